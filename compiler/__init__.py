@@ -1,0 +1,1 @@
+"""adlite.compiler: Python source -> static IR -> adjoint IR -> native code (in progress)."""

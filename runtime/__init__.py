@@ -1,0 +1,33 @@
+"""adlite.runtime: the eager tape (dynamic, define-by-run graphs) with PyTorch's semantics.
+
+    from adlite.runtime import tensor
+    w = tensor([1.0], requires_grad=True); x = tensor([2.0], requires_grad=True)
+    y = (w + x) * (w + 1); y.backward()      # w.grad == [5.], x.grad == [2.]
+
+Tensors implement numpy's protocols, so functions written with `np.*` run on them unchanged.
+"""
+
+from . import autograd, functional, optim
+from .autograd import Function, FunctionCtx
+from .dot import to_dot
+from .functional import (
+    clip, concatenate, cos, dot, exp, log, logsumexp, matmul, maximum, mean, minimum, prod,
+    relu, sigmoid, sin, softmax, sqrt, stack, tan, tanh, where,
+)
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck
+from .graph import AccumulateGrad, Node
+from .primitives import PRIMITIVES
+from .tensor import (
+    Tensor, arange, from_numpy, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
+    zeros_like,
+)
+
+__all__ = [
+    "PRIMITIVES", "AccumulateGrad", "Function", "FunctionCtx", "GradcheckError", "Node",
+    "Tensor", "arange", "autograd", "clip", "concatenate", "cos", "dot", "enable_grad", "exp",
+    "from_numpy", "full", "functional", "gradcheck", "is_grad_enabled", "log", "logsumexp",
+    "manual_seed", "matmul", "maximum", "mean", "minimum", "no_grad", "ones", "ones_like",
+    "optim", "prod", "rand", "randn", "relu", "set_grad_enabled", "sigmoid", "sin", "softmax",
+    "sqrt", "stack", "tan", "tanh", "tensor", "to_dot", "where", "zeros", "zeros_like",
+]

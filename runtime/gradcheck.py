@@ -1,0 +1,72 @@
+"""`gradcheck`: reverse-mode gradients vs central finite differences, up to any order.
+
+Contract: for a function of tensors `fn(*inputs) -> Tensor`, draw a random direction `u` in the
+inputs and a random cotangent `v` of the output, and compare `<v, J u>` computed two ways: by
+central differences of `<v, fn(x + h u)>`, and from `autograd.grad` (`<grad <v, fn>, u>`). For
+`order=2` the same check runs on the function `x -> <grad <v, fn>(x), u>`, whose gradient needs
+the first backward pass to be recorded (`create_graph=True`). Inputs should be float64. Raises
+`GradcheckError` with both numbers on mismatch; returns True otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .autograd import grad
+from .grad_mode import enable_grad, no_grad
+from .tensor import Tensor
+
+
+class GradcheckError(AssertionError):
+    """Analytic and numerical directional derivatives disagree."""
+
+
+def _directional_grad(fn, inputs, v, u, create_graph):
+    out = fn(*inputs)
+    if not isinstance(out, Tensor) or not out.requires_grad:
+        return Tensor(0.0)
+    grads = grad(out, inputs, grad_outputs=Tensor(v), create_graph=create_graph,
+                 allow_unused=True)
+    total = Tensor(0.0)
+    for g, d in zip(grads, u, strict=True):
+        if g is not None:
+            total = total + (g * Tensor(d)).sum()
+    return total
+
+
+def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *,
+              order: int = 2, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-8,
+              seed: int = 0, directions: int = 2) -> bool:
+    """Check `fn`'s reverse-mode derivatives of order 1..`order` against finite differences."""
+    rng = np.random.default_rng(seed)
+    arrays = [np.asarray(x, dtype=np.float64) for x in inputs]
+    for _ in range(directions):
+        u = [rng.standard_normal(a.shape) for a in arrays]
+        with no_grad():
+            out = fn(*(Tensor(a) for a in arrays))
+        v = rng.standard_normal(out.shape)
+
+        def along(step: float) -> float:
+            with no_grad():
+                shifted = fn(*(Tensor(a + step * d) for a, d in zip(arrays, u, strict=True)))
+            return float(np.sum(np.asarray(shifted.data) * v))
+
+        numeric = (along(eps) - along(-eps)) / (2 * eps)
+        leaves = [Tensor(a, requires_grad=True) for a in arrays]
+        analytic = float(_directional_grad(fn, leaves, v, u, create_graph=False).data)
+        scale = max(1.0, abs(numeric), abs(analytic))
+        if not abs(numeric - analytic) <= atol + rtol * scale:
+            raise GradcheckError(f"order-1 directional derivative mismatch: analytic "
+                                 f"{analytic!r} vs numerical {numeric!r}")
+        if order > 1:
+            def first_derivative(*xs, v=v, u=u):
+                with enable_grad():
+                    xs = [x if x.requires_grad else Tensor(x.data, requires_grad=True)
+                          for x in xs]
+                    return _directional_grad(fn, xs, v, u, create_graph=True)
+
+            gradcheck(first_derivative, arrays, order=order - 1, eps=eps * 10, rtol=rtol * 10,
+                      atol=atol * 10, seed=int(rng.integers(2**31)), directions=1)
+    return True

@@ -1,0 +1,75 @@
+"""numpy's `__array_ufunc__` / `__array_function__` protocols for `Tensor`.
+
+Contract: a numpy ufunc or function called with a Tensor argument runs the matching tape
+operation (so `np.sin(t)`, `np.sum(t, axis=0)`, `a @ t`, `np.where(c, t, 0)` record the graph).
+Anything not in the tables raises a TypeError naming the function and the supported ones;
+`out=` arguments are rejected (results are always new tensors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import functional as F
+
+UFUNCS = {
+    np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply,
+    np.true_divide: F.divide, np.power: F.power, np.negative: F.negative,
+    np.positive: lambda x: x, np.exp: F.exp, np.log: F.log, np.sqrt: F.sqrt, np.sin: F.sin,
+    np.cos: F.cos, np.tan: F.tan, np.tanh: F.tanh, np.absolute: F.abs,
+    np.maximum: F.maximum, np.minimum: F.minimum, np.matmul: F.matmul, np.square: F.square,
+    np.sign: F.sign, np.floor: F.floor, np.ceil: F.ceil, np.equal: F.equal,
+    np.not_equal: F.not_equal, np.greater: F.greater, np.greater_equal: F.greater_equal,
+    np.less: F.less, np.less_equal: F.less_equal, np.logical_and: F.logical_and,
+    np.logical_or: F.logical_or, np.logical_not: F.logical_not, np.isfinite: F.isfinite,
+    np.isnan: F.isnan,
+}
+
+
+def _reduction(fn):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, **unused):
+        return fn(a, axis=axis, keepdims=keepdims)
+
+    return call
+
+
+FUNCTIONS = {
+    np.sum: _reduction(F.sum), np.mean: _reduction(F.mean), np.max: _reduction(F.max),
+    np.min: _reduction(F.min), np.prod: _reduction(F.prod), np.amax: _reduction(F.max),
+    np.amin: _reduction(F.min),
+    np.dot: F.dot, np.matmul: F.matmul, np.transpose: F.transpose, np.reshape: F.reshape,
+    np.concatenate: lambda arrays, axis=0: F.concatenate(arrays, axis),
+    np.stack: lambda arrays, axis=0: F.stack(arrays, axis), np.where: F.where,
+    np.clip: lambda a, a_min=None, a_max=None, **kw: F.clip(a, kw.get("min", a_min),
+                                                             kw.get("max", a_max)),
+    np.swapaxes: F.swapaxes, np.expand_dims: F.expand_dims, np.broadcast_to: F.broadcast_to,
+    np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
+    np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
+    np.size: lambda a: a.size,
+}
+
+
+def _unsupported(name: str, table: dict) -> TypeError:
+    supported = ", ".join(sorted(getattr(f, "__name__", str(f)) for f in table))
+    return TypeError(f"numpy.{name} is not supported on adlite Tensors. Supported: {supported}")
+
+
+def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    if method != "__call__":
+        raise TypeError(f"numpy.{ufunc.__name__}.{method} is not supported on adlite Tensors")
+    if kwargs.get("out") is not None:
+        raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) is not supported on adlite "
+                        "Tensors: assign the result instead")
+    fn = UFUNCS.get(ufunc)
+    if fn is None:
+        raise _unsupported(ufunc.__name__, UFUNCS)
+    return fn(*inputs)
+
+
+def dispatch_function(func: Any, args: tuple, kwargs: dict) -> Any:
+    fn = FUNCTIONS.get(func)
+    if fn is None:
+        raise _unsupported(func.__name__, FUNCTIONS)
+    return fn(*args, **kwargs)

@@ -1,0 +1,368 @@
+"""The eager tape's primitive table: each primitive's numpy implementation and VJP side by side.
+
+Contract:
+- A `Primitive` has a `name`, the PyTorch-style `node_name` its backward node reports, an
+  `impl(*arrays, **params) -> ndarray` (the numpy reference), a `vjp(ctx, g) -> tuple` with one
+  cotangent (or None) per input, and flags saying whether the rule reads the inputs and/or the
+  output (only those are saved, so in-place checks fire exactly when PyTorch's would).
+- VJP rules are written with tensor operations (`functional` and operators), so running them
+  with recording enabled (`create_graph=True`) gives higher-order derivatives for free.
+- Everything not in this table is a composite of these primitives (see `functional.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import functional as F
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """What a VJP rule sees: saved inputs/output, input shapes/dtypes and the op's params."""
+
+    inputs: tuple[Any, ...]
+    output: Any
+    shapes: tuple[tuple[int, ...], ...]
+    dtypes: tuple[np.dtype, ...]
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    node_name: str
+    impl: Callable[..., np.ndarray]
+    vjp: Callable[[RuleContext, Any], tuple[Any, ...]]
+    saves_inputs: bool = False
+    saves_output: bool = False
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def primitive(name: str, node_name: str, impl: Callable[..., np.ndarray], *,
+              inputs: bool = False, output: bool = False):
+    """Decorator registering `vjp` as the rule of a new primitive `name`."""
+
+    def register(vjp: Callable[[RuleContext, Any], tuple[Any, ...]]) -> Primitive:
+        prim = Primitive(name, node_name, impl, vjp, inputs, output)
+        PRIMITIVES[name] = prim
+        return prim
+
+    return register
+
+
+def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """numpy implementation that returns inf/nan like IEEE instead of warning."""
+
+    def impl(*args: Any, **params: Any) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*args, **params))
+
+    return impl
+
+
+def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
+    """`shape` with the reduced axes kept as size 1 (the keepdims shape)."""
+    axes = range(len(shape)) if axis is None else axis
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def expand_reduced(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any:
+    """Broadcast a reduction's cotangent back to the reduced operand's shape."""
+    return F.broadcast_to(F.reshape(g, reduced_shape(shape, axis)), shape)
+
+
+# ---- elementwise unary ------------------------------------------------------------------
+
+@primitive("neg", "NegBackward0", np.negative)
+def neg_vjp(ctx, g):
+    return (-g,)
+
+
+@primitive("exp", "ExpBackward0", _quiet(np.exp), output=True)
+def exp_vjp(ctx, g):
+    return (g * ctx.output,)
+
+
+@primitive("log", "LogBackward0", _quiet(np.log), inputs=True)
+def log_vjp(ctx, g):
+    return (g / ctx.inputs[0],)
+
+
+@primitive("sqrt", "SqrtBackward0", _quiet(np.sqrt), output=True)
+def sqrt_vjp(ctx, g):
+    return (g / (2.0 * ctx.output),)
+
+
+@primitive("sin", "SinBackward0", np.sin, inputs=True)
+def sin_vjp(ctx, g):
+    return (g * F.cos(ctx.inputs[0]),)
+
+
+@primitive("cos", "CosBackward0", np.cos, inputs=True)
+def cos_vjp(ctx, g):
+    return (-(g * F.sin(ctx.inputs[0])),)
+
+
+@primitive("tan", "TanBackward0", _quiet(np.tan), output=True)
+def tan_vjp(ctx, g):
+    return (g * (1.0 + ctx.output * ctx.output),)
+
+
+@primitive("tanh", "TanhBackward0", np.tanh, output=True)
+def tanh_vjp(ctx, g):
+    return (g * (1.0 - ctx.output * ctx.output),)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(np.result_type(x, 1.0))
+
+
+@primitive("sigmoid", "SigmoidBackward0", _sigmoid, output=True)
+def sigmoid_vjp(ctx, g):
+    s = ctx.output
+    return (g * (s * (1.0 - s)),)
+
+
+@primitive("abs", "AbsBackward0", np.abs, inputs=True)
+def abs_vjp(ctx, g):
+    return (g * F.sign(ctx.inputs[0]),)
+
+
+# ---- elementwise binary (broadcasting: cotangents are summed back to each shape) ---------
+
+@primitive("add", "AddBackward0", np.add)
+def add_vjp(ctx, g):
+    return F.sum_to(g, ctx.shapes[0]), F.sum_to(g, ctx.shapes[1])
+
+
+@primitive("sub", "SubBackward0", np.subtract)
+def sub_vjp(ctx, g):
+    return F.sum_to(g, ctx.shapes[0]), F.sum_to(-g, ctx.shapes[1])
+
+
+@primitive("mul", "MulBackward0", np.multiply, inputs=True)
+def mul_vjp(ctx, g):
+    x, y = ctx.inputs
+    return F.sum_to(g * y, ctx.shapes[0]), F.sum_to(g * x, ctx.shapes[1])
+
+
+@primitive("div", "DivBackward0", _quiet(np.true_divide), inputs=True)
+def div_vjp(ctx, g):
+    x, y = ctx.inputs
+    gx = g / y
+    return F.sum_to(gx, ctx.shapes[0]), F.sum_to(-(gx * x / y), ctx.shapes[1])
+
+
+@primitive("pow", "PowBackward1", _quiet(np.power), inputs=True, output=True)
+def pow_vjp(ctx, g):
+    x, y = ctx.inputs
+    gx = g * y * F.power(x, y - 1.0)
+    # d/dy x**y = x**y log x, defined as 0 where x == 0 and y >= 0 (as PyTorch does)
+    zero_base = F.logical_and(F.equal(x, 0.0), F.greater_equal(y, 0.0))
+    gy = F.where(zero_base, 0.0, g * ctx.output * F.log(F.where(zero_base, 1.0, x)))
+    return F.sum_to(gx, ctx.shapes[0]), F.sum_to(gy, ctx.shapes[1])
+
+
+@primitive("maximum", "MaximumBackward0", np.maximum, inputs=True)
+def maximum_vjp(ctx, g):
+    x, y = ctx.inputs
+    wx = F.where(F.greater(x, y), 1.0, F.where(F.equal(x, y), 0.5, 0.0))
+    return F.sum_to(g * wx, ctx.shapes[0]), F.sum_to(g * (1.0 - wx), ctx.shapes[1])
+
+
+@primitive("minimum", "MinimumBackward0", np.minimum, inputs=True)
+def minimum_vjp(ctx, g):
+    x, y = ctx.inputs
+    wx = F.where(F.less(x, y), 1.0, F.where(F.equal(x, y), 0.5, 0.0))
+    return F.sum_to(g * wx, ctx.shapes[0]), F.sum_to(g * (1.0 - wx), ctx.shapes[1])
+
+
+@primitive("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b))
+def where_vjp(ctx, g):
+    cond = ctx.params["cond"]
+    return (F.sum_to(F.where(cond, g, 0.0), ctx.shapes[0]),
+            F.sum_to(F.where(cond, 0.0, g), ctx.shapes[1]))
+
+
+@primitive("clip", "ClampBackward1", lambda x, *, lo, hi: np.clip(x, lo, hi), inputs=True)
+def clip_vjp(ctx, g):
+    x = ctx.inputs[0]
+    lo, hi = ctx.params["lo"], ctx.params["hi"]
+    inside = F.logical_and(F.greater_equal(x, -np.inf if lo is None else lo),
+                           F.less_equal(x, np.inf if hi is None else hi))
+    return (F.where(inside, g, 0.0),)
+
+
+def _matmul_operands(x_shape, y_shape, g):
+    """Promote 1-D matmul operands (and the cotangent) to matrices, as numpy does."""
+    if len(x_shape) == 1:
+        g = F.expand_dims(g, -2)
+    if len(y_shape) == 1:
+        g = F.expand_dims(g, -1)
+    return g
+
+
+@primitive("matmul", "MmBackward0", np.matmul, inputs=True)
+def matmul_vjp(ctx, g):
+    x, y = ctx.inputs
+    xs, ys = ctx.shapes
+    x2 = F.reshape(x, (1, xs[0])) if len(xs) == 1 else x
+    y2 = F.reshape(y, (ys[0], 1)) if len(ys) == 1 else y
+    g2 = _matmul_operands(xs, ys, g)
+    gx = F.sum_to(F.matmul(g2, F.swapaxes(y2, -1, -2)), x2.shape)
+    gy = F.sum_to(F.matmul(F.swapaxes(x2, -1, -2), g2), y2.shape)
+    return F.reshape(gx, xs), F.reshape(gy, ys)
+
+
+# ---- reductions ---------------------------------------------------------------------------
+
+@primitive("sum", "SumBackward1",
+           lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims))
+def sum_vjp(ctx, g):
+    return (expand_reduced(g, ctx.shapes[0], ctx.params["axis"]),)
+
+
+def _count(shape, axis):
+    return int(np.prod([n for i, n in enumerate(shape) if axis is None or i in axis]))
+
+
+@primitive("mean", "MeanBackward1",
+           _quiet(lambda x, *, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)))
+def mean_vjp(ctx, g):
+    shape, axis = ctx.shapes[0], ctx.params["axis"]
+    return (expand_reduced(g, shape, axis) / float(_count(shape, axis)),)
+
+
+def _extremum_vjp(ctx, g):
+    """Cotangent of max/min: shared evenly among the positions that attain the extremum."""
+    x, out = ctx.inputs[0], ctx.output
+    shape, axis = ctx.shapes[0], ctx.params["axis"]
+    hit = F.equal(x, expand_reduced(out, shape, axis))
+    mask = F.where(hit, 1.0, 0.0)
+    count = F.sum(mask, axis=axis, keepdims=True)
+    return (expand_reduced(g, shape, axis) * mask / count,)
+
+
+def _reduction(fn):
+    return lambda x, *, axis, keepdims: fn(x, axis=axis, keepdims=keepdims)
+
+
+PRIMITIVES["max"] = Primitive("max", "MaxBackward1", _reduction(np.max), _extremum_vjp,
+                              True, True)
+PRIMITIVES["min"] = Primitive("min", "MinBackward1", _reduction(np.min), _extremum_vjp,
+                              True, True)
+
+
+def _exclusive_prod(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
+    """Product of all *other* reduced elements at every position (exact with zeros)."""
+    shape = x.shape
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, rest + list(axes)).reshape([shape[i] for i in rest] + [-1])
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = (left * right).reshape([shape[i] for i in rest] + [shape[i] for i in axes])
+    return np.transpose(others, np.argsort(rest + list(axes)))
+
+
+@primitive("prod", "ProdBackward1", _reduction(np.prod), inputs=True, output=True)
+def prod_vjp(ctx, g):
+    x, out = ctx.inputs[0], ctx.output
+    shape, axis = ctx.shapes[0], ctx.params["axis"]
+    ge = expand_reduced(g, shape, axis)
+    if F.is_recording() and bool(np.any(x.data == 0)):
+        raise NotImplementedError(
+            "second derivatives of prod() through an input containing zeros are not "
+            "supported; compute the product as an explicit loop of multiplications instead")
+    if F.is_recording():
+        return (ge * expand_reduced(out, shape, axis) / x,)
+    return (ge * F.constant(_exclusive_prod(x.data, axis)),)
+
+
+# ---- shape and indexing -------------------------------------------------------------------
+
+@primitive("reshape", "ViewBackward0", lambda x, *, shape: np.reshape(x, shape).copy())
+def reshape_vjp(ctx, g):
+    return (F.reshape(g, ctx.shapes[0]),)
+
+
+@primitive("transpose", "PermuteBackward0",
+           lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes)))
+def transpose_vjp(ctx, g):
+    return (F.transpose(g, tuple(np.argsort(ctx.params["axes"]))),)
+
+
+@primitive("broadcast_to", "ExpandBackward0",
+           lambda x, *, shape: np.broadcast_to(x, shape).copy())
+def broadcast_to_vjp(ctx, g):
+    return (F.sum_to(g, ctx.shapes[0]),)
+
+
+@primitive("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype))
+def astype_vjp(ctx, g):
+    return (F.astype(g, ctx.dtypes[0]),)
+
+
+@primitive("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True))
+def index_vjp(ctx, g):
+    return (F.index_add(g, ctx.params["index"], ctx.shapes[0]),)
+
+
+def _index_add(g: np.ndarray, *, index: Any, shape: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, index, g)
+    return out
+
+
+@primitive("index_add", "IndexAddBackward0", _index_add)
+def index_add_vjp(ctx, g):
+    return (F.index(g, ctx.params["index"]),)
+
+
+def _index_put(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
+    out = np.array(x, copy=True)
+    out[index] = v
+    return out
+
+
+@primitive("index_put", "CopySlices", _index_put)
+def index_put_vjp(ctx, g):
+    index = ctx.params["index"]
+    return F.index_put(g, index, 0.0), F.sum_to(F.index(g, index), ctx.shapes[1])
+
+
+def _concatenate(*xs: np.ndarray, axis: int) -> np.ndarray:
+    return np.concatenate(xs, axis=axis)
+
+
+def concatenate_vjp(ctx, g):
+    axis = ctx.params["axis"]
+    grads, start = [], 0
+    for shape in ctx.shapes:
+        index = (slice(None),) * axis + (slice(start, start + shape[axis]),)
+        grads.append(F.index(g, index))
+        start += shape[axis]
+    return tuple(grads)
+
+
+PRIMITIVES["concatenate"] = Primitive("concatenate", "CatBackward0", _concatenate,
+                                      concatenate_vjp)
+
+
+@primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))
+def fill_vjp(ctx, g):
+    return (F.zeros_like(g),)
+
+
+@primitive("clone", "CloneBackward0", lambda x: np.array(x, copy=True))
+def clone_vjp(ctx, g):
+    return (g,)

@@ -1,0 +1,484 @@
+"""`Tensor`: a numpy array with PyTorch's autograd attributes, and the tensor factories.
+
+Contract:
+- `Tensor.data` is a numpy array owned by the tensor (factories copy their input, except
+  `from_numpy` and `detach()`, which share storage and the version counter, as in PyTorch).
+  Results of operations never alias their inputs' storage, so in-place changes cannot leak
+  into other tensors unnoticed.
+- `requires_grad`, `grad`, `grad_fn`, `is_leaf`, `retain_grad()`, `backward()`, `detach()`,
+  in-place ops (`add_`, `mul_`, `+=`, `x[i] = v`, `zero_()`) follow PyTorch's semantics and
+  raise PyTorch's errors. Floating tensors default to float64 (numpy's default), not float32.
+- Operators, methods and numpy functions (`np.sin(t)`, `np.sum(t)`, `a @ t`) dispatch to
+  `functional`, so plain numpy code runs on Tensors unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .grad_mode import is_grad_enabled
+from .graph import AccumulateGrad, Node, VersionCounter
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
+LEAF_INPLACE_MESSAGE = (
+    "a leaf Variable that requires grad is being used in an in-place operation. "
+    "Hint: wrap parameter updates in `with no_grad():`, or clone() the tensor first."
+)
+
+
+def _check_differentiable_dtype(dtype: np.dtype) -> None:
+    if not np.issubdtype(dtype, np.floating):
+        raise RuntimeError(
+            "Only Tensors of floating point dtype can require gradients "
+            f"(got dtype {dtype}). Hint: create it with a float dtype, e.g. tensor([1., 2.]) "
+            "or dtype=float64.")
+
+
+class Tensor:
+    """An n-dimensional array that records the operations applied to it."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
+        if isinstance(data, Tensor):
+            data = data.data
+        array = np.array(data, dtype=dtype, copy=True)
+        if array.dtype == object:
+            raise TypeError(f"cannot build a Tensor from {type(data).__name__} of mixed objects")
+        self._init(array)
+        self.requires_grad = requires_grad
+
+    def _init(self, array: np.ndarray, version: VersionCounter | None = None) -> None:
+        self.data = array
+        self._requires_grad = False
+        self._grad: Tensor | None = None
+        self.grad_fn: Node | None = None
+        self._output_nr = 0
+        self._version = VersionCounter() if version is None else version
+        self._accumulate_grad: AccumulateGrad | None = None
+        self.retains_grad = False
+
+    @classmethod
+    def _wrap(cls, array: np.ndarray, version: VersionCounter | None = None) -> Tensor:
+        """A tensor around `array` without copying (internal)."""
+        t = cls.__new__(cls)
+        t._init(array, version)
+        return t
+
+    # ---- autograd attributes ------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if value:
+            _check_differentiable_dtype(self.dtype)
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        if not self.is_leaf and not self.retains_grad:
+            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            value = value if isinstance(value, Tensor) else Tensor(value)
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: "
+                                   f"{list(value.shape)} vs {list(self.shape)}")
+        self._grad = value
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` of this non-leaf tensor after backward (no-op on leaves)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.is_leaf:
+            return
+        self.retains_grad = True
+        self.grad_fn.retain(self._output_nr, self)
+
+    def _set_history(self, node: Node, output_nr: int = 0) -> None:
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+        if self.retains_grad:
+            node.retain(output_nr, self)
+
+    def _accumulator(self) -> AccumulateGrad:
+        if self._accumulate_grad is None:
+            self._accumulate_grad = AccumulateGrad(self)
+        return self._accumulate_grad
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's `.grad` (see `autograd.backward`)."""
+        from .autograd import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                 inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, cut from the graph."""
+        return Tensor._wrap(self.data, self._version)
+
+    def detach_(self) -> Tensor:
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ---- conversion -----------------------------------------------------------------------------
+
+    def numpy(self) -> np.ndarray:
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self.data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=bool(copy))
+
+    def item(self) -> float | int | bool:
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
+                               "to Scalar")
+        return self.data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.data.size} values is "
+                               "ambiguous")
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if not np.issubdtype(self.dtype, np.integer) or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        extra = ""
+        if self.dtype not in (np.float64, np.int64, np.bool_):
+            extra += f", dtype={self.dtype}"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{self.grad_fn.name()}>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
+
+    # ---- array facts ----------------------------------------------------------------------------
+
+    shape = property(lambda self: self.data.shape)
+    ndim = property(lambda self: self.data.ndim)
+    dtype = property(lambda self: self.data.dtype)
+    size = property(lambda self: self.data.size, doc="number of elements (numpy's meaning)")
+
+    def numel(self) -> int:
+        return self.data.size
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    # ---- in-place operations --------------------------------------------------------------------
+
+    def _inplace(self, fn, *args: Any) -> Tensor:
+        """Run `fn(self, *args)` out of place, write the result into self, rebase history."""
+        recording = is_grad_enabled()
+        if recording and self.is_leaf and self.requires_grad:
+            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+        if recording:
+            # the backward rule must see the value *before* the update
+            before = Tensor._wrap(self.data.copy())
+            if self.requires_grad:
+                before._set_history(self.grad_fn, self._output_nr)
+            result = fn(before, *args)
+        else:
+            result = fn(self, *args)
+        if result.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+            raise RuntimeError(f"result type {result.dtype} can't be cast to the desired "
+                               f"output type {self.dtype}")
+        np.copyto(self.data, result.data, casting="same_kind")
+        self._version.bump()
+        if result.requires_grad:
+            self._set_history(result.grad_fn, result._output_nr)
+        return self
+
+    def add_(self, other: Any, alpha: float = 1.0) -> Tensor:
+        return self._inplace(lambda s, o: F.add(s, o if alpha == 1.0 else o * alpha), other)
+
+    def sub_(self, other: Any, alpha: float = 1.0) -> Tensor:
+        return self._inplace(lambda s, o: F.subtract(s, o if alpha == 1.0 else o * alpha), other)
+
+    def mul_(self, other: Any) -> Tensor:
+        return self._inplace(F.multiply, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return self._inplace(F.divide, other)
+
+    def pow_(self, other: Any) -> Tensor:
+        return self._inplace(F.power, other)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return self._inplace(F.clip, min, max)
+
+    def fill_(self, value: float) -> Tensor:
+        return self._inplace(F.fill, value)
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def copy_(self, src: Any) -> Tensor:
+        return self._inplace(lambda s, o: F.index_put(s, Ellipsis, o), src)
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __ipow__ = pow_
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._inplace(lambda s, v: F.index_put(s, index, v), value)
+
+    # ---- operators --------------------------------------------------------------------------------
+
+    def __add__(self, o): return F.add(self, o)                 # noqa: E704
+    def __radd__(self, o): return F.add(o, self)                # noqa: E704
+    def __sub__(self, o): return F.subtract(self, o)            # noqa: E704
+    def __rsub__(self, o): return F.subtract(o, self)           # noqa: E704
+    def __mul__(self, o): return F.multiply(self, o)            # noqa: E704
+    def __rmul__(self, o): return F.multiply(o, self)           # noqa: E704
+    def __truediv__(self, o): return F.divide(self, o)          # noqa: E704
+    def __rtruediv__(self, o): return F.divide(o, self)         # noqa: E704
+    def __pow__(self, o): return F.power(self, o)               # noqa: E704
+    def __rpow__(self, o): return F.power(o, self)              # noqa: E704
+    def __matmul__(self, o): return F.matmul(self, o)           # noqa: E704
+    def __rmatmul__(self, o): return F.matmul(o, self)          # noqa: E704
+    def __neg__(self): return F.negative(self)                  # noqa: E704
+    def __pos__(self): return self                              # noqa: E704
+    def __abs__(self): return F.abs(self)                       # noqa: E704
+    def __getitem__(self, i): return F.index(self, i)           # noqa: E704
+    def __eq__(self, o): return F.equal(self, o)                # noqa: E704
+    def __ne__(self, o): return F.not_equal(self, o)            # noqa: E704
+    def __lt__(self, o): return F.less(self, o)                 # noqa: E704
+    def __le__(self, o): return F.less_equal(self, o)           # noqa: E704
+    def __gt__(self, o): return F.greater(self, o)              # noqa: E704
+    def __ge__(self, o): return F.greater_equal(self, o)        # noqa: E704
+
+    # ---- methods ------------------------------------------------------------------------------------
+
+    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
+        return F.sum(self, _axis(axis, dim), keepdims or keepdim)
+
+    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
+        return F.mean(self, _axis(axis, dim), keepdims or keepdim)
+
+    def max(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
+        return F.max(self, _axis(axis, dim), keepdims or keepdim)
+
+    def min(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
+        return F.min(self, _axis(axis, dim), keepdims or keepdim)
+
+    def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
+        return F.prod(self, _axis(axis, dim), keepdims or keepdim)
+
+    def reshape(self, *shape):
+        return F.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    view = reshape
+
+    def flatten(self):
+        return F.reshape(self, (-1,))
+
+    def transpose(self, *axes):
+        """PyTorch's `transpose(dim0, dim1)` for two axes, numpy's permutation otherwise."""
+        if len(axes) == 2 and self.ndim != 2:
+            return F.swapaxes(self, *axes)
+        return F.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def permute(self, *axes):
+        return F.transpose(self, axes[0] if len(axes) == 1 else axes)
+
+    def t(self):
+        if self.ndim > 2:
+            raise RuntimeError("t() expects a tensor with <= 2 dimensions")
+        return F.transpose(self)
+
+    T = property(lambda self: F.transpose(self))
+
+    def unsqueeze(self, dim: int):
+        return F.expand_dims(self, dim)
+
+    def squeeze(self, dim: int | None = None):
+        if dim is None:
+            return F.reshape(self, tuple(n for n in self.shape if n != 1))
+        return self if self.shape[dim] != 1 else F.reshape(
+            self, self.shape[:dim % self.ndim] + self.shape[dim % self.ndim + 1:])
+
+    def expand(self, *shape):
+        shape = shape[0] if len(shape) == 1 else shape
+        return F.broadcast_to(self, tuple(n if m == -1 else m
+                                          for n, m in zip(self.shape, shape, strict=False)))
+
+    def astype(self, dtype):
+        return F.astype(self, dtype)
+
+    def float(self):
+        return F.astype(self, np.float32)
+
+    def double(self):
+        return F.astype(self, np.float64)
+
+    def clamp(self, min=None, max=None):  # noqa: A002
+        return F.clip(self, min, max)
+
+    clip = clamp
+
+    def clone(self): return F.clone(self)                     # noqa: E704
+    def exp(self): return F.exp(self)                         # noqa: E704
+    def log(self): return F.log(self)                         # noqa: E704
+    def sqrt(self): return F.sqrt(self)                       # noqa: E704
+    def sin(self): return F.sin(self)                         # noqa: E704
+    def cos(self): return F.cos(self)                         # noqa: E704
+    def tan(self): return F.tan(self)                         # noqa: E704
+    def tanh(self): return F.tanh(self)                       # noqa: E704
+    def sigmoid(self): return F.sigmoid(self)                 # noqa: E704
+    def relu(self): return F.relu(self)                       # noqa: E704
+    def abs(self): return F.abs(self)                         # noqa: E704
+    def pow(self, e): return F.power(self, e)                 # noqa: E704
+    def matmul(self, o): return F.matmul(self, o)             # noqa: E704
+    def dot(self, o): return F.dot(self, o)                   # noqa: E704
+    def argmax(self, axis=None): return F.argmax(self, axis=axis)  # noqa: E704
+    def argmin(self, axis=None): return F.argmin(self, axis=axis)  # noqa: E704
+
+    # ---- numpy protocol -------------------------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_protocol import dispatch_ufunc
+
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_protocol import dispatch_function
+
+        return dispatch_function(func, args, kwargs)
+
+
+def _axis(axis: Any, dim: Any) -> Any:
+    return dim if dim is not None else axis
+
+
+# ---- factories ---------------------------------------------------------------------------------
+
+def _shape(shape: tuple) -> tuple[int, ...]:
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], list | tuple) else shape
+
+
+def _factory(array: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._wrap(array)
+    t.requires_grad = requires_grad
+    return t
+
+
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of `data` (floats default to float64)."""
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing `array`'s storage."""
+    return Tensor._wrap(array)
+
+
+def zeros(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    return _factory(np.zeros(_shape(shape), dtype=dtype), requires_grad)
+
+
+def ones(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    return _factory(np.ones(_shape(shape), dtype=dtype), requires_grad)
+
+
+def full(shape: Any, value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _factory(np.full(shape, value, dtype=dtype), requires_grad)
+
+
+def zeros_like(t: Any, requires_grad: bool = False) -> Tensor:
+    return _factory(np.zeros_like(np.asarray(t.data if isinstance(t, Tensor) else t)),
+                    requires_grad)
+
+
+def ones_like(t: Any, requires_grad: bool = False) -> Tensor:
+    return _factory(np.ones_like(np.asarray(t.data if isinstance(t, Tensor) else t)),
+                    requires_grad)
+
+
+def arange(*args: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _factory(np.arange(*args, dtype=dtype), requires_grad)
+
+
+_rng = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind `randn` / `rand`."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def randn(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    return _factory(_rng.standard_normal(_shape(shape)).astype(dtype), requires_grad)
+
+
+def rand(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    return _factory(_rng.random(_shape(shape)).astype(dtype), requires_grad)
+
+
+from . import functional as F  # noqa: E402  (functional needs Tensor defined first)
