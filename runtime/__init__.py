@@ -11,15 +11,44 @@ from . import autograd, functional, optim
 from .autograd import Function, FunctionCtx
 from .dot import to_dot
 from .functional import (
-    clip, concatenate, cos, dot, exp, log, logsumexp, matmul, maximum, mean, minimum, prod,
-    relu, sigmoid, sin, softmax, sqrt, stack, tan, tanh, where,
+    clip,
+    concatenate,
+    cos,
+    dot,
+    exp,
+    log,
+    logsumexp,
+    matmul,
+    maximum,
+    mean,
+    minimum,
+    prod,
+    relu,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    stack,
+    tan,
+    tanh,
+    where,
 )
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .graph import AccumulateGrad, Node
 from .primitives import PRIMITIVES
 from .tensor import (
-    Tensor, arange, from_numpy, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
+    Tensor,
+    arange,
+    from_numpy,
+    full,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
     zeros_like,
 )
 

@@ -48,13 +48,12 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list) -> list[Tensor]:
                     ".sum().backward(), or pass a gradient of the output's shape: "
                     "backward(ones_like(out)).")
             g = Tensor._wrap(np.ones_like(out.data))
-        g = constant(g) if isinstance(g, Tensor) else Tensor(g, dtype=out.dtype)
+        if not (isinstance(g, Tensor) and g.dtype == out.dtype):
+            g = Tensor(g.data if isinstance(g, Tensor) else g, dtype=out.dtype)
         if g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{list(g.shape)} and output[{i}] has a shape of "
                                f"{list(out.shape)}.")
-        if not np.issubdtype(g.dtype, np.floating):
-            raise RuntimeError(f"grad_output[{i}] must have a floating dtype, got {g.dtype}")
         grads.append(g)
     return grads
 

@@ -80,13 +80,22 @@ class PrimitiveNode(BackwardNode):
         return result
 
 
+def _with_weak_scalars(inputs: tuple) -> list:
+    """Inputs as tensors; Python scalars take the dtype numpy would give them next to arrays."""
+    Tensor = _tensor_type()
+    arrays = [x.data if isinstance(x, Tensor) else x for x in inputs
+              if isinstance(x, Tensor | np.ndarray)]
+    return [constant(np.asarray(x, dtype=np.result_type(*arrays, x)))
+            if isinstance(x, int | float) and arrays else constant(x) for x in inputs]
+
+
 def apply(name: str, *inputs: Any, **params: Any) -> Any:
     """Apply primitive `name` with tape recording."""
     from .primitives import PRIMITIVES
 
     Tensor = _tensor_type()
     prim = PRIMITIVES[name]
-    tensors = [constant(x) for x in inputs]
+    tensors = _with_weak_scalars(inputs)
     out = Tensor._wrap(np.asarray(prim.impl(*(t.data for t in tensors), **params)))
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         node = PrimitiveNode(prim, params, tensors)

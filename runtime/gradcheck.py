@@ -36,6 +36,13 @@ def _directional_grad(fn, inputs, v, u, create_graph):
     return total
 
 
+def _along(fn, arrays, u, v, step: float) -> float:
+    """<v, fn(x + step * u)> evaluated without recording."""
+    with no_grad():
+        shifted = fn(*(Tensor(a + step * d) for a, d in zip(arrays, u, strict=True)))
+    return float(np.sum(np.asarray(shifted.data) * v))
+
+
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *,
               order: int = 2, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-8,
               seed: int = 0, directions: int = 2) -> bool:
@@ -48,12 +55,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *
             out = fn(*(Tensor(a) for a in arrays))
         v = rng.standard_normal(out.shape)
 
-        def along(step: float) -> float:
-            with no_grad():
-                shifted = fn(*(Tensor(a + step * d) for a, d in zip(arrays, u, strict=True)))
-            return float(np.sum(np.asarray(shifted.data) * v))
-
-        numeric = (along(eps) - along(-eps)) / (2 * eps)
+        numeric = (_along(fn, arrays, u, v, eps) - _along(fn, arrays, u, v, -eps)) / (2 * eps)
         leaves = [Tensor(a, requires_grad=True) for a in arrays]
         analytic = float(_directional_grad(fn, leaves, v, u, create_graph=False).data)
         scale = max(1.0, abs(numeric), abs(analytic))

@@ -116,6 +116,10 @@ class Node:
         if not any(r() is tensor for r in refs):
             refs.append(weakref.ref(tensor))
 
+    def unretain(self, output_nr: int, tensor: Tensor) -> None:
+        refs = self._retained.get(output_nr, [])
+        refs[:] = [r for r in refs if r() is not tensor]
+
     def retained(self, output_nr: int) -> list[Tensor]:
         return [t for t in (r() for r in self._retained.get(output_nr, [])) if t is not None]
 

@@ -124,6 +124,8 @@ class Tensor:
         self.grad_fn.retain(self._output_nr, self)
 
     def _set_history(self, node: Node, output_nr: int = 0) -> None:
+        if self.retains_grad and self.grad_fn is not None:
+            self.grad_fn.unretain(self._output_nr, self)
         self.grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
@@ -288,7 +290,7 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         self._inplace(lambda s, v: F.index_put(s, index, v), value)
 
-    # ---- operators --------------------------------------------------------------------------------
+    # ---- operators ---------------------------------------------------------------------------
 
     def __add__(self, o): return F.add(self, o)                 # noqa: E704
     def __radd__(self, o): return F.add(o, self)                # noqa: E704
@@ -313,7 +315,7 @@ class Tensor:
     def __gt__(self, o): return F.greater(self, o)              # noqa: E704
     def __ge__(self, o): return F.greater_equal(self, o)        # noqa: E704
 
-    # ---- methods ------------------------------------------------------------------------------------
+    # ---- methods -----------------------------------------------------------------------------
 
     def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
         return F.sum(self, _axis(axis, dim), keepdims or keepdim)
