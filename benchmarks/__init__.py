@@ -1,1 +1,0 @@
-"""Benchmarks of adlite against peers installed in the same environment (`python -m benchmarks`)."""
