@@ -145,6 +145,13 @@ def tan(x): return apply("tan", x)                             # noqa: E704
 def tanh(x): return apply("tanh", x)                           # noqa: E704
 def sigmoid(x): return apply("sigmoid", x)                     # noqa: E704
 def abs(x): return apply("abs", x)                             # noqa: E704, A001
+def log1p(x): return apply("log1p", x)                         # noqa: E704
+def expm1(x): return apply("expm1", x)                         # noqa: E704
+def sinh(x): return apply("sinh", x)                           # noqa: E704
+def cosh(x): return apply("cosh", x)                           # noqa: E704
+def arcsin(x): return apply("arcsin", x)                       # noqa: E704
+def arccos(x): return apply("arccos", x)                       # noqa: E704
+def arctan(x): return apply("arctan", x)                       # noqa: E704
 def maximum(x, y): return apply("maximum", x, y)               # noqa: E704
 def minimum(x, y): return apply("minimum", x, y)               # noqa: E704
 def matmul(x, y): return apply("matmul", x, y)                 # noqa: E704
@@ -296,6 +303,23 @@ def square(x):
     return multiply(x, x)
 
 
+def hypot(x, y):
+    return sqrt(x * x + y * y)
+
+
+def log2(x):
+    return log(x) / float(np.log(2.0))
+
+
+def log10(x):
+    return log(x) / float(np.log(10.0))
+
+
+def remainder(x, y):
+    """Python's / numpy's modulo: x - floor(x / y) * y (d/dx = 1, d/dy = -floor(x / y))."""
+    return x - floor(divide(x, y)) * y
+
+
 def logsumexp(x, axis: Axis = None, keepdims: bool = False):
     x = constant(x)
     m = constant(np.max(x.data, axis=normalize_axis(axis, x.ndim), keepdims=True))
@@ -328,6 +352,7 @@ def _nondiff(fn):
 
 sign = _nondiff(np.sign)
 floor = _nondiff(np.floor)
+floor_divide = _nondiff(np.floor_divide)
 ceil = _nondiff(np.ceil)
 round = _nondiff(np.round)  # noqa: A001
 equal = _nondiff(np.equal)

@@ -120,6 +120,44 @@ def tanh_vjp(ctx, g):
     return (g * (1.0 - ctx.output * ctx.output),)
 
 
+@primitive("log1p", "Log1PBackward0", _quiet(np.log1p), inputs=True)
+def log1p_vjp(ctx, g):
+    return (g / (1.0 + ctx.inputs[0]),)
+
+
+@primitive("expm1", "Expm1Backward0", _quiet(np.expm1), output=True)
+def expm1_vjp(ctx, g):
+    return (g * (ctx.output + 1.0),)
+
+
+@primitive("sinh", "SinhBackward0", _quiet(np.sinh), inputs=True)
+def sinh_vjp(ctx, g):
+    return (g * F.cosh(ctx.inputs[0]),)
+
+
+@primitive("cosh", "CoshBackward0", _quiet(np.cosh), inputs=True)
+def cosh_vjp(ctx, g):
+    return (g * F.sinh(ctx.inputs[0]),)
+
+
+@primitive("arcsin", "AsinBackward0", _quiet(np.arcsin), inputs=True)
+def arcsin_vjp(ctx, g):
+    x = ctx.inputs[0]
+    return (g / F.sqrt(1.0 - x * x),)
+
+
+@primitive("arccos", "AcosBackward0", _quiet(np.arccos), inputs=True)
+def arccos_vjp(ctx, g):
+    x = ctx.inputs[0]
+    return (-(g / F.sqrt(1.0 - x * x)),)
+
+
+@primitive("arctan", "AtanBackward0", np.arctan, inputs=True)
+def arctan_vjp(ctx, g):
+    x = ctx.inputs[0]
+    return (g / (1.0 + x * x),)
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(np.result_type(x, 1.0))

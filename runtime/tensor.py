@@ -302,6 +302,10 @@ class Tensor:
     def __rtruediv__(self, o): return F.divide(o, self)         # noqa: E704
     def __pow__(self, o): return F.power(self, o)               # noqa: E704
     def __rpow__(self, o): return F.power(o, self)              # noqa: E704
+    def __floordiv__(self, o): return F.floor_divide(self, o)   # noqa: E704
+    def __rfloordiv__(self, o): return F.floor_divide(o, self)  # noqa: E704
+    def __mod__(self, o): return F.remainder(self, o)           # noqa: E704
+    def __rmod__(self, o): return F.remainder(o, self)          # noqa: E704
     def __matmul__(self, o): return F.matmul(self, o)           # noqa: E704
     def __rmatmul__(self, o): return F.matmul(o, self)          # noqa: E704
     def __neg__(self): return F.negative(self)                  # noqa: E704

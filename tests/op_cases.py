@@ -43,6 +43,15 @@ UNARY = {
     "sigmoid": (lambda x: x.sigmoid(), normal),
     "abs": (np.abs, away_from_zero),
     "square": (np.square, normal),
+    "log1p": (np.log1p, positive),
+    "expm1": (np.expm1, normal),
+    "sinh": (np.sinh, normal),
+    "cosh": (np.cosh, normal),
+    "arcsin": (lambda x: np.arcsin(x * 0.4), normal),
+    "arccos": (lambda x: np.arccos(x * 0.4), normal),
+    "arctan": (np.arctan, normal),
+    "log2": (np.log2, positive),
+    "log10": (np.log10, positive),
     "pow_const": (lambda x: x ** 3, normal),
     "rpow": (lambda x: 2.0 ** x, normal),
     "relu": (lambda x: x.relu(), away_from_zero),
@@ -64,6 +73,8 @@ BINARY = {
     "maximum": (np.maximum, distinct, lambda s: lambda rng: distinct(s)(rng) + 0.35),
     "minimum": (np.minimum, distinct, lambda s: lambda rng: distinct(s)(rng) + 0.35),
     "where": (lambda x, y: np.where(x > 0, x, y), away_from_zero, normal),
+    "hypot": (np.hypot, away_from_zero, normal),
+    "remainder": (lambda x, y: np.remainder(x * 3.1, y), normal, away_from_zero),
 }
 
 

@@ -1,0 +1,39 @@
+"""Forward mode over the IR: `jvp_graph(g)` pushes tangents through every equation.
+
+Contract: `jvp_graph(g)` is `inputs + tangents of f64 inputs -> outputs + tangents of f64
+outputs`. Each equation is copied, then its primitive's `jvp(b, eqn, tangents)` rule emits the
+output tangents (None = symbolic zero, materialised as 0.0 only where needed).
+"""
+
+from __future__ import annotations
+
+from ..ir.builder import Builder
+from ..ir.core import F64, Atom, Const, Graph, Var
+from ..ir.transform import clone
+
+
+def jvp_graph(graph: Graph) -> Graph:
+    from ..primitives import PRIMITIVES
+
+    g = clone(graph)
+    b = Builder()
+    tangents: dict[int, Atom] = {}
+    t_inputs = []
+    for v in g.inputs:
+        if v.type == F64:
+            t = Var(F64, "t" + v.hint)
+            tangents[id(v)] = t
+            t_inputs.append(t)
+    for eqn in g.eqns:
+        b.eqns.append(eqn)
+        ts = [tangents.get(id(a)) if isinstance(a, Var) else None for a in eqn.inputs]
+        prim = PRIMITIVES[eqn.prim]
+        if all(t is None for t in ts) or not prim.differentiable:
+            continue
+        b.loc = eqn.loc
+        for out, t in zip(eqn.outputs, prim.jvp(b, eqn, ts), strict=True):
+            if t is not None and out.type == F64:
+                tangents[id(out)] = t
+    t_out = [tangents.get(id(a), Const(0.0, F64)) if isinstance(a, Var) else Const(0.0, F64)
+             for a in g.outputs if a.type == F64]
+    return Graph(g.inputs + t_inputs, b.eqns, list(g.outputs) + t_out, g.name + "_jvp")

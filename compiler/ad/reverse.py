@@ -1,0 +1,93 @@
+"""Reverse mode over the IR: a generic reverse interpreter with no per-primitive cases.
+
+Contract:
+- `linearize(g)` splits `g` into `fwd: inputs -> outputs + residuals` and
+  `bwd: residuals + output cotangents -> input cotangents`, where cotangents exist for f64
+  values only (ints and bools carry none). Residuals are exactly the forward values the
+  backward equations read. Each primitive contributes through its table entry: `vjp` (emitted
+  in the backward sweep), or `ad_forward` when its forward sweep must change too (`while`
+  stores per-iteration values on the tape, see `control.py`).
+- `vjp_graph(g)` is both sweeps in one graph: `inputs + output cotangents -> outputs + input
+  cotangents`.
+Symbolic zeros are `None` while transforming; they become `0.0` only where a value is needed.
+Cotangent vars are named `d<name>` after the primal variable they belong to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.builder import Builder
+from ..ir.core import F64, Atom, Const, Graph, Var
+from ..ir.transform import clone, free_vars, inline
+from ..passes.dce import dce
+
+
+@dataclass
+class Linearized:
+    fwd: Graph
+    bwd: Graph
+    residuals: list[Var]
+
+
+def _float_atoms(atoms) -> list:
+    return [a for a in atoms if a.type == F64]
+
+
+def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:
+    if isinstance(value, Var) and not value.hint and var.hint:
+        value.hint = "d" + var.hint.lstrip("_")
+    current = ct.get(id(var))
+    ct[id(var)] = value if current is None else bb.add(current, value)
+
+
+def linearize(graph: Graph) -> Linearized:
+    from ..primitives import PRIMITIVES
+
+    g = clone(graph)
+    fb, bb = Builder(), Builder()
+    backward_steps = []
+    for eqn in g.eqns:
+        prim = PRIMITIVES[eqn.prim]
+        if prim.ad_forward is not None:
+            emit = prim.ad_forward(fb, eqn)
+        else:
+            fb.eqns.append(eqn)
+            emit = (lambda e, rule: lambda b, cts: rule(b, e, cts))(eqn, prim.vjp)
+        backward_steps.append((eqn, prim, emit))
+
+    out_bars = [Var(F64, "d" + (a.hint if isinstance(a, Var) else "out"))
+                for a in _float_atoms(g.outputs)]
+    ct: dict[int, Atom] = {}
+    for atom, bar in zip(_float_atoms(g.outputs), out_bars, strict=True):
+        if isinstance(atom, Var):
+            _accumulate(bb, ct, atom, bar)
+    for eqn, prim, emit in reversed(backward_steps):
+        cts = [ct.pop(id(v), None) for v in eqn.outputs]
+        if all(c is None for c in cts) or not prim.differentiable:
+            continue
+        bb.loc = eqn.loc
+        in_cts = emit(bb, cts)
+        for atom, c in zip(eqn.inputs, in_cts, strict=True):
+            if c is not None and isinstance(atom, Var) and atom.type == F64:
+                _accumulate(bb, ct, atom, c)
+    bars = [ct.get(id(v), Const(0.0, F64)) for v in _float_atoms(g.inputs)]
+    bwd = Graph([], bb.eqns, bars, g.name + "_bwd")
+    dce(bwd)  # rules compute cotangents for constants too; keep only what is needed
+    bar_ids = {id(v) for v in out_bars}
+    residuals = [v for v in free_vars(bwd.eqns, bars) if id(v) not in bar_ids]
+    bwd.inputs = residuals + out_bars
+    fwd = Graph(g.inputs, fb.eqns, list(g.outputs) + residuals, g.name + "_fwd")
+    return Linearized(fwd, bwd, residuals)
+
+
+def vjp_graph(graph: Graph) -> Graph:
+    """`inputs + cotangents of f64 outputs -> outputs + cotangents of f64 inputs`."""
+    lin = linearize(graph)
+    b = Builder()
+    inputs = [Var(v.type, v.hint) for v in graph.inputs]
+    fwd_out = inline(b, lin.fwd, inputs)
+    n = len(graph.outputs)
+    out_bars = [Var(F64, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
+    bars = inline(b, lin.bwd, fwd_out[n:] + out_bars)
+    return Graph(inputs + out_bars, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp")

@@ -1,0 +1,209 @@
+"""User-facing transformations: `jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `show`.
+
+Contract:
+- Each transformation returns a callable that compiles the function once per call signature
+  (the tuple of argument types: float -> f64, int -> i64, bool -> bool) and caches the result;
+  later calls with the same signature run the cached code without tracing or compiling
+  (`.compile_count` tells how often it compiled).
+- `grad(f, wrt=0)` differentiates a function with one float result with respect to argument
+  `wrt` (an int, or a tuple of ints, then a tuple of gradients is returned). Arguments that
+  are differentiated are taken as floats even when given as ints.
+- Arguments are checked before any generated code runs: wrong count or non-numeric values
+  raise `TypeError`.
+- `backend="python"` runs the readable Python produced by the Python backend (the reference).
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .ad import jvp_graph, vjp_graph
+from .backends.python import compile_graph, graph_to_source
+from .frontend.source import get_source
+from .frontend.to_ir import build_graph
+from .ir.builder import Builder
+from .ir.core import BOOL, F64, I64, Const, Graph, Type, Var
+from .ir.transform import inline
+from .passes import optimize
+
+BACKENDS = ("python",)
+
+
+def arg_type(value: Any, position: int) -> Type:
+    if isinstance(value, bool | np.bool_):
+        return BOOL
+    if isinstance(value, int | np.integer):
+        return I64
+    if isinstance(value, float | np.floating):
+        return F64
+    raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
+                    "functions take Python or numpy scalars (float, int, bool)")
+
+
+def _line_text(fn) -> Callable[[int], str]:
+    filename = get_source(fn).filename
+    return lambda line: linecache.getline(filename, line)
+
+
+class Transformed:
+    """A compiled transformation of `fn`, specialised and cached per argument signature."""
+
+    def __init__(self, fn: Callable, kind: str, wrt: int | tuple[int, ...] = 0,
+                 backend: str = "python") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
+        self.fn, self.kind, self.backend = fn, kind, backend
+        self.wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
+        self.multi = not isinstance(wrt, int)
+        self.cache: dict[tuple[Type, ...], tuple] = {}
+        self.compile_count = 0
+        self.__adlite_function__ = getattr(fn, "__adlite_function__", fn)
+        functools.update_wrapper(self, fn)
+
+    def signature(self, args: Sequence[Any]) -> tuple[Type, ...]:
+        types = [arg_type(a, i) for i, a in enumerate(args)]
+        if self.kind != "jit":
+            for i in self.wrt:
+                if not -len(args) <= i < len(args):
+                    raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(args)} arguments")
+                types[i] = F64
+        return tuple(types)
+
+    def graphs(self, types: tuple[Type, ...]) -> tuple[Graph, Graph, bool]:
+        """(primal graph, transformed graph, result is a tuple) for one signature."""
+        primal, n_out, is_tuple = build_graph(self.fn, list(types))
+        if self.kind == "jit":
+            return primal, optimize(primal), is_tuple
+        if n_out != 1 or primal.outputs[0].type != F64:
+            raise TypeError(f"grad of {self.fn.__name__}: the function must return one float, "
+                            f"it returns {n_out} value(s) of type "
+                            f"{', '.join(str(a.type) for a in primal.outputs)}")
+        full = vjp_graph(primal)
+        b = Builder()
+        inputs = [Var(v.type, v.hint) for v in primal.inputs]
+        results = inline(b, full, inputs + [Const(1.0, F64)])
+        float_positions = [i for i, v in enumerate(primal.inputs) if v.type == F64]
+        bars = results[1:]
+        wanted = [bars[float_positions.index(i % len(types))] for i in self.wrt]
+        outputs = ([results[0]] if self.kind == "value_and_grad" else []) + wanted
+        return primal, optimize(Graph(inputs, b.eqns, outputs, primal.name + "_grad")), \
+            is_tuple
+
+    def compiled(self, types: tuple[Type, ...]):
+        entry = self.cache.get(types)
+        if entry is None:
+            _, graph, is_tuple = self.graphs(types)
+            run = compile_graph(graph, graph.name, _line_text(self.fn))
+            entry = (run, is_tuple)
+            self.cache[types] = entry
+            self.compile_count += 1
+        return entry
+
+    def __call__(self, *args: Any):
+        types = self.signature(args)
+        run, is_tuple = self.compiled(types)
+        values = tuple(_to_python(v) for v in run(*_coerce(args, types)))
+        if self.kind == "jit":
+            return values if is_tuple else values[0]
+        grads = values[1:] if self.kind == "value_and_grad" else values
+        grads = grads if self.multi else grads[0]
+        return (values[0], grads) if self.kind == "value_and_grad" else grads
+
+
+def _coerce(args, types):
+    cast = {"f64": np.float64, "i64": int, "bool": bool}
+    return [cast[t.name](a) for a, t in zip(args, types, strict=True)]
+
+
+def _to_python(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def jit(fn: Callable | None = None, *, backend: str = "python"):
+    """Compile `fn` (usable as `@jit` or `@jit(backend=...)`)."""
+    if fn is None:
+        return lambda f: Transformed(f, "jit", backend=backend)
+    return Transformed(fn, "jit", backend=backend)
+
+
+def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
+         backend: str = "python"):
+    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode)."""
+    if fn is None:
+        return lambda f: Transformed(f, "grad", wrt, backend)
+    return Transformed(fn, "grad", wrt, backend)
+
+
+def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str = "python"):
+    """Like `grad`, returning `(value, gradient)`."""
+    return Transformed(fn, "value_and_grad", wrt, backend)
+
+
+def _compile_extended(fn, types, transform):
+    primal, _, is_tuple = build_graph(fn, list(types))
+    graph = optimize(transform(primal))
+    return primal, compile_graph(graph, graph.name, _line_text(fn)), is_tuple
+
+
+def vjp(fn: Callable, *primals: Any):
+    """`(outputs, pullback)`: `pullback(*cotangents)` gives cotangents of the float inputs."""
+    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
+    primal, run, is_tuple = _compile_extended(fn, types, vjp_graph)
+    n_out = len(primal.outputs)
+    first = run(*_coerce(primals, types), *([0.0] * sum(a.type == F64 for a in primal.outputs)))
+    outs = tuple(_to_python(v) for v in first[:n_out])
+
+    def pullback(*cotangents: float):
+        n_float = sum(a.type == F64 for a in primal.outputs)
+        if len(cotangents) != n_float:
+            raise TypeError(f"pullback takes {n_float} cotangent(s), got {len(cotangents)}")
+        values = run(*_coerce(primals, types), *(np.float64(c) for c in cotangents))
+        return tuple(_to_python(v) for v in values[n_out:])
+
+    return (outs if is_tuple else outs[0]), pullback
+
+
+def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
+    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode)."""
+    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
+    n_float = sum(t == F64 for t in types)
+    if len(tangents) != n_float:
+        raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
+                        f"{len(tangents)}")
+    primal, run, is_tuple = _compile_extended(fn, types, jvp_graph)
+    values = run(*_coerce(primals, types), *(np.float64(t) for t in tangents))
+    n_out = len(primal.outputs)
+    outs = tuple(_to_python(v) for v in values[:n_out])
+    touts = tuple(_to_python(v) for v in values[n_out:])
+    return (outs, touts) if is_tuple else (outs[0], touts[0])
+
+
+STAGES = ("ir", "optimized", "adjoint", "python", "python-grad")
+
+
+def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -> str:
+    """Text of one compilation stage of `fn` (default signature: every argument f64)."""
+    from .ir.printer import print_graph
+
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
+    fn = getattr(fn, "__adlite_function__", fn)
+    if types is None:
+        from .frontend.to_ir import FunctionConverter
+
+        types = [F64] * len(FunctionConverter(fn, Builder(), ()).params)
+    kind = "jit" if stage in ("ir", "optimized", "python") else "grad"
+    primal, graph, _ = Transformed(fn, kind).graphs(tuple(types))
+    if stage == "ir":
+        return print_graph(build_graph(fn, list(types))[0])
+    if stage in ("optimized", "adjoint"):
+        return print_graph(graph)
+    return graph_to_source(graph, graph.name, _line_text(fn))
+
+
+__all__ = ["grad", "jit", "jvp", "show", "value_and_grad", "vjp"]

@@ -1,0 +1,1 @@
+"""Code generators: `python` (readable source, reference backend)."""

@@ -1,0 +1,1 @@
+"""Frontend: Python function -> (gast) -> normalized gast -> IR graph."""

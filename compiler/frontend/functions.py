@@ -1,0 +1,147 @@
+"""Calls the frontend understands: math / numpy / builtin functions and module constants.
+
+Contract: `lookup(obj)` maps a Python object reached from the user's code (by identity, so
+any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowering
+`(conv, args, node) -> value` that emits IR with `conv.b`; `constant(obj)` gives the value of
+module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from ..ir.core import F64, I64
+
+
+def _unary(prim):
+    return lambda conv, args, node: conv.b.op(prim, conv.as_float(conv.one(args, node), node))
+
+
+def _float_binary(prim):
+    def lower(conv, args, node):
+        x, y = conv.exactly(args, 2, node)
+        return conv.b.op(prim, conv.as_float(x, node), conv.as_float(y, node))
+
+    return lower
+
+
+def _extremum(prim):
+    def lower(conv, args, node):
+        if len(args) < 2:
+            raise conv.source.error(node, f"{prim} of fewer than two numbers",
+                                    "call it with two or more scalar arguments")
+        result = args[0]
+        for other in args[1:]:
+            x, y = conv.promote(result, other, node)
+            result = conv.b.op(prim, x, y)
+        return result
+
+    return lower
+
+
+def _abs(conv, args, node):
+    x = conv.numeric(conv.one(args, node), node)
+    return conv.b.op("abs", x)
+
+
+def _square(conv, args, node):
+    x = conv.as_float(conv.one(args, node), node)
+    return conv.b.mul(x, x)
+
+
+def _log(conv, args, node):
+    if len(args) == 2:
+        x, base = (conv.as_float(a, node) for a in args)
+        return conv.b.div(conv.b.log(x), conv.b.log(base))
+    return conv.b.log(conv.as_float(conv.one(args, node), node))
+
+
+def _log_base(base):
+    def lower(conv, args, node):
+        x = conv.as_float(conv.one(args, node), node)
+        return conv.b.div(conv.b.log(x), math.log(base))
+
+    return lower
+
+
+def _hypot(conv, args, node):
+    x, y = (conv.as_float(a, node) for a in conv.exactly(args, 2, node))
+    return conv.b.sqrt(conv.b.add(conv.b.mul(x, x), conv.b.mul(y, y)))
+
+
+def _rounding(prim, to_int):
+    def lower(conv, args, node):
+        x = conv.one(args, node)
+        if x.type == I64:
+            return x
+        y = conv.b.op(prim, conv.as_float(x, node))
+        return conv.b.convert(y, to=I64) if to_int else y
+
+    return lower
+
+
+def _cast(target):
+    def lower(conv, args, node):
+        x = conv.numeric(conv.one(args, node), node)
+        if x.type == target:
+            return x
+        if target == I64 and x.type == F64:
+            return conv.b.convert(x, to=I64)  # truncates toward zero, like int()
+        return conv.b.convert(x, to=target)
+
+    return lower
+
+
+def _pow(conv, args, node):
+    x, y = (conv.as_float(a, node) for a in conv.exactly(args, 2, node))
+    return conv.b.pow(x, y)
+
+
+_FUNCTIONS = {}
+
+
+def _register(objects, lowering):
+    for obj in objects:
+        _FUNCTIONS[id(obj)] = (obj, lowering)
+
+
+for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1"]:
+    _register([getattr(np, _name), getattr(math, _name)], _unary(_name))
+for _np_name, _math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
+    _register([getattr(np, _np_name), getattr(math, _math_name)], _unary(_np_name))
+_register([np.log, math.log], _log)
+_register([np.log2, math.log2], _log_base(2.0))
+_register([np.log10, math.log10], _log_base(10.0))
+_register([np.abs, np.absolute, np.fabs, math.fabs, builtins.abs], _abs)
+_register([np.square], _square)
+_register([np.hypot, math.hypot], _hypot)
+_register([np.power, math.pow, builtins.pow], _pow)
+_register([np.maximum, np.fmax, builtins.max], _extremum("maximum"))
+_register([np.minimum, np.fmin, builtins.min], _extremum("minimum"))
+_register([np.sign], _unary("sign"))
+_register([np.floor], _rounding("floor", False))
+_register([np.ceil], _rounding("ceil", False))
+_register([math.floor], _rounding("floor", True))
+_register([math.ceil], _rounding("ceil", True))
+_register([builtins.float, np.float64], _cast(F64))
+_register([builtins.int], _cast(I64))
+
+_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
+
+
+def lookup(obj):
+    entry = _FUNCTIONS.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+def constant(module, attr: str):
+    if module in (np, math) and attr in _CONSTANTS:
+        return _CONSTANTS[attr]
+    return None
+
+
+def supported_names() -> str:
+    return ", ".join(sorted({getattr(o, "__name__", "?") for o, _ in _FUNCTIONS.values()}))

@@ -1,0 +1,494 @@
+"""Normalized gast -> IR graph, specialised to the argument types of one call signature.
+
+Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`. Variables map
+to SSA values in an environment; Python's numeric tower is followed (bool < int < float,
+`/` always gives float, int ** non-negative int constant stays int). `if` becomes a `cond`
+equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
+equation whose carries are the variables assigned in its body (types are widened to a fixed
+point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
+compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
+other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
+some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import types
+
+import gast
+
+from ..ir.builder import Builder, const
+from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
+from . import functions
+from .normalize import Normalizer
+from .source import Source, get_source
+
+BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
+          gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
+CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
+          gast.NotEq: "ne"}
+RANK = {BOOL: 0, I64: 1, F64: 2}
+UNSUPPORTED_EXPRESSIONS = {
+    gast.ListComp: ("list comprehension", "write the loop out with `for`"),
+    gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
+    gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
+    gast.SetComp: ("set comprehension", "write the loop out with `for`"),
+    gast.Lambda: ("lambda", "define a module-level function; calls to it are inlined"),
+    gast.List: ("list", "use separate variables or a tuple"),
+    gast.Dict: ("dict", "use separate variables"),
+    gast.Set: ("set", "use separate variables"),
+    gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
+    gast.NamedExpr: ("assignment expression (:=)", "assign in a separate statement"),
+    gast.Starred: ("starred expression", "pass arguments one by one"),
+    gast.Yield: ("yield", "return the values instead"),
+    gast.Await: ("await", "call the compiled function from synchronous code"),
+}
+MAX_INLINE_DEPTH = 32
+
+
+def join(a: Type, b: Type) -> Type:
+    return a if RANK[a] >= RANK[b] else b
+
+
+def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
+    b = Builder()
+    conv = FunctionConverter(fn, b, stack=())
+    params = conv.params
+    if len(params) != len(arg_types):
+        raise TypeError(f"{fn.__name__}() takes {len(params)} positional arguments but "
+                        f"{len(arg_types)} were given")
+    inputs = [Var(t, name) for name, t in zip(params, arg_types, strict=True)]
+    result = conv.run(list(inputs))
+    outputs = list(result) if isinstance(result, tuple) else [result]
+    for o in outputs:
+        if not isinstance(o, Var | Const):
+            raise conv.source.error(conv.fdef, "the function must return numbers or a tuple "
+                                               "of numbers")
+    return Graph(inputs, b.eqns, outputs, fn.__name__), len(outputs), isinstance(result, tuple)
+
+
+def _unwrap(fn):
+    """The plain Python function behind an adlite-decorated one."""
+    return getattr(fn, "__adlite_function__", fn)
+
+
+class FunctionConverter:
+    """Converts one function body; inlined callees get their own converter."""
+
+    def __init__(self, fn, b: Builder, stack: tuple) -> None:
+        self.fn = _unwrap(fn)
+        if self.fn in stack:
+            raise RecursionError_(self.fn)
+        self.stack = stack + (self.fn,)
+        self.source: Source = get_source(self.fn)
+        tree = gast.parse(self.source.text)
+        fdef = tree.body[0] if tree.body else None
+        if not isinstance(fdef, gast.FunctionDef):
+            raise self.source.error(fdef, "only functions defined with `def` can be compiled",
+                                    "replace the lambda with a `def` at module level")
+        self.fdef = Normalizer(self.source).function(fdef)
+        self.params = [a.id for a in self.fdef.args.args]
+        if self.fdef.args.defaults:
+            raise self.source.error(self.fdef, "unsupported signature: default argument "
+                                               "values", "pass every argument explicitly")
+        self.b = b
+        self.env: dict[str, object] = {}
+        self.maybe_undefined: set[str] = set()
+        closure = inspect.getclosurevars(self.fn)
+        self.globals = {**self.fn.__globals__, **closure.nonlocals}
+
+    # ---- driver ---------------------------------------------------------------------------
+
+    def run(self, args: list):
+        self.env = dict(zip(self.params, args, strict=True))
+        body = self.fdef.body
+        self.block(body[:-1])
+        ret = body[-1]
+        self.b.loc = self.line(ret)
+        return self.expr(ret.value)
+
+    def line(self, node) -> int:
+        return self.source.first_line + getattr(node, "lineno", 1) - 1
+
+    def block(self, stmts) -> None:
+        for s in stmts:
+            self.b.loc = self.line(s)
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        if isinstance(s, gast.Assign):
+            if len(s.targets) != 1:
+                raise self.source.error(s, "chained assignment", "assign one target per "
+                                                                  "statement")
+            self.assign(s.targets[0], self.expr(s.value))
+        elif isinstance(s, gast.If):
+            self.stmt_if(s)
+        elif isinstance(s, gast.While):
+            self.stmt_while(s)
+        elif isinstance(s, gast.Expr):
+            self.expr(s.value)
+        elif isinstance(s, gast.Pass):
+            pass
+        else:
+            raise self.source.error(s, f"unsupported statement: {type(s).__name__}",
+                                    "see the README for the supported subset of Python")
+
+    def assign(self, target, value) -> None:
+        if isinstance(target, gast.Name):
+            if isinstance(value, Var) and not value.hint:
+                value.hint = target.id
+            self.env[target.id] = value
+            self.maybe_undefined.discard(target.id)
+        elif isinstance(target, gast.Tuple):
+            if not isinstance(value, tuple) or len(value) != len(target.elts):
+                raise self.source.error(target, "cannot unpack: the value is not a tuple of "
+                                                f"{len(target.elts)} elements")
+            for t, v in zip(target.elts, value, strict=True):
+                self.assign(t, v)
+        else:
+            raise self.source.error(target, f"unsupported assignment target: "
+                                            f"{type(target).__name__}",
+                                    "assign to a plain variable name")
+
+    # ---- values ---------------------------------------------------------------------------
+
+    def scalar(self, value, node) -> Atom:
+        if not isinstance(value, Var | Const):
+            raise self.source.error(node, f"expected a number here, got "
+                                          f"{type(value).__name__}")
+        return value
+
+    def numeric(self, value, node) -> Atom:
+        value = self.scalar(value, node)
+        return self.b.convert(value, to=I64) if value.type == BOOL else value
+
+    def as_float(self, value, node) -> Atom:
+        value = self.scalar(value, node)
+        return value if value.type == F64 else self.b.convert(value, to=F64)
+
+    def to_type(self, value: Atom, t: Type, b: Builder | None = None) -> Atom:
+        if value.type == t:
+            return value
+        if isinstance(value, Const):
+            return const(value.value, t)
+        return (b or self.b).convert(value, to=t)
+
+    def promote(self, x, y, node) -> tuple[Atom, Atom]:
+        x, y = self.numeric(x, node), self.numeric(y, node)
+        t = join(x.type, y.type)
+        return self.to_type(x, t), self.to_type(y, t)
+
+    def truth(self, value, node) -> Atom:
+        value = self.scalar(value, node)
+        if value.type == BOOL:
+            return value
+        if isinstance(value, Const):
+            return const(bool(value.value))
+        return self.b.ne(value, const(0, value.type))
+
+    def one(self, args, node):
+        return self.exactly(args, 1, node)[0]
+
+    def exactly(self, args, n, node):
+        if len(args) != n:
+            raise self.source.error(node, f"expected {n} argument(s), got {len(args)}")
+        return args
+
+    # ---- expressions --------------------------------------------------------------------------
+
+    def expr(self, node):
+        kind = UNSUPPORTED_EXPRESSIONS.get(type(node))
+        if kind:
+            raise self.source.error(node, f"unsupported construct: {kind[0]}", kind[1])
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.source.error(node, f"unsupported expression: {type(node).__name__}",
+                                    "see the README for the supported subset of Python")
+        return method(node)
+
+    def expr_Constant(self, node):
+        v = node.value
+        if isinstance(v, bool | int | float) and not isinstance(v, complex):
+            return const(v)
+        raise self.source.error(node, f"unsupported constant {v!r}", "use int or float values")
+
+    def expr_Name(self, node):
+        name = node.id
+        if name in self.env:
+            if name in self.maybe_undefined and not name.startswith("__"):
+                raise self.source.error(node, f"variable {name!r} may be undefined here: it is "
+                                              "assigned only on some paths",
+                                        f"assign {name} before the if/loop")
+            return self.env[name]
+        if name in self.globals:
+            return self.resolve_global(self.globals[name], node)
+        if hasattr(builtins, name):
+            return self.resolve_global(getattr(builtins, name), node)
+        raise self.source.error(node, f"name {name!r} is not defined")
+
+    def resolve_global(self, obj, node):
+        if isinstance(obj, bool | int | float) and not isinstance(obj, complex):
+            return const(obj if not hasattr(obj, "item") else obj.item())
+        return obj  # modules and functions are resolved by Attribute / Call
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, types.ModuleType):
+            value = functions.constant(base, node.attr)
+            if value is not None:
+                return const(float(value))
+            if not hasattr(base, node.attr):
+                raise self.source.error(node, f"module {base.__name__!r} has no attribute "
+                                              f"{node.attr!r}")
+            return getattr(base, node.attr)
+        raise self.source.error(node, f"unsupported attribute access .{node.attr}",
+                                "scalars have no attributes; arrays are not supported yet")
+
+    def expr_Tuple(self, node):
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, tuple) and isinstance(node.slice, gast.Constant) and \
+                isinstance(node.slice.value, int):
+            return base[node.slice.value]
+        raise self.source.error(node, "unsupported subscript", "index tuples with integer "
+                                                              "constants")
+
+    def expr_BinOp(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",
+                                    "use + - * / // % **")
+        x, y = self.expr(node.left), self.expr(node.right)
+        if op == "div":
+            return self.b.div(self.as_float(x, node), self.as_float(y, node))
+        x, y = self.promote(x, y, node)
+        if op == "pow" and x.type == I64 and not (isinstance(y, Const) and y.value >= 0):
+            x, y = self.as_float(x, node), self.as_float(y, node)
+        if op in ("floordiv", "mod") and x.type == I64 and isinstance(y, Const) and y.value == 0:
+            raise self.source.error(node, "integer division by zero")
+        return self.b.op(op, x, y)
+
+    def expr_UnaryOp(self, node):
+        x = self.expr(node.operand)
+        if isinstance(node.op, gast.Not):
+            return self.b.not_(self.truth(x, node))
+        if isinstance(node.op, gast.USub):
+            return self.b.neg(self.numeric(x, node))
+        if isinstance(node.op, gast.UAdd):
+            return self.numeric(x, node)
+        raise self.source.error(node, "unsupported operator ~", "use arithmetic operators")
+
+    def expr_Compare(self, node):
+        result = None
+        left = self.expr(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            prim = CMPOPS.get(type(op))
+            if prim is None:
+                raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
+                                        "compare numbers with < <= > >= == !=")
+            right = self.expr(comparator)
+            x, y = self.promote(left, right, node)
+            test = self.b.op(prim, x, y)
+            result = test if result is None else self.b.and_(result, test)
+            left = right
+        return result
+
+    def expr_BoolOp(self, node):
+        values = [self.scalar(self.expr(v), v) for v in node.values]
+        if any(v.type != BOOL for v in values):
+            raise self.source.error(node, "`and`/`or` on non-boolean values",
+                                    "compare explicitly, e.g. `x != 0 and y > 1`")
+        prim = "and_" if isinstance(node.op, gast.And) else "or_"
+        result = values[0]
+        for v in values[1:]:
+            result = self.b.op(prim, result, v)
+        return result
+
+    def expr_IfExp(self, node):
+        test = self.truth(self.expr(node.test), node.test)
+        if isinstance(test, Const):
+            return self.expr(node.body if test.value else node.orelse)
+        return self.branch(test, [node.orelse], [node.body], expression=True)[0]
+
+    def expr_Call(self, node):
+        if node.keywords:
+            raise self.source.error(node, "keyword arguments in calls",
+                                    "pass arguments by position")
+        func = self.expr(node.func)
+        args = [self.expr(a) for a in node.args]
+        lowering = functions.lookup(func)
+        if lowering is not None:
+            return lowering(self, args, node)
+        if isinstance(_unwrap(func), types.FunctionType):
+            return self.inline(_unwrap(func), args, node)
+        name = getattr(func, "__name__", type(func).__name__)
+        raise self.source.error(node, f"unsupported function {name!r}",
+                                f"supported: {functions.supported_names()}, and Python "
+                                "functions defined with def")
+
+    def inline(self, fn, args, node):
+        if len(self.stack) > MAX_INLINE_DEPTH:
+            raise self.source.error(node, "calls nested too deeply")
+        try:
+            callee = FunctionConverter(fn, self.b, self.stack)
+        except RecursionError_ as e:
+            raise self.source.error(node, f"recursive call to {e.fn.__name__!r}",
+                                    "write the recursion as a loop") from None
+        if len(args) != len(callee.params):
+            raise self.source.error(node, f"{fn.__name__}() takes {len(callee.params)} "
+                                          f"arguments, {len(args)} given")
+        loc = self.b.loc
+        result = callee.run(args)
+        self.b.loc = loc
+        return result
+
+    # ---- control flow -------------------------------------------------------------------------
+
+    def stmt_if(self, s):
+        test = self.truth(self.expr(s.test), s.test)
+        if isinstance(test, Const):
+            self.block(s.body if test.value else s.orelse)
+            return
+        self.branch(test, s.orelse, s.body, expression=False)
+
+    def _operands(self, nodes) -> list[str]:
+        """Names whose current values the nodes read or may keep (closed subgraph inputs)."""
+        names = []
+        for n in nodes:
+            for sub in gast.walk(n):
+                if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
+                    names.append(sub.id)
+        for name in names:
+            if not isinstance(self.env[name], Var | Const):
+                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
+                                                  "an if or a loop", "unpack it into separate "
+                                                                     "variables first")
+        return [n for n in names if isinstance(self.env[n], Var)]
+
+    def _sub(self, names: list[str], inputs: list[Var], run):
+        """Run `run()` with a fresh builder and the given names bound to `inputs`."""
+        saved = self.b, self.env, set(self.maybe_undefined)
+        self.b = Builder(saved[0].loc)
+        self.env = {**saved[1], **dict(zip(names, inputs, strict=True))}
+        try:
+            result = run()
+            return result, self.b, self.env, self.maybe_undefined
+        finally:
+            self.b, self.env, self.maybe_undefined = saved
+
+    def branch(self, test, else_nodes, then_nodes, expression: bool):
+        nodes = list(else_nodes) + list(then_nodes)
+        names = self._operands(nodes)
+        arms = []
+        for arm_nodes in (else_nodes, then_nodes):
+            inputs = [Var(self.env[n].type, n) for n in names]
+            run = (lambda ns=arm_nodes: self.expr(ns[0])) if expression else \
+                (lambda ns=arm_nodes: self.block(ns))
+            arms.append((inputs,) + self._sub(names, inputs, run))
+        if expression:
+            values = [self.scalar(r, nodes[0]) for _, r, _, _, _ in arms]
+            t = join(values[0].type, values[1].type)
+            graphs = [Graph(inp, b.eqns, [self.to_type(v, t, b)], "arm")
+                      for (inp, _, b, _, _), v in zip(arms, values, strict=True)]
+            return self.b.emit("cond", [test] + [self.env[n] for n in names],
+                               branches=tuple(graphs))
+        assigned = _assigned(nodes)
+        outs, out_types = [], []
+        for name in assigned:
+            vals = [env.get(name) for _, _, _, env, _ in arms]
+            if any(v is not None and not isinstance(v, Var | Const) for v in vals):
+                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
+                                                  "an if", "unpack it into separate variables")
+            present = [v for v in vals if v is not None]
+            if not present:
+                continue
+            t = present[0].type if len(present) == 1 else join(present[0].type, present[1].type)
+            outs.append(name)
+            out_types.append(t)
+        graphs = []
+        for inputs, _, b, env, _undefined in arms:
+            values = [self.to_type(env[n], t, b) if n in env else const(0, t)
+                      for n, t in zip(outs, out_types, strict=True)]
+            graphs.append(Graph(inputs, b.eqns, values, "arm"))
+        results = self.b.emit("cond", [test] + [self.env[n] for n in names],
+                              branches=tuple(graphs))
+        for name, var in zip(outs, results, strict=True):
+            var.hint = name
+            everywhere = all(name in env and name not in undef for _, _, _, env, undef in arms)
+            before = name in self.env and name not in self.maybe_undefined
+            self.env[name] = var
+            if everywhere:
+                self.maybe_undefined.discard(name)
+            elif not before:
+                self.maybe_undefined.add(name)
+        return results
+
+    def stmt_while(self, s):
+        assigned = _assigned(s.body)
+        nodes = [s.test] + list(s.body)
+        defined_before = {n for n in assigned if n in self.env and n not in self.maybe_undefined}
+        carry_types = {n: self.env[n].type for n in assigned if n in self.env}
+        for _attempt in range(4):
+            carried = [n for n in assigned if n in carry_types]
+            consts = [n for n in self._operands(nodes) if n not in carried]
+            c_in = [Var(self.env[n].type, n) for n in consts]
+            k_in = [Var(carry_types[n], n) for n in carried]
+            names = consts + carried
+            undefined_inside = {n for n in carried if n not in defined_before}
+
+            def run_body(undefined=undefined_inside):
+                self.maybe_undefined |= undefined
+                self.block(s.body)
+
+            _, body_b, body_env, _ = self._sub(names, c_in + k_in, run_body)
+            widened = dict(carry_types)
+            for n in assigned:
+                if n in body_env and isinstance(body_env[n], Var | Const):
+                    t = body_env[n].type
+                    widened[n] = t if n not in widened else join(widened[n], t)
+            if widened == carry_types:
+                break
+            carry_types = widened
+        else:
+            raise self.source.error(s, "could not infer the types of the loop variables")
+        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in carried]
+        body = Graph(c_in + k_in, body_b.eqns, body_out, "body")
+        cc_in = [Var(v.type, v.hint) for v in c_in + k_in]
+        test, cond_b, _, _ = self._sub(names, cc_in,
+                                       lambda: self.truth(self.expr(s.test), s.test))
+        if isinstance(test, Const) and not test.value:
+            return
+        if isinstance(test, Const):
+            raise self.source.error(s.test, "the loop condition is always true, so the loop "
+                                            "never ends", "add a condition or a break")
+        cond = Graph(cc_in, cond_b.eqns, [test], "cond")
+        init = [self.to_type(self.env[n], carry_types[n]) if n in self.env
+                else const(0, carry_types[n]) for n in carried]
+        outs = self.b.emit("while", [self.env[n] for n in consts] + init, cond=cond, body=body,
+                           n_consts=len(consts))
+        for name, var in zip(carried, outs, strict=True):
+            var.hint = name
+            self.env[name] = var
+            if name not in defined_before:
+                self.maybe_undefined.add(name)
+
+
+class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-facing error
+    def __init__(self, fn) -> None:
+        super().__init__(fn.__name__)
+        self.fn = fn
+
+
+def _assigned(nodes) -> list[str]:
+    names = []
+    for n in nodes:
+        for sub in gast.walk(n):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store) and \
+                    sub.id not in names:
+                names.append(sub.id)
+    return names
+

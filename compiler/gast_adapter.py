@@ -1,0 +1,72 @@
+"""The only module that builds gast nodes: constructors with every field filled in.
+
+gast changes node fields between versions (and Python releases); keeping construction here
+means an upgrade touches one file. Every constructor copies the source position of `at`
+when given, so errors and comments keep pointing at the user's line.
+"""
+
+from __future__ import annotations
+
+import gast
+
+parse = gast.parse
+walk = gast.walk
+
+
+def _at(node, at):
+    if at is not None:
+        gast.copy_location(node, at)
+    return node
+
+
+def name(id_: str, store: bool = False, at=None) -> gast.Name:
+    ctx = gast.Store() if store else gast.Load()
+    return _at(gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None), at)
+
+
+def const(value, at=None) -> gast.Constant:
+    return _at(gast.Constant(value=value, kind=None), at)
+
+
+def assign(target: str, value, at=None) -> gast.Assign:
+    return _at(gast.Assign(targets=[name(target, store=True, at=at)], value=value,
+                           type_comment=None), at)
+
+
+def binop(left, op, right, at=None) -> gast.BinOp:
+    return _at(gast.BinOp(left=left, op=op, right=right), at)
+
+
+def compare(left, op, right, at=None) -> gast.Compare:
+    return _at(gast.Compare(left=left, ops=[op], comparators=[right]), at)
+
+
+def and_(*values, at=None):
+    values = [v for v in values if v is not None]
+    if len(values) == 1:
+        return values[0]
+    return _at(gast.BoolOp(op=gast.And(), values=values), at)
+
+
+def or_(*values, at=None):
+    return _at(gast.BoolOp(op=gast.Or(), values=list(values)), at)
+
+
+def not_(value, at=None):
+    return _at(gast.UnaryOp(op=gast.Not(), operand=value), at)
+
+
+def if_(test, body, orelse=(), at=None) -> gast.If:
+    return _at(gast.If(test=test, body=list(body) or [gast.Pass()], orelse=list(orelse)), at)
+
+
+def while_(test, body, at=None) -> gast.While:
+    return _at(gast.While(test=test, body=list(body) or [gast.Pass()], orelse=[]), at)
+
+
+def return_(value, at=None) -> gast.Return:
+    return _at(gast.Return(value=value), at)
+
+
+def tuple_(elts, at=None) -> gast.Tuple:
+    return _at(gast.Tuple(elts=list(elts), ctx=gast.Load()), at)

@@ -1,0 +1,113 @@
+"""Core IR data structures: types, values, equations and graphs. No backend knowledge.
+
+Contract:
+- A `Graph` is closed: every value an equation reads is a graph input, a `Const`, or the
+  output of an earlier equation of the same graph. Subgraphs (loop bodies, branch arms) are
+  `Graph`s stored in an equation's params and are closed too: values from outside are passed
+  as explicit inputs.
+- `Var`s compare by identity (SSA: each is defined once). `hint` is the user variable the
+  value came from (used by printers and the Python backend for readable names).
+- An `Eqn` applies a primitive (by name, see `adlite.compiler.primitives`) to input atoms and
+  defines output vars; `loc` is the user's source line, when known.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Type:
+    """A scalar type: f64, i64 or bool."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.name == "f64"
+
+
+F64, I64, BOOL = Type("f64"), Type("i64"), Type("bool")
+TYPES = {t.name: t for t in (F64, I64, BOOL)}
+
+_ids = itertools.count()
+
+
+class Var:
+    """An SSA value."""
+
+    __slots__ = ("type", "hint", "uid")
+
+    def __init__(self, type: Type, hint: str = "") -> None:  # noqa: A002
+        self.type = type
+        self.hint = hint
+        self.uid = next(_ids)
+
+    def __repr__(self) -> str:
+        return f"Var({self.hint or '_'}#{self.uid}:{self.type})"
+
+
+@dataclass(frozen=True)
+class Const:
+    """A literal value of a scalar type."""
+
+    value: Any
+    type: Type
+
+    def __post_init__(self) -> None:
+        cast = {"f64": float, "i64": int, "bool": bool}[self.type.name]
+        object.__setattr__(self, "value", cast(self.value))
+
+
+Atom = Var | Const
+
+
+@dataclass(eq=False)
+class Eqn:
+    """`outputs = prim(*inputs, **params)`."""
+
+    prim: str
+    inputs: list[Atom]
+    outputs: list[Var]
+    params: dict[str, Any] = field(default_factory=dict)
+    loc: int | None = None
+
+    def subgraphs(self) -> list[Graph]:
+        return [g for v in self.params.values()
+                for g in (v if isinstance(v, tuple) else (v,)) if isinstance(g, Graph)]
+
+
+@dataclass(eq=False)
+class Graph:
+    """A closed function from `inputs` to `outputs` through `eqns` (in execution order)."""
+
+    inputs: list[Var]
+    eqns: list[Eqn]
+    outputs: list[Atom]
+    name: str = "f"
+
+    @property
+    def in_types(self) -> list[Type]:
+        return [v.type for v in self.inputs]
+
+    @property
+    def out_types(self) -> list[Type]:
+        return [a.type for a in self.outputs]
+
+
+def walk_eqns(graph: Graph):
+    """Every equation of `graph` and of its subgraphs, depth first, in order."""
+    stack = [iter(graph.eqns)]
+    while stack:
+        eqn = next(stack[-1], None)
+        if eqn is None:
+            stack.pop()
+            continue
+        yield eqn
+        for sub in reversed(eqn.subgraphs()):
+            stack.append(iter(sub.eqns))

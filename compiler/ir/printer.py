@@ -1,0 +1,98 @@
+"""Canonical, deterministic text form of IR graphs (parsed back by `parser.py`).
+
+    { lambda x:f64 n:i64 .
+      let t1:f64 = mul x 2.0          # L3
+          y:f64 = while[n_consts=1,
+                        cond={ lambda ... },
+                        body={ lambda ... }] n t1
+      in (y) }
+
+Names come from the user's variables (`hint`), made unique with `_1`, `_2` suffixes, or `t1`,
+`t2` for temporaries, in order of definition across the whole printout. Constants print with
+Python's `repr` (`2.0` is f64, `2` is i64, `True` is bool; `inf`, `nan`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .core import Const, Graph, Type, Var
+
+
+class _Namer:
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.used: set[str] = set()
+        self.temps = 0
+
+    def define(self, var: Var) -> str:
+        base = var.hint or ""
+        if base and base not in self.used:
+            name = base
+        elif base:
+            k = 1
+            while f"{base}_{k}" in self.used:
+                k += 1
+            name = f"{base}_{k}"
+        else:
+            self.temps += 1
+            name = f"t{self.temps}"
+            while name in self.used:
+                self.temps += 1
+                name = f"t{self.temps}"
+        self.used.add(name)
+        self.names[id(var)] = name
+        return name
+
+    def use(self, atom) -> str:
+        if isinstance(atom, Const):
+            return format_const(atom)
+        if id(atom) not in self.names:
+            return f"<undefined {atom!r}>"
+        return self.names[id(atom)]
+
+
+def format_const(c: Const) -> str:
+    v = c.value
+    if c.type.name == "f64":
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(float(v))
+    return repr(v)
+
+
+def _param(value, namer: _Namer, indent: str) -> str:
+    if isinstance(value, Graph):
+        return _graph(value, namer, indent + "  ")
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_param(v, namer, indent) for v in value) + ")"
+    if isinstance(value, Type):
+        return value.name
+    return repr(value)
+
+
+def _graph(graph: Graph, namer: _Namer, indent: str) -> str:
+    ins = " ".join(f"{namer.define(v)}:{v.type}" for v in graph.inputs)
+    lines = [f"{{ lambda {ins} ."]
+    for k, eqn in enumerate(graph.eqns):
+        params = ""
+        if eqn.params:
+            inner = indent + " " * 6
+            params = "[" + ", ".join(f"{key}={_param(val, namer, inner)}"
+                                     for key, val in sorted(eqn.params.items())) + "]"
+        args = " ".join(namer.use(a) for a in eqn.inputs)
+        outs = " ".join(f"{namer.define(v)}:{v.type}" for v in eqn.outputs)
+        lhs = f"{outs} = " if outs else ""
+        loc = f"  # L{eqn.loc}" if eqn.loc is not None else ""
+        lead = "let " if k == 0 else "    "
+        lines.append(f"{indent}  {lead}{lhs}{eqn.prim}{params} {args}".rstrip() + loc)
+    outs = ", ".join(namer.use(a) for a in graph.outputs)
+    lines.append(f"{indent}  in ({outs}) }}")
+    return "\n".join(lines)
+
+
+def print_graph(graph: Graph) -> str:
+    """The canonical text of `graph` (and its subgraphs)."""
+    return _graph(graph, _Namer(), "") + "\n"

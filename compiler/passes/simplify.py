@@ -1,0 +1,121 @@
+"""Constant folding and algebraic simplification that are exact under IEEE arithmetic.
+
+Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in place.
+- Folding evaluates pure primitives whose inputs are all constants with their numpy `impl`
+  (int division by zero is left for run time), replaces `cond` on a constant predicate by the
+  taken arm, and removes `while` loops whose condition is constant false.
+- Simplification applies only identities that hold for every IEEE value, including nan, inf
+  and -0.0: `x*1`, `1*x`, `x/1`, `x-0`, `-(-x)`, `select(c, a, a)`, `select(True, a, b)`,
+  same-type `convert`, `and(x, True)`, `not(not x)`. It never rewrites `x*0 -> 0` or
+  `x+0 -> x` (wrong for inf/nan and -0.0).
+"""
+
+from __future__ import annotations
+
+from ..ir.builder import Builder
+from ..ir.core import BOOL, Const, Graph
+from ..ir.transform import inline
+from .rewrite import Substitution, all_graphs
+
+
+def _is(atom, value) -> bool:
+    return isinstance(atom, Const) and atom.type != BOOL and atom.value == value and \
+        not (value == 0 and str(atom.value).startswith("-"))
+
+
+def fold_constants(graph: Graph) -> bool:
+    from ..primitives import PRIMITIVES
+
+    changed = False
+    for g in all_graphs(graph):
+        sub, eqns = Substitution(), []
+        for eqn in g.eqns:
+            sub.apply(eqn)
+            prim = PRIMITIVES[eqn.prim]
+            if eqn.prim == "cond" and isinstance(eqn.inputs[0], Const):
+                b = Builder()
+                arm = eqn.params["branches"][eqn.inputs[0].value]
+                for out, atom in zip(eqn.outputs, inline(b, arm, eqn.inputs[1:]), strict=True):
+                    sub[out] = atom
+                eqns.extend(b.eqns)
+                changed = True
+                continue
+            if eqn.prim == "while" and _never_runs(eqn):
+                for out, atom in zip(eqn.outputs, eqn.inputs[eqn.params["n_consts"]:],
+                                     strict=True):
+                    sub[out] = atom
+                changed = True
+                continue
+            foldable = (not prim.effectful and not eqn.subgraphs() and eqn.inputs
+                        and all(isinstance(a, Const) for a in eqn.inputs))
+            if foldable:
+                try:
+                    values = prim.impl(*(a.value for a in eqn.inputs), **eqn.params)
+                except ZeroDivisionError:
+                    values = None
+                if values is not None:
+                    for out, v in zip(eqn.outputs, values, strict=True):
+                        sub[out] = Const(v, out.type)
+                    changed = True
+                    continue
+            eqns.append(eqn)
+        g.eqns = eqns
+        sub.outputs(g)
+    return changed
+
+
+def _never_runs(eqn) -> bool:
+    cond = eqn.params["cond"]
+    out = cond.outputs[0]
+    return isinstance(out, Const) and not out.value
+
+
+def _simplified(eqn):
+    """The atom equal to the equation's single output, or None."""
+    p, ins = eqn.prim, eqn.inputs
+    if p == "mul":
+        if _is(ins[1], 1):
+            return ins[0]
+        if _is(ins[0], 1):
+            return ins[1]
+    if p == "div" and _is(ins[1], 1):
+        return ins[0]
+    if p == "sub" and _is(ins[1], 0) and ins[0].type.is_float:
+        return ins[0]
+    if p == "convert" and ins[0].type == eqn.params["to"]:
+        return ins[0]
+    if p == "select":
+        if ins[1] is ins[2] or (isinstance(ins[1], Const) and ins[1] == ins[2]):
+            return ins[1]
+        if isinstance(ins[0], Const):
+            return ins[1] if ins[0].value else ins[2]
+    if p == "and_":
+        for a, b in ((ins[0], ins[1]), (ins[1], ins[0])):
+            if isinstance(b, Const) and b.value is True:
+                return a
+    return None
+
+
+def simplify(graph: Graph) -> bool:
+    changed = False
+    for g in all_graphs(graph):
+        sub = Substitution()
+        defs: dict[int, object] = {}
+        eqns = []
+        for eqn in g.eqns:
+            sub.apply(eqn)
+            result = _simplified(eqn) if len(eqn.outputs) == 1 else None
+            if result is None and eqn.prim in ("neg", "not_"):
+                inner = defs.get(id(eqn.inputs[0]))
+                if inner is not None and inner.prim == eqn.prim:
+                    result = inner.inputs[0]
+            if result is not None:
+                sub[eqn.outputs[0]] = result
+                changed = True
+                continue
+            for out in eqn.outputs:
+                defs[id(out)] = eqn
+            eqns.append(eqn)
+        g.eqns = eqns
+        sub.outputs(g)
+    return changed

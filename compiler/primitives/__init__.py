@@ -1,0 +1,44 @@
+"""The compiler's ONE table of primitives: every rule of a primitive side by side.
+
+Contract: `PRIMITIVES[name]` is a `Primitive` with
+- `type_rule(in_types, params) -> out_types` (raises `TypeError` on bad input types),
+- `impl(*values, **params) -> tuple` the numpy reference (IEEE semantics, used for constant
+  folding and as the oracle in tests),
+- `vjp(b, eqn, cotangents) -> input cotangents` (None = symbolic zero), written with a
+  `Builder`; `None` as the rule itself means "not differentiable" (outputs carry no cotangent),
+- `jvp(b, eqn, tangents) -> output tangents`, same conventions,
+- `py(args, params) -> expression source` the Python lowering,
+- `effectful`: the equation must not be removed, merged or reordered (tape push/pop).
+- `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
+  must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`.
+Control-flow primitives (`while`, `cond`) keep their structural AD rules in `ad/`, registered
+here all the same, so the completeness test covers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    type_rule: Callable[..., list]
+    impl: Callable[..., tuple] | None
+    vjp: Callable[..., list] | None
+    jvp: Callable[..., list] | None
+    py: Callable[..., str] | None
+    effectful: bool = False
+    differentiable: bool = True
+    ad_forward: Callable[..., Callable] | None = None
+
+
+def register(prim: Primitive) -> Primitive:
+    PRIMITIVES[prim.name] = prim
+    return prim
+
+
+from . import control, scalar  # noqa: E402, F401  (populate the table)

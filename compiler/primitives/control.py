@@ -1,0 +1,88 @@
+"""Structured control flow and the AD tape, as primitives.
+
+- `while[cond, body, n_consts]`: inputs `consts + carries`; `cond(consts, carries) -> bool`
+  and `body(consts, carries) -> carries` are closed graphs; outputs are the final carries.
+- `cond[branches=(else, then)]`: inputs `pred + operands`; each arm maps operands to outputs.
+- `push x` / `x = pop[type]`: the AD tape (one LIFO per scalar type), effectful.
+Their derivative rules are structural and live in `adlite.compiler.ad.control`; the Python
+lowering of `while`/`cond` is structural too and lives in the Python backend.
+"""
+
+from __future__ import annotations
+
+from ..ir.core import BOOL, Type
+from . import Primitive, register
+
+
+def _while_type(in_types: list[Type], params: dict) -> list[Type]:
+    n = params["n_consts"]
+    carries = in_types[n:]
+    cond, body = params["cond"], params["body"]
+    if cond.in_types != in_types or body.in_types != in_types:
+        raise TypeError("while: cond/body input types must match the loop's inputs")
+    if cond.out_types != [BOOL]:
+        raise TypeError(f"while: cond must return one bool, got {cond.out_types}")
+    if body.out_types != carries:
+        raise TypeError(f"while: body returns {body.out_types} for carries {carries}")
+    return list(carries)
+
+
+def _cond_type(in_types: list[Type], params: dict) -> list[Type]:
+    if in_types[0] != BOOL:
+        raise TypeError(f"cond: predicate must be bool, got {in_types[0]}")
+    else_, then = params["branches"]
+    for arm in (else_, then):
+        if arm.in_types != in_types[1:]:
+            raise TypeError("cond: arm input types must match the operands")
+    if else_.out_types != then.out_types:
+        raise TypeError(f"cond: arms return {else_.out_types} and {then.out_types}")
+    return list(then.out_types)
+
+
+def _structural(kind: str):
+    def rule(*args):
+        from ..ad import control
+
+        return getattr(control, kind)(*args)
+
+    return rule
+
+
+def _run_while(*values, cond, body, n_consts):
+    from ..ir.evaluate import run_graph
+
+    consts, carries = list(values[:n_consts]), list(values[n_consts:])
+    while run_graph(cond, consts + carries)[0]:
+        carries = run_graph(body, consts + carries)
+    return tuple(carries)
+
+
+def _run_cond(pred, *operands, branches):
+    from ..ir.evaluate import run_graph
+
+    return tuple(run_graph(branches[bool(pred)], list(operands)))
+
+
+register(Primitive("while", _while_type, _run_while, None, _structural("while_jvp"), None,
+                   ad_forward=_structural("while_ad_forward")))
+register(Primitive("cond", _cond_type, _run_cond, _structural("cond_vjp"),
+                   _structural("cond_jvp"), None))
+def _push(x):
+    from ..ir.evaluate import current_tape
+
+    current_tape().append(x)
+    return ()
+
+
+def _pop(type):  # noqa: A002
+    from ..ir.evaluate import current_tape
+
+    return (current_tape().pop(),)
+
+
+register(Primitive("push", lambda in_types, params: [], _push, _structural("tape_vjp"),
+                   _structural("tape_jvp"), lambda args, params: f"_tape.append({args[0]})",
+                   effectful=True))
+register(Primitive("pop", lambda in_types, params: [params["type"]], _pop,
+                   _structural("tape_vjp"), _structural("tape_jvp"),
+                   lambda args, params: "_tape.pop()", effectful=True))

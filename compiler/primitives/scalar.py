@@ -1,0 +1,272 @@
+"""Scalar primitives: arithmetic, math functions, comparisons, logic, select, convert.
+
+Each `_define` call is one primitive with all of its rules; `g` is the output cotangent,
+`x`/`y` the inputs, `out` the output (see the table's contract in `__init__`). Binary
+arithmetic takes two operands of the same type (the frontend inserts `convert`s).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.core import BOOL, F64, Type
+from . import Primitive, register
+
+
+def same_type(in_types: list[Type], params: dict) -> list[Type]:
+    first = in_types[0]
+    if any(t != first for t in in_types):
+        raise TypeError(f"operands must have the same type, got {', '.join(map(str, in_types))}")
+    return [first]
+
+
+def float_only(in_types: list[Type], params: dict) -> list[Type]:
+    if any(t != F64 for t in in_types):
+        raise TypeError(f"expects f64 operands, got {', '.join(map(str, in_types))}")
+    return [F64]
+
+
+def numeric(in_types: list[Type], params: dict) -> list[Type]:
+    out = same_type(in_types, params)
+    if out[0] == BOOL:
+        raise TypeError("arithmetic on bool operands")
+    return out
+
+
+def to_bool(in_types: list[Type], params: dict) -> list[Type]:
+    same_type(in_types, params)
+    return [BOOL]
+
+
+def bool_only(in_types: list[Type], params: dict) -> list[Type]:
+    if any(t != BOOL for t in in_types):
+        raise TypeError(f"expects bool operands, got {', '.join(map(str, in_types))}")
+    return [BOOL]
+
+
+def _ieee(fn):
+    def impl(*args, **params):
+        with np.errstate(all="ignore"):
+            return (fn(*args, **params),)
+
+    return impl
+
+
+def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=True):
+    """Register a single-output primitive whose Python lowering is the format string
+    `template`; its `vjp(b, eqn, g)` receives the one output cotangent `g`."""
+    register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp,
+                       lambda args, params: template.format(*args),
+                       differentiable=differentiable))
+
+
+def _single_output(vjp):
+    return None if vjp is None else (lambda b, eqn, cts: vjp(b, eqn, cts[0]))
+
+
+def _x(eqn, i=0):
+    return eqn.inputs[i]
+
+
+# ---- binary arithmetic ------------------------------------------------------------------------
+
+_define("add", numeric, lambda x, y: x + y, "({0} + {1})",
+        vjp=lambda b, e, g: [g, g],
+        jvp=lambda b, e, t: [_sum(b, t[0], t[1])])
+_define("sub", numeric, lambda x, y: x - y, "({0} - {1})",
+        vjp=lambda b, e, g: [g, b.neg(g)],
+        jvp=lambda b, e, t: [_sum(b, t[0], None if t[1] is None else b.neg(t[1]))])
+_define("mul", numeric, lambda x, y: x * y, "({0} * {1})",
+        vjp=lambda b, e, g: [b.mul(g, _x(e, 1)), b.mul(g, _x(e, 0))],
+        jvp=lambda b, e, t: [_sum(b, _scale(b, t[0], _x(e, 1)), _scale(b, t[1], _x(e, 0)))])
+
+
+def _div_vjp(b, e, g):
+    gx = b.div(g, _x(e, 1))
+    return [gx, b.neg(b.mul(gx, e.outputs[0]))]
+
+
+def _div_jvp(b, e, t):
+    tx = None if t[0] is None else b.div(t[0], _x(e, 1))
+    ty = None if t[1] is None else b.neg(b.mul(b.div(t[1], _x(e, 1)), e.outputs[0]))
+    return [_sum(b, tx, ty)]
+
+
+_define("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})",
+        vjp=_div_vjp, jvp=_div_jvp)
+
+
+def _pow_partials(b, e):
+    """d/dx x**y = y x**(y-1); d/dy = x**y log x, taken as 0 where x == 0 and y >= 0."""
+    x, y = e.inputs
+    dx = b.mul(y, b.pow(x, b.sub(y, 1.0)))
+    zero_base = b.and_(b.eq(x, 0.0), b.ge(y, 0.0))
+    safe_x = b.select(zero_base, 1.0, x)
+    dy = b.select(zero_base, 0.0, b.mul(e.outputs[0], b.log(safe_x)))
+    return dx, dy
+
+
+def _pow_vjp(b, e, g):
+    dx, dy = _pow_partials(b, e)
+    return [b.mul(g, dx), b.mul(g, dy)]
+
+
+def _pow_jvp(b, e, t):
+    dx, dy = _pow_partials(b, e)
+    return [_sum(b, _scale(b, t[0], dx), _scale(b, t[1], dy))]
+
+
+_define("pow", numeric, lambda x, y: np.power(x, y), "({0} ** {1})", vjp=_pow_vjp, jvp=_pow_jvp)
+
+
+def _floor_div(x, y):
+    return np.floor_divide(x, y) if isinstance(x, float | np.floating) else x // y
+
+
+def _mod(x, y):
+    return np.mod(x, y) if isinstance(x, float | np.floating) else x % y
+
+
+_define("floordiv", numeric, _floor_div, "({0} // {1})",
+        vjp=lambda b, e, g: [None, None], jvp=lambda b, e, t: [None])
+_define("mod", numeric, _mod, "({0} % {1})",
+        vjp=lambda b, e, g: [g, b.neg(b.mul(g, b.floordiv(_x(e, 0), _x(e, 1))))],
+        jvp=lambda b, e, t: [_sum(b, t[0], None if t[1] is None else b.neg(
+            b.mul(t[1], b.floordiv(_x(e, 0), _x(e, 1)))))])
+
+
+def _extremum(name, compare, fn, py):
+    """max/min: the winner takes the cotangent, ties share it equally (as the eager tape)."""
+
+    def weight(b, e):
+        x, y = e.inputs
+        return b.select(b.op(compare, x, y), 1.0, b.select(b.eq(x, y), 0.5, 0.0))
+
+    def vjp(b, e, g):
+        w = weight(b, e)
+        return [b.mul(g, w), b.mul(g, b.sub(1.0, w))]
+
+    def jvp(b, e, t):
+        w = weight(b, e)
+        return [_sum(b, _scale(b, t[0], w), _scale(b, t[1], b.sub(1.0, w)))]
+
+    _define(name, numeric, fn, py, vjp=vjp, jvp=jvp)
+
+
+_extremum("maximum", "gt", lambda x, y: np.maximum(x, y) if isinstance(x, float) else max(x, y),
+          "np.maximum({0}, {1})")
+_extremum("minimum", "lt", lambda x, y: np.minimum(x, y) if isinstance(x, float) else min(x, y),
+          "np.minimum({0}, {1})")
+
+# ---- unary ------------------------------------------------------------------------------------
+
+_define("neg", numeric, lambda x: -x, "(-{0})",
+        vjp=lambda b, e, g: [b.neg(g)], jvp=lambda b, e, t: [b.neg(t[0])])
+
+
+def _unary(name, np_fn, derivative, py=None):
+    """An f64 -> f64 function with derivative `derivative(b, x, out)`."""
+
+    def vjp(b, e, g):
+        return [b.mul(g, derivative(b, e.inputs[0], e.outputs[0]))]
+
+    def jvp(b, e, t):
+        return [b.mul(t[0], derivative(b, e.inputs[0], e.outputs[0]))]
+
+    _define(name, float_only, lambda x: np_fn(np.float64(x)), py or f"np.{name}({{0}})",
+            vjp=vjp, jvp=jvp)
+
+
+_unary("exp", np.exp, lambda b, x, out: out)
+_unary("log", np.log, lambda b, x, out: b.div(1.0, x))
+_unary("sqrt", np.sqrt, lambda b, x, out: b.div(0.5, out))
+_unary("sin", np.sin, lambda b, x, out: b.cos(x))
+_unary("cos", np.cos, lambda b, x, out: b.neg(b.sin(x)))
+_unary("tan", np.tan, lambda b, x, out: b.add(1.0, b.mul(out, out)))
+_unary("tanh", np.tanh, lambda b, x, out: b.sub(1.0, b.mul(out, out)))
+_unary("sinh", np.sinh, lambda b, x, out: b.cosh(x))
+_unary("cosh", np.cosh, lambda b, x, out: b.sinh(x))
+_unary("arcsin", np.arcsin, lambda b, x, out: b.div(1.0, b.sqrt(b.sub(1.0, b.mul(x, x)))))
+_unary("arccos", np.arccos,
+       lambda b, x, out: b.neg(b.div(1.0, b.sqrt(b.sub(1.0, b.mul(x, x))))))
+_unary("arctan", np.arctan, lambda b, x, out: b.div(1.0, b.add(1.0, b.mul(x, x))))
+_unary("log1p", np.log1p, lambda b, x, out: b.div(1.0, b.add(1.0, x)))
+_unary("expm1", np.expm1, lambda b, x, out: b.add(out, 1.0))
+_define("abs", numeric, lambda x: abs(x), "abs({0})",
+        vjp=lambda b, e, g: [b.mul(g, b.sign(_x(e)))],
+        jvp=lambda b, e, t: [b.mul(t[0], b.sign(_x(e)))])
+
+
+def _zero_derivative(name, np_fn, py):
+    _define(name, float_only, lambda x: np_fn(np.float64(x)), py,
+            vjp=lambda b, e, g: [None], jvp=lambda b, e, t: [None])
+
+
+_zero_derivative("sign", np.sign, "np.sign({0})")
+_zero_derivative("floor", np.floor, "np.floor({0})")
+_zero_derivative("ceil", np.ceil, "np.ceil({0})")
+
+# ---- comparisons, logic, select, convert (no cotangent flows through a bool) -----------------
+
+for _name, _fn, _op in [("lt", np.less, "<"), ("le", np.less_equal, "<="),
+                        ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="),
+                        ("eq", np.equal, "=="), ("ne", np.not_equal, "!=")]:
+    _define(_name, to_bool, (lambda f: lambda x, y: bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
+            differentiable=False)
+
+_define("and_", bool_only, lambda x, y: bool(x and y), "({0} and {1})", differentiable=False)
+_define("or_", bool_only, lambda x, y: bool(x or y), "({0} or {1})", differentiable=False)
+_define("not_", bool_only, lambda x: not x, "(not {0})", differentiable=False)
+
+
+def _select_type(in_types, params):
+    if in_types[0] != BOOL:
+        raise TypeError(f"select condition must be bool, got {in_types[0]}")
+    return same_type(in_types[1:], params)
+
+
+def _select_vjp(b, e, g):
+    c = e.inputs[0]
+    zero = 0.0
+    return [None, b.select(c, g, zero), b.select(c, zero, g)]
+
+
+def _select_jvp(b, e, t):
+    c = e.inputs[0]
+    a = 0.0 if t[1] is None else t[1]
+    f = 0.0 if t[2] is None else t[2]
+    return [None if t[1] is None and t[2] is None else b.select(c, a, f)]
+
+
+_define("select", _select_type, lambda c, x, y: x if c else y, "({1} if {0} else {2})",
+        vjp=_select_vjp, jvp=_select_jvp)
+
+_CASTS = {"f64": "np.float64({0})", "i64": "int({0})", "bool": "bool({0})"}
+
+
+def _convert_type(in_types, params):
+    return [params["to"]]
+
+
+def _convert_impl(x, to):
+    return {"f64": np.float64, "i64": int, "bool": bool}[to.name](x)
+
+
+register(Primitive(
+    "convert", _convert_type, _ieee(_convert_impl),
+    vjp=_single_output(lambda b, e, g: [g if e.inputs[0].type == F64 else None]),
+    jvp=lambda b, e, t: [t[0] if e.inputs[0].type == F64 else None],
+    py=lambda args, params: _CASTS[params["to"].name].format(*args)))
+
+
+# ---- helpers for rules with symbolic zeros ----------------------------------------------------
+
+def _sum(b, x, y):
+    if x is None:
+        return y
+    return x if y is None else b.add(x, y)
+
+
+def _scale(b, t, factor):
+    return None if t is None else b.mul(t, factor)
+

@@ -1,0 +1,5 @@
+"""Test configuration: the IR verifier runs after every optimisation pass."""
+
+import os
+
+os.environ.setdefault("ADLITE_VERIFY", "1")

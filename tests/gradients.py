@@ -1,0 +1,46 @@
+"""Reference gradients for the compiler tests: the eager tape and central differences."""
+
+import numpy as np
+
+from adlite.runtime import Tensor
+
+
+def sample(kind: str, rng):
+    if kind == "f":
+        return float(rng.uniform(-2.0, 2.0))
+    if kind == "p":
+        return float(rng.uniform(0.5, 2.0))
+    if kind == "s":
+        return float(rng.uniform(-0.9, 0.9))
+    lo, hi = map(int, kind[1:].split("-"))
+    return int(rng.integers(lo, hi + 1))
+
+
+def float_positions(kinds) -> tuple[int, ...]:
+    return tuple(i for i, k in enumerate(kinds) if not k.startswith("i"))
+
+
+def eager_gradient(fn, args, wrt):
+    """Gradient by the eager tape: Tensors for the differentiated arguments."""
+    inputs = [Tensor(a, requires_grad=True) if i in wrt else a for i, a in enumerate(args)]
+    out = fn(*inputs)
+    if not isinstance(out, Tensor) or not out.requires_grad:
+        return [0.0] * len(wrt)
+    out.backward()
+    return [0.0 if inputs[i].grad is None else float(inputs[i].grad.item()) for i in wrt]
+
+
+def finite_difference_gradient(fn, args, wrt, eps=1e-6):
+    grads = []
+    for i in wrt:
+        hi, lo = list(args), list(args)
+        hi[i] = np.float64(args[i]) + eps
+        lo[i] = np.float64(args[i]) - eps
+        with np.errstate(all="ignore"):
+            grads.append(float((fn(*hi) - fn(*lo)) / (2 * eps)))
+    return grads
+
+
+def assert_close(actual, expected, rtol, atol, what):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
