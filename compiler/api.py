@@ -16,6 +16,7 @@ Contract:
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,6 +47,8 @@ def arg_type(value: Any, position: int) -> Type:
 
 
 def _line_text(fn) -> Callable[[int], str]:
+    while hasattr(fn, "ir_for"):
+        fn = fn.fn
     filename = get_source(fn).filename
     return lambda line: linecache.getline(filename, line)
 
@@ -62,15 +65,22 @@ class Transformed:
         self.multi = not isinstance(wrt, int)
         self.cache: dict[tuple[Type, ...], tuple] = {}
         self.compile_count = 0
-        self.__adlite_function__ = getattr(fn, "__adlite_function__", fn)
-        functools.update_wrapper(self, fn)
+        self.n_params = len(inspect.signature(fn).parameters)
+        functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
 
     def signature(self, args: Sequence[Any]) -> tuple[Type, ...]:
-        types = [arg_type(a, i) for i, a in enumerate(args)]
+        if len(args) != self.n_params:
+            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
+                            f"but {len(args)} were given")
+        return self.signature_types([arg_type(a, i) for i, a in enumerate(args)])
+
+    def signature_types(self, types: list[Type]) -> tuple[Type, ...]:
+        """Argument types after promotion: differentiated arguments are floats."""
         if self.kind != "jit":
             for i in self.wrt:
-                if not -len(args) <= i < len(args):
-                    raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(args)} arguments")
+                if not -len(types) <= i < len(types):
+                    raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(types)} "
+                                    "arguments")
                 types[i] = F64
         return tuple(types)
 
@@ -93,6 +103,22 @@ class Transformed:
         outputs = ([results[0]] if self.kind == "value_and_grad" else []) + wanted
         return primal, optimize(Graph(inputs, b.eqns, outputs, primal.name + "_grad")), \
             is_tuple
+
+    def ir_for(self, types: tuple[Type, ...]) -> tuple[Graph, bool]:
+        """The optimised graph of this transformation for argument types `types` (used to
+        inline it into other compiled code, or to transform it again: grad of grad)."""
+        if len(types) != self.n_params:
+            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
+                            f"but {len(types)} were given")
+        types = self.signature_types(list(types))
+        key = ("ir",) + types
+        if key not in self.cache:
+            _, graph, is_tuple = self.graphs(types)
+            self.cache[key] = (graph, is_tuple)
+        graph, is_tuple = self.cache[key]
+        if self.kind != "jit":  # outputs: [value,] gradients (flat)
+            is_tuple = self.multi or self.kind == "value_and_grad"
+        return graph, is_tuple
 
     def compiled(self, types: tuple[Type, ...]):
         entry = self.cache.get(types)
@@ -192,11 +218,8 @@ def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -
 
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
-    fn = getattr(fn, "__adlite_function__", fn)
     if types is None:
-        from .frontend.to_ir import FunctionConverter
-
-        types = [F64] * len(FunctionConverter(fn, Builder(), ()).params)
+        types = [F64] * len(inspect.signature(fn).parameters)
     kind = "jit" if stage in ("ir", "optimized", "python") else "grad"
     primal, graph, _ = Transformed(fn, kind).graphs(tuple(types))
     if stage == "ir":

@@ -177,9 +177,9 @@ def _reorder_cond(cond: Graph, n: int, n_tc: int, n_tk: int) -> Graph:
 
 def tape_vjp(*args):
     raise NotImplementedError(
-        "differentiating code that already contains a reversed loop (higher-order reverse mode "
-        "through loops) is not supported yet; take second derivatives of loop-free code, or "
-        "use forward mode (jvp) on the primal function")
+        "differentiating code that already contains a reversed loop (second derivatives "
+        "through loops) is not supported yet; higher-order derivatives work on loop-free "
+        "code (branches and calls included)")
 
 
 tape_jvp = tape_vjp

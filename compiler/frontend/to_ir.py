@@ -21,6 +21,7 @@ import gast
 
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
+from ..ir.transform import inline
 from . import functions
 from .normalize import Normalizer
 from .source import Source, get_source
@@ -53,6 +54,14 @@ def join(a: Type, b: Type) -> Type:
 
 
 def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
+    if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
+        graph, is_tuple = fn.ir_for(tuple(arg_types))
+        b = Builder()
+        inputs = [Var(t, v.hint) for t, v in zip(arg_types, graph.inputs, strict=True)]
+        args = [_Converted(b).to_type(a, v.type) for a, v in zip(inputs, graph.inputs,
+                                                                strict=True)]
+        outputs = inline(b, graph, args)
+        return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
     b = Builder()
     conv = FunctionConverter(fn, b, stack=())
     params = conv.params
@@ -69,16 +78,23 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     return Graph(inputs, b.eqns, outputs, fn.__name__), len(outputs), isinstance(result, tuple)
 
 
-def _unwrap(fn):
-    """The plain Python function behind an adlite-decorated one."""
-    return getattr(fn, "__adlite_function__", fn)
+class _Converted:
+    """Type conversion outside a function body (arguments of inlined transformations)."""
+
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+
+    def to_type(self, value: Atom, t: Type) -> Atom:
+        if value.type == t:
+            return value
+        return const(value.value, t) if isinstance(value, Const) else self.b.convert(value, to=t)
 
 
 class FunctionConverter:
     """Converts one function body; inlined callees get their own converter."""
 
     def __init__(self, fn, b: Builder, stack: tuple) -> None:
-        self.fn = _unwrap(fn)
+        self.fn = fn
         if self.fn in stack:
             raise RecursionError_(self.fn)
         self.stack = stack + (self.fn,)
@@ -323,12 +339,25 @@ class FunctionConverter:
         lowering = functions.lookup(func)
         if lowering is not None:
             return lowering(self, args, node)
-        if isinstance(_unwrap(func), types.FunctionType):
-            return self.inline(_unwrap(func), args, node)
+        if hasattr(func, "ir_for"):
+            return self.inline_transformed(func, args, node)
+        if isinstance(func, types.FunctionType):
+            return self.inline(func, args, node)
         name = getattr(func, "__name__", type(func).__name__)
         raise self.source.error(node, f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
                                 "functions defined with def")
+
+    def inline_transformed(self, transformed, args, node):
+        """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...)."""
+        atoms = [self.scalar(a, node) for a in args]
+        try:
+            graph, is_tuple = transformed.ir_for(tuple(a.type for a in atoms))
+        except TypeError as e:
+            raise self.source.error(node, str(e)) from None
+        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, graph.inputs, strict=True)]
+        outputs = inline(self.b, graph, atoms)
+        return tuple(outputs) if is_tuple else outputs[0]
 
     def inline(self, fn, args, node):
         if len(self.stack) > MAX_INLINE_DEPTH:

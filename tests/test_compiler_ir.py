@@ -1,0 +1,206 @@
+"""IR: printer/parser round trip, verifier, primitive table completeness and rules, passes."""
+
+import math
+
+import numpy as np
+import pytest
+
+from adlite.compiler import grad, jit, jvp, show, value_and_grad, vjp
+from adlite.compiler.ad import jvp_graph, vjp_graph
+from adlite.compiler.api import Transformed
+from adlite.compiler.ir.builder import Builder
+from adlite.compiler.ir.core import BOOL, F64, I64, Const, Eqn, Graph, Var
+from adlite.compiler.ir.evaluate import evaluate
+from adlite.compiler.ir.parser import IRSyntaxError, parse_graph
+from adlite.compiler.ir.printer import print_graph
+from adlite.compiler.ir.verify import IRVerificationError, verify
+from adlite.compiler.passes import optimize
+from adlite.compiler.primitives import PRIMITIVES
+
+from . import compiler_examples as ex
+from .corpus_scalar import CORPUS
+
+
+def _types(kinds):
+    return tuple(I64 if k.startswith("i") else F64 for k in kinds)
+
+
+@pytest.mark.parametrize("name,fn,kinds", CORPUS, ids=[c[0] for c in CORPUS])
+def test_print_parse_round_trip_and_verify(name, fn, kinds):
+    types = _types(kinds)
+    wrt = tuple(i for i, t in enumerate(types) if t == F64)
+    for kind in ("jit", "grad"):
+        _, graph, _ = Transformed(fn, kind, wrt).graphs(types)
+        verify(graph)
+        text = print_graph(graph)
+        again = parse_graph(text)
+        verify(again)
+        assert print_graph(again) == text
+
+
+def test_printer_golden():
+    b = Builder(loc=7)
+    x, n = Var(F64, "x"), Var(I64, "n")
+    y = b.mul(x, 2.0)
+    z = b.convert(n, to=F64)
+    graph = Graph([x, n], b.eqns, [b.add(y, z)], "f")
+    assert print_graph(graph) == (
+        "{ lambda x:f64 n:i64 .\n"
+        "  let t1:f64 = mul x 2.0  # L7\n"
+        "      t2:f64 = convert[to=f64] n  # L7\n"
+        "      t3:f64 = add t1 t2  # L7\n"
+        "  in (t3) }\n")
+
+
+def test_parser_rejects_garbage():
+    with pytest.raises(IRSyntaxError):
+        parse_graph("{ lambda x:f64 . in (y) }")
+
+
+def test_verifier_catches_malformed_graphs():
+    x = Var(F64, "x")
+    y = Var(F64, "y")
+    used_before_defined = Graph([x], [Eqn("add", [x, y], [Var(F64)])], [x])
+    with pytest.raises(IRVerificationError, match="used before definition"):
+        verify(used_before_defined)
+    wrong_type = Graph([x], [Eqn("lt", [x, x], [Var(F64)])], [x])
+    with pytest.raises(IRVerificationError, match="type rule says"):
+        verify(wrong_type)
+    mixed = Graph([x, Var(I64)], [], [x])
+    mixed.eqns.append(Eqn("add", [x, mixed.inputs[1]], [Var(F64)]))
+    with pytest.raises(IRVerificationError, match="same type"):
+        verify(mixed)
+    twice = Var(F64)
+    with pytest.raises(IRVerificationError, match="defined twice"):
+        verify(Graph([x], [Eqn("neg", [x], [twice]), Eqn("neg", [x], [twice])], [twice]))
+
+
+def test_every_primitive_has_every_rule():
+    for name, prim in PRIMITIVES.items():
+        assert prim.type_rule is not None, name
+        assert prim.impl is not None, name
+        if prim.differentiable:
+            assert prim.jvp is not None, name
+            assert prim.vjp is not None or prim.ad_forward is not None, name
+        if name not in ("while", "cond"):  # structural Python lowering in the backend
+            assert prim.py is not None, name
+
+
+UNARY_DOMAIN = {"log": 1.3, "sqrt": 1.7, "arcsin": 0.3, "arccos": -0.4, "log1p": 0.6}
+BINARY = {"add", "sub", "mul", "div", "pow", "mod", "maximum", "minimum"}
+SKIP = {"while", "cond", "push", "pop", "convert", "select", "floordiv", "sign", "floor",
+        "ceil"}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PRIMITIVES.items()
+                                        if p.differentiable and n not in SKIP))
+def test_scalar_rules_against_finite_differences(name):
+    n_args = 2 if name in BINARY else 1
+    point = [UNARY_DOMAIN.get(name, 0.7), 1.9][:n_args]
+    xs = [Var(F64, f"x{i}") for i in range(n_args)]
+    b = Builder()
+    out = b.op(name, *xs)
+    graph = Graph(xs, b.eqns, [out], name)
+    vjp_g, jvp_g = vjp_graph(graph), jvp_graph(graph)
+    eps = 1e-6
+    for i in range(n_args):
+        hi, lo = list(point), list(point)
+        hi[i] += eps
+        lo[i] -= eps
+        fd = (evaluate(graph, hi)[0] - evaluate(graph, lo)[0]) / (2 * eps)
+        reverse = evaluate(vjp_g, point + [1.0])[1 + i]
+        tangent = [1.0 if j == i else 0.0 for j in range(n_args)]
+        forward = evaluate(jvp_g, point + tangent)[1]
+        np.testing.assert_allclose([reverse, forward], [fd, fd], rtol=1e-6, atol=1e-8)
+
+
+def test_simplifications_are_exact_for_nan_inf_and_negative_zero():
+    x = Var(F64, "x")
+    b = Builder()
+    keep = b.add(x, 0.0)          # x + 0 -> x would turn -0.0 into -0.0 (wrong: must be 0.0)
+    zero = b.mul(x, 0.0)          # x * 0 -> 0 would be wrong for inf/nan
+    one = b.mul(b.div(x, 1.0), 1.0)
+    graph = optimize(Graph([x], b.eqns, [keep, zero, one], "g"))
+    for value in (-0.0, math.inf, -math.inf, math.nan, 2.5):
+        got = evaluate(graph, [value])
+        want = [value + 0.0, value * 0.0, value]
+        for a, w in zip(got, want, strict=True):
+            assert (math.isnan(a) and math.isnan(w)) or (a == w and math.copysign(1, a) ==
+                                                         math.copysign(1, w))
+    assert "mul x 0.0" in print_graph(graph) and "add x 0.0" in print_graph(graph)
+
+
+def test_constant_folding_and_branch_folding():
+    b = Builder()
+    x = Var(F64, "x")
+    c = b.add(Const(2.0, F64), Const(3.0, F64))
+    flag = b.gt(c, 4.0)
+    arm_x = Var(F64, "a")
+    then = Graph([arm_x], [], [arm_x], "then")
+    other = Var(F64, "b")
+    else_ = Graph([other], [], [Const(0.0, F64)], "else")
+    (picked,) = b.emit("cond", [flag, x], branches=(else_, then))
+    graph = optimize(Graph([x], b.eqns, [b.mul(picked, c)], "h"))
+    assert print_graph(graph) == "{ lambda x:f64 .\n  let t1:f64 = mul x 5.0\n  in (t1) }\n"
+
+
+def test_dce_removes_unused_loop_carries():
+    text = show(ex.counter, "optimized")
+    assert text.count("while[") == 1
+    graph, _ = Transformed(ex.euler, "grad", (0, 1)).ir_for((F64, F64))
+    loops = [e for e in graph.eqns if e.prim == "while"]
+    assert len(loops) == 2
+
+
+def test_value_and_grad_vjp_jvp():
+    f = ex.second_order_target
+    x, y = 0.3, 0.7
+    value, (gx, gy) = value_and_grad(f, wrt=(0, 1))(x, y)
+    assert value == pytest.approx(f(x, y), rel=1e-15)
+    out, pullback = vjp(f, x, y)
+    assert out == pytest.approx(value) and pullback(1.0) == pytest.approx((gx, gy))
+    assert pullback(2.0) == pytest.approx((2 * gx, 2 * gy))
+    out2, tangent = jvp(f, (x, y), (1.0, 0.0))
+    assert out2 == pytest.approx(value) and tangent == pytest.approx(gx)
+    outs, tangents = jvp(ex.returns_tuple, (x, y), (0.0, 1.0))
+    assert outs == (x * y, x + y) and tangents == pytest.approx((x, 1.0))
+
+
+def test_forward_mode_through_loops_and_branches():
+    for name, fn, kinds in CORPUS[:40]:
+        rng = np.random.default_rng(3)
+        from .gradients import sample
+
+        args = [sample(k, rng) for k in kinds]
+        floats = [i for i, k in enumerate(kinds) if not k.startswith("i")]
+        tangents = [1.0 if j == 0 else 0.0 for j in range(len(floats))]
+        _, t = jvp(fn, args, tangents)
+        g = grad(fn, wrt=floats[0])(*args)
+        assert t == pytest.approx(g, rel=1e-9, abs=1e-12), name
+
+
+def test_higher_order_on_loop_free_code():
+    assert grad(grad(ex.cube))(2.0) == 12.0
+    assert grad(grad(grad(ex.cube)))(2.0) == 6.0
+    mixed = grad(grad(ex.second_order_target, wrt=0), wrt=1)(0.3, 0.7)
+    x, y = 0.3, 0.7
+    want = 2 * x + np.cos(x * y) - x * y * np.sin(x * y)
+    assert mixed == pytest.approx(want, rel=1e-12)
+
+
+def test_second_order_through_a_loop_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="second derivatives through loops"):
+        grad(grad(ex.loop_for_second_order))(1.1)
+
+
+def test_calling_transformed_functions_from_compiled_code():
+    x = 0.5
+    expected = np.cos(2 * x) * 2 * x + np.sin(2 * x) + x
+    assert jit(ex.calls_a_gradient)(x) == pytest.approx(expected, rel=1e-14)
+    assert grad(ex.calls_a_gradient)(x) == pytest.approx(
+        2 * (-np.sin(2 * x) * 2 * x + 2 * np.cos(2 * x)) + 1.0, rel=1e-12)
+
+
+def test_bool_and_int_types():
+    assert BOOL.name == "bool"
+    assert jit(ex.counter)() == (20, 20)
