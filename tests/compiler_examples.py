@@ -13,7 +13,7 @@ def counter():
 
 
 def repeated(x):
-    unused = np.exp(x) * 3.0
+    unused = np.exp(x) * 3.0  # noqa: F841 - dead on purpose: DCE must remove it
     s = np.sin(x) * np.sin(x)
     return s + np.sin(x) * 1.0
 
