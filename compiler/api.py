@@ -32,7 +32,7 @@ from .ir.core import BOOL, F64, I64, Const, Graph, Type, Var
 from .ir.transform import inline
 from .passes import optimize
 
-BACKENDS = ("python",)
+BACKENDS = ("llvm", "python")
 
 
 def arg_type(value: Any, position: int) -> Type:
@@ -57,7 +57,7 @@ class Transformed:
     """A compiled transformation of `fn`, specialised and cached per argument signature."""
 
     def __init__(self, fn: Callable, kind: str, wrt: int | tuple[int, ...] = 0,
-                 backend: str = "python") -> None:
+                 backend: str = "llvm") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.fn, self.kind, self.backend = fn, kind, backend
@@ -124,7 +124,7 @@ class Transformed:
         entry = self.cache.get(types)
         if entry is None:
             _, graph, is_tuple = self.graphs(types)
-            run = compile_graph(graph, graph.name, _line_text(self.fn))
+            run = _backend_compile(self.backend, graph, self.fn)
             entry = (run, is_tuple)
             self.cache[types] = entry
             self.compile_count += 1
@@ -141,6 +141,14 @@ class Transformed:
         return (values[0], grads) if self.kind == "value_and_grad" else grads
 
 
+def _backend_compile(backend: str, graph: Graph, fn):
+    if backend == "llvm":
+        from .backends.llvm import compile_graph as compile_native
+
+        return compile_native(graph, graph.name)
+    return compile_graph(graph, graph.name, _line_text(fn))
+
+
 def _coerce(args, types):
     cast = {"f64": np.float64, "i64": int, "bool": bool}
     return [cast[t.name](a) for a, t in zip(args, types, strict=True)]
@@ -150,7 +158,7 @@ def _to_python(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def jit(fn: Callable | None = None, *, backend: str = "python"):
+def jit(fn: Callable | None = None, *, backend: str = "llvm"):
     """Compile `fn` (usable as `@jit` or `@jit(backend=...)`)."""
     if fn is None:
         return lambda f: Transformed(f, "jit", backend=backend)
@@ -158,14 +166,14 @@ def jit(fn: Callable | None = None, *, backend: str = "python"):
 
 
 def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
-         backend: str = "python"):
+         backend: str = "llvm"):
     """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode)."""
     if fn is None:
         return lambda f: Transformed(f, "grad", wrt, backend)
     return Transformed(fn, "grad", wrt, backend)
 
 
-def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str = "python"):
+def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str = "llvm"):
     """Like `grad`, returning `(value, gradient)`."""
     return Transformed(fn, "value_and_grad", wrt, backend)
 

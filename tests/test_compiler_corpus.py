@@ -16,7 +16,7 @@ from .gradients import (
     sample,
 )
 
-BACKENDS = ["python"]
+BACKENDS = ["llvm", "python"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,0 +1,112 @@
+"""JIT compilation of LLVM modules with MCJIT at O3 for the host CPU, and the call wrapper.
+
+Contract: `jit_module(module, name, in_types, out_types)` optimises the module with the new
+pass manager (loop and SLP vectorisation on, host CPU features), creates an MCJIT engine and
+returns a `NativeFunction` that takes Python scalars, returns a tuple of Python scalars and
+turns nonzero statuses into Python exceptions (MemoryError, ZeroDivisionError, ValueError).
+Only symbols that resolve in this process are called (libm and libc, loaded explicitly), so
+MCJIT never jumps to an unresolved address. The object code can be cached: `object_code` is
+what `jit_object` loads back.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+import llvmlite.binding as llvm
+
+_initialized = False
+
+
+def initialize() -> None:
+    global _initialized
+    if not _initialized:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+        for lib in ("m", "c"):
+            path = ctypes.util.find_library(lib)
+            if path:
+                llvm.load_library_permanently(path)
+        _initialized = True
+
+
+def host_target_machine(jit: bool = True):
+    initialize()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=3, jit=jit,
+                                        reloc="default" if jit else "pic",
+                                        codemodel="jitdefault" if jit else "default")
+
+
+def optimize(module_ref, tm) -> None:
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module_ref, pb)
+
+
+def parse_and_optimize(ir_text: str, tm):
+    module_ref = llvm.parse_assembly(ir_text)
+    module_ref.verify()
+    module_ref.triple = tm.triple
+    module_ref.data_layout = str(tm.target_data)
+    optimize(module_ref, tm)
+    return module_ref
+
+
+STATUS_ERRORS = {
+    1: (MemoryError, "out of memory while recording values for the adjoint"),
+    2: (ZeroDivisionError, "integer division or modulo by zero"),
+    3: (ValueError, "cannot convert float NaN or infinity (or a too large float) to integer"),
+}
+
+C_TYPES = {"f64": ctypes.c_double, "i64": ctypes.c_int64, "bool": ctypes.c_int64}
+
+
+class NativeFunction:
+    """A compiled graph callable from Python; keeps its engine alive."""
+
+    def __init__(self, engine, name: str, in_types: list[str], out_types: list[str],
+                 object_code: bytes) -> None:
+        self.engine = engine
+        self.object_code = object_code
+        self.address = engine.get_function_address(name)
+        if not self.address:
+            raise RuntimeError(f"compiled function {name} not found in its module")
+        out_c = [C_TYPES[t] for t in out_types]
+        # PYFUNCTYPE keeps the GIL during the call, so the output buffers cannot race
+        proto = ctypes.PYFUNCTYPE(ctypes.c_int32, *[C_TYPES[t] for t in in_types],
+                                 *[ctypes.POINTER(c) for c in out_c])
+        self._fn = proto(self.address)
+        self._outs = [c() for c in out_c]
+        self._out_refs = [ctypes.byref(o) for o in self._outs]
+        self._bools = [t == "bool" for t in out_types]
+
+    def __call__(self, *args):
+        status = self._fn(*args, *self._out_refs)
+        if status:
+            error, message = STATUS_ERRORS[status]
+            raise error(message)
+        return tuple(bool(o.value) if is_bool else o.value
+                     for o, is_bool in zip(self._outs, self._bools, strict=True))
+
+
+def jit_module(module, name: str, in_types: list[str], out_types: list[str]) -> NativeFunction:
+    tm = host_target_machine()
+    module_ref = parse_and_optimize(str(module), tm)
+    object_code = host_target_machine().emit_object(module_ref)
+    return jit_object(object_code, name, in_types, out_types)
+
+
+def jit_object(object_code: bytes, name: str, in_types: list[str],
+               out_types: list[str]) -> NativeFunction:
+    tm = host_target_machine()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return NativeFunction(engine, name, in_types, out_types, object_code)

@@ -1,0 +1,244 @@
+"""IR graph -> LLVM module (llvmlite.ir) with one native function per graph.
+
+Contract: `lower_module(graph, name)` returns an `ir.Module` defining
+
+    int32_t name(<one scalar per input>, <one pointer per output>)
+
+(f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
+the pointers and returns 0, or returns a nonzero status without touching the outputs:
+1 out of memory (the AD tape could not grow), 2 integer division by zero, 3 float that does
+not fit an int. `while` lowers to a loop with phi nodes for its carries, `cond` to branches
+joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
+that live in the function's frame and are freed on every exit path.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir.core import Const, Graph
+from .ops import F64, I1, I64, LOWERINGS
+
+I32 = ir.IntType(32)
+PTR = ir.PointerType()
+STATUS_NO_MEMORY = 1
+ABI = {"f64": F64, "i64": I64, "bool": I64}
+REGISTER = {"f64": F64, "i64": I64, "bool": I1}
+
+
+class FunctionLowering:
+    """Lowers one graph into one LLVM function."""
+
+    def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:
+        self.module = module
+        in_types = [ABI[v.type.name] for v in graph.inputs]
+        out_ptrs = [PTR] * len(graph.outputs)
+        self.fn = ir.Function(module, ir.FunctionType(I32, in_types + out_ptrs), name)
+        self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
+        self.b = ir.IRBuilder(self.fn.append_basic_block("start"))
+        self.status = self.entry.alloca(I32, name="status")
+        self.tapes = {}
+        self.fail_block = self.fn.append_basic_block("fail")
+        self.graph = graph
+
+    # ---- helpers used by the primitive lowerings ---------------------------------------------
+
+    def intrinsic(self, name: str):
+        n_args = 2 if name in ("llvm.pow.f64", "llvm.copysign.f64") else 1
+        return self._declare(name, ir.FunctionType(F64, [F64] * n_args))
+
+    def libm(self, name: str, n_args: int):
+        return self._declare(name, ir.FunctionType(F64, [F64] * n_args))
+
+    def _declare(self, name: str, fn_type: ir.FunctionType):
+        existing = self.module.globals.get(name)
+        return existing if existing is not None else ir.Function(self.module, fn_type, name)
+
+    def check(self, ok, status: int) -> None:
+        """Continue when `ok`, else leave through the error exit with `status`."""
+        cont = self.fn.append_basic_block("ok")
+        bad = self.fn.append_basic_block("error")
+        self.b.cbranch(ok, cont, bad)
+        self.b.position_at_end(bad)
+        self.b.store(ir.Constant(I32, status), self.status)
+        self.b.branch(self.fail_block)
+        self.b.position_at_end(cont)
+
+    def int_pow(self):
+        """i64 power by squaring (exponents are non-negative by construction)."""
+        name = "adlite_ipow"
+        if name in self.module.globals:
+            return self.module.globals[name]
+        fn = ir.Function(self.module, ir.FunctionType(I64, [I64, I64]), name)
+        fn.linkage = "internal"
+        base, exp = fn.args
+        entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
+        b = ir.IRBuilder(entry)
+        b.branch(loop)
+        b.position_at_end(loop)
+        acc, x, e = b.phi(I64), b.phi(I64), b.phi(I64)
+        acc.add_incoming(ir.Constant(I64, 1), entry)
+        x.add_incoming(base, entry)
+        e.add_incoming(exp, entry)
+        odd = b.trunc(e, I1)
+        acc2 = b.select(odd, b.mul(acc, x), acc)
+        x2, e2 = b.mul(x, x), b.ashr(e, ir.Constant(I64, 1))
+        for phi, value in ((acc, acc2), (x, x2), (e, e2)):
+            phi.add_incoming(value, loop)
+        b.cbranch(b.icmp_signed(">", e2, ir.Constant(I64, 0)), loop, done)
+        b.position_at_end(done)
+        b.ret(acc2)
+        return fn
+
+    # ---- the AD tape --------------------------------------------------------------------------
+
+    def tape(self, kind: str):
+        """(data, size, capacity) slots of the tape for `kind`, created on first use."""
+        if kind not in self.tapes:
+            slots = []
+            for field, typ, init in (("data", PTR, None), ("size", I64, 0), ("cap", I64, 0)):
+                slot = self.entry.alloca(typ, name=f"tape_{kind}_{field}")
+                self.entry.store(ir.Constant(typ, init), slot)
+                slots.append(slot)
+            self.tapes[kind] = slots
+        return self.tapes[kind]
+
+    def push(self, value, kind: str) -> None:
+        slot = self.tape(kind)
+        elem = F64 if kind == "f64" else I64
+        b = self.b
+        size = b.load(slot[1], typ=I64)
+        cap = b.load(slot[2], typ=I64)
+        grow = self.fn.append_basic_block("tape.grow")
+        store = self.fn.append_basic_block("tape.store")
+        b.cbranch(b.icmp_signed("==", size, cap), grow, store)
+        b.position_at_end(grow)
+        new_cap = b.select(b.icmp_signed("<", cap, ir.Constant(I64, 64)), ir.Constant(I64, 64),
+                           b.mul(cap, ir.Constant(I64, 2)))
+        realloc = self._declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
+        data = b.load(slot[0], typ=PTR)
+        grown = b.call(realloc, [data, b.mul(new_cap, ir.Constant(I64, 8))])
+        self.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), STATUS_NO_MEMORY)
+        b.store(grown, slot[0])
+        b.store(new_cap, slot[2])
+        b.branch(store)
+        b.position_at_end(store)
+        data = b.load(slot[0], typ=PTR)
+        if kind != "f64" and value.type == I1:
+            value = b.zext(value, I64)
+        b.store(value, b.gep(data, [size], inbounds=True, source_etype=elem))
+        b.store(b.add(size, ir.Constant(I64, 1)), slot[1])
+
+    def pop(self, type_name: str):
+        kind = "f64" if type_name == "f64" else "i64"
+        slot = self.tape(kind)
+        elem = F64 if kind == "f64" else I64
+        b = self.b
+        size = b.sub(b.load(slot[1], typ=I64), ir.Constant(I64, 1))
+        b.store(size, slot[1])
+        data = b.load(slot[0], typ=PTR)
+        value = b.load(b.gep(data, [size], inbounds=True, source_etype=elem), typ=elem)
+        return b.trunc(value, I1) if type_name == "bool" else value
+
+    def free_tapes(self, b: ir.IRBuilder) -> None:
+        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        for data, _, _ in self.tapes.values():
+            b.call(free, [b.load(data, typ=PTR)])
+
+    # ---- graphs -------------------------------------------------------------------------------
+
+    def value(self, env, atom):
+        if isinstance(atom, Const):
+            return ir.Constant(REGISTER[atom.type.name], atom.value)
+        return env[id(atom)]
+
+    def graph_body(self, graph: Graph, args) -> list:
+        env = {id(v): a for v, a in zip(graph.inputs, args, strict=True)}
+        for eqn in graph.eqns:
+            ins = [self.value(env, a) for a in eqn.inputs]
+            if eqn.prim == "while":
+                outs = self.loop(eqn, ins)
+            elif eqn.prim == "cond":
+                outs = self.branch(eqn, ins)
+            elif eqn.prim == "push":
+                self.push(ins[0], "f64" if eqn.inputs[0].type.name == "f64" else "i64")
+                outs = []
+            elif eqn.prim == "pop":
+                outs = [self.pop(eqn.params["type"].name)]
+            else:
+                outs = LOWERINGS[eqn.prim](self, ins, eqn)
+            env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
+        return [self.value(env, a) for a in graph.outputs]
+
+    def loop(self, eqn, ins):
+        n = eqn.params["n_consts"]
+        consts, init = ins[:n], ins[n:]
+        b = self.b
+        pre = b.block
+        head = self.fn.append_basic_block("loop.head")
+        body = self.fn.append_basic_block("loop.body")
+        exit_ = self.fn.append_basic_block("loop.exit")
+        b.branch(head)
+        b.position_at_end(head)
+        phis = [b.phi(v.type) for v in init]
+        for phi, v in zip(phis, init, strict=True):
+            phi.add_incoming(v, pre)
+        (test,) = self.graph_body(eqn.params["cond"], consts + phis)
+        b.cbranch(test, body, exit_)
+        b.position_at_end(body)
+        new = self.graph_body(eqn.params["body"], consts + phis)
+        latch = b.block
+        for phi, v in zip(phis, new, strict=True):
+            phi.add_incoming(v, latch)
+        b.branch(head)
+        b.position_at_end(exit_)
+        return phis
+
+    def branch(self, eqn, ins):
+        pred, operands = ins[0], ins[1:]
+        else_arm, then_arm = eqn.params["branches"]
+        b = self.b
+        then_bb = self.fn.append_basic_block("if.then")
+        else_bb = self.fn.append_basic_block("if.else")
+        merge = self.fn.append_basic_block("if.end")
+        b.cbranch(pred, then_bb, else_bb)
+        results = []
+        for arm, block in ((then_arm, then_bb), (else_arm, else_bb)):
+            b.position_at_end(block)
+            outs = self.graph_body(arm, operands)
+            results.append((outs, b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        phis = []
+        for i, out in enumerate(eqn.outputs):
+            phi = b.phi(REGISTER[out.type.name])
+            for outs, block in results:
+                phi.add_incoming(outs[i], block)
+            phis.append(phi)
+        return phis
+
+    def lower(self) -> ir.Function:
+        graph = self.graph
+        args = []
+        for v, a in zip(graph.inputs, self.fn.args[:len(graph.inputs)], strict=True):
+            args.append(self.b.icmp_signed("!=", a, ir.Constant(I64, 0))
+                        if v.type.name == "bool" else a)
+        outs = self.graph_body(graph, args)
+        out_ptrs = self.fn.args[len(graph.inputs):]
+        for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
+            if atom.type.name == "bool":
+                value = self.b.zext(value, I64)
+            self.b.store(value, ptr)
+        self.free_tapes(self.b)
+        self.b.ret(ir.Constant(I32, 0))
+        fail = ir.IRBuilder(self.fail_block)
+        self.free_tapes(fail)
+        fail.ret(fail.load(self.status, typ=I32))
+        self.entry.branch(self.fn.basic_blocks[1])
+        return self.fn
+
+
+def lower_module(graph: Graph, name: str) -> ir.Module:
+    module = ir.Module(name=name)
+    FunctionLowering(module, graph, name).lower()
+    return module
