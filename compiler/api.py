@@ -63,7 +63,8 @@ class Transformed:
         self.fn, self.kind, self.backend = fn, kind, backend
         self.wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
         self.multi = not isinstance(wrt, int)
-        self.cache: dict[tuple[Type, ...], tuple] = {}
+        self.cache: dict[tuple, tuple] = {}
+        self.dispatch: dict[tuple[type, ...], Callable] = {}
         self.compile_count = 0
         self.n_params = len(inspect.signature(fn).parameters)
         functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
@@ -121,41 +122,42 @@ class Transformed:
         return graph, is_tuple
 
     def compiled(self, types: tuple[Type, ...]):
+        """(run, result is a tuple) for one signature; `run(*args)` returns a tuple."""
         entry = self.cache.get(types)
         if entry is None:
             _, graph, is_tuple = self.graphs(types)
-            run = _backend_compile(self.backend, graph, self.fn)
-            entry = (run, is_tuple)
+            entry = (_backend_compile(self.backend, graph, self.fn), is_tuple)
             self.cache[types] = entry
             self.compile_count += 1
         return entry
 
     def __call__(self, *args: Any):
-        types = self.signature(args)
-        run, is_tuple = self.compiled(types)
-        values = tuple(_to_python(v) for v in run(*_coerce(args, types)))
+        fast = self.dispatch.get(tuple(map(type, args)))
+        if fast is None:
+            fast = self._prepare(args)
+        return fast(*args)
+
+    def _prepare(self, args: Sequence[Any]) -> Callable:
+        """Validate a new argument signature, compile it and cache the entry point that
+        shapes the native result like the Python function's (keyed by the argument types)."""
+        run, is_tuple = self.compiled(self.signature(args))
         if self.kind == "jit":
-            return values if is_tuple else values[0]
-        grads = values[1:] if self.kind == "value_and_grad" else values
-        grads = grads if self.multi else grads[0]
-        return (values[0], grads) if self.kind == "value_and_grad" else grads
+            fast = run if is_tuple else (lambda *a: run(*a)[0])
+        elif self.kind == "value_and_grad":
+            fast = (lambda *a: (lambda r: (r[0], r[1:]))(run(*a))) if self.multi else \
+                (lambda *a: run(*a))
+        else:
+            fast = run if self.multi else (lambda *a: run(*a)[0])
+        self.dispatch[tuple(map(type, args))] = fast
+        return fast
 
 
-def _backend_compile(backend: str, graph: Graph, fn):
+def _backend_compile(backend: str, graph: Graph, fn) -> Callable:
     if backend == "llvm":
         from .backends.llvm import compile_graph as compile_native
 
-        return compile_native(graph, graph.name)
+        return compile_native(graph, graph.name).call
     return compile_graph(graph, graph.name, _line_text(fn))
-
-
-def _coerce(args, types):
-    cast = {"f64": np.float64, "i64": int, "bool": bool}
-    return [cast[t.name](a) for a, t in zip(args, types, strict=True)]
-
-
-def _to_python(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def jit(fn: Callable | None = None, *, backend: str = "llvm"):
@@ -178,10 +180,10 @@ def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str
     return Transformed(fn, "value_and_grad", wrt, backend)
 
 
-def _compile_extended(fn, types, transform):
+def _compile_extended(fn, types, transform, backend: str = "llvm"):
     primal, _, is_tuple = build_graph(fn, list(types))
     graph = optimize(transform(primal))
-    return primal, compile_graph(graph, graph.name, _line_text(fn)), is_tuple
+    return primal, _backend_compile(backend, graph, fn), is_tuple
 
 
 def vjp(fn: Callable, *primals: Any):
@@ -189,15 +191,13 @@ def vjp(fn: Callable, *primals: Any):
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
     primal, run, is_tuple = _compile_extended(fn, types, vjp_graph)
     n_out = len(primal.outputs)
-    first = run(*_coerce(primals, types), *([0.0] * sum(a.type == F64 for a in primal.outputs)))
-    outs = tuple(_to_python(v) for v in first[:n_out])
+    n_float = sum(a.type == F64 for a in primal.outputs)
+    outs = run(*primals, *([0.0] * n_float))[:n_out]
 
     def pullback(*cotangents: float):
-        n_float = sum(a.type == F64 for a in primal.outputs)
         if len(cotangents) != n_float:
             raise TypeError(f"pullback takes {n_float} cotangent(s), got {len(cotangents)}")
-        values = run(*_coerce(primals, types), *(np.float64(c) for c in cotangents))
-        return tuple(_to_python(v) for v in values[n_out:])
+        return run(*primals, *cotangents)[n_out:]
 
     return (outs if is_tuple else outs[0]), pullback
 
@@ -210,10 +210,9 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
         raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
                         f"{len(tangents)}")
     primal, run, is_tuple = _compile_extended(fn, types, jvp_graph)
-    values = run(*_coerce(primals, types), *(np.float64(t) for t in tangents))
+    values = run(*primals, *tangents)
     n_out = len(primal.outputs)
-    outs = tuple(_to_python(v) for v in values[:n_out])
-    touts = tuple(_to_python(v) for v in values[n_out:])
+    outs, touts = values[:n_out], values[n_out:]
     return (outs, touts) if is_tuple else (outs[0], touts[0])
 
 

@@ -231,10 +231,14 @@ def compile_graph(graph: Graph, name: str, line_text=None):
     namespace: dict = {}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our generated code
     fn = namespace[name]
+    casts = [{"f64": np.float64, "i64": int, "bool": bool}[v.type.name] for v in graph.inputs]
 
     def run(*args):
+        if len(args) != len(casts):
+            raise TypeError(f"{name}() takes {len(casts)} positional arguments")
         with np.errstate(all="ignore"):
-            return fn(*args)
+            values = fn(*(cast(a) for cast, a in zip(casts, args, strict=True)))
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
 
     run.source = source
     return run

@@ -1,0 +1,155 @@
+"""A CPython entry point generated next to the native function (METH_FASTCALL).
+
+Contract: `add_python_wrapper(module, name, in_types, out_types)` defines
+`ptr py_<name>(ptr self, ptr const *args, i64 nargs)` in `module`. It checks the argument
+count, unboxes each argument with the C API (`PyFloat_AsDouble`, `PyLong_AsLongLong`,
+`PyObject_IsTrue`, which raise TypeError for wrong types), calls the native function, turns a
+nonzero status into the matching Python exception, and returns a tuple of the results.
+Nothing reaches native code unless every argument converted. `make_builtin(address, name)`
+wraps it as a Python builtin function; calls cost about as much as calling a builtin.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from llvmlite import ir
+
+from .ops import F64, I64
+
+I32 = ir.IntType(32)
+PTR = ir.PointerType()
+MESSAGES = {
+    1: ("PyExc_MemoryError", "out of memory while recording values for the adjoint"),
+    2: ("PyExc_ZeroDivisionError", "integer division or modulo by zero"),
+    3: ("PyExc_ValueError", "cannot convert float NaN or infinity (or a too large float) "
+                            "to integer"),
+}
+METH_FASTCALL = 0x80
+
+
+def _string(module: ir.Module, name: str, text: str):
+    data = bytearray(text.encode() + b"\0")
+    typ = ir.ArrayType(ir.IntType(8), len(data))
+    var = ir.GlobalVariable(module, typ, name)
+    var.global_constant = True
+    var.linkage = "internal"
+    var.initializer = ir.Constant(typ, data)
+    return var
+
+
+def _declare(module, name, ret, args):
+    existing = module.globals.get(name)
+    return existing or ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def _exception(module, name):
+    existing = module.globals.get(name)
+    if existing is None:
+        existing = ir.GlobalVariable(module, PTR, name)
+        existing.linkage = "external"
+    return existing
+
+
+def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
+                       out_types: list[str]) -> str:
+    core = module.globals[name]
+    wrapper = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), f"py_{name}")
+    _, args, nargs = wrapper.args
+    entry = wrapper.append_basic_block("entry")
+    fail = wrapper.append_basic_block("fail")
+    b = ir.IRBuilder(entry)
+    null = ir.Constant(PTR, None)
+    set_error = _declare(module, "PyErr_SetString", ir.VoidType(), [PTR, PTR])
+    occurred = _declare(module, "PyErr_Occurred", PTR, [])
+
+    def raise_(exc_name, text, tag):
+        b.call(set_error, [b.load(_exception(module, exc_name), typ=PTR),
+                           _string(module, f"msg_{name}_{tag}", text)])
+        b.ret(null)
+
+    count_ok = wrapper.append_basic_block("count_ok")
+    bad_count = wrapper.append_basic_block("bad_count")
+    b.cbranch(b.icmp_signed("==", nargs, ir.Constant(I64, len(in_types))), count_ok, bad_count)
+    b.position_at_end(bad_count)
+    raise_("PyExc_TypeError", f"{name}() takes {len(in_types)} positional arguments",
+           "count")
+    b.position_at_end(count_ok)
+
+    values = []
+    for i, t in enumerate(in_types):
+        obj = b.load(b.gep(args, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
+        if t == "f64":
+            v = b.call(_declare(module, "PyFloat_AsDouble", F64, [PTR]), [obj])
+            maybe = b.fcmp_ordered("==", v, ir.Constant(F64, -1.0))
+        elif t == "i64":
+            v = b.call(_declare(module, "PyLong_AsLongLong", I64, [PTR]), [obj])
+            maybe = b.icmp_signed("==", v, ir.Constant(I64, -1))
+        else:
+            truth = b.call(_declare(module, "PyObject_IsTrue", I32, [PTR]), [obj])
+            maybe = b.icmp_signed("<", truth, ir.Constant(I32, 0))
+            v = b.zext(b.icmp_signed(">", truth, ir.Constant(I32, 0)), I64)
+        check = wrapper.append_basic_block(f"check{i}")
+        next_ = wrapper.append_basic_block(f"arg{i}_ok")
+        b.cbranch(maybe, check, next_)
+        b.position_at_end(check)
+        b.cbranch(b.icmp_unsigned("!=", b.call(occurred, []), null), fail, next_)
+        b.position_at_end(next_)
+        values.append(v)
+
+    slots = [b.alloca(F64 if t == "f64" else I64) for t in out_types]
+    status = b.call(core, values + slots)
+    ok = wrapper.append_basic_block("ok")
+    switch_bb = wrapper.append_basic_block("status_error")
+    b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
+    b.position_at_end(switch_bb)
+    switch = b.switch(status, fail)
+    for code, (exc, text) in MESSAGES.items():
+        block = wrapper.append_basic_block(f"status{code}")
+        switch.add_case(ir.Constant(I32, code), block)
+        b.position_at_end(block)
+        raise_(exc, text, f"status{code}")
+
+    b.position_at_end(ok)
+    tuple_new = _declare(module, "PyTuple_New", PTR, [I64])
+    set_item = _declare(module, "PyTuple_SetItem", I32, [PTR, I64, PTR])
+    result = b.call(tuple_new, [ir.Constant(I64, len(out_types))])
+    for i, (t, slot) in enumerate(zip(out_types, slots, strict=True)):
+        if t == "f64":
+            box = b.call(_declare(module, "PyFloat_FromDouble", PTR, [F64]),
+                         [b.load(slot, typ=F64)])
+        elif t == "i64":
+            box = b.call(_declare(module, "PyLong_FromLongLong", PTR, [I64]),
+                         [b.load(slot, typ=I64)])
+        else:
+            box = b.call(_declare(module, "PyBool_FromLong", PTR, [I64]),
+                         [b.load(slot, typ=I64)])
+        b.call(set_item, [result, ir.Constant(I64, i), box])
+    b.ret(result)
+    b.position_at_end(fail)
+    b.ret(null)
+    return wrapper.name
+
+
+class PyMethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
+                ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
+
+
+_new_builtin = ctypes.pythonapi.PyCFunction_NewEx
+_new_builtin.restype = ctypes.py_object
+_new_builtin.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p]
+
+
+def make_builtin(address: int, name: str, owner):
+    """A Python builtin calling the wrapper at `address`. The builtin holds a reference to
+    `owner` (its `self`), which must keep the machine code and the returned method
+    definition alive: returns (builtin, method definition)."""
+    method = PyMethodDef(name.encode(), address, METH_FASTCALL, None)
+    return _new_builtin(ctypes.addressof(method), owner, None), method
+
+
+PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
+                  "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem", "PyFloat_FromDouble",
+                  "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError",
+                  "PyExc_MemoryError", "PyExc_ZeroDivisionError", "PyExc_ValueError")
