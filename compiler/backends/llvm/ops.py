@@ -99,7 +99,7 @@ def _float_divmod(cx, x, y):
     """numpy's / CPython's float divmod (npy_divmod)."""
     b = cx.b
     zero = ir.Constant(F64, 0.0)
-    mod = b.frem(x, y)
+    raw_mod = mod = b.frem(x, y)
     div = b.fdiv(b.fsub(x, mod), y)
     nonzero_mod = b.fcmp_unordered("!=", mod, zero)
     fix = b.and_(nonzero_mod, b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
@@ -112,7 +112,8 @@ def _float_divmod(cx, x, y):
                      b.fadd(floor, ir.Constant(F64, 1.0)), floor)
     nonzero_div = b.fcmp_unordered("!=", div, zero)
     floordiv = b.select(nonzero_div, floor, b.call(copysign, [zero, b.fdiv(x, y)]))
-    return floordiv, mod
+    by_zero = b.fcmp_ordered("==", y, zero)  # numpy: x / 0 and fmod(x, 0)
+    return b.select(by_zero, b.fdiv(x, y), floordiv), b.select(by_zero, raw_mod, mod)
 
 
 def _floordiv(cx, args, eqn):

@@ -1,0 +1,108 @@
+"""LLVM backend specifics: errors instead of crashes, IEEE agreement, tape growth, cache."""
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from adlite.compiler import grad, jit
+
+from . import llvm_examples as ex
+
+
+def test_wrong_arguments_raise_before_native_code_runs():
+    f = jit(ex.mixed_types)
+    assert f(2.0, 3, True) == ex.mixed_types(2.0, 3, True)
+    with pytest.raises(TypeError, match="takes 3 positional arguments but 2"):
+        f(1.0, 2)
+    with pytest.raises(TypeError):
+        f("1.0", 2, True)
+    with pytest.raises(TypeError):
+        f(1.0, None, True)
+    with pytest.raises(TypeError):
+        f(1.0, 2, [1])
+    with pytest.raises(OverflowError):
+        f(1.0, 2**70, True)
+    assert f(2.0, 3, True) == ex.mixed_types(2.0, 3, True)  # still fine afterwards
+
+
+def test_native_entry_point_checks_its_own_arguments():
+    f = jit(ex.mixed_types)
+    f(2.0, 3, True)
+    (run, _), = f.cache.values()
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        run(1.0)
+    with pytest.raises(TypeError):
+        run(1.0, 2.5, True)   # a float where the signature has an int
+
+
+def test_integer_division_by_zero_is_an_exception():
+    f = jit(ex.int_division)
+    assert f(7, 2) == (3, 1) and f(-7, 2) == (-4, 1) and f(7, -2) == (-4, -1)
+    with pytest.raises(ZeroDivisionError):
+        f(1, 0)
+    with pytest.raises(ZeroDivisionError):
+        ex.int_division(1, 0)
+
+
+def test_int_of_nan_is_an_exception():
+    f = jit(ex.to_int)
+    assert f(3.7) == 3 and f(-3.7) == -3
+    with pytest.raises(ValueError):
+        f(math.nan)
+    with pytest.raises(ValueError):
+        f(math.inf)
+
+
+@pytest.mark.parametrize("x,y", [(1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (math.inf, 2.0),
+                                 (math.nan, 1.0), (-0.0, 3.0), (7.5, -2.0), (-7.5, 2.0),
+                                 (1e308, 10.0), (5.0, math.inf)])
+def test_ieee_semantics_match_numpy(x, y):
+    native = jit(ex.float_corner_cases)(x, y)
+    with np.errstate(all="ignore"):
+        reference = ex.float_corner_cases(np.float64(x), np.float64(y))
+    reference_py = jit(ex.float_corner_cases, backend="python")(x, y)
+    for a, b, c in zip(native, reference, reference_py, strict=True):
+        for other in (b, c):
+            assert (math.isnan(a) and math.isnan(other)) or (
+                a == other and math.copysign(1, a) == math.copysign(1, other)), (a, b, c)
+
+
+def test_long_loop_grows_the_tape():
+    g = grad(ex.long_loop)
+    n = 300_000
+    expected = 1.0001 ** n
+    assert g(1.0, n) == pytest.approx(expected, rel=1e-9)
+    for _ in range(3):
+        assert g(1.0, 1000) == pytest.approx(1.0001 ** 1000, rel=1e-12)
+
+
+def test_disk_cache_is_used_and_survives_corruption(tmp_path):
+    script = (
+        "import sys, time; sys.path.insert(0, {root!r})\n"
+        "from tests import llvm_examples as ex\n"
+        "import adlite.compiler.backends.llvm.jit as j\n"
+        "from adlite.compiler import grad\n"
+        "calls = []\n"
+        "orig = j.parse_and_optimize\n"
+        "j.parse_and_optimize = lambda *a: calls.append(1) or orig(*a)\n"
+        "print(grad(ex.long_loop)(1.0, 10), len(calls))\n"
+    ).format(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "ADLITE_CACHE_DIR": str(tmp_path)}
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+        return float(out[0]), int(out[1])
+
+    value, compiled = run()
+    assert compiled == 1
+    assert run() == (value, 0)                        # second process: loaded from disk
+    for entry in tmp_path.glob("*.o"):
+        entry.write_bytes(entry.read_bytes()[:-40] + b"garbage" * 6)
+    assert run() == (value, 1)                        # corrupted entry ignored, rebuilt
+    assert run() == (value, 0)
+    assert not list(tmp_path.glob(".tmp-*"))          # atomic writes leave no temp files
