@@ -1,16 +1,22 @@
-"""Command line: `adlite show path/to/file.py:func --stage ir|optimized|adjoint|python|python-grad`.
+"""Command line of adlite.
 
-Prints one stage of the compilation of `func` for the signature given by `--types`
-(comma-separated f64/i64/bool, default every argument f64).
+    adlite show FILE.py:FUNC --stage ir|optimized|adjoint|python|python-grad [--types ...]
+    adlite compile FILE.py:FUNC [--grad [--wrt 0,1]] [--types ...] [--portable] -o DIR
+
+`show` prints one stage of the compilation; `compile` writes a shared library, a C header
+and a ctypes loader (see `aot.py`). `--types` is a comma-separated list of f64/i64/bool,
+default every argument f64.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
 
+from .aot import AotError, compile_aot
 from .api import STAGES, show
 from .errors import AdliteError
 from .ir.core import TYPES
@@ -40,20 +46,40 @@ def main(argv: list[str] | None = None) -> int:
     p_show.add_argument("target", help="FILE.py:FUNCTION")
     p_show.add_argument("--stage", choices=STAGES, default="ir")
     p_show.add_argument("--types", default=None, help="argument types, e.g. f64,i64")
+    p_compile = sub.add_parser("compile", help="build a shared library, C header and loader")
+    p_compile.add_argument("target", help="FILE.py:FUNCTION")
+    p_compile.add_argument("-o", "--output", required=True, help="output directory")
+    p_compile.add_argument("--grad", action="store_true", help="compile the gradient")
+    p_compile.add_argument("--wrt", default=None, help="differentiated arguments, e.g. 0,1")
+    p_compile.add_argument("--types", default=None, help="argument types, e.g. f64,i64")
+    p_compile.add_argument("--portable", action="store_true",
+                           help="target the baseline x86-64 CPU instead of this host's")
     args = parser.parse_args(argv)
     fn = load_function(args.target)
-    types = None
-    if args.types:
-        try:
-            types = [TYPES[t.strip()] for t in args.types.split(",")]
-        except KeyError as e:
-            raise SystemExit(f"adlite: unknown type {e}; use f64, i64 or bool") from None
+    types = _parse_types(args.types) if args.types else \
+        [TYPES["f64"]] * len(inspect.signature(fn).parameters)
     try:
-        print(show(fn, args.stage, types), end="")
-    except (AdliteError, TypeError) as e:
+        if args.command == "show":
+            print(show(fn, args.stage, types), end="")
+            return 0
+        wrt = None
+        if args.grad:
+            wrt = tuple(int(i) for i in args.wrt.split(",")) if args.wrt else \
+                tuple(i for i, t in enumerate(types) if t.name == "f64")
+        paths = compile_aot(fn, args.output, types, wrt, args.portable)
+    except (AdliteError, AotError, TypeError) as e:
         print(f"adlite: {e}", file=sys.stderr)
         return 1
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
     return 0
+
+
+def _parse_types(text: str):
+    try:
+        return [TYPES[t.strip()] for t in text.split(",")]
+    except KeyError as e:
+        raise SystemExit(f"adlite: unknown type {e}; use f64, i64 or bool") from None
 
 
 if __name__ == "__main__":

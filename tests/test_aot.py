@@ -1,0 +1,57 @@
+"""Ahead-of-time kernels: a C program links the generated library; the loader needs no LLVM."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adlite.compiler import grad
+from adlite.compiler.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+
+
+@needs_cc
+def test_c_program_prints_the_gradient(tmp_path):
+    build = tmp_path / "build"
+    assert main(["compile", f"{ROOT}/examples/oscillator.py:oscillator", "--grad",
+                 "-o", str(build)]) == 0
+    assert (build / "liboscillator_grad.so").exists()
+    header = (build / "oscillator_grad.h").read_text()
+    assert "int32_t oscillator_grad(double k, double c, double *dk, double *dc);" in header
+    program = tmp_path / "grad"
+    subprocess.run(["cc", f"-I{build}", str(ROOT / "examples" / "aot_oscillator.c"),
+                    f"-L{build}", "-loscillator_grad", f"-Wl,-rpath,{build}", "-o",
+                    str(program)], check=True)
+    out = subprocess.run([str(program), "1.3", "0.2"], capture_output=True, text=True,
+                         check=True).stdout.split()
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from oscillator import oscillator
+    finally:
+        sys.path.pop(0)
+    dk, dc = grad(oscillator, wrt=(0, 1))(1.3, 0.2)
+    assert float(out[2]) == dk and float(out[5]) == dc
+
+
+@needs_cc
+def test_loader_runs_without_llvmlite(tmp_path):
+    assert main(["compile", f"{ROOT}/tests/llvm_examples.py:int_division", "--types",
+                 "i64,i64", "--portable", "-o", str(tmp_path)]) == 0
+    check = ("import sys; sys.path.insert(0, %r); sys.modules['llvmlite'] = None\n"
+             "import int_division_loader as m\n"
+             "print(m.int_division(-7, 2))\n"
+             "try:\n    m.int_division(1, 0)\nexcept ZeroDivisionError:\n    print('zde')\n"
+             % str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "(-4, 1)" and out[1] == "zde"
+
+
+def test_compile_reports_unsupported_code(tmp_path, capsys):
+    assert main(["compile", f"{ROOT}/tests/compiler_examples.py:uses_try", "-o",
+                 str(tmp_path)]) == 1
+    assert "try/except" in capsys.readouterr().err
