@@ -41,11 +41,11 @@ def test_c_program_prints_the_gradient(tmp_path):
 def test_loader_runs_without_llvmlite(tmp_path):
     assert main(["compile", f"{ROOT}/tests/llvm_examples.py:int_division", "--types",
                  "i64,i64", "--portable", "-o", str(tmp_path)]) == 0
-    check = ("import sys; sys.path.insert(0, %r); sys.modules['llvmlite'] = None\n"
+    check = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+             "sys.modules['llvmlite'] = None\n"
              "import int_division_loader as m\n"
              "print(m.int_division(-7, 2))\n"
-             "try:\n    m.int_division(1, 0)\nexcept ZeroDivisionError:\n    print('zde')\n"
-             % str(tmp_path))
+             "try:\n    m.int_division(1, 0)\nexcept ZeroDivisionError:\n    print('zde')\n")
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
                          check=True).stdout.split("\n")
     assert out[0] == "(-4, 1)" and out[1] == "zde"

@@ -81,8 +81,9 @@ def test_long_loop_grows_the_tape():
 
 
 def test_disk_cache_is_used_and_survives_corruption(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     script = (
-        "import sys, time; sys.path.insert(0, {root!r})\n"
+        f"import sys; sys.path.insert(0, {root!r})\n"
         "from tests import llvm_examples as ex\n"
         "import adlite.compiler.backends.llvm.jit as j\n"
         "from adlite.compiler import grad\n"
@@ -90,7 +91,7 @@ def test_disk_cache_is_used_and_survives_corruption(tmp_path):
         "orig = j.parse_and_optimize\n"
         "j.parse_and_optimize = lambda *a: calls.append(1) or orig(*a)\n"
         "print(grad(ex.long_loop)(1.0, 10), len(calls))\n"
-    ).format(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    )
     env = {**os.environ, "ADLITE_CACHE_DIR": str(tmp_path)}
 
     def run():
