@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.adlite-installed
 
-.PHONY: demo test clean
+.PHONY: demo test bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

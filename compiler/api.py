@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from .ad import jvp_graph, vjp_graph
+from .backends.llvm import compile_graph as compile_native
+from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
 from .frontend.source import get_source
 from .frontend.to_ir import build_graph
@@ -154,8 +156,6 @@ class Transformed:
 
 def _backend_compile(backend: str, graph: Graph, fn) -> Callable:
     if backend == "llvm":
-        from .backends.llvm import compile_graph as compile_native
-
         return compile_native(graph, graph.name).call
     return compile_graph(graph, graph.name, _line_text(fn))
 
@@ -216,7 +216,7 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
     return (outs, touts) if is_tuple else (outs[0], touts[0])
 
 
-STAGES = ("ir", "optimized", "adjoint", "python", "python-grad")
+STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad")
 
 
 def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -> str:
@@ -227,12 +227,14 @@ def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
-    kind = "jit" if stage in ("ir", "optimized", "python") else "grad"
+    kind = "jit" if stage in ("ir", "optimized", "python", "llvm") else "grad"
     primal, graph, _ = Transformed(fn, kind).graphs(tuple(types))
     if stage == "ir":
         return print_graph(build_graph(fn, list(types))[0])
     if stage in ("optimized", "adjoint"):
         return print_graph(graph)
+    if stage.startswith("llvm"):
+        return llvm_ir(graph, graph.name)
     return graph_to_source(graph, graph.name, _line_text(fn))
 
 

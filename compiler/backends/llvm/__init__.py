@@ -16,10 +16,10 @@ from .jit import NativeFunction, host_target_machine, initialize, jit_module, ji
 from .lower import lower_module
 
 ADLITE_VERSION = "0.1.0"
+initialize()  # once per process, at import: the first compilation should not pay for it
 
 
 def compile_graph(graph, name: str) -> NativeFunction:
-    initialize()
     in_types = [v.type.name for v in graph.inputs]
     out_types = [a.type.name for a in graph.outputs]
     key = cache.key_for(print_graph(graph), name, llvm.get_host_cpu_name(),
