@@ -32,14 +32,14 @@ def best_time(fn, args, budget: float = 0.4) -> float:
     return min(timeit.repeat(lambda: fn(*args), number=number, repeat=5)) / number
 
 
-def first_call_ms(workload: str) -> float:
+def first_call_ms(workload: str, function: str) -> float:
+    args = ARGS[workload]
     code = (
         "import time\n"
         "from adlite.compiler import grad\n"
-        f"from benchmarks.workloads import {workload}\n"
+        f"from benchmarks.workloads import {function}\n"
         "start = time.perf_counter()\n"
-        f"grad({workload}, wrt=tuple(range({len(ARGS[workload[:2].upper()])})))"
-        f"(*{ARGS[workload[:2].upper()]!r})\n"
+        f"grad({function}, wrt=tuple(range({len(args)})))(*{args!r})\n"
         "print((time.perf_counter() - start) * 1e3)\n")
     env = {**os.environ, "ADLITE_CACHE_DIR": "off"}
     runs = [float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -51,9 +51,10 @@ def adlite_entries():
     from adlite.compiler import grad, jit
 
     out = {}
-    for name, fn in (("W2", w2_oscillator), ("W4", w4_while)):
+    for name, fn, function in (("W2", w2_oscillator, "w2_oscillator"),
+                               ("W4", w4_while, "w4_while")):
         wrt = tuple(range(len(ARGS[name])))
-        out[name] = (jit(fn), grad(fn, wrt=wrt), first_call_ms(fn.__name__))
+        out[name] = (jit(fn), grad(fn, wrt=wrt), first_call_ms(name, function))
     return out
 
 

@@ -8,9 +8,7 @@ a `lax.while_loop`, so W4's gradient uses JAX's eager mode, as a user would have
 
 from __future__ import annotations
 
-import math
-
-from .workloads import w2_oscillator
+from .workloads import w2_oscillator, w4_while
 
 
 def make_jax():
@@ -118,26 +116,7 @@ def _supports_tuple_argnum(autograd) -> bool:
 def make_numba():
     import numba
 
-    @numba.njit(cache=False)
-    def w2(k, c):
-        x = 1.0
-        v = 0.0
-        for _ in range(1000):
-            a = -k * x - c * v
-            v = v + 0.01 * a
-            x = x + 0.01 * v
-        return x
-
-    @numba.njit(cache=False)
-    def w4(p):
-        x = 1.0
-        total = 0.0
-        while x < 1000.0:
-            x = x * (1.0 + 0.01 * p) + 0.1
-            total = total + math.sin(x) * p
-        return total
-
-    return {"W2": (w2, None), "W4": (w4, None)}
+    return {"W2": (numba.njit(w2_oscillator), None), "W4": (numba.njit(w4_while), None)}
 
 
 PEERS = {"JAX": make_jax, "PyTorch (eager)": make_torch, "autograd": make_autograd,

@@ -1,21 +1,13 @@
 """Benchmark workloads written as plain Python (what a user would write).
 
-W2: 1000-step explicit Euler integration of a damped oscillator, loss = final position.
+W2: 1000-step explicit Euler integration of a damped oscillator, loss = final position
+    (the function of examples/oscillator.py).
 W4: a while loop whose trip count depends on the parameter p.
 """
 
 import numpy as np
 
-
-def w2_oscillator(k, c):
-    x = 1.0
-    v = 0.0
-    dt = 0.01
-    for _ in range(1000):
-        a = -k * x - c * v
-        v = v + dt * a
-        x = x + dt * v
-    return x
+from examples.oscillator import oscillator as w2_oscillator  # noqa: E402, F401
 
 
 def w4_while(p):
