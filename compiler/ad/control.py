@@ -22,13 +22,10 @@ itself (higher order through loops) is refused with a clear error.
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import F64, I64, Const, Eqn, Graph, Var
+from ..ir.core import I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import linearize, vjp_graph
-
-ZERO = Const(0.0, F64)
-
+from .reverse import linearize, vjp_graph, zeros
 
 def _fresh(vars_) -> list[Var]:
     return [Var(v.type, v.hint) for v in vars_]
@@ -67,20 +64,20 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
                        list(eqn.outputs) + [trips],
                        {"cond": fwd_cond, "body": fwd_body, "n_consts": n}, eqn.loc))
 
-    float_carries = [i for i, v in enumerate(carries) if v.type == F64]
-    float_consts = [i for i, v in enumerate(consts) if v.type == F64]
+    float_carries = [i for i, v in enumerate(carries) if v.type.is_float]
+    float_consts = [i for i, v in enumerate(consts) if v.type.is_float]
 
     def emit_backward(bb: Builder, cts):
         rb = Builder(eqn.loc)
         r_consts = [Var(c.type, getattr(c, "hint", "")) for c in consts]
-        r_bars = [Var(F64, "d" + eqn.outputs[i].hint) for i in float_carries]
-        r_acc = [Var(F64, "d" + body_inputs[i].hint) for i in float_consts]
+        r_bars = [Var(carries[i].type, "d" + eqn.outputs[i].hint) for i in float_carries]
+        r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
         k = Var(I64, "k")
         popped = {id(r): rb.op("pop", type=r.type, hint=r.hint) for r in reversed(stored)}
         res_atoms = [r_consts[const_slot[id(r)]] if id(r) in const_slot else popped[id(r)]
                      for r in lin.residuals]
         bars = inline(rb, lin.bwd, res_atoms + r_bars)
-        float_inputs = [i for i, v in enumerate(body_inputs) if v.type == F64]
+        float_inputs = [i for i, v in enumerate(body_inputs) if v.type.is_float]
         const_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i < n]
         carry_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i >= n]
         new_acc = [rb.add(acc, bar) for acc, bar in zip(r_acc, const_bars, strict=True)]
@@ -90,8 +87,9 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         cb = Builder(eqn.loc)
         c_inputs = _fresh(r_inputs)
         rev_cond = Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], cond.name + "_bar")
-        init = [ZERO if cts[i] is None else cts[i] for i in float_carries]
-        outs = bb.emit("while", list(consts) + init + [ZERO] * len(float_consts) + [trips],
+        init = [zeros(bb, carries[i].type) if cts[i] is None else cts[i] for i in float_carries]
+        acc0 = [zeros(bb, consts[i].type) for i in float_consts]
+        outs = bb.emit("while", list(consts) + init + acc0 + [trips],
                        cond=rev_cond, body=rev_body, n_consts=n)
         for out, var in zip(outs, r_bars + r_acc + [k], strict=True):
             out.hint = var.hint
@@ -106,14 +104,15 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
 
 
 def _float_positions(atoms) -> list[int]:
-    return [i for i, a in enumerate(atoms) if a.type == F64]
+    return [i for i, a in enumerate(atoms) if a.type.is_float]
 
 
 def cond_vjp(b: Builder, eqn: Eqn, cts):
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     arms = eqn.params["branches"]
     n_out = len(eqn.outputs)
-    out_bars = [ZERO if cts[i] is None else cts[i] for i in _float_positions(eqn.outputs)]
+    out_bars = [zeros(b, eqn.outputs[i].type) if cts[i] is None else cts[i]
+                for i in _float_positions(eqn.outputs)]
     bar_arms = []
     for arm in arms:
         full = vjp_graph(arm)
@@ -132,7 +131,7 @@ def cond_jvp(b: Builder, eqn: Eqn, tangents):
     for arm in eqn.params["branches"]:
         full = jvp_graph(arm)
         arms.append(Graph(full.inputs, full.eqns, full.outputs[n_out:], arm.name + "_jvp"))
-    t_in = [ZERO if tangents[1 + i] is None else tangents[1 + i]
+    t_in = [zeros(b, operands[i].type) if tangents[1 + i] is None else tangents[1 + i]
             for i in _float_positions(operands)]
     t_out = b.emit("cond", [pred] + list(operands) + t_in, branches=tuple(arms))
     result = [None] * n_out
@@ -154,8 +153,9 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
     # loop layout: consts + const tangents | carries + carry tangents
     order = primal_in[:n] + t_consts + primal_in[n:] + t_carries
     loop_body = Graph(order, jbody.eqns, jbody.outputs, body.name + "_jvp")
-    loop_cond = _reorder_cond(cond, n, len(t_consts), len(t_carries))
-    init_t = [ZERO if tangents[i] is None else tangents[i] for i in float_in]
+    loop_cond = _reorder_cond(cond, n, t_consts, t_carries)
+    init_t = [zeros(b, eqn.inputs[i].type) if tangents[i] is None else tangents[i]
+              for i in float_in]
     tc = [t for i, t in zip(float_in, init_t, strict=True) if i < n]
     tk = [t for i, t in zip(float_in, init_t, strict=True) if i >= n]
     outs = b.emit("while", list(consts) + tc + list(carries) + tk, cond=loop_cond,
@@ -166,11 +166,11 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
     return result
 
 
-def _reorder_cond(cond: Graph, n: int, n_tc: int, n_tk: int) -> Graph:
+def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph:
     b = Builder()
     inputs = _fresh(cond.inputs)
-    extra_c = [Var(F64, "t") for _ in range(n_tc)]
-    extra_k = [Var(F64, "t") for _ in range(n_tk)]
+    extra_c = [Var(t.type, "t") for t in tangent_consts]
+    extra_k = [Var(t.type, "t") for t in tangent_carries]
     outputs = inline(b, cond, inputs)
     return Graph(inputs[:n] + extra_c + inputs[n:] + extra_k, b.eqns, outputs, cond.name)
 

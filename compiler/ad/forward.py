@@ -8,8 +8,9 @@ output tangents (None = symbolic zero, materialised as 0.0 only where needed).
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import F64, Atom, Const, Graph, Var
+from ..ir.core import Atom, Graph, Var
 from ..ir.transform import clone
+from .reverse import zeros
 
 
 def jvp_graph(graph: Graph) -> Graph:
@@ -20,8 +21,8 @@ def jvp_graph(graph: Graph) -> Graph:
     tangents: dict[int, Atom] = {}
     t_inputs = []
     for v in g.inputs:
-        if v.type == F64:
-            t = Var(F64, "t" + v.hint)
+        if v.type.is_float:
+            t = Var(v.type, "t" + v.hint)
             tangents[id(v)] = t
             t_inputs.append(t)
     for eqn in g.eqns:
@@ -32,8 +33,10 @@ def jvp_graph(graph: Graph) -> Graph:
             continue
         b.loc = eqn.loc
         for out, t in zip(eqn.outputs, prim.jvp(b, eqn, ts), strict=True):
-            if t is not None and out.type == F64:
+            if t is not None and out.type.is_float:
+                if t.type.shape != out.type.shape:  # e.g. only a scalar operand moved
+                    t = b.broadcast_to(t, shape=out.type.shape)
                 tangents[id(out)] = t
-    t_out = [tangents.get(id(a), Const(0.0, F64)) if isinstance(a, Var) else Const(0.0, F64)
-             for a in g.outputs if a.type == F64]
+    t_out = [tangents[id(a)] if isinstance(a, Var) and id(a) in tangents else zeros(b, a.type)
+             for a in g.outputs if a.type.is_float]
     return Graph(g.inputs + t_inputs, b.eqns, list(g.outputs) + t_out, g.name + "_jvp")

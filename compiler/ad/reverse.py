@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
-from ..ir.core import F64, Atom, Const, Graph, Var
+from ..ir.core import Atom, Const, Graph, Var
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
 
@@ -31,7 +31,19 @@ class Linearized:
 
 
 def _float_atoms(atoms) -> list:
-    return [a for a in atoms if a.type == F64]
+    return [a for a in atoms if a.type.is_float]
+
+
+def zeros(b: Builder, t) -> Atom:
+    """A zero of type `t` (a constant for scalars, a `full` equation for arrays)."""
+    if not t.is_array:
+        return Const(0.0, t)
+    return b.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
+
+
+def fit(b: Builder, value: Atom, t) -> Atom:
+    """`value` summed down to shape `t` (the cotangent of a broadcast operand)."""
+    return value if value.type.shape == t.shape else b.sum_to(value, shape=t.shape)
 
 
 def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:
@@ -56,7 +68,7 @@ def linearize(graph: Graph) -> Linearized:
             emit = (lambda e, rule: lambda b, cts: rule(b, e, cts))(eqn, prim.vjp)
         backward_steps.append((eqn, prim, emit))
 
-    out_bars = [Var(F64, "d" + (a.hint if isinstance(a, Var) else "out"))
+    out_bars = [Var(a.type, "d" + (a.hint if isinstance(a, Var) else "out"))
                 for a in _float_atoms(g.outputs)]
     ct: dict[int, Atom] = {}
     for atom, bar in zip(_float_atoms(g.outputs), out_bars, strict=True):
@@ -69,9 +81,9 @@ def linearize(graph: Graph) -> Linearized:
         bb.loc = eqn.loc
         in_cts = emit(bb, cts)
         for atom, c in zip(eqn.inputs, in_cts, strict=True):
-            if c is not None and isinstance(atom, Var) and atom.type == F64:
-                _accumulate(bb, ct, atom, c)
-    bars = [ct.get(id(v), Const(0.0, F64)) for v in _float_atoms(g.inputs)]
+            if c is not None and isinstance(atom, Var) and atom.type.is_float:
+                _accumulate(bb, ct, atom, fit(bb, c, atom.type))
+    bars = [ct[id(v)] if id(v) in ct else zeros(bb, v.type) for v in _float_atoms(g.inputs)]
     bwd = Graph([], bb.eqns, bars, g.name + "_bwd")
     dce(bwd)  # rules compute cotangents for constants too; keep only what is needed
     bar_ids = {id(v) for v in out_bars}
@@ -88,6 +100,6 @@ def vjp_graph(graph: Graph) -> Graph:
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
     fwd_out = inline(b, lin.fwd, inputs)
     n = len(graph.outputs)
-    out_bars = [Var(F64, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
+    out_bars = [Var(v.type, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
     bars = inline(b, lin.bwd, fwd_out[n:] + out_bars)
     return Graph(inputs + out_bars, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp")

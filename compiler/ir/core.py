@@ -20,20 +20,36 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Type:
-    """A scalar type: f64, i64 or bool."""
+    """A scalar (`shape is None`) or an array of static `shape` with element type `name`
+    (f64, f32, i64 or bool). Shapes are concrete: functions are specialised per shape."""
 
     name: str
+    shape: tuple[int, ...] | None = None
 
     def __str__(self) -> str:
-        return self.name
+        if self.shape is None:
+            return self.name
+        return f"{self.name}[{','.join(map(str, self.shape))}]"
 
     @property
     def is_float(self) -> bool:
-        return self.name == "f64"
+        return self.name in ("f64", "f32")
+
+    @property
+    def is_array(self) -> bool:
+        return self.shape is not None
+
+    @property
+    def scalar(self) -> Type:
+        return Type(self.name)
+
+    def with_shape(self, shape: tuple[int, ...] | None) -> Type:
+        return Type(self.name, None if shape is None else tuple(shape))
 
 
-F64, I64, BOOL = Type("f64"), Type("i64"), Type("bool")
-TYPES = {t.name: t for t in (F64, I64, BOOL)}
+F64, F32, I64, BOOL = Type("f64"), Type("f32"), Type("i64"), Type("bool")
+TYPES = {t.name: t for t in (F64, F32, I64, BOOL)}
+
 
 _ids = itertools.count()
 
@@ -60,7 +76,9 @@ class Const:
     type: Type
 
     def __post_init__(self) -> None:
-        cast = {"f64": float, "i64": int, "bool": bool}[self.type.name]
+        if self.type.is_array:
+            raise TypeError("constants are scalars")
+        cast = {"f64": float, "f32": float, "i64": int, "bool": bool}[self.type.name]
         object.__setattr__(self, "value", cast(self.value))
 
 

@@ -7,7 +7,8 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `vjp(b, eqn, cotangents) -> input cotangents` (None = symbolic zero), written with a
   `Builder`; `None` as the rule itself means "not differentiable" (outputs carry no cotangent),
 - `jvp(b, eqn, tangents) -> output tangents`, same conventions,
-- `py(args, params) -> expression source` the Python lowering,
+- `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
+  source texts),
 - `effectful`: the equation must not be removed, merged or reordered (tape push/pop).
 - `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
   must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`.
@@ -41,4 +42,4 @@ def register(prim: Primitive) -> Primitive:
     return prim
 
 
-from . import control, scalar  # noqa: E402, F401  (populate the table)
+from . import arrays, control, scalar  # noqa: E402, F401  (populate the table)

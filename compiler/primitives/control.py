@@ -20,7 +20,7 @@ def _while_type(in_types: list[Type], params: dict) -> list[Type]:
     cond, body = params["cond"], params["body"]
     if cond.in_types != in_types or body.in_types != in_types:
         raise TypeError("while: cond/body input types must match the loop's inputs")
-    if cond.out_types != [BOOL]:
+    if cond.out_types != [BOOL]:  # a scalar bool
         raise TypeError(f"while: cond must return one bool, got {cond.out_types}")
     if body.out_types != carries:
         raise TypeError(f"while: body returns {body.out_types} for carries {carries}")
@@ -81,8 +81,8 @@ def _pop(type):  # noqa: A002
 
 
 register(Primitive("push", lambda in_types, params: [], _push, _structural("tape_vjp"),
-                   _structural("tape_jvp"), lambda args, params: f"_tape.append({args[0]})",
+                   _structural("tape_jvp"), lambda args, eqn: f"_tape.append({args[0]})",
                    effectful=True))
 register(Primitive("pop", lambda in_types, params: [params["type"]], _pop,
                    _structural("tape_vjp"), _structural("tape_jvp"),
-                   lambda args, params: "_tape.pop()", effectful=True))
+                   lambda args, eqn: "_tape.pop()", effectful=True))

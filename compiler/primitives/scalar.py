@@ -9,39 +9,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import BOOL, F64, Type
+from ..ir.core import Type
 from . import Primitive, register
+from .shapes import broadcast, elementwise
 
 
 def same_type(in_types: list[Type], params: dict) -> list[Type]:
-    first = in_types[0]
-    if any(t != first for t in in_types):
-        raise TypeError(f"operands must have the same type, got {', '.join(map(str, in_types))}")
-    return [first]
+    return [elementwise(in_types, allowed=("f64", "f32", "i64", "bool"))]
 
 
 def float_only(in_types: list[Type], params: dict) -> list[Type]:
-    if any(t != F64 for t in in_types):
-        raise TypeError(f"expects f64 operands, got {', '.join(map(str, in_types))}")
-    return [F64]
+    return [elementwise(in_types, allowed=("f64", "f32"))]
 
 
 def numeric(in_types: list[Type], params: dict) -> list[Type]:
-    out = same_type(in_types, params)
-    if out[0] == BOOL:
-        raise TypeError("arithmetic on bool operands")
-    return out
+    return [elementwise(in_types)]
 
 
 def to_bool(in_types: list[Type], params: dict) -> list[Type]:
-    same_type(in_types, params)
-    return [BOOL]
+    return [elementwise(in_types, "bool", ("f64", "f32", "i64", "bool"))]
 
 
 def bool_only(in_types: list[Type], params: dict) -> list[Type]:
-    if any(t != BOOL for t in in_types):
-        raise TypeError(f"expects bool operands, got {', '.join(map(str, in_types))}")
-    return [BOOL]
+    return [elementwise(in_types, allowed=("bool",))]
 
 
 def _ieee(fn):
@@ -52,11 +42,17 @@ def _ieee(fn):
     return impl
 
 
-def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=True):
+def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=True,
+            array_template=None):
     """Register a single-output primitive whose Python lowering is the format string
-    `template`; its `vjp(b, eqn, g)` receives the one output cotangent `g`."""
-    register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp,
-                       lambda args, params: template.format(*args),
+    `template` (`array_template` when an operand is an array); its `vjp(b, eqn, g)` receives
+    the one output cotangent `g`."""
+
+    def py(args, eqn):
+        arrays = array_template and any(a.type.is_array for a in eqn.inputs)
+        return (array_template if arrays else template).format(*args)
+
+    register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp, py,
                        differentiable=differentiable))
 
 
@@ -119,12 +115,21 @@ def _pow_jvp(b, e, t):
 _define("pow", numeric, lambda x, y: np.power(x, y), "({0} ** {1})", vjp=_pow_vjp, jvp=_pow_jvp)
 
 
+def _python_ints(x, y) -> bool:
+    return isinstance(x, int) and isinstance(y, int)
+
+
 def _floor_div(x, y):
-    return np.floor_divide(x, y) if isinstance(x, float | np.floating) else x // y
+    return x // y if _python_ints(x, y) else np.floor_divide(x, y)
 
 
 def _mod(x, y):
-    return np.mod(x, y) if isinstance(x, float | np.floating) else x % y
+    return x % y if _python_ints(x, y) else np.mod(x, y)
+
+
+def _float(x):
+    """Python numbers become float64; numpy values keep their precision."""
+    return x if isinstance(x, np.ndarray | np.floating) else np.float64(x)
 
 
 _define("floordiv", numeric, _floor_div, "({0} // {1})",
@@ -153,9 +158,9 @@ def _extremum(name, compare, fn, py):
     _define(name, numeric, fn, py, vjp=vjp, jvp=jvp)
 
 
-_extremum("maximum", "gt", lambda x, y: np.maximum(x, y) if isinstance(x, float) else max(x, y),
+_extremum("maximum", "gt", lambda x, y: max(x, y) if _python_ints(x, y) else np.maximum(x, y),
           "np.maximum({0}, {1})")
-_extremum("minimum", "lt", lambda x, y: np.minimum(x, y) if isinstance(x, float) else min(x, y),
+_extremum("minimum", "lt", lambda x, y: min(x, y) if _python_ints(x, y) else np.minimum(x, y),
           "np.minimum({0}, {1})")
 
 # ---- unary ------------------------------------------------------------------------------------
@@ -173,7 +178,7 @@ def _unary(name, np_fn, derivative, py=None):
     def jvp(b, e, t):
         return [b.mul(t[0], derivative(b, e.inputs[0], e.outputs[0]))]
 
-    _define(name, float_only, lambda x: np_fn(np.float64(x)), py or f"np.{name}({{0}})",
+    _define(name, float_only, lambda x: np_fn(_float(x)), py or f"np.{name}({{0}})",
             vjp=vjp, jvp=jvp)
 
 
@@ -198,7 +203,7 @@ _define("abs", numeric, lambda x: abs(x), "abs({0})",
 
 
 def _zero_derivative(name, np_fn, py):
-    _define(name, float_only, lambda x: np_fn(np.float64(x)), py,
+    _define(name, float_only, lambda x: np_fn(_float(x)), py,
             vjp=lambda b, e, g: [None], jvp=lambda b, e, t: [None])
 
 
@@ -211,18 +216,26 @@ _zero_derivative("ceil", np.ceil, "np.ceil({0})")
 for _name, _fn, _op in [("lt", np.less, "<"), ("le", np.less_equal, "<="),
                         ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="),
                         ("eq", np.equal, "=="), ("ne", np.not_equal, "!=")]:
-    _define(_name, to_bool, (lambda f: lambda x, y: bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
+    _define(_name, to_bool, (lambda f: lambda x, y: _bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
             differentiable=False)
 
-_define("and_", bool_only, lambda x, y: bool(x and y), "({0} and {1})", differentiable=False)
-_define("or_", bool_only, lambda x, y: bool(x or y), "({0} or {1})", differentiable=False)
-_define("not_", bool_only, lambda x: not x, "(not {0})", differentiable=False)
+_define("and_", bool_only, lambda x, y: _bool(np.logical_and(x, y)), "({0} and {1})",
+        differentiable=False, array_template="np.logical_and({0}, {1})")
+_define("or_", bool_only, lambda x, y: _bool(np.logical_or(x, y)), "({0} or {1})",
+        differentiable=False, array_template="np.logical_or({0}, {1})")
+_define("not_", bool_only, lambda x: _bool(np.logical_not(x)), "(not {0})",
+        differentiable=False, array_template="np.logical_not({0})")
+
+
+def _bool(value):
+    return value if isinstance(value, np.ndarray) else bool(value)
 
 
 def _select_type(in_types, params):
-    if in_types[0] != BOOL:
+    if in_types[0].name != "bool":
         raise TypeError(f"select condition must be bool, got {in_types[0]}")
-    return same_type(in_types[1:], params)
+    out = same_type(in_types[1:], params)[0]
+    return [out.with_shape(broadcast(in_types[0].shape, out.shape))]
 
 
 def _select_vjp(b, e, g):
@@ -238,25 +251,51 @@ def _select_jvp(b, e, t):
     return [None if t[1] is None and t[2] is None else b.select(c, a, f)]
 
 
-_define("select", _select_type, lambda c, x, y: x if c else y, "({1} if {0} else {2})",
-        vjp=_select_vjp, jvp=_select_jvp)
+_define("select", _select_type, lambda c, x, y: np.where(c, x, y) if
+        isinstance(c, np.ndarray) else (x if c else y), "({1} if {0} else {2})",
+        vjp=_select_vjp, jvp=_select_jvp, array_template="np.where({0}, {1}, {2})")
 
-_CASTS = {"f64": "np.float64({0})", "i64": "int({0})", "bool": "bool({0})"}
+_CASTS = {"f64": "np.float64({0})", "f32": "np.float32({0})", "i64": "int({0})",
+          "bool": "bool({0})"}
+_NUMPY = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "bool": np.bool_}
 
 
 def _convert_type(in_types, params):
-    return [params["to"]]
+    return [Type(params["to"].name, in_types[0].shape)]
 
 
 def _convert_impl(x, to):
-    return {"f64": np.float64, "i64": int, "bool": bool}[to.name](x)
+    if isinstance(x, np.ndarray):
+        return x.astype(_NUMPY[to.name])
+    return {"f64": np.float64, "f32": np.float32, "i64": int, "bool": bool}[to.name](x)
+
+
+def _convert_back(b, e, ct):
+    """A cotangent/tangent flows through float -> float conversions only, in the source
+    precision; conversions from or to ints and bools cut it."""
+    source, target = e.inputs[0].type, e.outputs[0].type
+    if not (source.is_float and target.is_float):
+        return None
+    return ct if source.name == target.name else b.convert(ct, to=source.scalar)
+
+
+def _convert_forward(b, e, t):
+    source, target = e.inputs[0].type, e.outputs[0].type
+    if t[0] is None or not (source.is_float and target.is_float):
+        return [None]
+    return [t[0] if source.name == target.name else b.convert(t[0], to=target.scalar)]
+
+
+def _convert_py(args, eqn):
+    if eqn.inputs[0].type.is_array:
+        return f"{args[0]}.astype(np.{_NUMPY[eqn.params['to'].name].__name__})"
+    return _CASTS[eqn.params["to"].name].format(*args)
 
 
 register(Primitive(
     "convert", _convert_type, _ieee(_convert_impl),
-    vjp=_single_output(lambda b, e, g: [g if e.inputs[0].type == F64 else None]),
-    jvp=lambda b, e, t: [t[0] if e.inputs[0].type == F64 else None],
-    py=lambda args, params: _CASTS[params["to"].name].format(*args)))
+    vjp=_single_output(lambda b, e, g: [_convert_back(b, e, g)]),
+    jvp=_convert_forward, py=_convert_py))
 
 
 # ---- helpers for rules with symbolic zeros ----------------------------------------------------

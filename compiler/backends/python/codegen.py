@@ -25,7 +25,7 @@ import numpy as np
 from ... import gast_adapter as g
 from ...ir.core import Const, Eqn, Graph, Var, walk_eqns
 
-RESERVED = {"np", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
+RESERVED = {"np", "_rt", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
 COMMENT = "__adlite_comment__"
 
 
@@ -122,7 +122,7 @@ class _Emitter:
         if eqn.prim == "cond":
             return self.branch(eqn)
         prim = self.prims[eqn.prim]
-        expr = prim.py([self.src(a) for a in eqn.inputs], eqn.params)
+        expr = prim.py([self.src(a) for a in eqn.inputs], eqn)
         if not eqn.outputs:
             return [gast.Expr(value=_parse_expr(expr))]
         (out,) = eqn.outputs
@@ -202,6 +202,9 @@ def graph_to_source(graph: Graph, name: str,
     body = []
     if any(e.prim in ("push", "pop") for e in walk_eqns(graph)):
         body.append(g.assign("_tape", _parse_expr("[]")))
+    header = "import numpy as np\n"
+    if any(e.prim == "index_update" for e in walk_eqns(graph)):
+        header += "from adlite.compiler.backends.python import support as _rt\n"
     body += em.block(Graph(graph.inputs, graph.eqns, []), None)
     outs = [em.src(a) for a in graph.outputs]
     body.append(g.return_(_parse_expr("(" + ", ".join(outs) + ",)")))
@@ -216,10 +219,16 @@ def graph_to_source(graph: Graph, name: str,
     text = astor.to_source(gast.gast_to_ast(gast.fix_missing_locations(module)))
     text = re.sub(rf"^(\s*){COMMENT}\((\d+)\)$",
                   lambda m: f"{m.group(1)}# {em.comments[int(m.group(2))]}", text, flags=re.M)
-    return "import numpy as np\n\n\n" + text
+    return header + "\n\n" + text
 
 
 _counter = [0]
+
+
+def _argument_cast(t):
+    if t.is_array:
+        return np.asarray
+    return {"f64": np.float64, "f32": np.float32, "i64": int, "bool": bool}[t.name]
 
 
 def compile_graph(graph: Graph, name: str, line_text=None):
@@ -231,7 +240,7 @@ def compile_graph(graph: Graph, name: str, line_text=None):
     namespace: dict = {}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our generated code
     fn = namespace[name]
-    casts = [{"f64": np.float64, "i64": int, "bool": bool}[v.type.name] for v in graph.inputs]
+    casts = [_argument_cast(v.type) for v in graph.inputs]
 
     def run(*args):
         if len(args) != len(casts):

@@ -1,0 +1,371 @@
+"""Array primitives: reductions, shape changes, matmul, indexing, creation.
+
+Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
+block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
+Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
+the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
+Index specs are tuples of items: `(0,)` an integer read from the next operand, `(1, start,
+stop, step)` a constant slice, `(2,)` a new axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.core import I64, Const, Type
+from . import Primitive, register
+
+NP_DTYPE = {"f64": "np.float64", "f32": "np.float32", "bool": "np.bool_", "i64": "np.int64"}
+
+
+def reduced_shape(shape, axis, keepdims):
+    axes = range(len(shape)) if axis is None else axis
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
+        tuple(n for i, n in enumerate(shape) if i not in axes)
+    return out if out else None
+
+
+def _array(t: Type, what: str) -> None:
+    if not t.is_array:
+        raise TypeError(f"{what} needs an array operand, got {t}")
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+
+def _reduce_type(in_types, params):
+    (t,) = in_types
+    _array(t, "a reduction")
+    return [t.with_shape(reduced_shape(t.shape, params["axis"], params["keepdims"]))]
+
+
+def expand_back(b, g, x_type, axis):
+    """Broadcast a reduction's cotangent `g` back to the operand's shape."""
+    if g.type.is_array:
+        g = b.reshape(g, shape=reduced_shape(x_type.shape, axis, True))
+    return b.broadcast_to(g, shape=x_type.shape)
+
+
+def _sum_vjp(b, e, cts):
+    return [expand_back(b, cts[0], e.inputs[0].type, e.params["axis"])]
+
+
+def _reduce_py(fn):
+    return lambda args, e: (f"np.{fn}({args[0]}, axis={e.params['axis']}, "
+                            f"keepdims={e.params['keepdims']})")
+
+
+register(Primitive("sum", _reduce_type,
+                   lambda x, axis, keepdims: (np.sum(x, axis=axis, keepdims=keepdims),),
+                   _sum_vjp, lambda b, e, t: [b.sum(t[0], **e.params)], _reduce_py("sum")))
+
+
+def _extremum_vjp(b, e, cts):
+    """The cotangent is shared evenly by the positions attaining the extremum."""
+    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
+    hit = b.eq(x, expand_back(b, out, x.type, axis))
+    weight = b.select(hit, 1.0, 0.0)
+    count = b.sum(weight, axis=axis, keepdims=True)
+    return [b.div(b.mul(expand_back(b, cts[0], x.type, axis), weight), count)]
+
+
+def _extremum_jvp(b, e, t):
+    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
+    weight = b.select(b.eq(x, expand_back(b, out, x.type, axis)), 1.0, 0.0)
+    count = b.sum(weight, axis=axis, keepdims=e.params["keepdims"])
+    return [b.div(b.sum(b.mul(t[0], weight), **e.params), count)]
+
+
+for _name in ("max", "min"):
+    register(Primitive(_name, _reduce_type,
+                       (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
+                           getattr(np, _name)),
+                       _extremum_vjp, _extremum_jvp, _reduce_py(_name)))
+
+
+# ---- shapes -------------------------------------------------------------------------------------
+
+def _reshape_type(in_types, params):
+    (t,) = in_types
+    shape = params["shape"]
+    if int(np.prod(t.shape or ())) != int(np.prod(shape or ())):
+        raise TypeError(f"cannot reshape {t} into shape {shape}")
+    return [t.with_shape(shape)]
+
+
+register(Primitive(
+    "reshape", _reshape_type, lambda x, shape: (np.reshape(x, shape or ()),),
+    lambda b, e, cts: [_reshape_to(b, cts[0], e.inputs[0].type)],
+    lambda b, e, t: [b.reshape(t[0], **e.params)],
+    lambda args, e: f"np.reshape({args[0]}, {e.params['shape'] or ()})"))
+
+
+def _reshape_to(b, g, t: Type):
+    return b.reshape(g, shape=t.shape) if t.is_array else b.sum_to(g, shape=None)
+
+
+def _transpose_type(in_types, params):
+    (t,) = in_types
+    _array(t, "transpose")
+    if sorted(params["axes"]) != list(range(len(t.shape))):
+        raise TypeError(f"axes {params['axes']} do not match {t}")
+    return [t.with_shape(tuple(t.shape[a] for a in params["axes"]))]
+
+
+register(Primitive(
+    "transpose", _transpose_type, lambda x, axes: (np.transpose(x, axes),),
+    lambda b, e, cts: [b.transpose(cts[0], axes=tuple(int(i) for i in
+                                                       np.argsort(e.params["axes"])))],
+    lambda b, e, t: [b.transpose(t[0], **e.params)],
+    lambda args, e: f"np.transpose({args[0]}, {e.params['axes']})"))
+
+
+def _broadcast_type(in_types, params):
+    (t,) = in_types
+    from .shapes import broadcast
+
+    if broadcast(t.shape, params["shape"]) != params["shape"]:
+        raise TypeError(f"cannot broadcast {t} to shape {params['shape']}")
+    return [t.with_shape(params["shape"])]
+
+
+register(Primitive(
+    "broadcast_to", _broadcast_type, lambda x, shape: (np.broadcast_to(x, shape),),
+    lambda b, e, cts: [b.sum_to(cts[0], shape=e.inputs[0].type.shape)],
+    lambda b, e, t: [b.broadcast_to(t[0], **e.params)],
+    lambda args, e: f"np.broadcast_to({args[0]}, {e.params['shape']})"))
+
+
+def sum_to_axes(shape, target):
+    """Axes to sum (then reshape) to take `shape` down to the broadcast operand `target`."""
+    target = target or ()
+    lead = len(shape) - len(target)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(target)
+                                      if n == 1 and shape[lead + i] != 1)
+
+
+def _sum_to_type(in_types, params):
+    (t,) = in_types
+    return [t.with_shape(params["shape"])]
+
+
+def _sum_to_impl(x, shape):
+    x = np.asarray(x)
+    summed = np.sum(x, axis=sum_to_axes(x.shape, shape)) if x.ndim else x
+    return (np.reshape(summed, shape) if shape else summed[()],)
+
+
+def _sum_to_py(args, e):
+    shape, target = e.inputs[0].type.shape, e.params["shape"]
+    summed = f"np.sum({args[0]}, axis={sum_to_axes(shape, target)})"
+    return f"np.reshape({summed}, {target})" if target else summed
+
+
+register(Primitive(
+    "sum_to", _sum_to_type, _sum_to_impl,
+    lambda b, e, cts: [b.broadcast_to(cts[0], shape=e.inputs[0].type.shape)],
+    lambda b, e, t: [b.sum_to(t[0], **e.params)], _sum_to_py))
+
+
+# ---- matmul -------------------------------------------------------------------------------------
+
+def _matmul_type(in_types, params):
+    x, y = in_types
+    if x.name != y.name or not x.is_float:
+        raise TypeError(f"matmul operands must be float arrays of one dtype, got {x} and {y}")
+    _array(x, "matmul")
+    _array(y, "matmul")
+    if len(x.shape) > 2 or len(y.shape) > 2:
+        raise TypeError("matmul of arrays with more than 2 dimensions is not supported yet")
+    inner_x, inner_y = x.shape[-1], y.shape[0]
+    if inner_x != inner_y:
+        raise TypeError(f"matmul: shapes {x.shape} and {y.shape} are not aligned")
+    shape = x.shape[:-1] + y.shape[1:]
+    return [x.with_shape(shape or None)]
+
+
+def _outer(b, u, v):
+    m, n = u.type.shape[0], v.type.shape[0]
+    return b.mul(b.reshape(u, shape=(m, 1)), b.reshape(v, shape=(1, n)))
+
+
+def _matmul_vjp(b, e, cts):
+    (g,) = cts
+    x, y = e.inputs
+    t = (len(x.type.shape), len(y.type.shape))
+    if t == (2, 2):
+        return [b.matmul(g, b.transpose(y, axes=(1, 0))),
+                b.matmul(b.transpose(x, axes=(1, 0)), g)]
+    if t == (2, 1):
+        return [_outer(b, g, y), b.matmul(b.transpose(x, axes=(1, 0)), g)]
+    if t == (1, 2):
+        return [b.matmul(y, g), _outer(b, x, g)]
+    return [b.mul(g, y), b.mul(g, x)]
+
+
+def _matmul_jvp(b, e, t):
+    x, y = e.inputs
+    parts = [b.matmul(t[0], y) if t[0] is not None else None,
+             b.matmul(x, t[1]) if t[1] is not None else None]
+    parts = [p for p in parts if p is not None]
+    return [parts[0] if len(parts) == 1 else b.add(*parts)]
+
+
+register(Primitive("matmul", _matmul_type, lambda x, y: (np.matmul(x, y),), _matmul_vjp,
+                   _matmul_jvp, lambda args, e: f"({args[0]} @ {args[1]})"))
+
+
+# ---- indexing -----------------------------------------------------------------------------------
+
+def index_shape(shape, spec):
+    out, dim = [], 0
+    for item in spec:
+        if item[0] == 2:
+            out.append(1)
+            continue
+        n = shape[dim]
+        dim += 1
+        if item[0] == 1:
+            out.append(len(range(*slice(*item[1:]).indices(n))))
+    out.extend(shape[dim:])
+    return tuple(out) or None
+
+
+def _index_key(spec, ints):
+    ints = iter(ints)
+    key = []
+    for item in spec:
+        key.append(int(next(ints)) if item[0] == 0 else slice(*item[1:]) if item[0] == 1
+                   else None)
+    return tuple(key)
+
+
+def index_source(spec, ints) -> str:
+    ints = iter(ints)
+    parts = []
+    for item in spec:
+        if item[0] == 0:
+            parts.append(next(ints))
+        elif item[0] == 1:
+            start, stop, step = ("" if v is None else str(v) for v in item[1:])
+            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+        else:
+            parts.append("None")
+    return ", ".join(parts) or "..."
+
+
+def _index_type(in_types, params):
+    x, *ints = in_types
+    _array(x, "indexing")
+    if any(t != I64 for t in ints):
+        raise TypeError("array indices must be integers")
+    return [x.with_shape(index_shape(x.shape, params["spec"]))]
+
+
+def _index_impl(x, *ints, spec):
+    value = x[_index_key(spec, ints)]
+    return (value.copy() if isinstance(value, np.ndarray) else value,)
+
+
+def _zeros(b, t: Type):
+    if not t.is_array:
+        return Const(0.0, t)
+    return b.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
+
+
+def _index_vjp(b, e, cts):
+    x, *ints = e.inputs
+    return [b.index_update(_zeros(b, x.type), cts[0], *ints, spec=e.params["spec"],
+                           mode="add")] + [None] * len(ints)
+
+
+register(Primitive(
+    "index", _index_type, _index_impl, _index_vjp,
+    lambda b, e, t: [b.index(t[0], *e.inputs[1:], **e.params)],
+    lambda args, e: f"{args[0]}[{index_source(e.params['spec'], args[1:])}]"))
+
+
+def _update_type(in_types, params):
+    x, v, *ints = in_types
+    target = _index_type([x, *ints], params)[0]
+    from .shapes import broadcast
+
+    if v.name != x.name or broadcast(v.shape, target.shape) != target.shape:
+        raise TypeError(f"cannot assign {v} to a {target} part of {x}")
+    return [x]
+
+
+def _update_impl(x, v, *ints, spec, mode):
+    out = np.array(x, copy=True)
+    key = _index_key(spec, ints)
+    if mode == "add":
+        out[key] += v
+    else:
+        out[key] = v
+    return (out,)
+
+
+def _update_vjp(b, e, cts):
+    (g,) = cts
+    x, v, *ints = e.inputs
+    spec = e.params["spec"]
+    gv = b.sum_to(b.index(g, *ints, spec=spec), shape=v.type.shape)
+    gx = g if e.params["mode"] == "add" else b.index_update(g, Const(0.0, x.type.scalar),
+                                                            *ints, spec=spec, mode="set")
+    return [gx, gv] + [None] * len(ints)
+
+
+def _update_jvp(b, e, t):
+    x, v, *ints = e.inputs
+    tx = t[0] if t[0] is not None else _zeros(b, x.type)
+    tv = t[1] if t[1] is not None else Const(0.0, v.type.scalar)
+    return [b.index_update(tx, tv, *ints, **e.params)]
+
+
+register(Primitive(
+    "index_update", _update_type, _update_impl, _update_vjp, _update_jvp,
+    lambda args, e: (f"_rt.index_{e.params['mode']}({args[0]}, "
+                     f"np.s_[{index_source(e.params['spec'], args[2:])}], {args[1]})")))
+
+
+# ---- creation -----------------------------------------------------------------------------------
+
+def _full_type(in_types, params):
+    (value,) = in_types
+    if value != params["dtype"]:
+        raise TypeError(f"full: fill value {value} does not match dtype {params['dtype']}")
+    return [params["dtype"].with_shape(params["shape"])]
+
+
+register(Primitive(
+    "full", _full_type,
+    lambda value, shape, dtype: (np.full(shape, value, dtype=_numpy_dtype(dtype)),),
+    lambda b, e, cts: [b.sum_to(cts[0], shape=None)],
+    lambda b, e, t: [b.full(t[0], **e.params)],
+    lambda args, e: (f"np.full({e.params['shape']}, {args[0]}, "
+                     f"dtype={NP_DTYPE[e.params['dtype'].name]})")))
+
+
+def _numpy_dtype(t: Type):
+    return {"f64": np.float64, "f32": np.float32, "bool": np.bool_, "i64": np.int64}[t.name]
+
+
+register(Primitive(
+    "arange", lambda in_types, params: [params["dtype"].with_shape((params["n"],))],
+    lambda n, dtype: (np.arange(n, dtype=_numpy_dtype(dtype)),), None, None,
+    lambda args, e: f"np.arange({e.params['n']}, dtype={NP_DTYPE[e.params['dtype'].name]})",
+    differentiable=False))
+
+
+def _pack_type(in_types, params):
+    if not in_types or len(set(in_types)) != 1 or in_types[0].is_array:
+        raise TypeError(f"array(...) needs scalars of one type, got {in_types}")
+    return [in_types[0].with_shape((len(in_types),))]
+
+
+register(Primitive(
+    "pack", _pack_type, lambda *xs: (np.array(xs),),
+    lambda b, e, cts: [b.index(cts[0], Const(i, I64), spec=((0,),))
+                       for i in range(len(e.inputs))],
+    lambda b, e, t: [b.pack(*(ti if ti is not None else Const(0.0, a.type)
+                              for ti, a in zip(t, e.inputs, strict=True)))],
+    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.name]})"))

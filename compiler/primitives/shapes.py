@@ -1,0 +1,38 @@
+"""Shape rules shared by the primitives: numpy broadcasting over static shapes.
+
+Scalars have shape None; arrays have a tuple. `broadcast(*shapes)` follows numpy (raises
+TypeError naming the shapes on mismatch); a result of rank 0 is a scalar.
+"""
+
+from __future__ import annotations
+
+from ..ir.core import Type
+
+
+def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    arrays = [s for s in shapes if s is not None]
+    if not arrays:
+        return None
+    ndim = max(len(s) for s in arrays)
+    out = []
+    for k in range(ndim):
+        sizes = {s[len(s) - ndim + k] for s in arrays if len(s) - ndim + k >= 0} - {1}
+        if len(sizes) > 1:
+            raise TypeError("shapes " + " and ".join(str(s) for s in arrays) +
+                            " cannot be broadcast together")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def elementwise(in_types: list[Type], dtype: str | None = None,
+                allowed: tuple[str, ...] = ("f64", "f32", "i64")) -> Type:
+    """Result type of an elementwise primitive; operands must share their element type."""
+    names = {t.name for t in in_types}
+    if len(names) != 1:
+        raise TypeError(f"operands must have the same element type, got "
+                        f"{', '.join(map(str, in_types))}")
+    (name,) = names
+    if name not in allowed:
+        raise TypeError(f"expects {'/'.join(allowed)} operands, got "
+                        f"{', '.join(map(str, in_types))}")
+    return Type(dtype or name, broadcast(*(t.shape for t in in_types)))
