@@ -27,6 +27,7 @@ from ..ir.transform import inline
 from .forward import jvp_graph
 from .reverse import linearize, vjp_graph, zeros
 
+
 def _fresh(vars_) -> list[Var]:
     return [Var(v.type, v.hint) for v in vars_]
 

@@ -25,7 +25,8 @@ import numpy as np
 from ... import gast_adapter as g
 from ...ir.core import Const, Eqn, Graph, Var, walk_eqns
 
-RESERVED = {"np", "_rt", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
+RESERVED = {"np", "_rt", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range",
+            "len"}
 COMMENT = "__adlite_comment__"
 
 
