@@ -30,14 +30,24 @@ from .backends.python import compile_graph, graph_to_source
 from .frontend.source import get_source
 from .frontend.to_ir import build_graph
 from .ir.builder import Builder
-from .ir.core import BOOL, F64, I64, Const, Graph, Type, Var
+from .ir.core import BOOL, F32, F64, I64, Const, Graph, Type, Var
 from .ir.transform import inline
 from .passes import optimize
 
 BACKENDS = ("llvm", "python")
 
 
+ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
+
+
 def arg_type(value: Any, position: int) -> Type:
+    if isinstance(value, np.ndarray):
+        if value.dtype not in ARRAY_DTYPES:
+            raise TypeError(f"argument {position} is an array of {value.dtype}; compiled "
+                            "functions take float64 or float32 arrays")
+        if value.ndim == 0:
+            raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
+        return Type(ARRAY_DTYPES[value.dtype], value.shape)
     if isinstance(value, bool | np.bool_):
         return BOOL
     if isinstance(value, int | np.integer):
@@ -45,7 +55,8 @@ def arg_type(value: Any, position: int) -> Type:
     if isinstance(value, float | np.floating):
         return F64
     raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
-                    "functions take Python or numpy scalars (float, int, bool)")
+                    "functions take Python or numpy scalars (float, int, bool) and float64 or "
+                    "float32 numpy arrays")
 
 
 def _line_text(fn) -> Callable[[int], str]:
@@ -84,7 +95,8 @@ class Transformed:
                 if not -len(types) <= i < len(types):
                     raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(types)} "
                                     "arguments")
-                types[i] = F64
+                if not types[i].is_float:
+                    types[i] = F64
         return tuple(types)
 
     def graphs(self, types: tuple[Type, ...]) -> tuple[Graph, Graph, bool]:
@@ -92,15 +104,15 @@ class Transformed:
         primal, n_out, is_tuple = build_graph(self.fn, list(types))
         if self.kind == "jit":
             return primal, optimize(primal), is_tuple
-        if n_out != 1 or primal.outputs[0].type != F64:
+        if n_out != 1 or primal.outputs[0].type not in (F64, F32):
             raise TypeError(f"grad of {self.fn.__name__}: the function must return one float, "
                             f"it returns {n_out} value(s) of type "
                             f"{', '.join(str(a.type) for a in primal.outputs)}")
         full = vjp_graph(primal)
         b = Builder()
         inputs = [Var(v.type, v.hint) for v in primal.inputs]
-        results = inline(b, full, inputs + [Const(1.0, F64)])
-        float_positions = [i for i, v in enumerate(primal.inputs) if v.type == F64]
+        results = inline(b, full, inputs + [Const(1.0, primal.outputs[0].type)])
+        float_positions = [i for i, v in enumerate(primal.inputs) if v.type.is_float]
         bars = results[1:]
         wanted = [bars[float_positions.index(i % len(types))] for i in self.wrt]
         outputs = ([results[0]] if self.kind == "value_and_grad" else []) + wanted
@@ -134,7 +146,7 @@ class Transformed:
         return entry
 
     def __call__(self, *args: Any):
-        fast = self.dispatch.get(tuple(map(type, args)))
+        fast = self.dispatch.get(_dispatch_key(args))
         if fast is None:
             fast = self._prepare(args)
         return fast(*args)
@@ -150,12 +162,33 @@ class Transformed:
                 (lambda *a: run(*a))
         else:
             fast = run if self.multi else (lambda *a: run(*a)[0])
-        self.dispatch[tuple(map(type, args))] = fast
+        self.dispatch[_dispatch_key(args)] = fast
         return fast
 
 
+def _dispatch_key(args) -> tuple:
+    """Argument types, plus shape and dtype for arrays (what selects a specialisation)."""
+    return tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
+
+
+def llvm_supports(graph: Graph) -> bool:
+    """The LLVM backend compiles scalar (f64, i64, bool) code; array graphs run on the
+    Python backend (numpy) until array lowering lands."""
+    return all(v.type.name in ("f64", "i64", "bool") and not v.type.is_array
+               for v in _all_vars(graph))
+
+
+def _all_vars(graph: Graph):
+    from .passes.rewrite import all_graphs
+
+    for g in all_graphs(graph):
+        yield from g.inputs
+        for e in g.eqns:
+            yield from e.outputs
+
+
 def _backend_compile(backend: str, graph: Graph, fn) -> Callable:
-    if backend == "llvm":
+    if backend == "llvm" and llvm_supports(graph):
         return compile_native(graph, graph.name).call
     return compile_graph(graph, graph.name, _line_text(fn))
 
@@ -191,7 +224,7 @@ def vjp(fn: Callable, *primals: Any):
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
     primal, run, is_tuple = _compile_extended(fn, types, vjp_graph)
     n_out = len(primal.outputs)
-    n_float = sum(a.type == F64 for a in primal.outputs)
+    n_float = sum(a.type.is_float for a in primal.outputs)
     outs = run(*primals, *([0.0] * n_float))[:n_out]
 
     def pullback(*cotangents: float):
@@ -205,7 +238,7 @@ def vjp(fn: Callable, *primals: Any):
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
     """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode)."""
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    n_float = sum(t == F64 for t in types)
+    n_float = sum(t.is_float for t in types)
     if len(tangents) != n_float:
         raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
                         f"{len(tangents)}")

@@ -42,8 +42,13 @@ def zeros(b: Builder, t) -> Atom:
 
 
 def fit(b: Builder, value: Atom, t) -> Atom:
-    """`value` summed down to shape `t` (the cotangent of a broadcast operand)."""
-    return value if value.type.shape == t.shape else b.sum_to(value, shape=t.shape)
+    """`value` brought to the shape of `t`: summed down for the cotangent of a broadcast
+    operand, broadcast up when a rule produced a scalar for an array operand."""
+    if value.type.shape == t.shape:
+        return value
+    if not value.type.is_array:
+        return b.broadcast_to(value, shape=t.shape)
+    return b.sum_to(value, shape=t.shape)
 
 
 def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:

@@ -2,8 +2,9 @@
 
 Contract: `lookup(obj)` maps a Python object reached from the user's code (by identity, so
 any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowering
-`(conv, args, node) -> value` that emits IR with `conv.b`; `constant(obj)` gives the value of
-module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
+`(conv, args, kwargs, node) -> value` that emits IR with `conv.b` (keyword arguments are
+accepted only by the array functions of `array_functions.py`); `constant(obj)` gives the value
+of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
 """
 
 from __future__ import annotations
@@ -18,14 +19,6 @@ from ..ir.core import F64, I64
 
 def _unary(prim):
     return lambda conv, args, node: conv.b.op(prim, conv.as_float(conv.one(args, node), node))
-
-
-def _float_binary(prim):
-    def lower(conv, args, node):
-        x, y = conv.exactly(args, 2, node)
-        return conv.b.op(prim, conv.as_float(x, node), conv.as_float(y, node))
-
-    return lower
 
 
 def _extremum(prim):
@@ -103,9 +96,22 @@ def _pow(conv, args, node):
 _FUNCTIONS = {}
 
 
-def _register(objects, lowering):
+def register_with_keywords(objects, lowering):
+    """`lowering(conv, args, kwargs, node)` handles calls to each of `objects`."""
     for obj in objects:
         _FUNCTIONS[id(obj)] = (obj, lowering)
+
+
+def _register(objects, lowering):
+    """`lowering(conv, args, node)` handles calls without keyword arguments."""
+
+    def lower(conv, args, kwargs, node):
+        if kwargs:
+            raise conv.source.error(node, f"unexpected keyword argument(s) "
+                                          f"{', '.join(kwargs)}", "pass arguments by position")
+        return lowering(conv, args, node)
+
+    register_with_keywords(objects, lower)
 
 
 for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1"]:
@@ -130,6 +136,9 @@ _register([builtins.float, np.float64], _cast(F64))
 _register([builtins.int], _cast(I64))
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
+
+
+from . import array_functions  # noqa: E402, F401  (registers the numpy array functions)
 
 
 def lookup(obj):

@@ -14,6 +14,8 @@ Hidden names start with `__`. Unsupported statements raise `AdliteSyntaxError` a
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from .. import gast_adapter as g
@@ -116,11 +118,7 @@ class Normalizer:
             if kind:
                 raise self.source.error(s, f"unsupported construct: {kind[0]}", kind[1])
             if isinstance(s, gast.AugAssign):
-                if not isinstance(s.target, gast.Name):
-                    raise self.source.error(s, "unsupported augmented assignment target",
-                                            "assign to a plain variable name")
-                value = g.binop(g.name(s.target.id, at=s), s.op, s.value, at=s)
-                out.append(g.assign(s.target.id, value, at=s))
+                out.append(self.augmented(s))
             elif isinstance(s, gast.AnnAssign):
                 if s.value is None or not isinstance(s.target, gast.Name):
                     raise self.source.error(s, "unsupported annotated assignment",
@@ -142,6 +140,20 @@ class Normalizer:
             else:
                 out.append(s)
         return out
+
+    def augmented(self, s: gast.AugAssign):
+        """`x op= v` -> `x = x op v`; `x[i] op= v` -> `x[i] = x[i] op v`."""
+        if isinstance(s.target, gast.Name):
+            return g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
+                                                 at=s), at=s)
+        if isinstance(s.target, gast.Subscript):
+            load = copy.deepcopy(s.target)
+            load.ctx = gast.Load()
+            value = g.binop(load, s.op, s.value, at=s)
+            return gast.copy_location(gast.Assign(targets=[s.target], value=value,
+                                                  type_comment=None), s)
+        raise self.source.error(s, "unsupported augmented assignment target",
+                                "assign to a variable or an array element")
 
     def for_range(self, s: gast.For) -> list:
         it = s.iter

@@ -18,11 +18,12 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.transform import inline
-from . import functions
+from . import array_functions, functions
 from .normalize import Normalizer
 from .source import Source, get_source
 
@@ -30,7 +31,7 @@ BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
           gast.NotEq: "ne"}
-RANK = {BOOL: 0, I64: 1, F64: 2}
+RANK = {"bool": 0, "i64": 1, "f32": 2, "f64": 3}
 UNSUPPORTED_EXPRESSIONS = {
     gast.ListComp: ("list comprehension", "write the loop out with `for`"),
     gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
@@ -50,7 +51,10 @@ MAX_INLINE_DEPTH = 32
 
 
 def join(a: Type, b: Type) -> Type:
-    return a if RANK[a] >= RANK[b] else b
+    """The type both values can take (the wider element type); shapes must agree."""
+    if a.shape != b.shape:
+        raise TypeError(f"a variable changes shape ({a} and {b})")
+    return a if RANK[a.name] >= RANK[b.name] else b
 
 
 def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
@@ -73,8 +77,8 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     outputs = list(result) if isinstance(result, tuple) else [result]
     for o in outputs:
         if not isinstance(o, Var | Const):
-            raise conv.source.error(conv.fdef, "the function must return numbers or a tuple "
-                                               "of numbers")
+            raise conv.source.error(conv.fdef, "the function must return numbers, arrays or a "
+                                               "tuple of them")
     return Graph(inputs, b.eqns, outputs, fn.__name__), len(outputs), isinstance(result, tuple)
 
 
@@ -157,6 +161,18 @@ class FunctionConverter:
                 value.hint = target.id
             self.env[target.id] = value
             self.maybe_undefined.discard(target.id)
+        elif isinstance(target, gast.Subscript):
+            if not isinstance(target.value, gast.Name) or target.value.id not in self.env:
+                raise self.source.error(target, "assignment into something that is not a "
+                                                "local array variable",
+                                        "assign into an array variable: `x[i] = v`")
+            name = target.value.id
+            x = self.array(self.env[name], target)
+            spec, ints = self.index_spec(x, target.slice)
+            v = self.to_type(self.value(value, target), x.type)
+            updated = self.b.index_update(x, v, *ints, spec=spec, mode="set")
+            updated.hint = name
+            self.env[name] = updated
         elif isinstance(target, gast.Tuple):
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
@@ -170,30 +186,63 @@ class FunctionConverter:
 
     # ---- values ---------------------------------------------------------------------------
 
-    def scalar(self, value, node) -> Atom:
+    def value(self, value, node) -> Atom:
+        """A number or an array (not a tuple, module or function)."""
         if not isinstance(value, Var | Const):
-            raise self.source.error(node, f"expected a number here, got "
+            raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{type(value).__name__}")
         return value
 
+    def scalar(self, value, node) -> Atom:
+        value = self.value(value, node)
+        if value.type.is_array:
+            raise self.source.error(node, f"expected a number here, got an array {value.type}")
+        return value
+
+    def array(self, value, node) -> Atom:
+        value = self.value(value, node)
+        if not value.type.is_array:
+            raise self.source.error(node, f"expected an array here, got {value.type}")
+        return value
+
+    def static(self, value, node):
+        """The compile-time Python value of a constant (or tuple of constants)."""
+        if isinstance(value, tuple):
+            return tuple(self.static(v, node) for v in value)
+        if isinstance(value, Const):
+            return value.value
+        if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:
+            return value
+        raise self.source.error(node, "this value must be known when compiling (a constant, "
+                                      "x.shape, len(x), ...)")
+
     def numeric(self, value, node) -> Atom:
-        value = self.scalar(value, node)
-        return self.b.convert(value, to=I64) if value.type == BOOL else value
+        value = self.value(value, node)
+        return self.to_type(value, I64) if value.type.name == "bool" else value
 
     def as_float(self, value, node) -> Atom:
-        value = self.scalar(value, node)
-        return value if value.type == F64 else self.b.convert(value, to=F64)
+        value = self.value(value, node)
+        return value if value.type.is_float else self.to_type(value, F64)
 
     def to_type(self, value: Atom, t: Type, b: Builder | None = None) -> Atom:
-        if value.type == t:
+        """`value` with the element type of `t` (its shape is kept)."""
+        if value.type.name == t.name:
             return value
         if isinstance(value, Const):
-            return const(value.value, t)
-        return (b or self.b).convert(value, to=t)
+            return const(value.value, t.scalar)
+        return (b or self.b).convert(value, to=t.scalar)
 
     def promote(self, x, y, node) -> tuple[Atom, Atom]:
+        """Common element type of two operands; scalars are weak next to float arrays
+        (float32 array * 2.0 stays float32), as in numpy 2."""
         x, y = self.numeric(x, node), self.numeric(y, node)
-        t = join(x.type, y.type)
+        tx, ty = x.type, y.type
+        if tx.is_array != ty.is_array:
+            array, scalar = (tx, ty) if tx.is_array else (ty, tx)
+            name = array.name if array.is_float else join(array.scalar, scalar.scalar).name
+        else:
+            name = tx.name if RANK[tx.name] >= RANK[ty.name] else ty.name
+        t = Type(name)
         return self.to_type(x, t), self.to_type(y, t)
 
     def truth(self, value, node) -> Atom:
@@ -251,6 +300,10 @@ class FunctionConverter:
 
     def expr_Attribute(self, node):
         base = self.expr(node.value)
+        if isinstance(base, Var | Const) and base.type.is_array:
+            if node.attr in ARRAY_METHODS:
+                return _Method(base, node.attr)
+            return array_functions.attribute(self, base, node.attr, node)
         if isinstance(base, types.ModuleType):
             value = functions.constant(base, node.attr)
             if value is not None:
@@ -260,27 +313,79 @@ class FunctionConverter:
                                               f"{node.attr!r}")
             return getattr(base, node.attr)
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
-                                "scalars have no attributes; arrays are not supported yet")
+                                "numbers have no attributes")
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
-        if isinstance(base, tuple) and isinstance(node.slice, gast.Constant) and \
-                isinstance(node.slice.value, int):
-            return base[node.slice.value]
-        raise self.source.error(node, "unsupported subscript", "index tuples with integer "
-                                                              "constants")
+        if isinstance(base, tuple):
+            index = self.static(self.expr(node.slice), node)
+            if not isinstance(index, int) or not -len(base) <= index < len(base):
+                raise self.source.error(node, "unsupported tuple index",
+                                        "index tuples with integer constants in range")
+            return base[index]
+        x = self.array(base, node)
+        spec, ints = self.index_spec(x, node.slice)
+        return self.b.index(x, *ints, spec=spec)
+
+    def index_spec(self, x, index_node):
+        """(spec, runtime integer operands) of a basic numpy index (ints, slices with
+        constant bounds, None, ...); negative runtime indices are wrapped at run time."""
+        items = index_node.elts if isinstance(index_node, gast.Tuple) else [index_node]
+        ndim = len(x.type.shape)
+        used = sum(not (isinstance(i, gast.Constant) and i.value in (None, Ellipsis))
+                   for i in items)
+        spec, ints, dim = [], [], 0
+        for item in items:
+            if isinstance(item, gast.Constant) and item.value is Ellipsis:
+                spec.extend([(1, None, None, None)] * (ndim - used))
+                dim += ndim - used
+                continue
+            if isinstance(item, gast.Constant) and item.value is None:
+                spec.append((2,))
+                continue
+            if dim >= ndim:
+                raise self.source.error(index_node, f"too many indices for an array of "
+                                                    f"dimension {ndim}")
+            if isinstance(item, gast.Slice):
+                bounds = [None if part is None else self.static(self.expr(part), item)
+                          for part in (item.lower, item.upper, item.step)]
+                if not all(b is None or isinstance(b, int) for b in bounds):
+                    raise self.source.error(item, "slice bounds must be integer constants")
+                if bounds[2] == 0:
+                    raise self.source.error(item, "slice step cannot be zero")
+                spec.append((1, *bounds))
+            else:
+                i = self.scalar(self.expr(item), item)
+                if i.type != I64:
+                    raise self.source.error(item, f"array indices must be integers, got "
+                                                  f"{i.type}")
+                ints.append(self.wrap_index(i, x.type.shape[dim], item))
+                spec.append((0,))
+            dim += 1
+        return tuple(spec), ints
+
+    def wrap_index(self, i, n, node):
+        if isinstance(i, Const):
+            if not -n <= i.value < n:
+                raise self.source.error(node, f"index {i.value} is out of bounds for an axis "
+                                              f"of size {n}")
+            return const(i.value % n)
+        return self.b.select(self.b.lt(i, 0), self.b.add(i, n), i)
 
     def expr_BinOp(self, node):
+        x, y = self.expr(node.left), self.expr(node.right)
+        if isinstance(node.op, gast.MatMult):
+            return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",
-                                    "use + - * / // % **")
-        x, y = self.expr(node.left), self.expr(node.right)
+                                    "use + - * / // % ** @")
         if op == "div":
-            return self.b.div(self.as_float(x, node), self.as_float(y, node))
+            return self.b.div(*self.promote(self.as_float(x, node), self.as_float(y, node),
+                                            node))
         x, y = self.promote(x, y, node)
         if op == "pow" and x.type == I64 and not (isinstance(y, Const) and y.value >= 0):
             x, y = self.as_float(x, node), self.as_float(y, node)
@@ -331,14 +436,19 @@ class FunctionConverter:
         return self.branch(test, [node.orelse], [node.body], expression=True)[0]
 
     def expr_Call(self, node):
-        if node.keywords:
-            raise self.source.error(node, "keyword arguments in calls",
-                                    "pass arguments by position")
+        if any(kw.arg is None for kw in node.keywords):
+            raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
         args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        if isinstance(func, _Method):
+            return array_functions.method(self, func.array, func.name, args, kwargs, node)
         lowering = functions.lookup(func)
         if lowering is not None:
-            return lowering(self, args, node)
+            return lowering(self, args, kwargs, node)
+        if kwargs:
+            raise self.source.error(node, "keyword arguments in calls to Python functions",
+                                    "pass arguments by position")
         if hasattr(func, "ir_for"):
             return self.inline_transformed(func, args, node)
         if isinstance(func, types.FunctionType):
@@ -350,7 +460,7 @@ class FunctionConverter:
 
     def inline_transformed(self, transformed, args, node):
         """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...)."""
-        atoms = [self.scalar(a, node) for a in args]
+        atoms = [self.value(a, node) for a in args]
         try:
             graph, is_tuple = transformed.ir_for(tuple(a.type for a in atoms))
         except TypeError as e:
@@ -419,8 +529,11 @@ class FunctionConverter:
                 (lambda ns=arm_nodes: self.block(ns))
             arms.append((inputs,) + self._sub(names, inputs, run))
         if expression:
-            values = [self.scalar(r, nodes[0]) for _, r, _, _, _ in arms]
-            t = join(values[0].type, values[1].type)
+            values = [self.value(r, nodes[0]) for _, r, _, _, _ in arms]
+            try:
+                t = join(values[0].type, values[1].type)
+            except TypeError as e:
+                raise self.source.error(nodes[0], f"conditional expression: {e}") from None
             graphs = [Graph(inp, b.eqns, [self.to_type(v, t, b)], "arm")
                       for (inp, _, b, _, _), v in zip(arms, values, strict=True)]
             return self.b.emit("cond", [test] + [self.env[n] for n in names],
@@ -435,7 +548,11 @@ class FunctionConverter:
             present = [v for v in vals if v is not None]
             if not present:
                 continue
-            t = present[0].type if len(present) == 1 else join(present[0].type, present[1].type)
+            try:
+                t = present[0].type if len(present) == 1 else join(present[0].type,
+                                                                   present[1].type)
+            except TypeError as e:
+                raise self.source.error(nodes[0], f"{name!r}: {e} in the two branches") from None
             outs.append(name)
             out_types.append(t)
         graphs = []
@@ -478,7 +595,10 @@ class FunctionConverter:
             for n in assigned:
                 if n in body_env and isinstance(body_env[n], Var | Const):
                     t = body_env[n].type
-                    widened[n] = t if n not in widened else join(widened[n], t)
+                    try:
+                        widened[n] = t if n not in widened else join(widened[n], t)
+                    except TypeError as e:
+                        raise self.source.error(s, f"loop variable {n!r}: {e}") from None
             if widened == carry_types:
                 break
             carry_types = widened
@@ -506,6 +626,17 @@ class FunctionConverter:
                 self.maybe_undefined.add(name)
 
 
+class _Method:
+    """`x.sum` before the call: an array and a method name."""
+
+    def __init__(self, array: Atom, name: str) -> None:
+        self.array, self.name = array, name
+
+
+ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "transpose", "dot", "copy"}
+DTYPE_OBJECTS = (np.float64, np.float32, float)
+
+
 class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-facing error
     def __init__(self, fn) -> None:
         super().__init__(fn.__name__)
@@ -513,11 +644,16 @@ class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-fa
 
 
 def _assigned(nodes) -> list[str]:
+    """Variables (re)bound by the nodes, including arrays updated with `x[i] = v`."""
     names = []
     for n in nodes:
         for sub in gast.walk(n):
-            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store) and \
-                    sub.id not in names:
+            if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                    isinstance(sub.value, gast.Name):
+                sub = sub.value
+            elif not (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)):
+                continue
+            if sub.id not in names:
                 names.append(sub.id)
     return names
 

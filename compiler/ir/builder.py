@@ -3,14 +3,15 @@
 Contract: `b.emit(prim, inputs, **params)` type-checks the inputs with the primitive's type
 rule, creates the output vars and appends the equation; `b.<prim>(*inputs, **params)` is the
 single-output shorthand (`b.mul(x, y)`), Python numbers are turned into `Const`s of the type
-of the other operand (or f64). Derivative rules are written with a Builder.
+of the other operand (or f64). Pure scalar primitives applied to constants are folded on the
+spot: the result is a `Const` and no equation is emitted. Derivative rules use a Builder.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .core import BOOL, F64, I64, Atom, Const, Eqn, Type, Var
+from .core import BOOL, F64, I64, Atom, Const, Eqn, Graph, Type, Var
 
 
 def const(value: Any, type: Type | None = None) -> Const:  # noqa: A002
@@ -26,11 +27,14 @@ class Builder:
         self.eqns: list[Eqn] = []
         self.loc = loc
 
-    def emit(self, prim: str, inputs: list[Atom], hint: str = "", **params: Any) -> list[Var]:
+    def emit(self, prim: str, inputs: list[Atom], hint: str = "", **params: Any) -> list[Atom]:
         from ..primitives import PRIMITIVES
 
         rule = PRIMITIVES[prim]
         out_types = rule.type_rule([a.type for a in inputs], params)
+        folded = _fold(rule, inputs, params, out_types)
+        if folded is not None:
+            return folded
         outputs = [Var(t, hint) for t in out_types]
         self.eqns.append(Eqn(prim, list(inputs), outputs, params, self.loc))
         return outputs
@@ -48,9 +52,24 @@ class Builder:
         return lambda *inputs, **params: self.op(prim, *inputs, **params)
 
 
+def _fold(rule, inputs, params, out_types) -> list[Const] | None:
+    """Scalar results of a pure primitive applied to constants, computed now (so that
+    `x[:-1]` or `n - 1` are constants the frontend can use), or None."""
+    foldable = (inputs and all(isinstance(a, Const) for a in inputs) and not rule.effectful
+                and rule.impl is not None and not any(t.is_array for t in out_types)
+                and not any(isinstance(v, Graph | tuple) for v in params.values()))
+    if not foldable:
+        return None
+    try:
+        values = rule.impl(*(a.value for a in inputs), **params)
+    except ZeroDivisionError:
+        return None  # raised at run time, as Python would
+    return [Const(v, t) for v, t in zip(values, out_types, strict=True)]
+
+
 def _atoms(inputs: tuple) -> list[Atom]:
     """Python numbers take the type of the first non-bool operand (f64 when there is none)."""
-    typed = [a.type for a in inputs if isinstance(a, Var | Const) and a.type != BOOL]
-    default = typed[0] if typed else None
+    typed = [a.type for a in inputs if isinstance(a, Var | Const) and a.type.name != "bool"]
+    default = typed[0].scalar if typed else None
     return [a if isinstance(a, Var | Const) else
             const(a, BOOL if isinstance(a, bool) else default) for a in inputs]

@@ -47,7 +47,8 @@ def fold_constants(graph: Graph) -> bool:
                 changed = True
                 continue
             foldable = (not prim.effectful and not eqn.subgraphs() and eqn.inputs
-                        and all(isinstance(a, Const) for a in eqn.inputs))
+                        and all(isinstance(a, Const) for a in eqn.inputs)
+                        and not any(o.type.is_array for o in eqn.outputs))
             if foldable:
                 try:
                     values = prim.impl(*(a.value for a in eqn.inputs), **eqn.params)

@@ -137,7 +137,7 @@ register(Primitive(
 
 def sum_to_axes(shape, target):
     """Axes to sum (then reshape) to take `shape` down to the broadcast operand `target`."""
-    target = target or ()
+    shape, target = shape or (), target or ()
     lead = len(shape) - len(target)
     return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(target)
                                       if n == 1 and shape[lead + i] != 1)

@@ -1,0 +1,232 @@
+"""numpy array functions and array methods in compiled code (shapes are static).
+
+Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / max / min /
+amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty / zeros_like /
+ones_like / empty_like / arange / array / where / clip` and implements the array methods and
+attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and `attribute`. `axis`,
+`keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..ir.builder import const
+from ..ir.core import F32, F64, I64, Const, Type
+from .functions import register_with_keywords
+
+DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
+
+
+def _axis(conv, value, ndim, node):
+    if value is None:
+        return None
+    axes = value if isinstance(value, tuple) else (value,)
+    out = []
+    for a in axes:
+        if not isinstance(a, int) or not -ndim <= a < ndim:
+            raise conv.source.error(node, f"axis {a} is out of bounds for an array of "
+                                          f"dimension {ndim}")
+        out.append(a % ndim)
+    return tuple(sorted(set(out)))
+
+
+def _options(conv, kwargs, allowed, node):
+    unknown = set(kwargs) - set(allowed)
+    if unknown:
+        raise conv.source.error(node, f"unsupported keyword argument(s) "
+                                      f"{', '.join(sorted(unknown))}",
+                                f"supported here: {', '.join(allowed)}")
+    return {k: conv.static(v, node) for k, v in kwargs.items()}
+
+
+def reduce(conv, prim, x, axis, keepdims, node):
+    x = conv.array(x, node)
+    axis = _axis(conv, axis, len(x.type.shape), node)
+    if prim == "mean":
+        total = conv.b.sum(conv.as_float(x, node), axis=axis, keepdims=bool(keepdims))
+        count = int(np.prod([n for i, n in enumerate(x.type.shape)
+                             if axis is None or i in axis]))
+        return conv.b.div(total, const(float(count), total.type.scalar))
+    return conv.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
+
+
+def _reduction(prim):
+    def lower(conv, args, kwargs, node):
+        opts = _options(conv, kwargs, ("axis", "keepdims"), node)
+        axis = conv.static(args[1], node) if len(args) > 1 else opts.get("axis")
+        return reduce(conv, prim, args[0], axis, opts.get("keepdims", False), node)
+
+    return lower
+
+
+def transpose(conv, x, axes, node):
+    x = conv.array(x, node)
+    ndim = len(x.type.shape)
+    axes = tuple(range(ndim))[::-1] if not axes else tuple(a % ndim for a in axes)
+    return conv.b.transpose(x, axes=axes)
+
+
+def reshape(conv, x, shape, node):
+    x = conv.array(x, node)
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    try:
+        shape = np.empty(x.type.shape, dtype=np.bool_).reshape(shape).shape
+    except ValueError as e:
+        raise conv.source.error(node, f"cannot reshape {x.type}: {e}") from None
+    return conv.b.reshape(x, shape=shape or None)
+
+
+def dot(conv, x, y, node):
+    x, y = conv.promote(x, y, node)
+    if x.type.is_array and y.type.is_array:
+        return conv.b.matmul(conv.as_float(x, node), conv.as_float(y, node))
+    return conv.b.mul(x, y)
+
+
+def _shape_of(conv, value, node) -> tuple[int, ...]:
+    shape = conv.static(value, node)
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    if not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise conv.source.error(node, "array shapes must be non-negative integer constants "
+                                      "when compiling", "use x.shape or len(x), or constants")
+    return shape
+
+
+def _dtype(conv, kwargs, node, default=F64) -> Type:
+    opts = _options(conv, kwargs, ("dtype",), node)
+    dtype = opts.get("dtype", default)
+    if isinstance(dtype, Type):
+        return dtype
+    if dtype not in DTYPES:
+        raise conv.source.error(node, f"unsupported dtype {dtype!r}", "use float64 or float32")
+    return DTYPES[dtype]
+
+
+def _filled(value):
+    def lower(conv, args, kwargs, node):
+        shape = _shape_of(conv, args[0], node)
+        dtype = _dtype(conv, kwargs, node)
+        fill = value if value is not None else conv.static(args[1], node)
+        return conv.b.full(const(float(fill), dtype), shape=shape, dtype=dtype)
+
+    return lower
+
+
+def _filled_like(value):
+    def lower(conv, args, kwargs, node):
+        x = conv.array(args[0], node)
+        dtype = _dtype(conv, kwargs, node, x.type.scalar)
+        return conv.b.full(const(value, dtype), shape=x.type.shape, dtype=dtype)
+
+    return lower
+
+
+def _arange(conv, args, kwargs, node):
+    if len(args) != 1:
+        raise conv.source.error(node, "np.arange with more than one argument",
+                                "use np.arange(n) with a constant n")
+    n = conv.static(args[0], node)
+    return conv.b.op("arange", n=int(n), dtype=_dtype(conv, kwargs, node))
+
+
+def _array(conv, args, kwargs, node):
+    items = args[0] if args else ()
+    if not isinstance(items, tuple) or not items:
+        raise conv.source.error(node, "np.array needs a non-empty list or tuple of numbers")
+    dtype = _dtype(conv, kwargs, node)
+    return conv.b.pack(*(conv.to_type(conv.as_float(v, node), dtype) for v in items))
+
+
+def _where(conv, args, kwargs, node):
+    cond, x, y = conv.exactly(args, 3, node)
+    x, y = conv.promote(x, y, node)
+    cond = conv.value(cond, node)
+    if cond.type.name != "bool":
+        cond = conv.b.ne(cond, const(0, cond.type.scalar))
+    return conv.b.select(cond, x, y)
+
+
+def _clip(conv, args, kwargs, node):
+    x, lo, hi = conv.exactly(args, 3, node)
+    x, lo = conv.promote(x, lo, node)
+    return conv.b.minimum(*conv.promote(conv.b.maximum(x, lo), hi, node))
+
+
+def _plain(fn):
+    def lower(conv, args, kwargs, node):
+        _options(conv, kwargs, (), node)
+        return fn(conv, *args, node)
+
+    return lower
+
+
+register_with_keywords([np.sum], _reduction("sum"))
+register_with_keywords([np.mean], _reduction("mean"))
+register_with_keywords([np.max, np.amax], _reduction("max"))
+register_with_keywords([np.min, np.amin], _reduction("min"))
+register_with_keywords([np.dot, np.matmul], _plain(dot))
+register_with_keywords([np.transpose],
+                       lambda conv, args, kw, node: transpose(
+                           conv, args[0], conv.static(args[1], node) if len(args) > 1 else None,
+                           node))
+register_with_keywords([np.reshape], lambda conv, args, kw, node: reshape(
+    conv, args[0], conv.static(args[1], node), node))
+register_with_keywords([np.zeros, np.empty], _filled(0.0))
+register_with_keywords([np.ones], _filled(1.0))
+register_with_keywords([np.full], _filled(None))
+register_with_keywords([np.zeros_like, np.empty_like], _filled_like(0.0))
+register_with_keywords([np.ones_like], _filled_like(1.0))
+register_with_keywords([np.arange], _arange)
+register_with_keywords([np.array, np.asarray], _array)
+register_with_keywords([np.where], _where)
+register_with_keywords([np.clip], _clip)
+
+
+def _len(conv, args, kwargs, node):
+    (x,) = conv.exactly(args, 1, node)
+    if isinstance(x, tuple):
+        return Const(len(x), I64)
+    return Const(conv.array(x, node).type.shape[0], I64)
+
+
+register_with_keywords([builtins.len], _len)
+
+
+def attribute(conv, x, name: str, node):
+    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value."""
+    shape = x.type.shape
+    if name == "T":
+        return transpose(conv, x, None, node)
+    if name == "shape":
+        return tuple(Const(n, I64) for n in shape)
+    if name == "ndim":
+        return Const(len(shape), I64)
+    if name == "size":
+        return Const(int(np.prod(shape)), I64)
+    raise conv.source.error(node, f"unsupported array attribute .{name}",
+                            "supported: .T .shape .ndim .size and methods sum, mean, max, "
+                            "min, reshape, transpose, dot")
+
+
+def method(conv, x, name: str, args, kwargs, node):
+    """`x.sum(...)`, `x.mean(...)`, `x.max(...)`, `x.min(...)`, `x.reshape(...)`,
+    `x.transpose(...)`, `x.dot(y)`, `x.copy()`."""
+    if name in ("sum", "mean", "max", "min"):
+        return _reduction(name)(conv, [x] + list(args), kwargs, node)
+    _options(conv, kwargs, (), node)
+    if name == "reshape":
+        shape = tuple(conv.static(a, node) for a in args)
+        return reshape(conv, x, shape[0] if len(shape) == 1 else shape, node)
+    if name == "transpose":
+        axes = tuple(conv.static(a, node) for a in args)
+        return transpose(conv, x, axes[0] if len(axes) == 1 and isinstance(axes[0], tuple)
+                         else axes, node)
+    if name == "dot":
+        return dot(conv, x, args[0], node)
+    if name == "copy":
+        return x
+    raise conv.source.error(node, f"unsupported array method .{name}()",
+                            "supported: sum, mean, max, min, reshape, transpose, dot, copy")
