@@ -43,6 +43,8 @@ def _options(conv, kwargs, allowed, node):
 
 
 def reduce(conv, prim, x, axis, keepdims, node):
+    if not conv.value(x, node).type.is_array and axis is None and not keepdims:
+        return conv.as_float(x, node) if prim == "mean" else x  # numpy: a scalar's sum is it
     x = conv.array(x, node)
     axis = _axis(conv, axis, len(x.type.shape), node)
     if prim == "mean":

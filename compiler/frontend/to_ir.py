@@ -38,7 +38,6 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
     gast.Lambda: ("lambda", "define a module-level function; calls to it are inlined"),
-    gast.List: ("list", "use separate variables or a tuple"),
     gast.Dict: ("dict", "use separate variables"),
     gast.Set: ("set", "use separate variables"),
     gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
@@ -271,7 +270,10 @@ class FunctionConverter:
         if method is None:
             raise self.source.error(node, f"unsupported expression: {type(node).__name__}",
                                     "see the README for the supported subset of Python")
-        return method(node)
+        try:
+            return method(node)
+        except TypeError as e:  # a primitive's type rule: shapes or dtypes do not fit
+            raise self.source.error(node, str(e)) from None
 
     def expr_Constant(self, node):
         v = node.value
@@ -296,6 +298,9 @@ class FunctionConverter:
     def resolve_global(self, obj, node):
         if isinstance(obj, bool | int | float) and not isinstance(obj, complex):
             return const(obj if not hasattr(obj, "item") else obj.item())
+        if isinstance(obj, np.ndarray):
+            raise self.source.error(node, f"global array {node.id!r} used in compiled code",
+                                    "pass the array as an argument")
         return obj  # modules and functions are resolved by Attribute / Call
 
     def expr_Attribute(self, node):
@@ -317,6 +322,8 @@ class FunctionConverter:
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
+
+    expr_List = expr_Tuple  # list displays are immutable sequences here (np.array([...]))
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
