@@ -4,7 +4,8 @@ Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / 
 amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty / zeros_like /
 ones_like / empty_like / arange / array / where / clip` and implements the array methods and
 attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and `attribute`. `axis`,
-`keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64.
+`keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64;
+`np.array` / `np.stack` build a vector from scalars.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ register_with_keywords([np.full], _filled(None))
 register_with_keywords([np.zeros_like, np.empty_like], _filled_like(0.0))
 register_with_keywords([np.ones_like], _filled_like(1.0))
 register_with_keywords([np.arange], _arange)
-register_with_keywords([np.array, np.asarray], _array)
+register_with_keywords([np.array, np.asarray, np.stack], _array)
 register_with_keywords([np.where], _where)
 register_with_keywords([np.clip], _clip)
 

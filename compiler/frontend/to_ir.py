@@ -215,6 +215,12 @@ class FunctionConverter:
         raise self.source.error(node, "this value must be known when compiling (a constant, "
                                       "x.shape, len(x), ...)")
 
+    def placeholder(self, t: Type, b: Builder | None = None) -> Atom:
+        """The value of a variable on a path where it is not assigned (never read there)."""
+        if not t.is_array:
+            return const(0, t)
+        return (b or self.b).full(const(0, t.scalar), shape=t.shape, dtype=t.scalar)
+
     def numeric(self, value, node) -> Atom:
         value = self.value(value, node)
         return self.to_type(value, I64) if value.type.name == "bool" else value
@@ -564,7 +570,7 @@ class FunctionConverter:
             out_types.append(t)
         graphs = []
         for inputs, _, b, env, _undefined in arms:
-            values = [self.to_type(env[n], t, b) if n in env else const(0, t)
+            values = [self.to_type(env[n], t, b) if n in env else self.placeholder(t, b)
                       for n, t in zip(outs, out_types, strict=True)]
             graphs.append(Graph(inputs, b.eqns, values, "arm"))
         results = self.b.emit("cond", [test] + [self.env[n] for n in names],
@@ -623,7 +629,7 @@ class FunctionConverter:
                                             "never ends", "add a condition or a break")
         cond = Graph(cc_in, cond_b.eqns, [test], "cond")
         init = [self.to_type(self.env[n], carry_types[n]) if n in self.env
-                else const(0, carry_types[n]) for n in carried]
+                else self.placeholder(carry_types[n]) for n in carried]
         outs = self.b.emit("while", [self.env[n] for n in consts] + init, cond=cond, body=body,
                            n_consts=len(consts))
         for name, var in zip(carried, outs, strict=True):
