@@ -5,9 +5,10 @@ Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in p
   (int division by zero is left for run time), replaces `cond` on a constant predicate by the
   taken arm, and removes `while` loops whose condition is constant false.
 - Simplification applies only identities that hold for every IEEE value, including nan, inf
-  and -0.0: `x*1`, `1*x`, `x/1`, `x-0`, `-(-x)`, `select(c, a, a)`, `select(True, a, b)`,
-  same-type `convert`, `and(x, True)`, `not(not x)`. It never rewrites `x*0 -> 0` or
-  `x+0 -> x` (wrong for inf/nan and -0.0).
+  and -0.0: `x*1`, `1*x`, `x/1`, `x-0`, `x**1`, `x**2 -> x*x`, `-(-x)`, `select(c, a, a)`,
+  `select(True, a, b)`, same-type `convert`, `and(x, True)`, `not(not x)`, and an operand
+  that is a constant broadcast to the shape the other operand already has becomes the
+  constant itself. It never rewrites `x*0 -> 0` or `x+0 -> x` (wrong for inf/nan and -0.0).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def _simplified(eqn):
             return ins[1]
     if p == "div" and _is(ins[1], 1):
         return ins[0]
+    if p == "pow" and _is(ins[1], 1) and ins[0].type.is_float:
+        return ins[0]
     if p == "sub" and _is(ins[1], 0) and ins[0].type.is_float:
         return ins[0]
     if p == "convert" and ins[0].type == eqn.params["to"]:
@@ -97,6 +100,27 @@ def _simplified(eqn):
     return None
 
 
+ELEMENTWISE = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "select"}
+
+
+def _unbroadcast_constants(eqn, defs) -> bool:
+    """In an elementwise op, `broadcast_to(c)` of a constant becomes `c` when another operand
+    already has the output's shape (broadcasting does the rest)."""
+    if eqn.prim not in ELEMENTWISE:
+        return False
+    shape = eqn.outputs[0].type.shape
+    changed = False
+    for k, a in enumerate(eqn.inputs):
+        source = defs.get(id(a))
+        others = eqn.inputs[:k] + eqn.inputs[k + 1:]
+        if source is not None and source.prim == "broadcast_to" and \
+                isinstance(source.inputs[0], Const) and \
+                any(o.type.shape == shape for o in others):
+            eqn.inputs = eqn.inputs[:k] + [source.inputs[0]] + eqn.inputs[k + 1:]
+            changed = True
+    return changed
+
+
 def simplify(graph: Graph) -> bool:
     changed = False
     for g in all_graphs(graph):
@@ -105,6 +129,11 @@ def simplify(graph: Graph) -> bool:
         eqns = []
         for eqn in g.eqns:
             sub.apply(eqn)
+            if eqn.prim == "pow" and _is(eqn.inputs[1], 2) and eqn.inputs[0].type.is_float:
+                eqn.prim, eqn.inputs = "mul", [eqn.inputs[0], eqn.inputs[0]]
+                changed = True
+            if _unbroadcast_constants(eqn, defs):
+                changed = True
             result = _simplified(eqn) if len(eqn.outputs) == 1 else None
             if result is None and eqn.prim in ("neg", "not_"):
                 inner = defs.get(id(eqn.inputs[0]))
