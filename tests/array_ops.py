@@ -139,3 +139,47 @@ def op_minimum(x, y):
 @binary("n", "n")
 def op_select(x, y):
     return np.sum(np.where(x > y, np.sin(x), y * y))
+
+
+AXIS_CASES = []
+
+
+def axis_case(fn):
+    AXIS_CASES.append((fn.__name__, fn))
+    return fn
+
+
+@axis_case
+def sum_axis0(x):
+    return np.sum(np.sin(np.sum(x, axis=0)))
+
+
+@axis_case
+def sum_axis1_keepdims(x):
+    return np.sum(x / (1.0 + np.sum(x * x, axis=1, keepdims=True)))
+
+
+@axis_case
+def mean_axis_tuple(x):
+    return np.sum(np.mean(x, axis=(0, 1)) * x)
+
+
+@axis_case
+def max_axis1(x):
+    return np.sum(np.max(x, axis=1) ** 2)
+
+
+@axis_case
+def min_axis0_keepdims(x):
+    return np.sum(np.min(x, axis=0, keepdims=True) * x)
+
+
+@axis_case
+def methods_and_transpose(x):
+    return x.sum(axis=1).max() + np.sum(x.T @ x) + x.reshape(3, 2).mean()
+
+
+@axis_case
+def matmul_shapes(x):
+    v = np.sum(x, axis=0)
+    return np.sum((x @ v) ** 2) + v @ v + np.sum(x @ x.T)

@@ -9,7 +9,7 @@ import pytest
 from adlite.compiler import grad, jit
 from adlite.runtime import Tensor
 
-from .array_ops import BINARY, UNARY
+from .array_ops import AXIS_CASES, BINARY, UNARY
 
 SHAPES = [(), (3,), (2, 3), (1, 3), (3, 1)]
 PAIRS = [((), ()), ((3,), ()), ((), (2, 3)), ((3,), (2, 3)), ((1, 3), (3, 1)),
@@ -82,3 +82,40 @@ def test_second_order_of_array_code():
     # d/dx <grad f(x), v> = H v, with f = sum(sin(x) * x^2): H is diagonal
     h = -np.sin(x) * x ** 2 + 4 * x * np.cos(x) + 2 * np.sin(x)
     np.testing.assert_allclose(hvp, h * so.V, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,fn", AXIS_CASES, ids=[c[0] for c in AXIS_CASES])
+def test_reductions_with_axes_and_shapes(name, fn):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = rng.permutation(6).reshape(2, 3) * 0.4 - 1.0 + rng.uniform(-0.05, 0.05, (2, 3))
+    check(name, fn, [x])
+
+
+def test_float32_arrays_stay_float32():
+    from .array_ops import op_scalar_broadcast, op_tanh
+
+    x32 = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
+    for fn in (op_tanh, op_scalar_broadcast):
+        value = jit(fn)(x32)
+        g = grad(fn)(x32)
+        assert g.dtype == np.float32 and g.shape == x32.shape
+        g64 = grad(fn)(x32.astype(np.float64))
+        np.testing.assert_allclose(g, g64, rtol=1e-5, atol=1e-6)
+        assert value == pytest.approx(fn(x32.astype(np.float64)), rel=1e-5)
+
+
+def test_array_errors_point_at_the_source():
+    from adlite.compiler import AdliteSyntaxError
+
+    from . import array_errors as ae
+
+    with pytest.raises(AdliteSyntaxError, match="cannot be broadcast together"):
+        jit(ae.bad_broadcast)(np.ones(3), np.ones(4))
+    with pytest.raises(AdliteSyntaxError, match="must be known when compiling"):
+        jit(ae.runtime_shape)(np.ones(3), 4)
+    with pytest.raises(AdliteSyntaxError, match="changes shape"):
+        jit(ae.shape_changes_in_loop)(np.ones(3))
+    with pytest.raises(TypeError, match="float64 or float32"):
+        jit(ae.bad_broadcast)(np.ones(3, dtype=np.int64), np.ones(3))
+    with pytest.raises(IndexError):
+        jit(ae.runtime_index)(np.ones(3), 5)

@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from ... import gast_adapter as g
-from ...ir.core import Const, Eqn, Graph, Var, walk_eqns
+from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
 
 RESERVED = {"np", "_rt", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range",
             "len"}
@@ -32,6 +32,8 @@ COMMENT = "__adlite_comment__"
 
 def _const_source(c: Const) -> str:
     v = c.value
+    if c.type.name == "f32":
+        return f"np.float32({_const_source(Const(v, F64))})"
     if c.type.name == "f64":
         if math.isnan(v):
             return "np.nan"
