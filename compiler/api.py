@@ -172,10 +172,11 @@ def _dispatch_key(args) -> tuple:
 
 
 def llvm_supports(graph: Graph) -> bool:
-    """The LLVM backend compiles scalar (f64, i64, bool) code; array graphs run on the
-    Python backend (numpy) until array lowering lands."""
-    return all(v.type.name in ("f64", "i64", "bool") and not v.type.is_array
-               for v in _all_vars(graph))
+    """The LLVM backend compiles f64/i64/bool scalars and float64 arrays (bool arrays only
+    inside the function); float32 code runs on the Python backend (numpy)."""
+    boundary = list(graph.inputs) + [a for a in graph.outputs if isinstance(a, Var)]
+    return all(v.type.name in ("f64", "i64", "bool") for v in _all_vars(graph)) and \
+        not any(v.type.is_array and v.type.name != "f64" for v in boundary)
 
 
 def _all_vars(graph: Graph):

@@ -86,7 +86,9 @@ def _simplified(eqn):
         return ins[0]
     if p == "sub" and _is(ins[1], 0) and ins[0].type.is_float:
         return ins[0]
-    if p == "convert" and ins[0].type == eqn.params["to"]:
+    if p == "convert" and ins[0].type.name == eqn.params["to"].name:
+        return ins[0]
+    if p in ("sum_to", "broadcast_to", "reshape") and ins[0].type == eqn.outputs[0].type:
         return ins[0]
     if p == "select":
         if ins[1] is ins[2] or (isinstance(ins[1], Const) and ins[1] == ins[2]):

@@ -20,8 +20,8 @@ initialize()  # once per process, at import: the first compilation should not pa
 
 
 def compile_graph(graph, name: str) -> NativeFunction:
-    in_types = [v.type.name for v in graph.inputs]
-    out_types = [a.type.name for a in graph.outputs]
+    in_types = [v.type for v in graph.inputs]
+    out_types = [a.type for a in graph.outputs]
     key = cache.key_for(print_graph(graph), name, llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten(), ADLITE_VERSION,
                         llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)))

@@ -15,6 +15,7 @@ import ctypes
 import ctypes.util
 
 import llvmlite.binding as llvm
+import numpy as np
 
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin
 
@@ -62,9 +63,10 @@ def parse_and_optimize(ir_text: str, tm):
 
 
 STATUS_ERRORS = {
-    1: (MemoryError, "out of memory while recording values for the adjoint"),
+    1: (MemoryError, "out of memory in compiled code"),
     2: (ZeroDivisionError, "integer division or modulo by zero"),
     3: (ValueError, "cannot convert float NaN or infinity (or a too large float) to integer"),
+    4: (IndexError, "index out of bounds in compiled code"),
 }
 
 C_TYPES = {"f64": ctypes.c_double, "i64": ctypes.c_int64, "bool": ctypes.c_int64}
@@ -82,7 +84,7 @@ class NativeFunction:
     `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin when the C API is
     available, else a ctypes call (about 2 us slower)."""
 
-    def __init__(self, engine, name: str, in_types: list[str], out_types: list[str],
+    def __init__(self, engine, name: str, in_types: list, out_types: list,
                  object_code: bytes) -> None:
         self.engine = engine
         self.object_code = object_code
@@ -94,38 +96,65 @@ class NativeFunction:
             self.call, self._method = make_builtin(wrapper, name, self)
         else:
             self.call = self._ctypes_call
-        out_c = [C_TYPES[t] for t in out_types]
+        self.in_types, self.out_types = in_types, out_types
+        scalar_outs = [t for t in out_types if not t.is_array]
         # PYFUNCTYPE keeps the GIL during the call, so the output buffers cannot race
-        proto = ctypes.PYFUNCTYPE(ctypes.c_int32, *[C_TYPES[t] for t in in_types],
-                                 *[ctypes.POINTER(c) for c in out_c])
+        proto = ctypes.PYFUNCTYPE(
+            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.name]
+                              for t in in_types],
+            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.name])
+              for t in out_types])
         self._fn = proto(self.address)
-        self._outs = [c() for c in out_c]
-        self._out_refs = [ctypes.byref(o) for o in self._outs]
-        self._bools = [t == "bool" for t in out_types]
+        self._outs = [C_TYPES[t.name]() for t in scalar_outs]
+        self._arrays = any(t.is_array for t in in_types + out_types)
 
     def __call__(self, *args):
         return self.call(*args)
 
     def _ctypes_call(self, *args):
-        status = self._fn(*args, *self._out_refs)
+        if len(args) != len(self.in_types):
+            raise TypeError(f"expected {len(self.in_types)} arguments, got {len(args)}")
+        keep, passed = [], []
+        for a, t in zip(args, self.in_types, strict=True):
+            if t.is_array:
+                a = np.ascontiguousarray(a, dtype=np.float64)
+                if a.shape != t.shape:  # never let native code read past a buffer
+                    raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
+                keep.append(a)
+                passed.append(a.ctypes.data)
+            else:
+                passed.append(a)
+        results, scalars, out_args = [], iter(self._outs), []
+        for t in self.out_types:
+            if t.is_array:
+                out = np.empty(t.shape)
+                results.append(out)
+                out_args.append(out.ctypes.data)
+            else:
+                box = next(scalars)
+                results.append(box)
+                out_args.append(ctypes.byref(box))
+        status = self._fn(*passed, *out_args)
         if status:
             error, message = STATUS_ERRORS[status]
             raise error(message)
-        return tuple(bool(o.value) if is_bool else o.value
-                     for o, is_bool in zip(self._outs, self._bools, strict=True))
+        return tuple(r if isinstance(r, np.ndarray) else
+                     (bool(r.value) if t.name == "bool" else r.value)
+                     for r, t in zip(results, self.out_types, strict=True))
 
 
-def jit_module(module, name: str, in_types: list[str], out_types: list[str]) -> NativeFunction:
-    if python_api_available():
-        add_python_wrapper(module, name, in_types, out_types)
+def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
+    scalar_only = not any(t.is_array for t in in_types + out_types)
+    if python_api_available() and scalar_only:
+        add_python_wrapper(module, name, [t.name for t in in_types],
+                           [t.name for t in out_types])
     tm = host_target_machine()
     module_ref = parse_and_optimize(str(module), tm)
     object_code = host_target_machine().emit_object(module_ref)
     return jit_object(object_code, name, in_types, out_types)
 
 
-def jit_object(object_code: bytes, name: str, in_types: list[str],
-               out_types: list[str]) -> NativeFunction:
+def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
     tm = host_target_machine()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))

@@ -14,9 +14,11 @@ that live in the function's frame and are freed on every exit path.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from ...ir.core import Const, Graph
+from .arrays import ArrayLowering, Lazy
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
@@ -26,12 +28,20 @@ ABI = {"f64": F64, "i64": I64, "bool": I64}
 REGISTER = {"f64": F64, "i64": I64, "bool": I1}
 
 
-class FunctionLowering:
+def abi_type(t):
+    return PTR if t.is_array else ABI[t.name]
+
+
+def register_type(t):
+    return PTR if t.is_array else REGISTER[t.name]
+
+
+class FunctionLowering(ArrayLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:
         self.module = module
-        in_types = [ABI[v.type.name] for v in graph.inputs]
+        in_types = [abi_type(v.type) for v in graph.inputs]
         out_ptrs = [PTR] * len(graph.outputs)
         self.fn = ir.Function(module, ir.FunctionType(I32, in_types + out_ptrs), name)
         self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
@@ -104,6 +114,7 @@ class FunctionLowering:
         return self.tapes[kind]
 
     def push(self, value, kind: str) -> None:
+        """Append to tape `kind`: "f64", "i64" (ints, bools, array pointers) or "allocs"."""
         slot = self.tape(kind)
         elem = F64 if kind == "f64" else I64
         b = self.b
@@ -126,22 +137,46 @@ class FunctionLowering:
         data = b.load(slot[0], typ=PTR)
         if kind != "f64" and value.type == I1:
             value = b.zext(value, I64)
+        elif value.type == PTR:
+            value = b.ptrtoint(value, I64)
         b.store(value, b.gep(data, [size], inbounds=True, source_etype=elem))
         b.store(b.add(size, ir.Constant(I64, 1)), slot[1])
 
-    def pop(self, type_name: str):
-        kind = "f64" if type_name == "f64" else "i64"
+    def pop(self, t):
+        """Pop a value of IR type `t` from the tape that stores it."""
+        kind = "f64" if t.name == "f64" and not t.is_array else "i64"
+        value = self._pop_raw(kind)
+        if t.is_array:
+            return self.b.inttoptr(value, PTR)
+        return self.b.trunc(value, I1) if t.name == "bool" else value
+
+    def _pop_raw(self, kind: str):
         slot = self.tape(kind)
         elem = F64 if kind == "f64" else I64
         b = self.b
         size = b.sub(b.load(slot[1], typ=I64), ir.Constant(I64, 1))
         b.store(size, slot[1])
         data = b.load(slot[0], typ=PTR)
-        value = b.load(b.gep(data, [size], inbounds=True, source_etype=elem), typ=elem)
-        return b.trunc(value, I1) if type_name == "bool" else value
+        return b.load(b.gep(data, [size], inbounds=True, source_etype=elem), typ=elem)
 
     def free_tapes(self, b: ir.IRBuilder) -> None:
+        """Free the arrays allocated so far, then the tapes themselves."""
         free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        if "allocs" in self.tapes:
+            data, size, _ = self.tapes["allocs"]
+            saved, self.b = self.b, b
+            head = self.fn.append_basic_block("free.head")
+            body = self.fn.append_basic_block("free.body")
+            done = self.fn.append_basic_block("free.done")
+            b.branch(head)
+            b.position_at_end(head)
+            n = b.load(size, typ=I64)
+            b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), body, done)
+            b.position_at_end(body)
+            b.call(free, [b.inttoptr(self._pop_raw("allocs"), PTR)])
+            b.branch(head)
+            b.position_at_end(done)
+            self.b = saved
         for data, _, _ in self.tapes.values():
             b.call(free, [b.load(data, typ=PTR)])
 
@@ -154,17 +189,28 @@ class FunctionLowering:
 
     def graph_body(self, graph: Graph, args) -> list:
         env = {id(v): a for v, a in zip(graph.inputs, args, strict=True)}
+        lazy = self.plan_fusion(graph)
         for eqn in graph.eqns:
+            if eqn.outputs and id(eqn.outputs[0]) in lazy:
+                env[id(eqn.outputs[0])] = Lazy(eqn)
+                continue
+            involves_arrays = any(a.type.is_array for a in list(eqn.inputs) + eqn.outputs)
+            structural = eqn.prim in ("while", "cond", "push", "pop")
+            if not structural and (involves_arrays or eqn.prim not in LOWERINGS):
+                outs = self.array_eqn(eqn, env)
+                env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
+                continue
             ins = [self.value(env, a) for a in eqn.inputs]
             if eqn.prim == "while":
                 outs = self.loop(eqn, ins)
             elif eqn.prim == "cond":
                 outs = self.branch(eqn, ins)
             elif eqn.prim == "push":
-                self.push(ins[0], "f64" if eqn.inputs[0].type.name == "f64" else "i64")
+                t = eqn.inputs[0].type
+                self.push(ins[0], "f64" if t.name == "f64" and not t.is_array else "i64")
                 outs = []
             elif eqn.prim == "pop":
-                outs = [self.pop(eqn.params["type"].name)]
+                outs = [self.pop(eqn.params["type"])]
             else:
                 outs = LOWERINGS[eqn.prim](self, ins, eqn)
             env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
@@ -211,7 +257,7 @@ class FunctionLowering:
         b.position_at_end(merge)
         phis = []
         for i, out in enumerate(eqn.outputs):
-            phi = b.phi(REGISTER[out.type.name])
+            phi = b.phi(register_type(out.type))
             for outs, block in results:
                 phi.add_incoming(outs[i], block)
             phis.append(phi)
@@ -222,10 +268,15 @@ class FunctionLowering:
         args = []
         for v, a in zip(graph.inputs, self.fn.args[:len(graph.inputs)], strict=True):
             args.append(self.b.icmp_signed("!=", a, ir.Constant(I64, 0))
-                        if v.type.name == "bool" else a)
+                        if v.type.name == "bool" and not v.type.is_array else a)
         outs = self.graph_body(graph, args)
         out_ptrs = self.fn.args[len(graph.inputs):]
+        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
+            if atom.type.is_array:
+                nbytes = int(np.prod(atom.type.shape)) * 8
+                self.b.call(memcpy, [ptr, value, ir.Constant(I64, nbytes)])
+                continue
             if atom.type.name == "bool":
                 value = self.b.zext(value, I64)
             self.b.store(value, ptr)

@@ -1,0 +1,426 @@
+"""LLVM lowering of float64 arrays, with elementwise fusion.
+
+Contract (mixed into `FunctionLowering`):
+- An array value is a pointer to contiguous row-major float64 data (bool arrays: one byte per
+  element) whose shape is static. Buffers come from `malloc` and are recorded in an allocation
+  list freed on every exit path (arrays are immutable, so buffers never alias writes).
+- Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
+  "views" `broadcast_to`, `full`, `arange`) whose result has exactly one use, by another
+  elementwise equation or a reduction of the same graph level, is not materialised: its
+  consumer's loop nest computes it per element (`element`), with numpy broadcasting applied
+  to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
+  loop with no temporaries.
+- Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand; `matmul` calls the
+  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_`) or loops when it is absent; `index`
+  checks runtime indices (status 4 -> IndexError) and `index_update` copies then writes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+
+from ...ir.core import Const, Var
+from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
+from .ops import F64, I1, I64, LOWERINGS
+
+PTR = ir.PointerType()
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+STATUS_INDEX = 4
+VIEWS = {"broadcast_to", "full", "arange"}
+CONSUMERS = {"sum", "max", "min", "sum_to"}
+
+
+def elementwise(eqn) -> bool:
+    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS) and len(eqn.outputs) == 1 and \
+        eqn.outputs[0].type.is_array
+
+
+def _strides(shape) -> list[int]:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return out[::-1]
+
+
+def _size(shape) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def _blas_library() -> str | None:
+    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(folder, "libscipy_openblas64_*.so"))):
+        try:
+            ctypes.CDLL(path).scipy_cblas_dgemm64_  # noqa: B018 - probe the symbol
+        except (OSError, AttributeError):
+            continue
+        llvm.load_library_permanently(path)
+        return path
+    return None
+
+
+BLAS = _blas_library()
+
+
+class Lazy:
+    """A fused array: computed per element by its consumer."""
+
+    def __init__(self, eqn) -> None:
+        self.eqn = eqn
+
+
+class ArrayLowering:
+    # ---- planning ---------------------------------------------------------------------------
+
+    def plan_fusion(self, graph) -> set[int]:
+        uses: dict[int, list] = {}
+        for eqn in graph.eqns:
+            for a in eqn.inputs:
+                if isinstance(a, Var):
+                    uses.setdefault(id(a), []).append(eqn)
+        for a in graph.outputs:
+            if isinstance(a, Var):
+                uses.setdefault(id(a), []).append(None)
+        lazy = set()
+        for eqn in graph.eqns:
+            if not elementwise(eqn):
+                continue
+            users = uses.get(id(eqn.outputs[0]), [])
+            if len(users) == 1 and users[0] is not None and (
+                    elementwise(users[0]) or users[0].prim in CONSUMERS):
+                lazy.add(id(eqn.outputs[0]))
+        return lazy
+
+    # ---- memory and loops ---------------------------------------------------------------------
+
+    def alloc(self, shape, elem=F64):
+        nbytes = _size(shape) * (1 if elem == I8 else 8)
+        malloc = self._declare("malloc", ir.FunctionType(PTR, [I64]))
+        ptr = self.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
+        self.check(self.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
+        self.push(self.b.ptrtoint(ptr, I64), "allocs")
+        return ptr
+
+    def loop_nest(self, shape, body) -> None:
+        """Run `body(coords)` for every index of `shape` (row-major, innermost fastest)."""
+        b = self.b
+        coords = []
+
+        def level(d):
+            if d == len(shape):
+                body(coords)
+                return
+            pre = b.block
+            head = self.fn.append_basic_block(f"for{d}")
+            inner = self.fn.append_basic_block(f"for{d}.body")
+            done = self.fn.append_basic_block(f"for{d}.end")
+            b.branch(head)
+            b.position_at_end(head)
+            i = b.phi(I64)
+            i.add_incoming(ir.Constant(I64, 0), pre)
+            b.cbranch(b.icmp_signed("<", i, ir.Constant(I64, shape[d])), inner, done)
+            b.position_at_end(inner)
+            coords.append(i)
+            level(d + 1)
+            coords.pop()
+            i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+            b.branch(head)
+            b.position_at_end(done)
+
+        level(0)
+
+    def offset(self, shape, coords):
+        """Flat offset of `shape`'s element at the broadcast position `coords`."""
+        b = self.b
+        aligned = coords[len(coords) - len(shape):] if shape else []
+        total = ir.Constant(I64, 0)
+        for c, n, s in zip(aligned, shape, _strides(shape), strict=True):
+            if n != 1:
+                total = b.add(total, b.mul(c, ir.Constant(I64, s)))
+        return total
+
+    def load(self, ptr, t, off):
+        elem = I8 if t.name == "bool" else F64
+        value = self.b.load(self.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
+        return self.b.trunc(value, I1) if elem == I8 else value
+
+    def store(self, ptr, t, off, value):
+        elem = I8 if t.name == "bool" else F64
+        if elem == I8:
+            value = self.b.zext(value, I8)
+        self.b.store(value, self.b.gep(ptr, [off], inbounds=True, source_etype=elem))
+
+    # ---- elements of (possibly fused) arrays --------------------------------------------------
+
+    def element(self, env, atom, coords):
+        if isinstance(atom, Const):
+            return self.value(env, atom)
+        value = env[id(atom)]
+        if not atom.type.is_array:
+            return value
+        if not isinstance(value, Lazy):
+            return self.load(value, atom.type, self.offset(atom.type.shape, coords))
+        eqn = value.eqn
+        if eqn.prim == "broadcast_to":
+            return self.element(env, eqn.inputs[0], coords)
+        if eqn.prim == "full":
+            return self.value(env, eqn.inputs[0])
+        if eqn.prim == "arange":
+            return self.b.sitofp(coords[-1], F64)
+        shape = atom.type.shape
+        mine = coords[len(coords) - len(shape):]
+        local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]
+        args = [self.element(env, a, local) for a in eqn.inputs]
+        return LOWERINGS[eqn.prim](self, args, eqn)[0]
+
+    def materialize(self, env, var):
+        ptr = self.alloc(var.type.shape, I8 if var.type.name == "bool" else F64)
+        strides = var.type.shape
+
+        def body(coords):
+            self.store(ptr, var.type, self.offset(strides, coords),
+                       self.element(env, var, coords))
+
+        self.loop_nest(var.type.shape, body)
+        return ptr
+
+    # ---- array equations ----------------------------------------------------------------------
+
+    def array_eqn(self, eqn, env):
+        """Outputs of a non-fused equation involving arrays."""
+        out = eqn.outputs[0] if eqn.outputs else None
+        if elementwise(eqn):
+            env[id(out)] = Lazy(eqn)
+            return [self.materialize(env, out)]
+        method = getattr(self, "lower_" + eqn.prim, None)
+        if method is None:
+            raise NotImplementedError(f"LLVM lowering of {eqn.prim} on arrays")
+        return method(eqn, env)
+
+    def _reduce(self, env, x, axes, kind, out_shape):
+        b = self.b
+        init = {"sum": 0.0, "max": -np.inf, "min": np.inf}[kind]
+        shape = x.type.shape
+
+        def combine(acc, v):
+            if kind == "sum":
+                return b.fadd(acc, v)
+            better = b.fcmp_ordered(">" if kind == "max" else "<", v, acc)
+            return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
+
+        if out_shape is None:
+            slot = self.entry.alloca(F64)
+            b.store(ir.Constant(F64, init), slot)
+
+            def body(coords):
+                b.store(combine(b.load(slot, typ=F64), self.element(env, x, coords)), slot)
+
+            self.loop_nest(shape, body)
+            return b.load(slot, typ=F64)
+        kept = [d for d in range(len(shape)) if d not in axes]
+        kept_shape = [shape[d] for d in kept]
+        out = self.alloc(out_shape)
+        self.loop_nest(out_shape, lambda c: self.store(
+            out, x.type.with_shape(out_shape), self.offset(out_shape, c),
+            ir.Constant(F64, init)))
+
+        def body(coords):
+            off = self.offset(kept_shape, [coords[d] for d in kept])
+            ptr = b.gep(out, [off], inbounds=True, source_etype=F64)
+            b.store(combine(b.load(ptr, typ=F64), self.element(env, x, coords)), ptr)
+
+        self.loop_nest(shape, body)
+        return out
+
+    def _reduction(self, kind):
+        def lower(eqn, env):
+            x = eqn.inputs[0]
+            axis = eqn.params["axis"]
+            axes = tuple(range(len(x.type.shape))) if axis is None else axis
+            kept = reduced_shape(x.type.shape, axes, False)
+            result = self._reduce(env, x, axes, kind, kept)
+            return [self._as_output(result, kept, eqn.outputs[0].type)]
+
+        return lower
+
+    def _as_output(self, result, kept, out_type):
+        """A full reduction kept as a 1-element array (keepdims) needs a buffer."""
+        if kept is None and out_type.is_array:
+            ptr = self.alloc(out_type.shape)
+            self.b.store(result, ptr)
+            return ptr
+        return result
+
+    def lower_sum(self, eqn, env):
+        return self._reduction("sum")(eqn, env)
+
+    def lower_max(self, eqn, env):
+        return self._reduction("max")(eqn, env)
+
+    def lower_min(self, eqn, env):
+        return self._reduction("min")(eqn, env)
+
+    def lower_sum_to(self, eqn, env):
+        x = eqn.inputs[0]
+        target = eqn.params["shape"]
+        if not x.type.is_array:
+            return [self.value(env, x)]
+        axes = sum_to_axes(x.type.shape, target)
+        kept = reduced_shape(x.type.shape, axes, False) if target else None
+        return [self._as_output(self._reduce(env, x, axes, "sum", kept), kept,
+                                eqn.outputs[0].type)]
+
+    def lower_reshape(self, eqn, env):
+        x = eqn.inputs[0]
+        if not x.type.is_array:  # a scalar becoming a one-element array
+            ptr = self.alloc((1,))
+            self.b.store(self.value(env, x), ptr)
+            return [ptr]
+        if eqn.outputs[0].type.shape is None:
+            return [self.load(env[id(x)], x.type, ir.Constant(I64, 0))]
+        return [env[id(x)]]
+
+    def lower_transpose(self, eqn, env):
+        x, out = eqn.inputs[0], eqn.outputs[0]
+        axes = eqn.params["axes"]
+        src = env[id(x)]
+        ptr = self.alloc(out.type.shape)
+        src_strides = _strides(x.type.shape)
+
+        def body(coords):
+            off = ir.Constant(I64, 0)
+            for c, a in zip(coords, axes, strict=True):
+                off = self.b.add(off, self.b.mul(c, ir.Constant(I64, src_strides[a])))
+            self.store(ptr, out.type, self.offset(out.type.shape, coords),
+                       self.load(src, x.type, off))
+
+        self.loop_nest(out.type.shape, body)
+        return [ptr]
+
+    def lower_pack(self, eqn, env):
+        ptr = self.alloc((len(eqn.inputs),))
+        for i, a in enumerate(eqn.inputs):
+            self.store(ptr, eqn.outputs[0].type, ir.Constant(I64, i), self.value(env, a))
+        return [ptr]
+
+    def lower_matmul(self, eqn, env):
+        x, y = eqn.inputs
+        out = eqn.outputs[0]
+        xs = x.type.shape if len(x.type.shape) == 2 else (1, x.type.shape[0])
+        ys = y.type.shape if len(y.type.shape) == 2 else (y.type.shape[0], 1)
+        m, k, n = xs[0], xs[1], ys[1]
+        a, bm = env[id(x)], env[id(y)]
+        c = self.alloc((m, n))
+        b = self.b
+        if BLAS:
+            dgemm = self._declare("scipy_cblas_dgemm64_", ir.FunctionType(
+                ir.VoidType(), [I32, I32, I32, I64, I64, I64, F64, PTR, I64, PTR, I64, F64,
+                                PTR, I64]))
+            b.call(dgemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
+                           ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
+                           ir.Constant(F64, 1.0), a, ir.Constant(I64, k), bm,
+                           ir.Constant(I64, n), ir.Constant(F64, 0.0), c,
+                           ir.Constant(I64, n)])
+        else:
+            self.loop_nest((m, n), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
+                c, [b.add(b.mul(co[0], ir.Constant(I64, n)), co[1])], source_etype=F64)))
+
+            def body(co):
+                i, p, j = co
+                av = b.load(b.gep(a, [b.add(b.mul(i, ir.Constant(I64, k)), p)],
+                                  source_etype=F64), typ=F64)
+                bv = b.load(b.gep(bm, [b.add(b.mul(p, ir.Constant(I64, n)), j)],
+                                  source_etype=F64), typ=F64)
+                cp = b.gep(c, [b.add(b.mul(i, ir.Constant(I64, n)), j)], source_etype=F64)
+                b.store(b.fadd(b.load(cp, typ=F64), b.fmul(av, bv)), cp)
+
+            self.loop_nest((m, k, n), body)
+        if out.type.shape is None:
+            return [b.load(c, typ=F64)]
+        return [c]
+
+    def _index_map(self, env, eqn, x_shape, ints):
+        """coords of the indexed view -> flat offset in the source; checks runtime ints."""
+        b = self.b
+        spec = eqn.params["spec"]
+        runtime = iter(ints)
+        plan, dim = [], 0
+        for item in spec:
+            if item[0] == 2:
+                plan.append(("new", None))
+                continue
+            n = x_shape[dim]
+            if item[0] == 0:
+                i = self.value(env, next(runtime))
+                ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
+                            b.icmp_signed("<", i, ir.Constant(I64, n)))
+                self.check(ok, STATUS_INDEX)
+                plan.append(("int", (dim, i)))
+            else:
+                start, _, step = slice(*item[1:]).indices(n)
+                plan.append(("slice", (dim, start, step)))
+            dim += 1
+        strides = _strides(x_shape)
+        rest = list(range(dim, len(x_shape)))
+
+        def offset(coords):
+            off = ir.Constant(I64, 0)
+            k = 0
+            for kind, info in plan:
+                if kind == "new":
+                    k += 1
+                elif kind == "int":
+                    d, i = info
+                    off = b.add(off, b.mul(i, ir.Constant(I64, strides[d])))
+                else:
+                    d, start, step = info
+                    pos = b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step)))
+                    off = b.add(off, b.mul(pos, ir.Constant(I64, strides[d])))
+                    k += 1
+            for d in rest:
+                off = b.add(off, b.mul(coords[k], ir.Constant(I64, strides[d])))
+                k += 1
+            return off
+
+        return offset
+
+    def lower_index(self, eqn, env):
+        x, *ints = eqn.inputs
+        out = eqn.outputs[0]
+        offset = self._index_map(env, eqn, x.type.shape, ints)
+        src = env[id(x)]
+        if not out.type.is_array:
+            return [self.load(src, x.type, offset([]))]
+        ptr = self.alloc(out.type.shape)
+        self.loop_nest(out.type.shape, lambda co: self.store(
+            ptr, out.type, self.offset(out.type.shape, co), self.load(src, x.type, offset(co))))
+        return [ptr]
+
+    def lower_index_update(self, eqn, env):
+        x, v, *ints = eqn.inputs
+        ptr = self.alloc(x.type.shape)
+        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        self.b.call(memcpy, [ptr, env[id(x)], ir.Constant(I64, _size(x.type.shape) * 8)])
+        offset = self._index_map(env, eqn, x.type.shape, ints)
+        region = index_shape(x.type.shape, eqn.params["spec"])
+        add = eqn.params["mode"] == "add"
+
+        def write(coords):
+            off = offset(coords)
+            value = self.element(env, v, coords)
+            if add:
+                value = self.b.fadd(self.load(ptr, x.type, off), value)
+            self.store(ptr, x.type, off, value)
+
+        if region is None:
+            write([])
+        else:
+            self.loop_nest(region, write)
+        return [ptr]
