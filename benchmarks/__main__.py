@@ -122,8 +122,7 @@ def main() -> None:
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     gmm_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
-          "`lax.while_loop` is not supported by JAX. Array workloads (W1, W3, GMM) run on "
-          "adlite's numpy backend: LLVM lowering of arrays is not done yet.")
+          "`lax.while_loop` is not supported by JAX.")
 
 
 if __name__ == "__main__":

@@ -35,11 +35,25 @@ I32 = ir.IntType(32)
 STATUS_INDEX = 4
 VIEWS = {"broadcast_to", "full", "arange"}
 CONSUMERS = {"sum", "max", "min", "sum_to"}
+CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
+         "and_", "or_", "not_", "broadcast_to", "full", "index"}
+MAX_SHARED_USES = 3
 
 
 def elementwise(eqn) -> bool:
-    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS) and len(eqn.outputs) == 1 and \
-        eqn.outputs[0].type.is_array
+    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS or _static_view(eqn)) and \
+        len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
+
+
+def _fills_base(user, eqn) -> bool:
+    """`index_update(full(c), ...)`: the update fills its new buffer with c directly."""
+    return user.prim == "index_update" and eqn.prim == "full" and \
+        user.inputs[0] is eqn.outputs[0]
+
+
+def _static_view(eqn) -> bool:
+    """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
+    return eqn.prim == "index" and all(item[0] != 0 for item in eqn.params["spec"])
 
 
 def _strides(shape) -> list[int]:
@@ -77,6 +91,8 @@ class Lazy:
 
 
 class ArrayLowering:
+    memo: dict = {}
+
     # ---- planning ---------------------------------------------------------------------------
 
     def plan_fusion(self, graph) -> set[int]:
@@ -93,15 +109,25 @@ class ArrayLowering:
             if not elementwise(eqn):
                 continue
             users = uses.get(id(eqn.outputs[0]), [])
-            if len(users) == 1 and users[0] is not None and (
-                    elementwise(users[0]) or users[0].prim in CONSUMERS):
+            fusible = all(u is not None and (elementwise(u) or u.prim in CONSUMERS or
+                                             _fills_base(u, eqn)) for u in users)
+            shared_ok = len(users) == 1 or (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
+            if users and fusible and shared_ok:
                 lazy.add(id(eqn.outputs[0]))
         return lazy
 
     # ---- memory and loops ---------------------------------------------------------------------
 
     def alloc(self, shape, elem=F64):
+        """A buffer for an array. Outside loops it is a fixed slice of the caller's scratch
+        buffer (planned at compile time, reused by every call: no malloc, no page faults);
+        inside loops it comes from malloc and is freed at exit."""
         nbytes = _size(shape) * (1 if elem == I8 else 8)
+        if self.loop_depth == 0:
+            offset = self.scratch_size
+            self.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
+            return self.b.gep(self.scratch, [ir.Constant(I64, offset)], inbounds=True,
+                              source_etype=I8)
         malloc = self._declare("malloc", ir.FunctionType(PTR, [I64]))
         ptr = self.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
         self.check(self.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
@@ -115,7 +141,9 @@ class ArrayLowering:
 
         def level(d):
             if d == len(shape):
+                self.memo = {}
                 body(coords)
+                self.memo = {}
                 return
             pre = b.block
             head = self.fn.append_basic_block(f"for{d}")
@@ -160,6 +188,8 @@ class ArrayLowering:
     # ---- elements of (possibly fused) arrays --------------------------------------------------
 
     def element(self, env, atom, coords):
+        """The element of `atom` at the (broadcast) position `coords`; a fused node shared
+        inside one loop body is computed once (memoised per position)."""
         if isinstance(atom, Const):
             return self.value(env, atom)
         value = env[id(atom)]
@@ -167,13 +197,23 @@ class ArrayLowering:
             return value
         if not isinstance(value, Lazy):
             return self.load(value, atom.type, self.offset(atom.type.shape, coords))
-        eqn = value.eqn
+        key = (id(atom), tuple(id(c) for c in coords))
+        if key not in self.memo:
+            self.memo[key] = self._fused_element(env, atom, value.eqn, coords)
+        return self.memo[key]
+
+    def _fused_element(self, env, atom, eqn, coords):
         if eqn.prim == "broadcast_to":
             return self.element(env, eqn.inputs[0], coords)
         if eqn.prim == "full":
             return self.value(env, eqn.inputs[0])
         if eqn.prim == "arange":
             return self.b.sitofp(coords[-1], F64)
+        if eqn.prim == "index":
+            src = eqn.inputs[0]
+            offset = self._index_map(env, eqn, src.type.shape, [])
+            return self.load(env[id(src)], src.type, offset(coords[len(coords) -
+                                                                  len(atom.type.shape):]))
         shape = atom.type.shape
         mine = coords[len(coords) - len(shape):]
         local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]
@@ -406,8 +446,13 @@ class ArrayLowering:
     def lower_index_update(self, eqn, env):
         x, v, *ints = eqn.inputs
         ptr = self.alloc(x.type.shape)
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-        self.b.call(memcpy, [ptr, env[id(x)], ir.Constant(I64, _size(x.type.shape) * 8)])
+        if isinstance(env[id(x)], Lazy):  # a constant fill
+            fill = self.value(env, env[id(x)].eqn.inputs[0])
+            self.loop_nest(x.type.shape, lambda co: self.store(
+                ptr, x.type, self.offset(x.type.shape, co), fill))
+        else:
+            memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+            self.b.call(memcpy, [ptr, env[id(x)], ir.Constant(I64, _size(x.type.shape) * 8)])
         offset = self._index_map(env, eqn, x.type.shape, ints)
         region = index_shape(x.type.shape, eqn.params["spec"])
         add = eqn.params["mode"] == "add"

@@ -98,12 +98,17 @@ class NativeFunction:
             self.call = self._ctypes_call
         self.in_types, self.out_types = in_types, out_types
         scalar_outs = [t for t in out_types if not t.is_array]
+        size_fn = engine.get_function_address(f"{name}_scratch")
+        self._scratch = None
+        if size_fn:
+            size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)()
+            self._scratch = np.empty(max(size, 64), dtype=np.uint8)  # reused by every call
         # PYFUNCTYPE keeps the GIL during the call, so the output buffers cannot race
         proto = ctypes.PYFUNCTYPE(
             ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.name]
                               for t in in_types],
             *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.name])
-              for t in out_types])
+              for t in out_types], *([ctypes.c_void_p] if size_fn else []))
         self._fn = proto(self.address)
         self._outs = [C_TYPES[t.name]() for t in scalar_outs]
         self._arrays = any(t.is_array for t in in_types + out_types)
@@ -134,6 +139,8 @@ class NativeFunction:
                 box = next(scalars)
                 results.append(box)
                 out_args.append(ctypes.byref(box))
+        if self._scratch is not None:
+            out_args.append(self._scratch.ctypes.data)
         status = self._fn(*passed, *out_args)
         if status:
             error, message = STATUS_ERRORS[status]

@@ -43,7 +43,12 @@ class FunctionLowering(ArrayLowering):
         self.module = module
         in_types = [abi_type(v.type) for v in graph.inputs]
         out_ptrs = [PTR] * len(graph.outputs)
-        self.fn = ir.Function(module, ir.FunctionType(I32, in_types + out_ptrs), name)
+        self.uses_arrays = has_arrays(graph)
+        scratch = [PTR] if self.uses_arrays else []
+        self.fn = ir.Function(module, ir.FunctionType(I32, in_types + out_ptrs + scratch), name)
+        self.scratch = self.fn.args[-1] if self.uses_arrays else None
+        self.scratch_size = 0
+        self.loop_depth = 0
         self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
         self.b = ir.IRBuilder(self.fn.append_basic_block("start"))
         self.status = self.entry.alloca(I32, name="status")
@@ -217,6 +222,13 @@ class FunctionLowering(ArrayLowering):
         return [self.value(env, a) for a in graph.outputs]
 
     def loop(self, eqn, ins):
+        self.loop_depth += 1
+        try:
+            return self._loop(eqn, ins)
+        finally:
+            self.loop_depth -= 1
+
+    def _loop(self, eqn, ins):
         n = eqn.params["n_consts"]
         consts, init = ins[:n], ins[n:]
         b = self.b
@@ -270,7 +282,7 @@ class FunctionLowering(ArrayLowering):
             args.append(self.b.icmp_signed("!=", a, ir.Constant(I64, 0))
                         if v.type.name == "bool" and not v.type.is_array else a)
         outs = self.graph_body(graph, args)
-        out_ptrs = self.fn.args[len(graph.inputs):]
+        out_ptrs = self.fn.args[len(graph.inputs):len(graph.inputs) + len(graph.outputs)]
         memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
             if atom.type.is_array:
@@ -289,7 +301,21 @@ class FunctionLowering(ArrayLowering):
         return self.fn
 
 
+def has_arrays(graph: Graph) -> bool:
+    from ...passes.rewrite import all_graphs
+
+    return any(v.type.is_array for g in all_graphs(graph)
+               for v in list(g.inputs) + [o for e in g.eqns for o in e.outputs])
+
+
 def lower_module(graph: Graph, name: str) -> ir.Module:
+    """The module; for array code it also defines `int64_t <name>_scratch(void)`, the size
+    of the scratch buffer the caller passes as the last argument."""
     module = ir.Module(name=name)
-    FunctionLowering(module, graph, name).lower()
+    lowering = FunctionLowering(module, graph, name)
+    lowering.lower()
+    if lowering.uses_arrays:
+        size_fn = ir.Function(module, ir.FunctionType(I64, []), f"{name}_scratch")
+        ir.IRBuilder(size_fn.append_basic_block("entry")).ret(
+            ir.Constant(I64, lowering.scratch_size))
     return module
