@@ -22,7 +22,7 @@ import llvmlite.binding as llvm
 
 from .api import Transformed
 from .backends.llvm.jit import initialize, parse_and_optimize
-from .backends.llvm.lower import lower_module
+from .backends.llvm.lower import has_arrays, lower_module
 from .ir.core import Graph, Type
 
 C_TYPES = {"f64": "double", "i64": "int64_t", "bool": "int64_t"}
@@ -98,6 +98,9 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
     graph, _ = transformed.ir_for(tuple(types))
+    if has_arrays(graph):
+        raise AotError("ahead-of-time kernels take and compute scalars only for now; compile "
+                       "array code with jit/grad")
     name = graph.name
     what = (f"{fn.__name__}" if kind == "jit" else
             f"gradient of {fn.__name__} w.r.t. arguments {', '.join(map(str, grad_wrt))}")
