@@ -41,8 +41,15 @@ MAX_SHARED_USES = 3
 
 
 def elementwise(eqn) -> bool:
-    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS or _static_view(eqn)) and \
-        len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
+    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS or _static_view(eqn) or
+            _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
+
+
+def _static_scatter(eqn) -> bool:
+    """`index_update(full(c), v, [constant slices])`: c outside the region, c (+) v inside, so
+    each element is known without a buffer (the adjoint of a slice)."""
+    return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
+        all(item[0] != 0 for item in eqn.params["spec"])
 
 
 def _fills_base(user, eqn) -> bool:
@@ -92,6 +99,7 @@ class Lazy:
 
 class ArrayLowering:
     memo: dict = {}
+    out_buffers: dict = {}  # id(var) -> caller's output buffer it is computed into directly
 
     # ---- planning ---------------------------------------------------------------------------
 
@@ -209,6 +217,8 @@ class ArrayLowering:
             return self.value(env, eqn.inputs[0])
         if eqn.prim == "arange":
             return self.b.sitofp(coords[-1], F64)
+        if eqn.prim == "index_update":
+            return self._scatter_element(env, atom, eqn, coords)
         if eqn.prim == "index":
             src = eqn.inputs[0]
             offset = self._index_map(env, eqn, src.type.shape, [])
@@ -220,8 +230,38 @@ class ArrayLowering:
         args = [self.element(env, a, local) for a in eqn.inputs]
         return LOWERINGS[eqn.prim](self, args, eqn)[0]
 
+    def _scatter_element(self, env, atom, eqn, coords):
+        b = self.b
+        base, v = eqn.inputs
+        fill = self.element(env, base, coords)
+        shape = atom.type.shape
+        mine = coords[len(coords) - len(shape):]
+        inside = ir.Constant(I1, 1)
+        region, dim = [], 0
+        for item in eqn.params["spec"]:
+            if item[0] == 2:
+                region.append(ir.Constant(I64, 0))
+                continue
+            start, _, step = slice(*item[1:]).indices(shape[dim])
+            length = len(range(*slice(*item[1:]).indices(shape[dim])))
+            rel = b.sub(mine[dim], ir.Constant(I64, start))
+            pos = b.sdiv(rel, ir.Constant(I64, step))
+            ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
+                                      ir.Constant(I64, 0)),
+                        b.and_(b.icmp_signed(">=", pos, ir.Constant(I64, 0)),
+                               b.icmp_signed("<", pos, ir.Constant(I64, length))))
+            inside = b.and_(inside, ok)
+            region.append(b.select(ok, pos, ir.Constant(I64, 0)))  # clamped: always in bounds
+            dim += 1
+        region.extend(mine[dim:])
+        value = self.element(env, v, region)
+        if eqn.params["mode"] == "add":
+            value = b.fadd(fill, value)
+        return b.select(inside, value, fill)
+
     def materialize(self, env, var):
-        ptr = self.alloc(var.type.shape, I8 if var.type.name == "bool" else F64)
+        ptr = self.out_buffers.get(id(var)) or \
+            self.alloc(var.type.shape, I8 if var.type.name == "bool" else F64)
         strides = var.type.shape
 
         def body(coords):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ...ir.core import Const, Graph
+from ...ir.core import Const, Graph, Var
 from .arrays import ArrayLowering, Lazy
 from .ops import F64, I1, I64, LOWERINGS
 
@@ -281,13 +281,18 @@ class FunctionLowering(ArrayLowering):
         for v, a in zip(graph.inputs, self.fn.args[:len(graph.inputs)], strict=True):
             args.append(self.b.icmp_signed("!=", a, ir.Constant(I64, 0))
                         if v.type.name == "bool" and not v.type.is_array else a)
-        outs = self.graph_body(graph, args)
         out_ptrs = self.fn.args[len(graph.inputs):len(graph.inputs) + len(graph.outputs)]
+        defined = {id(o) for e in graph.eqns for o in e.outputs}
+        self.out_buffers = {id(a): p for a, p in zip(graph.outputs, out_ptrs, strict=True)
+                            if isinstance(a, Var) and a.type.is_array and id(a) in defined
+                            and a.type.name == "f64" and graph.outputs.count(a) == 1}
+        outs = self.graph_body(graph, args)
         memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
             if atom.type.is_array:
-                nbytes = int(np.prod(atom.type.shape)) * 8
-                self.b.call(memcpy, [ptr, value, ir.Constant(I64, nbytes)])
+                if value is not ptr:  # not already computed in place
+                    nbytes = int(np.prod(atom.type.shape)) * 8
+                    self.b.call(memcpy, [ptr, value, ir.Constant(I64, nbytes)])
                 continue
             if atom.type.name == "bool":
                 value = self.b.zext(value, I64)
