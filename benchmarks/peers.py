@@ -39,7 +39,7 @@ def make_jax():
 
     w2_jit, w2_grad = jax.jit(w2), jax.jit(jax.grad(w2, argnums=(0, 1)))
     w4_jit = jax.jit(w4)
-    w4_eager_grad = jax.grad(lambda p: w4_while_jax_python(p, jnp))
+    w4_eager_grad = jax.grad(lambda p: w4_python_loop(p, jnp))
 
     def block(f):
         return lambda *a: jax.block_until_ready(f(*a))
@@ -48,12 +48,13 @@ def make_jax():
             "W4": (block(w4_jit), block(w4_eager_grad))}
 
 
-def w4_while_jax_python(p, jnp):
+def w4_python_loop(p, xp):
+    """W4 over an array module `xp` (jax.numpy or autograd.numpy): a Python while loop."""
     x = 1.0
     total = 0.0
     while x < 1000.0:
         x = x * (1.0 + 0.01 * p) + 0.1
-        total = total + jnp.sin(x) * p
+        total = total + xp.sin(x) * p
     return total
 
 
@@ -93,12 +94,7 @@ def make_autograd():
     import autograd.numpy as anp
 
     def w4(p):
-        x = 1.0
-        total = 0.0
-        while x < 1000.0:
-            x = x * (1.0 + 0.01 * p) + 0.1
-            total = total + anp.sin(x) * p
-        return total
+        return w4_python_loop(p, anp)
 
     return {"W2": (w2_oscillator, autograd.grad(w2_oscillator, argnum=(0, 1))
                    if _supports_tuple_argnum(autograd) else None),
