@@ -119,3 +119,27 @@ def test_array_errors_point_at_the_source():
         jit(ae.bad_broadcast)(np.ones(3, dtype=np.int64), np.ones(3))
     with pytest.raises(IndexError):
         jit(ae.runtime_index)(np.ones(3), 5)
+
+
+def make_second_order(fn):
+    """x -> <grad fn(x), sin(x)>, whose gradient needs the derivative of the adjoint code."""
+    first = grad(fn)
+
+    def second(x):
+        return np.sum(first(x) * np.sin(x))
+
+    return second
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3)], ids=str)
+@pytest.mark.parametrize("name,fn,kind", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_second_order(name, fn, kind, shape):
+    rng = np.random.default_rng(zlib.crc32(f"second{name}{shape}".encode()))
+    x = make(kind, shape, rng)
+    second = make_second_order(fn)
+    g2 = grad(second)(x)
+    u = rng.standard_normal(shape)
+    value = jit(second)
+    eps = 1e-6
+    numeric = (value(x + eps * u) - value(x - eps * u)) / (2 * eps)
+    assert float(np.sum(g2 * u)) == pytest.approx(numeric, rel=1e-5, abs=1e-6), name
