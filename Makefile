@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) examples/seed_graphs.py
+	$(PY) examples/compiler_tour.py
 
 test: $(STAMP)
 	$(PY) -m ruff check .
