@@ -21,10 +21,6 @@ def w4_while(p):
     return total
 
 
-def noop(a, b):
-    return a
-
-
 def w1_rosenbrock(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 

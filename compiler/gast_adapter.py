@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import gast
 
-parse = gast.parse
-walk = gast.walk
-
 
 def _at(node, at):
     if at is not None:

@@ -111,7 +111,6 @@ class NativeFunction:
               for t in out_types], *([ctypes.c_void_p] if size_fn else []))
         self._fn = proto(self.address)
         self._outs = [C_TYPES[t.name]() for t in scalar_outs]
-        self._arrays = any(t.is_array for t in in_types + out_types)
 
     def __call__(self, *args):
         return self.call(*args)
