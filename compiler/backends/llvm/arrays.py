@@ -58,6 +58,21 @@ def _fills_base(user, eqn) -> bool:
         user.inputs[0] is eqn.outputs[0]
 
 
+def _view_source_coords(eqn, coords, b):
+    """Source coordinates of a constant-slice view's element at `coords`."""
+    shape = eqn.inputs[0].type.shape
+    source, k, dim = [], 0, 0
+    for item in eqn.params["spec"]:
+        if item[0] == 2:
+            k += 1
+            continue
+        start, _, step = slice(*item[1:]).indices(shape[dim])
+        source.append(b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step))))
+        k += 1
+        dim += 1
+    return source + list(coords[k:])
+
+
 def _static_view(eqn) -> bool:
     """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
     return eqn.prim == "index" and all(item[0] != 0 for item in eqn.params["spec"])
@@ -220,10 +235,8 @@ class ArrayLowering:
         if eqn.prim == "index_update":
             return self._scatter_element(env, atom, eqn, coords)
         if eqn.prim == "index":
-            src = eqn.inputs[0]
-            offset = self._index_map(env, eqn, src.type.shape, [])
-            return self.load(env[id(src)], src.type, offset(coords[len(coords) -
-                                                                  len(atom.type.shape):]))
+            mine = coords[len(coords) - len(atom.type.shape):]
+            return self.element(env, eqn.inputs[0], _view_source_coords(eqn, mine, self.b))
         shape = atom.type.shape
         mine = coords[len(coords) - len(shape):]
         local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]

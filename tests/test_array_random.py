@@ -1,0 +1,82 @@
+"""Property-based differential testing of array code: random numpy programs over a (3,) and a
+(2, 3) array (broadcasting, reductions with axes, slices, matmul, where), compiled (LLVM, with
+fusion) vs plain numpy for values and vs the eager tape for gradients."""
+
+import importlib.util
+import itertools
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adlite.compiler import grad, jit
+from adlite.runtime import Tensor
+
+_ids = itertools.count()
+LEAVES = {"v": "x", "m": "y"}  # kind -> variable: v is (3,), m is (2, 3)
+
+
+@st.composite
+def expr(draw, kind, depth=0):
+    """An expression of shape kind "v" (3,) or "m" (2, 3)."""
+    if depth >= 3 or draw(st.integers(0, 3)) == 0:
+        leaf = draw(st.sampled_from([LEAVES[kind], "const"]))
+        if leaf == "const":
+            return f"({draw(st.sampled_from(['0.5', '-1.5', '2.0']))} + 0.0 * {LEAVES[kind]})"
+        return leaf
+    choice = draw(st.sampled_from(["bin", "bin", "fn", "where", "reduce", "mix"]))
+    sub = lambda k=kind: draw(expr(k, depth + 1))  # noqa: E731
+    if choice == "bin":
+        op = draw(st.sampled_from(["+", "-", "*"]))
+        other = draw(st.sampled_from([kind, "v"]))  # (2,3) op (3,) broadcasts
+        return f"({sub()} {op} {sub(other)})"
+    if choice == "fn":
+        fn = draw(st.sampled_from(["np.sin", "np.tanh", "np.cos", "np.arctan"]))
+        return f"{fn}({sub()})"
+    if choice == "where":
+        return f"np.where({sub()} > {sub()}, {sub()}, {sub()})"
+    if choice == "reduce" and kind == "v":
+        how = draw(st.sampled_from(["np.sum({}, axis=0)", "np.max({}, axis=0)",
+                                    "np.mean({}, axis=0)", "{}[1]", "(y @ {})[0] * {}"]))
+        inner = sub("m") if "axis" in how or how == "{}[1]" else sub("v")
+        return how.format(inner, inner)
+    if choice == "mix" and kind == "m":
+        return f"({sub('v')}.reshape(1, 3) * np.sum({sub()}, axis=1, keepdims=True))"
+    if kind == "v":
+        return f"({sub()}[::-1] * 0.5)"
+    return f"({sub()}[:, ::-1] * 0.5)"
+
+
+@st.composite
+def programs(draw):
+    body = draw(expr("m"))
+    tail = draw(expr("v"))
+    return ("import numpy as np\n\n\ndef f(x, y):\n"
+            f"    a = {body}\n"
+            f"    b = {tail}\n"
+            "    return np.sum(np.sin(a)) + np.sum(b * b)\n")
+
+
+def _load(source, folder):
+    path = folder / f"random_array_program_{next(_ids)}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(source=programs(), seed=st.integers(0, 1000))
+def test_random_array_programs(source, seed, tmp_path):
+    f = _load(source, tmp_path)
+    rng = np.random.default_rng(seed)
+    x, y = rng.standard_normal(3), rng.standard_normal((2, 3))
+    np.testing.assert_allclose(jit(f)(x, y), f(x, y), rtol=1e-11, atol=1e-12, err_msg=source)
+    gx, gy = grad(f, wrt=(0, 1))(x, y)
+    tx, ty = Tensor(x, requires_grad=True), Tensor(y, requires_grad=True)
+    f(tx, ty).backward()
+    for got, t in ((gx, tx), (gy, ty)):
+        want = np.zeros_like(got) if t.grad is None else t.grad.numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11, err_msg=source)
