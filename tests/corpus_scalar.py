@@ -545,3 +545,16 @@ def loop_with_branch_and_break(x, n):
         else:
             acc = acc * acc
     return acc
+
+
+@case("f", "f")
+def dead_loop_after_differentiated_loop(x, y):
+    # regression: the second loop gets no cotangent; it must not store values on the tape
+    # that the first loop's adjoint would then read
+    k = 0
+    while k < 2 and x < 5.0:
+        x = np.tanh(x * 0.5 - y)
+        k += 1
+    for _ in range(2):
+        y = np.tanh(np.sin(x) + y)
+    return 1.0 * x

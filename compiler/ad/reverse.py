@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const, Graph, Var
+from ..ir.core import Atom, Const, Eqn, Graph, Var
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
 
@@ -64,10 +64,12 @@ def linearize(graph: Graph) -> Linearized:
     g = clone(graph)
     fb, bb = Builder(), Builder()
     backward_steps = []
+    hooked: dict[int, tuple[int, Eqn]] = {}  # equations whose forward sweep was changed
     for eqn in g.eqns:
         prim = PRIMITIVES[eqn.prim]
         if prim.ad_forward is not None:
             emit = prim.ad_forward(fb, eqn)
+            hooked[id(eqn)] = (len(fb.eqns) - 1, eqn)
         else:
             fb.eqns.append(eqn)
             emit = (lambda e, rule: lambda b, cts: rule(b, e, cts))(eqn, prim.vjp)
@@ -85,9 +87,14 @@ def linearize(graph: Graph) -> Linearized:
             continue
         bb.loc = eqn.loc
         in_cts = emit(bb, cts)
+        hooked.pop(id(eqn), None)
         for atom, c in zip(eqn.inputs, in_cts, strict=True):
             if c is not None and isinstance(atom, Var) and atom.type.is_float:
                 _accumulate(bb, ct, atom, fit(bb, c, atom.type))
+    for position, eqn in hooked.values():
+        # no cotangent reached it: run the plain primal, so it stores nothing on the tape
+        # (a store without its matching loads would shift every later load)
+        fb.eqns[position] = eqn
     bars = [ct[id(v)] if id(v) in ct else zeros(bb, v.type) for v in _float_atoms(g.inputs)]
     bwd = Graph([], bb.eqns, bars, g.name + "_bwd")
     dce(bwd)  # rules compute cotangents for constants too; keep only what is needed
