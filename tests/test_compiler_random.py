@@ -31,24 +31,30 @@ def expressions(draw, names, depth=0):
 
 
 @st.composite
-def statements(draw, names, indent, depth=0):
-    kind = draw(st.sampled_from(["assign", "assign", "if", "for", "while"] if depth < 2
-                                else ["assign"]))
+def statements(draw, names, indent, depth=0, in_loop=False):
+    kinds = ["assign", "assign", "if", "for", "while"] if depth < 2 else ["assign"]
+    if in_loop:
+        kinds = kinds + ["break", "continue"]
+    kind = draw(st.sampled_from(kinds))
     pad = "    " * indent
     target = draw(st.sampled_from(names))
     if kind == "assign":
         return [f"{pad}{target} = np.tanh({draw(expressions(names))})"]
+    if kind in ("break", "continue"):
+        return [f"{pad}if {draw(expressions(names))} > 0.3:", f"{pad}    {kind}"]
+    loop = kind in ("for", "while")
     body = [line for _ in range(draw(st.integers(1, 2)))
-            for line in draw(statements(names, indent + 1, depth + 1))]
+            for line in draw(statements(names, indent + 1, depth + 1, in_loop or loop))]
     if kind == "if":
-        other = [line for line in draw(statements(names, indent + 1, depth + 1))]
+        other = [line for line in draw(statements(names, indent + 1, depth + 1, in_loop))]
         test = f"{draw(expressions(names))} > {draw(expressions(names))}"
         return [f"{pad}if {test}:"] + body + [f"{pad}else:"] + other
     if kind == "for":
         return [f"{pad}for _ in range({draw(st.integers(0, 3))}):"] + body
     counter = f"k{depth}"
+    # the counter moves first, so `continue` cannot make the loop endless
     return ([f"{pad}{counter} = 0", f"{pad}while {counter} < {draw(st.integers(1, 3))} and "
-             f"{draw(expressions(names))} < 5.0:"] + body + [f"{pad}    {counter} += 1"])
+             f"{draw(expressions(names))} < 5.0:", f"{pad}    {counter} += 1"] + body)
 
 
 @st.composite
@@ -56,6 +62,9 @@ def programs(draw):
     lines = ["import numpy as np", "", "", "def f(x, y):"]
     for _ in range(draw(st.integers(1, 4))):
         lines += draw(statements(VARS, 1))
+    if draw(st.booleans()):  # an early return on some paths
+        lines += [f"    if {draw(expressions(VARS))} > 0.5:",
+                  f"        return 2.0 * {draw(expressions(VARS))}"]
     lines.append(f"    return 1.0 * {draw(expressions(VARS))}")
     return "\n".join(lines) + "\n"
 
@@ -69,7 +78,7 @@ def _load(source, tmp_path):
     return module.f
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(source=programs(), x=st.floats(-2, 2), y=st.floats(-2, 2))
