@@ -1,5 +1,6 @@
 """Property-based differential testing of array code: random numpy programs over a (3,) and a
-(2, 3) array (broadcasting, reductions with axes, slices, matmul, where), compiled (LLVM, with
+(2, 3) array (broadcasting, reductions with axes, slices, matmul, where, row and element
+updates in loops, an array carried by a data-dependent while loop), compiled (LLVM, with
 fusion) vs plain numpy for values and vs the eager tape for gradients."""
 
 import importlib.util
@@ -49,12 +50,23 @@ def expr(draw, kind, depth=0):
 
 @st.composite
 def programs(draw):
-    body = draw(expr("m"))
-    tail = draw(expr("v"))
-    return ("import numpy as np\n\n\ndef f(x, y):\n"
-            f"    a = {body}\n"
-            f"    b = {tail}\n"
-            "    return np.sum(np.sin(a)) + np.sum(b * b)\n")
+    lines = ["import numpy as np", "", "", "def f(x, y):",
+             # `1.0 * (...)`: never an alias of an argument, which numpy would then mutate
+             f"    a = 1.0 * ({draw(expr('m'))})", f"    b = 1.0 * ({draw(expr('v'))})"]
+    if draw(st.booleans()):  # row updates of an array inside a loop
+        lines += ["    for i in range(2):",
+                  f"        a[i] = a[i] * 0.5 + {draw(expr('v'))}"]
+    if draw(st.booleans()):  # element updates with a data-dependent branch
+        lines += ["    for j in range(3):",
+                  "        if b[j] > 0.0:",
+                  "            b[j] += a[1, j] * b[j]",
+                  "        else:",
+                  "            b[j] = np.sin(b[j])"]
+    if draw(st.booleans()):  # an array carried by a while loop with a data-dependent end
+        lines += ["    k = 0", "    while np.sum(b * b) < 6.0 and k < 4:",
+                  "        b = b * 1.3 + 0.1", "        k += 1"]
+    lines.append("    return np.sum(np.sin(a)) + np.sum(b * b)")
+    return "\n".join(lines) + "\n"
 
 
 def _load(source, folder):
