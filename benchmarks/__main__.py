@@ -86,6 +86,16 @@ def workload_table(name: str, peer_entries: dict) -> None:
     print()
 
 
+def matmul_row() -> None:
+    from adlite.compiler import jit
+
+    args = workloads.matmul_args()
+    ours = best_time(jit(workloads.matmul), args)
+    theirs = best_time(workloads.matmul, args)
+    print(f"Matrix product 256x784 @ 784x128: adlite {fmt(ours)} us, numpy {fmt(theirs)} us "
+          f"(ratio {ours / theirs:.2f}).\n")
+
+
 def gmm_table() -> None:
     from adlite.compiler import grad, jit
 
@@ -120,6 +130,7 @@ def main() -> None:
     scalar_peers, array_peers = load_peers(PEERS), load_peers(ARRAY_PEERS)
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
+    matmul_row()
     gmm_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")

@@ -53,3 +53,12 @@ def w2_args():
 
 def w4_args():
     return (0.7,)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def matmul_args():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((256, 784)), rng.standard_normal((784, 128))

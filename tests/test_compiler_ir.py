@@ -206,3 +206,13 @@ def test_calling_transformed_functions_from_compiled_code():
 def test_bool_and_int_types():
     assert BOOL.name == "bool"
     assert jit(ex.counter)() == (20, 20)
+
+
+def test_every_primitive_has_an_llvm_lowering():
+    from adlite.compiler.backends.llvm.arrays import VIEWS, ArrayLowering
+    from adlite.compiler.backends.llvm.ops import LOWERINGS
+
+    structural = {"while", "cond", "push", "pop"}
+    for name in PRIMITIVES:
+        assert (name in LOWERINGS or name in structural or name in VIEWS
+                or hasattr(ArrayLowering, f"lower_{name}")), name
