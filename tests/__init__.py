@@ -1,0 +1,1 @@
+"""Test suite of adlite (run with `make test`)."""
