@@ -303,6 +303,21 @@ def square(x):
     return multiply(x, x)
 
 
+def outer(x, y):
+    x, y = constant(x), constant(y)
+    return reshape(x, (x.size, 1)) * reshape(y, (1, y.size))
+
+
+def norm(x):
+    """2-norm of a vector, Frobenius norm of a matrix (np.linalg.norm without options)."""
+    return sqrt(sum(x * x))
+
+
+def squeeze(x):
+    x = constant(x)
+    return reshape(x, tuple(n for n in x.shape if n != 1))
+
+
 def hypot(x, y):
     return sqrt(x * x + y * y)
 

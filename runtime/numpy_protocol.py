@@ -51,7 +51,8 @@ FUNCTIONS = {
     np.swapaxes: F.swapaxes, np.expand_dims: F.expand_dims, np.broadcast_to: F.broadcast_to,
     np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
-    np.size: lambda a: a.size,
+    np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
+    np.squeeze: F.squeeze,
 }
 
 

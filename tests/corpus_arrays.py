@@ -294,3 +294,15 @@ def huber(x, y):
     r = x - y
     small = np.abs(r) < 0.5
     return np.sum(np.where(small, 0.5 * r * r, 0.5 * (np.abs(r) - 0.25)))
+
+
+@case((3,), (2,))
+def concatenate_and_norm(x, y):
+    z = np.concatenate([x * 2.0, np.sin(y), x[:1]])
+    return np.linalg.norm(z) + np.sum(np.outer(x, y) ** 2)
+
+
+@case((2, 3), (2, 2))
+def concatenate_axis1(a, b):
+    c = np.concatenate((np.tanh(a), b * b), axis=1)
+    return np.sum(c @ c.T) + np.sum(np.squeeze(np.expand_dims(c, 0)) * c)

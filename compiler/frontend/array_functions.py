@@ -2,7 +2,8 @@
 
 Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / max / min /
 amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty / zeros_like /
-ones_like / empty_like / arange / array / where / clip` and implements the array methods and
+ones_like / empty_like / arange / array / stack / where / clip / concatenate / outer /
+linalg.norm / expand_dims / squeeze` and implements the array methods and
 attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and `attribute`. `axis`,
 `keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64;
 `np.array` / `np.stack` build a vector from scalars.
@@ -186,6 +187,64 @@ register_with_keywords([np.arange], _arange)
 register_with_keywords([np.array, np.asarray, np.stack], _array)
 register_with_keywords([np.where], _where)
 register_with_keywords([np.clip], _clip)
+
+
+def _concatenate(conv, args, kwargs, node):
+    opts = _options(conv, kwargs, ("axis",), node)
+    parts = args[0] if args and isinstance(args[0], tuple) else None
+    if not parts:
+        raise conv.source.error(node, "np.concatenate needs a list or tuple of arrays")
+    axis = conv.static(args[1], node) if len(args) > 1 else opts.get("axis", 0)
+    parts = [conv.array(p, node) for p in parts]
+    dtype = max((p.type for p in parts), key=lambda t: t.name == "f64").scalar
+    parts = [conv.to_type(p, dtype) for p in parts]
+    ndim = len(parts[0].type.shape)
+    if not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise conv.source.error(node, f"axis {axis} is out of bounds for concatenate")
+    return conv.b.concatenate(*parts, axis=axis % ndim)
+
+
+def _outer(conv, args, kwargs, node):
+    _options(conv, kwargs, (), node)
+    x, y = (conv.array(a, node) for a in conv.exactly(args, 2, node))
+    x, y = conv.promote(x, y, node)
+    m, n = int(np.prod(x.type.shape)), int(np.prod(y.type.shape))
+    return conv.b.mul(conv.b.reshape(x, shape=(m, 1)), conv.b.reshape(y, shape=(1, n)))
+
+
+def _norm(conv, args, kwargs, node):
+    """np.linalg.norm(x): the 2-norm of a vector, the Frobenius norm of a matrix."""
+    _options(conv, kwargs, (), node)
+    x = conv.as_float(conv.one(args, node), node)
+    squares = conv.b.mul(x, x)
+    if x.type.is_array:
+        squares = conv.b.sum(squares, axis=None, keepdims=False)
+    return conv.b.sqrt(squares)
+
+
+def _expand_dims(conv, args, kwargs, node):
+    x = conv.array(args[0], node)
+    axis = conv.static(args[1], node) if len(args) > 1 else \
+        _options(conv, kwargs, ("axis",), node).get("axis")
+    shape = list(x.type.shape)
+    if not isinstance(axis, int) or not -len(shape) - 1 <= axis <= len(shape):
+        raise conv.source.error(node, f"expand_dims: bad axis {axis}")
+    shape.insert(axis % (len(shape) + 1), 1)
+    return conv.b.reshape(x, shape=tuple(shape))
+
+
+def _squeeze(conv, args, kwargs, node):
+    _options(conv, kwargs, (), node)
+    x = conv.array(conv.one(args, node), node)
+    shape = tuple(n for n in x.type.shape if n != 1)
+    return conv.b.reshape(x, shape=shape or None)
+
+
+register_with_keywords([np.concatenate], _concatenate)
+register_with_keywords([np.outer], _outer)
+register_with_keywords([np.linalg.norm], _norm)
+register_with_keywords([np.expand_dims], _expand_dims)
+register_with_keywords([np.squeeze], _squeeze)
 
 
 def _len(conv, args, kwargs, node):

@@ -327,6 +327,42 @@ register(Primitive(
                      f"np.s_[{index_source(e.params['spec'], args[2:])}], {args[1]})")))
 
 
+# ---- concatenate ------------------------------------------------------------------------------
+
+def _concatenate_type(in_types, params):
+    axis = params["axis"]
+    first = in_types[0]
+    for t in in_types:
+        _array(t, "concatenate")
+        if t.name != first.name or len(t.shape) != len(first.shape) or any(
+                a != b for i, (a, b) in enumerate(zip(t.shape, first.shape, strict=True))
+                if i != axis):
+            raise TypeError(f"concatenate: {', '.join(map(str, in_types))} do not fit along "
+                            f"axis {axis}")
+    shape = list(first.shape)
+    shape[axis] = sum(t.shape[axis] for t in in_types)
+    return [first.with_shape(tuple(shape))]
+
+
+def _concatenate_parts(b, e, g):
+    axis, start, parts = e.params["axis"], 0, []
+    for a in e.inputs:
+        n = a.type.shape[axis]
+        spec = ((1, None, None, None),) * axis + ((1, start, start + n, None),)
+        parts.append(b.index(g, spec=spec))
+        start += n
+    return parts
+
+
+register(Primitive(
+    "concatenate", _concatenate_type,
+    lambda *xs, axis: (np.concatenate(xs, axis=axis),),
+    lambda b, e, cts: _concatenate_parts(b, e, cts[0]),
+    lambda b, e, t: [b.concatenate(*(ti if ti is not None else _zeros(b, a.type)
+                                     for ti, a in zip(t, e.inputs, strict=True)), **e.params)],
+    lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})"))
+
+
 # ---- creation -----------------------------------------------------------------------------------
 
 def _full_type(in_types, params):

@@ -397,6 +397,24 @@ class ArrayLowering:
         self.loop_nest(out.type.shape, body)
         return [ptr]
 
+    def lower_concatenate(self, eqn, env):
+        out = eqn.outputs[0]
+        axis = eqn.params["axis"]
+        ptr = self.alloc(out.type.shape)
+        start = 0
+        for part in eqn.inputs:
+            shift = start
+
+            def body(coords, part=part, shift=shift):
+                target = list(coords)
+                target[axis] = self.b.add(coords[axis], ir.Constant(I64, shift))
+                self.store(ptr, out.type, self.offset(out.type.shape, target),
+                           self.element(env, part, coords))
+
+            self.loop_nest(part.type.shape, body)
+            start += part.type.shape[axis]
+        return [ptr]
+
     def lower_pack(self, eqn, env):
         ptr = self.alloc((len(eqn.inputs),))
         for i, a in enumerate(eqn.inputs):
