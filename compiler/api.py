@@ -172,20 +172,10 @@ def _dispatch_key(args) -> tuple:
 
 
 def llvm_supports(graph: Graph) -> bool:
-    """The LLVM backend compiles f64/i64/bool scalars and float64 arrays (bool arrays only
-    inside the function); float32 code runs on the Python backend (numpy)."""
-    boundary = list(graph.inputs) + [a for a in graph.outputs if isinstance(a, Var)]
-    return all(v.type.name in ("f64", "i64", "bool") for v in _all_vars(graph)) and \
-        not any(v.type.is_array and v.type.name != "f64" for v in boundary)
-
-
-def _all_vars(graph: Graph):
-    from .passes.rewrite import all_graphs
-
-    for g in all_graphs(graph):
-        yield from g.inputs
-        for e in g.eqns:
-            yield from e.outputs
+    """The LLVM backend compiles everything but graphs returning bool arrays (bool arrays
+    exist only inside compiled functions)."""
+    return not any(isinstance(a, Var) and a.type.is_array and a.type.name == "bool"
+                   for a in graph.outputs)
 
 
 def _backend_compile(backend: str, graph: Graph, fn) -> Callable:

@@ -63,14 +63,15 @@ def _extremum_vjp(b, e, cts):
     """The cotangent is shared evenly by the positions attaining the extremum."""
     x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
     hit = b.eq(x, expand_back(b, out, x.type, axis))
-    weight = b.select(hit, 1.0, 0.0)
+    weight = b.select(hit, Const(1.0, x.type.scalar), Const(0.0, x.type.scalar))
     count = b.sum(weight, axis=axis, keepdims=True)
     return [b.div(b.mul(expand_back(b, cts[0], x.type, axis), weight), count)]
 
 
 def _extremum_jvp(b, e, t):
     x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
-    weight = b.select(b.eq(x, expand_back(b, out, x.type, axis)), 1.0, 0.0)
+    one, zero = Const(1.0, x.type.scalar), Const(0.0, x.type.scalar)
+    weight = b.select(b.eq(x, expand_back(b, out, x.type, axis)), one, zero)
     count = b.sum(weight, axis=axis, keepdims=e.params["keepdims"])
     return [b.div(b.sum(b.mul(t[0], weight), **e.params), count)]
 

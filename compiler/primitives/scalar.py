@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import Type
+from ..ir.core import Const, Type
 from . import Primitive, register
 from .shapes import broadcast, elementwise
 
@@ -145,7 +145,9 @@ def _extremum(name, compare, fn, py):
 
     def weight(b, e):
         x, y = e.inputs
-        return b.select(b.op(compare, x, y), 1.0, b.select(b.eq(x, y), 0.5, 0.0))
+        t = e.outputs[0].type.scalar
+        return b.select(b.op(compare, x, y), Const(1.0, t),
+                        b.select(b.eq(x, y), Const(0.5, t), Const(0.0, t)))
 
     def vjp(b, e, g):
         w = weight(b, e)

@@ -1,8 +1,8 @@
-"""LLVM lowering of float64 arrays, with elementwise fusion.
+"""LLVM lowering of float64 / float32 arrays, with elementwise fusion.
 
 Contract (mixed into `FunctionLowering`):
-- An array value is a pointer to contiguous row-major float64 data (bool arrays: one byte per
-  element) whose shape is static. Buffers come from `malloc` and are recorded in an allocation
+- An array value is a pointer to contiguous row-major float64 or float32 data (bool arrays:
+  one byte per element) whose shape is static. Buffers come from `malloc` and are recorded in an allocation
   list freed on every exit path (arrays are immutable, so buffers never alias writes).
 - Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
   "views" `broadcast_to`, `full`, `arange`) whose result has exactly one use, by another
@@ -11,7 +11,7 @@ Contract (mixed into `FunctionLowering`):
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
   loop with no temporaries.
 - Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand; `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_`) or loops when it is absent; `index`
+  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`) or loops when it is absent; `index`
   checks runtime indices (status 4 -> IndexError) and `index_update` copies then writes.
 """
 
@@ -31,6 +31,16 @@ from .ops import F64, I1, I64, LOWERINGS
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
+F32 = ir.FloatType()
+
+
+def element_type(t):
+    """Storage type of one element: double, float, or a byte for bools."""
+    return {"bool": I8, "f32": F32}.get(t.name, F64)
+
+
+def itemsize(t) -> int:
+    return {"bool": 1, "f32": 4}.get(t.name, 8)
 I32 = ir.IntType(32)
 STATUS_INDEX = 4
 VIEWS = {"broadcast_to", "full", "arange"}
@@ -141,11 +151,11 @@ class ArrayLowering:
 
     # ---- memory and loops ---------------------------------------------------------------------
 
-    def alloc(self, shape, elem=F64):
+    def alloc(self, shape, elem=F64):  # elem: the storage type of one element
         """A buffer for an array. Outside loops it is a fixed slice of the caller's scratch
         buffer (planned at compile time, reused by every call: no malloc, no page faults);
         inside loops it comes from malloc and is freed at exit."""
-        nbytes = _size(shape) * (1 if elem == I8 else 8)
+        nbytes = _size(shape) * {I8: 1, F32: 4}.get(elem, 8)
         if self.loop_depth == 0:
             offset = self.scratch_size
             self.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
@@ -198,12 +208,12 @@ class ArrayLowering:
         return total
 
     def load(self, ptr, t, off):
-        elem = I8 if t.name == "bool" else F64
+        elem = element_type(t)
         value = self.b.load(self.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
         return self.b.trunc(value, I1) if elem == I8 else value
 
     def store(self, ptr, t, off, value):
-        elem = I8 if t.name == "bool" else F64
+        elem = element_type(t)
         if elem == I8:
             value = self.b.zext(value, I8)
         self.b.store(value, self.b.gep(ptr, [off], inbounds=True, source_etype=elem))
@@ -231,7 +241,7 @@ class ArrayLowering:
         if eqn.prim == "full":
             return self.value(env, eqn.inputs[0])
         if eqn.prim == "arange":
-            return self.b.sitofp(coords[-1], F64)
+            return self.b.sitofp(coords[-1], element_type(atom.type))
         if eqn.prim == "index_update":
             return self._scatter_element(env, atom, eqn, coords)
         if eqn.prim == "index":
@@ -274,7 +284,7 @@ class ArrayLowering:
 
     def materialize(self, env, var):
         ptr = self.out_buffers.get(id(var)) or \
-            self.alloc(var.type.shape, I8 if var.type.name == "bool" else F64)
+            self.alloc(var.type.shape, element_type(var.type))
         strides = var.type.shape
 
         def body(coords):
@@ -308,26 +318,27 @@ class ArrayLowering:
             better = b.fcmp_ordered(">" if kind == "max" else "<", v, acc)
             return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
 
+        elem = element_type(x.type)
         if out_shape is None:
-            slot = self.entry.alloca(F64)
-            b.store(ir.Constant(F64, init), slot)
+            slot = self.entry.alloca(elem)
+            b.store(ir.Constant(elem, init), slot)
 
             def body(coords):
-                b.store(combine(b.load(slot, typ=F64), self.element(env, x, coords)), slot)
+                b.store(combine(b.load(slot, typ=elem), self.element(env, x, coords)), slot)
 
             self.loop_nest(shape, body)
-            return b.load(slot, typ=F64)
+            return b.load(slot, typ=elem)
         kept = [d for d in range(len(shape)) if d not in axes]
         kept_shape = [shape[d] for d in kept]
-        out = self.alloc(out_shape)
+        out = self.alloc(out_shape, elem)
         self.loop_nest(out_shape, lambda c: self.store(
             out, x.type.with_shape(out_shape), self.offset(out_shape, c),
-            ir.Constant(F64, init)))
+            ir.Constant(elem, init)))
 
         def body(coords):
             off = self.offset(kept_shape, [coords[d] for d in kept])
-            ptr = b.gep(out, [off], inbounds=True, source_etype=F64)
-            b.store(combine(b.load(ptr, typ=F64), self.element(env, x, coords)), ptr)
+            ptr = b.gep(out, [off], inbounds=True, source_etype=elem)
+            b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
 
         self.loop_nest(shape, body)
         return out
@@ -346,7 +357,7 @@ class ArrayLowering:
     def _as_output(self, result, kept, out_type):
         """A full reduction kept as a 1-element array (keepdims) needs a buffer."""
         if kept is None and out_type.is_array:
-            ptr = self.alloc(out_type.shape)
+            ptr = self.alloc(out_type.shape, element_type(out_type))
             self.b.store(result, ptr)
             return ptr
         return result
@@ -373,7 +384,7 @@ class ArrayLowering:
     def lower_reshape(self, eqn, env):
         x = eqn.inputs[0]
         if not x.type.is_array:  # a scalar becoming a one-element array
-            ptr = self.alloc((1,))
+            ptr = self.alloc((1,), element_type(x.type))
             self.b.store(self.value(env, x), ptr)
             return [ptr]
         if eqn.outputs[0].type.shape is None:
@@ -384,7 +395,7 @@ class ArrayLowering:
         x, out = eqn.inputs[0], eqn.outputs[0]
         axes = eqn.params["axes"]
         src = env[id(x)]
-        ptr = self.alloc(out.type.shape)
+        ptr = self.alloc(out.type.shape, element_type(out.type))
         src_strides = _strides(x.type.shape)
 
         def body(coords):
@@ -400,7 +411,7 @@ class ArrayLowering:
     def lower_concatenate(self, eqn, env):
         out = eqn.outputs[0]
         axis = eqn.params["axis"]
-        ptr = self.alloc(out.type.shape)
+        ptr = self.alloc(out.type.shape, element_type(out.type))
         start = 0
         for part in eqn.inputs:
             shift = start
@@ -416,7 +427,7 @@ class ArrayLowering:
         return [ptr]
 
     def lower_pack(self, eqn, env):
-        ptr = self.alloc((len(eqn.inputs),))
+        ptr = self.alloc((len(eqn.inputs),), element_type(eqn.outputs[0].type))
         for i, a in enumerate(eqn.inputs):
             self.store(ptr, eqn.outputs[0].type, ir.Constant(I64, i), self.value(env, a))
         return [ptr]
@@ -428,33 +439,36 @@ class ArrayLowering:
         ys = y.type.shape if len(y.type.shape) == 2 else (y.type.shape[0], 1)
         m, k, n = xs[0], xs[1], ys[1]
         a, bm = env[id(x)], env[id(y)]
-        c = self.alloc((m, n))
+        elem = element_type(x.type)
+        c = self.alloc((m, n), elem)
         b = self.b
         if BLAS:
-            dgemm = self._declare("scipy_cblas_dgemm64_", ir.FunctionType(
-                ir.VoidType(), [I32, I32, I32, I64, I64, I64, F64, PTR, I64, PTR, I64, F64,
-                                PTR, I64]))
-            b.call(dgemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
-                           ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
-                           ir.Constant(F64, 1.0), a, ir.Constant(I64, k), bm,
-                           ir.Constant(I64, n), ir.Constant(F64, 0.0), c,
-                           ir.Constant(I64, n)])
+            gemm = self._declare(
+                "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
+                ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
+                                                PTR, I64, elem, PTR, I64]))
+            b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
+                          ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
+                          ir.Constant(elem, 1.0), a, ir.Constant(I64, k), bm,
+                          ir.Constant(I64, n), ir.Constant(elem, 0.0), c, ir.Constant(I64, n)])
         else:
-            self.loop_nest((m, n), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
-                c, [b.add(b.mul(co[0], ir.Constant(I64, n)), co[1])], source_etype=F64)))
+            def at(ptr, i, j, cols):
+                return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
+                             source_etype=elem)
+
+            self.loop_nest((m, n), lambda co: b.store(ir.Constant(elem, 0.0),
+                                                      at(c, co[0], co[1], n)))
 
             def body(co):
                 i, p, j = co
-                av = b.load(b.gep(a, [b.add(b.mul(i, ir.Constant(I64, k)), p)],
-                                  source_etype=F64), typ=F64)
-                bv = b.load(b.gep(bm, [b.add(b.mul(p, ir.Constant(I64, n)), j)],
-                                  source_etype=F64), typ=F64)
-                cp = b.gep(c, [b.add(b.mul(i, ir.Constant(I64, n)), j)], source_etype=F64)
-                b.store(b.fadd(b.load(cp, typ=F64), b.fmul(av, bv)), cp)
+                av = b.load(at(a, i, p, k), typ=elem)
+                bv = b.load(at(bm, p, j, n), typ=elem)
+                cp = at(c, i, j, n)
+                b.store(b.fadd(b.load(cp, typ=elem), b.fmul(av, bv)), cp)
 
             self.loop_nest((m, k, n), body)
         if out.type.shape is None:
-            return [b.load(c, typ=F64)]
+            return [b.load(c, typ=elem)]
         return [c]
 
     def _index_map(self, env, eqn, x_shape, ints):
@@ -509,21 +523,22 @@ class ArrayLowering:
         src = env[id(x)]
         if not out.type.is_array:
             return [self.load(src, x.type, offset([]))]
-        ptr = self.alloc(out.type.shape)
+        ptr = self.alloc(out.type.shape, element_type(out.type))
         self.loop_nest(out.type.shape, lambda co: self.store(
             ptr, out.type, self.offset(out.type.shape, co), self.load(src, x.type, offset(co))))
         return [ptr]
 
     def lower_index_update(self, eqn, env):
         x, v, *ints = eqn.inputs
-        ptr = self.alloc(x.type.shape)
+        ptr = self.alloc(x.type.shape, element_type(x.type))
         if isinstance(env[id(x)], Lazy):  # a constant fill
             fill = self.value(env, env[id(x)].eqn.inputs[0])
             self.loop_nest(x.type.shape, lambda co: self.store(
                 ptr, x.type, self.offset(x.type.shape, co), fill))
         else:
             memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-            self.b.call(memcpy, [ptr, env[id(x)], ir.Constant(I64, _size(x.type.shape) * 8)])
+            self.b.call(memcpy, [ptr, env[id(x)],
+                                 ir.Constant(I64, _size(x.type.shape) * itemsize(x.type))])
         offset = self._index_map(env, eqn, x.type.shape, ints)
         region = index_shape(x.type.shape, eqn.params["spec"])
         add = eqn.params["mode"] == "add"

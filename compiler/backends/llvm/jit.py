@@ -69,7 +69,9 @@ STATUS_ERRORS = {
     4: (IndexError, "index out of bounds in compiled code"),
 }
 
-C_TYPES = {"f64": ctypes.c_double, "i64": ctypes.c_int64, "bool": ctypes.c_int64}
+C_TYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
+           "bool": ctypes.c_int64}
+NP_DTYPES = {"f64": np.float64, "f32": np.float32}
 
 
 def python_api_available() -> bool:
@@ -121,7 +123,7 @@ class NativeFunction:
         keep, passed = [], []
         for a, t in zip(args, self.in_types, strict=True):
             if t.is_array:
-                a = np.ascontiguousarray(a, dtype=np.float64)
+                a = np.ascontiguousarray(a, dtype=NP_DTYPES[t.name])
                 if a.shape != t.shape:  # never let native code read past a buffer
                     raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
                 keep.append(a)
@@ -131,7 +133,7 @@ class NativeFunction:
         results, scalars, out_args = [], iter(self._outs), []
         for t in self.out_types:
             if t.is_array:
-                out = np.empty(t.shape)
+                out = np.empty(t.shape, dtype=NP_DTYPES[t.name])
                 results.append(out)
                 out_args.append(out.ctypes.data)
             else:
@@ -145,7 +147,8 @@ class NativeFunction:
             error, message = STATUS_ERRORS[status]
             raise error(message)
         return tuple(r if isinstance(r, np.ndarray) else
-                     (bool(r.value) if t.name == "bool" else r.value)
+                     (bool(r.value) if t.name == "bool" else
+                      np.float32(r.value) if t.name == "f32" else r.value)
                      for r, t in zip(results, self.out_types, strict=True))
 
 

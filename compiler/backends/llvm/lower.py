@@ -18,14 +18,15 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.core import Const, Graph, Var
-from .arrays import ArrayLowering, Lazy
+from .arrays import ArrayLowering, Lazy, itemsize
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
 STATUS_NO_MEMORY = 1
-ABI = {"f64": F64, "i64": I64, "bool": I64}
-REGISTER = {"f64": F64, "i64": I64, "bool": I1}
+F32 = ir.FloatType()
+ABI = {"f64": F64, "f32": F32, "i64": I64, "bool": I64}
+REGISTER = {"f64": F64, "f32": F32, "i64": I64, "bool": I1}
 
 
 def abi_type(t):
@@ -58,12 +59,17 @@ class FunctionLowering(ArrayLowering):
 
     # ---- helpers used by the primitive lowerings ---------------------------------------------
 
-    def intrinsic(self, name: str):
-        n_args = 2 if name in ("llvm.pow.f64", "llvm.copysign.f64") else 1
-        return self._declare(name, ir.FunctionType(F64, [F64] * n_args))
+    def intrinsic(self, base: str, typ=F64):
+        """`llvm.<op>.f64` or `.f32`, declared for `typ`."""
+        n_args = 2 if base in ("llvm.pow", "llvm.copysign") else 1
+        suffix = "f32" if isinstance(typ, ir.FloatType) else "f64"
+        return self._declare(f"{base}.{suffix}", ir.FunctionType(typ, [typ] * n_args))
 
-    def libm(self, name: str, n_args: int):
-        return self._declare(name, ir.FunctionType(F64, [F64] * n_args))
+    def libm(self, name: str, n_args: int, typ=F64):
+        """libm's `name` for double, `namef` for float."""
+        if isinstance(typ, ir.FloatType):
+            name += "f"
+        return self._declare(name, ir.FunctionType(typ, [typ] * n_args))
 
     def _declare(self, name: str, fn_type: ir.FunctionType):
         existing = self.module.globals.get(name)
@@ -144,15 +150,19 @@ class FunctionLowering(ArrayLowering):
             value = b.zext(value, I64)
         elif value.type == PTR:
             value = b.ptrtoint(value, I64)
+        elif value.type == F32:  # float32 values travel on the float64 tape, exactly
+            value = b.fpext(value, F64)
         b.store(value, b.gep(data, [size], inbounds=True, source_etype=elem))
         b.store(b.add(size, ir.Constant(I64, 1)), slot[1])
 
     def pop(self, t):
         """Pop a value of IR type `t` from the tape that stores it."""
-        kind = "f64" if t.name == "f64" and not t.is_array else "i64"
+        kind = "f64" if t.is_float and not t.is_array else "i64"
         value = self._pop_raw(kind)
         if t.is_array:
             return self.b.inttoptr(value, PTR)
+        if t.name == "f32":
+            return self.b.fptrunc(value, F32)
         return self.b.trunc(value, I1) if t.name == "bool" else value
 
     def _pop_raw(self, kind: str):
@@ -212,7 +222,7 @@ class FunctionLowering(ArrayLowering):
                 outs = self.branch(eqn, ins)
             elif eqn.prim == "push":
                 t = eqn.inputs[0].type
-                self.push(ins[0], "f64" if t.name == "f64" and not t.is_array else "i64")
+                self.push(ins[0], "f64" if t.is_float and not t.is_array else "i64")
                 outs = []
             elif eqn.prim == "pop":
                 outs = [self.pop(eqn.params["type"])]
@@ -285,13 +295,13 @@ class FunctionLowering(ArrayLowering):
         defined = {id(o) for e in graph.eqns for o in e.outputs}
         self.out_buffers = {id(a): p for a, p in zip(graph.outputs, out_ptrs, strict=True)
                             if isinstance(a, Var) and a.type.is_array and id(a) in defined
-                            and a.type.name == "f64" and graph.outputs.count(a) == 1}
+                            and a.type.is_float and graph.outputs.count(a) == 1}
         outs = self.graph_body(graph, args)
         memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
             if atom.type.is_array:
                 if value is not ptr:  # not already computed in place
-                    nbytes = int(np.prod(atom.type.shape)) * 8
+                    nbytes = int(np.prod(atom.type.shape)) * itemsize(atom.type)
                     self.b.call(memcpy, [ptr, value, ir.Constant(I64, nbytes)])
                 continue
             if atom.type.name == "bool":

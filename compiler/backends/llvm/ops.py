@@ -1,7 +1,8 @@
 """LLVM lowering of every scalar primitive (the LLVM column of the primitive table).
 
 Contract: `LOWERINGS[name](cx, args, eqn) -> list of llvm values`, where `cx` is the function
-lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic`, `cx.libm`, `cx.check`).
+lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic(name, type)` and
+`cx.libm(name, n_args, type)` declare math functions for double or float, `cx.check`).
 Floating-point code has no fast-math flags, so results are bit-for-bit IEEE like numpy's:
 `maximum`/`minimum` propagate NaN as `np.maximum` does, `//` and `%` follow Python's floor
 semantics, integer division by zero and float -> int overflow jump to the error exit
@@ -22,7 +23,7 @@ STATUS_FLOAT_TO_INT = 3
 
 
 def _is_float(v) -> bool:
-    return isinstance(v.type, ir.DoubleType)
+    return isinstance(v.type, ir.DoubleType | ir.FloatType)
 
 
 def _arith(float_op, int_op):
@@ -35,11 +36,11 @@ def _arith(float_op, int_op):
 
 
 def _float_unary_intrinsic(name):
-    return lambda cx, args, eqn: [cx.b.call(cx.intrinsic(name), args)]
+    return lambda cx, args, eqn: [cx.b.call(cx.intrinsic(name, args[0].type), args)]
 
 
 def _libm(name):
-    return lambda cx, args, eqn: [cx.b.call(cx.libm(name, len(args)), args)]
+    return lambda cx, args, eqn: [cx.b.call(cx.libm(name, len(args), args[0].type), args)]
 
 
 def _neg(cx, args, eqn):
@@ -50,17 +51,17 @@ def _neg(cx, args, eqn):
 def _abs(cx, args, eqn):
     (x,) = args
     if _is_float(x):
-        return [cx.b.call(cx.intrinsic("llvm.fabs.f64"), [x])]
+        return [cx.b.call(cx.intrinsic("llvm.fabs", x.type), [x])]
     return [cx.b.select(cx.b.icmp_signed("<", x, ir.Constant(I64, 0)), cx.b.neg(x), x)]
 
 
 def _sign(cx, args, eqn):
     (x,) = args
     b = cx.b
-    zero, one = ir.Constant(F64, 0.0), ir.Constant(F64, 1.0)
+    zero, one = ir.Constant(x.type, 0.0), ir.Constant(x.type, 1.0)
     inner = b.select(b.fcmp_ordered("==", x, zero), zero, x)  # 0 for +-0, nan stays nan
     return [b.select(b.fcmp_ordered(">", x, zero), one,
-                     b.select(b.fcmp_ordered("<", x, zero), ir.Constant(F64, -1.0), inner))]
+                     b.select(b.fcmp_ordered("<", x, zero), ir.Constant(x.type, -1.0), inner))]
 
 
 def _extremum(float_pred, int_pred):
@@ -98,18 +99,19 @@ def _int_floordiv(cx, x, y):
 def _float_divmod(cx, x, y):
     """numpy's / CPython's float divmod (npy_divmod)."""
     b = cx.b
-    zero = ir.Constant(F64, 0.0)
+    t = x.type
+    zero = ir.Constant(t, 0.0)
     raw_mod = mod = b.frem(x, y)
     div = b.fdiv(b.fsub(x, mod), y)
     nonzero_mod = b.fcmp_unordered("!=", mod, zero)
     fix = b.and_(nonzero_mod, b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
     mod = b.select(fix, b.fadd(mod, y), mod)
-    div = b.select(fix, b.fsub(div, ir.Constant(F64, 1.0)), div)
-    copysign = cx.intrinsic("llvm.copysign.f64")
+    div = b.select(fix, b.fsub(div, ir.Constant(t, 1.0)), div)
+    copysign = cx.intrinsic("llvm.copysign", t)
     mod = b.select(nonzero_mod, mod, b.call(copysign, [zero, y]))
-    floor = b.call(cx.intrinsic("llvm.floor.f64"), [div])
-    floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), ir.Constant(F64, 0.5)),
-                     b.fadd(floor, ir.Constant(F64, 1.0)), floor)
+    floor = b.call(cx.intrinsic("llvm.floor", t), [div])
+    floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), ir.Constant(t, 0.5)),
+                     b.fadd(floor, ir.Constant(t, 1.0)), floor)
     nonzero_div = b.fcmp_unordered("!=", div, zero)
     floordiv = b.select(nonzero_div, floor, b.call(copysign, [zero, b.fdiv(x, y)]))
     by_zero = b.fcmp_ordered("==", y, zero)  # numpy: x / 0 and fmod(x, 0)
@@ -133,7 +135,7 @@ def _mod(cx, args, eqn):
 def _pow(cx, args, eqn):
     x, y = args
     if _is_float(x):
-        return [cx.b.call(cx.intrinsic("llvm.pow.f64"), [x, y])]
+        return [cx.b.call(cx.intrinsic("llvm.pow", x.type), [x, y])]
     return [cx.b.call(cx.int_pow(), [x, y])]
 
 
@@ -150,6 +152,9 @@ def _compare(op):
     return lower
 
 
+FLOATS = {"f64": F64, "f32": ir.FloatType()}
+
+
 def _convert(cx, args, eqn):
     (x,) = args
     b = cx.b
@@ -157,15 +162,18 @@ def _convert(cx, args, eqn):
     source = eqn.inputs[0].type.name
     if source == target:
         return [x]
-    if target == "f64":
-        return [b.sitofp(x, F64) if source == "i64" else b.uitofp(x, F64)]
+    if target in FLOATS:
+        t = FLOATS[target]
+        if source in FLOATS:
+            return [b.fpext(x, t) if target == "f64" else b.fptrunc(x, t)]
+        return [b.sitofp(x, t) if source == "i64" else b.uitofp(x, t)]
     if target == "bool":
-        return [b.fcmp_unordered("!=", x, ir.Constant(F64, 0.0)) if source == "f64"
+        return [b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0)) if source in FLOATS
                 else b.icmp_signed("!=", x, ir.Constant(I64, 0))]
     if source == "bool":
         return [b.zext(x, I64)]
-    in_range = b.and_(b.fcmp_ordered(">", x, ir.Constant(F64, -9.2e18)),
-                      b.fcmp_ordered("<", x, ir.Constant(F64, 9.2e18)))
+    in_range = b.and_(b.fcmp_ordered(">", x, ir.Constant(x.type, -9.2e18)),
+                      b.fcmp_ordered("<", x, ir.Constant(x.type, 9.2e18)))
     cx.check(in_range, STATUS_FLOAT_TO_INT)
     return [b.fptosi(x, I64)]
 
@@ -183,13 +191,13 @@ LOWERINGS = {
     "neg": _neg,
     "abs": _abs,
     "sign": _sign,
-    "exp": _float_unary_intrinsic("llvm.exp.f64"),
-    "log": _float_unary_intrinsic("llvm.log.f64"),
-    "sqrt": _float_unary_intrinsic("llvm.sqrt.f64"),
-    "sin": _float_unary_intrinsic("llvm.sin.f64"),
-    "cos": _float_unary_intrinsic("llvm.cos.f64"),
-    "floor": _float_unary_intrinsic("llvm.floor.f64"),
-    "ceil": _float_unary_intrinsic("llvm.ceil.f64"),
+    "exp": _float_unary_intrinsic("llvm.exp"),
+    "log": _float_unary_intrinsic("llvm.log"),
+    "sqrt": _float_unary_intrinsic("llvm.sqrt"),
+    "sin": _float_unary_intrinsic("llvm.sin"),
+    "cos": _float_unary_intrinsic("llvm.cos"),
+    "floor": _float_unary_intrinsic("llvm.floor"),
+    "ceil": _float_unary_intrinsic("llvm.ceil"),
     "tan": _libm("tan"),
     "tanh": _libm("tanh"),
     "sinh": _libm("sinh"),
