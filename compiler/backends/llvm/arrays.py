@@ -2,17 +2,19 @@
 
 Contract (mixed into `FunctionLowering`):
 - An array value is a pointer to contiguous row-major float64 or float32 data (bool arrays:
-  one byte per element) whose shape is static. Buffers come from `malloc` and are recorded in an allocation
-  list freed on every exit path (arrays are immutable, so buffers never alias writes).
+  one byte per element) of static shape. Buffers outside loops are slices of the caller's
+  scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
+  and freed on every exit path (arrays are immutable, so buffers never alias writes).
 - Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
-  "views" `broadcast_to`, `full`, `arange`) whose result has exactly one use, by another
-  elementwise equation or a reduction of the same graph level, is not materialised: its
-  consumer's loop nest computes it per element (`element`), with numpy broadcasting applied
+  "views" `broadcast_to`, `full`, `arange`, constant-slice `index`, scatter into a constant)
+  whose uses are all by elementwise equations or reductions of the same graph level is not
+  materialised (one use, or up to three for cheap operations): its consumers' loop nests
+  compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
   loop with no temporaries.
 - Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand; `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`) or loops when it is absent; `index`
-  checks runtime indices (status 4 -> IndexError) and `index_update` copies then writes.
+  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it;
+  `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
 """
 
 from __future__ import annotations
