@@ -108,7 +108,7 @@ class Transformed:
             raise TypeError(f"grad of {self.fn.__name__}: the function must return one float, "
                             f"it returns {n_out} value(s) of type "
                             f"{', '.join(str(a.type) for a in primal.outputs)}")
-        full = vjp_graph(primal)
+        full = vjp_graph(optimize(primal))  # differentiate the optimised program
         b = Builder()
         inputs = [Var(v.type, v.hint) for v in primal.inputs]
         results = inline(b, full, inputs + [Const(1.0, primal.outputs[0].type)])

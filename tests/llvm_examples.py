@@ -27,3 +27,26 @@ def long_loop(x, n):
     for _ in range(n):
         x = x * 1.0001
     return x
+
+
+def alias_of_initial_value(x):
+    y = np.zeros_like(x)
+    z = y  # arrays are values: z keeps the zeros whatever happens to y
+    for i in range(3):
+        y[i] = x[i] * 2.0
+    return np.sum(y * x) + np.sum(z)
+
+
+def overwrite_argument(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 0.0 + 1.0
+    return np.sum(x)
+
+
+def running_squares(x):
+    y = np.zeros_like(x)
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc = acc + x[i] * x[i]
+        y[i] = acc
+    return np.sum(np.sqrt(y + 1.0))

@@ -25,7 +25,7 @@ from ..ir.builder import Builder
 from ..ir.core import I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import linearize, vjp_graph, zeros
+from .reverse import add_cotangents, linearize, vjp_graph, zeros
 
 
 def _fresh(vars_) -> list[Var]:
@@ -54,9 +54,19 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
     inputs, count = _fresh(body_inputs), Var(I64, "trips")
     results = inline(b, lin.fwd, inputs)
     n_out = len(body.outputs)
+    # each distinct value is stored once, even when several residuals stand for it
+    first_of: dict[int, Var] = {}
+    same_as: dict[int, Var] = {}
     for r, atom in zip(lin.residuals, results[n_out:], strict=True):
-        if id(r) not in const_slot:
-            b.emit("push", [atom])
+        if id(r) in const_slot:
+            continue
+        key = id(atom) if isinstance(atom, Var) else ("const", atom.type, atom.value)
+        if key in first_of:
+            same_as[id(r)] = first_of[key]
+            continue
+        first_of[key] = r
+        b.emit("push", [atom])
+    stored = [r for r in stored if id(r) not in same_as]
     fwd_body = Graph(inputs + [count], b.eqns, results[:n_out] + [b.add(count, 1)],
                      body.name)
     fwd_cond = _with_extra_inputs(cond, [Var(I64, "trips")])
@@ -75,13 +85,19 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
         k = Var(I64, "k")
         popped = {id(r): rb.op("pop", type=r.type, hint=r.hint) for r in reversed(stored)}
+        popped.update((rid, popped[id(first)]) for rid, first in same_as.items())
         res_atoms = [r_consts[const_slot[id(r)]] if id(r) in const_slot else popped[id(r)]
                      for r in lin.residuals]
         bars = inline(rb, lin.bwd, res_atoms + r_bars)
         float_inputs = [i for i, v in enumerate(body_inputs) if v.type.is_float]
         const_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i < n]
         carry_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i >= n]
-        new_acc = [rb.add(acc, bar) for acc, bar in zip(r_acc, const_bars, strict=True)]
+        def others(bar):  # cotangents that must survive this accumulation
+            return {id(o) for o in bars if o is not bar} | \
+                ({id(bar)} if sum(o is bar for o in bars) > 1 else set())
+
+        new_acc = [add_cotangents(rb, acc, bar, others(bar))
+                   for acc, bar in zip(r_acc, const_bars, strict=True)]
         r_inputs = r_consts + r_bars + r_acc + [k]
         rev_body = Graph(r_inputs, rb.eqns, carry_bars + new_acc + [rb.sub(k, 1)],
                          body.name + "_bar")

@@ -15,6 +15,7 @@ Cotangent vars are named `d<name>` after the primal variable they belong to.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
@@ -51,11 +52,67 @@ def fit(b: Builder, value: Atom, t) -> Atom:
     return b.sum_to(value, shape=t.shape)
 
 
-def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:
+def _recent_definition(b: Builder, value: Atom, window: int = 16):
+    for eqn in reversed(b.eqns[-window:]):
+        if eqn.outputs and eqn.outputs[0] is value:
+            return eqn
+    return None
+
+
+def _scatters_into_zeros(b: Builder, value: Atom) -> list | None:
+    """The chain of `index_update(..., mode=add)` equations, first to last, that builds
+    `value` by scattering into `full(0)` (the cotangent of one or more `x[i]` reads), among
+    the last equations of `b`; or None."""
+    chain = []
+    while True:
+        eqn = _recent_definition(b, value)
+        if eqn is None:
+            return None
+        if eqn.prim == "full":
+            fill = eqn.inputs[0]
+            zero = isinstance(fill, Const) and fill.value == 0
+            return chain[::-1] if chain and zero else None
+        if eqn.prim != "index_update" or eqn.params["mode"] != "add":
+            return None
+        chain.append(eqn)
+        value = eqn.inputs[0]
+
+
+def add_cotangents(b: Builder, current: Atom, value: Atom, live: set[int] = frozenset()) -> Atom:
+    """`current + value`; when `value` scatters into zeros (the cotangent of `x[i]`), the
+    scatters add into `current` instead, so an accumulation in a loop updates one array (in
+    place, see the LLVM backend) rather than adding a fresh zero-filled array each time.
+    The two forms differ at most in the sign of a zero cotangent. The rewrite is skipped when
+    a scatter's result is used elsewhere (`live`: ids of atoms held as other cotangents)."""
+    chain = _scatters_into_zeros(b, value) if current.type.is_array else None
+    if chain is None or current.type != value.type:
+        return b.add(current, value)
+    window = b.eqns[b.eqns.index(chain[0]):]
+    users = Counter(id(a) for e in window for a in e.inputs)
+    for k, eqn in enumerate(chain):
+        out = id(eqn.outputs[0])
+        only_next = 1 if k + 1 < len(chain) else 0  # an intermediate feeds the next scatter
+        if users[out] != only_next or out in live or current is eqn.outputs[0]:
+            return b.add(current, value)
+    for eqn in chain:
+        b.eqns.remove(eqn)
+    for eqn in chain:
+        _, v, *ints = eqn.inputs
+        current = b.index_update(current, v, *ints, **eqn.params)
+    return current
+
+
+def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom,
+                pending: set[int] = frozenset()) -> None:
+    """ct[var] += value; `pending` holds the ids of cotangents still to be accumulated."""
     if isinstance(value, Var) and not value.hint and var.hint:
         value.hint = "d" + var.hint.lstrip("_")
     current = ct.get(id(var))
-    ct[id(var)] = value if current is None else bb.add(current, value)
+    if current is None:
+        ct[id(var)] = value
+        return
+    live = {id(v) for k, v in ct.items() if k != id(var)} | set(pending)
+    ct[id(var)] = add_cotangents(bb, current, value, live)
 
 
 def linearize(graph: Graph) -> Linearized:
@@ -88,9 +145,10 @@ def linearize(graph: Graph) -> Linearized:
         bb.loc = eqn.loc
         in_cts = emit(bb, cts)
         hooked.pop(id(eqn), None)
-        for atom, c in zip(eqn.inputs, in_cts, strict=True):
+        for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
             if c is not None and isinstance(atom, Var) and atom.type.is_float:
-                _accumulate(bb, ct, atom, fit(bb, c, atom.type))
+                pending = {id(x) for x in in_cts[:k] + in_cts[k + 1:] if x is not None}
+                _accumulate(bb, ct, atom, fit(bb, c, atom.type), pending)
     for position, eqn in hooked.values():
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)

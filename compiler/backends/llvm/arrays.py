@@ -530,17 +530,23 @@ class ArrayLowering:
             ptr, out.type, self.offset(out.type.shape, co), self.load(src, x.type, offset(co))))
         return [ptr]
 
+    def copy_array(self, ptr, t):
+        copy = self.alloc(t.shape, element_type(t))
+        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        self.b.call(memcpy, [copy, ptr, ir.Constant(I64, _size(t.shape) * itemsize(t))])
+        return copy
+
     def lower_index_update(self, eqn, env):
         x, v, *ints = eqn.inputs
-        ptr = self.alloc(x.type.shape, element_type(x.type))
-        if isinstance(env[id(x)], Lazy):  # a constant fill
+        if id(eqn) in self.in_place:  # see inplace.py: the buffer is private to the loop
+            ptr = env[id(x)]
+        elif isinstance(env[id(x)], Lazy):  # a constant fill
+            ptr = self.alloc(x.type.shape, element_type(x.type))
             fill = self.value(env, env[id(x)].eqn.inputs[0])
             self.loop_nest(x.type.shape, lambda co: self.store(
                 ptr, x.type, self.offset(x.type.shape, co), fill))
         else:
-            memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-            self.b.call(memcpy, [ptr, env[id(x)],
-                                 ir.Constant(I64, _size(x.type.shape) * itemsize(x.type))])
+            ptr = self.copy_array(env[id(x)], x.type)
         offset = self._index_map(env, eqn, x.type.shape, ints)
         region = index_shape(x.type.shape, eqn.params["spec"])
         add = eqn.params["mode"] == "add"

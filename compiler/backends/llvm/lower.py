@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from ...ir.core import Const, Graph, Var
 from .arrays import ArrayLowering, Lazy, itemsize
+from .inplace import in_place_updates
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
@@ -50,6 +51,7 @@ class FunctionLowering(ArrayLowering):
         self.scratch = self.fn.args[-1] if self.uses_arrays else None
         self.scratch_size = 0
         self.loop_depth = 0
+        self.in_place: set[int] = set()  # index_update equations that write in place
         self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
         self.b = ir.IRBuilder(self.fn.append_basic_block("start"))
         self.status = self.entry.alloca(I32, name="status")
@@ -232,6 +234,12 @@ class FunctionLowering(ArrayLowering):
         return [self.value(env, a) for a in graph.outputs]
 
     def loop(self, eqn, ins):
+        ins = list(ins)
+        n = eqn.params["n_consts"]
+        for j, update_ids in in_place_updates(eqn).items():
+            # a private copy, made once, that the body then updates in place
+            ins[n + j] = self.copy_array(ins[n + j], eqn.inputs[n + j].type)
+            self.in_place |= update_ids
         self.loop_depth += 1
         try:
             return self._loop(eqn, ins)

@@ -1,0 +1,59 @@
+"""Which `index_update`s in a loop body may write into their array instead of copying it.
+
+Contract: `in_place_updates(while_eqn)` returns {carry position: ids of index_update
+equations} for array carries whose body is a chain `x1 = x[...] <- v; x2 = x1[...] <- w; ...`
+ending in the body's output for that carry, where every other use of a chain value is a read
+that completes before the update that follows it (an element or row read with a runtime
+index, or a reduction). The lowering then copies the initial value once at loop entry and
+updates that private buffer in place: `y[i] = ...` in a loop costs O(1), not O(len(y)).
+Anything else (a value stored on the AD tape, passed to a nested loop or branch, returned
+twice, read through a lazy view) keeps the copying semantics.
+"""
+
+from __future__ import annotations
+
+from ...ir.core import Var
+
+REDUCTIONS = {"sum", "max", "min", "sum_to"}
+
+
+def _early_read(eqn, position: int, update_position: int) -> bool:
+    if position >= update_position:
+        return False
+    if eqn.prim in REDUCTIONS:
+        return True
+    runtime_index = any(item[0] == 0 for item in eqn.params.get("spec", ()))
+    return eqn.prim == "index" and (runtime_index or not eqn.outputs[0].type.is_array)
+
+
+def in_place_updates(eqn) -> dict[int, set[int]]:
+    body, n = eqn.params["body"], eqn.params["n_consts"]
+    uses: dict[int, list] = {}
+    for position, e in enumerate(body.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                uses.setdefault(id(a), []).append((position, e))
+    outputs = [id(a) for a in body.outputs]
+    plan = {}
+    for j, carry in enumerate(body.inputs[n:]):
+        if not carry.type.is_array:
+            continue
+        chain, current, ok = [], carry, True
+        while ok:
+            users = uses.get(id(current), [])
+            updates = [(p, e) for p, e in users
+                       if e.prim == "index_update" and e.inputs[0] is current]
+            if len(updates) != 1:
+                break
+            position, update = updates[0]
+            others = [(p, e) for p, e in users if e is not update]
+            if any(a is current for a in update.inputs[1:]) or not all(
+                    _early_read(e, p, position) for p, e in others):
+                ok = False
+                break
+            chain.append(update)
+            current = update.outputs[0]
+        if ok and chain and outputs.count(id(current)) == 1 and \
+                outputs.index(id(current)) == j and not uses.get(id(current)):
+            plan[j] = {id(e) for e in chain}
+    return plan
