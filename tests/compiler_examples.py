@@ -2,14 +2,7 @@
 
 import numpy as np
 
-
-def counter():
-    a = 0
-    b = 10
-    while a < b:
-        a += 2
-        b += 1
-    return a, b
+from examples.compiler_tour import counter  # noqa: F401  (the C1 counter loop)
 
 
 def repeated(x):

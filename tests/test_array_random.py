@@ -3,9 +3,6 @@
 updates in loops, an array carried by a data-dependent while loop), compiled (LLVM, with
 fusion) vs plain numpy for values and vs the eager tape for gradients."""
 
-import importlib.util
-import itertools
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +10,8 @@ from hypothesis import strategies as st
 from adlite.compiler import grad, jit
 from adlite.runtime import Tensor
 
-_ids = itertools.count()
+from .generated_source import load_function
+
 LEAVES = {"v": "x", "m": "y"}  # kind -> variable: v is (3,), m is (2, 3)
 
 
@@ -69,20 +67,11 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
-def _load(source, folder):
-    path = folder / f"random_array_program_{next(_ids)}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
-
-
 @settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=programs(), seed=st.integers(0, 1000))
 def test_random_array_programs(source, seed, tmp_path):
-    f = _load(source, tmp_path)
+    f = load_function(source, tmp_path)
     rng = np.random.default_rng(seed)
     x, y = rng.standard_normal(3), rng.standard_normal((2, 3))
     np.testing.assert_allclose(jit(f)(x, y), f(x, y), rtol=1e-11, atol=1e-12, err_msg=source)

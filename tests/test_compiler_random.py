@@ -1,18 +1,15 @@
 """Property-based differential testing: random programs, compiled vs eager tape."""
 
-import importlib.util
-import itertools
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adlite.compiler import grad, jit
 
+from .generated_source import load_function
 from .gradients import eager_gradient
 
 VARS = ["x", "y"]
-_module_ids = itertools.count()
 
 
 @st.composite
@@ -69,21 +66,12 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
-def _load(source, tmp_path):
-    path = tmp_path / f"random_program_{next(_module_ids)}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
-
-
 @settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(source=programs(), x=st.floats(-2, 2), y=st.floats(-2, 2))
 def test_random_programs_compiled_vs_eager(source, x, y, tmp_path):
-    f = _load(source, tmp_path)
+    f = load_function(source, tmp_path)
     value = f(np.float64(x), np.float64(y))
     np.testing.assert_allclose(jit(f)(x, y), value, rtol=1e-12, atol=1e-12, err_msg=source)
     got = grad(f, wrt=(0, 1))(x, y)
