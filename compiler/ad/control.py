@@ -144,13 +144,14 @@ def cond_vjp(b: Builder, eqn: Eqn, cts):
 def cond_jvp(b: Builder, eqn: Eqn, tangents):
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     n_out = len(eqn.outputs)
-    arms = []
-    for arm in eqn.params["branches"]:
-        full = jvp_graph(arm)
-        arms.append(Graph(full.inputs, full.eqns, full.outputs[n_out:], arm.name + "_jvp"))
+    arms = [jvp_graph(arm) for arm in eqn.params["branches"]]
     t_in = [zeros(b, operands[i].type) if tangents[1 + i] is None else tangents[1 + i]
             for i in _float_positions(operands)]
-    t_out = b.emit("cond", [pred] + list(operands) + t_in, branches=tuple(arms))
+    t_out = [Var(eqn.outputs[i].type, "t" + eqn.outputs[i].hint)
+             for i in _float_positions(eqn.outputs)]
+    # one branch computes the outputs and their tangents (it replaces the primal equation)
+    b.eqns.append(Eqn("cond", [pred] + list(operands) + t_in, list(eqn.outputs) + t_out,
+                      {"branches": tuple(arms)}, eqn.loc))
     result = [None] * n_out
     for t, i in zip(t_out, _float_positions(eqn.outputs), strict=True):
         result[i] = t
@@ -175,10 +176,14 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
               for i in float_in]
     tc = [t for i, t in zip(float_in, init_t, strict=True) if i < n]
     tk = [t for i, t in zip(float_in, init_t, strict=True) if i >= n]
-    outs = b.emit("while", list(consts) + tc + list(carries) + tk, cond=loop_cond,
-                  body=loop_body, n_consts=n + len(tc))
+    t_out = [Var(carries[i].type, "t" + eqn.outputs[i].hint) for i in _float_positions(carries)]
+    # one loop computes the carries and their tangents (it replaces the primal equation, so
+    # values stored on the tape by the body are stored once, each with its tangent)
+    b.eqns.append(Eqn("while", list(consts) + tc + list(carries) + tk,
+                      list(eqn.outputs) + t_out,
+                      {"cond": loop_cond, "body": loop_body, "n_consts": n + len(tc)}, eqn.loc))
     result = [None] * len(carries)
-    for t, i in zip(outs[len(carries):], _float_positions(carries), strict=True):
+    for t, i in zip(t_out, _float_positions(carries), strict=True):
         result[i] = t
     return result
 
@@ -194,9 +199,24 @@ def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph
 
 def tape_vjp(*args):
     raise NotImplementedError(
-        "differentiating code that already contains a reversed loop (second derivatives "
-        "through loops) is not supported yet; higher-order derivatives work on loop-free "
-        "code (branches and calls included)")
+        "reverse mode over code that already contains a reversed loop (grad of grad through "
+        "loops) is not supported yet; use forward over reverse instead: "
+        "jvp(grad(f), primals, tangents) gives Hessian-vector products through loops")
 
 
-tape_jvp = tape_vjp
+def push_jvp(b: Builder, eqn: Eqn, tangents):
+    """Forward mode of a store: the tangent is stored first, then the value, so that the
+    loads (in reverse order) get the value first, then its tangent."""
+    (x,) = eqn.inputs
+    if x.type.is_float:
+        b.emit("push", [zeros(b, x.type) if tangents[0] is None else tangents[0]])
+    b.eqns.append(eqn)
+    return []
+
+
+def pop_jvp(b: Builder, eqn: Eqn, tangents):
+    b.eqns.append(eqn)
+    (out,) = eqn.outputs
+    if not out.type.is_float:
+        return [None]
+    return [b.op("pop", type=out.type, hint="t" + out.hint)]

@@ -1,8 +1,11 @@
 """Forward mode over the IR: `jvp_graph(g)` pushes tangents through every equation.
 
-Contract: `jvp_graph(g)` is `inputs + tangents of f64 inputs -> outputs + tangents of f64
+Contract: `jvp_graph(g)` is `inputs + tangents of float inputs -> outputs + tangents of float
 outputs`. Each equation is copied, then its primitive's `jvp(b, eqn, tangents)` rule emits the
-output tangents (None = symbolic zero, materialised as 0.0 only where needed).
+output tangents (None = symbolic zero, materialised as 0.0 only where needed). The tape
+primitives emit themselves (`jvp_emits_primal`): every stored value is accompanied by its
+tangent, so forward mode runs through adjoint code with loops (forward over reverse gives
+Hessian-vector products).
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ def jvp_graph(graph: Graph) -> Graph:
             tangents[id(v)] = t
             t_inputs.append(t)
     for eqn in g.eqns:
-        b.eqns.append(eqn)
-        ts = [tangents.get(id(a)) if isinstance(a, Var) else None for a in eqn.inputs]
         prim = PRIMITIVES[eqn.prim]
-        if all(t is None for t in ts) or not prim.differentiable:
-            continue
+        ts = [tangents.get(id(a)) if isinstance(a, Var) else None for a in eqn.inputs]
+        if not prim.jvp_emits_primal:
+            b.eqns.append(eqn)
+            if all(t is None for t in ts) or not prim.differentiable:
+                continue
         b.loc = eqn.loc
         for out, t in zip(eqn.outputs, prim.jvp(b, eqn, ts), strict=True):
             if t is not None and out.type.is_float:

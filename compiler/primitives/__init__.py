@@ -12,6 +12,8 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `effectful`: the equation must not be removed, merged or reordered (tape push/pop).
 - `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
   must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`.
+- `jvp_emits_primal`: the `jvp` rule emits the equation itself too (the tape primitives must
+  order primal and tangent stores and loads).
 Control-flow primitives (`while`, `cond`) keep their structural AD rules in `ad/`, registered
 here all the same, so the completeness test covers them.
 """
@@ -35,6 +37,7 @@ class Primitive:
     effectful: bool = False
     differentiable: bool = True
     ad_forward: Callable[..., Callable] | None = None
+    jvp_emits_primal: bool = False
 
 
 def register(prim: Primitive) -> Primitive:

@@ -64,9 +64,9 @@ def _run_cond(pred, *operands, branches):
 
 
 register(Primitive("while", _while_type, _run_while, None, _structural("while_jvp"), None,
-                   ad_forward=_structural("while_ad_forward")))
+                   ad_forward=_structural("while_ad_forward"), jvp_emits_primal=True))
 register(Primitive("cond", _cond_type, _run_cond, _structural("cond_vjp"),
-                   _structural("cond_jvp"), None))
+                   _structural("cond_jvp"), None, jvp_emits_primal=True))
 def _push(x):
     from ..ir.evaluate import current_tape
 
@@ -81,8 +81,8 @@ def _pop(type):  # noqa: A002
 
 
 register(Primitive("push", lambda in_types, params: [], _push, _structural("tape_vjp"),
-                   _structural("tape_jvp"), lambda args, eqn: f"_tape.append({args[0]})",
-                   effectful=True))
+                   _structural("push_jvp"), lambda args, eqn: f"_tape.append({args[0]})",
+                   effectful=True, jvp_emits_primal=True))
 register(Primitive("pop", lambda in_types, params: [params["type"]], _pop,
-                   _structural("tape_vjp"), _structural("tape_jvp"),
-                   lambda args, eqn: "_tape.pop()", effectful=True))
+                   _structural("tape_vjp"), _structural("pop_jvp"),
+                   lambda args, eqn: "_tape.pop()", effectful=True, jvp_emits_primal=True))
