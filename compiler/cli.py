@@ -4,8 +4,8 @@
     adlite compile FILE.py:FUNC [--grad [--wrt 0,1]] [--types ...] [--portable] -o DIR
 
 `show` prints one stage of the compilation; `compile` writes a shared library, a C header
-and a ctypes loader (see `aot.py`). `--types` is a comma-separated list of f64/i64/bool,
-default every argument f64.
+and a ctypes loader (see `aot.py`). `--types` lists the argument types (f64, f32, i64, bool,
+arrays as `f64[3,4]`), default every argument f64.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+import os
+import re
 import sys
 from pathlib import Path
 
 from .aot import AotError, compile_aot
 from .api import STAGES, show
 from .errors import AdliteError
-from .ir.core import TYPES
+from .ir.core import TYPES, Type
 
 
 def load_function(target: str):
@@ -30,6 +32,9 @@ def load_function(target: str):
     file = Path(path)
     if not file.is_file():
         raise SystemExit(f"adlite: no such file: {path}")
+    for folder in (str(file.resolve().parent), os.getcwd()):  # as `python FILE.py` would
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(file.stem, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[file.stem] = module
@@ -76,10 +81,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parse_types(text: str):
-    try:
-        return [TYPES[t.strip()] for t in text.split(",")]
-    except KeyError as e:
-        raise SystemExit(f"adlite: unknown type {e}; use f64, i64 or bool") from None
+    """`f64,i64` or with array shapes `f64[3,4],f32[10],i64`."""
+    spec = re.fullmatch(r"\s*(\w+(\[[\d,\s]*\])?)(\s*,\s*\w+(\[[\d,\s]*\])?)*\s*", text)
+    if spec is None:
+        raise SystemExit(f"adlite: cannot read --types {text!r}; write e.g. f64,i64,f64[3,4]")
+    types = []
+    for name, shape in re.findall(r"(\w+)(?:\[([\d,\s]*)\])?", text):
+        if name not in TYPES:
+            raise SystemExit(f"adlite: unknown type {name!r}; use f64, f32, i64 or bool")
+        dims = tuple(int(n) for n in shape.split(",") if n.strip()) if shape else None
+        types.append(Type(name, dims))
+    return types
 
 
 if __name__ == "__main__":

@@ -55,3 +55,9 @@ def test_compile_reports_unsupported_code(tmp_path, capsys):
     assert main(["compile", f"{ROOT}/tests/compiler_examples.py:uses_try", "-o",
                  str(tmp_path)]) == 1
     assert "try/except" in capsys.readouterr().err
+
+
+def test_show_accepts_array_types(capsys):
+    assert main(["show", f"{ROOT}/benchmarks/workloads.py:w1_rosenbrock", "--stage",
+                 "optimized", "--types", "f64[6]"]) == 0
+    assert "x:f64[6]" in capsys.readouterr().out
