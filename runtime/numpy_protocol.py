@@ -33,7 +33,11 @@ UFUNCS = {
 
 
 def _reduction(fn):
-    def call(a, axis=None, dtype=None, out=None, keepdims=False, **unused):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, **options):
+        given = [k for k, v in (("dtype", dtype), ("out", out)) if v is not None] + list(options)
+        if given:
+            raise TypeError(f"numpy.{fn.__name__}(..., {', '.join(given)}=...) is not supported "
+                            "on adlite Tensors: only axis and keepdims are")
         return fn(a, axis=axis, keepdims=keepdims)
 
     return call

@@ -257,3 +257,11 @@ def test_repr_mentions_grad_fn():
     x = tensor([1.0], requires_grad=True)
     assert repr(x) == "tensor([1.], requires_grad=True)"
     assert repr(x * 2) == "tensor([2.], grad_fn=<MulBackward0>)"
+
+
+def test_reduction_options_that_would_be_ignored_are_rejected():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="out=..."):
+        np.sum(x, out=np.empty(()))
+    with pytest.raises(TypeError, match="initial"):
+        np.max(x, initial=3.0)
