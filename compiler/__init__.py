@@ -13,8 +13,8 @@
     f(1.0)                     # dy/dx, computed by the adjoint loop running backwards
 """
 
-from .api import grad, jit, jvp, show, value_and_grad, vjp
+from .api import grad, hessian, jit, jvp, show, value_and_grad, vjp
 from .errors import AdliteError, AdliteSourceError, AdliteSyntaxError
 
-__all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "grad", "jit", "jvp", "show",
-           "value_and_grad", "vjp"]
+__all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "grad", "hessian", "jit",
+           "jvp", "show", "value_and_grad", "vjp"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 import linecache
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -204,10 +205,24 @@ def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str
     return Transformed(fn, "value_and_grad", wrt, backend)
 
 
-def _compile_extended(fn, types, transform, backend: str = "llvm"):
-    primal, _, is_tuple = build_graph(fn, list(types))
-    graph = optimize(transform(primal))
-    return primal, _backend_compile(backend, graph, fn), is_tuple
+_EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _compile_extended(fn, types, transform):
+    """(primal graph, compiled transform, result is a tuple), cached per function and
+    argument types like the other transformations."""
+    per_fn = _EXTENDED.setdefault(fn, {})
+    key = (transform.__name__, types)
+    if key not in per_fn:
+        primal, _, is_tuple = build_graph(fn, list(types))
+        graph = optimize(transform(primal))
+        per_fn[key] = (primal, _backend_compile("llvm", graph, fn), is_tuple)
+    return per_fn[key]
+
+
+def _zero_like(t: Type):
+    return np.zeros(t.shape, dtype=np.float32 if t.name == "f32" else np.float64) \
+        if t.is_array else 0.0
 
 
 def vjp(fn: Callable, *primals: Any):
@@ -215,18 +230,19 @@ def vjp(fn: Callable, *primals: Any):
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
     primal, run, is_tuple = _compile_extended(fn, types, vjp_graph)
     n_out = len(primal.outputs)
-    n_float = sum(a.type.is_float for a in primal.outputs)
-    outs = run(*primals, *([0.0] * n_float))[:n_out]
+    float_outs = [a.type for a in primal.outputs if a.type.is_float]
+    outs = run(*primals, *(_zero_like(t) for t in float_outs))[:n_out]
 
-    def pullback(*cotangents: float):
-        if len(cotangents) != n_float:
-            raise TypeError(f"pullback takes {n_float} cotangent(s), got {len(cotangents)}")
+    def pullback(*cotangents: Any):
+        if len(cotangents) != len(float_outs):
+            raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
+                            f"{len(cotangents)}")
         return run(*primals, *cotangents)[n_out:]
 
     return (outs if is_tuple else outs[0]), pullback
 
 
-def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
+def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode)."""
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
     n_float = sum(t.is_float for t in types)
@@ -238,6 +254,31 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[float]):
     n_out = len(primal.outputs)
     outs, touts = values[:n_out], values[n_out:]
     return (outs, touts) if is_tuple else (outs[0], touts[0])
+
+
+def hessian(fn: Callable, wrt: int = 0):
+    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array), by
+    forward over reverse: one Hessian-vector product `jvp(grad(fn))` per input component,
+    loops included. For an array of shape S the result has shape S + S."""
+    gradient = grad(fn, wrt=wrt)
+
+    def hessian_at(*args: Any):
+        x = np.asarray(args[wrt], dtype=float)
+        floats = [i for i, a in enumerate(args) if arg_type(a, i).is_float]
+        if wrt not in floats:
+            raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
+        columns = []
+        for k in range(x.size):
+            basis = np.zeros(x.size)
+            basis[k] = 1.0
+            tangents = [(basis.reshape(x.shape) if x.ndim else 1.0) if i == wrt
+                        else _zero_like(arg_type(args[i], i)) for i in floats]
+            columns.append(np.asarray(jvp(gradient, args, tangents)[1], dtype=float))
+        if x.ndim == 0:
+            return float(columns[0])
+        return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+    return hessian_at
 
 
 STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad")
@@ -262,4 +303,4 @@ def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -
     return graph_to_source(graph, graph.name, _line_text(fn))
 
 
-__all__ = ["grad", "jit", "jvp", "show", "value_and_grad", "vjp"]
+__all__ = ["grad", "hessian", "jit", "jvp", "show", "value_and_grad", "vjp"]

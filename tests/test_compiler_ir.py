@@ -236,3 +236,32 @@ def test_every_primitive_has_an_llvm_lowering():
     for name in PRIMITIVES:
         assert (name in LOWERINGS or name in structural or name in VIEWS
                 or hasattr(ArrayLowering, f"lower_{name}")), name
+
+
+def test_hessian_through_loops_scalars_and_arrays():
+    from adlite.compiler import hessian
+
+    from . import llvm_examples as lx
+
+    h = hessian(ex.loop_for_second_order)(1.1)  # x -> x^8
+    assert h == pytest.approx(56 * 1.1 ** 6, rel=1e-12)
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    hm = hessian(lx.running_squares)(x)
+    assert hm.shape == (4, 4)
+    np.testing.assert_allclose(hm, hm.T, rtol=1e-12, atol=1e-12)
+    eps = 1e-6
+    g = grad(lx.running_squares)
+    numeric = np.stack([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(4)],
+                       axis=-1)
+    np.testing.assert_allclose(hm, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_vjp_with_array_outputs():
+    from . import llvm_examples as lx
+
+    out, pullback = vjp(lx.int_division, 7, 2)
+    assert out == (3, 1) and pullback() == ()
+    x = np.array([1.0, 2.0])
+    value, pb = vjp(ex.double_array, x)
+    np.testing.assert_allclose(value, 2 * x)
+    np.testing.assert_allclose(pb(np.array([1.0, -1.0]))[0], [2.0, -2.0])
