@@ -15,8 +15,10 @@ stored, they are read from the constants directly.
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
 predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values).
 
-Forward mode of both transforms the subgraphs with `jvp_graph`. Differentiating the tape
-itself (higher order through loops) is refused with a clear error.
+Forward mode of both transforms the subgraphs with `jvp_graph`. The tape primitives have
+rules too, so adjoint code can be differentiated again: in forward mode every stored value
+travels with its tangent; in reverse mode a load's cotangent goes back to its store on a
+transport tape (see `TapePlan`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..ir.builder import Builder
 from ..ir.core import I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import add_cotangents, linearize, vjp_graph, zeros
+from .reverse import add_cotangents, linearize, tape_plan, vjp_graph, zeros
 
 
 def _fresh(vars_) -> list[Var]:
@@ -65,7 +67,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
             same_as[id(r)] = first_of[key]
             continue
         first_of[key] = r
-        b.emit("push", [atom])
+        b.emit("push", [atom], tape=tape_plan().residual)
     stored = [r for r in stored if id(r) not in same_as]
     fwd_body = Graph(inputs + [count], b.eqns, results[:n_out] + [b.add(count, 1)],
                      body.name)
@@ -84,7 +86,9 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         r_bars = [Var(carries[i].type, "d" + eqn.outputs[i].hint) for i in float_carries]
         r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
         k = Var(I64, "k")
-        popped = {id(r): rb.op("pop", type=r.type, hint=r.hint) for r in reversed(stored)}
+        tape = tape_plan().residual
+        popped = {id(r): rb.op("pop", type=r.type, hint=r.hint, tape=tape)
+                  for r in reversed(stored)}
         popped.update((rid, popped[id(first)]) for rid, first in same_as.items())
         res_atoms = [r_consts[const_slot[id(r)]] if id(r) in const_slot else popped[id(r)]
                      for r in lin.residuals]
@@ -197,11 +201,22 @@ def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph
     return Graph(inputs[:n] + extra_c + inputs[n:] + extra_k, b.eqns, outputs, cond.name)
 
 
-def tape_vjp(*args):
-    raise NotImplementedError(
-        "reverse mode over code that already contains a reversed loop (grad of grad through "
-        "loops) is not supported yet; use forward over reverse instead: "
-        "jvp(grad(f), primals, tangents) gives Hessian-vector products through loops")
+def pop_vjp(b: Builder, eqn: Eqn, cts):
+    """Reverse of a load from tape t: send the cotangent back on tape t's transport tape
+    (zero when none reached it, so that stores and loads stay paired)."""
+    (out,) = eqn.outputs
+    if out.type.is_float:
+        ct = cts[0] if cts[0] is not None else zeros(b, out.type)
+        b.emit("push", [ct], tape=tape_plan().transport[eqn.params.get("tape", 0)])
+    return []
+
+
+def push_vjp(b: Builder, eqn: Eqn, cts):
+    """Reverse of a store to tape t: its value's cotangent arrives on the transport tape."""
+    (x,) = eqn.inputs
+    if not x.type.is_float:
+        return [None]
+    return [b.op("pop", type=x.type, tape=tape_plan().transport[eqn.params.get("tape", 0)])]
 
 
 def push_jvp(b: Builder, eqn: Eqn, tangents):
@@ -209,7 +224,8 @@ def push_jvp(b: Builder, eqn: Eqn, tangents):
     loads (in reverse order) get the value first, then its tangent."""
     (x,) = eqn.inputs
     if x.type.is_float:
-        b.emit("push", [zeros(b, x.type) if tangents[0] is None else tangents[0]])
+        b.emit("push", [zeros(b, x.type) if tangents[0] is None else tangents[0]],
+               tape=eqn.params.get("tape", 0))
     b.eqns.append(eqn)
     return []
 
@@ -219,4 +235,4 @@ def pop_jvp(b: Builder, eqn: Eqn, tangents):
     (out,) = eqn.outputs
     if not out.type.is_float:
         return [None]
-    return [b.op("pop", type=out.type, hint="t" + out.hint)]
+    return [b.op("pop", type=out.type, hint="t" + out.hint, tape=eqn.params.get("tape", 0))]

@@ -15,13 +15,39 @@ Cotangent vars are named `d<name>` after the primal variable they belong to.
 
 from __future__ import annotations
 
+import contextvars
 from collections import Counter
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const, Eqn, Graph, Var
+from ..ir.core import Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
+
+
+@dataclass(frozen=True)
+class TapePlan:
+    """Which AD tapes a differentiation uses: `residual` for the values its loops store, and
+    `transport[t]` carrying cotangents from the loads of tape t (in adjoint code being
+    differentiated again) back to its stores. Each is its own LIFO, so streams never mix."""
+
+    residual: int
+    transport: dict
+
+
+_PLAN: contextvars.ContextVar = contextvars.ContextVar("adlite_tape_plan", default=None)
+
+
+def tape_plan() -> TapePlan:
+    return _PLAN.get()
+
+
+def tapes_in(graph: Graph) -> set[int]:
+    return {e.params.get("tape", 0) for e in walk_eqns(graph) if e.prim in ("push", "pop")}
+
+
+def touches_tape(eqn: Eqn) -> bool:
+    return eqn.prim in ("push", "pop") or any(tapes_in(sub) for sub in eqn.subgraphs())
 
 
 @dataclass
@@ -116,6 +142,18 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom,
 
 
 def linearize(graph: Graph) -> Linearized:
+    if _PLAN.get() is not None:
+        return _linearize(graph)
+    used = tapes_in(graph)
+    residual = max(used) + 1 if used else 0
+    token = _PLAN.set(TapePlan(residual, {t: residual + 1 + t for t in sorted(used)}))
+    try:
+        return _linearize(graph)
+    finally:
+        _PLAN.reset(token)
+
+
+def _linearize(graph: Graph) -> Linearized:
     from ..primitives import PRIMITIVES
 
     g = clone(graph)
@@ -140,7 +178,8 @@ def linearize(graph: Graph) -> Linearized:
             _accumulate(bb, ct, atom, bar)
     for eqn, prim, emit in reversed(backward_steps):
         cts = [ct.pop(id(v), None) for v in eqn.outputs]
-        if all(c is None for c in cts) or not prim.differentiable:
+        idle = all(c is None for c in cts) or not prim.differentiable
+        if idle and not touches_tape(eqn):  # tape traffic must stay paired, cotangent or not
             continue
         bb.loc = eqn.loc
         in_cts = emit(bb, cts)

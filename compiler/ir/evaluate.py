@@ -1,8 +1,8 @@
 """Reference interpreter: runs a graph with each primitive's numpy `impl`.
 
 Contract: `run_graph(graph, values) -> list` evaluates the equations in order (IEEE semantics,
-no Python exceptions for inf/nan); `evaluate(graph, values)` does the same with a fresh AD
-tape. It is the oracle for backends and the engine of constant folding.
+no Python exceptions for inf/nan); `evaluate(graph, values)` does the same with fresh AD
+tapes. It is the oracle for backends and the engine of constant folding.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 from .core import Const, Graph
 
-_tape: contextvars.ContextVar[list] = contextvars.ContextVar("adlite_tape")
+_tape: contextvars.ContextVar[dict] = contextvars.ContextVar("adlite_tape")
 
 
-def current_tape() -> list:
-    return _tape.get()
+def current_tape(number: int = 0) -> list:
+    return _tape.get().setdefault(number, [])
 
 
 def run_graph(graph: Graph, values: list[Any]) -> list[Any]:
@@ -35,7 +35,7 @@ def run_graph(graph: Graph, values: list[Any]) -> list[Any]:
 
 
 def evaluate(graph: Graph, values: list[Any]) -> list[Any]:
-    token = _tape.set([])
+    token = _tape.set({})
     try:
         return run_graph(graph, values)
     finally:

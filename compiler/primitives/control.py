@@ -3,7 +3,8 @@
 - `while[cond, body, n_consts]`: inputs `consts + carries`; `cond(consts, carries) -> bool`
   and `body(consts, carries) -> carries` are closed graphs; outputs are the final carries.
 - `cond[branches=(else, then)]`: inputs `pred + operands`; each arm maps operands to outputs.
-- `push x` / `x = pop[type]`: the AD tape (one LIFO per scalar type), effectful.
+- `push[tape] x` / `x = pop[type, tape]`: the AD tapes (LIFOs numbered from 0: first-order
+  residuals use tape 0, differentiating adjoint code uses higher ones), effectful.
 Their derivative rules are structural and live in `adlite.compiler.ad.control`; the Python
 lowering of `while`/`cond` is structural too and lives in the Python backend.
 """
@@ -67,22 +68,30 @@ register(Primitive("while", _while_type, _run_while, None, _structural("while_jv
                    ad_forward=_structural("while_ad_forward"), jvp_emits_primal=True))
 register(Primitive("cond", _cond_type, _run_cond, _structural("cond_vjp"),
                    _structural("cond_jvp"), None, jvp_emits_primal=True))
-def _push(x):
+def _push(x, tape=0):
     from ..ir.evaluate import current_tape
 
-    current_tape().append(x)
+    current_tape(tape).append(x)
     return ()
 
 
-def _pop(type):  # noqa: A002
+def _pop(type, tape=0):  # noqa: A002
     from ..ir.evaluate import current_tape
 
-    return (current_tape().pop(),)
+    return (current_tape(tape).pop(),)
 
 
-register(Primitive("push", lambda in_types, params: [], _push, _structural("tape_vjp"),
-                   _structural("push_jvp"), lambda args, eqn: f"_tape.append({args[0]})",
+def tape_name(eqn) -> str:
+    """The Python backend's list for the equation's tape: `_tape`, `_tape1`, ..."""
+    tape = eqn.params.get("tape", 0)
+    return "_tape" if tape == 0 else f"_tape{tape}"
+
+
+register(Primitive("push", lambda in_types, params: [], _push, _structural("push_vjp"),
+                   _structural("push_jvp"),
+                   lambda args, eqn: f"{tape_name(eqn)}.append({args[0]})",
                    effectful=True, jvp_emits_primal=True))
 register(Primitive("pop", lambda in_types, params: [params["type"]], _pop,
-                   _structural("tape_vjp"), _structural("pop_jvp"),
-                   lambda args, eqn: "_tape.pop()", effectful=True, jvp_emits_primal=True))
+                   _structural("pop_vjp"), _structural("pop_jvp"),
+                   lambda args, eqn: f"{tape_name(eqn)}.pop()", effectful=True,
+                   jvp_emits_primal=True))

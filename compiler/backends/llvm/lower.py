@@ -127,9 +127,10 @@ class FunctionLowering(ArrayLowering):
         return self.tapes[kind]
 
     def push(self, value, kind: str) -> None:
-        """Append to tape `kind`: "f64", "i64" (ints, bools, array pointers) or "allocs"."""
+        """Append to tape `kind`: "f64.<n>", "i64.<n>" (ints, bools, array pointers) for AD
+        tape n, or "allocs"."""
         slot = self.tape(kind)
-        elem = F64 if kind == "f64" else I64
+        elem = F64 if kind.startswith("f64") else I64
         b = self.b
         size = b.load(slot[1], typ=I64)
         cap = b.load(slot[2], typ=I64)
@@ -148,7 +149,7 @@ class FunctionLowering(ArrayLowering):
         b.branch(store)
         b.position_at_end(store)
         data = b.load(slot[0], typ=PTR)
-        if kind != "f64" and value.type == I1:
+        if not kind.startswith("f64") and value.type == I1:
             value = b.zext(value, I64)
         elif value.type == PTR:
             value = b.ptrtoint(value, I64)
@@ -157,10 +158,10 @@ class FunctionLowering(ArrayLowering):
         b.store(value, b.gep(data, [size], inbounds=True, source_etype=elem))
         b.store(b.add(size, ir.Constant(I64, 1)), slot[1])
 
-    def pop(self, t):
-        """Pop a value of IR type `t` from the tape that stores it."""
+    def pop(self, t, tape: int = 0):
+        """Pop a value of IR type `t` from tape number `tape`."""
         kind = "f64" if t.is_float and not t.is_array else "i64"
-        value = self._pop_raw(kind)
+        value = self._pop_raw(f"{kind}.{tape}")
         if t.is_array:
             return self.b.inttoptr(value, PTR)
         if t.name == "f32":
@@ -169,7 +170,7 @@ class FunctionLowering(ArrayLowering):
 
     def _pop_raw(self, kind: str):
         slot = self.tape(kind)
-        elem = F64 if kind == "f64" else I64
+        elem = F64 if kind.startswith("f64") else I64
         b = self.b
         size = b.sub(b.load(slot[1], typ=I64), ir.Constant(I64, 1))
         b.store(size, slot[1])
@@ -224,10 +225,11 @@ class FunctionLowering(ArrayLowering):
                 outs = self.branch(eqn, ins)
             elif eqn.prim == "push":
                 t = eqn.inputs[0].type
-                self.push(ins[0], "f64" if t.is_float and not t.is_array else "i64")
+                kind = "f64" if t.is_float and not t.is_array else "i64"
+                self.push(ins[0], f"{kind}.{eqn.params.get('tape', 0)}")
                 outs = []
             elif eqn.prim == "pop":
-                outs = [self.pop(eqn.params["type"])]
+                outs = [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
             else:
                 outs = LOWERINGS[eqn.prim](self, ins, eqn)
             env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))

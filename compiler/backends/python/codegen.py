@@ -25,8 +25,8 @@ import numpy as np
 from ... import gast_adapter as g
 from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
 
-RESERVED = {"np", "_rt", "_tape", "abs", "max", "min", "int", "float", "bool", "pow", "range",
-            "len"}
+RESERVED = {"np", "_rt", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
+TAPE_NAME = re.compile(r"_tape\d*")  # the AD tapes' lists
 COMMENT = "__adlite_comment__"
 
 
@@ -74,7 +74,7 @@ class _Emitter:
             if keyword.iskeyword(base) or base[0].isdigit():
                 base = "v_" + base
             name, k = base, 0
-            while name in self.used or (base == "t" and k == 0):
+            while name in self.used or (base == "t" and k == 0) or TAPE_NAME.fullmatch(name):
                 k += 1
                 name = f"{base}{k}" if base == "t" else f"{base}_{k}"
             self.used.add(name)
@@ -203,8 +203,10 @@ def graph_to_source(graph: Graph, name: str,
     em = _Emitter(graph, line_text)
     params = [em.name(v) for v in graph.inputs]
     body = []
-    if any(e.prim in ("push", "pop") for e in walk_eqns(graph)):
-        body.append(g.assign("_tape", _parse_expr("[]")))
+    from ...primitives.control import tape_name
+
+    for tape in sorted({tape_name(e) for e in walk_eqns(graph) if e.prim in ("push", "pop")}):
+        body.append(g.assign(tape, _parse_expr("[]")))
     header = "import numpy as np\n"
     if any(e.prim == "index_update" for e in walk_eqns(graph)):
         header += "from adlite.compiler.backends.python import support as _rt\n"
