@@ -27,7 +27,7 @@ from ..ir.builder import Builder
 from ..ir.core import I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import add_cotangents, linearize, tape_plan, vjp_graph, zeros
+from .reverse import add_cotangents, linearize, tape_plan, vjp_graph
 
 
 def _fresh(vars_) -> list[Var]:
@@ -108,8 +108,8 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         cb = Builder(eqn.loc)
         c_inputs = _fresh(r_inputs)
         rev_cond = Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], cond.name + "_bar")
-        init = [zeros(bb, carries[i].type) if cts[i] is None else cts[i] for i in float_carries]
-        acc0 = [zeros(bb, consts[i].type) for i in float_consts]
+        init = [bb.zeros(carries[i].type) if cts[i] is None else cts[i] for i in float_carries]
+        acc0 = [bb.zeros(consts[i].type) for i in float_consts]
         outs = bb.emit("while", list(consts) + init + acc0 + [trips],
                        cond=rev_cond, body=rev_body, n_consts=n)
         for out, var in zip(outs, r_bars + r_acc + [k], strict=True):
@@ -132,7 +132,7 @@ def cond_vjp(b: Builder, eqn: Eqn, cts):
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     arms = eqn.params["branches"]
     n_out = len(eqn.outputs)
-    out_bars = [zeros(b, eqn.outputs[i].type) if cts[i] is None else cts[i]
+    out_bars = [b.zeros(eqn.outputs[i].type) if cts[i] is None else cts[i]
                 for i in _float_positions(eqn.outputs)]
     bar_arms = []
     for arm in arms:
@@ -149,7 +149,7 @@ def cond_jvp(b: Builder, eqn: Eqn, tangents):
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     n_out = len(eqn.outputs)
     arms = [jvp_graph(arm) for arm in eqn.params["branches"]]
-    t_in = [zeros(b, operands[i].type) if tangents[1 + i] is None else tangents[1 + i]
+    t_in = [b.zeros(operands[i].type) if tangents[1 + i] is None else tangents[1 + i]
             for i in _float_positions(operands)]
     t_out = [Var(eqn.outputs[i].type, "t" + eqn.outputs[i].hint)
              for i in _float_positions(eqn.outputs)]
@@ -176,7 +176,7 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
     order = primal_in[:n] + t_consts + primal_in[n:] + t_carries
     loop_body = Graph(order, jbody.eqns, jbody.outputs, body.name + "_jvp")
     loop_cond = _reorder_cond(cond, n, t_consts, t_carries)
-    init_t = [zeros(b, eqn.inputs[i].type) if tangents[i] is None else tangents[i]
+    init_t = [b.zeros(eqn.inputs[i].type) if tangents[i] is None else tangents[i]
               for i in float_in]
     tc = [t for i, t in zip(float_in, init_t, strict=True) if i < n]
     tk = [t for i, t in zip(float_in, init_t, strict=True) if i >= n]
@@ -206,7 +206,7 @@ def pop_vjp(b: Builder, eqn: Eqn, cts):
     (zero when none reached it, so that stores and loads stay paired)."""
     (out,) = eqn.outputs
     if out.type.is_float:
-        ct = cts[0] if cts[0] is not None else zeros(b, out.type)
+        ct = cts[0] if cts[0] is not None else b.zeros(out.type)
         b.emit("push", [ct], tape=tape_plan().transport[eqn.params.get("tape", 0)])
     return []
 
@@ -224,7 +224,7 @@ def push_jvp(b: Builder, eqn: Eqn, tangents):
     loads (in reverse order) get the value first, then its tangent."""
     (x,) = eqn.inputs
     if x.type.is_float:
-        b.emit("push", [zeros(b, x.type) if tangents[0] is None else tangents[0]],
+        b.emit("push", [b.zeros(x.type) if tangents[0] is None else tangents[0]],
                tape=eqn.params.get("tape", 0))
     b.eqns.append(eqn)
     return []

@@ -13,7 +13,6 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Atom, Graph, Var
 from ..ir.transform import clone
-from .reverse import zeros
 
 
 def jvp_graph(graph: Graph) -> Graph:
@@ -41,6 +40,6 @@ def jvp_graph(graph: Graph) -> Graph:
                 if t.type.shape != out.type.shape:  # e.g. only a scalar operand moved
                     t = b.broadcast_to(t, shape=out.type.shape)
                 tangents[id(out)] = t
-    t_out = [tangents[id(a)] if isinstance(a, Var) and id(a) in tangents else zeros(b, a.type)
+    t_out = [tangents[id(a)] if isinstance(a, Var) and id(a) in tangents else b.zeros(a.type)
              for a in g.outputs if a.type.is_float]
     return Graph(g.inputs + t_inputs, b.eqns, list(g.outputs) + t_out, g.name + "_jvp")

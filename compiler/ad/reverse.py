@@ -2,15 +2,19 @@
 
 Contract:
 - `linearize(g)` splits `g` into `fwd: inputs -> outputs + residuals` and
-  `bwd: residuals + output cotangents -> input cotangents`, where cotangents exist for f64
-  values only (ints and bools carry none). Residuals are exactly the forward values the
-  backward equations read. Each primitive contributes through its table entry: `vjp` (emitted
-  in the backward sweep), or `ad_forward` when its forward sweep must change too (`while`
-  stores per-iteration values on the tape, see `control.py`).
+  `bwd: residuals + output cotangents -> input cotangents`, where cotangents exist for float
+  values only, scalars and arrays (ints and bools carry none). Residuals are exactly the
+  forward values the backward equations read. Each primitive contributes through its table
+  entry: `vjp` (emitted in the backward sweep), or `ad_forward` when its forward sweep must
+  change too (`while` stores per-iteration values on the tape, see `control.py`).
 - `vjp_graph(g)` is both sweeps in one graph: `inputs + output cotangents -> outputs + input
   cotangents`.
-Symbolic zeros are `None` while transforming; they become `0.0` only where a value is needed.
-Cotangent vars are named `d<name>` after the primal variable they belong to.
+- The AD tapes a differentiation uses are chosen once, by its outermost `linearize`
+  (`TapePlan`), so that differentiating adjoint code again never mixes tape streams.
+Symbolic zeros are `None` while transforming; they become zeros only where a value is needed.
+Cotangents are summed back to each operand's shape (`fit`); a cotangent that scatters into
+zeros is accumulated as a scatter-add (`add_cotangents`). Cotangent vars are named
+`d<name>` after the primal variable they belong to.
 """
 
 from __future__ import annotations
@@ -59,13 +63,6 @@ class Linearized:
 
 def _float_atoms(atoms) -> list:
     return [a for a in atoms if a.type.is_float]
-
-
-def zeros(b: Builder, t) -> Atom:
-    """A zero of type `t` (a constant for scalars, a `full` equation for arrays)."""
-    if not t.is_array:
-        return Const(0.0, t)
-    return b.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
 
 
 def fit(b: Builder, value: Atom, t) -> Atom:
@@ -192,7 +189,7 @@ def _linearize(graph: Graph) -> Linearized:
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)
         fb.eqns[position] = eqn
-    bars = [ct[id(v)] if id(v) in ct else zeros(bb, v.type) for v in _float_atoms(g.inputs)]
+    bars = [ct[id(v)] if id(v) in ct else bb.zeros(v.type) for v in _float_atoms(g.inputs)]
     bwd = Graph([], bb.eqns, bars, g.name + "_bwd")
     dce(bwd)  # rules compute cotangents for constants too; keep only what is needed
     bar_ids = {id(v) for v in out_bars}

@@ -44,6 +44,12 @@ class Builder:
         (out,) = self.emit(prim, atoms, hint, **params)
         return out
 
+    def zeros(self, t: Type) -> Atom:
+        """A zero of type `t`: a constant for scalars, a `full` equation for arrays."""
+        if not t.is_array:
+            return Const(0.0, t)
+        return self.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
+
     def __getattr__(self, prim: str):
         from ..primitives import PRIMITIVES
 

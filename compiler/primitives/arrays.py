@@ -267,15 +267,9 @@ def _index_impl(x, *ints, spec):
     return (value.copy() if isinstance(value, np.ndarray) else value,)
 
 
-def _zeros(b, t: Type):
-    if not t.is_array:
-        return Const(0.0, t)
-    return b.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
-
-
 def _index_vjp(b, e, cts):
     x, *ints = e.inputs
-    return [b.index_update(_zeros(b, x.type), cts[0], *ints, spec=e.params["spec"],
+    return [b.index_update(b.zeros(x.type), cts[0], *ints, spec=e.params["spec"],
                            mode="add")] + [None] * len(ints)
 
 
@@ -317,7 +311,7 @@ def _update_vjp(b, e, cts):
 
 def _update_jvp(b, e, t):
     x, v, *ints = e.inputs
-    tx = t[0] if t[0] is not None else _zeros(b, x.type)
+    tx = t[0] if t[0] is not None else b.zeros(x.type)
     tv = t[1] if t[1] is not None else Const(0.0, v.type.scalar)
     return [b.index_update(tx, tv, *ints, **e.params)]
 
@@ -359,7 +353,7 @@ register(Primitive(
     "concatenate", _concatenate_type,
     lambda *xs, axis: (np.concatenate(xs, axis=axis),),
     lambda b, e, cts: _concatenate_parts(b, e, cts[0]),
-    lambda b, e, t: [b.concatenate(*(ti if ti is not None else _zeros(b, a.type)
+    lambda b, e, t: [b.concatenate(*(ti if ti is not None else b.zeros(a.type)
                                      for ti, a in zip(t, e.inputs, strict=True)), **e.params)],
     lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})"))
 
