@@ -281,7 +281,8 @@ def hessian(fn: Callable, wrt: int = 0):
     return hessian_at
 
 
-STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad")
+STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad", "dot",
+          "dot-grad")
 
 
 def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -> str:
@@ -292,7 +293,7 @@ def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
-    kind = "jit" if stage in ("ir", "optimized", "python", "llvm") else "grad"
+    kind = "jit" if stage in ("ir", "optimized", "python", "llvm", "dot") else "grad"
     primal, graph, _ = Transformed(fn, kind).graphs(tuple(types))
     if stage == "ir":
         return print_graph(build_graph(fn, list(types))[0])
@@ -300,6 +301,10 @@ def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -
         return print_graph(graph)
     if stage.startswith("llvm"):
         return llvm_ir(graph, graph.name)
+    if stage.startswith("dot"):
+        from .ir.dot import graph_to_dot
+
+        return graph_to_dot(graph)
     return graph_to_source(graph, graph.name, _line_text(fn))
 
 

@@ -284,3 +284,11 @@ def test_vjp_with_array_outputs():
     value, pb = vjp(ex.double_array, x)
     np.testing.assert_allclose(value, 2 * x)
     np.testing.assert_allclose(pb(np.array([1.0, -1.0]))[0], [2.0, -2.0])
+
+
+def test_graphviz_export_of_the_ir():
+    dot = show(ex.counter, "dot")
+    assert dot.startswith("digraph adlite_ir {") and dot.rstrip().endswith("}")
+    assert 'label="while cond"' in dot and 'label="while body"' in dot
+    assert dot == show(ex.counter, "dot")  # deterministic
+    assert "mul" in show(ex.cube, "dot-grad")
