@@ -50,3 +50,9 @@ def running_squares(x):
         acc = acc + x[i] * x[i]
         y[i] = acc
     return np.sum(np.sqrt(y + 1.0))
+
+
+def many_temporaries(x):
+    for _ in range(20_000):
+        x = np.tanh(x) * 0.999 + 0.001
+    return np.sum(x)

@@ -252,6 +252,9 @@ class FunctionLowering(ArrayLowering):
         n = eqn.params["n_consts"]
         consts, init = ins[:n], ins[n:]
         b = self.b
+        reclaim = self.uses_arrays and not _stores_arrays(eqn)
+        if reclaim:
+            mark = b.load(self.tape("allocs")[1], typ=I64)
         pre = b.block
         head = self.fn.append_basic_block("loop.head")
         body = self.fn.append_basic_block("loop.body")
@@ -265,12 +268,77 @@ class FunctionLowering(ArrayLowering):
         b.cbranch(test, body, exit_)
         b.position_at_end(body)
         new = self.graph_body(eqn.params["body"], consts + phis)
+        if reclaim:  # free this iteration's arrays, except those carried to the next one
+            self.reclaim(mark, [v for v in new if v.type == PTR])
         latch = b.block
         for phi, v in zip(phis, new, strict=True):
             phi.add_incoming(v, latch)
         b.branch(head)
         b.position_at_end(exit_)
         return phis
+
+    def reclaim(self, mark, keep) -> None:
+        """Free the buffers allocated since `mark` whose addresses are not in `keep`."""
+        b = self.b
+        slots = self.tape("allocs")
+        kept = self.entry.alloca(I64, size=max(len(keep), 1))
+        for k, ptr in enumerate(keep):
+            b.store(b.ptrtoint(ptr, I64), b.gep(kept, [ir.Constant(I64, k)], source_etype=I64))
+        b.call(self._reclaim_function(), [slots[0], slots[1], mark, kept,
+                                          ir.Constant(I64, len(keep))])
+
+    def _reclaim_function(self):
+        name = "adlite_reclaim"
+        if name in self.module.globals:
+            return self.module.globals[name]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, PTR, I64]),
+                         name)
+        fn.linkage = "internal"
+        data_slot, size_slot, mark, kept, n_kept = fn.args
+        blocks = {k: fn.append_basic_block(k) for k in
+                  ("entry", "loop", "scan", "search", "check", "step", "keep", "drop", "next",
+                   "exit")}
+        b = ir.IRBuilder(blocks["entry"])
+        data = b.load(data_slot, typ=PTR)
+        size = b.load(size_slot, typ=I64)
+        b.branch(blocks["loop"])
+        b.position_at_end(blocks["loop"])
+        i, j = b.phi(I64), b.phi(I64)
+        i.add_incoming(mark, blocks["entry"])
+        j.add_incoming(mark, blocks["entry"])
+        b.cbranch(b.icmp_signed("<", i, size), blocks["scan"], blocks["exit"])
+        b.position_at_end(blocks["scan"])
+        p = b.load(b.gep(data, [i], source_etype=I64), typ=I64)
+        b.branch(blocks["search"])
+        b.position_at_end(blocks["search"])
+        k = b.phi(I64)
+        k.add_incoming(ir.Constant(I64, 0), blocks["scan"])
+        b.cbranch(b.icmp_signed("<", k, n_kept), blocks["check"], blocks["drop"])
+        b.position_at_end(blocks["check"])
+        hit = b.icmp_signed("==", b.load(b.gep(kept, [k], source_etype=I64), typ=I64), p)
+        b.cbranch(hit, blocks["keep"], blocks["step"])
+        b.position_at_end(blocks["step"])
+        k.add_incoming(b.add(k, ir.Constant(I64, 1)), blocks["step"])
+        b.branch(blocks["search"])
+        b.position_at_end(blocks["keep"])
+        b.store(p, b.gep(data, [j], source_etype=I64))
+        j_kept = b.add(j, ir.Constant(I64, 1))
+        b.branch(blocks["next"])
+        b.position_at_end(blocks["drop"])
+        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        b.call(free, [b.inttoptr(p, PTR)])
+        b.branch(blocks["next"])
+        b.position_at_end(blocks["next"])
+        j_next = b.phi(I64)
+        j_next.add_incoming(j_kept, blocks["keep"])
+        j_next.add_incoming(j, blocks["drop"])
+        i.add_incoming(b.add(i, ir.Constant(I64, 1)), blocks["next"])
+        j.add_incoming(j_next, blocks["next"])
+        b.branch(blocks["loop"])
+        b.position_at_end(blocks["exit"])
+        b.store(j, size_slot)
+        b.ret_void()
+        return fn
 
     def branch(self, eqn, ins):
         pred, operands = ins[0], ins[1:]
@@ -324,6 +392,14 @@ class FunctionLowering(ArrayLowering):
         fail.ret(fail.load(self.status, typ=I32))
         self.entry.branch(self.fn.basic_blocks[1])
         return self.fn
+
+
+def _stores_arrays(eqn) -> bool:
+    """Does the loop (at any depth) store arrays on an AD tape? Those buffers must live on."""
+    from ...ir.core import walk_eqns
+
+    return any(e.prim == "push" and e.inputs[0].type.is_array
+               for sub in eqn.subgraphs() for e in walk_eqns(sub))
 
 
 def has_arrays(graph: Graph) -> bool:
