@@ -36,7 +36,7 @@ def expr(draw, kind, depth=0):
         return f"np.where({sub()} > {sub()}, {sub()}, {sub()})"
     if choice == "reduce" and kind == "v":
         how = draw(st.sampled_from(["np.sum({}, axis=0)", "np.max({}, axis=0)",
-                                    "np.mean({}, axis=0)", "{}[1]", "(y @ {})[0] * {}"]))
+                                    "np.mean({}, axis=0)", "{}[1]", "(y @ ({}))[0] * ({})"]))
         inner = sub("m") if "axis" in how or how == "{}[1]" else sub("v")
         return how.format(inner, inner)
     if choice == "mix" and kind == "m":
