@@ -61,8 +61,7 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
         graph, is_tuple = fn.ir_for(tuple(arg_types))
         b = Builder()
         inputs = [Var(t, v.hint) for t, v in zip(arg_types, graph.inputs, strict=True)]
-        args = [_Converted(b).to_type(a, v.type) for a, v in zip(inputs, graph.inputs,
-                                                                strict=True)]
+        args = [cast(b, a, v.type) for a, v in zip(inputs, graph.inputs, strict=True)]
         outputs = inline(b, graph, args)
         return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
     b = Builder()
@@ -81,16 +80,13 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     return Graph(inputs, b.eqns, outputs, fn.__name__), len(outputs), isinstance(result, tuple)
 
 
-class _Converted:
-    """Type conversion outside a function body (arguments of inlined transformations)."""
-
-    def __init__(self, b: Builder) -> None:
-        self.b = b
-
-    def to_type(self, value: Atom, t: Type) -> Atom:
-        if value.type == t:
-            return value
-        return const(value.value, t) if isinstance(value, Const) else self.b.convert(value, to=t)
+def cast(b: Builder, value: Atom, t: Type) -> Atom:
+    """`value` with the element type of `t` (its shape is kept)."""
+    if value.type.name == t.name:
+        return value
+    if isinstance(value, Const):
+        return const(value.value, t.scalar)
+    return b.convert(value, to=t.scalar)
 
 
 class FunctionConverter:
@@ -230,12 +226,7 @@ class FunctionConverter:
         return value if value.type.is_float else self.to_type(value, F64)
 
     def to_type(self, value: Atom, t: Type, b: Builder | None = None) -> Atom:
-        """`value` with the element type of `t` (its shape is kept)."""
-        if value.type.name == t.name:
-            return value
-        if isinstance(value, Const):
-            return const(value.value, t.scalar)
-        return (b or self.b).convert(value, to=t.scalar)
+        return cast(b or self.b, value, t)
 
     def promote(self, x, y, node) -> tuple[Atom, Atom]:
         """Common element type of two operands; scalars are weak next to float arrays

@@ -125,8 +125,9 @@ class Lazy:
 
 
 class ArrayLowering:
-    memo: dict = {}
-    out_buffers: dict = {}  # id(var) -> caller's output buffer it is computed into directly
+    """Needs `memo` (element values of fused nodes in the current loop body) and
+    `out_buffers` (id(var) -> caller's output buffer it is computed into), set per function
+    by `FunctionLowering`."""
 
     # ---- planning ---------------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ class FunctionLowering(ArrayLowering):
         self.scratch_size = 0
         self.loop_depth = 0
         self.in_place: set[int] = set()  # index_update equations that write in place
+        self.memo: dict = {}
+        self.out_buffers: dict = {}
         self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
         self.b = ir.IRBuilder(self.fn.append_basic_block("start"))
         self.status = self.entry.alloca(I32, name="status")
