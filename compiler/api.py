@@ -158,9 +158,12 @@ class Transformed:
         run, is_tuple = self.compiled(self.signature(args))
         if self.kind == "jit":
             fast = run if is_tuple else (lambda *a: run(*a)[0])
+        elif self.kind == "value_and_grad" and self.multi:
+            def fast(*a):
+                values = run(*a)
+                return values[0], values[1:]
         elif self.kind == "value_and_grad":
-            fast = (lambda *a: (lambda r: (r[0], r[1:]))(run(*a))) if self.multi else \
-                (lambda *a: run(*a))
+            fast = run  # (value, gradient) already
         else:
             fast = run if self.multi else (lambda *a: run(*a)[0])
         self.dispatch[_dispatch_key(args)] = fast

@@ -29,6 +29,7 @@ from llvmlite import ir
 
 from ...ir.core import Const, Var
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
+from . import status
 from .ops import F64, I1, I64, LOWERINGS
 
 PTR = ir.PointerType()
@@ -44,7 +45,6 @@ def element_type(t):
 def itemsize(t) -> int:
     return {"bool": 1, "f32": 4}.get(t.name, 8)
 I32 = ir.IntType(32)
-STATUS_INDEX = 4
 VIEWS = {"broadcast_to", "full", "arange"}
 CONSUMERS = {"sum", "max", "min", "sum_to"}
 CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
@@ -489,7 +489,7 @@ class ArrayLowering:
                 i = self.value(env, next(runtime))
                 ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
                             b.icmp_signed("<", i, ir.Constant(I64, n)))
-                self.check(ok, STATUS_INDEX)
+                self.check(ok, status.INDEX)
                 plan.append(("int", (dim, i)))
             else:
                 start, _, step = slice(*item[1:]).indices(n)

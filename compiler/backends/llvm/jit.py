@@ -18,6 +18,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin
+from .status import ERRORS
 
 _initialized = False
 
@@ -62,12 +63,6 @@ def parse_and_optimize(ir_text: str, tm):
     return module_ref
 
 
-STATUS_ERRORS = {
-    1: (MemoryError, "out of memory in compiled code"),
-    2: (ZeroDivisionError, "integer division or modulo by zero"),
-    3: (ValueError, "cannot convert float NaN or infinity (or a too large float) to integer"),
-    4: (IndexError, "index out of bounds in compiled code"),
-}
 
 C_TYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
            "bool": ctypes.c_int64}
@@ -144,7 +139,7 @@ class NativeFunction:
             out_args.append(self._scratch.ctypes.data)
         status = self._fn(*passed, *out_args)
         if status:
-            error, message = STATUS_ERRORS[status]
+            error, message = ERRORS[status]
             raise error(message)
         return tuple(r if isinstance(r, np.ndarray) else
                      (bool(r.value) if t.name == "bool" else

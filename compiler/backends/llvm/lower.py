@@ -18,13 +18,13 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.core import Const, Graph, Var
+from . import status
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
-STATUS_NO_MEMORY = 1
 F32 = ir.FloatType()
 ABI = {"f64": F64, "f32": F32, "i64": I64, "bool": I64}
 REGISTER = {"f64": F64, "f32": F32, "i64": I64, "bool": I1}
@@ -145,7 +145,7 @@ class FunctionLowering(ArrayLowering):
         realloc = self._declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
         data = b.load(slot[0], typ=PTR)
         grown = b.call(realloc, [data, b.mul(new_cap, ir.Constant(I64, 8))])
-        self.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), STATUS_NO_MEMORY)
+        self.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), status.NO_MEMORY)
         b.store(grown, slot[0])
         b.store(new_cap, slot[2])
         b.branch(store)

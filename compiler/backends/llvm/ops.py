@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from . import status
+
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)
 I1 = ir.IntType(1)
 
-STATUS_ZERO_DIVISION = 2
-STATUS_FLOAT_TO_INT = 3
 
 
 def _is_float(v) -> bool:
@@ -80,7 +80,7 @@ def _extremum(float_pred, int_pred):
 
 
 def _nonzero_divisor(cx, y):
-    cx.check(cx.b.icmp_signed("!=", y, ir.Constant(I64, 0)), STATUS_ZERO_DIVISION)
+    cx.check(cx.b.icmp_signed("!=", y, ir.Constant(I64, 0)), status.ZERO_DIVISION)
 
 
 def _int_floordiv(cx, x, y):
@@ -174,7 +174,7 @@ def _convert(cx, args, eqn):
         return [b.zext(x, I64)]
     in_range = b.and_(b.fcmp_ordered(">", x, ir.Constant(x.type, -9.2e18)),
                       b.fcmp_ordered("<", x, ir.Constant(x.type, 9.2e18)))
-    cx.check(in_range, STATUS_FLOAT_TO_INT)
+    cx.check(in_range, status.FLOAT_TO_INT)
     return [b.fptosi(x, I64)]
 
 

@@ -16,15 +16,10 @@ import ctypes
 from llvmlite import ir
 
 from .ops import F64, I64
+from .status import ERRORS
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
-MESSAGES = {
-    1: ("PyExc_MemoryError", "out of memory while recording values for the adjoint"),
-    2: ("PyExc_ZeroDivisionError", "integer division or modulo by zero"),
-    3: ("PyExc_ValueError", "cannot convert float NaN or infinity (or a too large float) "
-                            "to integer"),
-}
 METH_FASTCALL = 0x80
 
 
@@ -104,7 +99,8 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
     b.position_at_end(switch_bb)
     switch = b.switch(status, fail)
-    for code, (exc, text) in MESSAGES.items():
+    for code, (error, text) in ERRORS.items():
+        exc = f"PyExc_{error.__name__}"
         block = wrapper.append_basic_block(f"status{code}")
         switch.add_case(ir.Constant(I32, code), block)
         b.position_at_end(block)
@@ -152,4 +148,4 @@ def make_builtin(address: int, name: str, owner):
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
                   "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem", "PyFloat_FromDouble",
                   "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError",
-                  "PyExc_MemoryError", "PyExc_ZeroDivisionError", "PyExc_ValueError")
+                  *(f"PyExc_{error.__name__}" for error, _ in ERRORS.values()))
