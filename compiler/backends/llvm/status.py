@@ -1,12 +1,19 @@
 """Status codes returned by compiled functions, and the Python exception each one becomes.
 
 0 is success. The codes are part of the ABI of ahead-of-time kernels (see `aot.py`).
+Messages follow CPython's and numpy's own wording where they define the error.
 """
 
 NO_MEMORY = 1
 ZERO_DIVISION = 2
 FLOAT_TO_INT = 3
 INDEX = 4
+INT_OVERFLOW = 5
+INTERRUPTED = 6
+RANGE_STEP_ZERO = 7
+EMPTY_MAXIMUM = 8
+EMPTY_MINIMUM = 9
+FLOAT_ZERO_DIVISION = 10
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -14,4 +21,13 @@ ERRORS = {
     FLOAT_TO_INT: (ValueError, "cannot convert float NaN or infinity (or a too large float) "
                                "to integer"),
     INDEX: (IndexError, "index out of bounds in compiled code"),
+    INT_OVERFLOW: (OverflowError, "integer overflow in compiled code: compiled ints are 64-bit "
+                                  "(Python's are unbounded); use floats for larger values"),
+    INTERRUPTED: (KeyboardInterrupt, ""),
+    RANGE_STEP_ZERO: (ValueError, "range() arg 3 must not be zero"),
+    EMPTY_MAXIMUM: (ValueError, "zero-size array to reduction operation maximum which has no "
+                                "identity"),
+    EMPTY_MINIMUM: (ValueError, "zero-size array to reduction operation minimum which has no "
+                                "identity"),
+    FLOAT_ZERO_DIVISION: (ZeroDivisionError, "division by zero"),
 }
