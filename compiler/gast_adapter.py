@@ -30,6 +30,11 @@ def assign(target: str, value, at=None) -> gast.Assign:
                            type_comment=None), at)
 
 
+def call(function: str, args, at=None) -> gast.Call:
+    """`function(*args)` for a function known by name."""
+    return _at(gast.Call(func=name(function, at=at), args=list(args), keywords=[]), at)
+
+
 def binop(left, op, right, at=None) -> gast.BinOp:
     return _at(gast.BinOp(left=left, op=op, right=right), at)
 

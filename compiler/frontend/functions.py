@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..ir.core import F64, I64
+from ..primitives.ints import range_len
 
 
 def _unary(prim):
@@ -93,6 +94,16 @@ def _pow(conv, args, node):
     return conv.b.pow(x, y)
 
 
+def _range_len(conv, args, node):
+    """The trip count of a `for` loop (see normalize.py): range() takes ints only."""
+    values = [conv.numeric(conv.scalar(a, node), node) for a in args]
+    if any(v.type != I64 for v in values):
+        raise conv.source.error(node, "range() arguments must be integers, got "
+                                      f"{', '.join(str(v.type) for v in values)}",
+                                "convert with int(...) first")
+    return conv.b.range_len(*values)
+
+
 _FUNCTIONS = {}
 
 
@@ -134,6 +145,7 @@ _register([math.floor], _rounding("floor", True))
 _register([math.ceil], _rounding("ceil", True))
 _register([builtins.float, np.float64], _cast(F64))
 _register([builtins.int], _cast(I64))
+_register([range_len], _range_len)
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 

@@ -3,8 +3,14 @@
 Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
   and one final `return expr`;
-- `for i in range(...)` became a `while` over a hidden counter (incremented at the top of the
-  body, so `continue` is safe); `x op= y` became `x = x op y`;
+- `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
+  the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
+  counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down
+  the exact trip count `__range_len(start, stop, step)` (a hidden function, see
+  HIDDEN_FUNCTIONS: ValueError for a zero step at run time, no overflow for any bounds) and
+  steps the loop variable only while another trip follows, so the checked int arithmetic
+  never computes a value past the last one. A constant zero step is refused here;
+  `x op= y` became `x = x op y`;
 - `break`, `continue` and early `return` became assignments to hidden boolean flags
   (`__brk1`, `__cnt1`, `__ret`); the statements they could skip are guarded by
   `if not flag:`; loops also test their flags. Early returns store their values in hidden
@@ -19,7 +25,10 @@ import copy
 import gast
 
 from .. import gast_adapter as g
+from ..primitives.ints import range_len
 from .source import Source
+
+HIDDEN_FUNCTIONS = {"__range_len": range_len}  # names the normalized code calls
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try/except", "exceptions are not supported in compiled code; check inputs "
@@ -172,22 +181,31 @@ class Normalizer:
         args = list(it.args)
         start, stop, step = (g.const(0, at=it), args[0], g.const(1, at=it)) if len(args) == 1 \
             else (args[0], args[1], args[2] if len(args) == 3 else g.const(1, at=it))
-        k, hi, st = self.fresh("k"), self.fresh("stop"), self.fresh("step")
-        kk, hh, ss = (g.name(n, at=s) for n in (k, hi, st))
-        if isinstance(step, gast.Constant) and isinstance(step.value, int):
-            if step.value == 0:
-                raise self.source.error(step, "range() step must not be zero")
-            test = g.compare(kk, gast.Lt() if step.value > 0 else gast.Gt(), hh, at=s)
-        else:
-            zero = g.const(0, at=s)
-            test = g.or_(g.and_(g.compare(ss, gast.Gt(), zero, at=s),
-                                g.compare(kk, gast.Lt(), hh, at=s), at=s),
-                         g.and_(g.compare(ss, gast.Lt(), zero, at=s),
-                                g.compare(kk, gast.Gt(), hh, at=s), at=s), at=s)
+        k, hi, st, n = self.fresh("k"), self.fresh("stop"), self.fresh("step"), self.fresh("n")
+        bounds = [g.assign(k, start, at=s), g.assign(hi, stop, at=s)]  # range()'s order
+        step_value = step.value if isinstance(step, gast.Constant) else None
+        if isinstance(step_value, int) and step_value == 0:
+            raise self.source.error(step, "range() arg 3 must not be zero",
+                                    "use a nonzero step")
+        if isinstance(step_value, int) and step_value in (1, -1):
+            test = g.compare(g.name(k, at=s), gast.Lt() if step_value > 0 else gast.Gt(),
+                             g.name(hi, at=s), at=s)
+            body = [g.assign(s.target.id, g.name(k, at=s), at=s),
+                    g.assign(k, g.binop(g.name(k, at=s), gast.Add(), step, at=s), at=s)]
+            return bounds + [g.while_(test, body + self.desugar(s.body), at=s)]
+        trips = g.call("__range_len", [g.name(v, at=s) for v in (k, hi, st)], at=it)
+        zero = g.const(0, at=s)
+        more = g.compare(g.name(n, at=s), gast.Gt(), zero, at=s)
+        # __k = __k + __step * (__n > 0): no step after the last trip
+        advance = g.binop(g.name(k, at=s), gast.Add(),
+                          g.binop(g.name(st, at=s), gast.Mult(), more, at=s), at=s)
         body = [g.assign(s.target.id, g.name(k, at=s), at=s),
-                g.assign(k, g.binop(g.name(k, at=s), gast.Add(), g.name(st, at=s), at=s), at=s)]
-        return [g.assign(hi, stop, at=s), g.assign(st, step, at=s), g.assign(k, start, at=s),
-                g.while_(test, body + self.desugar(s.body), at=s)]
+                g.assign(n, g.binop(g.name(n, at=s), gast.Sub(), g.const(1, at=s), at=s),
+                         at=s),
+                g.assign(k, advance, at=s)]
+        test = g.compare(g.name(n, at=s), gast.Gt(), g.const(0, at=s), at=s)
+        return bounds + [g.assign(st, step, at=s), g.assign(n, trips, at=s),
+                         g.while_(test, body + self.desugar(s.body), at=s)]
 
     # ---- break / continue / return -> flags -------------------------------------------------
 

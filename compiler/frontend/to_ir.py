@@ -24,7 +24,7 @@ from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.transform import inline
 from . import array_functions, functions
-from .normalize import Normalizer
+from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .source import Source, get_source
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
@@ -286,6 +286,8 @@ class FunctionConverter:
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
             return self.env[name]
+        if name in HIDDEN_FUNCTIONS:
+            return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
             return self.resolve_global(self.globals[name], node)
         if hasattr(builtins, name):
@@ -387,6 +389,9 @@ class FunctionConverter:
         if op is None:
             raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",
                                     "use + - * / // % ** @")
+        if op == "div" and not _has_float(x, y):  # int / int: Python's exact quotient
+            return self.b.int_truediv(*(self.to_type(self.scalar(v, node), I64)
+                                        for v in (x, y)))
         if op == "div":
             return self.b.div(*self.promote(self.as_float(x, node), self.as_float(y, node),
                                             node))
@@ -645,6 +650,12 @@ class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-fa
     def __init__(self, fn) -> None:
         super().__init__(fn.__name__)
         self.fn = fn
+
+
+def _has_float(*values) -> bool:
+    """Does `/` take numpy's float division here (an operand is a float or an array)?"""
+    return any(not isinstance(v, Var | Const) or v.type.is_float or v.type.is_array
+               for v in values)
 
 
 def _assigned(nodes) -> list[str]:

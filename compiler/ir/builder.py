@@ -4,7 +4,8 @@ Contract: `b.emit(prim, inputs, **params)` type-checks the inputs with the primi
 rule, creates the output vars and appends the equation; `b.<prim>(*inputs, **params)` is the
 single-output shorthand (`b.mul(x, y)`), Python numbers are turned into `Const`s of the type
 of the other operand (or f64). Pure scalar primitives applied to constants are folded on the
-spot: the result is a `Const` and no equation is emitted. Derivative rules use a Builder.
+spot: the result is a `Const` and no equation is emitted (unless the primitive raises, e.g.
+an int result outside int64: that is left to run time). Derivative rules use a Builder.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def _fold(rule, inputs, params, out_types) -> list[Const] | None:
         return None
     try:
         values = rule.impl(*(a.value for a in inputs), **params)
-    except ZeroDivisionError:
-        return None  # raised at run time, as Python would
+    except (ArithmeticError, ValueError):
+        return None  # division by zero, int64 overflow, ...: raised at run time, as Python
     return [Const(v, t) for v, t in zip(values, out_types, strict=True)]
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import Const, Type
+from ..ir.core import F64, I64, Const, Type
 from . import Primitive, register
+from .ints import int64, int_pow, range_len
 from .shapes import broadcast, elementwise
 
 
@@ -43,13 +44,16 @@ def _ieee(fn):
 
 
 def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=True,
-            array_template=None):
+            array_template=None, int_template=None):
     """Register a single-output primitive whose Python lowering is the format string
-    `template` (`array_template` when an operand is an array); its `vjp(b, eqn, g)` receives
-    the one output cotangent `g`."""
+    `template` (`array_template` when an operand is an array, `int_template` when the result
+    is a scalar int: it checks the int64 range); its `vjp(b, eqn, g)` receives the one output
+    cotangent `g`."""
 
     def py(args, eqn):
         arrays = array_template and any(a.type.is_array for a in eqn.inputs)
+        if int_template and eqn.outputs[0].type == I64:
+            return int_template.format(*args)
         return (array_template if arrays else template).format(*args)
 
     register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp, py,
@@ -66,15 +70,26 @@ def _x(eqn, i=0):
 
 # ---- binary arithmetic ------------------------------------------------------------------------
 
-_define("add", numeric, lambda x, y: x + y, "({0} + {1})",
+def _python_ints(*values) -> bool:
+    return all(isinstance(v, int) for v in values)
+
+
+def _checked(fn):
+    """`fn` on Python ints is exact then range-checked (int64); other values as numpy."""
+    return lambda *args: int64(fn(*args)) if _python_ints(*args) else fn(*args)
+
+
+_define("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})",
         vjp=lambda b, e, g: [g, g],
-        jvp=lambda b, e, t: [_sum(b, t[0], t[1])])
-_define("sub", numeric, lambda x, y: x - y, "({0} - {1})",
+        jvp=lambda b, e, t: [_sum(b, t[0], t[1])], int_template="_rt.int64({0} + {1})")
+_define("sub", numeric, _checked(lambda x, y: x - y), "({0} - {1})",
         vjp=lambda b, e, g: [g, b.neg(g)],
-        jvp=lambda b, e, t: [_sum(b, t[0], None if t[1] is None else b.neg(t[1]))])
-_define("mul", numeric, lambda x, y: x * y, "({0} * {1})",
+        jvp=lambda b, e, t: [_sum(b, t[0], None if t[1] is None else b.neg(t[1]))],
+        int_template="_rt.int64({0} - {1})")
+_define("mul", numeric, _checked(lambda x, y: x * y), "({0} * {1})",
         vjp=lambda b, e, g: [b.mul(g, _x(e, 1)), b.mul(g, _x(e, 0))],
-        jvp=lambda b, e, t: [_sum(b, _scale(b, t[0], _x(e, 1)), _scale(b, t[1], _x(e, 0)))])
+        jvp=lambda b, e, t: [_sum(b, _scale(b, t[0], _x(e, 1)), _scale(b, t[1], _x(e, 0)))],
+        int_template="_rt.int64({0} * {1})")
 
 
 def _div_vjp(b, e, g):
@@ -90,6 +105,24 @@ def _div_jvp(b, e, t):
 
 _define("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})",
         vjp=_div_vjp, jvp=_div_jvp)
+
+
+def _scalar_ints(n_inputs: int, out: Type):
+    def rule(in_types: list[Type], params: dict) -> list[Type]:
+        if len(in_types) != n_inputs or any(t != I64 for t in in_types):
+            raise TypeError(f"expects {n_inputs} int operands, got "
+                            f"{', '.join(map(str, in_types))}")
+        return [out]
+
+    return rule
+
+
+# Python's int / int: the correctly rounded quotient; a zero divisor raises ZeroDivisionError
+_define("int_truediv", _scalar_ints(2, F64), lambda x, y: np.float64(int(x) / int(y)),
+        "({0} / {1})", differentiable=False)
+# len(range(start, stop, step)), capped at INT64_MAX (the trip count of a `for` loop)
+_define("range_len", _scalar_ints(3, I64), range_len, "_rt.range_len({0}, {1}, {2})",
+        differentiable=False)
 
 
 def _pow_partials(b, e):
@@ -112,15 +145,12 @@ def _pow_jvp(b, e, t):
     return [_sum(b, _scale(b, t[0], dx), _scale(b, t[1], dy))]
 
 
-_define("pow", numeric, lambda x, y: np.power(x, y), "({0} ** {1})", vjp=_pow_vjp, jvp=_pow_jvp)
-
-
-def _python_ints(x, y) -> bool:
-    return isinstance(x, int) and isinstance(y, int)
+_define("pow", numeric, lambda x, y: int_pow(x, y) if _python_ints(x, y) else np.power(x, y),
+        "({0} ** {1})", vjp=_pow_vjp, jvp=_pow_jvp, int_template="_rt.int_pow({0}, {1})")
 
 
 def _floor_div(x, y):
-    return x // y if _python_ints(x, y) else np.floor_divide(x, y)
+    return int64(x // y) if _python_ints(x, y) else np.floor_divide(x, y)
 
 
 def _mod(x, y):
@@ -133,7 +163,8 @@ def _float(x):
 
 
 _define("floordiv", numeric, _floor_div, "({0} // {1})",
-        vjp=lambda b, e, g: [None, None], jvp=lambda b, e, t: [None])
+        vjp=lambda b, e, g: [None, None], jvp=lambda b, e, t: [None],
+        int_template="_rt.int64({0} // {1})")
 _define("mod", numeric, _mod, "({0} % {1})",
         vjp=lambda b, e, g: [g, b.neg(b.mul(g, b.floordiv(_x(e, 0), _x(e, 1))))],
         jvp=lambda b, e, t: [_sum(b, t[0], None if t[1] is None else b.neg(
@@ -167,8 +198,9 @@ _extremum("minimum", "lt", lambda x, y: min(x, y) if _python_ints(x, y) else np.
 
 # ---- unary ------------------------------------------------------------------------------------
 
-_define("neg", numeric, lambda x: -x, "(-{0})",
-        vjp=lambda b, e, g: [b.neg(g)], jvp=lambda b, e, t: [b.neg(t[0])])
+_define("neg", numeric, _checked(lambda x: -x), "(-{0})",
+        vjp=lambda b, e, g: [b.neg(g)], jvp=lambda b, e, t: [b.neg(t[0])],
+        int_template="_rt.int64(-{0})")
 
 
 def _unary(name, np_fn, derivative, py=None):
@@ -199,9 +231,9 @@ _unary("arccos", np.arccos,
 _unary("arctan", np.arctan, lambda b, x, out: b.div(1.0, b.add(1.0, b.mul(x, x))))
 _unary("log1p", np.log1p, lambda b, x, out: b.div(1.0, b.add(1.0, x)))
 _unary("expm1", np.expm1, lambda b, x, out: b.add(out, 1.0))
-_define("abs", numeric, lambda x: abs(x), "abs({0})",
+_define("abs", numeric, _checked(abs), "abs({0})",
         vjp=lambda b, e, g: [b.mul(g, b.sign(_x(e)))],
-        jvp=lambda b, e, t: [b.mul(t[0], b.sign(_x(e)))])
+        jvp=lambda b, e, t: [b.mul(t[0], b.sign(_x(e)))], int_template="_rt.int64(abs({0}))")
 
 
 def _zero_derivative(name, np_fn, py):
@@ -269,7 +301,9 @@ def _convert_type(in_types, params):
 def _convert_impl(x, to):
     if isinstance(x, np.ndarray):
         return x.astype(_NUMPY[to.name])
-    return {"f64": np.float64, "f32": np.float32, "i64": int, "bool": bool}[to.name](x)
+    if to.name == "i64":
+        return int64(int(x))  # int(nan) and int(inf) raise Python's errors
+    return {"f64": np.float64, "f32": np.float32, "bool": bool}[to.name](x)
 
 
 def _convert_back(b, e, ct):
@@ -291,6 +325,8 @@ def _convert_forward(b, e, t):
 def _convert_py(args, eqn):
     if eqn.inputs[0].type.is_array:
         return f"{args[0]}.astype(np.{_NUMPY[eqn.params['to'].name].__name__})"
+    if eqn.params["to"].name == "i64" and eqn.inputs[0].type.is_float:
+        return "_rt.int64(int({0}))".format(*args)
     return _CASTS[eqn.params["to"].name].format(*args)
 
 

@@ -6,8 +6,11 @@ lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic(name, type)` and
 Floating-point code has no fast-math flags, so results are bit-for-bit IEEE like numpy's:
 `maximum`/`minimum` propagate NaN as `np.maximum` does, `//` and `%` follow Python's floor
 semantics, integer division by zero and float -> int overflow jump to the error exit
-(`cx.check`) instead of trapping. Structural primitives (`while`, `cond`, tape) are lowered
-by `lower.py`.
+(`cx.check`) instead of trapping. Scalar int `+ - * // ** neg abs` and float -> int
+conversions are checked (LLVM's `llvm.s*.with.overflow` intrinsics): a result outside int64
+leaves with `status.INT_OVERFLOW` instead of wrapping, so compiled ints are Python's ints or
+an OverflowError; int arrays wrap as numpy's do. Structural primitives (`while`, `cond`,
+tape) are lowered by `lower.py`.
 """
 
 from __future__ import annotations
@@ -19,18 +22,45 @@ from . import status
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)
 I1 = ir.IntType(1)
-
+I32 = ir.IntType(32)
+INT64_MIN = ir.Constant(I64, -(2 ** 63))
 
 
 def _is_float(v) -> bool:
     return isinstance(v.type, ir.DoubleType | ir.FloatType)
 
 
-def _arith(float_op, int_op):
+def _checks_ints(eqn) -> bool:
+    """Scalar int results are range-checked; int arrays wrap, as numpy's do."""
+    return not eqn.outputs[0].type.is_array
+
+
+def overflow_intrinsic(module: ir.Module, op: str) -> ir.Function:
+    """`llvm.<op>.with.overflow.i64` (op: sadd, ssub, smul) -> {i64 result, i1 overflowed}."""
+    name = f"llvm.{op}.with.overflow.i64"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]), [I64, I64]),
+                       name)
+
+
+def checked(cx, op: str, x, y):
+    """x op y on i64, leaving through `status.INT_OVERFLOW` when the exact result does not
+    fit."""
+    result = cx.b.call(overflow_intrinsic(cx.module, op), [x, y])
+    cx.check(cx.b.not_(cx.b.extract_value(result, 1)), status.INT_OVERFLOW)
+    return cx.b.extract_value(result, 0)
+
+
+def _arith(float_op, int_op, overflow_op):
     def lower(cx, args, eqn):
         x, y = args
-        op = float_op if _is_float(x) else int_op
-        return [getattr(cx.b, op)(x, y)]
+        if _is_float(x):
+            return [getattr(cx.b, float_op)(x, y)]
+        if x.type == I64 and _checks_ints(eqn):
+            return [checked(cx, overflow_op, x, y)]
+        return [getattr(cx.b, int_op)(x, y)]
 
     return lower
 
@@ -43,15 +73,25 @@ def _libm(name):
     return lambda cx, args, eqn: [cx.b.call(cx.libm(name, len(args), args[0].type), args)]
 
 
+def _not_int64_min(cx, x, eqn) -> None:
+    """-x and abs(x) overflow for x = -2**63 only."""
+    if _checks_ints(eqn):
+        cx.check(cx.b.icmp_signed("!=", x, INT64_MIN), status.INT_OVERFLOW)
+
+
 def _neg(cx, args, eqn):
     (x,) = args
-    return [cx.b.fneg(x) if _is_float(x) else cx.b.neg(x)]
+    if _is_float(x):
+        return [cx.b.fneg(x)]
+    _not_int64_min(cx, x, eqn)
+    return [cx.b.neg(x)]
 
 
 def _abs(cx, args, eqn):
     (x,) = args
     if _is_float(x):
         return [cx.b.call(cx.intrinsic("llvm.fabs", x.type), [x])]
+    _not_int64_min(cx, x, eqn)
     return [cx.b.select(cx.b.icmp_signed("<", x, ir.Constant(I64, 0)), cx.b.neg(x), x)]
 
 
@@ -83,17 +123,18 @@ def _nonzero_divisor(cx, y):
     cx.check(cx.b.icmp_signed("!=", y, ir.Constant(I64, 0)), status.ZERO_DIVISION)
 
 
-def _int_floordiv(cx, x, y):
-    """Python's x // y for ints: truncating division corrected toward -inf."""
+def _int_divmod(cx, x, y):
+    """Python's x // y and x % y for ints: truncating division and remainder corrected
+    toward -inf. Only (-2**63) // -1 overflows; the caller checks it."""
     b = cx.b
     _nonzero_divisor(cx, y)
-    minus_one = ir.Constant(I64, -1)
-    safe_y = b.select(b.icmp_signed("==", y, minus_one), ir.Constant(I64, 1), y)
-    q = b.select(b.icmp_signed("==", y, minus_one), b.neg(x), b.sdiv(x, safe_y))
-    r = b.sub(x, b.mul(q, y))
-    adjust = b.and_(b.icmp_signed("!=", r, ir.Constant(I64, 0)),
-                    b.icmp_signed("<", b.xor(r, y), ir.Constant(I64, 0)))
-    return b.select(adjust, b.sub(q, ir.Constant(I64, 1)), q)
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+    by_minus_one = b.icmp_signed("==", y, ir.Constant(I64, -1))
+    safe_y = b.select(by_minus_one, one, y)  # sdiv/srem of -2**63 by -1 would trap
+    q = b.select(by_minus_one, b.neg(x), b.sdiv(x, safe_y))
+    r = b.srem(x, safe_y)  # x % 1 == x % -1 == 0
+    adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, y), zero))
+    return b.select(adjust, b.sub(q, one), q), b.select(adjust, b.add(r, y), r)
 
 
 def _float_divmod(cx, x, y):
@@ -122,21 +163,71 @@ def _floordiv(cx, args, eqn):
     x, y = args
     if _is_float(x):
         return [_float_divmod(cx, x, y)[0]]
-    return [_int_floordiv(cx, x, y)]
+    if _checks_ints(eqn):  # -2**63 // -1 == 2**63
+        b = cx.b
+        cx.check(b.not_(b.and_(b.icmp_signed("==", x, INT64_MIN),
+                               b.icmp_signed("==", y, ir.Constant(I64, -1)))),
+                 status.INT_OVERFLOW)
+    return [_int_divmod(cx, x, y)[0]]
 
 
 def _mod(cx, args, eqn):
     x, y = args
     if _is_float(x):
         return [_float_divmod(cx, x, y)[1]]
-    return [cx.b.sub(x, cx.b.mul(_int_floordiv(cx, x, y), y))]
+    return [_int_divmod(cx, x, y)[1]]
 
 
 def _pow(cx, args, eqn):
     x, y = args
     if _is_float(x):
         return [cx.b.call(cx.intrinsic("llvm.pow", x.type), [x, y])]
-    return [cx.b.call(cx.int_pow(), [x, y])]
+    result = cx.b.call(cx.int_pow(), [x, y])
+    if _checks_ints(eqn):
+        cx.check(cx.b.not_(cx.b.extract_value(result, 1)), status.INT_OVERFLOW)
+    return [cx.b.extract_value(result, 0)]
+
+
+def _int_truediv(cx, args, eqn):
+    """Python's int / int: ZeroDivisionError for a zero divisor, else the correctly rounded
+    quotient (one float division when both operands are exact doubles)."""
+    x, y = args
+    b = cx.b
+    cx.check(b.icmp_signed("!=", y, ir.Constant(I64, 0)), status.FLOAT_ZERO_DIVISION)
+
+    def exact_double(v):  # -2**53 <= v <= 2**53
+        shifted = b.add(v, ir.Constant(I64, 2 ** 53))
+        return b.icmp_unsigned("<=", shifted, ir.Constant(I64, 2 ** 54))
+
+    fast = b.or_(b.and_(exact_double(x), exact_double(y)),
+                 b.icmp_signed("==", x, ir.Constant(I64, 0)))
+    with b.if_else(fast) as (then, otherwise):
+        with then:
+            quick = b.fdiv(b.sitofp(x, F64), b.sitofp(y, F64))
+            quick_block = b.block
+        with otherwise:
+            slow = b.call(cx.int_truediv(), [x, y])
+            slow_block = b.block
+    result = b.phi(F64)
+    result.add_incoming(quick, quick_block)
+    result.add_incoming(slow, slow_block)
+    return [result]
+
+
+def _range_len(cx, args, eqn):
+    """len(range(start, stop, step)) computed with unsigned differences (never overflows),
+    capped at INT64_MAX; a zero step leaves with `status.RANGE_STEP_ZERO`."""
+    start, stop, step = args
+    b = cx.b
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+    cx.check(b.icmp_signed("!=", step, zero), status.RANGE_STEP_ZERO)
+    up = b.icmp_signed(">", step, zero)
+    nonempty = b.select(up, b.icmp_signed("<", start, stop), b.icmp_signed(">", start, stop))
+    distance = b.select(up, b.sub(stop, start), b.sub(start, stop))  # exact as unsigned
+    stride = b.select(up, step, b.neg(step))  # 2**63 for step = -2**63, as unsigned
+    n = b.add(b.udiv(b.sub(distance, one), stride), one)
+    n = b.select(b.icmp_signed("<", n, zero), ir.Constant(I64, 2 ** 63 - 1), n)
+    return [b.select(nonempty, n, zero)]
 
 
 def _compare(op):
@@ -172,17 +263,25 @@ def _convert(cx, args, eqn):
                 else b.icmp_signed("!=", x, ir.Constant(I64, 0))]
     if source == "bool":
         return [b.zext(x, I64)]
-    in_range = b.and_(b.fcmp_ordered(">", x, ir.Constant(x.type, -9.2e18)),
-                      b.fcmp_ordered("<", x, ir.Constant(x.type, 9.2e18)))
-    cx.check(in_range, status.FLOAT_TO_INT)
+    # int(x) for every float in [-2**63, 2**63); Python's errors for nan and inf
+    in_range = b.and_(b.fcmp_ordered(">=", x, ir.Constant(x.type, -2.0 ** 63)),
+                      b.fcmp_ordered("<", x, ir.Constant(x.type, 2.0 ** 63)))
+    infinite = b.fcmp_ordered("==", b.call(cx.intrinsic("llvm.fabs", x.type), [x]),
+                              ir.Constant(x.type, float("inf")))
+    code = b.select(b.fcmp_unordered("uno", x, x), ir.Constant(I32, status.FLOAT_NAN_TO_INT),
+                    b.select(infinite, ir.Constant(I32, status.FLOAT_INFINITY_TO_INT),
+                             ir.Constant(I32, status.INT_OVERFLOW)))
+    cx.check(in_range, code)
     return [b.fptosi(x, I64)]
 
 
 LOWERINGS = {
-    "add": _arith("fadd", "add"),
-    "sub": _arith("fsub", "sub"),
-    "mul": _arith("fmul", "mul"),
+    "add": _arith("fadd", "add", "sadd"),
+    "sub": _arith("fsub", "sub", "ssub"),
+    "mul": _arith("fmul", "mul", "smul"),
     "div": lambda cx, args, eqn: [cx.b.fdiv(*args)],
+    "int_truediv": _int_truediv,
+    "range_len": _range_len,
     "pow": _pow,
     "floordiv": _floordiv,
     "mod": _mod,

@@ -14,6 +14,8 @@ RANGE_STEP_ZERO = 7
 EMPTY_MAXIMUM = 8
 EMPTY_MINIMUM = 9
 FLOAT_ZERO_DIVISION = 10
+FLOAT_NAN_TO_INT = 11
+FLOAT_INFINITY_TO_INT = 12
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -30,4 +32,6 @@ ERRORS = {
     EMPTY_MINIMUM: (ValueError, "zero-size array to reduction operation minimum which has no "
                                 "identity"),
     FLOAT_ZERO_DIVISION: (ZeroDivisionError, "division by zero"),
+    FLOAT_NAN_TO_INT: (ValueError, "cannot convert float NaN to integer"),
+    FLOAT_INFINITY_TO_INT: (OverflowError, "cannot convert float infinity to integer"),
 }

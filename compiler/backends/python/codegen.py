@@ -6,7 +6,9 @@ single-use temporaries are folded into the expression that uses them, `while` / 
 equations become `while` / `if` statements whose carried variables are reassigned together
 at the end of the body, the AD tape is a list `_tape`, and a comment `# L<n>: <source>`
 precedes the code coming from each source line. Floats are numpy float64 scalars, so
-division by zero or overflow gives inf/nan as IEEE (and the LLVM backend) do;
+division by zero or overflow gives inf/nan as IEEE (and the LLVM backend) do; ints are Python
+ints whose results are checked to fit int64 (`_rt.int64`: OverflowError otherwise, as the
+LLVM backend's checked arithmetic);
 `compile_graph` runs the code under `np.errstate(all="ignore")`.
 """
 
@@ -208,8 +210,6 @@ def graph_to_source(graph: Graph, name: str,
     for tape in sorted({tape_name(e) for e in walk_eqns(graph) if e.prim in ("push", "pop")}):
         body.append(g.assign(tape, _parse_expr("[]")))
     header = "import numpy as np\n"
-    if any(e.prim == "index_update" for e in walk_eqns(graph)):
-        header += "from adlite.compiler.backends.python import support as _rt\n"
     body += em.block(Graph(graph.inputs, graph.eqns, []), None)
     outs = [em.src(a) for a in graph.outputs]
     body.append(g.return_(_parse_expr("(" + ", ".join(outs) + ",)")))
@@ -224,6 +224,8 @@ def graph_to_source(graph: Graph, name: str,
     text = astor.to_source(gast.gast_to_ast(gast.fix_missing_locations(module)))
     text = re.sub(rf"^(\s*){COMMENT}\((\d+)\)$",
                   lambda m: f"{m.group(1)}# {em.comments[int(m.group(2))]}", text, flags=re.M)
+    if "_rt." in text:
+        header += "from adlite.compiler.backends.python import support as _rt\n"
     return header + "\n\n" + text
 
 

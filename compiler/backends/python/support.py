@@ -1,6 +1,9 @@
-"""Run-time helpers imported by generated Python code (`_rt`): functional index updates."""
+"""Run-time helpers imported by generated Python code (`_rt`): functional index updates and
+int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, see `primitives/ints.py`)."""
 
 import numpy as np
+
+from ...primitives.ints import int64, int_pow, range_len  # noqa: F401 - used by generated code
 
 
 def index_set(x, key, value):
