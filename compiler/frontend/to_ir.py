@@ -24,6 +24,7 @@ from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.transform import inline
 from . import array_functions, functions
+from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .source import Source, get_source
 
@@ -64,6 +65,11 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
         args = [cast(b, a, v.type) for a, v in zip(inputs, graph.inputs, strict=True)]
         outputs = inline(b, graph, args)
         return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
+    with nesting_guard(fn):
+        return _build_function_graph(fn, arg_types)
+
+
+def _build_function_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     b = Builder()
     conv = FunctionConverter(fn, b, stack=())
     params = conv.params

@@ -2,7 +2,8 @@
 
 Contract: `graph_to_source(graph, name, line_text)` returns the source of `def name(...)`
 computing the graph: variables are named after the user's variables (unique suffixes added),
-single-use temporaries are folded into the expression that uses them, `while` / `cond`
+single-use temporaries are folded into the expression that uses them (up to MAX_NESTING
+levels, so that Python's parser accepts any chain of operations), `while` / `cond`
 equations become `while` / `if` statements whose carried variables are reassigned together
 at the end of the body, the AD tape is a list `_tape`, and a comment `# L<n>: <source>`
 precedes the code coming from each source line. Floats are numpy float64 scalars, so
@@ -30,6 +31,7 @@ from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
 RESERVED = {"np", "_rt", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
 TAPE_NAME = re.compile(r"_tape\d*")  # the AD tapes' lists
 COMMENT = "__adlite_comment__"
+MAX_NESTING = 40  # Python refuses more than 200 nested parentheses
 
 
 def _const_source(c: Const) -> str:
@@ -54,6 +56,7 @@ class _Emitter:
         self.names: dict[int, str] = {}
         self.used = set(RESERVED)
         self.exprs: dict[int, str] = {}
+        self.nesting: dict[int, int] = {}  # levels of the folded expression of a var
         self.uses: dict[int, int] = {}
         self.pinned: set[int] = set()
         self.comments: list[str] = []
@@ -131,9 +134,11 @@ class _Emitter:
         if not eqn.outputs:
             return [gast.Expr(value=_parse_expr(expr))]
         (out,) = eqn.outputs
+        nesting = 1 + max((self.nesting.get(id(a), 0) for a in eqn.inputs), default=0)
         inline = (not prim.effectful and not out.hint and self.uses.get(id(out), 0) == 1
-                  and id(out) not in self.pinned)
+                  and id(out) not in self.pinned and nesting <= MAX_NESTING)
         if inline:
+            self.nesting[id(out)] = nesting
             self.alias(out, f"({expr})")
             return []
         return [g.assign(self.name(out), _parse_expr(expr))]
