@@ -93,10 +93,10 @@ def dot(conv, x, y, node):
 def _shape_of(conv, value, node) -> tuple[int, ...]:
     shape = conv.static(value, node)
     shape = shape if isinstance(shape, tuple) else (shape,)
-    if not all(isinstance(n, int) and n >= 0 for n in shape):
-        raise conv.source.error(node, "array shapes must be non-negative integer constants "
-                                      "when compiling", "use x.shape or len(x), or constants")
-    return shape
+    if not all(isinstance(n, int) for n in shape):
+        raise conv.source.error(node, "array shapes must be integer constants when compiling",
+                                "use x.shape or len(x), or constants")
+    return shape  # checked as numpy does by the array's Type
 
 
 def _dtype(conv, kwargs, node, default=F64) -> Type:

@@ -1,6 +1,10 @@
 """Core IR data structures: types, values, equations and graphs. No backend knowledge.
 
 Contract:
+- Array shapes pass numpy's creation check (`check_shape`, in `Type`): every path that
+  computes a shape (creation, reshape, broadcasting, ...) refuses what numpy refuses, with
+  numpy's message, as a `ShapeError` (a TypeError, so type rules report it at the user's
+  line).
 - A `Graph` is closed: every value an equation reads is a graph input, a `Const`, or the
   output of an earlier equation of the same graph. Subgraphs (loop bodies, branch arms) are
   `Graph`s stored in an equation's params and are closed too: values from outside are passed
@@ -26,6 +30,10 @@ class Type:
     name: str
     shape: tuple[int, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if self.shape is not None:
+            check_shape(self.shape, ITEMSIZE[self.name])
+
     def __str__(self) -> str:
         if self.shape is None:
             return self.name
@@ -45,6 +53,26 @@ class Type:
 
     def with_shape(self, shape: tuple[int, ...] | None) -> Type:
         return Type(self.name, None if shape is None else tuple(shape))
+
+
+ITEMSIZE = {"f64": 8, "f32": 4, "i64": 8, "bool": 1}  # numpy's, in bytes
+
+
+class ShapeError(TypeError):
+    """A shape numpy refuses to create (the frontend reports it at the user's line)."""
+
+
+def check_shape(shape: tuple[int, ...], itemsize: int) -> None:
+    """numpy's check when it creates an array: dimensions non-negative and the byte count,
+    accumulated dimension by dimension, within int64 (else numpy's ValueError message)."""
+    nbytes = itemsize
+    for n in shape:
+        if n < 0:
+            raise ShapeError("negative dimensions are not allowed")
+        nbytes *= n
+        if nbytes > 2 ** 63 - 1:
+            raise ShapeError("array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                             "the maximum possible size.")
 
 
 F64, F32, I64, BOOL = Type("f64"), Type("f32"), Type("i64"), Type("bool")
