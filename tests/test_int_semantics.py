@@ -157,7 +157,7 @@ def trips(start, stop, step):
 
 def trips_with_break(start, stop, step):
     count = 0
-    for i in range(start, stop, step):
+    for _ in range(start, stop, step):
         if count == 3:
             break
         count = count + 1

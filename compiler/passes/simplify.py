@@ -3,8 +3,9 @@
 Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in place.
 - Folding evaluates pure primitives whose inputs are all constants with their numpy `impl`
   (an operation that raises, as int division by zero or an int result outside int64 does,
-  is left for run time, so no constant outside int64 is ever produced), replaces `cond` on a constant predicate by the
-  taken arm, and removes `while` loops whose condition is constant false.
+  is left for run time, so no constant outside int64 is ever produced), replaces `cond` on
+  a constant predicate by the taken arm, and removes `while` loops whose condition is
+  constant false.
 - Simplification applies only identities that hold for every IEEE value, including nan, inf
   and -0.0: `x*1`, `1*x`, `x/1`, `x-0`, `x**1`, `x**2 -> x*x`, `-(-x)`, `select(c, a, a)`,
   `select(True, a, b)`, same-type `convert`, `and(x, True)`, `not(not x)`, and an operand

@@ -326,7 +326,7 @@ def _convert_py(args, eqn):
     if eqn.inputs[0].type.is_array:
         return f"{args[0]}.astype(np.{_NUMPY[eqn.params['to'].name].__name__})"
     if eqn.params["to"].name == "i64" and eqn.inputs[0].type.is_float:
-        return "_rt.int64(int({0}))".format(*args)
+        return f"_rt.int64(int({args[0]}))"
     return _CASTS[eqn.params["to"].name].format(*args)
 
 

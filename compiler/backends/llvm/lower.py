@@ -5,9 +5,8 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
     int32_t name(<one scalar per input>, <one pointer per output>)
 
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
-the pointers and returns 0, or returns a nonzero status without touching the outputs:
-1 out of memory (the AD tape could not grow), 2 integer division by zero, 3 float that does
-not fit an int. `while` lowers to a loop with phi nodes for its carries, `cond` to branches
+the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
+outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers to a loop with phi nodes for its carries, `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path.
 """
