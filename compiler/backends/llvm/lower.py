@@ -6,7 +6,8 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
-outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers to a loop with phi nodes for its carries, `cond` to branches
+outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers
+to a loop with phi nodes for its carries, `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path.
 """
