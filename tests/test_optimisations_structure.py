@@ -11,8 +11,9 @@ larger), so each test checks structure instead, never a timing:
 - in-place element updates: native loops that update `y[i]` (and accumulate the cotangent of
   `x[i]`) call neither `malloc` nor `memcpy` per iteration.
 
-Native code is inspected in the optimised LLVM IR (`show(f, "llvm")`): a block is inside a loop
-when it lies on a cycle of its function's control-flow graph.
+Native code is inspected in the LLVM IR the backend emits, before LLVM's own passes (which
+may version, split or unroll loops): a block is inside a loop when it lies on a cycle of its
+function's control-flow graph.
 """
 
 from __future__ import annotations
@@ -51,10 +52,10 @@ def dead_carries(x):
 def dead_branch_outputs(x):
     if x > 0.0:
         y = x * 2.0
-        unused = np.sin(x)
+        unused = np.sin(x)  # noqa: F841 - dead on purpose: DCE must drop this output
     else:
         y = x * 3.0
-        unused = np.cos(x)
+        unused = np.cos(x)  # noqa: F841
     return y
 
 
@@ -76,51 +77,38 @@ def _loops(graph):
     return [e for e in walk_eqns(graph) if e.prim == "while"]
 
 
-def _cyclic_blocks(function) -> list:
-    """Blocks of an LLVM function that lie on a cycle of its control-flow graph (Tarjan's
-    strongly connected components; an SCC with an edge inside it is a loop)."""
-    blocks = list(function.blocks)
-    succ = {b.name: [o.name for o in list(b.instructions)[-1].operands
-                     if o.value_kind == llvm.ValueKind.basic_block] for b in blocks}
-    index, low, stack, on_stack, sccs = {}, {}, [], set(), []
-
-    def visit(v):  # recursive: functions here have a few hundred blocks at most
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in succ[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            scc = set()
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                scc.add(w)
-                if w == v:
-                    break
-            sccs.append(scc)
-
-    for b in blocks:
-        if b.name not in index:
-            visit(b.name)
-    loops = [s for s in sccs if len(s) > 1 or any(v in succ[v] for v in s)]
-    return loops, {b.name: b for b in blocks}
+def _loops_of(function) -> list[set[str]]:
+    """The loops of an LLVM function: the sets of blocks that reach each other through the
+    control-flow graph (strongly connected components that contain a cycle)."""
+    succ = {b.name: {o.name for o in list(b.instructions)[-1].operands
+                     if o.value_kind == llvm.ValueKind.basic_block} for b in function.blocks}
+    reach = {}
+    for start in succ:  # blocks reachable from `start` through at least one edge
+        seen, todo = set(), list(succ[start])
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo.extend(succ[b])
+        reach[start] = seen
+    loops = []
+    for b in succ:
+        if b in reach[b] and not any(b in loop for loop in loops):
+            loops.append({c for c in reach[b] if b in reach[c]})
+    return loops
 
 
 class NativeCode:
-    """The LLVM IR that the backend emits (before LLVM's own optimisations, which may version
-    or split loops) for the entry function of `transform(fn)` at argument types `types`."""
+    """The LLVM IR that the backend emits for the entry function of `transform(fn)` at
+    argument types `types`."""
 
     def __init__(self, transform, fn, types) -> None:
         graph, _ = transform(fn).ir_for(tuple(types))
         module = llvm.parse_assembly(str(lower_module(graph, graph.name)))
         (self.function,) = [f for f in module.functions if not f.is_declaration and
                             graph.name in f.name and not f.name.endswith("_scratch")]
-        self.loops, self.blocks = _cyclic_blocks(self.function)
+        self.loops = _loops_of(self.function)
+        self.blocks = {b.name: b for b in self.function.blocks}
 
     def calls_in_loops(self, pattern: str) -> list[str]:
         """Names of the functions called from inside loops that match `pattern`."""
@@ -197,7 +185,7 @@ def test_cotangent_of_element_reads_is_scattered_into_the_carried_array():
         carried = {id(v) for v in body.inputs}
         chain_start = scatters[0].inputs[0]
         assert id(chain_start) in carried, fn.__name__     # accumulates into the carry
-        for first, second in zip(scatters, scatters[1:]):
+        for first, second in zip(scatters, scatters[1:], strict=False):
             assert second.inputs[0] is first.outputs[0]
 
 
