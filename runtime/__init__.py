@@ -38,6 +38,7 @@ from .gradcheck import GradcheckError, gradcheck
 from .graph import AccumulateGrad, Node
 from .primitives import PRIMITIVES
 from .tensor import (
+    NumberConversionWarning,
     Tensor,
     arange,
     from_numpy,
@@ -54,6 +55,7 @@ from .tensor import (
 
 __all__ = [
     "PRIMITIVES", "AccumulateGrad", "Function", "FunctionCtx", "GradcheckError", "Node",
+    "NumberConversionWarning",
     "Tensor", "arange", "autograd", "clip", "concatenate", "cos", "dot", "enable_grad", "exp",
     "from_numpy", "full", "functional", "gradcheck", "is_grad_enabled", "log", "logsumexp",
     "manual_seed", "matmul", "maximum", "mean", "minimum", "no_grad", "ones", "ones_like",

@@ -10,6 +10,11 @@ Contract:
   raise PyTorch's errors. Floating tensors default to float64 (numpy's default), not float32.
 - Operators, methods and numpy functions (`np.sin(t)`, `np.sum(t)`, `a @ t`) dispatch to
   `functional`, so plain numpy code runs on Tensors unchanged.
+- Converting a one-element tensor to a Python number gives a constant, as in PyTorch. Where
+  that silently cuts a gradient path (`float(t)`, and so `math.exp(t)`, while grad mode is on
+  and `t` requires grad) a `NumberConversionWarning` names the user's line (shown once per
+  call site under Python's default warning filters). Explicit conversions (`item()`,
+  `tolist()`) and those whose derivative is zero anyway (`int`, `bool`, `index`) never warn.
 """
 
 from __future__ import annotations
@@ -33,6 +38,16 @@ LEAF_INPLACE_MESSAGE = (
     "a leaf Variable that requires grad is being used in an in-place operation. "
     "Hint: wrap parameter updates in `with no_grad():`, or clone() the tensor first."
 )
+
+NUMBER_CONVERSION_MESSAGE = (
+    "a tensor that requires grad was converted to a Python float (float(t), math.exp(t), ...): "
+    "the result is a constant and no gradient flows back through it. Use tensor operations "
+    "(np.exp(t), t.exp()) to keep the gradient, or t.item() to convert on purpose."
+)
+
+
+class NumberConversionWarning(UserWarning):
+    """A tensor that requires grad was converted to a Python float, cutting its gradient."""
 
 
 def _check_differentiable_dtype(dtype: np.dtype) -> None:
@@ -176,6 +191,10 @@ class Tensor:
         return self.data.tolist()
 
     def __float__(self) -> float:
+        if self.requires_grad and is_grad_enabled():
+            # only the interpreter and C functions (float(), math.exp) call __float__, so
+            # stacklevel 2 is the user's line: the default filter shows it once per call site
+            warnings.warn(NUMBER_CONVERSION_MESSAGE, NumberConversionWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:

@@ -101,3 +101,8 @@ inner_grad = _make_inner_grad()
 
 def double_array(x):
     return x * 2.0
+
+
+def int_and_bool(n, x):
+    big = n > 3
+    return n * 2 + 1, big and x > 0.0

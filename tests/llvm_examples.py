@@ -52,7 +52,7 @@ def running_squares(x):
     return np.sum(np.sqrt(y + 1.0))
 
 
-def many_temporaries(x):
-    for _ in range(20_000):
+def many_temporaries(x, n):
+    for _ in range(n):
         x = np.tanh(x) * 0.999 + 0.001
     return np.sum(x)
