@@ -160,8 +160,8 @@ def _where(conv, args, kwargs, node):
 def _clip(conv, args, kwargs, node):
     _options(conv, kwargs, (), node)
     x, lo, hi = conv.exactly(args, 3, node)
-    common = conv.promote(conv.promote(x, lo, node)[0], hi, node)[0].type.scalar
-    return conv.b.clip(*(conv.to_type(conv.numeric(v, node), common) for v in (x, lo, hi)))
+    dtype = conv.promote(conv.promote(x, lo, node)[0], hi, node)[0].type  # of all three
+    return conv.b.clip(*(conv.to_type(conv.numeric(v, node), dtype) for v in (x, lo, hi)))
 
 
 def _plain(fn):

@@ -51,7 +51,7 @@ def _builtin_extremum(name, compare, elementwise):
 
     def lower(conv, args, node):
         items = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
-        if not items or items is args and len(items) == 1:
+        if not items or (items is args and len(items) == 1):
             raise conv.source.error(node, f"{name}() needs two or more numbers or a non-empty "
                                           "tuple of numbers", f"call {name}(a, b, ...)")
         values = [conv.value(v, node) for v in items]

@@ -167,6 +167,12 @@ _extremum("minimum", "lt", lambda x, y: min(x, y) if _python_ints(x, y) else np.
           "np.minimum({0}, {1})")
 
 
+def _clip_type(in_types: list[Type], params: dict) -> list[Type]:
+    if len(in_types) != 3:
+        raise TypeError(f"clip takes x, lo and hi, got {len(in_types)} operand(s)")
+    return numeric(in_types, params)
+
+
 def _clip_masks(b, e):
     """torch.clamp's: `x` where lo <= x <= hi, `lo` where x < lo < hi, `hi` where x > hi or
     hi < lo (numpy then returns hi); nothing where an operand is NaN."""
@@ -183,12 +189,6 @@ def _clip_jvp(b, e, t):
     parts = [None if ti is None else b.select(mask, ti, 0.0)
              for mask, ti in zip(_clip_masks(b, e), t, strict=True)]
     return [_sum(b, _sum(b, parts[0], parts[1]), parts[2])]
-
-
-def _clip_type(in_types: list[Type], params: dict) -> list[Type]:
-    if len(in_types) != 3:
-        raise TypeError(f"clip takes x, lo and hi, got {len(in_types)} operand(s)")
-    return numeric(in_types, params)
 
 
 _define("clip", _clip_type, lambda x, lo, hi: np.clip(x, lo, hi), "np.clip({0}, {1}, {2})",
