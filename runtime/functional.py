@@ -154,6 +154,8 @@ def arccos(x): return apply("arccos", x)                       # noqa: E704
 def arctan(x): return apply("arctan", x)                       # noqa: E704
 def maximum(x, y): return apply("maximum", x, y)               # noqa: E704
 def minimum(x, y): return apply("minimum", x, y)               # noqa: E704
+def fmax(x, y): return apply("fmax", x, y)                     # noqa: E704
+def fmin(x, y): return apply("fmin", x, y)                     # noqa: E704
 def matmul(x, y): return apply("matmul", x, y)                 # noqa: E704
 def clone(x): return apply("clone", x)                         # noqa: E704
 
@@ -239,9 +241,15 @@ def where(cond, x, y):
 
 
 def clip(x, lo=None, hi=None):
+    """numpy's clip; a missing bound is the dtype's extreme (so it never binds), and bounds
+    that are tensors receive their part of the gradient (torch.clamp)."""
     if lo is None and hi is None:
         raise ValueError("clip: at least one of the bounds must be given")
-    return apply("clip", x, lo=lo, hi=hi)
+    x = constant(x)
+    low, high = -np.inf, np.inf
+    if np.issubdtype(x.dtype, np.integer):
+        low, high = int(np.iinfo(x.dtype).min), int(np.iinfo(x.dtype).max)
+    return apply("clip", x, low if lo is None else lo, high if hi is None else hi)
 
 
 def normalize_index(index: Any) -> Any:

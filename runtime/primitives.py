@@ -8,6 +8,12 @@ Contract:
 - VJP rules are written with tensor operations (`functional` and operators), so running them
   with recording enabled (`create_graph=True`) gives higher-order derivatives for free.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
+- Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`):
+  maximum/minimum halve the gradient at a tie; fmax/fmin give it to the first operand where
+  `x >= y` (fmin: `<=`) or `y` is NaN, else to the second; clip(x, lo, hi) gives it to `x`
+  where `lo <= x <= hi`, to `lo` where `x < lo < hi`, to `hi` where `x > hi` or `hi < lo`;
+  max/min reductions share it evenly among the tied extrema. Builtin `max`/`min` on tensors
+  compare, so the whole gradient goes to the argument Python returns.
 """
 
 from __future__ import annotations
@@ -223,6 +229,24 @@ def minimum_vjp(ctx, g):
     return F.sum_to(g * wx, ctx.shapes[0]), F.sum_to(g * (1.0 - wx), ctx.shapes[1])
 
 
+def _first_or_second(first: Any, g: Any, shapes: tuple) -> tuple[Any, Any]:
+    """`g` to the first operand where `first`, else to the second (summed to each shape)."""
+    return (F.sum_to(F.where(first, g, 0.0), shapes[0]),
+            F.sum_to(F.where(first, 0.0, g), shapes[1]))
+
+
+@primitive("fmax", "FmaxBackward0", np.fmax, inputs=True)
+def fmax_vjp(ctx, g):
+    x, y = ctx.inputs
+    return _first_or_second(F.logical_or(F.greater_equal(x, y), F.isnan(y)), g, ctx.shapes)
+
+
+@primitive("fmin", "FminBackward0", np.fmin, inputs=True)
+def fmin_vjp(ctx, g):
+    x, y = ctx.inputs
+    return _first_or_second(F.logical_or(F.less_equal(x, y), F.isnan(y)), g, ctx.shapes)
+
+
 @primitive("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b))
 def where_vjp(ctx, g):
     cond = ctx.params["cond"]
@@ -230,13 +254,14 @@ def where_vjp(ctx, g):
             F.sum_to(F.where(cond, 0.0, g), ctx.shapes[1]))
 
 
-@primitive("clip", "ClampBackward1", lambda x, *, lo, hi: np.clip(x, lo, hi), inputs=True)
+@primitive("clip", "ClampBackward1", np.clip, inputs=True)
 def clip_vjp(ctx, g):
-    x = ctx.inputs[0]
-    lo, hi = ctx.params["lo"], ctx.params["hi"]
-    inside = F.logical_and(F.greater_equal(x, -np.inf if lo is None else lo),
-                           F.less_equal(x, np.inf if hi is None else hi))
-    return (F.where(inside, g, 0.0),)
+    x, lo, hi = ctx.inputs
+    masks = (F.logical_and(F.greater_equal(x, lo), F.less_equal(x, hi)),
+             F.logical_and(F.less(x, lo), F.less(lo, hi)),
+             F.logical_or(F.greater(x, hi), F.less(hi, lo)))
+    return tuple(F.sum_to(F.where(m, g, 0.0), shape)
+                 for m, shape in zip(masks, ctx.shapes, strict=True))
 
 
 def _matmul_operands(x_shape, y_shape, g):

@@ -101,8 +101,8 @@ SKIP = {"while", "cond", "push", "pop", "convert", "select", "floordiv", "sign",
 @pytest.mark.parametrize("name", sorted(n for n, p in PRIMITIVES.items()
                                         if p.differentiable and n not in SKIP))
 def test_scalar_rules_against_finite_differences(name):
-    n_args = 2 if name in BINARY else 1
-    point = [UNARY_DOMAIN.get(name, 0.7), 1.9][:n_args]
+    n_args = 3 if name == "clip" else 2 if name in BINARY else 1
+    point = [UNARY_DOMAIN.get(name, 0.7), 1.9, 2.6][:n_args]
     xs = [Var(F64, f"x{i}") for i in range(n_args)]
     b = Builder()
     out = b.op(name, *xs)

@@ -6,7 +6,8 @@ ones_like / empty_like / arange / array / stack / where / clip / concatenate / o
 linalg.norm / expand_dims / squeeze` and implements the array methods and
 attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and `attribute`. `axis`,
 `keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64;
-`np.array` / `np.stack` build a vector from scalars.
+`np.array` / `np.stack` build a vector from scalars. A max/min over no element raises
+numpy's ValueError when executed (`empty_extremum`), not at compile time.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
+from ..primitives.arrays import reduces_nothing
 from .functions import register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
@@ -54,6 +56,8 @@ def reduce(conv, prim, x, axis, keepdims, node):
         count = int(np.prod([n for i, n in enumerate(x.type.shape)
                              if axis is None or i in axis]))
         return conv.b.div(total, const(float(count), total.type.scalar))
+    if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
+        conv.b.emit("empty_extremum", [x], kind=prim, axis=axis, keepdims=bool(keepdims))
     return conv.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
 
 
@@ -154,9 +158,10 @@ def _where(conv, args, kwargs, node):
 
 
 def _clip(conv, args, kwargs, node):
+    _options(conv, kwargs, (), node)
     x, lo, hi = conv.exactly(args, 3, node)
-    x, lo = conv.promote(x, lo, node)
-    return conv.b.minimum(*conv.promote(conv.b.maximum(x, lo), hi, node))
+    dtype = conv.promote(conv.promote(x, lo, node)[0], hi, node)[0].type  # of all three
+    return conv.b.clip(*(conv.to_type(conv.numeric(v, node), dtype) for v in (x, lo, hi)))
 
 
 def _plain(fn):

@@ -22,15 +22,48 @@ def _unary(prim):
     return lambda conv, args, node: conv.b.op(prim, conv.as_float(conv.one(args, node), node))
 
 
-def _extremum(prim):
+def _elementwise_extremum(prim):
+    """np.maximum / np.minimum: NaN-propagating, elementwise."""
+
     def lower(conv, args, node):
-        if len(args) < 2:
-            raise conv.source.error(node, f"{prim} of fewer than two numbers",
-                                    "call it with two or more scalar arguments")
-        result = args[0]
-        for other in args[1:]:
-            x, y = conv.promote(result, other, node)
-            result = conv.b.op(prim, x, y)
+        return conv.b.op(prim, *conv.promote(*conv.exactly(args, 2, node), node))
+
+    return lower
+
+
+def _nan_ignoring_extremum(compare):
+    """np.fmax / np.fmin: `a if (a >= b or isnan(b)) else b` (fmin: `<=`), so a NaN operand
+    yields the other one (both NaN: NaN) and the gradient follows the select (torch.fmax)."""
+
+    def lower(conv, args, node):
+        a, b = conv.promote(*conv.exactly(args, 2, node), node)
+        first = conv.b.op(compare, a, b)
+        if a.type.is_float:
+            first = conv.b.or_(first, conv.b.ne(b, b))
+        return conv.b.select(first, a, b)
+
+    return lower
+
+
+def _builtin_extremum(name, compare, elementwise):
+    """Python's max / min of numbers: a left fold that replaces the current value only when
+    `item > current` (min: `<`), exactly as CPython does (so `max(1.0, nan)` is 1.0 and
+    `max(nan, 1.0)` is nan); a single tuple argument is iterated."""
+
+    def lower(conv, args, node):
+        items = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        if not items or (items is args and len(items) == 1):
+            raise conv.source.error(node, f"{name}() needs two or more numbers or a non-empty "
+                                          "tuple of numbers", f"call {name}(a, b, ...)")
+        values = [conv.value(v, node) for v in items]
+        if any(v.type.is_array for v in values):
+            raise conv.source.error(node, f"builtin {name}() of arrays (Python compares whole "
+                                          "arrays, which is ambiguous)",
+                                    f"use {elementwise}(a, b) elementwise or np.{name}(x)")
+        result = values[0]
+        for item in values[1:]:
+            current, other = conv.promote(result, item, node)
+            result = conv.b.select(conv.b.op(compare, other, current), other, current)
         return result
 
     return lower
@@ -136,8 +169,12 @@ _register([np.abs, np.absolute, np.fabs, math.fabs, builtins.abs], _abs)
 _register([np.square], _square)
 _register([np.hypot, math.hypot], _hypot)
 _register([np.power, math.pow, builtins.pow], _pow)
-_register([np.maximum, np.fmax, builtins.max], _extremum("maximum"))
-_register([np.minimum, np.fmin, builtins.min], _extremum("minimum"))
+_register([np.maximum], _elementwise_extremum("maximum"))
+_register([np.minimum], _elementwise_extremum("minimum"))
+_register([np.fmax], _nan_ignoring_extremum("ge"))
+_register([np.fmin], _nan_ignoring_extremum("le"))
+_register([builtins.max], _builtin_extremum("max", "gt", "np.maximum"))
+_register([builtins.min], _builtin_extremum("min", "lt", "np.minimum"))
 _register([np.sign], _unary("sign"))
 _register([np.floor], _rounding("floor", False))
 _register([np.ceil], _rounding("ceil", False))

@@ -16,6 +16,18 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
   order primal and tangent stores and loads).
 Control-flow primitives (`while`, `cond`) keep their structural AD rules in `ad/`, registered
 here all the same, so the completeness test covers them.
+
+Conventions at ties (PyTorch's; the eager tape's rules in `adlite.runtime.primitives` are the
+same, in reverse and forward mode alike):
+- builtin `max(a, b, ...)` / `min`: Python's left fold keeps the current value unless
+  `item > current` (min: `<`), a select, so the whole gradient goes to the argument Python
+  returns (the first of tied arguments; NaN order-dependent as in Python).
+- `np.maximum` / `np.minimum` (torch.maximum): each operand gets half the gradient at a tie.
+- `np.fmax` / `np.fmin` (torch.fmax): `a if (a >= b or isnan(b)) else b` (fmin: `<=`), a
+  select, so the first operand gets the gradient where `a >= b` or `b` is NaN, else the second.
+- `np.clip(x, lo, hi)` (torch.clamp): `x` gets it where `lo <= x <= hi` (bounds inclusive),
+  `lo` where `x < lo < hi`, `hi` where `x > hi` or `hi < lo` (then numpy returns `hi`).
+- `np.max` / `np.min` / `x.max()` reductions (torch.amax): shared evenly by the tied extrema.
 """
 
 from __future__ import annotations

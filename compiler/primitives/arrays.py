@@ -83,6 +83,34 @@ for _name in ("max", "min"):
                        _extremum_vjp, _extremum_jvp, _reduce_py(_name)))
 
 
+def reduces_nothing(shape, axis) -> bool:
+    """The reduced axes hold no element: numpy's max/min raise ValueError (no identity)."""
+    return any(n == 0 for i, n in enumerate(shape) if axis is None or i in axis)
+
+
+def _empty_extremum_type(in_types, params):
+    (t,) = in_types
+    _array(t, "empty_extremum")
+    if not reduces_nothing(t.shape, params["axis"]):
+        raise TypeError(f"empty_extremum: {t} has elements along axis {params['axis']}")
+    return []
+
+
+def _empty_extremum_impl(x, kind, axis, keepdims):
+    """Raises numpy's ValueError: `x` has no element along the reduced axes."""
+    getattr(np, kind)(x, axis=axis, keepdims=keepdims)
+    return ()
+
+
+# `empty_extremum[kind, axis, keepdims] x`: a max/min reduction over no element, raising
+# numpy's ValueError when executed (status EMPTY_MAXIMUM / EMPTY_MINIMUM natively). Shapes are
+# static, so the frontend emits it beside such a reduction; it is effectful, so it stays even
+# when the reduction's value is unused, and runs only where the reduction would.
+register(Primitive(
+    "empty_extremum", _empty_extremum_type, _empty_extremum_impl, None, None,
+    lambda args, e: _reduce_py(e.params["kind"])(args, e), effectful=True, differentiable=False))
+
+
 # ---- shapes -------------------------------------------------------------------------------------
 
 def _reshape_type(in_types, params):

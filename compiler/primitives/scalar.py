@@ -172,7 +172,8 @@ _define("mod", numeric, _mod, "({0} % {1})",
 
 
 def _extremum(name, compare, fn, py):
-    """max/min: the winner takes the cotangent, ties share it equally (as the eager tape)."""
+    """np.maximum/np.minimum: the winner takes the cotangent, ties share it equally
+    (torch.maximum, as the eager tape)."""
 
     def weight(b, e):
         x, y = e.inputs
@@ -195,6 +196,34 @@ _extremum("maximum", "gt", lambda x, y: max(x, y) if _python_ints(x, y) else np.
           "np.maximum({0}, {1})")
 _extremum("minimum", "lt", lambda x, y: min(x, y) if _python_ints(x, y) else np.minimum(x, y),
           "np.minimum({0}, {1})")
+
+
+def _clip_type(in_types: list[Type], params: dict) -> list[Type]:
+    if len(in_types) != 3:
+        raise TypeError(f"clip takes x, lo and hi, got {len(in_types)} operand(s)")
+    return numeric(in_types, params)
+
+
+def _clip_masks(b, e):
+    """torch.clamp's: `x` where lo <= x <= hi, `lo` where x < lo < hi, `hi` where x > hi or
+    hi < lo (numpy then returns hi); nothing where an operand is NaN."""
+    x, lo, hi = e.inputs
+    return [b.and_(b.ge(x, lo), b.le(x, hi)), b.and_(b.lt(x, lo), b.lt(lo, hi)),
+            b.or_(b.gt(x, hi), b.lt(hi, lo))]
+
+
+def _clip_vjp(b, e, g):
+    return [b.select(mask, g, 0.0) for mask in _clip_masks(b, e)]
+
+
+def _clip_jvp(b, e, t):
+    parts = [None if ti is None else b.select(mask, ti, 0.0)
+             for mask, ti in zip(_clip_masks(b, e), t, strict=True)]
+    return [_sum(b, _sum(b, parts[0], parts[1]), parts[2])]
+
+
+_define("clip", _clip_type, lambda x, lo, hi: np.clip(x, lo, hi), "np.clip({0}, {1}, {2})",
+        vjp=_clip_vjp, jvp=_clip_jvp)
 
 # ---- unary ------------------------------------------------------------------------------------
 

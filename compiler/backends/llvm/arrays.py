@@ -12,7 +12,8 @@ Contract (mixed into `FunctionLowering`):
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
   loop with no temporaries.
-- Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand; `matmul` calls the
+- Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
+  element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it;
   `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
 """
@@ -373,6 +374,12 @@ class ArrayLowering:
 
     def lower_min(self, eqn, env):
         return self._reduction("min")(eqn, env)
+
+    def lower_empty_extremum(self, eqn, env):
+        """A max/min over no element: numpy's ValueError whenever this point is reached."""
+        code = status.EMPTY_MAXIMUM if eqn.params["kind"] == "max" else status.EMPTY_MINIMUM
+        self.check(ir.Constant(I1, 0), code)
+        return []
 
     def lower_sum_to(self, eqn, env):
         x = eqn.inputs[0]

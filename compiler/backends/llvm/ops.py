@@ -119,6 +119,18 @@ def _extremum(float_pred, int_pred):
     return lower
 
 
+def _clip(cx, args, eqn):
+    """np.clip(x, lo, hi): `t = lo if x < lo else x`, then `hi if t > hi else t`, where a NaN
+    operand (x, lo or hi) gives NaN."""
+    x, lo, hi = args
+    b = cx.b
+    if not _is_float(x):
+        t = b.select(b.icmp_signed("<", x, lo), lo, x)
+        return [b.select(b.icmp_signed(">", t, hi), hi, t)]
+    t = b.select(b.or_(b.fcmp_ordered("<", x, lo), b.fcmp_unordered("uno", lo, lo)), lo, x)
+    return [b.select(b.or_(b.fcmp_ordered(">", t, hi), b.fcmp_unordered("uno", hi, hi)), hi, t)]
+
+
 def _nonzero_divisor(cx, y):
     cx.check(cx.b.icmp_signed("!=", y, ir.Constant(I64, 0)), status.ZERO_DIVISION)
 
@@ -287,6 +299,7 @@ LOWERINGS = {
     "mod": _mod,
     "maximum": _extremum(">=", ">="),
     "minimum": _extremum("<=", "<="),
+    "clip": _clip,
     "neg": _neg,
     "abs": _abs,
     "sign": _sign,
