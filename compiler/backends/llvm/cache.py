@@ -99,10 +99,16 @@ def store(key: str, code: bytes) -> None:
     except OSError:
         return  # a read-only or missing directory only costs a recompilation next time
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(encode(key, code))
+        with memoryview(encode(key, code)) as blob:
+            written = 0
+            while written < len(blob):
+                written += os.write(fd, blob[written:])
+        os.close(fd)
+        fd = -1
         os.replace(tmp, folder / f"{key}.o")
     except BaseException as error:  # a full disk, a directory in place of the entry, ...
+        if fd >= 0:
+            os.close(fd)
         try:
             os.unlink(tmp)  # ... leave nothing behind
         except OSError:
