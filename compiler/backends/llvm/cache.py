@@ -103,8 +103,8 @@ def store(key: str, code: bytes) -> None:
             written = 0
             while written < len(blob):
                 written += os.write(fd, blob[written:])
-        os.close(fd)
-        fd = -1
+        closing, fd = fd, -1
+        os.close(closing)
         os.replace(tmp, folder / f"{key}.o")
     except BaseException as error:  # a full disk, a directory in place of the entry, ...
         if fd >= 0:
