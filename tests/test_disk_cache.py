@@ -47,7 +47,7 @@ def test_a_foreign_entry_of_another_shape_is_never_run(folder):
     small, large = np.ones(3), np.ones(100_000)
     assert jit(arrays.exp)(small) == pytest.approx(arrays.exp(small), rel=1e-14)
     (entry_small,) = _entries(folder)
-    assert jit(arrays.exp)(large) == pytest.approx(arrays.exp(large), rel=1e-12)
+    assert jit(arrays.exp)(large) == pytest.approx(arrays.exp(large), rel=1e-9)
     (entry_large,) = set(_entries(folder)) - {entry_small}
     entry_small.write_bytes(entry_large.read_bytes())
     assert jit(arrays.exp)(small) == pytest.approx(arrays.exp(small), rel=1e-14)
