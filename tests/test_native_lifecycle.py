@@ -3,6 +3,8 @@ pickling compiled objects into other processes, and one compilation per signatur
 threads."""
 
 import ctypes
+import gc
+import importlib.util
 import math
 import multiprocessing
 import os
@@ -19,7 +21,6 @@ import pytest
 
 from adlite.compiler import api, grad, hessian, jit, value_and_grad
 from adlite.compiler.cli import main
-from adlite.compiler.compile_once import once
 
 from . import lifecycle_array_helpers as arrays
 from . import lifecycle_helpers as helpers
@@ -238,19 +239,37 @@ def test_nested_compilations_from_threads_do_not_deadlock():
     assert results[0] == pytest.approx(2 * 2.0, rel=1e-12)
 
 
-def test_builds_that_wait_for_each_other_do_not_deadlock():
-    table: dict = {}
-    barrier = threading.Barrier(2)
+def test_threads_compiling_different_functions_at_once(tmp_path):
+    # concurrent frontends used to fail with "SystemError: AST constructor recursion depth
+    # mismatch": CPython's ast conversions are not thread-safe, and a collection during a
+    # parse can run finalisers (llvmlite objects) that let another thread parse
+    source = tmp_path / "many.py"
+    source.write_text("".join(f"def f{i}(x, y):\n    return x * y + {i}.0 * x\n\n"
+                              for i in range(80)))
+    spec = importlib.util.spec_from_file_location("many", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    barrier = threading.Barrier(8)
+    errors, results = [], {}
 
-    def build(own, other):
+    def worker(k):
         barrier.wait()
-        return own + once(table, other, lambda: other + "!")
+        try:
+            for i in range(k, 80, 8):
+                f = getattr(module, f"f{i}")
+                results[i] = jit(f)(1.0, 2.0), grad(f)(1.0, 2.0)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(repr(error))
 
-    threads = [threading.Thread(target=once, args=(table, a, lambda a=a, b=b: build(a, b)),
-                                daemon=True) for a, b in (("a", "b"), ("b", "a"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert not any(t.is_alive() for t in threads)
-    assert set(table) == {"a", "b"}
+    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(8)]
+    threshold = gc.get_threshold()
+    gc.set_threshold(10)  # frequent collections: finalisers that release the GIL mid-parse
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    finally:
+        gc.set_threshold(*threshold)
+    assert errors == []
+    assert results == {i: (2.0 + i, 2.0 + i) for i in range(80)}
