@@ -4,7 +4,13 @@ Contract:
 - Each transformation returns a callable that compiles the function once per call signature
   (the tuple of argument types: float -> f64, int -> i64, bool -> bool) and caches the result;
   later calls with the same signature run the cached code without tracing or compiling
-  (`.compile_count` tells how often it compiled).
+  (`.compile_count` tells how often it compiled). Threads asking for the same new signature
+  at once share one compilation.
+- Transformed functions pickle at any time (before or after their first call) as the function,
+  the transformation and its arguments, never as native code: the receiving process compiles
+  again or loads the code from the disk cache. The function must be picklable (defined at
+  module level); a module-level `@jit def f` is pickled by name. `hessian(f)` results pickle
+  too.
 - `grad(f, wrt=0)` differentiates a function with one float result with respect to argument
   `wrt` (an int, or a tuple of ints, then a tuple of gradients is returned). Arguments that
   are differentiated are taken as floats even when given as ints.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import linecache
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,6 +35,7 @@ from .ad import jvp_graph, vjp_graph
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
+from .compile_once import once
 from .frontend.source import get_source
 from .frontend.to_ir import build_graph
 from .ir.builder import Builder
@@ -79,9 +87,21 @@ class Transformed:
         self.multi = not isinstance(wrt, int)
         self.cache: dict[tuple, tuple] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
-        self.compile_count = 0
         self.n_params = len(inspect.signature(fn).parameters)
         functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
+
+    @property
+    def compile_count(self) -> int:
+        """How many signatures were compiled to native (or Python backend) code."""
+        return sum(1 for key in list(self.cache) if key[:1] != ("ir",))
+
+    def __reduce__(self):
+        """Pickle the function and the transformation, never native state: a module-level
+        `@jit def f` by name, anything else by rebuilding it from (fn, kind, wrt, backend)."""
+        if _by_name(self.__module__, self.__qualname__) is self:
+            return self.__qualname__
+        wrt = self.wrt if self.multi else self.wrt[0]
+        return Transformed, (self.fn, self.kind, wrt, self.backend)
 
     def signature(self, args: Sequence[Any]) -> tuple[Type, ...]:
         if len(args) != self.n_params:
@@ -127,11 +147,8 @@ class Transformed:
             raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
                             f"but {len(types)} were given")
         types = self.signature_types(list(types))
-        key = ("ir",) + types
-        if key not in self.cache:
-            _, graph, is_tuple = self.graphs(types)
-            self.cache[key] = (graph, is_tuple)
-        graph, is_tuple = self.cache[key]
+        graph, is_tuple = once(self.cache, ("ir",) + types,
+                               lambda: self.graphs(types)[1:])
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
             is_tuple = self.multi or self.kind == "value_and_grad"
         return graph, is_tuple
@@ -139,12 +156,12 @@ class Transformed:
     def compiled(self, types: tuple[Type, ...]):
         """(run, result is a tuple) for one signature; `run(*args)` returns a tuple."""
         entry = self.cache.get(types)
-        if entry is None:
-            _, graph, is_tuple = self.graphs(types)
-            entry = (_backend_compile(self.backend, graph, self.fn), is_tuple)
-            self.cache[types] = entry
-            self.compile_count += 1
-        return entry
+        return entry if entry is not None else once(self.cache, types,
+                                                    lambda: self._compile(types))
+
+    def _compile(self, types: tuple[Type, ...]):
+        _, graph, is_tuple = self.graphs(types)
+        return _backend_compile(self.backend, graph, self.fn), is_tuple
 
     def __call__(self, *args: Any):
         fast = self.dispatch.get(_dispatch_key(args))
@@ -168,6 +185,14 @@ class Transformed:
             fast = run if self.multi else (lambda *a: run(*a)[0])
         self.dispatch[_dispatch_key(args)] = fast
         return fast
+
+
+def _by_name(module: str, qualname: str) -> Any:
+    """The object that `module.qualname` names, or None."""
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _dispatch_key(args) -> tuple:
@@ -214,13 +239,15 @@ _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _compile_extended(fn, types, transform):
     """(primal graph, compiled transform, result is a tuple), cached per function and
     argument types like the other transformations."""
-    per_fn = _EXTENDED.setdefault(fn, {})
-    key = (transform.__name__, types)
-    if key not in per_fn:
+    def build():
         primal, _, is_tuple = build_graph(fn, list(types))
         graph = optimize(transform(primal))
-        per_fn[key] = (primal, _backend_compile("llvm", graph, fn), is_tuple)
-    return per_fn[key]
+        return primal, _backend_compile("llvm", graph, fn), is_tuple
+
+    per_fn = _EXTENDED.setdefault(fn, {})
+    key = (transform.__name__, types)
+    entry = per_fn.get(key)
+    return entry if entry is not None else once(per_fn, key, build)
 
 
 def _zero_like(t: Type):
@@ -263,25 +290,24 @@ def hessian(fn: Callable, wrt: int = 0):
     """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array), by
     forward over reverse: one Hessian-vector product `jvp(grad(fn))` per input component,
     loops included. For an array of shape S the result has shape S + S."""
-    gradient = grad(fn, wrt=wrt)
+    return functools.partial(_hessian_at, grad(fn, wrt=wrt), wrt)  # picklable
 
-    def hessian_at(*args: Any):
-        x = np.asarray(args[wrt], dtype=float)
-        floats = [i for i, a in enumerate(args) if arg_type(a, i).is_float]
-        if wrt not in floats:
-            raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
-        columns = []
-        for k in range(x.size):
-            basis = np.zeros(x.size)
-            basis[k] = 1.0
-            tangents = [(basis.reshape(x.shape) if x.ndim else 1.0) if i == wrt
-                        else _zero_like(arg_type(args[i], i)) for i in floats]
-            columns.append(np.asarray(jvp(gradient, args, tangents)[1], dtype=float))
-        if x.ndim == 0:
-            return float(columns[0])
-        return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
 
-    return hessian_at
+def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
+    x = np.asarray(args[wrt], dtype=float)
+    floats = [i for i, a in enumerate(args) if arg_type(a, i).is_float]
+    if wrt not in floats:
+        raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
+    columns = []
+    for k in range(x.size):
+        basis = np.zeros(x.size)
+        basis[k] = 1.0
+        tangents = [(basis.reshape(x.shape) if x.ndim else 1.0) if i == wrt
+                    else _zero_like(arg_type(args[i], i)) for i in floats]
+        columns.append(np.asarray(jvp(gradient, args, tangents)[1], dtype=float))
+    if x.ndim == 0:
+        return float(columns[0])
+    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
 
 
 STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad", "dot",

@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
     double k = argc > 1 ? atof(argv[1]) : 1.3;
     double c = argc > 2 ? atof(argv[2]) : 0.2;
     double dk, dc;
-    int32_t status = oscillator_grad(k, c, &dk, &dc);
+    int32_t status = adlite_oscillator_grad(k, c, &dk, &dc);
     if (status != 0) {
         fprintf(stderr, "oscillator_grad failed with status %d\n", (int)status);
         return 1;

@@ -21,7 +21,7 @@ def test_c_program_prints_the_gradient(tmp_path):
                  "-o", str(build)]) == 0
     assert (build / "liboscillator_grad.so").exists()
     header = (build / "oscillator_grad.h").read_text()
-    assert "int32_t oscillator_grad(double k, double c, double *dk, double *dc);" in header
+    assert "int32_t adlite_oscillator_grad(double k, double c, double *dk, double *dc);" in header
     program = tmp_path / "grad"
     subprocess.run(["cc", f"-I{build}", str(ROOT / "examples" / "aot_oscillator.c"),
                     f"-L{build}", "-loscillator_grad", f"-Wl,-rpath,{build}", "-o",

@@ -3,7 +3,7 @@
 `compile_graph(graph, name)` returns a callable taking Python scalars and returning the tuple
 of outputs. The disk cache is keyed by the printed optimised IR (which determines the code),
 the host CPU and features, a hash of the compiler's source, and the llvmlite and LLVM
-versions.
+versions. The native symbols are private: `__adlite_<digest of the key>_<name>`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import llvmlite.binding as llvm
 from ...ir.printer import print_graph
 from . import cache
 from .jit import NativeFunction, host_target_machine, initialize, jit_module, jit_object
-from .lower import lower_module
+from .lower import lower_module, symbol_name
 
 
 def _compiler_fingerprint() -> str:
@@ -33,16 +33,21 @@ COMPILER_FINGERPRINT = _compiler_fingerprint()
 initialize()  # once per process, at import: the first compilation should not pay for it
 
 
-def compile_graph(graph, name: str) -> NativeFunction:
-    in_types = [v.type for v in graph.inputs]
-    out_types = [a.type for a in graph.outputs]
+def _key_and_symbol(graph, name: str) -> tuple[str, str]:
     key = cache.key_for(print_graph(graph), name, llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten(), COMPILER_FINGERPRINT,
                         llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)))
+    return key, symbol_name(name, key[:16])
+
+
+def compile_graph(graph, name: str) -> NativeFunction:
+    in_types = [v.type for v in graph.inputs]
+    out_types = [a.type for a in graph.outputs]
+    key, symbol = _key_and_symbol(graph, name)
     code = cache.load(key)
     if code is not None:
-        return jit_object(code, name, in_types, out_types)
-    native = jit_module(lower_module(graph, name), name, in_types, out_types)
+        return jit_object(code, symbol, in_types, out_types)
+    native = jit_module(lower_module(graph, symbol), symbol, in_types, out_types)
     cache.store(key, native.object_code)
     return native
 
@@ -51,4 +56,5 @@ def llvm_ir(graph, name: str) -> str:
     """The optimised LLVM IR of a graph (for `adlite show --stage llvm`)."""
     from .jit import parse_and_optimize
 
-    return str(parse_and_optimize(str(lower_module(graph, name)), host_target_machine()))
+    symbol = _key_and_symbol(graph, name)[1]
+    return str(parse_and_optimize(str(lower_module(graph, symbol)), host_target_machine()))

@@ -9,10 +9,15 @@ the pointers and returns 0, or returns a nonzero status of `status.py` without t
 outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers
 to a loop with phi nodes for its carries, `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
-that live in the function's frame and are freed on every exit path.
+that live in the function's frame and are freed on every exit path. `name` is a symbol
+private to adlite (`symbol_name`, or `adlite_<name>` for ahead-of-time libraries), so a user
+function named like a C library function (`exp`, `free`) never clashes with the
+declarations the lowering makes.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from llvmlite import ir
@@ -472,9 +477,26 @@ def has_arrays(graph: Graph) -> bool:
                for v in list(g.inputs) + [o for e in g.eqns for o in e.outputs])
 
 
+def c_identifier(name: str) -> str:
+    """`name` (a Python identifier, possibly non-ASCII) as an ASCII C identifier."""
+    return re.sub(r"[^0-9A-Za-z_]", lambda m: f"_u{ord(m.group()):x}_", name)
+
+
+def symbol_name(name: str, tag: str) -> str:
+    """The native symbol of the function compiled from graph `name`: `__adlite_<tag>_<name>`.
+    The prefix keeps it apart from every libc, libm and CPython symbol (a function named
+    `exp` or `free` must not replace or call the C library's), and `tag` (a digest of what is
+    compiled) keeps the symbols of different modules apart."""
+    return f"__adlite_{tag}_{c_identifier(name)}"
+
+
 def lower_module(graph: Graph, name: str) -> ir.Module:
-    """The module; for array code it also defines `int64_t <name>_scratch(void)`, the size
-    of the scratch buffer the caller passes as the last argument."""
+    """The module defining function `name`, a private symbol (`symbol_name`) that must not be
+    the name of anything the lowering declares (libc/libm functions); for array code it also
+    defines `int64_t <name>_scratch(void)`, the size of the scratch buffer the caller passes
+    as the last argument."""
+    if not name.startswith(("__adlite_", "adlite_")):
+        raise ValueError(f"{name!r} is not a private adlite symbol (see symbol_name)")
     module = ir.Module(name=name)
     lowering = FunctionLowering(module, graph, name)
     lowering.lower()

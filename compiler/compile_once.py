@@ -1,0 +1,30 @@
+"""Build each cache entry once, even when several threads ask for it at the same moment.
+
+Contract: `once(table, key, build)` returns `table[key]`, first storing `build()` there when
+the key is missing; an existing entry is returned without locking. Builds run one at a time
+under one process-wide reentrant lock: threads asking for the same new key wait for the first
+build and return its entry, and a build may call `once` again from the same thread (nested
+compilations: grad of grad, compiled functions called inside compiled code), so no
+combination of builds can deadlock. Serialising builds costs little, as the frontend and the
+passes hold the GIL anyway, and it is needed: CPython's `ast` conversions are not safe from
+concurrent threads (3.11 raises "SystemError: AST constructor recursion depth mismatch"), and
+llvmlite parses modules in LLVM's global context.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+_lock = threading.RLock()
+
+
+def once(table: dict, key: Hashable, build: Callable[[], Any]) -> Any:
+    entry = table.get(key)
+    if entry is not None:
+        return entry
+    with _lock:
+        if key not in table:
+            table[key] = build()
+        return table[key]
