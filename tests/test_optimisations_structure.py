@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, jit, show
-from adlite.compiler.backends.llvm.lower import lower_module
+from adlite.compiler.backends.llvm.lower import lower_module, symbol_name
 from adlite.compiler.ir.core import F64, I64, Type, walk_eqns
 
 from . import llvm_examples as lx
@@ -104,7 +104,7 @@ class NativeCode:
 
     def __init__(self, transform, fn, types) -> None:
         graph, _ = transform(fn).ir_for(tuple(types))
-        module = llvm.parse_assembly(str(lower_module(graph, graph.name)))
+        module = llvm.parse_assembly(str(lower_module(graph, symbol_name(graph.name, "test"))))
         (self.function,) = [f for f in module.functions if not f.is_declaration and
                             graph.name in f.name and not f.name.endswith("_scratch")]
         self.loops = _loops_of(self.function)
