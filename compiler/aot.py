@@ -21,6 +21,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 
 from .api import Transformed
+from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import has_arrays, lower_module
 from .ir.core import Graph, Type
@@ -107,7 +108,9 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tm = _target_machine(portable)
-    module_ref = parse_and_optimize(str(lower_module(graph, name)), tm)
+    module = lower_module(graph, name)
+    make_private(module)  # no Python to deliver Ctrl-C: the loops need not poll
+    module_ref = parse_and_optimize(str(module), tm)
     obj = out / f"{name}.o"
     obj.write_bytes(tm.emit_object(module_ref))
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")

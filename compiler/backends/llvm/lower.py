@@ -7,7 +7,8 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status without touching the outputs:
 1 out of memory (the AD tape could not grow), 2 integer division by zero, 3 float that does
-not fit an int. `while` lowers to a loop with phi nodes for its carries, `cond` to branches
+not fit an int. `while` lowers to a loop with phi nodes for its carries that polls for
+Ctrl-C once per iteration (interrupt.py: status 6 on the main thread), `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path.
 """
@@ -21,6 +22,7 @@ from ...ir.core import Const, Graph, Var
 from . import status
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
+from .interrupt import emit_poll
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
@@ -266,6 +268,7 @@ class FunctionLowering(ArrayLowering):
         phis = [b.phi(v.type) for v in init]
         for phi, v in zip(phis, init, strict=True):
             phi.add_incoming(v, pre)
+        emit_poll(self)  # Ctrl-C: leave through the error exit, freeing everything
         (test,) = self.graph_body(eqn.params["cond"], consts + phis)
         b.cbranch(test, body, exit_)
         b.position_at_end(body)
