@@ -220,3 +220,69 @@ def test_a_signal_handler_that_does_not_raise_lets_the_call_finish(tmp_path):
     assert r["handler_runs"] == 1 and r["handler_before_return"]
     print(f"handler ran {r['handler_delay'] * 1e3:.1f} ms after SIGINT")
     assert 0.0 <= r["handler_delay"] < 1.0
+
+
+def _load(tmp_path, source: str):
+    import importlib.util
+
+    path = tmp_path / "loops.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location("loops", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _loops(fn, kind: str, args) -> list:
+    from adlite.compiler.api import Transformed, arg_type
+
+    graph, _ = Transformed(fn, kind, 0).ir_for(tuple(arg_type(a, i) for i, a in enumerate(args)))
+    return graph, [e for e in graph.eqns if e.prim == "while"]
+
+
+def test_counted_loops_have_the_trip_count_python_runs(tmp_path):
+    from adlite.compiler.backends.llvm.interrupt import _trip_count
+
+    cases = [(op, start, stop, step) for op in ("<", "<=", ">", ">=", "!=")
+             for start in (-7, 0, 5) for stop in (-6, 0, 4, 9) for step in (1, 3, -1, -2)]
+    module = _load(tmp_path, "\n".join(
+        f"def f{k}(x):\n    i = {start}\n    while i {op} {stop}:\n        i = i + ({step})\n"
+        f"        x = x + 1.0\n    return x\n" for k, (op, start, stop, step) in enumerate(cases)))
+    for k, (op, start, stop, step) in enumerate(cases):
+        i, trips = start, 0
+        while eval(f"{i} {op} {stop}") and trips < 1000:  # Python's own count, capped
+            i, trips = i + step, trips + 1
+        _, (loop,) = _loops(getattr(module, f"f{k}"), "jit", (1.0,))
+        assert _trip_count(loop, {}) == (trips if trips < 1000 else None), (op, start, stop, step)
+
+
+def test_only_loops_that_may_run_long_poll(tmp_path):
+    from adlite.compiler.backends.llvm.interrupt import needs_poll
+
+    module = _load(tmp_path, '''
+        def short(x):
+            for _ in range(1000):
+                x = x * 0.5 + 1.0
+            return x
+
+        def long(x):
+            for _ in range(10**7):
+                x = x * 0.5 + 1.0
+            return x
+
+        def unknown(x, n):
+            for _ in range(n):
+                x = x * 0.5 + 1.0
+            return x
+
+        def data_dependent(x):
+            while x < 1000.0:
+                x = x * 1.5 + 0.1
+            return x
+    ''')
+    for fn, args, polls in ((module.short, (1.0,), False), (module.long, (1.0,), True),
+                            (module.unknown, (1.0, 5), True),
+                            (module.data_dependent, (1.0,), True)):
+        for kind in ("jit", "grad"):  # grad: the forward loop and the reverse (tape) loop
+            graph, loops = _loops(fn, kind, args)
+            assert loops and all(needs_poll(e, graph) == polls for e in loops), (fn, kind)

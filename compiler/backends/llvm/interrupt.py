@@ -32,13 +32,17 @@ Contract:
 from __future__ import annotations
 
 import ctypes
+import math
 import platform
 import sys
 import threading
+import weakref
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ...ir.core import Const, Eqn, Graph
+from ...passes.rewrite import all_graphs
 from .status import INTERRUPTED
 
 FLAG = "__adlite_interrupt_flag"
@@ -58,6 +62,97 @@ _main_thread = ctypes.c_uint64(0)
 _previous = ctypes.c_void_p(0)  # the SIGINT handler ours chains to
 for _name, _cell in ((FLAG, _flag), (MAIN_THREAD, _main_thread), (PREVIOUS, _previous)):
     llvm.add_symbol(_name, ctypes.addressof(_cell))
+
+
+# ---- which loops poll -----------------------------------------------------------------------
+
+WORK_BOUND = 1 << 20  # elementary operations a loop may run between polls (milliseconds)
+_STEP_SIGN = {"add": 1, "sub": -1}
+_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "ne": "ne"}
+_producers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def needs_poll(loop: Eqn, function: Graph) -> bool:
+    """Every `while` of `function` polls, except one whose trip count is known at compile time
+    and whose whole work (trip count x operations, array elements and inner loops included)
+    is at most WORK_BOUND: it ends within milliseconds anyway, and without a second exit LLVM
+    can unroll it. Known trip counts: `while i < N: ...; i = i + s` (<, <=, >, >=, !=) where
+    N, s and the start are constants or final counters of such loops (reverse AD loops)."""
+    if function not in _producers:
+        _producers[function] = {id(v): e for g in all_graphs(function) for e in g.eqns
+                                for v in e.outputs}
+    work = _work(loop, _producers[function])
+    return work is None or work > WORK_BOUND
+
+
+def _work(eqn: Eqn, producers: dict) -> int | None:
+    """An upper bound on the elementary operations `eqn` runs; None when unbounded."""
+    inner = [_work(e, producers) for g in eqn.subgraphs() for e in g.eqns]
+    if None in inner:
+        return None
+    if eqn.prim == "while":
+        trips = _trip_count(eqn, producers)
+        return None if trips is None else (trips + 1) * (sum(inner) + 1)
+    sizes = [math.prod(a.type.shape) for a in [*eqn.inputs, *eqn.outputs] if a.type.is_array]
+    return sum(inner) + max(sizes, default=1)
+
+
+def _trip_count(loop: Eqn, producers: dict) -> int | None:
+    n = loop.params["n_consts"]
+    cond = loop.params["cond"]
+    if len(cond.eqns) != 1 or cond.outputs[0] is not cond.eqns[0].outputs[0]:
+        return None
+    test = cond.eqns[0]
+    if test.prim not in _FLIPPED:
+        return None
+    counter, bound = test.inputs
+    op = test.prim
+    if counter not in cond.inputs[n:]:  # N < i is i > N
+        counter, bound, op = bound, counter, _FLIPPED[op]
+    if counter not in cond.inputs[n:] or counter.type.name != "i64":
+        return None
+    j = cond.inputs.index(counter)
+    step = _step(loop, j)
+    start = _static_int(loop.inputs[j], producers)
+    bound = (_static_int(loop.inputs[cond.inputs.index(bound)], producers)
+             if bound in cond.inputs[:n] else _static_int(bound, producers))
+    if step == 0 or start is None or bound is None:
+        return None
+    distance = bound - start
+    if op == "ne":
+        return distance // step if distance % step == 0 and distance // step >= 0 else None
+    if op in ("le", "ge"):
+        distance += 1 if op == "le" else -1
+    upward = op in ("lt", "le")
+    if upward != (step > 0):  # the counter moves away from N: never runs, or runs away
+        return None if (distance > 0 if upward else distance < 0) else 0
+    return max(0, -(-distance // step))
+
+
+def _step(loop: Eqn, j: int) -> int:
+    """s when carry j (an index into the body's inputs) becomes `carry + s`, else 0."""
+    n, body = loop.params["n_consts"], loop.params["body"]
+    update = body.outputs[j - n]
+    return next((_STEP_SIGN[e.prim] * e.inputs[1].value for e in body.eqns
+                 if e.outputs == [update] and e.prim in _STEP_SIGN
+                 and e.inputs[0] is body.inputs[j] and isinstance(e.inputs[1], Const)
+                 and e.inputs[1].type.name == "i64"), 0)
+
+
+def _static_int(atom, producers: dict) -> int | None:
+    """The value of an i64 atom known at compile time: a constant, or the final value of a
+    counter (constant start and step) of a loop with a known trip count."""
+    if isinstance(atom, Const):
+        return atom.value if atom.type.name == "i64" else None
+    loop = producers.get(id(atom))
+    if loop is None or loop.prim != "while":
+        return None
+    n = loop.params["n_consts"]
+    k = loop.outputs.index(atom)
+    step = _step(loop, n + k)
+    start = _static_int(loop.inputs[n + k], producers)
+    trips = _trip_count(loop, producers) if step and start is not None else None
+    return None if trips is None else start + trips * step
 
 
 # ---- code generation ------------------------------------------------------------------------

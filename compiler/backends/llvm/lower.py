@@ -22,7 +22,7 @@ from ...ir.core import Const, Graph, Var
 from . import status
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
-from .interrupt import emit_poll
+from .interrupt import emit_poll, needs_poll
 from .ops import F64, I1, I64, LOWERINGS
 
 I32 = ir.IntType(32)
@@ -268,7 +268,8 @@ class FunctionLowering(ArrayLowering):
         phis = [b.phi(v.type) for v in init]
         for phi, v in zip(phis, init, strict=True):
             phi.add_incoming(v, pre)
-        emit_poll(self)  # Ctrl-C: leave through the error exit, freeing everything
+        if needs_poll(eqn, self.graph):  # Ctrl-C: leave through the error exit, freeing everything
+            emit_poll(self)
         (test,) = self.graph_body(eqn.params["cond"], consts + phis)
         b.cbranch(test, body, exit_)
         b.position_at_end(body)
