@@ -252,8 +252,9 @@ def test_counted_loops_have_the_trip_count_python_runs(tmp_path):
         i, trips = start, 0
         while eval(f"{i} {op} {stop}") and trips < 1000:  # Python's own count, capped
             i, trips = i + step, trips + 1
-        _, (loop,) = _loops(getattr(module, f"f{k}"), "jit", (1.0,))
-        assert _trip_count(loop, {}) == (trips if trips < 1000 else None), (op, start, stop, step)
+        graph, (loop,) = _loops(getattr(module, f"f{k}"), "jit", (1.0,))
+        expected = trips if trips < 1000 else None
+        assert _trip_count(loop, graph) == expected, (op, start, stop, step)
 
 
 def test_only_loops_that_may_run_long_poll(tmp_path):

@@ -24,7 +24,8 @@ Contract:
   SIG_DFL or SIG_IGN) and ours is not already there; it is called whenever a compiled
   function is loaded. A later `signal.signal(SIGINT, ...)` replaces our handler: nothing
   breaks, compiled loops just stop being interruptible until the next compilation reinstalls
-  it. The handler's machine code is never freed (a signal may arrive during shutdown).
+  it. The handler's machine code is never freed (a signal may arrive during shutdown). After
+  `fork` the forking thread is the child's main thread.
 - `make_private(module)` turns the flag into a private constant zero for code that runs
   without Python (ahead-of-time kernels): the optimiser then removes the polls.
 """
@@ -33,10 +34,10 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import platform
 import sys
 import threading
-import weakref
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -69,7 +70,6 @@ for _name, _cell in ((FLAG, _flag), (MAIN_THREAD, _main_thread), (PREVIOUS, _pre
 WORK_BOUND = 1 << 20  # elementary operations a loop may run between polls (milliseconds)
 _STEP_SIGN = {"add": 1, "sub": -1}
 _FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "ne": "ne"}
-_producers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def needs_poll(loop: Eqn, function: Graph) -> bool:
@@ -78,26 +78,23 @@ def needs_poll(loop: Eqn, function: Graph) -> bool:
     is at most WORK_BOUND: it ends within milliseconds anyway, and without a second exit LLVM
     can unroll it. Known trip counts: `while i < N: ...; i = i + s` (<, <=, >, >=, !=) where
     N, s and the start are constants or final counters of such loops (reverse AD loops)."""
-    if function not in _producers:
-        _producers[function] = {id(v): e for g in all_graphs(function) for e in g.eqns
-                                for v in e.outputs}
-    work = _work(loop, _producers[function])
+    work = _work(loop, function)
     return work is None or work > WORK_BOUND
 
 
-def _work(eqn: Eqn, producers: dict) -> int | None:
+def _work(eqn: Eqn, function: Graph) -> int | None:
     """An upper bound on the elementary operations `eqn` runs; None when unbounded."""
-    inner = [_work(e, producers) for g in eqn.subgraphs() for e in g.eqns]
+    inner = [_work(e, function) for g in eqn.subgraphs() for e in g.eqns]
     if None in inner:
         return None
     if eqn.prim == "while":
-        trips = _trip_count(eqn, producers)
+        trips = _trip_count(eqn, function)
         return None if trips is None else (trips + 1) * (sum(inner) + 1)
     sizes = [math.prod(a.type.shape) for a in [*eqn.inputs, *eqn.outputs] if a.type.is_array]
     return sum(inner) + max(sizes, default=1)
 
 
-def _trip_count(loop: Eqn, producers: dict) -> int | None:
+def _trip_count(loop: Eqn, function: Graph) -> int | None:
     n = loop.params["n_consts"]
     cond = loop.params["cond"]
     if len(cond.eqns) != 1 or cond.outputs[0] is not cond.eqns[0].outputs[0]:
@@ -113,9 +110,9 @@ def _trip_count(loop: Eqn, producers: dict) -> int | None:
         return None
     j = cond.inputs.index(counter)
     step = _step(loop, j)
-    start = _static_int(loop.inputs[j], producers)
-    bound = (_static_int(loop.inputs[cond.inputs.index(bound)], producers)
-             if bound in cond.inputs[:n] else _static_int(bound, producers))
+    start = _static_int(loop.inputs[j], function)
+    bound = (_static_int(loop.inputs[cond.inputs.index(bound)], function)
+             if bound in cond.inputs[:n] else _static_int(bound, function))
     if step == 0 or start is None or bound is None:
         return None
     distance = bound - start
@@ -139,19 +136,20 @@ def _step(loop: Eqn, j: int) -> int:
                  and e.inputs[1].type.name == "i64"), 0)
 
 
-def _static_int(atom, producers: dict) -> int | None:
-    """The value of an i64 atom known at compile time: a constant, or the final value of a
-    counter (constant start and step) of a loop with a known trip count."""
+def _static_int(atom, function: Graph) -> int | None:
+    """The value of an i64 atom of `function` known at compile time: a constant, or the final
+    value of a counter (constant start and step) of a loop with a known trip count."""
     if isinstance(atom, Const):
         return atom.value if atom.type.name == "i64" else None
-    loop = producers.get(id(atom))
+    loop = next((e for g in all_graphs(function) for e in g.eqns
+                 if any(o is atom for o in e.outputs)), None)
     if loop is None or loop.prim != "while":
         return None
     n = loop.params["n_consts"]
     k = loop.outputs.index(atom)
     step = _step(loop, n + k)
-    start = _static_int(loop.inputs[n + k], producers)
-    trips = _trip_count(loop, producers) if step and start is not None else None
+    start = _static_int(loop.inputs[n + k], function)
+    trips = _trip_count(loop, function) if step and start is not None else None
     return None if trips is None else start + trips * step
 
 
@@ -275,6 +273,13 @@ def install() -> None:
     _main_thread.value = threading.main_thread().ident
     current.handler = _handlers[1] if current.flags & SA_SIGINFO else _handlers[0]
     sigaction(SIGINT, ctypes.byref(current), None)
+
+
+def _after_fork_in_child() -> None:
+    _main_thread.value = threading.get_ident()  # the forking thread is the child's main thread
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def acknowledge() -> None:
