@@ -172,7 +172,7 @@ def test_other_threads_keep_running_and_a_stale_signal_does_not_interrupt(tmp_pa
     reports = run_child(tmp_path, '''
         c = jit(count)
         c(10)
-        n, result = 10**9, []
+        n, result = 6 * 10**8, []  # seconds of work
 
         def work():
             print("started", flush=True)
@@ -207,7 +207,7 @@ def test_a_signal_handler_that_does_not_raise_lets_the_call_finish(tmp_path):
         signal.signal(signal.SIGINT, lambda *_: ran.append(time.monotonic()))
         c = jit(count)
         c(1)  # compiling puts the native handler back in front of Python's
-        n = 10**9
+        n = 6 * 10**8  # seconds of work
         print("started", flush=True)
         value = c(n)
         done = time.monotonic()
@@ -244,7 +244,7 @@ def test_counted_loops_have_the_trip_count_python_runs(tmp_path):
     from adlite.compiler.backends.llvm.interrupt import _trip_count
 
     cases = [(op, start, stop, step) for op in ("<", "<=", ">", ">=", "!=")
-             for start in (-7, 0, 5) for stop in (-6, 0, 4, 9) for step in (1, 3, -1, -2)]
+             for start in (-7, 5) for stop in (-6, 4, 9) for step in (1, 3, -1, -2)]
     module = _load(tmp_path, "\n".join(
         f"def f{k}(x):\n    i = {start}\n    while i {op} {stop}:\n        i = i + ({step})\n"
         f"        x = x + 1.0\n    return x\n" for k, (op, start, stop, step) in enumerate(cases)))

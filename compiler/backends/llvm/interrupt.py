@@ -239,6 +239,7 @@ class _Sigaction(ctypes.Structure):
 
 SUPPORTED = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64")
 _handlers: tuple[int, int] | None = None  # addresses of adlite_sigint, adlite_sigint_info
+_sigaction = ctypes.CDLL(None).sigaction if SUPPORTED else None
 
 
 def _compile_handlers() -> tuple[int, int]:
@@ -260,9 +261,8 @@ def install() -> None:
     global _handlers
     if not SUPPORTED:
         return
-    sigaction = ctypes.CDLL(None).sigaction
     current = _Sigaction()
-    if sigaction(SIGINT, None, ctypes.byref(current)) != 0:
+    if _sigaction(SIGINT, None, ctypes.byref(current)) != 0:
         return
     handler = current.handler or SIG_DFL
     if handler in (SIG_DFL, SIG_IGN) or (_handlers is not None and handler in _handlers):
@@ -272,7 +272,7 @@ def install() -> None:
     _previous.value = handler
     _main_thread.value = threading.main_thread().ident
     current.handler = _handlers[1] if current.flags & SA_SIGINFO else _handlers[0]
-    sigaction(SIGINT, ctypes.byref(current), None)
+    _sigaction(SIGINT, ctypes.byref(current), None)
 
 
 def _after_fork_in_child() -> None:
