@@ -8,7 +8,8 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 the pointers and returns 0, or returns a nonzero status without touching the outputs:
 1 out of memory (the AD tape could not grow), 2 integer division by zero, 3 float that does
 not fit an int. `while` lowers to a loop with phi nodes for its carries that polls for
-Ctrl-C once per iteration (interrupt.py: status 6 on the main thread), `cond` to branches
+Ctrl-C once per iteration unless it provably ends within milliseconds (interrupt.py:
+status 6 on the main thread), `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path.
 """
