@@ -16,6 +16,7 @@ import textwrap
 import threading
 import time
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -280,10 +281,16 @@ def test_only_loops_that_may_run_long_poll(tmp_path):
             while x < 1000.0:
                 x = x * 1.5 + 0.1
             return x
+
+        def products(a):
+            for _ in range(4):  # few iterations, but each 300**3 multiply-adds
+                a = a @ a * 1e-3
+            return a.sum()
     ''')
     for fn, args, polls in ((module.short, (1.0,), False), (module.long, (1.0,), True),
                             (module.unknown, (1.0, 5), True),
-                            (module.data_dependent, (1.0,), True)):
+                            (module.data_dependent, (1.0,), True),
+                            (module.products, (np.ones((300, 300)),), True)):
         for kind in ("jit", "grad"):  # grad: the forward loop and the reverse (tape) loop
             graph, loops = _loops(fn, kind, args)
             assert loops and all(needs_poll(e, graph) == polls for e in loops), (fn, kind)

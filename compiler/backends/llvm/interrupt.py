@@ -91,6 +91,8 @@ def _work(eqn: Eqn, function: Graph) -> int | None:
         trips = _trip_count(eqn, function)
         return None if trips is None else (trips + 1) * (sum(inner) + 1)
     sizes = [math.prod(a.type.shape) for a in [*eqn.inputs, *eqn.outputs] if a.type.is_array]
+    if eqn.prim == "matmul":  # (m, k) @ (k, n): m k n multiply-adds
+        sizes.append(sizes[0] * sizes[1] // eqn.inputs[0].type.shape[-1])
     return sum(inner) + max(sizes, default=1)
 
 
