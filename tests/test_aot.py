@@ -45,10 +45,14 @@ def test_loader_runs_without_llvmlite(tmp_path):
              "sys.modules['llvmlite'] = None\n"
              "import int_division_loader as m\n"
              "print(m.int_division(-7, 2))\n"
-             "try:\n    m.int_division(1, 0)\nexcept ZeroDivisionError:\n    print('zde')\n")
+             "for args in ((1, 0), (-2**63, -1)):\n"
+             "    try:\n        m.int_division(*args)\n"
+             "    except ArithmeticError as e:\n        print(type(e).__name__, e)\n")
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
                          check=True).stdout.split("\n")
-    assert out[0] == "(-4, 1)" and out[1] == "zde"
+    assert out[0] == "(-4, 1)"
+    assert out[1] == "ZeroDivisionError integer division or modulo by zero"
+    assert out[2].startswith("OverflowError integer overflow")  # every status has its error
 
 
 def test_compile_reports_unsupported_code(tmp_path, capsys):

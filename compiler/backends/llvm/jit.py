@@ -20,8 +20,9 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
+from . import interrupt
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin
-from .status import ERRORS
+from .status import ERRORS, INTERRUPTED
 
 _initialized = False
 
@@ -120,6 +121,7 @@ class NativeFunction:
               for t in out_types], *([ctypes.c_void_p] if size_fn else []))
         self._fn = proto(self.address)
         self._outs = [C_TYPES[t.name]() for t in scalar_outs]
+        interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
 
     def __call__(self, *args):
         return self.call(*args)
@@ -150,6 +152,9 @@ class NativeFunction:
         if self._scratch is not None:
             out_args.append(self._scratch.ctypes.data)
         status = self._fn(*passed, *out_args)
+        while status == INTERRUPTED:  # no signal handler raised: start again
+            interrupt.acknowledge()
+            status = self._fn(*passed, *out_args)
         if status:
             error, message = ERRORS[status]
             raise error(message)

@@ -7,7 +7,9 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
 outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers
-to a loop with phi nodes for its carries, `cond` to branches
+to a loop with phi nodes for its carries that polls for Ctrl-C once per iteration unless it
+provably ends within milliseconds (interrupt.py: status INTERRUPTED on the main thread),
+`cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path. `name` is a symbol
 private to adlite (`symbol_name`, or `adlite_<name>` for ahead-of-time libraries), so a user
@@ -26,6 +28,7 @@ from ...ir.core import Const, Graph, Var
 from . import status
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
+from .interrupt import emit_poll, needs_poll
 from .ops import F64, I1, I64, LOWERINGS, overflow_intrinsic
 
 I32 = ir.IntType(32)
@@ -332,6 +335,8 @@ class FunctionLowering(ArrayLowering):
         phis = [b.phi(v.type) for v in init]
         for phi, v in zip(phis, init, strict=True):
             phi.add_incoming(v, pre)
+        if needs_poll(eqn, self.graph):  # Ctrl-C: leave through the error exit, freeing everything
+            emit_poll(self)
         (test,) = self.graph_body(eqn.params["cond"], consts + phis)
         b.cbranch(test, body, exit_)
         b.position_at_end(body)

@@ -4,7 +4,8 @@ Contract: `add_python_wrapper(module, name, in_types, out_types)` defines
 `ptr py_<name>(ptr self, ptr const *args, i64 nargs)` in `module`. It checks the argument
 count, unboxes each argument with the C API (`PyFloat_AsDouble`, `PyLong_AsLongLong`,
 `PyObject_IsTrue`, which raise TypeError for wrong types), calls the native function, turns a
-nonzero status into the matching Python exception, and returns a tuple of the results.
+nonzero status into the matching Python exception (INTERRUPTED: runs the signal handlers and
+starts again if none raised, see interrupt.py), and returns a tuple of the results.
 Nothing reaches native code unless every argument converted. `make_builtin(address, name)`
 wraps it as a Python builtin function; calls cost about as much as calling a builtin.
 """
@@ -15,8 +16,9 @@ import ctypes
 
 from llvmlite import ir
 
+from .interrupt import emit_acknowledge
 from .ops import F64, I64
-from .status import ERRORS
+from .status import ERRORS, INTERRUPTED
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -93,6 +95,9 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
         values.append(v)
 
     slots = [b.alloca(F64 if t == "f64" else I64) for t in out_types]
+    call = wrapper.append_basic_block("call")
+    b.branch(call)
+    b.position_at_end(call)
     status = b.call(core, values + slots)
     ok = wrapper.append_basic_block("ok")
     switch_bb = wrapper.append_basic_block("status_error")
@@ -104,7 +109,10 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
         block = wrapper.append_basic_block(f"status{code}")
         switch.add_case(ir.Constant(I32, code), block)
         b.position_at_end(block)
-        raise_(exc, text, f"status{code}")
+        if code == INTERRUPTED:  # no signal handler raised: start again
+            emit_acknowledge(module, b, call, fail)
+        else:
+            raise_(exc, text, f"status{code}")
 
     b.position_at_end(ok)
     tuple_new = _declare(module, "PyTuple_New", PTR, [I64])
@@ -147,5 +155,5 @@ def make_builtin(address: int, name: str, owner):
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
                   "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem", "PyFloat_FromDouble",
-                  "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError",
+                  "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError", "PyErr_CheckSignals",
                   *(f"PyExc_{error.__name__}" for error, _ in ERRORS.values()))
