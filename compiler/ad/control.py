@@ -291,22 +291,29 @@ def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph
     return Graph(inputs[:n] + extra_c + inputs[n:] + extra_k, b.eqns, outputs, cond.name)
 
 
-def pop_vjp(b: Builder, eqn: Eqn, cts):
+def pop_vjp(b: Builder, eqn: Eqn, cts, guards):
     """Reverse of a load from tape t: send the cotangent back on tape t's transport tape
-    (zero when none reached it, so that stores and loads stay paired)."""
+    (zero when none reached it, so that stores and loads stay paired), followed by its guard
+    (whether it is a contribution at all: the store's side cannot know it statically)."""
     (out,) = eqn.outputs
     if out.type.is_float:
-        ct = cts[0] if cts[0] is not None else b.zeros(out.type)
-        b.emit("push", [ct], tape=tape_plan().transport[eqn.params.get("tape", 0)])
-    return []
+        tape = tape_plan().transport[eqn.params.get("tape", 0)]
+        ct, guard = cts[0], guards[0]
+        b.emit("push", [b.zeros(out.type) if ct is None else ct], tape=tape)
+        b.emit("push", [NEVER if ct is None else ALWAYS if guard is None else guard],
+               tape=tape)
+    return [], []
 
 
-def push_vjp(b: Builder, eqn: Eqn, cts):
-    """Reverse of a store to tape t: its value's cotangent arrives on the transport tape."""
+def push_vjp(b: Builder, eqn: Eqn, cts, guards):
+    """Reverse of a store to tape t: its value's cotangent and guard arrive on the transport
+    tape."""
     (x,) = eqn.inputs
     if not x.type.is_float:
-        return [None]
-    return [b.op("pop", type=x.type, tape=tape_plan().transport[eqn.params.get("tape", 0)])]
+        return [None], [ALWAYS]
+    tape = tape_plan().transport[eqn.params.get("tape", 0)]
+    guard = b.op("pop", type=BOOL, tape=tape)
+    return [b.op("pop", type=x.type, tape=tape)], [guard]
 
 
 def push_jvp(b: Builder, eqn: Eqn, tangents):

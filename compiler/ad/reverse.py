@@ -24,8 +24,8 @@ gated, `cond(guard, contributions, zeros)`, so `0 * nan` from a path that did no
 reaches an input; contributions linear in the cotangent with finite constant factors (`add`,
 `neg`, shape changes, ...) need no gate. Guarded cotangents meeting combine their guards with
 `or`; an unguarded contribution drops the guard. Structural rules (equations with
-subgraphs) receive the guards of their output cotangents and return those of their input
-cotangents. `linearize(g, seeds)` / `vjp_graph(g, seeds)` expose this to them: `seeds` says
+subgraphs, and the tape primitives) receive the guards of their output cotangents and return
+those of their input cotangents (a load's cotangent travels back to its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` expose this to them: `seeds` says
 per float output whether its cotangent is PLAIN, ABSENT (no cotangent reaches it) or GUARDED
 (by a bool input of the backward sweep, after the cotangents); the backward sweep then also
 returns one guard per float input: `Const(True)`, `Const(False)` (none reaches it) or a var.
@@ -276,7 +276,7 @@ def _linearize(graph: Graph, seeds: list[str] | None) -> Linearized:
         if idle and not touches_tape(eqn):  # tape traffic must stay paired, cotangent or not
             continue
         bb.loc = eqn.loc
-        if eqn.subgraphs():
+        if eqn.subgraphs() or touches_tape(eqn):
             in_cts, in_gs = emit(bb, cts, out_gs)
             in_gs = [_as_guard(x) for x in in_gs]
         else:
