@@ -191,16 +191,19 @@ def _float_positions(atoms) -> list[int]:
 def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
     """Replay of the taken arm's backward sweep. An operand's cotangent is guarded by the
     predicate when only one arm reaches it, by a guard the arms return when it depends on
-    guards inside them, and is absent when no arm reaches it."""
+    guards inside them, and is absent when no arm reaches it. An output cotangent guarded by
+    a bool output of the same `cond` (a return flag) is plain or absent in an arm that sets
+    that flag to a constant."""
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     arms = eqn.params["branches"]
     n_out = len(eqn.outputs)
     out_pos = _float_positions(eqn.outputs)
     seeds = [_seed(cts[i], guards[i]) for i in out_pos]
     out_bars = [b.zeros(eqn.outputs[i].type) if cts[i] is None else cts[i] for i in out_pos]
-    out_guards = [guards[i] for i, s in zip(out_pos, seeds, strict=True) if s == GUARDED]
-    outer = list(operands) + out_bars + out_guards
-    fulls = [vjp_graph(arm, seeds) for arm in arms]
+    guarded = [i for i, s in zip(out_pos, seeds, strict=True) if s == GUARDED]
+    outer = list(operands) + out_bars + [guards[i] for i in guarded]
+    fulls = [_arm_vjp(arm, eqn, seeds, [guards[i] for i in out_pos], len(guarded))
+             for arm in arms]
     in_pos = _float_positions(operands)
     m = len(in_pos)
     kept, runtime = [], []  # operand positions with a cotangent; those with a guard output
@@ -233,6 +236,30 @@ def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
         guard.hint = "g" + getattr(operands[in_pos[j]], "hint", "")
         in_guards[1 + in_pos[j]] = guard
     return in_cts, in_guards
+
+
+def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> Graph:
+    """`vjp_graph(arm)` taking `operands + output cotangents + n_guards guards`; a guard that
+    is an output of `eqn` itself is the arm's value for it (a constant, or a var of the arm)."""
+    own = {id(o): k for k, o in enumerate(eqn.outputs)}
+    arm_seeds = list(seeds)
+    for k, (seed, guard) in enumerate(zip(seeds, guards, strict=True)):
+        if seed == GUARDED and id(guard) in own:
+            value = arm.outputs[own[id(guard)]]
+            arm_seeds[k] = own[id(guard)] if isinstance(value, Var) else \
+                PLAIN if value.value else ABSENT
+    full = vjp_graph(arm, arm_seeds)
+    if arm_seeds == seeds:
+        return full
+    b = Builder()
+    n_bars = len(seeds)
+    inputs = _fresh(full.inputs[:len(arm.inputs) + n_bars]) + \
+        [Var(BOOL, "g") for _ in range(n_guards)]
+    kept = [inputs[len(arm.inputs) + n_bars + g]
+            for g, k in enumerate(k for k, s in enumerate(seeds) if s == GUARDED)
+            if arm_seeds[k] == GUARDED]
+    outputs = inline(b, full, inputs[:len(arm.inputs) + n_bars] + kept)
+    return Graph(inputs, b.eqns, outputs, full.name)
 
 
 def cond_jvp(b: Builder, eqn: Eqn, tangents):

@@ -26,8 +26,9 @@ reaches an input; contributions linear in the cotangent with finite constant fac
 `or`; an unguarded contribution drops the guard. Structural rules (equations with
 subgraphs, and the tape primitives) receive the guards of their output cotangents and return
 those of their input cotangents (a load's cotangent travels back to its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` expose this to them: `seeds` says
-per float output whether its cotangent is PLAIN, ABSENT (no cotangent reaches it) or GUARDED
-(by a bool input of the backward sweep, after the cotangents); the backward sweep then also
+per float output whether its cotangent is PLAIN, ABSENT (no cotangent reaches it), GUARDED
+(by a bool input of the backward sweep, after the cotangents) or guarded by the graph's own
+bool output number `k` (an int: a return flag set in the graph); the backward sweep then also
 returns one guard per float input: `Const(True)`, `Const(False)` (none reaches it) or a var.
 """
 
@@ -169,10 +170,10 @@ _LINEAR = {"add", "sub", "neg", "mul", "convert", "reshape", "transpose", "broad
            "sum_to", "sum", "index", "index_update", "concatenate", "pack", "full"}
 
 
-def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int]) -> bool:
+def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int]) -> bool:
     """Whether `atom` (a contribution computed by the equations `defs`, by output id) is zero
     whenever the cotangents `cts` are: it is built from them and zero constants by linear
-    primitives, with finite constant factors in products."""
+    primitives, with factors in products that are finite constants or vars in `finite`."""
     if isinstance(atom, Const):
         return atom.value == 0
     if id(atom) in cts:
@@ -182,13 +183,21 @@ def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int]) -> bool:
         return False
     floats = [a for a in eqn.inputs if a.type.is_float]
     if eqn.prim == "mul":
-        finite = [a for a in floats if isinstance(a, Const) and abs(a.value) < float("inf")]
-        return len(finite) < len(floats) and all(
-            _vanishes(a, defs, cts) for a in floats if not any(a is f for f in finite))
-    return bool(floats) and all(_vanishes(a, defs, cts) for a in floats)
+        factors = [a for a in floats if id(a) in finite or
+                   isinstance(a, Const) and abs(a.value) < float("inf")]
+        rest = [a for a in floats if not any(a is f for f in factors)]
+        return bool(rest) and all(_vanishes(a, defs, cts, finite) for a in rest)
+    return bool(floats) and all(_vanishes(a, defs, cts, finite) for a in floats)
 
 
-def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Atom) -> list:
+def _finite_values(eqns: list[Eqn]) -> set[int]:
+    """Ids of the float values that are finite whatever the inputs: conversions of ints."""
+    return {id(e.outputs[0]) for e in eqns
+            if e.prim == "convert" and not e.inputs[0].type.is_float}
+
+
+def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Atom,
+          finite: set[int]) -> list:
     """`in_cts`, the contributions of `eqn` emitted since `bb.eqns[start]` from cotangents
     guarded by `guard`, made zero where the guard is false: the equations computing them
     move into the taken arm of a `cond` on the guard (they are not run when it is false)
@@ -201,7 +210,7 @@ def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Ato
     live = [k for k, (a, c) in enumerate(zip(eqn.inputs, in_cts, strict=True))
             if c is not None and isinstance(a, Var) and a.type.is_float]
     values = [in_cts[k] for k in live]
-    if all(_vanishes(v, defs, seeds) for v in values):
+    if all(_vanishes(v, defs, seeds, finite | _finite_values(emitted)) for v in values):
         return in_cts
     if any(PRIMITIVES[e.prim].effectful or touches_tape(e) for e in emitted):
         emitted = []  # tape traffic stays unconditional: only its results are gated
@@ -219,14 +228,19 @@ def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Ato
     return out
 
 
-def _as_guard(atom: Atom) -> Atom | None | bool:
-    """A guard returned by a rule as the driver keeps it: None for always, False for never."""
+def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
+    """A guard returned by a rule as the driver keeps it: None for always, False for never,
+    `x` for `not (not x)` (`negation` maps forward `not_` results to their operands), so
+    that a return flag stays recognisable as the output of the `cond` that sets it."""
     if isinstance(atom, Const):
         return None if atom.value else False
+    eqn = _recent_definition(bb, atom)
+    if eqn is not None and eqn.prim == "not_" and id(eqn.inputs[0]) in negation:
+        return negation[id(eqn.inputs[0])]
     return atom
 
 
-def linearize(graph: Graph, seeds: list[str] | None = None) -> Linearized:
+def linearize(graph: Graph, seeds: list[str | int] | None = None) -> Linearized:
     if _PLAN.get() is not None:
         return _linearize(graph, seeds)
     used = tapes_in(graph)
@@ -238,11 +252,13 @@ def linearize(graph: Graph, seeds: list[str] | None = None) -> Linearized:
         _PLAN.reset(token)
 
 
-def _linearize(graph: Graph, seeds: list[str] | None) -> Linearized:
+def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
     from ..primitives import PRIMITIVES
 
     g = clone(graph)
     fb, bb = Builder(), Builder()
+    negation = {id(e.outputs[0]): e.inputs[0] for e in g.eqns if e.prim == "not_"}
+    finite = _finite_values(g.eqns)
     backward_steps = []
     hooked: dict[int, tuple[int, Eqn]] = {}  # equations whose forward sweep was changed
     for eqn in g.eqns:
@@ -266,7 +282,8 @@ def _linearize(graph: Graph, seeds: list[str] | None) -> Linearized:
     guards: dict[int, Atom] = {}
     pending_guards = iter(out_guards)
     for atom, bar, kind in zip(float_outs, out_bars, kinds, strict=True):
-        guard = next(pending_guards) if kind == GUARDED else None
+        guard = next(pending_guards) if kind == GUARDED else \
+            g.outputs[kind] if isinstance(kind, int) else None
         if isinstance(atom, Var) and kind != ABSENT:
             _accumulate(bb, ct, guards, atom, bar, guard)
     for eqn, prim, emit in reversed(backward_steps):
@@ -278,13 +295,13 @@ def _linearize(graph: Graph, seeds: list[str] | None) -> Linearized:
         bb.loc = eqn.loc
         if eqn.subgraphs() or touches_tape(eqn):
             in_cts, in_gs = emit(bb, cts, out_gs)
-            in_gs = [_as_guard(x) for x in in_gs]
+            in_gs = [_as_guard(bb, x, negation) for x in in_gs]
         else:
             start = len(bb.eqns)
             in_cts = emit(bb, cts)
             guard = next((x for c, x in zip(cts, out_gs, strict=True) if c is not None), None)
             if guard is not None:
-                in_cts = _gate(bb, start, eqn, cts, in_cts, guard)
+                in_cts = _gate(bb, start, eqn, cts, in_cts, guard, finite)
             in_gs = [guard] * len(in_cts)
         hooked.pop(id(eqn), None)
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
@@ -309,7 +326,7 @@ def _linearize(graph: Graph, seeds: list[str] | None) -> Linearized:
     return Linearized(fwd, bwd, residuals)
 
 
-def vjp_graph(graph: Graph, seeds: list[str] | None = None) -> Graph:
+def vjp_graph(graph: Graph, seeds: list[str | int] | None = None) -> Graph:
     """`inputs + cotangents of float outputs -> outputs + cotangents of float inputs`; with
     `seeds`, also the guards of the GUARDED cotangents in, and one guard per float input out
     (see the module's contract)."""
