@@ -93,6 +93,46 @@ def value_in_loop_body(x, y):
     return x
 
 
+def loop_in_arm(x, y):
+    z = np.sqrt(y - 10.0)
+    if y > 10.0:
+        for _ in range(3):
+            x = x * z
+    return x
+
+
+def nested_loops(x, y, n):
+    z = np.sqrt(y - 10.0)
+    for _ in range(n):
+        for _ in range(2):
+            if y > 10.0:
+                x = x * z
+            else:
+                x = x + 1.0
+    return x
+
+
+def carry_used_after_untaken_branch(x, y):
+    s = y
+    for _ in range(3):
+        s = np.sqrt(s - 1.0)
+    if y > 100.0:
+        x = x * s
+    return x
+
+
+def break_flag_in_while(x, y):
+    z = np.sqrt(y)
+    k = 0
+    while k < 5:
+        if k == 2 and y < 0.0:
+            break
+        if k > 3:
+            x = x * z
+        k += 1
+    return x
+
+
 def with_break(x, y):
     z = np.sqrt(y - 10.0)
     for _ in range(3):
@@ -121,6 +161,17 @@ def array_sqrt(x, y):
     if np.min(y) > 1.0:
         return np.sum(x * z)
     return np.sum(x)
+
+
+def array_elements_in_loop(x, y):
+    z = np.sqrt(y - 1.0)
+    s = 0.0
+    for i in range(3):
+        if y[i] > 1.0:
+            s = s + x[i] * z[i]
+        else:
+            s = s + x[i]
+    return s
 
 
 def array_log(x, y):
@@ -175,6 +226,14 @@ CASES = [
     (branch_in_loop, (2.0, 3.0), (1.0, 0.0)),
     (branch_in_loop, (2.0, 14.0), (8.0, 6.0)),
     (value_in_loop_body, (2.0, 1.0), (1.0, 1.0)),
+    (loop_in_arm, (2.0, 3.0), (1.0, 0.0)),
+    (loop_in_arm, (2.0, 14.0), (8.0, 6.0)),
+    (nested_loops, (2.0, 3.0, 2), (1.0, 0.0)),
+    (nested_loops, (2.0, 3.0, 0), (1.0, 0.0)),
+    (nested_loops, (2.0, 14.0, 2), (16.0, 16.0)),
+    (carry_used_after_untaken_branch, (2.0, 1.5), (1.0, 0.0)),
+    (break_flag_in_while, (2.0, -1.0), (1.0, 0.0)),
+    (break_flag_in_while, (2.0, 4.0), (2.0, 0.5)),
     (with_break, (2.0, 3.0), (1.0, 0.0)),
     (with_break, (2.0, 14.0), (8.0, 6.0)),
     (early_return, (2.0, 0.0), (1.0, 0.0)),
@@ -182,6 +241,12 @@ CASES = [
     (overwritten_in_loop, (2.0, 1.0), (1.0, 1.0)),
     (array_sqrt, (W, V), (np.ones(3), np.zeros(3))),
     (array_sqrt, (W, V + 1.0), (np.sqrt(V), W * 0.5 / np.sqrt(V))),
+    (array_sqrt, (W.astype(np.float32), V.astype(np.float32)),
+     (np.ones(3), np.zeros(3))),
+    # the executed path reads z = sqrt(y - 1) (an array) at elements 1 and 2: element 0 of
+    # its cotangent is a real zero, times the nan derivative at y[0] = 0.5, as on the tape
+    (array_elements_in_loop, (W, V), (np.array([1.0, np.sqrt(1.0), np.sqrt(2.0)]),
+                                      np.array([NAN, -1.0, 0.25 / np.sqrt(2.0)]))),
     (array_log, (W, V - 0.5), (np.ones(3), np.zeros(3))),
     (array_log, (W, 50 * V), (1.0 + np.log(50 * V), W / (50 * V))),
     (array_loop, (W, V - 0.5, 0), (2 * W, np.zeros(3))),
@@ -242,6 +307,10 @@ SECOND_ORDER = [
     (branch_in_loop, (2.0, 3.0)),
     (branch_in_loop, (2.0, 14.0)),
     (value_in_loop_body, (2.0, 1.0)),
+    (loop_in_arm, (2.0, 3.0)),
+    (nested_loops, (2.0, 3.0, 2)),
+    (carry_used_after_untaken_branch, (2.0, 1.5)),
+    (break_flag_in_while, (2.0, -1.0)),
     (with_break, (2.0, 3.0)),
     (early_return, (2.0, 0.0)),
     (overwritten_in_loop, (2.0, 1.0)),

@@ -10,15 +10,21 @@ Reverse mode of `while` (registered as its `ad_forward`):
 
 so the adjoint loop runs backwards over the values stored by the forward loop, whatever its
 trip count (data-dependent `while` included). Residuals that are loop constants are not
-stored, they are read from the constants directly.
+stored, they are read from the constants directly. Guards (see `reverse`): a const's
+cotangent is guarded by `trips > 0` (or by "some iteration contributed", a carried bool,
+when the body's contribution is itself guarded); a carry's cotangent carries its guard
+through the adjoint loop when some iteration may pass none on (its body overwrites the
+carry, or the loop's output cotangent is guarded). The body is linearized once those guards
+are known, so the forward loop's body is completed by the backward rule.
 
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
-predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values).
+predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values). An
+operand reached by one arm only gets the predicate (or its negation) as its guard.
 
 Forward mode of both transforms the subgraphs with `jvp_graph`. The tape primitives have
 rules too, so adjoint code can be differentiated again: in forward mode every stored value
 travels with its tangent; in reverse mode a load's cotangent goes back to its store on a
-transport tape (see `TapePlan`).
+transport tape (see `TapePlan`), followed by its guard.
 """
 
 from __future__ import annotations
@@ -27,8 +33,17 @@ from ..ir.builder import Builder
 from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import (ABSENT, ALWAYS, GUARDED, NEVER, PLAIN, add_cotangents, linearize,
-                      tape_plan, vjp_graph)
+from .reverse import (
+    ABSENT,
+    ALWAYS,
+    GUARDED,
+    NEVER,
+    PLAIN,
+    add_cotangents,
+    linearize,
+    tape_plan,
+    vjp_graph,
+)
 
 
 def _fresh(vars_) -> list[Var]:
@@ -140,16 +155,13 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         for i, bar in zip(float_carries, out_bars, strict=True):
             if kinds[i] != ABSENT:
                 in_cts[n + i], in_guards[n + i] = bar, out_guards.get(i, ALWAYS)
-        ran = None
+        ran = None  # the loop ran at least once
         for j, (i, acc) in enumerate(zip(float_consts, out_acc, strict=True)):
-            g = const_bars[j][1]
-            if g == NEVER:
+            if const_bars[j][1] == NEVER:
                 continue
-            if j in out_any:
-                in_cts[i], in_guards[i] = acc, out_any[j]
-            else:
-                ran = ran or bb.gt(trips, 0)  # the loop ran at least once
-                in_cts[i], in_guards[i] = acc, ran
+            if j not in out_any and ran is None:
+                ran = bb.gt(trips, 0)
+            in_cts[i], in_guards[i] = acc, out_any.get(j, ran)
         return in_cts, in_guards
 
     return emit_backward

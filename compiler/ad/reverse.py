@@ -21,15 +21,16 @@ by a runtime bool (a branch predicate, `trips > 0` of a loop, or a combination o
 it only stems from code that may not have run. Its value is zero while the guard is false,
 and the contributions it makes through a primitive whose derivative may be inf or nan are
 gated, `cond(guard, contributions, zeros)`, so `0 * nan` from a path that did not run never
-reaches an input; contributions linear in the cotangent with finite constant factors (`add`,
-`neg`, shape changes, ...) need no gate. Guarded cotangents meeting combine their guards with
-`or`; an unguarded contribution drops the guard. Structural rules (equations with
-subgraphs, and the tape primitives) receive the guards of their output cotangents and return
-those of their input cotangents (a load's cotangent travels back to its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` expose this to them: `seeds` says
-per float output whether its cotangent is PLAIN, ABSENT (no cotangent reaches it), GUARDED
-(by a bool input of the backward sweep, after the cotangents) or guarded by the graph's own
-bool output number `k` (an int: a return flag set in the graph); the backward sweep then also
-returns one guard per float input: `Const(True)`, `Const(False)` (none reaches it) or a var.
+reaches an input; contributions linear in the cotangent with finite factors (`add`, `neg`,
+shape changes, products with finite constants, ...) need no gate. Guarded cotangents meeting
+combine their guards with `or`; an unguarded contribution drops the guard. Structural rules
+(equations with subgraphs, and the tape primitives) receive the guards of their output
+cotangents and return those of their input cotangents (a load's cotangent travels back to
+its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` serve them: `seeds`
+says per float output whether its cotangent is PLAIN, ABSENT (none reaches it), GUARDED (by
+a bool input of the backward sweep, after the cotangents) or guarded by the graph's own bool
+output number k (the int k: a return flag the graph sets); the backward sweep then also
+returns one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
 """
 
 from __future__ import annotations
