@@ -221,22 +221,18 @@ def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
     kept, runtime = [], []  # operand positions with a cotangent; those with a guard output
     in_guards = [ALWAYS] * len(eqn.inputs)
     for j, i in enumerate(in_pos):
-        (g_else, g_then) = (f.outputs[n_out + m + j] for f in fulls)
-        forwarded = [f.inputs.index(x) if x in f.inputs else None
-                     for f, x in zip(fulls, (g_else, g_then), strict=True)]
-        if g_else == NEVER and g_then == NEVER:
+        # each arm's guard as a value outside the cond, where it is one
+        arm_guards = [x if isinstance(x, Const) else outer[f.inputs.index(x)]
+                      if x in f.inputs else None
+                      for f, x in ((f, f.outputs[n_out + m + j]) for f in fulls)]
+        if arm_guards == [NEVER, NEVER]:
             continue
         kept.append(j)
-        if g_else == g_then and isinstance(g_else, Const):
-            continue
-        if (g_else, g_then) == (NEVER, ALWAYS):
-            in_guards[1 + i] = pred
-        elif (g_else, g_then) == (ALWAYS, NEVER):
-            in_guards[1 + i] = b.not_(pred)
-        elif forwarded[0] is not None and forwarded[0] == forwarded[1]:
-            in_guards[1 + i] = outer[forwarded[0]]  # both arms pass the same guard on
-        else:
+        guard = None if None in arm_guards else _select_guard(b, pred, *arm_guards)
+        if guard is None:
             runtime.append(j)
+        else:
+            in_guards[1 + i] = guard
     bar_arms = [Graph(f.inputs, f.eqns, [f.outputs[n_out + j] for j in kept] +
                       [f.outputs[n_out + m + j] for j in runtime], arm.name + "_bar")
                 for f, arm in zip(fulls, arms, strict=True)]
@@ -248,6 +244,20 @@ def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
         guard.hint = "g" + getattr(operands[in_pos[j]], "hint", "")
         in_guards[1 + in_pos[j]] = guard
     return in_cts, in_guards
+
+
+def _select_guard(b: Builder, pred, g_else, g_then):
+    """`g_then if pred else g_else` for guards known outside the cond (constants or outer
+    values), without a select; None when both are values (the arms return it then)."""
+    if g_else is g_then or g_else == g_then:
+        return g_else
+    if isinstance(g_else, Const) and isinstance(g_then, Const):
+        return pred if g_then.value else b.not_(pred)
+    if isinstance(g_else, Const):
+        return b.and_(pred, g_then) if g_else == NEVER else b.or_(b.not_(pred), g_then)
+    if isinstance(g_then, Const):
+        return b.and_(b.not_(pred), g_else) if g_then == NEVER else b.or_(pred, g_else)
+    return None
 
 
 def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> Graph:

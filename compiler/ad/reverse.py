@@ -200,45 +200,58 @@ def _finite_values(eqns: list[Eqn]) -> set[int]:
 def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Atom,
           finite: set[int]) -> list:
     """`in_cts`, the contributions of `eqn` emitted since `bb.eqns[start]` from cotangents
-    guarded by `guard`, made zero where the guard is false: the equations computing them
-    move into the taken arm of a `cond` on the guard (they are not run when it is false)
-    unless all of them vanish with the cotangents anyway."""
+    guarded by `guard`, made zero where the guard is false: those that do not vanish with
+    the cotangents anyway are computed in the taken arm of a `cond` on the guard (they are
+    not run when it is false; their first copies become dead code)."""
     from ..primitives import PRIMITIVES
 
     emitted = bb.eqns[start:]
     defs = {id(o): e for e in emitted for o in e.outputs}
     seeds = {id(c) for c in cts if c is not None}
-    live = [k for k, (a, c) in enumerate(zip(eqn.inputs, in_cts, strict=True))
-            if c is not None and isinstance(a, Var) and a.type.is_float]
-    values = [in_cts[k] for k in live]
-    if all(_vanishes(v, defs, seeds, finite | _finite_values(emitted)) for v in values):
+    finite = finite | _finite_values(emitted)
+    unsafe = [k for k, (a, c) in enumerate(zip(eqn.inputs, in_cts, strict=True))
+              if c is not None and isinstance(a, Var) and a.type.is_float
+              and not _vanishes(c, defs, seeds, finite)]
+    if not unsafe:
         return in_cts
+    values = [in_cts[k] for k in unsafe]
     if any(PRIMITIVES[e.prim].effectful or touches_tape(e) for e in emitted):
         emitted = []  # tape traffic stays unconditional: only its results are gated
-    else:
-        del bb.eqns[start:]
     operands = free_vars(emitted, values)
     taken = clone(Graph(operands, emitted, values, "gate"))
     zb = Builder(bb.loc)
     untaken = Graph([Var(a.type, a.hint) for a in operands], zb.eqns,
                     [zb.zeros(v.type) for v in values], "gate")
     gated = bb.emit("cond", [guard] + operands, branches=(untaken, taken))
-    out = [None] * len(in_cts)
-    for k, value in zip(live, gated, strict=True):
+    out = list(in_cts)
+    for k, value in zip(unsafe, gated, strict=True):
         out[k] = value
     return out
 
 
 def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
     """A guard returned by a rule as the driver keeps it: None for always, False for never,
-    `x` for `not (not x)` (`negation` maps forward `not_` results to their operands), so
-    that a return flag stays recognisable as the output of the `cond` that sets it."""
+    simplified (`_simplest`) so that a return flag stays recognisable as the output of the
+    `cond` that sets it."""
     if isinstance(atom, Const):
         return None if atom.value else False
+    return _simplest(bb, atom, negation)
+
+
+def _simplest(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom:
+    """`atom`, a guard just built in `bb`, with `not (not x)` -> x and `x and x`, `x or x`
+    -> x applied (`negation` maps the forward sweep's `not_` results to their operands)."""
     eqn = _recent_definition(bb, atom)
-    if eqn is not None and eqn.prim == "not_" and id(eqn.inputs[0]) in negation:
-        return negation[id(eqn.inputs[0])]
-    return atom
+    if eqn is None or eqn.prim not in ("not_", "and_", "or_"):
+        return atom
+    if eqn.prim == "not_":
+        inner = eqn.inputs[0]
+        twice = _recent_definition(bb, inner)
+        if twice is not None and twice.prim == "not_":
+            return twice.inputs[0]
+        return negation.get(id(inner), atom)
+    left, right = (_simplest(bb, a, negation) for a in eqn.inputs)
+    return left if left is right else atom
 
 
 def linearize(graph: Graph, seeds: list[str | int] | None = None) -> Linearized:
