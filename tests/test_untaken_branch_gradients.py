@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian
+from adlite.compiler.api import Transformed
+from adlite.compiler.ir.core import F64, I64, walk_eqns
 from adlite.runtime import Tensor, autograd
 
 BACKENDS = ["llvm", "python"]
@@ -336,3 +338,35 @@ def test_hessian_matches_tape(fn, args):
             expected = tape_second_derivative(fn, args, i, i)
             got = hessian(fn, wrt=i)(*args)
         _assert_same([got], [expected], f"hessian d2/d{i}2 {fn.__name__}{args}")
+
+
+def loop_without_branch(x):
+    y = 0.0
+    while x < 10.0:
+        x = x * 1.5
+        y = y + np.sin(x)
+    return y
+
+
+def returns_in_branches(x):
+    if x > 1.0:
+        return x * np.sqrt(x)
+    return -x
+
+
+def gates(fn, *types) -> int:
+    """The gates (`cond`s zeroing contributions of paths that may not have run) in the
+    gradient of `fn` with respect to all its float arguments."""
+    wrt = tuple(i for i, t in enumerate(types) if t.is_float)
+    _, graph, _ = Transformed(fn, "grad", wrt).graphs(types)
+    return sum(e.prim == "cond" and e.params["branches"][1].name == "gate"
+               for e in walk_eqns(graph))
+
+
+def test_gates_only_where_a_path_may_not_have_run():
+    assert gates(issue, F64, F64) == 1             # sqrt's contribution, under `y > 10`
+    assert gates(both_arms, F64, F64) == 0         # z is used whichever arm runs
+    assert gates(loop_without_branch, F64) == 0    # every iteration ran
+    assert gates(early_return, F64, F64) == 1      # log's contribution, after no return
+    assert gates(returns_in_branches, F64) == 0    # the return flag is constant in each arm
+    assert gates(for_zero_trips, F64, F64, I64) == 1  # under `trips > 0`

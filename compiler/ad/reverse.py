@@ -167,14 +167,16 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: 
 
 
 # contributions that are zero whenever the cotangents they are computed from are zero
-_LINEAR = {"add", "sub", "neg", "mul", "convert", "reshape", "transpose", "broadcast_to",
-           "sum_to", "sum", "index", "index_update", "concatenate", "pack", "full"}
+_LINEAR = {"add", "sub", "neg", "mul", "div", "select", "convert", "reshape", "transpose",
+           "broadcast_to", "sum_to", "sum", "index", "index_update", "concatenate", "pack",
+           "full"}
 
 
 def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int]) -> bool:
     """Whether `atom` (a contribution computed by the equations `defs`, by output id) is zero
     whenever the cotangents `cts` are: it is built from them and zero constants by linear
-    primitives, with factors in products that are finite constants or vars in `finite`."""
+    primitives, with factors in products that are finite constants or vars in `finite`, and
+    divisors that are nonzero finite constants."""
     if isinstance(atom, Const):
         return atom.value == 0
     if id(atom) in cts:
@@ -183,6 +185,10 @@ def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int])
     if eqn is None or eqn.prim not in _LINEAR:
         return False
     floats = [a for a in eqn.inputs if a.type.is_float]
+    if eqn.prim == "div":
+        divisor = eqn.inputs[1]
+        return isinstance(divisor, Const) and 0 < abs(divisor.value) < float("inf") and \
+            _vanishes(eqn.inputs[0], defs, cts, finite)
     if eqn.prim == "mul":
         factors = [a for a in floats if id(a) in finite or
                    isinstance(a, Const) and abs(a.value) < float("inf")]
