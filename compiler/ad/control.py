@@ -10,24 +10,40 @@ Reverse mode of `while` (registered as its `ad_forward`):
 
 so the adjoint loop runs backwards over the values stored by the forward loop, whatever its
 trip count (data-dependent `while` included). Residuals that are loop constants are not
-stored, they are read from the constants directly.
+stored, they are read from the constants directly. Guards (see `reverse`): a const's
+cotangent is guarded by `trips > 0` (or by "some iteration contributed", a carried bool,
+when the body's contribution is itself guarded); a carry's cotangent carries its guard
+through the adjoint loop when some iteration may pass none on (its body overwrites the
+carry, or the loop's output cotangent is guarded). The body is linearized once those guards
+are known, so the forward loop's body is completed by the backward rule.
 
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
-predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values).
+predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values). An
+operand reached by one arm only gets the predicate (or its negation) as its guard.
 
 Forward mode of both transforms the subgraphs with `jvp_graph`. The tape primitives have
 rules too, so adjoint code can be differentiated again: in forward mode every stored value
 travels with its tangent; in reverse mode a load's cotangent goes back to its store on a
-transport tape (see `TapePlan`).
+transport tape (see `TapePlan`), followed by its guard.
 """
 
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import I64, Const, Eqn, Graph, Var
+from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var
 from ..ir.transform import inline
 from .forward import jvp_graph
-from .reverse import add_cotangents, linearize, tape_plan, vjp_graph
+from .reverse import (
+    ABSENT,
+    ALWAYS,
+    GUARDED,
+    NEVER,
+    PLAIN,
+    add_cotangents,
+    linearize,
+    tape_plan,
+    vjp_graph,
+)
 
 
 def _fresh(vars_) -> list[Var]:
@@ -42,48 +58,54 @@ def _with_extra_inputs(graph: Graph, extra: list[Var]) -> Graph:
     return Graph(inputs + extra, b.eqns, outputs, graph.name)
 
 
+def _seed(ct, guard) -> str:
+    """How an output cotangent enters a linearized subgraph (see `reverse`)."""
+    if ct is None:
+        return ABSENT
+    return PLAIN if guard is None else GUARDED
+
+
 def while_ad_forward(fb: Builder, eqn: Eqn):
     n = eqn.params["n_consts"]
     cond, body = eqn.params["cond"], eqn.params["body"]
     consts, carries = eqn.inputs[:n], eqn.inputs[n:]
-    lin = linearize(body)
-    body_inputs = lin.fwd.inputs
-    const_slot = {id(v): i for i, v in enumerate(body_inputs[:n])}
-    stored = [r for r in lin.residuals if id(r) not in const_slot]
-
-    # forward loop: the body also stores its residuals and counts the iterations
-    b = Builder(eqn.loc)
-    inputs, count = _fresh(body_inputs), Var(I64, "trips")
-    results = inline(b, lin.fwd, inputs)
-    n_out = len(body.outputs)
-    # each distinct value is stored once, even when several residuals stand for it
-    first_of: dict[int, Var] = {}
-    same_as: dict[int, Var] = {}
-    for r, atom in zip(lin.residuals, results[n_out:], strict=True):
-        if id(r) in const_slot:
-            continue
-        key = id(atom) if isinstance(atom, Var) else ("const", atom.type, atom.value)
-        if key in first_of:
-            same_as[id(r)] = first_of[key]
-            continue
-        first_of[key] = r
-        b.emit("push", [atom], tape=tape_plan().residual)
-    stored = [r for r in stored if id(r) not in same_as]
-    fwd_body = Graph(inputs + [count], b.eqns, results[:n_out] + [b.add(count, 1)],
-                     body.name)
-    fwd_cond = _with_extra_inputs(cond, [Var(I64, "trips")])
+    # the forward loop; its body, which stores the residuals of the body's backward
+    # equations, is set by `emit_backward` once the cotangents (and their guards) are known
     trips = Var(I64, "trips")
-    fb.eqns.append(Eqn("while", list(consts) + list(carries) + [Const(0, I64)],
-                       list(eqn.outputs) + [trips],
-                       {"cond": fwd_cond, "body": fwd_body, "n_consts": n}, eqn.loc))
-
+    forward = Eqn("while", list(consts) + list(carries) + [Const(0, I64)],
+                  list(eqn.outputs) + [trips],
+                  {"cond": _with_extra_inputs(cond, [Var(I64, "trips")]), "body": None,
+                   "n_consts": n},
+                  eqn.loc)
+    fb.eqns.append(forward)
     float_carries = [i for i, v in enumerate(carries) if v.type.is_float]
     float_consts = [i for i, v in enumerate(consts) if v.type.is_float]
+    float_inputs = [i for i, v in enumerate(body.inputs) if v.type.is_float]
 
-    def emit_backward(bb: Builder, cts):
+    def linearized_body(cts, guards):
+        """The body linearized with the carries' cotangents guarded wherever some iteration
+        may receive none (a fixpoint: a carry its body leaves untouched passes nothing on)."""
+        kinds = {i: _seed(cts[i], guards[i]) for i in float_carries}
+        while True:
+            lin = linearize(body, [kinds[i] for i in float_carries])
+            in_guards = lin.bwd.outputs[len(float_inputs):]
+            carry_guards = [g for i, g in zip(float_inputs, in_guards, strict=True) if i >= n]
+            stable = {PLAIN: ALWAYS, ABSENT: NEVER}
+            widen = [i for i, g in zip(float_carries, carry_guards, strict=True)
+                     if kinds[i] != GUARDED and g != stable[kinds[i]]]
+            if not widen:
+                return lin, kinds
+            kinds.update((i, GUARDED) for i in widen)
+
+    def emit_backward(bb: Builder, cts, guards):
+        lin, kinds = linearized_body(cts, guards)
+        stored, same_as, const_slot = _forward_loop(forward, lin, n, body.name)
+        body_inputs = lin.fwd.inputs
+        guarded = [i for i in float_carries if kinds[i] == GUARDED]
         rb = Builder(eqn.loc)
         r_consts = [Var(c.type, getattr(c, "hint", "")) for c in consts]
         r_bars = [Var(carries[i].type, "d" + eqn.outputs[i].hint) for i in float_carries]
+        r_guards = [Var(BOOL, "g" + eqn.outputs[i].hint) for i in guarded]
         r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
         k = Var(I64, "k")
         tape = tape_plan().residual
@@ -92,57 +114,174 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         popped.update((rid, popped[id(first)]) for rid, first in same_as.items())
         res_atoms = [r_consts[const_slot[id(r)]] if id(r) in const_slot else popped[id(r)]
                      for r in lin.residuals]
-        bars = inline(rb, lin.bwd, res_atoms + r_bars)
-        float_inputs = [i for i, v in enumerate(body_inputs) if v.type.is_float]
-        const_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i < n]
+        results = inline(rb, lin.bwd, res_atoms + r_bars + r_guards)
+        bars, in_guards = results[:len(float_inputs)], results[len(float_inputs):]
+        const_bars = [(bar, g) for i, bar, g in zip(float_inputs, bars, in_guards, strict=True)
+                      if i < n]
         carry_bars = [bar for i, bar in zip(float_inputs, bars, strict=True) if i >= n]
+        carry_guards = [g for i, g in zip(float_inputs, in_guards, strict=True) if i >= n]
+        # a const's accumulated cotangent is guarded by "some iteration contributed"
+        runtime = [j for j, (_, g) in enumerate(const_bars) if isinstance(g, Var)]
+        r_any = [Var(BOOL, "g" + body_inputs[float_consts[j]].hint) for j in runtime]
+
         def others(bar):  # cotangents that must survive this accumulation
             return {id(o) for o in bars if o is not bar} | \
                 ({id(bar)} if sum(o is bar for o in bars) > 1 else set())
 
-        new_acc = [add_cotangents(rb, acc, bar, others(bar))
-                   for acc, bar in zip(r_acc, const_bars, strict=True)]
-        r_inputs = r_consts + r_bars + r_acc + [k]
-        rev_body = Graph(r_inputs, rb.eqns, carry_bars + new_acc + [rb.sub(k, 1)],
+        new_acc = [acc if g == NEVER else add_cotangents(rb, acc, bar, others(bar))
+                   for acc, (bar, g) in zip(r_acc, const_bars, strict=True)]
+        new_any = [rb.or_(r, const_bars[j][1]) for r, j in zip(r_any, runtime, strict=True)]
+        new_guards = [g for i, g in zip(float_carries, carry_guards, strict=True)
+                      if kinds[i] == GUARDED]
+        r_inputs = r_consts + r_bars + r_guards + r_acc + r_any + [k]
+        rev_body = Graph(r_inputs, rb.eqns,
+                         carry_bars + new_guards + new_acc + new_any + [rb.sub(k, 1)],
                          body.name + "_bar")
         cb = Builder(eqn.loc)
         c_inputs = _fresh(r_inputs)
         rev_cond = Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], cond.name + "_bar")
         init = [bb.zeros(carries[i].type) if cts[i] is None else cts[i] for i in float_carries]
+        init_guards = [NEVER if cts[i] is None else ALWAYS if guards[i] is None else guards[i]
+                       for i in guarded]
         acc0 = [bb.zeros(consts[i].type) for i in float_consts]
-        outs = bb.emit("while", list(consts) + init + acc0 + [trips],
-                       cond=rev_cond, body=rev_body, n_consts=n)
-        for out, var in zip(outs, r_bars + r_acc + [k], strict=True):
+        outs = bb.emit("while", list(consts) + init + init_guards + acc0 + [NEVER] * len(r_any)
+                       + [trips], cond=rev_cond, body=rev_body, n_consts=n)
+        for out, var in zip(outs, r_bars + r_guards + r_acc + r_any + [k], strict=True):
             out.hint = var.hint
-        in_cts = [None] * len(eqn.inputs)
-        for j, i in enumerate(float_carries):
-            in_cts[n + i] = outs[j]
-        for j, i in enumerate(float_consts):
-            in_cts[i] = outs[len(float_carries) + j]
-        return in_cts
+        out_bars, outs = outs[:len(r_bars)], outs[len(r_bars):]
+        out_guards, outs = dict(zip(guarded, outs, strict=False)), outs[len(guarded):]
+        out_acc, out_any = outs[:len(r_acc)], dict(zip(runtime, outs[len(r_acc):], strict=False))
+        in_cts, in_guards = [None] * len(eqn.inputs), [ALWAYS] * len(eqn.inputs)
+        for i, bar in zip(float_carries, out_bars, strict=True):
+            if kinds[i] != ABSENT:
+                in_cts[n + i], in_guards[n + i] = bar, out_guards.get(i, ALWAYS)
+        ran = None  # the loop ran at least once
+        for j, (i, acc) in enumerate(zip(float_consts, out_acc, strict=True)):
+            if const_bars[j][1] == NEVER:
+                continue
+            if j not in out_any and ran is None:
+                ran = bb.gt(trips, 0)
+            in_cts[i], in_guards[i] = acc, out_any.get(j, ran)
+        return in_cts, in_guards
 
     return emit_backward
+
+
+def _forward_loop(forward: Eqn, lin, n: int, name: str):
+    """Complete the forward loop `forward` with the linearized body `lin`: it also stores
+    the body's residuals on the tape (each distinct value once; loop constants are read
+    directly) and counts the iterations. Returns (stored residuals, residual id -> the
+    stored one it equals, residual id -> its constant slot)."""
+    body_inputs = lin.fwd.inputs
+    const_slot = {id(v): i for i, v in enumerate(body_inputs[:n])}
+    b = Builder(forward.loc)
+    inputs, count = _fresh(body_inputs), Var(I64, "trips")
+    results = inline(b, lin.fwd, inputs)
+    n_out = len(results) - len(lin.residuals)
+    first_of: dict[int, Var] = {}
+    same_as: dict[int, Var] = {}
+    stored = []
+    for r, atom in zip(lin.residuals, results[n_out:], strict=True):
+        if id(r) in const_slot:
+            continue
+        key = id(atom) if isinstance(atom, Var) else ("const", atom.type, atom.value)
+        if key in first_of:
+            same_as[id(r)] = first_of[key]
+            continue
+        first_of[key] = r
+        stored.append(r)
+        b.emit("push", [atom], tape=tape_plan().residual)
+    forward.params["body"] = Graph(inputs + [count], b.eqns,
+                                   results[:n_out] + [b.add(count, 1)], name)
+    return stored, same_as, const_slot
 
 
 def _float_positions(atoms) -> list[int]:
     return [i for i, a in enumerate(atoms) if a.type.is_float]
 
 
-def cond_vjp(b: Builder, eqn: Eqn, cts):
+def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
+    """Replay of the taken arm's backward sweep. An operand's cotangent is guarded by the
+    predicate when only one arm reaches it, by a guard the arms return when it depends on
+    guards inside them, and is absent when no arm reaches it. An output cotangent guarded by
+    a bool output of the same `cond` (a return flag) is plain or absent in an arm that sets
+    that flag to a constant."""
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     arms = eqn.params["branches"]
     n_out = len(eqn.outputs)
-    out_bars = [b.zeros(eqn.outputs[i].type) if cts[i] is None else cts[i]
-                for i in _float_positions(eqn.outputs)]
-    bar_arms = []
-    for arm in arms:
-        full = vjp_graph(arm)
-        bar_arms.append(Graph(full.inputs, full.eqns, full.outputs[n_out:], arm.name + "_bar"))
-    bars = b.emit("cond", [pred] + list(operands) + out_bars, branches=tuple(bar_arms))
+    out_pos = _float_positions(eqn.outputs)
+    seeds = [_seed(cts[i], guards[i]) for i in out_pos]
+    out_bars = [b.zeros(eqn.outputs[i].type) if cts[i] is None else cts[i] for i in out_pos]
+    guarded = [i for i, s in zip(out_pos, seeds, strict=True) if s == GUARDED]
+    outer = list(operands) + out_bars + [guards[i] for i in guarded]
+    fulls = [_arm_vjp(arm, eqn, seeds, [guards[i] for i in out_pos], len(guarded))
+             for arm in arms]
+    in_pos = _float_positions(operands)
+    m = len(in_pos)
+    kept, runtime = [], []  # operand positions with a cotangent; those with a guard output
+    in_guards = [ALWAYS] * len(eqn.inputs)
+    for j, i in enumerate(in_pos):
+        # each arm's guard as a value outside the cond, where it is one
+        arm_guards = [x if isinstance(x, Const) else outer[f.inputs.index(x)]
+                      if x in f.inputs else None
+                      for f, x in ((f, f.outputs[n_out + m + j]) for f in fulls)]
+        if arm_guards == [NEVER, NEVER]:
+            continue
+        kept.append(j)
+        guard = None if None in arm_guards else _select_guard(b, pred, *arm_guards)
+        if guard is None:
+            runtime.append(j)
+        else:
+            in_guards[1 + i] = guard
+    bar_arms = [Graph(f.inputs, f.eqns, [f.outputs[n_out + j] for j in kept] +
+                      [f.outputs[n_out + m + j] for j in runtime], arm.name + "_bar")
+                for f, arm in zip(fulls, arms, strict=True)]
+    results = b.emit("cond", [pred] + outer, branches=tuple(bar_arms))
     in_cts = [None] * len(eqn.inputs)
-    for bar, i in zip(bars, _float_positions(operands), strict=True):
-        in_cts[1 + i] = bar
-    return in_cts
+    for j, bar in zip(kept, results, strict=False):
+        in_cts[1 + in_pos[j]] = bar
+    for j, guard in zip(runtime, results[len(kept):], strict=True):
+        guard.hint = "g" + getattr(operands[in_pos[j]], "hint", "")
+        in_guards[1 + in_pos[j]] = guard
+    return in_cts, in_guards
+
+
+def _select_guard(b: Builder, pred, g_else, g_then):
+    """`g_then if pred else g_else` for guards known outside the cond (constants or outer
+    values), without a select; None when both are values (the arms return it then)."""
+    if g_else is g_then or g_else == g_then:
+        return g_else
+    if isinstance(g_else, Const) and isinstance(g_then, Const):
+        return pred if g_then.value else b.not_(pred)
+    if isinstance(g_else, Const):
+        return b.and_(pred, g_then) if g_else == NEVER else b.or_(b.not_(pred), g_then)
+    if isinstance(g_then, Const):
+        return b.and_(b.not_(pred), g_else) if g_then == NEVER else b.or_(pred, g_else)
+    return None
+
+
+def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> Graph:
+    """`vjp_graph(arm)` taking `operands + output cotangents + n_guards guards`; a guard that
+    is an output of `eqn` itself is the arm's value for it (a constant, or a var of the arm)."""
+    own = {id(o): k for k, o in enumerate(eqn.outputs)}
+    arm_seeds = list(seeds)
+    for k, (seed, guard) in enumerate(zip(seeds, guards, strict=True)):
+        if seed == GUARDED and id(guard) in own:
+            value = arm.outputs[own[id(guard)]]
+            arm_seeds[k] = own[id(guard)] if isinstance(value, Var) else \
+                PLAIN if value.value else ABSENT
+    full = vjp_graph(arm, arm_seeds)
+    if arm_seeds == seeds:
+        return full
+    b = Builder()
+    n_bars = len(seeds)
+    inputs = _fresh(full.inputs[:len(arm.inputs) + n_bars]) + \
+        [Var(BOOL, "g") for _ in range(n_guards)]
+    kept = [inputs[len(arm.inputs) + n_bars + g]
+            for g, k in enumerate(k for k, s in enumerate(seeds) if s == GUARDED)
+            if arm_seeds[k] == GUARDED]
+    outputs = inline(b, full, inputs[:len(arm.inputs) + n_bars] + kept)
+    return Graph(inputs, b.eqns, outputs, full.name)
 
 
 def cond_jvp(b: Builder, eqn: Eqn, tangents):
@@ -201,22 +340,29 @@ def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph
     return Graph(inputs[:n] + extra_c + inputs[n:] + extra_k, b.eqns, outputs, cond.name)
 
 
-def pop_vjp(b: Builder, eqn: Eqn, cts):
+def pop_vjp(b: Builder, eqn: Eqn, cts, guards):
     """Reverse of a load from tape t: send the cotangent back on tape t's transport tape
-    (zero when none reached it, so that stores and loads stay paired)."""
+    (zero when none reached it, so that stores and loads stay paired), followed by its guard
+    (whether it is a contribution at all: the store's side cannot know it statically)."""
     (out,) = eqn.outputs
     if out.type.is_float:
-        ct = cts[0] if cts[0] is not None else b.zeros(out.type)
-        b.emit("push", [ct], tape=tape_plan().transport[eqn.params.get("tape", 0)])
-    return []
+        tape = tape_plan().transport[eqn.params.get("tape", 0)]
+        ct, guard = cts[0], guards[0]
+        b.emit("push", [b.zeros(out.type) if ct is None else ct], tape=tape)
+        b.emit("push", [NEVER if ct is None else ALWAYS if guard is None else guard],
+               tape=tape)
+    return [], []
 
 
-def push_vjp(b: Builder, eqn: Eqn, cts):
-    """Reverse of a store to tape t: its value's cotangent arrives on the transport tape."""
+def push_vjp(b: Builder, eqn: Eqn, cts, guards):
+    """Reverse of a store to tape t: its value's cotangent and guard arrive on the transport
+    tape."""
     (x,) = eqn.inputs
     if not x.type.is_float:
-        return [None]
-    return [b.op("pop", type=x.type, tape=tape_plan().transport[eqn.params.get("tape", 0)])]
+        return [None], [ALWAYS]
+    tape = tape_plan().transport[eqn.params.get("tape", 0)]
+    guard = b.op("pop", type=BOOL, tape=tape)
+    return [b.op("pop", type=x.type, tape=tape)], [guard]
 
 
 def push_jvp(b: Builder, eqn: Eqn, tangents):

@@ -15,6 +15,22 @@ Symbolic zeros are `None` while transforming; they become zeros only where a val
 Cotangents are summed back to each operand's shape (`fit`); a cotangent that scatters into
 zeros is accumulated as a scatter-add (`add_cotangents`). Cotangent vars are named
 `d<name>` after the primal variable they belong to.
+
+Untaken paths contribute nothing (the eager tape's semantics): a cotangent may be *guarded*
+by a runtime bool (a branch predicate, `trips > 0` of a loop, or a combination of them) when
+it only stems from code that may not have run. Its value is zero while the guard is false,
+and the contributions it makes through a primitive whose derivative may be inf or nan are
+gated, `cond(guard, contributions, zeros)`, so `0 * nan` from a path that did not run never
+reaches an input; contributions linear in the cotangent with finite factors (`add`, `neg`,
+shape changes, products with finite constants, ...) need no gate. Guarded cotangents meeting
+combine their guards with `or`; an unguarded contribution drops the guard. Structural rules
+(equations with subgraphs, and the tape primitives) receive the guards of their output
+cotangents and return those of their input cotangents (a load's cotangent travels back to
+its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` serve them: `seeds`
+says per float output whether its cotangent is PLAIN, ABSENT (none reaches it), GUARDED (by
+a bool input of the backward sweep, after the cotangents) or guarded by the graph's own bool
+output number k (the int k: a return flag the graph sets); the backward sweep then also
+returns one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
 """
 
 from __future__ import annotations
@@ -24,7 +40,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
 
@@ -52,6 +68,10 @@ def tapes_in(graph: Graph) -> set[int]:
 
 def touches_tape(eqn: Eqn) -> bool:
     return eqn.prim in ("push", "pop") or any(tapes_in(sub) for sub in eqn.subgraphs())
+
+
+PLAIN, ABSENT, GUARDED = "plain", "absent", "guarded"
+ALWAYS, NEVER = Const(True, BOOL), Const(False, BOOL)
 
 
 @dataclass
@@ -125,36 +145,140 @@ def add_cotangents(b: Builder, current: Atom, value: Atom, live: set[int] = froz
     return current
 
 
-def _accumulate(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom,
-                pending: set[int] = frozenset()) -> None:
-    """ct[var] += value; `pending` holds the ids of cotangents still to be accumulated."""
+def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: Var,
+                value: Atom, guard: Atom | None, pending: set[int] = frozenset()) -> None:
+    """ct[var] += value, where `value` is guarded by `guard` (None: unguarded); `pending`
+    holds the ids of cotangents still to be accumulated."""
     if isinstance(value, Var) and not value.hint and var.hint:
         value.hint = "d" + var.hint.lstrip("_")
     current = ct.get(id(var))
     if current is None:
         ct[id(var)] = value
+        if guard is not None:
+            guards[id(var)] = guard
         return
     live = {id(v) for k, v in ct.items() if k != id(var)} | set(pending)
     ct[id(var)] = add_cotangents(bb, current, value, live)
+    held = guards.get(id(var))
+    if held is None or guard is None:
+        guards.pop(id(var), None)
+    elif held is not guard:
+        guards[id(var)] = bb.or_(held, guard)
 
 
-def linearize(graph: Graph) -> Linearized:
+# contributions that are zero whenever the cotangents they are computed from are zero
+_LINEAR = {"add", "sub", "neg", "mul", "div", "select", "convert", "reshape", "transpose",
+           "broadcast_to", "sum_to", "sum", "index", "index_update", "concatenate", "pack",
+           "full"}
+
+
+def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int]) -> bool:
+    """Whether `atom` (a contribution computed by the equations `defs`, by output id) is zero
+    whenever the cotangents `cts` are: it is built from them and zero constants by linear
+    primitives, with factors in products that are finite constants or vars in `finite`, and
+    divisors that are nonzero finite constants."""
+    if isinstance(atom, Const):
+        return atom.value == 0
+    if id(atom) in cts:
+        return True
+    eqn = defs.get(id(atom))
+    if eqn is None or eqn.prim not in _LINEAR:
+        return False
+    floats = [a for a in eqn.inputs if a.type.is_float]
+    if eqn.prim == "div":
+        divisor = eqn.inputs[1]
+        return isinstance(divisor, Const) and 0 < abs(divisor.value) < float("inf") and \
+            _vanishes(eqn.inputs[0], defs, cts, finite)
+    if eqn.prim == "mul":
+        factors = [a for a in floats if id(a) in finite or
+                   isinstance(a, Const) and abs(a.value) < float("inf")]
+        rest = [a for a in floats if not any(a is f for f in factors)]
+        return bool(rest) and all(_vanishes(a, defs, cts, finite) for a in rest)
+    return bool(floats) and all(_vanishes(a, defs, cts, finite) for a in floats)
+
+
+def _finite_values(eqns: list[Eqn]) -> set[int]:
+    """Ids of the float values that are finite whatever the inputs: conversions of ints."""
+    return {id(e.outputs[0]) for e in eqns
+            if e.prim == "convert" and not e.inputs[0].type.is_float}
+
+
+def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Atom,
+          finite: set[int]) -> list:
+    """`in_cts`, the contributions of `eqn` emitted since `bb.eqns[start]` from cotangents
+    guarded by `guard`, made zero where the guard is false: those that do not vanish with
+    the cotangents anyway are computed in the taken arm of a `cond` on the guard (they are
+    not run when it is false; their first copies become dead code)."""
+    from ..primitives import PRIMITIVES
+
+    emitted = bb.eqns[start:]
+    defs = {id(o): e for e in emitted for o in e.outputs}
+    seeds = {id(c) for c in cts if c is not None}
+    finite = finite | _finite_values(emitted)
+    unsafe = [k for k, (a, c) in enumerate(zip(eqn.inputs, in_cts, strict=True))
+              if c is not None and isinstance(a, Var) and a.type.is_float
+              and not _vanishes(c, defs, seeds, finite)]
+    if not unsafe:
+        return in_cts
+    values = [in_cts[k] for k in unsafe]
+    if any(PRIMITIVES[e.prim].effectful or touches_tape(e) for e in emitted):
+        emitted = []  # tape traffic stays unconditional: only its results are gated
+    operands = free_vars(emitted, values)
+    taken = clone(Graph(operands, emitted, values, "gate"))
+    zb = Builder(bb.loc)
+    untaken = Graph([Var(a.type, a.hint) for a in operands], zb.eqns,
+                    [zb.zeros(v.type) for v in values], "gate")
+    gated = bb.emit("cond", [guard] + operands, branches=(untaken, taken))
+    out = list(in_cts)
+    for k, value in zip(unsafe, gated, strict=True):
+        out[k] = value
+    return out
+
+
+def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
+    """A guard returned by a rule as the driver keeps it: None for always, False for never,
+    simplified (`_simplest`) so that a return flag stays recognisable as the output of the
+    `cond` that sets it."""
+    if isinstance(atom, Const):
+        return None if atom.value else False
+    return _simplest(bb, atom, negation)
+
+
+def _simplest(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom:
+    """`atom`, a guard just built in `bb`, with `not (not x)` -> x and `x and x`, `x or x`
+    -> x applied (`negation` maps the forward sweep's `not_` results to their operands)."""
+    eqn = _recent_definition(bb, atom)
+    if eqn is None or eqn.prim not in ("not_", "and_", "or_"):
+        return atom
+    if eqn.prim == "not_":
+        inner = eqn.inputs[0]
+        twice = _recent_definition(bb, inner)
+        if twice is not None and twice.prim == "not_":
+            return twice.inputs[0]
+        return negation.get(id(inner), atom)
+    left, right = (_simplest(bb, a, negation) for a in eqn.inputs)
+    return left if left is right else atom
+
+
+def linearize(graph: Graph, seeds: list[str | int] | None = None) -> Linearized:
     if _PLAN.get() is not None:
-        return _linearize(graph)
+        return _linearize(graph, seeds)
     used = tapes_in(graph)
     residual = max(used) + 1 if used else 0
     token = _PLAN.set(TapePlan(residual, {t: residual + 1 + t for t in sorted(used)}))
     try:
-        return _linearize(graph)
+        return _linearize(graph, seeds)
     finally:
         _PLAN.reset(token)
 
 
-def _linearize(graph: Graph) -> Linearized:
+def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
     from ..primitives import PRIMITIVES
 
     g = clone(graph)
     fb, bb = Builder(), Builder()
+    negation = {id(e.outputs[0]): e.inputs[0] for e in g.eqns if e.prim == "not_"}
+    finite = _finite_values(g.eqns)
     backward_steps = []
     hooked: dict[int, tuple[int, Eqn]] = {}  # equations whose forward sweep was changed
     for eqn in g.eqns:
@@ -164,48 +288,73 @@ def _linearize(graph: Graph) -> Linearized:
             hooked[id(eqn)] = (len(fb.eqns) - 1, eqn)
         else:
             fb.eqns.append(eqn)
-            emit = (lambda e, rule: lambda b, cts: rule(b, e, cts))(eqn, prim.vjp)
+            emit = (lambda e, rule: lambda b, cts, *guards: rule(b, e, cts, *guards))(
+                eqn, prim.vjp)
         backward_steps.append((eqn, prim, emit))
 
+    float_outs = _float_atoms(g.outputs)
+    kinds = [PLAIN] * len(float_outs) if seeds is None else list(seeds)
     out_bars = [Var(a.type, "d" + (a.hint if isinstance(a, Var) else "out"))
-                for a in _float_atoms(g.outputs)]
+                for a in float_outs]
+    out_guards = [Var(BOOL, "g" + bar.hint) for bar, kind in zip(out_bars, kinds, strict=True)
+                  if kind == GUARDED]
     ct: dict[int, Atom] = {}
-    for atom, bar in zip(_float_atoms(g.outputs), out_bars, strict=True):
-        if isinstance(atom, Var):
-            _accumulate(bb, ct, atom, bar)
+    guards: dict[int, Atom] = {}
+    pending_guards = iter(out_guards)
+    for atom, bar, kind in zip(float_outs, out_bars, kinds, strict=True):
+        guard = next(pending_guards) if kind == GUARDED else \
+            g.outputs[kind] if isinstance(kind, int) else None
+        if isinstance(atom, Var) and kind != ABSENT:
+            _accumulate(bb, ct, guards, atom, bar, guard)
     for eqn, prim, emit in reversed(backward_steps):
         cts = [ct.pop(id(v), None) for v in eqn.outputs]
+        out_gs = [guards.pop(id(v), None) for v in eqn.outputs]
         idle = all(c is None for c in cts) or not prim.differentiable
         if idle and not touches_tape(eqn):  # tape traffic must stay paired, cotangent or not
             continue
         bb.loc = eqn.loc
-        in_cts = emit(bb, cts)
+        if eqn.subgraphs() or touches_tape(eqn):
+            in_cts, in_gs = emit(bb, cts, out_gs)
+            in_gs = [_as_guard(bb, x, negation) for x in in_gs]
+        else:
+            start = len(bb.eqns)
+            in_cts = emit(bb, cts)
+            guard = next((x for c, x in zip(cts, out_gs, strict=True) if c is not None), None)
+            if guard is not None:
+                in_cts = _gate(bb, start, eqn, cts, in_cts, guard, finite)
+            in_gs = [guard] * len(in_cts)
         hooked.pop(id(eqn), None)
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
-            if c is not None and isinstance(atom, Var) and atom.type.is_float:
+            if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
+                    and atom.type.is_float:
                 pending = {id(x) for x in in_cts[:k] + in_cts[k + 1:] if x is not None}
-                _accumulate(bb, ct, atom, fit(bb, c, atom.type), pending)
+                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k], pending)
     for position, eqn in hooked.values():
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)
         fb.eqns[position] = eqn
-    bars = [ct[id(v)] if id(v) in ct else bb.zeros(v.type) for v in _float_atoms(g.inputs)]
-    bwd = Graph([], bb.eqns, bars, g.name + "_bwd")
+    float_ins = _float_atoms(g.inputs)
+    bars = [ct[id(v)] if id(v) in ct else bb.zeros(v.type) for v in float_ins]
+    in_guards = [guards.get(id(v), ALWAYS) if id(v) in ct else NEVER for v in float_ins]
+    bwd = Graph([], bb.eqns, bars + (in_guards if seeds is not None else []),
+                g.name + "_bwd")
     dce(bwd)  # rules compute cotangents for constants too; keep only what is needed
-    bar_ids = {id(v) for v in out_bars}
-    residuals = [v for v in free_vars(bwd.eqns, bars) if id(v) not in bar_ids]
-    bwd.inputs = residuals + out_bars
+    bar_ids = {id(v) for v in out_bars + out_guards}
+    residuals = [v for v in free_vars(bwd.eqns, bwd.outputs) if id(v) not in bar_ids]
+    bwd.inputs = residuals + out_bars + out_guards
     fwd = Graph(g.inputs, fb.eqns, list(g.outputs) + residuals, g.name + "_fwd")
     return Linearized(fwd, bwd, residuals)
 
 
-def vjp_graph(graph: Graph) -> Graph:
-    """`inputs + cotangents of f64 outputs -> outputs + cotangents of f64 inputs`."""
-    lin = linearize(graph)
+def vjp_graph(graph: Graph, seeds: list[str | int] | None = None) -> Graph:
+    """`inputs + cotangents of float outputs -> outputs + cotangents of float inputs`; with
+    `seeds`, also the guards of the GUARDED cotangents in, and one guard per float input out
+    (see the module's contract)."""
+    lin = linearize(graph, seeds)
     b = Builder()
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
     fwd_out = inline(b, lin.fwd, inputs)
     n = len(graph.outputs)
-    out_bars = [Var(v.type, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
-    bars = inline(b, lin.bwd, fwd_out[n:] + out_bars)
-    return Graph(inputs + out_bars, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp")
+    extra = [Var(v.type, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
+    bars = inline(b, lin.bwd, fwd_out[n:] + extra)
+    return Graph(inputs + extra, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp")
