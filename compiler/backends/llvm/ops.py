@@ -105,7 +105,8 @@ def _sign(cx, args, eqn):
 
 
 def _extremum(float_pred, int_pred):
-    """np.maximum / np.minimum: `x if (x >= y or x != x) else y` (NaN propagates)."""
+    """np.maximum / np.minimum as numpy computes them: `x if (x > y or x != x) else y` (NaN
+    propagates; at a tie, signed zeros included, the second operand is returned)."""
 
     def lower(cx, args, eqn):
         x, y = args
@@ -297,8 +298,8 @@ LOWERINGS = {
     "pow": _pow,
     "floordiv": _floordiv,
     "mod": _mod,
-    "maximum": _extremum(">=", ">="),
-    "minimum": _extremum("<=", "<="),
+    "maximum": _extremum(">", ">"),
+    "minimum": _extremum("<", "<"),
     "clip": _clip,
     "neg": _neg,
     "abs": _abs,
