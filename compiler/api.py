@@ -29,7 +29,7 @@ from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
 from .frontend.source import get_source
-from .frontend.to_ir import build_graph
+from .frontend.to_ir import Program, build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import BOOL, F32, F64, I64, Const, Graph, Type, Var
 from .ir.transform import inline
@@ -100,8 +100,13 @@ class Transformed:
                     types[i] = F64
         return tuple(types)
 
-    def graphs(self, types: tuple[Type, ...]) -> tuple[Graph, Graph, bool]:
-        """(primal graph, transformed graph, result is a tuple) for one signature."""
+    def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
+        """(primal graph, transformed graph, result is a tuple) for one signature. With
+        `effects`, `jit` gives a `Program` instead of the tuple flag: its graph also returns
+        the final values of the argument arrays the function writes into."""
+        if self.kind == "jit" and effects and not hasattr(self.fn, "ir_for"):
+            program = build_program(self.fn, list(types))
+            return program.graph, optimize(program.graph), program
         primal, n_out, is_tuple = build_graph(self.fn, list(types))
         if self.kind == "jit":
             return primal, optimize(primal), is_tuple
@@ -129,7 +134,7 @@ class Transformed:
         types = self.signature_types(list(types))
         key = ("ir",) + types
         if key not in self.cache:
-            _, graph, is_tuple = self.graphs(types)
+            _, graph, is_tuple = self.graphs(types, effects=False)
             self.cache[key] = (graph, is_tuple)
         graph, is_tuple = self.cache[key]
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
@@ -156,7 +161,9 @@ class Transformed:
         """Validate a new argument signature, compile it and cache the entry point that
         shapes the native result like the Python function's (keyed by the argument types)."""
         run, is_tuple = self.compiled(self.signature(args))
-        if self.kind == "jit":
+        if isinstance(is_tuple, Program):
+            fast = _jit_entry(run, is_tuple, self.backend)
+        elif self.kind == "jit":
             fast = run if is_tuple else (lambda *a: run(*a)[0])
         elif self.kind == "value_and_grad" and self.multi:
             def fast(*a):
@@ -168,6 +175,40 @@ class Transformed:
             fast = run if self.multi else (lambda *a: run(*a)[0])
         self.dispatch[_dispatch_key(args)] = fast
         return fast
+
+
+def _jit_entry(run: Callable, program: Program, backend: str) -> Callable:
+    """The entry point of `jit`: runs the code, writes the final values of the argument
+    arrays the function writes into back into the caller's arrays (np.copyto, any memory
+    layout), and returns the caller's very array where the function returns an argument."""
+    n, written, returned = program.n_results, program.written, program.returned
+    simple = not written and not any(r is not None for r in returned) and backend != "python"
+    if simple:
+        return run if program.is_tuple else (lambda *a: run(*a)[0])
+
+    def fast(*args):
+        for i in written:
+            for j, other in enumerate(args):
+                if j != i and isinstance(other, np.ndarray) and \
+                        np.shares_memory(args[i], other):
+                    raise ValueError(f"arguments {i} and {j} share memory and "
+                                     f"{program.graph.name} writes into argument {i}; "
+                                     "compiled code cannot follow that: pass a copy")
+        values = run(*args)
+        for i, final in zip(written, values[n:], strict=True):
+            np.copyto(args[i], final)
+        results = []
+        for value, source in zip(values[:n], returned, strict=True):
+            if source is not None:
+                value = args[source]
+            elif isinstance(value, np.ndarray) and any(
+                    isinstance(a, np.ndarray) and np.may_share_memory(value, a) for a in args):
+                value = value.copy()  # a new array, as in Python (the Python backend may
+                # hand back an argument's buffer)
+            results.append(value)
+        return tuple(results) if program.is_tuple else results[0]
+
+    return fast
 
 
 def _dispatch_key(args) -> tuple:

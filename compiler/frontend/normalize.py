@@ -4,7 +4,8 @@ Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
   and one final `return expr`;
 - `for i in range(...)` became a `while` over a hidden counter (incremented at the top of the
-  body, so `continue` is safe); `x op= y` became `x = x op y`;
+  body, so `continue` is safe); `x op= y` became `x = x op y` (that Assign has
+  `augmented = True`: on an array it writes in place);
 - `break`, `continue` and early `return` became assignments to hidden boolean flags
   (`__brk1`, `__cnt1`, `__ret`); the statements they could skip are guarded by
   `if not flag:`; loops also test their flags. Early returns store their values in hidden
@@ -144,8 +145,10 @@ class Normalizer:
     def augmented(self, s: gast.AugAssign):
         """`x op= v` -> `x = x op v`; `x[i] op= v` -> `x[i] = x[i] op v`."""
         if isinstance(s.target, gast.Name):
-            return g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
+            stmt = g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
                                                  at=s), at=s)
+            stmt.augmented = True
+            return stmt
         if isinstance(s.target, gast.Subscript):
             load = copy.deepcopy(s.target)
             load.ctx = gast.Load()
