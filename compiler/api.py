@@ -11,6 +11,13 @@ Contract:
 - Arguments are checked before any generated code runs: wrong count or non-numeric values
   raise `TypeError`.
 - `backend="python"` runs the readable Python produced by the Python backend (the reference).
+- Arrays are shared objects, as in numpy: `jit` of a function that writes into an argument
+  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view or an inlined callee)
+  writes the final values back into the caller's array (`np.copyto`, any memory layout), and
+  a returned argument is the caller's very array. Arguments that share memory with an argument
+  the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
+  and `hessian` differentiate with respect to the argument values at entry and never modify
+  the caller's arrays.
 """
 
 from __future__ import annotations
