@@ -35,6 +35,7 @@ from .ad import jvp_graph, vjp_graph
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
+from .frontend.aliasing import view_key
 from .frontend.source import get_source
 from .frontend.to_ir import Program, build_graph, build_program
 from .ir.builder import Builder
@@ -197,7 +198,7 @@ def _jit_entry(run: Callable, program: Program, backend: str) -> Callable:
         for i in written:
             for j, other in enumerate(args):
                 if j != i and isinstance(other, np.ndarray) and \
-                        np.shares_memory(args[i], other):
+                        np.may_share_memory(args[i], other) and np.shares_memory(args[i], other):
                     raise ValueError(f"arguments {i} and {j} share memory and "
                                      f"{program.graph.name} writes into argument {i}; "
                                      "compiled code cannot follow that: pass a copy")
@@ -207,7 +208,8 @@ def _jit_entry(run: Callable, program: Program, backend: str) -> Callable:
         results = []
         for value, source in zip(values[:n], returned, strict=True):
             if source is not None:
-                value = args[source]
+                value = args[source[0]] if source[1] is None else \
+                    args[source[0]][view_key(source[1])]
             elif isinstance(value, np.ndarray) and any(
                     isinstance(a, np.ndarray) and np.may_share_memory(value, a) for a in args):
                 value = value.copy()  # a new array, as in Python (the Python backend may

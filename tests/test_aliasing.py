@@ -219,3 +219,23 @@ def test_unfollowable_aliasing_is_refused_naming_the_line(fn, line, words):
                   [np.ones(3), np.ones(3)]))
     message = str(e.value)
     assert words in message and line in message and ".copy()" in message
+
+
+def returns_arguments_and_a_view(x, y):
+    a, b = x, y
+    a[0] = 7.0
+    b += a
+    return x, b[1:3], np.sum(a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returned_arguments_and_views_share_the_callers_memory(backend):
+    x, y = np.arange(3.0), np.ones(3)
+    expected_x, expected_y = x.copy(), y.copy()
+    expected = returns_arguments_and_a_view(expected_x, expected_y)
+    first, view, total = jit(returns_arguments_and_a_view, backend=backend)(x, y)
+    assert first is x and total == expected[2]
+    np.testing.assert_array_equal(view, expected[1])
+    np.testing.assert_array_equal(y, expected_y)
+    y[1] = 100.0  # the result is a view of the caller's array, as in numpy
+    assert view[0] == 100.0

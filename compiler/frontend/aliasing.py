@@ -121,6 +121,11 @@ def spec_operands(view: tuple) -> tuple[tuple, list[int]]:
     return tuple(spec), ints
 
 
+def view_key(view: tuple) -> tuple:
+    """The numpy index of a folded spec (`x[view_key(v)]` is the view)."""
+    return tuple(item[1] if item[0] == 0 else slice(*item[1:]) for item in view)
+
+
 def compose(shape: tuple, outer: tuple, inner: tuple) -> tuple | None:
     """The folded spec on the base equal to `base[outer][inner]` (both folded, constant), or
     None when it is not expressible as one basic index."""

@@ -77,13 +77,15 @@ def join_type(a: Type, b: Type) -> Type:
 @dataclass(frozen=True)
 class Program:
     """A function's graph for `jit`: outputs are its `n_results` results, then the final values
-    of the array arguments it writes (positions `written`); `returned[k]` is the position of
-    the argument whose very object result k is (Python returns the caller's array), or None."""
+    of the array arguments it writes (positions `written`); `returned[k]` is None for a new
+    value, or (position, view) when result k is an argument's very array (view None) or a
+    basic-slice view of it (a folded index spec): Python returns the caller's array or a view
+    of it."""
     graph: Graph
     n_results: int
     is_tuple: bool
     written: tuple[int, ...]
-    returned: tuple[int | None, ...]
+    returned: tuple[tuple[int, tuple | None] | None, ...]
 
 
 def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
@@ -122,8 +124,8 @@ def build_program(fn, arg_types: list[Type]) -> Program:
     objects = conv.argument_objects  # object -> argument position, in argument order
     written = [(i, conv.env[hidden_name(obj)]) for obj, i in objects.items()
                if conv.env[hidden_name(obj)] is not inputs[i]]
-    returned = tuple(objects.get(r.obj) if isinstance(r, Ref) and r.plain else None
-                     for r in refs)
+    returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
+                     (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
     graph = Graph(inputs, b.eqns, outputs + finals, fn.__name__)
     return Program(graph, len(outputs), isinstance(result, tuple),
