@@ -1,7 +1,14 @@
 """Normalized gast -> IR graph, specialised to the argument types of one call signature.
 
-Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`. Variables map
-to SSA values in an environment; Python's numeric tower is followed (bool < int < float,
+Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`, the results
+computed from the argument values at entry; `build_program(fn, arg_types)` returns a `Program`
+whose graph also outputs the final values of the argument arrays the function writes into
+(for `jit`'s write-back). Arrays are shared objects as in numpy (see `aliasing.py`): a write
+(`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
+view of the written object; `if` outputs and `while` carries are the names whose values
+change, including aliases never named in the block (one carry per object), and aliasing
+that cannot be followed is refused naming the line. Variables map to SSA values in an
+environment; Python's numeric tower is followed (bool < int < float,
 `/` always gives float, int ** non-negative int constant stays int). `if` becomes a `cond`
 equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
 equation whose carries are the variables assigned in its body (types are widened to a fixed
