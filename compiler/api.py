@@ -37,7 +37,7 @@ from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
 from .frontend.aliasing import view_key
 from .frontend.source import get_source
-from .frontend.to_ir import Program, build_graph, build_program
+from .frontend.to_ir import Layout, build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import BOOL, F32, F64, I64, Const, Graph, Type, Var
 from .ir.transform import inline
@@ -110,11 +110,11 @@ class Transformed:
 
     def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
         """(primal graph, transformed graph, result is a tuple) for one signature. With
-        `effects`, `jit` gives a `Program` instead of the tuple flag: its graph also returns
+        `effects`, `jit` gives a `Layout` instead of the tuple flag: the graph also returns
         the final values of the argument arrays the function writes into."""
         if self.kind == "jit" and effects and not hasattr(self.fn, "ir_for"):
             program = build_program(self.fn, list(types))
-            return program.graph, optimize(program.graph), program
+            return program.graph, optimize(program.graph), program.layout
         primal, n_out, is_tuple = build_graph(self.fn, list(types))
         if self.kind == "jit":
             return primal, optimize(primal), is_tuple
@@ -169,7 +169,7 @@ class Transformed:
         """Validate a new argument signature, compile it and cache the entry point that
         shapes the native result like the Python function's (keyed by the argument types)."""
         run, is_tuple = self.compiled(self.signature(args))
-        if isinstance(is_tuple, Program):
+        if isinstance(is_tuple, Layout):
             fast = _jit_entry(run, is_tuple, self.backend)
         elif self.kind == "jit":
             fast = run if is_tuple else (lambda *a: run(*a)[0])
@@ -185,7 +185,7 @@ class Transformed:
         return fast
 
 
-def _jit_entry(run: Callable, program: Program, backend: str) -> Callable:
+def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
     """The entry point of `jit`: runs the code, writes the final values of the argument
     arrays the function writes into back into the caller's arrays (np.copyto, any memory
     layout), and returns the caller's very array where the function returns an argument."""
@@ -200,7 +200,7 @@ def _jit_entry(run: Callable, program: Program, backend: str) -> Callable:
                 if j != i and isinstance(other, np.ndarray) and \
                         np.may_share_memory(args[i], other) and np.shares_memory(args[i], other):
                     raise ValueError(f"arguments {i} and {j} share memory and "
-                                     f"{program.graph.name} writes into argument {i}; "
+                                     f"{program.name} writes into argument {i}; "
                                      "compiled code cannot follow that: pass a copy")
         values = run(*args)
         for i, final in zip(written, values[n:], strict=True):

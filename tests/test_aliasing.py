@@ -239,3 +239,23 @@ def test_returned_arguments_and_views_share_the_callers_memory(backend):
     np.testing.assert_array_equal(y, expected_y)
     y[1] = 100.0  # the result is a view of the caller's array, as in numpy
     assert view[0] == 100.0
+
+
+def unpack_and_write(t):
+    a, b = t
+    a[0] = 5.0
+    return b[0]
+
+
+def passes_a_tuple(x, y):
+    return unpack_and_write((x, y)) + np.sum(x) + unpack_and_write((y, y))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_passed_inside_tuples_are_the_callers_arrays(backend):
+    x, y = np.ones(2), np.ones(2)
+    expected_x, expected_y = x.copy(), y.copy()
+    expected = passes_a_tuple(expected_x, expected_y)
+    assert jit(passes_a_tuple, backend=backend)(x, y) == expected
+    np.testing.assert_array_equal(x, expected_x)
+    np.testing.assert_array_equal(y, expected_y)

@@ -25,17 +25,18 @@ import itertools
 from dataclasses import dataclass
 
 _ids = itertools.count(1)
-HIDDEN_PREFIX = "__a"  # hidden names that keep an argument's object reachable
+HIDDEN_PREFIX = "__arg"  # hidden names that keep an argument's object reachable
 
 
 def new_object() -> int:
     return next(_ids)
 
 
-def hidden_name(obj: int) -> str:
-    """The hidden variable holding the value of an argument object (never read by user code,
-    so that its final value is known even when every user name was rebound)."""
-    return f"{HIDDEN_PREFIX}{obj}"
+def hidden_name(k: int) -> str:
+    """The hidden variable holding the value of a function's k-th argument object (never
+    read by user code, so that its final value is known even when every user name was
+    rebound)."""
+    return f"{HIDDEN_PREFIX}{k}"
 
 
 @dataclass(frozen=True)

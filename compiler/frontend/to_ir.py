@@ -82,6 +82,16 @@ def join_type(a: Type, b: Type) -> Type:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How `jit` shapes a call's results (see `Program`); plain data, picklable."""
+    name: str
+    n_results: int
+    is_tuple: bool
+    written: tuple[int, ...]
+    returned: tuple[tuple[int, tuple | None] | None, ...]
+
+
+@dataclass(frozen=True)
 class Program:
     """A function's graph for `jit`: outputs are its `n_results` results, then the final values
     of the array arguments it writes (positions `written`); `returned[k]` is None for a new
@@ -93,6 +103,11 @@ class Program:
     is_tuple: bool
     written: tuple[int, ...]
     returned: tuple[tuple[int, tuple | None] | None, ...]
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.graph.name, self.n_results, self.is_tuple, self.written,
+                      self.returned)
 
 
 def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
@@ -129,8 +144,8 @@ def build_program(fn, arg_types: list[Type]) -> Program:
             raise conv.source.error(conv.fdef, "the function must return numbers, arrays or a "
                                                "tuple of them")
     objects = conv.argument_objects  # object -> argument position, in argument order
-    written = [(i, conv.env[hidden_name(obj)]) for obj, i in objects.items()
-               if conv.env[hidden_name(obj)] is not inputs[i]]
+    written = [(i, conv.env[conv.hidden[obj]]) for obj, i in objects.items()
+               if conv.env[conv.hidden[obj]] is not inputs[i]]
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
@@ -173,6 +188,7 @@ class FunctionConverter:
         self.refs: dict[str, object] = {}  # array name -> Ref (tuple name -> tuple of them)
         self.poisoned: dict[str, int] = {}  # name -> line of the write that invalidated it
         self.argument_objects: dict[int, int] = {}  # object -> parameter position
+        self.hidden: dict[int, str] = {}  # argument object -> its hidden name
         closure = inspect.getclosurevars(self.fn)
         self.globals = {**self.fn.__globals__, **closure.nonlocals}
 
@@ -189,14 +205,16 @@ class FunctionConverter:
             if isinstance(value, Var | Const) and value.type.is_array and ref is None:
                 ref = Ref(new_object())
                 bases[ref.obj] = value
-            if isinstance(ref, Ref) and ref.obj in bases:
-                self.argument_objects.setdefault(ref.obj, position)
+            for r in _flat_refs([ref]):
+                if r.obj in bases:
+                    self.argument_objects.setdefault(r.obj, position)
             self.env[name] = LIVE if isinstance(ref, Ref) and ref.view else value
             if ref is not None:
                 self.refs[name] = ref
-        for obj in self.argument_objects:
-            self.env[hidden_name(obj)] = bases[obj]
-            self.refs[hidden_name(obj)] = Ref(obj)
+        for k, obj in enumerate(self.argument_objects):
+            self.hidden[obj] = hidden_name(k)
+            self.env[self.hidden[obj]] = bases[obj]
+            self.refs[self.hidden[obj]] = Ref(obj)
         body = self.fdef.body
         self.block(body[:-1])
         ret = body[-1]
@@ -739,7 +757,9 @@ class FunctionConverter:
         result, ref = callee.run(args, refs, bases)
         self.b.loc = loc
         for obj, before in bases.items():
-            after = callee.env[hidden_name(obj)]
+            if obj not in callee.hidden:
+                continue
+            after = callee.env[callee.hidden[obj]]
             if after is not before:
                 self.store(obj, after, self.line(node))
         return result, _returned(ref, bases)
