@@ -933,7 +933,10 @@ class FunctionConverter:
         nodes = [s.test] + list(s.body)
         entry = dict(self.env)
         defined_before = {n for n in self.env if n not in self.maybe_undefined}
-        carry_types = {n: self.env[n].type for n in assigned
+        written = objects_of(self.refs.get(n) for n in assigned)
+        aliases = [n for n, r in self.refs.items() if isinstance(r, Ref) and r.plain
+                   and r.obj in written]  # rebound by writes through the assigned names
+        carry_types = {n: self.env[n].type for n in assigned + aliases
                        if isinstance(self.env.get(n), Var | Const)}
         amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
         extra_poison: dict[str, int] = {}
