@@ -206,16 +206,28 @@ def read_stale_transpose(x):
     return np.sum(t)
 
 
+def views_made_in_branches(x, c):
+    if c > 0.0:
+        z = x * 2.0
+        t = z.T
+    else:
+        z = x * 3.0
+        t = z.T
+    z[0] = 100.0
+    return np.sum(t)
+
+
 @pytest.mark.parametrize("fn, line, words", [
     (ambiguous_branch, "y[0] = 1.0", "different arrays"),
     (swap_in_loop, "a[0] = a[0] + 1.0", "different arrays"),
     (write_through_reshape, "y[0, 0] = 1.0", "numpy view"),
     (read_stale_transpose, "return np.sum(t)", "written at line"),
+    (views_made_in_branches, "return np.sum(t)", "written at line"),
 ])
 def test_unfollowable_aliasing_is_refused_naming_the_line(fn, line, words):
     with pytest.raises(AdliteSyntaxError) as e:
         jit(fn)(*([np.ones((2, 2))] if fn in (write_through_reshape, read_stale_transpose)
-                  else [np.ones(3), 1.0] if fn is ambiguous_branch else
+                  else [np.ones(3), 1.0] if fn in (ambiguous_branch, views_made_in_branches) else
                   [np.ones(3), np.ones(3)]))
     message = str(e.value)
     assert words in message and line in message and ".copy()" in message

@@ -847,6 +847,11 @@ class FunctionConverter:
             for _, _, arm in arms:
                 if arm.env.get(name) is LIVE:
                     arm.env[name] = self._arm_view(arm, arm.refs[name])
+        renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
+        for name, r in joined.items():  # views of objects made in the arms see the joined one
+            if isinstance(r, Ref) and r.objects() & renamed.keys():
+                joined[name] = Ref(r.obj, r.view, r.frozen,
+                                   r.maybe | {renamed[o] for o in r.objects() if o in renamed})
         outs, out_types, groups = [], [], {}
         for name in candidates:
             if name in live:
