@@ -271,3 +271,30 @@ def test_arrays_passed_inside_tuples_are_the_callers_arrays(backend):
     assert jit(passes_a_tuple, backend=backend)(x, y) == expected
     np.testing.assert_array_equal(x, expected_x)
     np.testing.assert_array_equal(y, expected_y)
+
+
+def view_outlives_its_name_in_a_loop(a):
+    x = a * 1.0
+    v = x[0:2]
+    for _ in range(2):
+        x = x * 2.0
+    return np.sum(v) + np.sum(x)
+
+
+def view_outlives_its_name_in_a_branch(a, c):
+    x = a * 1.0
+    v = x[0:2]
+    if c > 0.0:
+        x = x * 2.0
+    v[1] = 7.0 if c < 0.0 else v[1]
+    return np.sum(v) + np.sum(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_views_keep_their_base_when_its_name_is_rebound(backend):
+    a = np.arange(1.0, 4.0)
+    assert jit(view_outlives_its_name_in_a_loop, backend=backend)(a) == \
+        view_outlives_its_name_in_a_loop(a.copy())
+    with pytest.raises(AdliteSyntaxError, match="different arrays"):
+        for c in (1.0, -1.0):  # v is a view of the first x in one arm only: refused
+            jit(view_outlives_its_name_in_a_branch, backend=backend)(a, c)

@@ -925,10 +925,15 @@ class FunctionConverter:
         return out, (r0 if r0 == r1 else ambiguous(r0, r1) if r0 or r1 else None)
 
     def _freeze_rebound_views(self, stmts) -> None:
-        """Live views that a loop body rebinds keep their value at loop entry (frozen)."""
-        for n in _rebound(stmts):
-            if self.env.get(n) is LIVE:
-                ref = self.refs[n]
+        """Live views that a loop body rebinds, or whose base's names it all rebinds, keep
+        their value at loop entry (frozen)."""
+        rebound = set(_rebound(stmts))
+        for n, ref in list(self.refs.items()):
+            if self.env.get(n) is not LIVE:
+                continue
+            bases = [m for m, r in self.refs.items()
+                     if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
+            if n in rebound or all(m in rebound for m in bases):
                 self.env[n] = self.view_value(ref)
                 self.refs[n] = Ref(ref.obj, frozen=True)
 
