@@ -17,6 +17,13 @@ Contract:
 - Arguments are checked before any generated code runs: wrong count or non-numeric values
   raise `TypeError`.
 - `backend="python"` runs the readable Python produced by the Python backend (the reference).
+- Arrays are shared objects, as in numpy: `jit` of a function that writes into an argument
+  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view or an inlined callee)
+  writes the final values back into the caller's array (`np.copyto`, any memory layout), and
+  a returned argument is the caller's very array. Arguments that share memory with an argument
+  the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
+  and `hessian` differentiate with respect to the argument values at entry and never modify
+  the caller's arrays.
 """
 
 from __future__ import annotations
@@ -36,8 +43,9 @@ from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph, graph_to_source
 from .compile_once import once
+from .frontend.aliasing import view_key
 from .frontend.source import get_source
-from .frontend.to_ir import build_graph
+from .frontend.to_ir import Layout, build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import BOOL, F32, F64, I64, Const, Graph, Type, Var
 from .ir.transform import inline
@@ -120,8 +128,13 @@ class Transformed:
                     types[i] = F64
         return tuple(types)
 
-    def graphs(self, types: tuple[Type, ...]) -> tuple[Graph, Graph, bool]:
-        """(primal graph, transformed graph, result is a tuple) for one signature."""
+    def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
+        """(primal graph, transformed graph, result is a tuple) for one signature. With
+        `effects`, `jit` gives a `Layout` instead of the tuple flag: the graph also returns
+        the final values of the argument arrays the function writes into."""
+        if self.kind == "jit" and effects and not hasattr(self.fn, "ir_for"):
+            program = build_program(self.fn, list(types))
+            return program.graph, optimize(program.graph), program.layout
         primal, n_out, is_tuple = build_graph(self.fn, list(types))
         if self.kind == "jit":
             return primal, optimize(primal), is_tuple
@@ -148,7 +161,7 @@ class Transformed:
                             f"but {len(types)} were given")
         types = self.signature_types(list(types))
         graph, is_tuple = once(self.cache, ("ir",) + types,
-                               lambda: self.graphs(types)[1:])
+                               lambda: self.graphs(types, effects=False)[1:])
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
             is_tuple = self.multi or self.kind == "value_and_grad"
         return graph, is_tuple
@@ -173,7 +186,9 @@ class Transformed:
         """Validate a new argument signature, compile it and cache the entry point that
         shapes the native result like the Python function's (keyed by the argument types)."""
         run, is_tuple = self.compiled(self.signature(args))
-        if self.kind == "jit":
+        if isinstance(is_tuple, Layout):
+            fast = _jit_entry(run, is_tuple, self.backend)
+        elif self.kind == "jit":
             fast = run if is_tuple else (lambda *a: run(*a)[0])
         elif self.kind == "value_and_grad" and self.multi:
             def fast(*a):
@@ -193,6 +208,41 @@ def _by_name(module: str, qualname: str) -> Any:
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
     return obj
+
+
+def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
+    """The entry point of `jit`: runs the code, writes the final values of the argument
+    arrays the function writes into back into the caller's arrays (np.copyto, any memory
+    layout), and returns the caller's very array where the function returns an argument."""
+    n, written, returned = program.n_results, program.written, program.returned
+    simple = not written and not any(r is not None for r in returned) and backend != "python"
+    if simple:
+        return run if program.is_tuple else (lambda *a: run(*a)[0])
+
+    def fast(*args):
+        for i in written:
+            for j, other in enumerate(args):
+                if j != i and isinstance(other, np.ndarray) and \
+                        np.may_share_memory(args[i], other) and np.shares_memory(args[i], other):
+                    raise ValueError(f"arguments {i} and {j} share memory and "
+                                     f"{program.name} writes into argument {i}; "
+                                     "compiled code cannot follow that: pass a copy")
+        values = run(*args)
+        for i, final in zip(written, values[n:], strict=True):
+            np.copyto(args[i], final)
+        results = []
+        for value, source in zip(values[:n], returned, strict=True):
+            if source is not None:
+                value = args[source[0]] if source[1] is None else \
+                    args[source[0]][view_key(source[1])]
+            elif isinstance(value, np.ndarray) and any(
+                    isinstance(a, np.ndarray) and np.may_share_memory(value, a) for a in args):
+                value = value.copy()  # a new array, as in Python (the Python backend may
+                # hand back an argument's buffer)
+            results.append(value)
+        return tuple(results) if program.is_tuple else results[0]
+
+    return fast
 
 
 def _dispatch_key(args) -> tuple:

@@ -31,7 +31,7 @@ def long_loop(x, n):
 
 def alias_of_initial_value(x):
     y = np.zeros_like(x)
-    z = y  # arrays are values: z keeps the zeros whatever happens to y
+    z = y  # an alias, as in numpy: z sees the writes into y
     for i in range(3):
         y[i] = x[i] * 2.0
     return np.sum(y * x) + np.sum(z)

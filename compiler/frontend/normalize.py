@@ -10,7 +10,8 @@ Post-conditions (the grammar `to_ir` accepts):
   HIDDEN_FUNCTIONS: ValueError for a zero step at run time, no overflow for any bounds) and
   steps the loop variable only while another trip follows, so the checked int arithmetic
   never computes a value past the last one. A constant zero step is refused here;
-  `x op= y` became `x = x op y`;
+  `x op= y` became `x = x op y` (that Assign has `augmented = True`: on an array it writes
+  in place);
 - `break`, `continue` and early `return` became assignments to hidden boolean flags
   (`__brk1`, `__cnt1`, `__ret`); the statements they could skip are guarded by
   `if not flag:`; loops also test their flags. Early returns store their values in hidden
@@ -153,8 +154,10 @@ class Normalizer:
     def augmented(self, s: gast.AugAssign):
         """`x op= v` -> `x = x op v`; `x[i] op= v` -> `x[i] = x[i] op v`."""
         if isinstance(s.target, gast.Name):
-            return g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
+            stmt = g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
                                                  at=s), at=s)
+            stmt.augmented = True
+            return stmt
         if isinstance(s.target, gast.Subscript):
             load = copy.deepcopy(s.target)
             load.ctx = gast.Load()

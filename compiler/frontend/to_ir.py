@@ -1,7 +1,14 @@
 """Normalized gast -> IR graph, specialised to the argument types of one call signature.
 
-Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`. Variables map
-to SSA values in an environment; Python's numeric tower is followed (bool < int < float,
+Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`, the results
+computed from the argument values at entry; `build_program(fn, arg_types)` returns a `Program`
+whose graph also outputs the final values of the argument arrays the function writes into
+(for `jit`'s write-back). Arrays are shared objects as in numpy (see `aliasing.py`): a write
+(`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
+view of the written object; `if` outputs and `while` carries are the names whose values
+change, including aliases never named in the block (one carry per object), and aliasing
+that cannot be followed is refused naming the line. Variables map to SSA values in an
+environment; Python's numeric tower is followed (bool < int < float,
 `/` always gives float, int ** non-negative int constant stays int). `if` becomes a `cond`
 equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
 equation whose carries are the variables assigned in its body (types are widened to a fixed
@@ -16,6 +23,8 @@ from __future__ import annotations
 import builtins
 import inspect
 import types
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import gast
 import numpy as np
@@ -23,7 +32,22 @@ import numpy as np
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.transform import inline
+from ..passes.dce import dce
 from . import array_functions, functions
+from .aliasing import (
+    LIVE,
+    Ref,
+    ambiguous,
+    compose,
+    hidden_name,
+    is_static_view,
+    join,
+    new_object,
+    objects_of,
+    signature,
+    spec_operands,
+    static_spec,
+)
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .source import Source, get_source
@@ -48,16 +72,48 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.Await: ("await", "call the compiled function from synchronous code"),
 }
 MAX_INLINE_DEPTH = 32
+MAX_LOOP_ATTEMPTS = 8
 
 
-def join(a: Type, b: Type) -> Type:
+def join_type(a: Type, b: Type) -> Type:
     """The type both values can take (the wider element type); shapes must agree."""
     if a.shape != b.shape:
         raise TypeError(f"a variable changes shape ({a} and {b})")
     return a if RANK[a.name] >= RANK[b.name] else b
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How `jit` shapes a call's results (see `Program`); plain data, picklable."""
+    name: str
+    n_results: int
+    is_tuple: bool
+    written: tuple[int, ...]
+    returned: tuple[tuple[int, tuple | None] | None, ...]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A function's graph for `jit`: outputs are its `n_results` results, then the final values
+    of the array arguments it writes (positions `written`); `returned[k]` is None for a new
+    value, or (position, view) when result k is an argument's very array (view None) or a
+    basic-slice view of it (a folded index spec): Python returns the caller's array or a view
+    of it."""
+    graph: Graph
+    n_results: int
+    is_tuple: bool
+    written: tuple[int, ...]
+    returned: tuple[tuple[int, tuple | None] | None, ...]
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.graph.name, self.n_results, self.is_tuple, self.written,
+                      self.returned)
+
+
 def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
+    """The pure graph: results only, computed from the argument values at entry (writes into
+    argument arrays are not outputs: `grad` and friends differentiate the values at entry)."""
     if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
         graph, is_tuple = fn.ir_for(tuple(arg_types))
         b = Builder()
@@ -65,11 +121,20 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
         args = [cast(b, a, v.type) for a, v in zip(inputs, graph.inputs, strict=True)]
         outputs = inline(b, graph, args)
         return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
+    p = build_program(fn, arg_types)
+    graph = p.graph
+    pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name)
+    if p.written:
+        dce(pure)
+    return pure, p.n_results, p.is_tuple
+
+
+def build_program(fn, arg_types: list[Type]) -> Program:
     with nesting_guard(fn):
-        return _build_function_graph(fn, arg_types)
+        return _build_program(fn, arg_types)
 
 
-def _build_function_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
+def _build_program(fn, arg_types: list[Type]) -> Program:
     b = Builder()
     conv = FunctionConverter(fn, b, stack=())
     params = conv.params
@@ -77,13 +142,22 @@ def _build_function_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
         raise TypeError(f"{fn.__name__}() takes {len(params)} positional arguments but "
                         f"{len(arg_types)} were given")
     inputs = [Var(t, name) for name, t in zip(params, arg_types, strict=True)]
-    result = conv.run(list(inputs))
+    result, ref = conv.run(list(inputs))
     outputs = list(result) if isinstance(result, tuple) else [result]
+    refs = list(ref) if isinstance(result, tuple) else [ref]
     for o in outputs:
         if not isinstance(o, Var | Const):
             raise conv.source.error(conv.fdef, "the function must return numbers, arrays or a "
                                                "tuple of them")
-    return Graph(inputs, b.eqns, outputs, fn.__name__), len(outputs), isinstance(result, tuple)
+    objects = conv.argument_objects  # object -> argument position, in argument order
+    written = [(i, conv.env[conv.hidden[obj]]) for obj, i in objects.items()
+               if conv.env[conv.hidden[obj]] is not inputs[i]]
+    returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
+                     (r.plain or r.view) else None for r in refs)
+    finals = [v for _, v in written]
+    graph = Graph(inputs, b.eqns, outputs + finals, fn.__name__)
+    return Program(graph, len(outputs), isinstance(result, tuple),
+                   tuple(i for i, _ in written), returned)
 
 
 def cast(b: Builder, value: Atom, t: Type) -> Atom:
@@ -117,18 +191,41 @@ class FunctionConverter:
         self.b = b
         self.env: dict[str, object] = {}
         self.maybe_undefined: set[str] = set()
+        self.refs: dict[str, object] = {}  # array name -> Ref (tuple name -> tuple of them)
+        self.poisoned: dict[str, int] = {}  # name -> line of the write that invalidated it
+        self.argument_objects: dict[int, int] = {}  # object -> parameter position
+        self.hidden: dict[int, str] = {}  # argument object -> its hidden name
         closure = inspect.getclosurevars(self.fn)
         self.globals = {**self.fn.__globals__, **closure.nonlocals}
 
     # ---- driver ---------------------------------------------------------------------------
 
-    def run(self, args: list):
-        self.env = dict(zip(self.params, args, strict=True))
+    def run(self, args: list, refs: list | None = None, bases: dict | None = None):
+        """(result, its Ref(s)). `refs` are the arguments' refs in the caller (None: fresh
+        values, as at the top level) and `bases` the values of the objects they belong to;
+        every argument object gets a hidden name holding its final value."""
+        refs = refs or [None] * len(args)
+        bases = dict(bases or {})
+        for position, (name, value, ref) in enumerate(zip(self.params, args, refs,
+                                                           strict=True)):
+            if isinstance(value, Var | Const) and value.type.is_array and ref is None:
+                ref = Ref(new_object())
+                bases[ref.obj] = value
+            for r in _flat_refs([ref]):
+                if r.obj in bases:
+                    self.argument_objects.setdefault(r.obj, position)
+            self.env[name] = LIVE if isinstance(ref, Ref) and ref.view else value
+            if ref is not None:
+                self.refs[name] = ref
+        for k, obj in enumerate(self.argument_objects):
+            self.hidden[obj] = hidden_name(k)
+            self.env[self.hidden[obj]] = bases[obj]
+            self.refs[self.hidden[obj]] = Ref(obj)
         body = self.fdef.body
         self.block(body[:-1])
         ret = body[-1]
         self.b.loc = self.line(ret)
-        return self.expr(ret.value)
+        return self.expr_ref(ret.value)
 
     def line(self, node) -> int:
         return self.source.first_line + getattr(node, "lineno", 1) - 1
@@ -143,7 +240,9 @@ class FunctionConverter:
             if len(s.targets) != 1:
                 raise self.source.error(s, "chained assignment", "assign one target per "
                                                                   "statement")
-            self.assign(s.targets[0], self.expr(s.value))
+            if getattr(s, "augmented", False) and self.in_place(s):
+                return
+            self.assign(s.targets[0], *self.expr_ref(s.value))
         elif isinstance(s, gast.If):
             self.stmt_if(s)
         elif isinstance(s, gast.While):
@@ -156,34 +255,137 @@ class FunctionConverter:
             raise self.source.error(s, f"unsupported statement: {type(s).__name__}",
                                     "see the README for the supported subset of Python")
 
-    def assign(self, target, value) -> None:
+    def in_place(self, s) -> bool:
+        """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
+        name = s.targets[0].id
+        current = self.env.get(name)
+        if not (isinstance(self.refs.get(name), Ref) and (current is LIVE or isinstance(
+                current, Var | Const) and current.type.is_array)):
+            return False
+        x = self.expr(s.value.left)
+        value = self.value(self.expr(s.value), s)
+        if value.type.shape != x.type.shape:
+            raise self.source.error(s, f"in-place operation: a result of shape "
+                                       f"{value.type.shape} cannot be written into an array of "
+                                       f"shape {x.type.shape}")
+        self.write(name, None, (1, None, None, None), value, s)
+        return True
+
+    def assign(self, target, value, ref=None) -> None:
         if isinstance(target, gast.Name):
             if isinstance(value, Var) and not value.hint:
                 value.hint = target.id
-            self.env[target.id] = value
+            self.bind(target.id, value, ref)
             self.maybe_undefined.discard(target.id)
         elif isinstance(target, gast.Subscript):
             if not isinstance(target.value, gast.Name) or target.value.id not in self.env:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
                                         "assign into an array variable: `x[i] = v`")
-            name = target.value.id
-            x = self.array(self.env[name], target)
-            spec, ints = self.index_spec(x, target.slice)
-            v = self.to_type(self.value(value, target), x.type)
-            updated = self.b.index_update(x, v, *ints, spec=spec, mode="set")
-            updated.hint = name
-            self.env[name] = updated
+            self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+            self.write(target.value.id, target.slice, None, self.value(value, target), target)
         elif isinstance(target, gast.Tuple):
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
                                                 f"{len(target.elts)} elements")
-            for t, v in zip(target.elts, value, strict=True):
-                self.assign(t, v)
+            refs = ref if isinstance(ref, tuple) else (None,) * len(value)
+            for t, v, r in zip(target.elts, value, refs, strict=True):
+                self.assign(t, v, r)
         else:
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
                                     "assign to a plain variable name")
+
+    # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
+
+    def bind(self, name: str, value, ref) -> None:
+        """Bind `name` to `value`, an alias of `ref`'s object (None: a new object)."""
+        old, old_value = self.refs.pop(name, None), self.env.get(name)
+        self.poisoned.pop(name, None)
+        if isinstance(value, Var | Const) and value.type.is_array:
+            ref = ref if isinstance(ref, Ref) else Ref(new_object())
+            self.env[name] = LIVE if ref.view else value
+            self.refs[name] = ref
+        else:
+            self.env[name] = value
+            if isinstance(value, tuple) and isinstance(ref, tuple):
+                self.refs[name] = ref
+        if isinstance(old, Ref) and old.plain and self.base_name(old.obj) is None:
+            self.freeze_views(old.obj, old_value)
+
+    def freeze_views(self, obj: int, base) -> None:
+        """The object lost its last name: its live views keep their current values."""
+        for n, r in list(self.refs.items()):
+            if isinstance(r, Ref) and r.view and r.obj == obj:
+                spec, ints = spec_operands(r.view)
+                self.env[n] = self.b.index(base, *map(const, ints), spec=spec)
+                self.refs[n] = Ref(obj, frozen=True)
+
+    def base_name(self, obj: int) -> str | None:
+        return next((n for n, r in self.refs.items()
+                     if isinstance(r, Ref) and r.plain and r.obj == obj
+                     and isinstance(self.env.get(n), Var | Const)), None)
+
+    def view_value(self, ref: Ref) -> Atom:
+        spec, ints = spec_operands(ref.view)
+        return self.b.index(self.env[self.base_name(ref.obj)], *map(const, ints), spec=spec)
+
+    def write(self, name: str, index, index_spec, v: Atom, node) -> None:
+        """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
+        object `name` is bound to, seen through all of its names and views."""
+        ref = self.refs.get(name)
+        if not isinstance(ref, Ref):
+            self.array(self.env[name], node)  # raises: not an array
+            raise self.source.error(node, f"cannot assign into {name!r}")
+        if ref.maybe:
+            raise self.source.error(node, f"write into {name!r}, which is bound to different "
+                                          "arrays depending on the path taken (an if, or a "
+                                          "loop iteration, binds it differently); compiled code "
+                                          "cannot tell which array this writes",
+                                    "use .copy() to make an independent array, or write into "
+                                    "the array itself")
+        if ref.frozen:
+            raise self.source.error(node, f"write into {name!r}, a numpy view (reshape, "
+                                          "transpose, .T, or an index with runtime values) "
+                                          "that compiled code cannot follow",
+                                    "write into the base array directly, or use .copy() to "
+                                    "make an independent array")
+        base = self.env[self.base_name(ref.obj)]
+        x = self.view_value(ref) if ref.view else base
+        if index_spec is None:
+            spec, ints = self.index_spec(x, index)
+        else:
+            spec, ints = (index_spec,) * len(x.type.shape), []
+        updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec, mode="set")
+        if ref.view:
+            vspec, vints = spec_operands(ref.view)
+            updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
+                                          mode="set")
+        updated.hint = name
+        self.store(ref.obj, updated, self.line(node))
+
+    def store(self, obj: int, value: Atom, line: int) -> None:
+        """The object's new value: its names see it, views cut off from it are poisoned."""
+        for n, r in self.refs.items():
+            if isinstance(r, tuple):
+                self.env[n] = self._store_tuple(self.env[n], r, obj, value, n, line)
+            elif r.plain and r.obj == obj:
+                self.env[n] = value
+            elif (r.frozen or r.maybe) and obj in r.objects():
+                self.poisoned[n] = line
+
+    def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+        out = []
+        for v, r in zip(values, refs, strict=True):
+            if isinstance(r, tuple):
+                v = self._store_tuple(v, r, obj, value, name, line)
+            elif isinstance(r, Ref) and obj in r.objects():
+                if r.plain:
+                    v = value
+                else:
+                    self.poisoned[name] = line
+            out.append(v)
+        return tuple(out)
 
     # ---- values ---------------------------------------------------------------------------
 
@@ -241,7 +443,7 @@ class FunctionConverter:
         tx, ty = x.type, y.type
         if tx.is_array != ty.is_array:
             array, scalar = (tx, ty) if tx.is_array else (ty, tx)
-            name = array.name if array.is_float else join(array.scalar, scalar.scalar).name
+            name = array.name if array.is_float else join_type(array.scalar, scalar.scalar).name
         else:
             name = tx.name if RANK[tx.name] >= RANK[ty.name] else ty.name
         t = Type(name)
@@ -291,6 +493,14 @@ class FunctionConverter:
                 raise self.source.error(node, f"variable {name!r} may be undefined here: it is "
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
+            if name in self.poisoned:
+                raise self.source.error(node, f"{name!r} is a view of an array that was written "
+                                              f"at line {self.poisoned[name]} (or may be the "
+                                              "same array); compiled code cannot tell which "
+                                              "values it sees", "use .copy() to make an "
+                                                                "independent array")
+            if self.env[name] is LIVE:
+                return self.view_value(self.refs[name])
             return self.env[name]
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
@@ -308,11 +518,13 @@ class FunctionConverter:
                                     "pass the array as an argument")
         return obj  # modules and functions are resolved by Attribute / Call
 
-    def expr_Attribute(self, node):
-        base = self.expr(node.value)
+    def expr_Attribute(self, node, base=None):
+        ref = None
+        if base is None:
+            base, ref = self.expr_ref(node.value)
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
-                return _Method(base, node.attr)
+                return _Method(base, node.attr, ref)
             return array_functions.attribute(self, base, node.attr, node)
         if isinstance(base, types.ModuleType):
             value = functions.constant(base, node.attr)
@@ -331,16 +543,56 @@ class FunctionConverter:
     expr_List = expr_Tuple  # list displays are immutable sequences here (np.array([...]))
 
     def expr_Subscript(self, node):
-        base = self.expr(node.value)
+        return self.subscript(node)[0]
+
+    def expr_ref(self, node):
+        """(value, Ref) of an expression: the object (or view of one) it evaluates to, None
+        for a new array or a number, a tuple of them for a tuple."""
+        try:
+            return self._expr_ref(node)
+        except TypeError as e:  # a primitive's type rule: shapes or dtypes do not fit
+            raise self.source.error(node, str(e)) from None
+
+    def _expr_ref(self, node):
+        if isinstance(node, gast.Name) and node.id in self.env:
+            return self.expr(node), self.refs.get(node.id)
+        if isinstance(node, gast.Tuple | gast.List):
+            pairs = [self.expr_ref(e) for e in node.elts]
+            return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
+        if isinstance(node, gast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, gast.Attribute) and node.attr == "T":
+            base, ref = self.expr_ref(node.value)
+            value = self.expr_Attribute(node, base)
+            return value, _frozen(ref)
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        if isinstance(node, gast.IfExp):
+            return self.ifexp(node)
+        return self.expr(node), None
+
+    def subscript(self, node):
+        base, ref = self.expr_ref(node.value)
         if isinstance(base, tuple):
             index = self.static(self.expr(node.slice), node)
             if not isinstance(index, int) or not -len(base) <= index < len(base):
                 raise self.source.error(node, "unsupported tuple index",
                                         "index tuples with integer constants in range")
-            return base[index]
+            return base[index], (ref[index] if isinstance(ref, tuple) else None)
         x = self.array(base, node)
         spec, ints = self.index_spec(x, node.slice)
-        return self.b.index(x, *ints, spec=spec)
+        value = self.b.index(x, *ints, spec=spec)
+        if not isinstance(ref, Ref) or not value.type.is_array:
+            return value, None
+        if not (is_static_view(spec, ints) and (ref.plain or ref.view)):
+            return value, _frozen(ref)
+        view = static_spec(spec, ints)
+        if ref.view:
+            shape = self.env[self.base_name(ref.obj)].type.shape
+            view = compose(shape, ref.view, view)
+            if view is None:
+                return value, _frozen(ref)
+        return value, Ref(ref.obj, view=view)
 
     def index_spec(self, x, index_node):
         """(spec, runtime integer operands) of a basic numpy index (ints, slices with
@@ -445,29 +697,44 @@ class FunctionConverter:
         return result
 
     def expr_IfExp(self, node):
+        return self.ifexp(node)[0]
+
+    def ifexp(self, node):
         test = self.truth(self.expr(node.test), node.test)
         if isinstance(test, Const):
-            return self.expr(node.body if test.value else node.orelse)
-        return self.branch(test, [node.orelse], [node.body], expression=True)[0]
+            return self.expr_ref(node.body if test.value else node.orelse)
+        return self.branch(test, [node.orelse], [node.body], expression=True)
 
     def expr_Call(self, node):
+        return self.call(node)[0]
+
+    def call(self, node):
+        """(value, Ref) of a call: views for numpy's view-making functions, the callee's
+        result refs for inlined functions."""
         if any(kw.arg is None for kw in node.keywords):
             raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
-        args = [self.expr(a) for a in node.args]
+        pairs = [self.expr_ref(a) for a in node.args]
+        args = [v for v, _ in pairs]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         if isinstance(func, _Method):
-            return array_functions.method(self, func.array, func.name, args, kwargs, node)
+            value = array_functions.method(self, func.array, func.name, args, kwargs, node)
+            return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
         lowering = functions.lookup(func)
         if lowering is not None:
-            return lowering(self, args, kwargs, node)
+            value = lowering(self, args, kwargs, node)
+            view = any(func is f for f in VIEW_FUNCTIONS) and pairs
+            return value, (_frozen(pairs[0][1]) if view else None)
         if kwargs:
             raise self.source.error(node, "keyword arguments in calls to Python functions",
                                     "pass arguments by position")
+        if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
+                                                               types.FunctionType):
+            func = func.fn  # inlined as Python, so that writes into arguments are seen
         if hasattr(func, "ir_for"):
-            return self.inline_transformed(func, args, node)
+            return self.inline_transformed(func, args, node), None
         if isinstance(func, types.FunctionType):
-            return self.inline(func, args, node)
+            return self.inline(func, pairs, node)
         name = getattr(func, "__name__", type(func).__name__)
         raise self.source.error(node, f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
@@ -484,7 +751,10 @@ class FunctionConverter:
         outputs = inline(self.b, graph, atoms)
         return tuple(outputs) if is_tuple else outputs[0]
 
-    def inline(self, fn, args, node):
+    def inline(self, fn, pairs, node):
+        """Inline a call: the callee's parameters are bound to the caller's objects, and
+        its writes into them are stored back into the caller's names."""
+        args = [v for v, _ in pairs]
         if len(self.stack) > MAX_INLINE_DEPTH:
             raise self.source.error(node, "calls nested too deeply")
         try:
@@ -496,9 +766,20 @@ class FunctionConverter:
             raise self.source.error(node, f"{fn.__name__}() takes {len(callee.params)} "
                                           f"arguments, {len(args)} given")
         loc = self.b.loc
-        result = callee.run(args)
+        refs = [r for _, r in pairs]
+        bases = {}
+        for r in _flat_refs(refs):
+            if r.plain or r.view:
+                bases[r.obj] = self.env[self.base_name(r.obj)]
+        result, ref = callee.run(args, refs, bases)
         self.b.loc = loc
-        return result
+        for obj, before in bases.items():
+            if obj not in callee.hidden:
+                continue
+            after = callee.env[callee.hidden[obj]]
+            if after is not before:
+                self.store(obj, after, self.line(node))
+        return result, _returned(ref, bases)
 
     # ---- control flow -------------------------------------------------------------------------
 
@@ -509,30 +790,47 @@ class FunctionConverter:
             return
         self.branch(test, s.orelse, s.body, expression=False)
 
-    def _operands(self, nodes) -> list[str]:
-        """Names whose current values the nodes read or may keep (closed subgraph inputs)."""
+    def _operands(self, nodes, refs: dict | None = None) -> list[str]:
+        """Names whose current values the nodes read, may keep or may write through an alias
+        (closed subgraph inputs); live views are read through their base's names."""
+        refs = self.refs if refs is None else refs
         names = []
         for n in nodes:
             for sub in gast.walk(n):
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
         for name in names:
-            if not isinstance(self.env[name], Var | Const):
+            if not isinstance(self.env[name], Var | Const) and self.env[name] is not LIVE:
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if or a loop", "unpack it into separate "
                                                                      "variables first")
+        objs = objects_of(refs.get(n) for n in names)
+        names += [n for n, r in refs.items() if n not in names and n in self.env
+                  and isinstance(r, Ref) and r.objects() & objs]
         return [n for n in names if isinstance(self.env[n], Var)]
 
-    def _sub(self, names: list[str], inputs: list[Var], run):
+    def _sub(self, names: list[str], inputs: list[Var], run, refs=None, poisoned=None):
         """Run `run()` with a fresh builder and the given names bound to `inputs`."""
-        saved = self.b, self.env, set(self.maybe_undefined)
+        saved = self.b, self.env, set(self.maybe_undefined), self.refs, self.poisoned
         self.b = Builder(saved[0].loc)
         self.env = {**saved[1], **dict(zip(names, inputs, strict=True))}
+        self.refs = dict(self.refs if refs is None else refs)
+        self.poisoned = dict(self.poisoned if poisoned is None else poisoned)
         try:
             result = run()
-            return result, self.b, self.env, self.maybe_undefined
+            return _Arm(result, self.b, self.env, self.maybe_undefined, self.refs,
+                        self.poisoned)
         finally:
-            self.b, self.env, self.maybe_undefined = saved
+            self.b, self.env, self.maybe_undefined, self.refs, self.poisoned = saved
+
+    def _arm_view(self, arm, ref: Ref) -> Atom:
+        """A live view's value at the end of an arm, emitted into the arm."""
+        saved = self.b, self.env, self.refs
+        self.b, self.env, self.refs = arm.b, arm.env, arm.refs
+        try:
+            return self.view_value(ref)
+        finally:
+            self.b, self.env, self.refs = saved
 
     def branch(self, test, else_nodes, then_nodes, expression: bool):
         nodes = list(else_nodes) + list(then_nodes)
@@ -540,23 +838,42 @@ class FunctionConverter:
         arms = []
         for arm_nodes in (else_nodes, then_nodes):
             inputs = [Var(self.env[n].type, n) for n in names]
-            run = (lambda ns=arm_nodes: self.expr(ns[0])) if expression else \
+            run = (lambda ns=arm_nodes: self.expr_ref(ns[0])) if expression else \
                 (lambda ns=arm_nodes: self.block(ns))
-            arms.append((inputs,) + self._sub(names, inputs, run))
+            start = {**self.env, **dict(zip(names, inputs, strict=True))}
+            arms.append((inputs, start, self._sub(names, inputs, run)))
         if expression:
-            values = [self.value(r, nodes[0]) for _, r, _, _, _ in arms]
-            try:
-                t = join(values[0].type, values[1].type)
-            except TypeError as e:
-                raise self.source.error(nodes[0], f"conditional expression: {e}") from None
-            graphs = [Graph(inp, b.eqns, [self.to_type(v, t, b)], "arm")
-                      for (inp, _, b, _, _), v in zip(arms, values, strict=True)]
-            return self.b.emit("cond", [test] + [self.env[n] for n in names],
-                               branches=tuple(graphs))
-        assigned = _assigned(nodes)
-        outs, out_types = [], []
-        for name in assigned:
-            vals = [env.get(name) for _, _, _, env, _ in arms]
+            return self._branch_expression(test, names, nodes, arms)
+        old = objects_of(self.refs.values())
+        candidates = _assigned(nodes)
+        for n in self.env:
+            if n not in candidates and any(arm.env.get(n) is not start.get(n)
+                                           or arm.refs.get(n) != self.refs.get(n)
+                                           for _, start, arm in arms):
+                candidates.append(n)
+        pairs: dict = {}
+        joined, live = {}, set()
+        for name in candidates:
+            rs = [arm.refs.get(name) for _, _, arm in arms]
+            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.env]
+            joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
+                (present[0] if present else None)
+            if all(arm.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
+                live.add(name)
+                continue
+            for _, _, arm in arms:
+                if arm.env.get(name) is LIVE:
+                    arm.env[name] = self._arm_view(arm, arm.refs[name])
+        renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
+        for name, r in joined.items():  # views of objects made in the arms see the joined one
+            if isinstance(r, Ref) and r.objects() & renamed.keys():
+                joined[name] = Ref(r.obj, r.view, r.frozen,
+                                   r.maybe | {renamed[o] for o in r.objects() if o in renamed})
+        outs, out_types, groups = [], [], {}
+        for name in candidates:
+            if name in live:
+                continue
+            vals = [arm.env.get(name) for _, _, arm in arms]
             if any(v is not None and not isinstance(v, Var | Const) for v in vals):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if", "unpack it into separate variables")
@@ -564,88 +881,238 @@ class FunctionConverter:
             if not present:
                 continue
             try:
-                t = present[0].type if len(present) == 1 else join(present[0].type,
-                                                                   present[1].type)
+                t = present[0].type if len(present) == 1 else join_type(present[0].type,
+                                                                        present[1].type)
             except TypeError as e:
                 raise self.source.error(nodes[0], f"{name!r}: {e} in the two branches") from None
-            outs.append(name)
-            out_types.append(t)
+            r = joined[name]
+            key = r.obj if isinstance(r, Ref) and r.plain else ("name", name)
+            if key not in groups:
+                groups[key] = len(outs)
+                outs.append(name)
+                out_types.append(t)
+            groups[name] = groups[key]
         graphs = []
-        for inputs, _, b, env, _undefined in arms:
-            values = [self.to_type(env[n], t, b) if n in env else self.placeholder(t, b)
+        for inputs, _, arm in arms:
+            values = [self.to_type(arm.env[n], t, arm.b) if n in arm.env
+                      else self.placeholder(t, arm.b)
                       for n, t in zip(outs, out_types, strict=True)]
-            graphs.append(Graph(inputs, b.eqns, values, "arm"))
+            graphs.append(Graph(inputs, arm.b.eqns, values, "arm"))
         results = self.b.emit("cond", [test] + [self.env[n] for n in names],
                               branches=tuple(graphs))
-        for name, var in zip(outs, results, strict=True):
-            var.hint = name
-            everywhere = all(name in env and name not in undef for _, _, _, env, undef in arms)
+        for name in candidates:
+            if name not in groups and name not in live:
+                continue
+            everywhere = all(name in arm.env and name not in arm.undefined
+                             for _, _, arm in arms)
             before = name in self.env and name not in self.maybe_undefined
-            self.env[name] = var
+            if name in live:
+                self.env[name] = LIVE
+            else:
+                var = results[groups[name]]
+                var.hint = var.hint or name
+                self.env[name] = var
+            if isinstance(joined[name], Ref | tuple):
+                self.refs[name] = joined[name]
+            else:
+                self.refs.pop(name, None)
             if everywhere:
                 self.maybe_undefined.discard(name)
             elif not before:
                 self.maybe_undefined.add(name)
+        for _, _, arm in arms:
+            self.poisoned.update(arm.poisoned)
         return results
 
+    def _branch_expression(self, test, names, nodes, arms):
+        for _, start, arm in arms:
+            if any(arm.env.get(n) is not v for n, v in start.items()):
+                raise self.source.error(nodes[0], "a conditional expression that writes into "
+                                                  "an array", "use an if statement")
+        values = [self.value(arm.result[0], nodes[0]) for _, _, arm in arms]
+        try:
+            t = join_type(values[0].type, values[1].type)
+        except TypeError as e:
+            raise self.source.error(nodes[0], f"conditional expression: {e}") from None
+        graphs = [Graph(inp, arm.b.eqns, [self.to_type(v, t, arm.b)], "arm")
+                  for (inp, _, arm), v in zip(arms, values, strict=True)]
+        (out,) = self.b.emit("cond", [test] + [self.env[n] for n in names],
+                             branches=tuple(graphs))
+        r0, r1 = (arm.result[1] for _, _, arm in arms)
+        return out, (r0 if r0 == r1 else ambiguous(r0, r1) if r0 or r1 else None)
+
+    def _freeze_rebound_views(self, stmts) -> None:
+        """Live views that a loop body rebinds, or whose base's names it all rebinds, keep
+        their value at loop entry (frozen)."""
+        rebound = set(_rebound(stmts))
+        for n, ref in list(self.refs.items()):
+            if self.env.get(n) is not LIVE:
+                continue
+            bases = [m for m, r in self.refs.items()
+                     if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
+            if n in rebound or all(m in rebound for m in bases):
+                self.env[n] = self.view_value(ref)
+                self.refs[n] = Ref(ref.obj, frozen=True)
+
     def stmt_while(self, s):
+        self._freeze_rebound_views(s.body)
         assigned = _assigned(s.body)
         nodes = [s.test] + list(s.body)
-        defined_before = {n for n in assigned if n in self.env and n not in self.maybe_undefined}
-        carry_types = {n: self.env[n].type for n in assigned if n in self.env}
-        for _attempt in range(4):
-            carried = [n for n in assigned if n in carry_types]
-            consts = [n for n in self._operands(nodes) if n not in carried]
+        entry = dict(self.env)
+        defined_before = {n for n in self.env if n not in self.maybe_undefined}
+        written = objects_of(self.refs.get(n) for n in assigned)
+        aliases = [n for n, r in self.refs.items() if isinstance(r, Ref) and r.plain
+                   and r.obj in written]  # rebound by writes through the assigned names
+        carry_types = {n: self.env[n].type for n in assigned + aliases
+                       if isinstance(self.env.get(n), Var | Const)}
+        amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
+        extra_poison: dict[str, int] = {}
+        for _attempt in range(MAX_LOOP_ATTEMPTS):
+            head_refs = {**self.refs, **amb}
+            head_poison = {**self.poisoned, **extra_poison}
+            carried = [n for n in assigned if n in carry_types] + \
+                [n for n in carry_types if n not in assigned]
+            consts = [n for n in self._operands(nodes, head_refs) if n not in carried]
             c_in = [Var(self.env[n].type, n) for n in consts]
-            k_in = [Var(carry_types[n], n) for n in carried]
+            k_in, reps = _carry_vars(carried, carry_types, head_refs)
             names = consts + carried
             undefined_inside = {n for n in carried if n not in defined_before}
 
             def run_body(undefined=undefined_inside):
                 self.maybe_undefined |= undefined
                 self.block(s.body)
+                for n in assigned:
+                    if self.env.get(n) is LIVE and entry.get(n) is not LIVE:
+                        ref = self.refs[n]
+                        self.env[n] = self.view_value(ref)
+                        self.refs[n] = Ref(ref.obj, frozen=True)
 
-            _, body_b, body_env, _ = self._sub(names, c_in + k_in, run_body)
+            inputs = c_in + [k_in[n] for n in carried]
+            arm = self._sub(names, inputs, run_body, head_refs, head_poison)
+            body_b, body_env = arm.b, arm.env
+            start = {**entry, **dict(zip(names, inputs, strict=True))}
             widened = dict(carry_types)
-            for n in assigned:
+            changed = [n for n in entry if n not in widened and isinstance(entry[n], Var | Const)
+                       and body_env.get(n) is not start[n]]
+            for n in assigned + changed:
                 if n in body_env and isinstance(body_env[n], Var | Const):
                     t = body_env[n].type
                     try:
-                        widened[n] = t if n not in widened else join(widened[n], t)
+                        widened[n] = t if n not in widened else join_type(widened[n], t)
                     except TypeError as e:
                         raise self.source.error(s, f"loop variable {n!r}: {e}") from None
-            if widened == carry_types:
+            old = objects_of(head_refs.values())
+            known = {n for n in head_refs if n in entry}
+            new_amb = {n: ambiguous(r, arm.refs.get(n)) for n, r in head_refs.items()
+                       if n in known and n not in amb and isinstance(r, Ref)
+                       and signature(n, head_refs, old, known) !=
+                       (signature(n, arm.refs, old, known) if isinstance(arm.refs.get(n), Ref)
+                        else None)}
+            new_poison = {n: line for n, line in arm.poisoned.items()
+                          if n in entry and n not in head_poison}
+            if widened == carry_types and not new_amb and not new_poison:
                 break
             carry_types = widened
+            amb.update(new_amb)
+            extra_poison.update(new_poison)
         else:
             raise self.source.error(s, "could not infer the types of the loop variables")
-        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in carried]
-        body = Graph(c_in + k_in, body_b.eqns, body_out, "body")
-        cc_in = [Var(v.type, v.hint) for v in c_in + k_in]
-        test, cond_b, _, _ = self._sub(names, cc_in,
-                                       lambda: self.truth(self.expr(s.test), s.test))
+        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
+        c_vars = c_in + [k_in[n] for n in reps]
+        body = Graph(c_vars, body_b.eqns, body_out, "body")
+        copies = {id(v): Var(v.type, v.hint) for v in c_vars}
+        cc_in = [copies[id(v)] for v in inputs]
+        test, cond_b, _, _, _, _ = self._sub(names, cc_in,
+                                             lambda: self.truth(self.expr(s.test), s.test),
+                                             head_refs, head_poison)
         if isinstance(test, Const) and not test.value:
             return
         if isinstance(test, Const):
             raise self.source.error(s.test, "the loop condition is always true, so the loop "
                                             "never ends", "add a condition or a break")
-        cond = Graph(cc_in, cond_b.eqns, [test], "cond")
+        cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
         init = [self.to_type(self.env[n], carry_types[n]) if n in self.env
-                else self.placeholder(carry_types[n]) for n in carried]
+                else self.placeholder(carry_types[n]) for n in reps]
         outs = self.b.emit("while", [self.env[n] for n in consts] + init, cond=cond, body=body,
                            n_consts=len(consts))
-        for name, var in zip(carried, outs, strict=True):
-            var.hint = name
+        by_rep = dict(zip(reps, outs, strict=True))
+        for name in carried:
+            var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
+            var.hint = var.hint or name
             self.env[name] = var
             if name not in defined_before:
                 self.maybe_undefined.add(name)
+        for n, r in amb.items():
+            head_refs[n] = ambiguous(r, arm.refs.get(n))
+        self.refs = {**head_refs, **{n: r for n, r in arm.refs.items() if n not in entry}}
+        self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
+                                           if n not in entry}}
+
+
+class _Arm(NamedTuple):
+    """What running a block in a fresh builder left: its result, builder and state."""
+    result: object
+    b: Builder
+    env: dict
+    undefined: set
+    refs: dict
+    poisoned: dict
+
+
+def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list[str]]:
+    """One carry per object: names bound to the same object share their input var. Returns
+    ({name: input var}, the representative names, one per carry)."""
+    by_key: dict = {}
+    k_in, reps = {}, []
+    for n in carried:
+        r = refs.get(n)
+        key = r.obj if isinstance(r, Ref) and r.plain else ("name", n)
+        if key not in by_key:
+            by_key[key] = Var(types[n], n)
+            reps.append(n)
+        k_in[n] = by_key[key]
+    return k_in, reps
+
+
+def _rebound(nodes) -> list[str]:
+    return [sub.id for n in nodes for sub in gast.walk(n)
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)]
 
 
 class _Method:
-    """`x.sum` before the call: an array and a method name."""
+    """`x.sum` before the call: an array, its Ref and a method name."""
 
-    def __init__(self, array: Atom, name: str) -> None:
-        self.array, self.name = array, name
+    def __init__(self, array: Atom, name: str, ref) -> None:
+        self.array, self.name, self.ref = array, name, ref
+
+
+VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
+VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
+
+
+def _frozen(ref):
+    """The Ref of a view compiled code does not follow (None for a new array)."""
+    if not isinstance(ref, Ref):
+        return None
+    return Ref(ref.obj, frozen=True, maybe=ref.maybe)
+
+
+def _flat_refs(refs):
+    for r in refs:
+        if isinstance(r, tuple):
+            yield from _flat_refs(r)
+        elif isinstance(r, Ref):
+            yield r
+
+
+def _returned(ref, bases: dict):
+    """A callee's result Ref as the caller sees it: views of the callee's own arrays are
+    frozen (their base is not reachable from the caller)."""
+    if isinstance(ref, tuple):
+        return tuple(_returned(r, bases) for r in ref)
+    if isinstance(ref, Ref) and ref.view and ref.obj not in bases:
+        return Ref(ref.obj, frozen=True)
+    return ref
 
 
 ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "transpose", "dot", "copy"}

@@ -1,0 +1,165 @@
+"""Which array object each name is bound to, so that writes are seen through every alias.
+
+The IR is functional: `x[i] = v` produces a new value. numpy arrays are shared objects: after
+`y = x`, a write through `y` is seen through `x`. The frontend therefore binds every name that
+holds an array to a `Ref`: an object identity (a fresh one for every expression that creates a
+new array; the same one for `y = x`, tuple unpacking, arguments of inlined calls and returned
+arguments), optionally a *live view* (a basic index with constant ints and slices: `x[1:4]`,
+`x[0]`, `x[:, 2]`), whose value is re-read from its base each time it is used and written by
+writing into the base. Contract:
+
+- `Ref.view` is a static index spec (see `primitives.arrays`) into the object's value;
+- `Ref.frozen` marks a numpy view that compiled code cannot follow (reshape, transpose, `.T`,
+  an index with runtime ints or `None`): its value is taken when it is created; a write
+  through it is refused and a later write to its base *poisons* it (reading it is refused);
+- `Ref.maybe` (non-empty) marks a name whose object depends on the path taken (the arms of an
+  `if`, or the iterations of a loop, bind it differently): writes through it are refused and
+  writes to any of the objects it may be poison it.
+Refusals are `AdliteSyntaxError`s raised by the converter naming the line; this module only
+holds the data and the joins.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+_ids = itertools.count(1)
+HIDDEN_PREFIX = "__arg"  # hidden names that keep an argument's object reachable
+
+
+def new_object() -> int:
+    return next(_ids)
+
+
+def hidden_name(k: int) -> str:
+    """The hidden variable holding the value of a function's k-th argument object (never
+    read by user code, so that its final value is known even when every user name was
+    rebound)."""
+    return f"{HIDDEN_PREFIX}{k}"
+
+
+@dataclass(frozen=True)
+class Ref:
+    obj: int
+    view: tuple | None = None
+    frozen: bool = False
+    maybe: frozenset = frozenset()
+
+    @property
+    def plain(self) -> bool:
+        """The name is bound to the object itself."""
+        return self.view is None and not self.frozen and not self.maybe
+
+    def objects(self) -> frozenset:
+        """The objects whose writes this name may see."""
+        return self.maybe | {self.obj}
+
+
+def ambiguous(*refs) -> Ref:
+    """A name whose object depends on the path taken: any of the objects of `refs`."""
+    objs = frozenset().union(*(r.objects() for r in refs if isinstance(r, Ref)))
+    return Ref(new_object(), maybe=objs)
+
+
+def join(r0, r1, old: set[int], pairs: dict):
+    """The Ref after an `if` of a name bound to `r0` in one arm and `r1` in the other.
+    Objects made in the arms (not in `old`) are matched pairwise through `pairs`."""
+    if r0 == r1 or isinstance(r0, tuple) or isinstance(r1, tuple):
+        return r0
+    if isinstance(r0, Ref) and isinstance(r1, Ref) and r0.plain and r1.plain and \
+            r0.obj not in old and r1.obj not in old:
+        left, right = pairs.setdefault("left", {}), pairs.setdefault("right", {})
+        if left.get(r0.obj, r1.obj) == r1.obj and right.get(r1.obj, r0.obj) == r0.obj:
+            left[r0.obj], right[r1.obj] = r1.obj, r0.obj
+            return Ref(pairs.setdefault((r0.obj, r1.obj), new_object()))
+    if isinstance(r0, Ref) or isinstance(r1, Ref):
+        return ambiguous(r0, r1)
+    return None
+
+
+def objects_of(refs) -> set[int]:
+    out = set()
+    for r in refs:
+        if isinstance(r, tuple):
+            out |= objects_of(r)
+        elif isinstance(r, Ref):
+            out |= r.objects()
+    return out
+
+
+class LiveView:
+    """The environment entry of a live view: its value is derived from the base on use."""
+
+    __slots__ = ()
+
+
+LIVE = LiveView()
+
+
+def is_static_view(spec: tuple, ints: list) -> bool:
+    """Basic indices whose view relation is known when compiling: constant ints and slices."""
+    from ..ir.core import Const
+
+    return not any(item[0] == 2 for item in spec) and all(isinstance(i, Const) for i in ints)
+
+
+def static_spec(spec: tuple, ints: list) -> tuple:
+    """An index spec with its (constant) ints folded in: (0, k) items."""
+    ints = iter(ints)
+    return tuple((0, next(ints).value) if item[0] == 0 else item for item in spec)
+
+
+def spec_operands(view: tuple) -> tuple[tuple, list[int]]:
+    """(spec, int values) of a folded spec, to emit `index` / `index_update` with constants."""
+    spec, ints = [], []
+    for item in view:
+        if item[0] == 0:
+            spec.append((0,))
+            ints.append(item[1])
+        else:
+            spec.append(item)
+    return tuple(spec), ints
+
+
+def view_key(view: tuple) -> tuple:
+    """The numpy index of a folded spec (`x[view_key(v)]` is the view)."""
+    return tuple(item[1] if item[0] == 0 else slice(*item[1:]) for item in view)
+
+
+def compose(shape: tuple, outer: tuple, inner: tuple) -> tuple | None:
+    """The folded spec on the base equal to `base[outer][inner]` (both folded, constant), or
+    None when it is not expressible as one basic index."""
+    items = list(outer) + [(1, None, None, None)] * (len(shape) - len(outer))
+    inner = list(inner)
+    out = []
+    for n, item in zip(shape, items, strict=True):
+        if item[0] == 0:
+            out.append(item)
+            continue
+        r = range(n)[slice(*item[1:])]
+        sub = inner.pop(0) if inner else (1, None, None, None)
+        if sub[0] == 0:
+            if not -len(r) <= sub[1] < len(r):
+                return None
+            out.append((0, r[sub[1]]))
+        else:
+            rr = r[slice(*sub[1:])]
+            stop = rr.stop if rr.stop >= 0 else None
+            out.append((1, rr.start, stop, rr.step))
+    return tuple(out) if not inner else None
+
+
+def signature(name: str, refs: dict, old: set[int], names) -> tuple:
+    """How `name` relates to the other `names` (used to check that a loop keeps its aliasing
+    from one iteration to the next): its own ref (objects made inside the loop are anonymous)
+    and the names sharing its object."""
+    r = refs[name]
+
+    def label(obj):
+        return obj if obj in old else None
+
+    peers = frozenset((n, q.view, q.frozen) for n, q in refs.items()
+                      if n != name and n in names and isinstance(q, Ref) and not q.maybe
+                      and q.obj == r.obj)
+    return label(r.obj), r.view, r.frozen, frozenset(map(label, r.maybe)), peers
