@@ -16,11 +16,12 @@ import ctypes
 from llvmlite import ir
 
 from .ops import F64, I64
-from .status import ERRORS
+from .status import ERRORS, NO_MEMORY
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
 METH_FASTCALL = 0x80
+STACK_SCRATCH = 8192  # bytes of scratch a call may take from the (thread's) stack
 
 
 def _string(module: ir.Module, name: str, text: str):
@@ -44,6 +45,15 @@ def _exception(module, name):
         existing = ir.GlobalVariable(module, PTR, name)
         existing.linkage = "external"
     return existing
+
+
+WRAPPED = ("f64", "i64", "bool")  # Python float, int and bool
+
+
+def wraps(types: list) -> bool:
+    """Whether the generated entry point can take or return values of these types: scalars
+    that are Python floats, ints and bools (a float32 result must stay a numpy float32)."""
+    return all(not t.is_array and t.name in WRAPPED for t in types)
 
 
 def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
@@ -93,7 +103,13 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
         values.append(v)
 
     slots = [b.alloca(F64 if t == "f64" else I64) for t in out_types]
-    status = b.call(core, values + slots)
+    thread = b.call(_declare(module, "PyEval_SaveThread", PTR, []), [])
+    scratch_size = module.globals.get(f"{name}_scratch")
+    if scratch_size is None:
+        status = b.call(core, values + slots)
+    else:
+        status = _call_with_scratch(b, module, core, values + slots, scratch_size)
+    b.call(_declare(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
     ok = wrapper.append_basic_block("ok")
     switch_bb = wrapper.append_basic_block("status_error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
@@ -127,6 +143,40 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     return wrapper.name
 
 
+def _call_with_scratch(b: ir.IRBuilder, module: ir.Module, core, args: list, scratch_size):
+    """Call `core(*args, scratch)` with a scratch buffer owned by this call: on the stack up
+    to STACK_SCRATCH bytes, else from malloc (freed after the call; NO_MEMORY when malloc
+    fails). The size is a constant, so the optimiser keeps one of the two paths."""
+    fn = b.function
+    size = b.call(scratch_size, [])
+    with b.goto_entry_block():
+        stack = b.alloca(ir.ArrayType(ir.IntType(8), STACK_SCRATCH))
+        stack.align = 64
+    before = b.block
+    heap = fn.append_basic_block("scratch_heap")
+    run = fn.append_basic_block("scratch_run")
+    done = fn.append_basic_block("scratch_done")
+    b.cbranch(b.icmp_unsigned("<=", size, ir.Constant(I64, STACK_SCRATCH)), run, heap)
+    b.position_at_end(heap)
+    allocated = b.call(_declare(module, "malloc", PTR, [I64]), [size])
+    b.cbranch(b.icmp_unsigned("==", allocated, ir.Constant(PTR, None)), done, run)
+    b.position_at_end(run)
+    owned = b.phi(PTR)  # what to free: null when the stack is used
+    owned.add_incoming(ir.Constant(PTR, None), before)
+    owned.add_incoming(allocated, heap)
+    buffer = b.phi(PTR)
+    buffer.add_incoming(stack, before)
+    buffer.add_incoming(allocated, heap)
+    result = b.call(core, args + [buffer])
+    b.call(_declare(module, "free", ir.VoidType(), [PTR]), [owned])
+    b.branch(done)
+    b.position_at_end(done)
+    status = b.phi(I32)
+    status.add_incoming(ir.Constant(I32, NO_MEMORY), heap)
+    status.add_incoming(result, run)
+    return status
+
+
 class PyMethodDef(ctypes.Structure):
     _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
                 ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
@@ -147,5 +197,6 @@ def make_builtin(address: int, name: str, owner):
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
                   "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem", "PyFloat_FromDouble",
-                  "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError",
+                  "PyLong_FromLongLong", "PyBool_FromLong", "PyEval_SaveThread",
+                  "PyEval_RestoreThread", "PyExc_TypeError",
                   *(f"PyExc_{error.__name__}" for error, _ in ERRORS.values()))
