@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian, jit, jvp
+from adlite.compiler.backends.llvm.lower import lower_module
+from adlite.compiler.backends.llvm.pywrapper import add_python_wrapper
+from adlite.compiler.ir.core import F64, I64
 
 
 def pair_sum(x):
@@ -153,3 +156,28 @@ def test_ctypes_path_converts_arguments_like_the_generated_entry_point(args):
     native = run.__self__      # the builtin's owner: the NativeFunction
     assert native.call is run
     assert _outcome(native._ctypes_call, *args) == _outcome(run, *args)
+
+
+def straight_line(x, y):
+    return x * y + 1.0 if x > y else x - y
+
+
+def looping(x, n):
+    s = 0.0
+    for _ in range(n):
+        s = s * x + 1.0
+    return s
+
+
+@pytest.mark.parametrize("f,types,releases", [(straight_line, (F64, F64), False),
+                                              (looping, (F64, I64), True),
+                                              (ones_times, (F64,), True)])
+def test_generated_entry_point_releases_the_gil_around_code_that_can_run_long(f, types,
+                                                                               releases):
+    """Releasing and taking back the GIL costs more than straight-line scalar code runs."""
+    graph, _ = jit(f).ir_for(types)
+    module = lower_module(graph, f.__name__)
+    add_python_wrapper(module, f.__name__, [t.name for t in types], ["f64"])
+    wrapper = str(module.globals[f"py_{f.__name__}"])
+    assert ("PyEval_SaveThread" in wrapper) == releases
+    assert ("PyEval_RestoreThread" in wrapper) == releases

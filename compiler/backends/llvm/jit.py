@@ -2,12 +2,14 @@
 
 Contract: `jit_module(module, name, in_types, out_types)` optimises the module with the new
 pass manager (loop and SLP vectorisation on, host CPU features), creates an MCJIT engine and
-returns a `NativeFunction` that takes Python scalars, returns a tuple of Python scalars and
-turns nonzero statuses into Python exceptions (MemoryError, ZeroDivisionError, ValueError).
-Only symbols that resolve in this process are called (libm and libc, loaded explicitly), so
-MCJIT never jumps to an unresolved address. The object code can be cached: `object_code` is
-what `jit_object` loads back.
-"""
+returns a `NativeFunction` that takes Python scalars and numpy arrays, returns a tuple of
+Python scalars (numpy float32 for f32) and new arrays, and turns nonzero statuses into Python
+exceptions (the table in status.py). Calls from several threads are safe and run in parallel:
+the GIL is released while native code runs, every call owns its outputs, and scratch buffers
+are per call or per thread. Int arguments are range-checked (OverflowError, never reduced mod
+2**64). Only symbols that resolve in this process are called (libm and libc, loaded
+explicitly), so MCJIT never jumps to an unresolved address. The object code can be cached:
+`object_code` is what `jit_object` loads back."""
 
 from __future__ import annotations
 

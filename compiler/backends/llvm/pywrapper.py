@@ -5,9 +5,14 @@ Contract: `add_python_wrapper(module, name, in_types, out_types)` defines
 count, unboxes each argument with the C API (`PyFloat_AsDouble`, `PyLong_AsLongLong`,
 `PyObject_IsTrue`, which raise TypeError for wrong types), calls the native function, turns a
 nonzero status into the matching Python exception, and returns a tuple of the results.
-Nothing reaches native code unless every argument converted. `make_builtin(address, name)`
-wraps it as a Python builtin function; calls cost about as much as calling a builtin.
-"""
+Nothing reaches native code unless every argument converted. Array code (which defines
+`<name>_scratch`) gets a scratch buffer owned by the call: on the stack up to STACK_SCRATCH
+bytes, else from malloc (MemoryError when that fails). The GIL is released around the native
+call (after unboxing, so other threads run Python or compiled code meanwhile) unless the code
+is straight-line scalar code, which takes less time than releasing the GIL costs.
+`wraps(types)` tells whether the entry point handles a signature (Python float, int and bool
+scalars only). `make_builtin(address, name)` wraps it as a Python builtin function; calls
+cost about as much as calling a builtin."""
 
 from __future__ import annotations
 
@@ -59,6 +64,9 @@ def wraps(types: list) -> bool:
 def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
                        out_types: list[str]) -> str:
     core = module.globals[name]
+    scratch_size = module.globals.get(f"{name}_scratch")
+    release_gil = scratch_size is not None or any(
+        _has_cycle(fn) for fn in module.functions if fn.blocks)
     wrapper = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), f"py_{name}")
     _, args, nargs = wrapper.args
     entry = wrapper.append_basic_block("entry")
@@ -103,13 +111,14 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
         values.append(v)
 
     slots = [b.alloca(F64 if t == "f64" else I64) for t in out_types]
-    thread = b.call(_declare(module, "PyEval_SaveThread", PTR, []), [])
-    scratch_size = module.globals.get(f"{name}_scratch")
+    if release_gil:
+        thread = b.call(_declare(module, "PyEval_SaveThread", PTR, []), [])
     if scratch_size is None:
         status = b.call(core, values + slots)
     else:
         status = _call_with_scratch(b, module, core, values + slots, scratch_size)
-    b.call(_declare(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
+    if release_gil:
+        b.call(_declare(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
     ok = wrapper.append_basic_block("ok")
     switch_bb = wrapper.append_basic_block("status_error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
@@ -141,6 +150,35 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     b.position_at_end(fail)
     b.ret(null)
     return wrapper.name
+
+
+def _successors(block: ir.Block) -> list[ir.Block]:
+    term = block.terminator
+    cases = [target for _, target in getattr(term, "cases", [])]
+    default = [term.default] if isinstance(term, ir.SwitchInstr) else []
+    return [op for op in term.operands if isinstance(op, ir.Block)] + default + cases
+
+
+def _has_cycle(fn: ir.Function) -> bool:
+    """Whether the control flow of `fn` has a cycle (a loop): depth-first search for an edge
+    back to a block on the current path."""
+    entry = fn.entry_basic_block
+    on_path, done = {entry}, set()
+    stack = [(entry, iter(_successors(entry)))]
+    while stack:
+        block, successors = stack[-1]
+        for succ in successors:
+            if succ in on_path:
+                return True
+            if succ not in done:
+                on_path.add(succ)
+                stack.append((succ, iter(_successors(succ))))
+                break
+        else:
+            stack.pop()
+            on_path.discard(block)
+            done.add(block)
+    return False
 
 
 def _call_with_scratch(b: ir.IRBuilder, module: ir.Module, core, args: list, scratch_size):
