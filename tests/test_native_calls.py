@@ -112,7 +112,7 @@ def test_float32_result_of_scalar_arguments_stays_float32():
 def test_scratch_that_cannot_be_allocated_is_a_memory_error(f, args):
     with pytest.raises(MemoryError):
         f(*args)
-    with pytest.raises(MemoryError):
+    with pytest.raises(MemoryError, match="out of memory in compiled code"):
         jit(f)(*args)
 
 

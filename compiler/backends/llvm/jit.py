@@ -24,7 +24,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
-from .status import ERRORS
+from .status import ERRORS, NO_MEMORY
 
 _initialized = False
 
@@ -167,7 +167,10 @@ class NativeFunction:
         try:
             return self._thread.scratch
         except AttributeError:
-            buffer = np.empty(max(self._scratch_size, 64), dtype=np.uint8)
+            try:
+                buffer = np.empty(max(self._scratch_size, 64), dtype=np.uint8)
+            except MemoryError:
+                raise_for_status(NO_MEMORY)  # as the generated entry point reports it
             self._thread.scratch = (buffer.ctypes.data,)
             self._thread.buffer = buffer
             return self._thread.scratch
