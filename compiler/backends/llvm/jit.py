@@ -2,27 +2,36 @@
 
 Contract: `jit_module(module, name, in_types, out_types)` optimises the module with the new
 pass manager (loop and SLP vectorisation on, host CPU features), creates an MCJIT engine and
-returns a `NativeFunction` that takes Python scalars, returns a tuple of Python scalars and
-turns nonzero statuses into Python exceptions (MemoryError, ZeroDivisionError, ValueError).
-Only symbols that resolve in this process are called (libm and libc, loaded explicitly), so
-MCJIT never jumps to an unresolved address. The object code can be cached: `object_code` is
-what `jit_object` loads back. `name` is the module's private symbol (`lower.symbol_name`).
-A compilation keeps no native memory once its function is dropped: the pass managers and
-target machines it creates are freed before it returns.
+returns a `NativeFunction` that takes Python scalars and numpy arrays, returns a tuple of
+Python scalars (numpy float32 for f32) and new arrays, and turns nonzero statuses into Python
+exceptions (the table in status.py). Calls from several threads are safe and run in parallel:
+the GIL is released while native code runs, every call owns its outputs, and scratch buffers
+are per call or per thread. Int arguments are range-checked (OverflowError, never reduced mod
+2**64). A call interrupted by Ctrl-C (status INTERRUPTED, see interrupt.py) lets Python run
+its SIGINT handler and starts again if the handler did not raise. Only symbols that resolve
+in this process are called (libm and libc, loaded explicitly), so MCJIT never jumps to an
+unresolved address. The object code can be cached: `object_code` is what `jit_object` loads
+back. `name` is the module's private symbol (`lower.symbol_name`). A compilation keeps no
+native memory once its function is dropped: the pass managers and target machines it creates
+are freed before it returns.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import operator
+import threading
+from collections.abc import Callable
+from typing import NoReturn
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from . import interrupt
-from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin
-from .status import ERRORS, INTERRUPTED
+from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
+from .status import ERRORS, INTERRUPTED, NO_MEMORY
 
 _initialized = False
 
@@ -80,6 +89,7 @@ def parse_and_optimize(ir_text: str, tm):
 C_TYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
            "bool": ctypes.c_int64}
 NP_DTYPES = {"f64": np.float64, "f32": np.float32}
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
 
 def python_api_available() -> bool:
@@ -88,11 +98,55 @@ def python_api_available() -> bool:
     return all(hasattr(ctypes.pythonapi, s) for s in PYTHON_SYMBOLS)
 
 
+def raise_for_status(status: int) -> NoReturn:
+    """Raise the exception of a nonzero status returned by native code (the ctypes path's only
+    place doing so; the generated entry point has its own copy of the table in pywrapper)."""
+    error, message = ERRORS[status]
+    raise error(message)
+
+
+def as_int64(value) -> int:
+    """`value` as an int64 argument, as `PyLong_AsLongLong` converts it in the generated entry
+    point: through `__index__` (TypeError otherwise), OverflowError outside the int64 range
+    (ctypes alone would silently reduce it mod 2**64)."""
+    value = operator.index(value)
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    raise OverflowError("int too big to convert")
+
+
+def _converter(t) -> Callable:
+    """The conversion of an argument of type `t`, the same as the generated entry point's:
+    `PyFloat_AsDouble` (by ctypes), `PyLong_AsLongLong`, `PyObject_IsTrue`; arrays become
+    contiguous arrays of the expected dtype and shape."""
+    if not t.is_array:
+        return {"f64": ctypes.c_double, "i64": as_int64, "bool": bool}[t.name]
+
+    def convert(a):
+        a = np.ascontiguousarray(a, dtype=NP_DTYPES[t.name])
+        if a.shape != t.shape:  # never let native code read past a buffer
+            raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
+        return a
+    return convert
+
+
+def _scalar_reader(t) -> Callable:
+    if t.name == "bool":
+        return lambda box: bool(box.value)
+    if t.name == "f32":
+        return lambda box: np.float32(box.value)
+    return lambda box: box.value
+
+
 class NativeFunction:
     """A compiled graph callable from Python; keeps its engine alive.
 
     `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin when the C API is
-    available, else a ctypes call (about 2 us slower)."""
+    available and every input and output is a scalar, else a ctypes call. Both release the GIL
+    while native code runs, so calls from several threads run in parallel: every call owns its
+    output buffers, and the scratch buffer of array code is per call (generated entry point)
+    or per thread (ctypes; a thread runs one native call at a time, and native code never
+    calls back into Python)."""
 
     def __init__(self, engine, name: str, in_types: list, out_types: list,
                  object_code: bytes) -> None:
@@ -101,72 +155,63 @@ class NativeFunction:
         self.address = engine.get_function_address(name)
         if not self.address:
             raise RuntimeError(f"compiled function {name} not found in its module")
+        self.in_types, self.out_types = in_types, out_types
+        size_fn = engine.get_function_address(f"{name}_scratch")
+        self._scratch_size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)() if size_fn else None
+        self._thread = threading.local()  # .scratch: this thread's scratch buffer
+        # CFUNCTYPE releases the GIL during the call
+        self._fn = ctypes.CFUNCTYPE(
+            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.name]
+                              for t in in_types],
+            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.name])
+              for t in out_types], *([ctypes.c_void_p] if size_fn else []))(self.address)
+        self._convert = [_converter(t) for t in in_types]
+        self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
         wrapper = engine.get_function_address(f"py_{name}")
         if wrapper:
             self.call, self._method = make_builtin(wrapper, name, self)
         else:
             self.call = self._ctypes_call
-        self.in_types, self.out_types = in_types, out_types
-        scalar_outs = [t for t in out_types if not t.is_array]
-        size_fn = engine.get_function_address(f"{name}_scratch")
-        self._scratch = None
-        if size_fn:
-            size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)()
-            self._scratch = np.empty(max(size, 64), dtype=np.uint8)  # reused by every call
-        # PYFUNCTYPE keeps the GIL during the call, so the output buffers cannot race
-        proto = ctypes.PYFUNCTYPE(
-            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.name]
-                              for t in in_types],
-            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.name])
-              for t in out_types], *([ctypes.c_void_p] if size_fn else []))
-        self._fn = proto(self.address)
-        self._outs = [C_TYPES[t.name]() for t in scalar_outs]
         interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
 
     def __call__(self, *args):
         return self.call(*args)
 
+    def _scratch(self) -> tuple:
+        """The scratch argument of array code: this thread's buffer, allocated on first use."""
+        if self._scratch_size is None:
+            return ()
+        try:
+            return self._thread.scratch
+        except AttributeError:
+            try:
+                buffer = np.empty(max(self._scratch_size, 64), dtype=np.uint8)
+            except MemoryError:
+                raise_for_status(NO_MEMORY)  # as the generated entry point reports it
+            self._thread.scratch = (buffer.ctypes.data,)
+            self._thread.buffer = buffer
+            return self._thread.scratch
+
     def _ctypes_call(self, *args):
         if len(args) != len(self.in_types):
             raise TypeError(f"expected {len(self.in_types)} arguments, got {len(args)}")
-        keep, passed = [], []
-        for a, t in zip(args, self.in_types, strict=True):
-            if t.is_array:
-                a = np.ascontiguousarray(a, dtype=NP_DTYPES[t.name])
-                if a.shape != t.shape:  # never let native code read past a buffer
-                    raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
-                keep.append(a)
-                passed.append(a.ctypes.data)
-            else:
-                passed.append(a)
-        results, scalars, out_args = [], iter(self._outs), []
-        for t in self.out_types:
-            if t.is_array:
-                out = np.empty(t.shape, dtype=NP_DTYPES[t.name])
-                results.append(out)
-                out_args.append(out.ctypes.data)
-            else:
-                box = next(scalars)
-                results.append(box)
-                out_args.append(ctypes.byref(box))
-        if self._scratch is not None:
-            out_args.append(self._scratch.ctypes.data)
-        status = self._fn(*passed, *out_args)
+        # the argument lists keep the arrays alive until the call returns
+        inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
+        outputs = [np.empty(t.shape, dtype=NP_DTYPES[t.name]) if t.is_array
+                   else C_TYPES[t.name]() for t in self.out_types]
+        passed = [a.ctypes.data if isinstance(a, np.ndarray) else a for a in inputs + outputs]
+        status = self._fn(*passed, *self._scratch())
         while status == INTERRUPTED:  # no signal handler raised: start again
             interrupt.acknowledge()
-            status = self._fn(*passed, *out_args)
+            status = self._fn(*passed, *self._scratch())
         if status:
-            error, message = ERRORS[status]
-            raise error(message)
-        return tuple(r if isinstance(r, np.ndarray) else
-                     (bool(r.value) if t.name == "bool" else
-                      np.float32(r.value) if t.name == "f32" else r.value)
-                     for r, t in zip(results, self.out_types, strict=True))
+            raise_for_status(status)
+        return tuple(out if read is None else read(out)
+                     for out, read in zip(outputs, self._read, strict=True))
 
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
-    scalar_only = not any(t.is_array for t in in_types + out_types)
-    if python_api_available() and scalar_only:
+    if python_api_available() and wraps(in_types + out_types):
         add_python_wrapper(module, name, [t.name for t in in_types],
                            [t.name for t in out_types])
     with host_target_machine() as tm:

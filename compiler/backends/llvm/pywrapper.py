@@ -6,9 +6,14 @@ count, unboxes each argument with the C API (`PyFloat_AsDouble`, `PyLong_AsLongL
 `PyObject_IsTrue`, which raise TypeError for wrong types), calls the native function, turns a
 nonzero status into the matching Python exception (INTERRUPTED: runs the signal handlers and
 starts again if none raised, see interrupt.py), and returns a tuple of the results.
-Nothing reaches native code unless every argument converted. `make_builtin(address, name)`
-wraps it as a Python builtin function; calls cost about as much as calling a builtin.
-"""
+Nothing reaches native code unless every argument converted. Array code (which defines
+`<name>_scratch`) gets a scratch buffer owned by the call: on the stack up to STACK_SCRATCH
+bytes, else from malloc (MemoryError when that fails). The GIL is released around the native
+call (after unboxing, so other threads run Python or compiled code meanwhile) unless the code
+is straight-line scalar code, which takes less time than releasing the GIL costs.
+`wraps(types)` tells whether the entry point handles a signature (Python float, int and bool
+scalars only). `make_builtin(address, name)` wraps it as a Python builtin function; calls
+cost about as much as calling a builtin."""
 
 from __future__ import annotations
 
@@ -18,11 +23,12 @@ from llvmlite import ir
 
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
-from .status import ERRORS, INTERRUPTED
+from .status import ERRORS, INTERRUPTED, NO_MEMORY
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
 METH_FASTCALL = 0x80
+STACK_SCRATCH = 8192  # bytes of scratch a call may take from the (thread's) stack
 
 
 def _string(module: ir.Module, name: str, text: str):
@@ -48,9 +54,21 @@ def _exception(module, name):
     return existing
 
 
+WRAPPED = ("f64", "i64", "bool")  # Python float, int and bool
+
+
+def wraps(types: list) -> bool:
+    """Whether the generated entry point can take or return values of these types: scalars
+    that are Python floats, ints and bools (a float32 result must stay a numpy float32)."""
+    return all(not t.is_array and t.name in WRAPPED for t in types)
+
+
 def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
                        out_types: list[str]) -> str:
     core = module.globals[name]
+    scratch_size = module.globals.get(f"{name}_scratch")
+    release_gil = scratch_size is not None or any(
+        _has_cycle(fn) for fn in module.functions if fn.blocks)
     wrapper = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), f"py_{name}")
     _, args, nargs = wrapper.args
     entry = wrapper.append_basic_block("entry")
@@ -95,10 +113,17 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
         values.append(v)
 
     slots = [b.alloca(F64 if t == "f64" else I64) for t in out_types]
-    call = wrapper.append_basic_block("call")
+    call = wrapper.append_basic_block("call")  # an interrupted call starts again here
     b.branch(call)
     b.position_at_end(call)
-    status = b.call(core, values + slots)
+    if release_gil:
+        thread = b.call(_declare(module, "PyEval_SaveThread", PTR, []), [])
+    if scratch_size is None:
+        status = b.call(core, values + slots)
+    else:
+        status = _call_with_scratch(b, module, core, values + slots, scratch_size)
+    if release_gil:
+        b.call(_declare(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
     ok = wrapper.append_basic_block("ok")
     switch_bb = wrapper.append_basic_block("status_error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
@@ -135,6 +160,69 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     return wrapper.name
 
 
+def _successors(block: ir.Block) -> list[ir.Block]:
+    term = block.terminator
+    cases = [target for _, target in getattr(term, "cases", [])]
+    default = [term.default] if isinstance(term, ir.SwitchInstr) else []
+    return [op for op in term.operands if isinstance(op, ir.Block)] + default + cases
+
+
+def _has_cycle(fn: ir.Function) -> bool:
+    """Whether the control flow of `fn` has a cycle (a loop): depth-first search for an edge
+    back to a block on the current path."""
+    entry = fn.entry_basic_block
+    on_path, done = {entry}, set()
+    stack = [(entry, iter(_successors(entry)))]
+    while stack:
+        block, successors = stack[-1]
+        for succ in successors:
+            if succ in on_path:
+                return True
+            if succ not in done:
+                on_path.add(succ)
+                stack.append((succ, iter(_successors(succ))))
+                break
+        else:
+            stack.pop()
+            on_path.discard(block)
+            done.add(block)
+    return False
+
+
+def _call_with_scratch(b: ir.IRBuilder, module: ir.Module, core, args: list, scratch_size):
+    """Call `core(*args, scratch)` with a scratch buffer owned by this call: on the stack up
+    to STACK_SCRATCH bytes, else from malloc (freed after the call; NO_MEMORY when malloc
+    fails). The size is a constant, so the optimiser keeps one of the two paths."""
+    fn = b.function
+    size = b.call(scratch_size, [])
+    with b.goto_entry_block():
+        stack = b.alloca(ir.ArrayType(ir.IntType(8), STACK_SCRATCH))
+        stack.align = 64
+    before = b.block
+    heap = fn.append_basic_block("scratch_heap")
+    run = fn.append_basic_block("scratch_run")
+    done = fn.append_basic_block("scratch_done")
+    b.cbranch(b.icmp_unsigned("<=", size, ir.Constant(I64, STACK_SCRATCH)), run, heap)
+    b.position_at_end(heap)
+    allocated = b.call(_declare(module, "malloc", PTR, [I64]), [size])
+    b.cbranch(b.icmp_unsigned("==", allocated, ir.Constant(PTR, None)), done, run)
+    b.position_at_end(run)
+    owned = b.phi(PTR)  # what to free: null when the stack is used
+    owned.add_incoming(ir.Constant(PTR, None), before)
+    owned.add_incoming(allocated, heap)
+    buffer = b.phi(PTR)
+    buffer.add_incoming(stack, before)
+    buffer.add_incoming(allocated, heap)
+    result = b.call(core, args + [buffer])
+    b.call(_declare(module, "free", ir.VoidType(), [PTR]), [owned])
+    b.branch(done)
+    b.position_at_end(done)
+    status = b.phi(I32)
+    status.add_incoming(ir.Constant(I32, NO_MEMORY), heap)
+    status.add_incoming(result, run)
+    return status
+
+
 class PyMethodDef(ctypes.Structure):
     _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
                 ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
@@ -155,5 +243,6 @@ def make_builtin(address: int, name: str, owner):
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
                   "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem", "PyFloat_FromDouble",
-                  "PyLong_FromLongLong", "PyBool_FromLong", "PyExc_TypeError", "PyErr_CheckSignals",
+                  "PyLong_FromLongLong", "PyBool_FromLong", "PyEval_SaveThread",
+                  "PyEval_RestoreThread", "PyErr_CheckSignals", "PyExc_TypeError",
                   *(f"PyExc_{error.__name__}" for error, _ in ERRORS.values()))
