@@ -286,16 +286,16 @@ def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str
 _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compile_extended(fn, types, transform):
-    """(primal graph, compiled transform, result is a tuple), cached per function and
-    argument types like the other transformations."""
+def _compile_extended(fn, types, transform, *options):
+    """(primal graph, compiled `transform(primal, *options)`, result is a tuple), cached per
+    function, argument types and options like the other transformations."""
     def build():
         primal, _, is_tuple = build_graph(fn, list(types))
-        graph = optimize(transform(primal))
+        graph = optimize(transform(primal, *options))
         return primal, _backend_compile("llvm", graph, fn), is_tuple
 
     per_fn = _EXTENDED.setdefault(fn, {})
-    key = (transform.__name__, types)
+    key = (transform.__name__, types, options)
     entry = per_fn.get(key)
     return entry if entry is not None else once(per_fn, key, build)
 
@@ -345,16 +345,18 @@ def hessian(fn: Callable, wrt: int = 0):
 
 def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
     x = np.asarray(args[wrt], dtype=float)
-    floats = [i for i, a in enumerate(args) if arg_type(a, i).is_float]
-    if wrt not in floats:
+    types = tuple(arg_type(a, i) for i, a in enumerate(args))
+    if not types[wrt].is_float:
         raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
+    # only argument `wrt` moves: the others are constants, not zero tangents (which would
+    # give 0 * inf = nan where the gradient is infinite in them)
+    _, run, _ = _compile_extended(gradient, types, jvp_graph, (wrt,))
     columns = []
     for k in range(x.size):
         basis = np.zeros(x.size)
         basis[k] = 1.0
-        tangents = [(basis.reshape(x.shape) if x.ndim else 1.0) if i == wrt
-                    else _zero_like(arg_type(args[i], i)) for i in floats]
-        columns.append(np.asarray(jvp(gradient, args, tangents)[1], dtype=float))
+        tangent = basis.reshape(x.shape) if x.ndim else 1.0
+        columns.append(np.asarray(run(*args, tangent)[1], dtype=float))
     if x.ndim == 0:
         return float(columns[0])
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)

@@ -370,3 +370,35 @@ def test_gates_only_where_a_path_may_not_have_run():
     assert gates(early_return, F64, F64) == 1      # log's contribution, after no return
     assert gates(returns_in_branches, F64) == 0    # the return flag is constant in each arm
     assert gates(for_zero_trips, F64, F64, I64) == 1  # under `trips > 0`
+
+
+def scaled_root(x, y):
+    return x * x * np.sqrt(y)
+
+
+def scaled_root_in_loop(x, y, n):
+    s = 0.0
+    for _ in range(n):
+        s = s + x * x * np.sqrt(y)
+    return s
+
+
+def scaled_root_in_branch(x, y):
+    s = x
+    if x > 0.0:
+        s = x * x * np.log(y)
+    return s
+
+
+@pytest.mark.parametrize("fn,args,expected", [
+    (scaled_root, (2.0, 0.0), 0.0), (scaled_root, (2.0, 4.0), 4.0),
+    (scaled_root_in_loop, (2.0, 0.0, 3), 0.0), (scaled_root_in_loop, (2.0, 4.0, 3), 12.0),
+    (scaled_root_in_branch, (2.0, 0.0), -np.inf), (scaled_root_in_branch, (-2.0, 0.0), 0.0)])
+def test_hessian_holds_the_other_arguments_constant(fn, args, expected):
+    """d2f/dx2 where df/dy is infinite: y is a constant of the Hessian w.r.t. x, not a zero
+    tangent (0 * inf would be nan), as on the tape."""
+    with np.errstate(all="ignore"):
+        tape = tape_second_derivative(fn, args, 0, 0)
+        got = hessian(fn, wrt=0)(*args)
+    _assert_same([tape], [expected], f"tape {fn.__name__}{args}")
+    _assert_same([got], [expected], f"hessian {fn.__name__}{args}")

@@ -30,7 +30,7 @@ transport tape (see `TapePlan`), followed by its guard.
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var
+from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.transform import inline
 from .forward import jvp_graph
 from .reverse import (
@@ -284,12 +284,27 @@ def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> 
     return Graph(inputs, b.eqns, outputs, full.name)
 
 
+def _moving_outputs(graph: Graph, moving: set[int]) -> set[int]:
+    """Positions of `graph`'s outputs that may have a nonzero tangent when only its inputs at
+    positions `moving` have one: those that depend on them (subgraphs are closed, so through
+    equation inputs), and values loaded from a tape (stored with their tangents)."""
+    live = {id(graph.inputs[i]) for i in moving}
+    for eqn in graph.eqns:
+        loads = eqn.prim == "pop" or any(e.prim == "pop" for sub in eqn.subgraphs()
+                                         for e in walk_eqns(sub))
+        if loads or any(isinstance(a, Var) and id(a) in live for a in eqn.inputs):
+            live.update(id(o) for o in eqn.outputs)
+    return {k for k, a in enumerate(graph.outputs) if isinstance(a, Var) and id(a) in live}
+
+
 def cond_jvp(b: Builder, eqn: Eqn, tangents):
+    """Operands without a tangent are constants of the arms (symbolic zeros, so no
+    `0 * inf` comes from them)."""
     pred, operands = eqn.inputs[0], eqn.inputs[1:]
     n_out = len(eqn.outputs)
-    arms = [jvp_graph(arm) for arm in eqn.params["branches"]]
-    t_in = [b.zeros(operands[i].type) if tangents[1 + i] is None else tangents[1 + i]
-            for i in _float_positions(operands)]
+    moving = [i for i in _float_positions(operands) if tangents[1 + i] is not None]
+    arms = [jvp_graph(arm, moving) for arm in eqn.params["branches"]]
+    t_in = [tangents[1 + i] for i in moving]
     t_out = [Var(eqn.outputs[i].type, "t" + eqn.outputs[i].hint)
              for i in _float_positions(eqn.outputs)]
     # one branch computes the outputs and their tangents (it replaces the primal equation)
@@ -301,32 +316,51 @@ def cond_jvp(b: Builder, eqn: Eqn, tangents):
     return result
 
 
+def _moving_carries(body: Graph, n: int, moving: set[int]) -> set[int]:
+    """Body input positions with a tangent: the consts and carries in `moving`, and every
+    carry that an iteration makes depend on them (a fixpoint)."""
+    while True:
+        grown = moving | {n + k for k in _moving_outputs(body, moving)
+                          if body.inputs[n + k].type.is_float}
+        if grown == moving:
+            return moving
+        moving = grown
+
+
 def while_jvp(b: Builder, eqn: Eqn, tangents):
+    """Consts and carries that never get a tangent stay constants of the loop (symbolic
+    zeros, so no `0 * inf` comes from them)."""
     n = eqn.params["n_consts"]
     cond, body = eqn.params["cond"], eqn.params["body"]
     consts, carries = eqn.inputs[:n], eqn.inputs[n:]
-    jbody = jvp_graph(body)
+    float_in = [i for i in _float_positions(body.inputs) if i in _moving_carries(
+        body, n, {i for i in _float_positions(body.inputs) if tangents[i] is not None})]
+    jbody = jvp_graph(body, float_in)
     n_in = len(body.inputs)
     primal_in, tangent_in = jbody.inputs[:n_in], jbody.inputs[n_in:]
-    float_in = _float_positions(body.inputs)
     t_consts = [t for i, t in zip(float_in, tangent_in, strict=True) if i < n]
     t_carries = [t for i, t in zip(float_in, tangent_in, strict=True) if i >= n]
+    moving_out = {i - n for i in float_in if i >= n}
+    n_out = len(body.outputs)
+    t_body_out = [t for k, t in zip(_float_positions(body.outputs), jbody.outputs[n_out:],
+                                    strict=True) if k in moving_out]
     # loop layout: consts + const tangents | carries + carry tangents
     order = primal_in[:n] + t_consts + primal_in[n:] + t_carries
-    loop_body = Graph(order, jbody.eqns, jbody.outputs, body.name + "_jvp")
+    loop_body = Graph(order, jbody.eqns, jbody.outputs[:n_out] + t_body_out,
+                      body.name + "_jvp")
     loop_cond = _reorder_cond(cond, n, t_consts, t_carries)
     init_t = [b.zeros(eqn.inputs[i].type) if tangents[i] is None else tangents[i]
               for i in float_in]
     tc = [t for i, t in zip(float_in, init_t, strict=True) if i < n]
     tk = [t for i, t in zip(float_in, init_t, strict=True) if i >= n]
-    t_out = [Var(carries[i].type, "t" + eqn.outputs[i].hint) for i in _float_positions(carries)]
+    t_out = [Var(carries[i].type, "t" + eqn.outputs[i].hint) for i in sorted(moving_out)]
     # one loop computes the carries and their tangents (it replaces the primal equation, so
     # values stored on the tape by the body are stored once, each with its tangent)
     b.eqns.append(Eqn("while", list(consts) + tc + list(carries) + tk,
                       list(eqn.outputs) + t_out,
                       {"cond": loop_cond, "body": loop_body, "n_consts": n + len(tc)}, eqn.loc))
     result = [None] * len(carries)
-    for t, i in zip(t_out, _float_positions(carries), strict=True):
+    for t, i in zip(t_out, sorted(moving_out), strict=True):
         result[i] = t
     return result
 

@@ -1,29 +1,32 @@
 """Forward mode over the IR: `jvp_graph(g)` pushes tangents through every equation.
 
 Contract: `jvp_graph(g)` is `inputs + tangents of float inputs -> outputs + tangents of float
-outputs`. Each equation is copied, then its primitive's `jvp(b, eqn, tangents)` rule emits the
-output tangents (None = symbolic zero, materialised as 0.0 only where needed). The tape
-primitives emit themselves (`jvp_emits_primal`): every stored value is accompanied by its
-tangent, so forward mode runs through adjoint code with loops (forward over reverse gives
-Hessian-vector products).
+outputs`; `jvp_graph(g, wrt)` takes tangents only for the float inputs at positions `wrt`, the
+others are constants (symbolic zero tangents: no `0 * inf` from them). Each equation is copied,
+then its primitive's `jvp(b, eqn, tangents)` rule emits the output tangents (None = symbolic
+zero, materialised as 0.0 only where needed). The tape primitives emit themselves
+(`jvp_emits_primal`): every stored value is accompanied by its tangent, so forward mode runs
+through adjoint code with loops (forward over reverse gives Hessian-vector products).
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Graph, Var
 from ..ir.transform import clone
 
 
-def jvp_graph(graph: Graph) -> Graph:
+def jvp_graph(graph: Graph, wrt: Collection[int] | None = None) -> Graph:
     from ..primitives import PRIMITIVES
 
     g = clone(graph)
     b = Builder()
     tangents: dict[int, Atom] = {}
     t_inputs = []
-    for v in g.inputs:
-        if v.type.is_float:
+    for i, v in enumerate(g.inputs):
+        if v.type.is_float and (wrt is None or i in wrt):
             t = Var(v.type, "t" + v.hint)
             tangents[id(v)] = t
             t_inputs.append(t)
