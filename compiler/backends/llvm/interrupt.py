@@ -245,11 +245,12 @@ _sigaction = ctypes.CDLL(None).sigaction if SUPPORTED else None
 
 
 def _compile_handlers() -> tuple[int, int]:
-    from .jit import host_target_machine
-
     module_ref = llvm.parse_assembly(HANDLER_IR)
     module_ref.verify()
-    engine = llvm.create_mcjit_compiler(module_ref, host_target_machine())
+    # a few instructions: no optimisation and no host tuning (a quarter of the compile time)
+    target = llvm.Target.from_default_triple()
+    engine = llvm.create_mcjit_compiler(module_ref, target.create_target_machine(
+        opt=0, jit=True, codemodel="jitdefault"))
     engine.finalize_object()
     addresses = (engine.get_function_address("adlite_sigint"),
                  engine.get_function_address("adlite_sigint_info"))
