@@ -1,12 +1,13 @@
 """Status codes returned by compiled functions, and the Python exception each one becomes.
 
-0 is success. The codes are part of the ABI of ahead-of-time kernels (see `aot.py`).
+0 is success. The codes are part of the ABI of ahead-of-time kernels (see `aot.py`); 3 (a
+float that did not fit an int) is retired: NaN and infinity have their own codes and a finite
+float out of range is an int64 overflow, as in Python.
 Messages follow CPython's and numpy's own wording where they define the error.
 """
 
 NO_MEMORY = 1
 ZERO_DIVISION = 2
-FLOAT_TO_INT = 3
 INDEX = 4
 INT_OVERFLOW = 5
 INTERRUPTED = 6
@@ -20,8 +21,6 @@ FLOAT_INFINITY_TO_INT = 12
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
     ZERO_DIVISION: (ZeroDivisionError, "integer division or modulo by zero"),
-    FLOAT_TO_INT: (ValueError, "cannot convert float NaN or infinity (or a too large float) "
-                               "to integer"),
     INDEX: (IndexError, "index out of bounds in compiled code"),
     INT_OVERFLOW: (OverflowError, "integer overflow in compiled code: compiled ints are 64-bit "
                                   "(Python's are unbounded); use floats for larger values"),
