@@ -11,8 +11,13 @@
         return y
 
     f(1.0)                     # dy/dx, computed by the adjoint loop running backwards
+
+Importing this package fills the primitive table (`ir.primitive`) first: `primitives`
+registers the primitives, `ad` attaches the structural AD rules. Python runs this file before
+any submodule, so the table is complete whichever module a program imports.
 """
 
+from . import ad, primitives  # noqa: F401  (fill the primitive table before anything else)
 from .api import grad, hessian, jit, jvp, show, value_and_grad, vjp
 from .errors import AdliteError, AdliteSourceError, AdliteSyntaxError
 

@@ -10,7 +10,7 @@ where <name> is the function's name (`<name>_grad` for a gradient), and returns 
 The exported symbol carries the `adlite_` prefix so that a kernel named like a C library
 function (`exp`, `free`) neither calls itself nor replaces the C library's in the program
 that links it.
-The status codes are those of the JIT (`backends/llvm/status.py`, listed in the header; the
+The status codes are those of the JIT (`status.py`, listed in the header; the
 loader raises the matching Python exception). `portable=True` targets the baseline x86-64
 CPU instead of the host's.
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from . import status
 from .api import Transformed
-from .backends.llvm import status
 from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import c_identifier, has_arrays, lower_module

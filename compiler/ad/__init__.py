@@ -1,8 +1,11 @@
 """Automatic differentiation over the IR: reverse mode (`reverse`) and forward mode (`forward`).
 
-Structural rules for control flow live in `control`; per-primitive rules in the primitive table.
+Per-primitive rules live in the primitive table (`ir.primitive`); the structural rules of
+control flow and the tapes live in `control`, which attaches them to the table when this package
+is imported.
 """
 
+from . import control  # noqa: F401  (attaches the structural rules to the primitive table)
 from .forward import jvp_graph
 from .reverse import Linearized, linearize, vjp_graph
 

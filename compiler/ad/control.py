@@ -1,4 +1,6 @@
-"""Structural derivative rules of `while`, `cond` and the tape primitives.
+"""Structural derivative rules of `while`, `cond` and the tape primitives, attached to the
+primitive table (`ir.primitive.attach`) when this module is imported: the primitives register
+these four without them, since the rules are graph transformations of this layer.
 
 Reverse mode of `while` (registered as its `ad_forward`):
 
@@ -29,8 +31,10 @@ transport tape (see `TapePlan`), followed by its guard.
 
 from __future__ import annotations
 
+from .. import primitives  # noqa: F401  (registers while/cond/push/pop, completed below)
 from ..ir.builder import Builder
 from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.primitive import attach
 from ..ir.transform import inline
 from .forward import jvp_graph
 from .reverse import (
@@ -416,3 +420,9 @@ def pop_jvp(b: Builder, eqn: Eqn, tangents):
     if not out.type.is_float:
         return [None]
     return [b.op("pop", type=out.type, hint="t" + out.hint, tape=eqn.params.get("tape", 0))]
+
+
+attach("while", jvp=while_jvp, ad_forward=while_ad_forward)
+attach("cond", vjp=cond_vjp, jvp=cond_jvp)
+attach("push", vjp=push_vjp, jvp=push_jvp)
+attach("pop", vjp=pop_vjp, jvp=pop_jvp)

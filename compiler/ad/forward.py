@@ -15,12 +15,11 @@ from collections.abc import Collection
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Graph, Var
+from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone
 
 
 def jvp_graph(graph: Graph, wrt: Collection[int] | None = None) -> Graph:
-    from ..primitives import PRIMITIVES
-
     g = clone(graph)
     b = Builder()
     tangents: dict[int, Atom] = {}

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
 
@@ -209,8 +210,6 @@ def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Ato
     guarded by `guard`, made zero where the guard is false: those that do not vanish with
     the cotangents anyway are computed in the taken arm of a `cond` on the guard (they are
     not run when it is false; their first copies become dead code)."""
-    from ..primitives import PRIMITIVES
-
     emitted = bb.eqns[start:]
     defs = {id(o): e for e in emitted for o in e.outputs}
     seeds = {id(c) for c in cts if c is not None}
@@ -273,8 +272,6 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None) -> Linearized:
 
 
 def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
-    from ..primitives import PRIMITIVES
-
     g = clone(graph)
     fb, bb = Builder(), Builder()
     negation = {id(e.outputs[0]): e.inputs[0] for e in g.eqns if e.prim == "not_"}

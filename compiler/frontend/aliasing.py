@@ -24,6 +24,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ..ir.core import Const
+
 _ids = itertools.count(1)
 HIDDEN_PREFIX = "__arg"  # hidden names that keep an argument's object reachable
 
@@ -99,8 +101,6 @@ LIVE = LiveView()
 
 def is_static_view(spec: tuple, ints: list) -> bool:
     """Basic indices whose view relation is known when compiling: constant ints and slices."""
-    from ..ir.core import Const
-
     return not any(item[0] == 2 for item in spec) and all(isinstance(i, Const) for i in ints)
 
 

@@ -5,6 +5,8 @@ any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowe
 `(conv, args, kwargs, node) -> value` that emits IR with `conv.b` (keyword arguments are
 accepted only by the array functions of `array_functions.py`); `constant(obj)` gives the value
 of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
+`array_functions` registers the numpy array functions into the same table
+(`register_with_keywords`); `to_ir` imports both modules.
 """
 
 from __future__ import annotations
@@ -185,9 +187,6 @@ _register([builtins.int], _cast(I64))
 _register([range_len], _range_len)
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
-
-
-from . import array_functions  # noqa: E402, F401  (registers the numpy array functions)
 
 
 def lookup(obj):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import BOOL, F64, I64, Atom, Const, Eqn, Graph, Type, Var
+from .primitive import PRIMITIVES
 
 
 def const(value: Any, type: Type | None = None) -> Const:  # noqa: A002
@@ -29,8 +30,6 @@ class Builder:
         self.loc = loc
 
     def emit(self, prim: str, inputs: list[Atom], hint: str = "", **params: Any) -> list[Atom]:
-        from ..primitives import PRIMITIVES
-
         rule = PRIMITIVES[prim]
         out_types = rule.type_rule([a.type for a in inputs], params)
         folded = _fold(rule, inputs, params, out_types)
@@ -52,8 +51,6 @@ class Builder:
         return self.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
 
     def __getattr__(self, prim: str):
-        from ..primitives import PRIMITIVES
-
         if prim not in PRIMITIVES:
             raise AttributeError(prim)
         return lambda *inputs, **params: self.op(prim, *inputs, **params)

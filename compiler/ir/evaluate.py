@@ -11,6 +11,7 @@ import contextvars
 from typing import Any
 
 from .core import Const, Graph
+from .primitive import PRIMITIVES
 
 _tape: contextvars.ContextVar[dict] = contextvars.ContextVar("adlite_tape")
 
@@ -20,8 +21,6 @@ def current_tape(number: int = 0) -> list:
 
 
 def run_graph(graph: Graph, values: list[Any]) -> list[Any]:
-    from ..primitives import PRIMITIVES
-
     env = dict(zip(map(id, graph.inputs), values, strict=True))
 
     def read(atom):

@@ -1,9 +1,10 @@
-"""Graph utilities shared by passes and transforms: cloning, inlining, free variables.
+"""Graph utilities shared by passes, transforms and backends: cloning, inlining, free
+variables, walking the graph tree.
 
 Contract: `inline(b, graph, args)` appends a copy of `graph`'s equations to builder `b` with
 the graph's inputs replaced by `args` and fresh output vars, and returns the atoms standing
 for the graph's outputs. `clone(graph)` is a copy with fresh vars everywhere (subgraphs
-included). Neither mutates its input.
+included). Neither mutates its input. `all_graphs(graph)` lists `graph` and its subgraphs.
 """
 
 from __future__ import annotations
@@ -64,3 +65,14 @@ def free_vars(eqns: Sequence[Eqn], outputs: Sequence[Atom] = ()) -> list[Var]:
     for a in outputs:
         use(a)
     return free
+
+
+def all_graphs(graph: Graph) -> list[Graph]:
+    """`graph` and every subgraph, innermost last."""
+    out, stack = [], [graph]
+    while stack:
+        g = stack.pop()
+        out.append(g)
+        for eqn in g.eqns:
+            stack.extend(eqn.subgraphs())
+    return out

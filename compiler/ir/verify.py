@@ -10,6 +10,8 @@ showing the printed graph around it.
 from __future__ import annotations
 
 from .core import Const, Graph
+from .primitive import PRIMITIVES
+from .printer import print_graph
 
 
 class IRVerificationError(Exception):
@@ -17,9 +19,6 @@ class IRVerificationError(Exception):
 
 
 def verify(graph: Graph) -> None:
-    from ..primitives import PRIMITIVES
-    from .printer import print_graph
-
     defined_anywhere: set[int] = set()
 
     def fail(msg: str) -> None:

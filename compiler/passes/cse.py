@@ -8,7 +8,9 @@ Effectful equations are never merged.
 from __future__ import annotations
 
 from ..ir.core import Const, Graph
-from .rewrite import Substitution, all_graphs
+from ..ir.primitive import PRIMITIVES
+from ..ir.transform import all_graphs
+from .rewrite import Substitution
 
 
 def _key(eqn):
@@ -19,8 +21,6 @@ def _key(eqn):
 
 
 def cse(graph: Graph) -> bool:
-    from ..primitives import PRIMITIVES
-
     changed = False
     for g in all_graphs(graph):
         sub, seen, eqns = Substitution(), {}, []

@@ -10,12 +10,11 @@ push/pop) always stay.
 from __future__ import annotations
 
 from ..ir.core import Const, Eqn, Graph, Var
+from ..ir.primitive import PRIMITIVES
 
 
 def _used_inputs(graph: Graph, live_outputs: list[int]) -> set[int]:
     """Ids of `graph`'s vars needed for the given output positions (and for effects)."""
-    from ..primitives import PRIMITIVES
-
     need = {id(graph.outputs[i]) for i in live_outputs if isinstance(graph.outputs[i], Var)}
     for eqn in reversed(graph.eqns):
         if PRIMITIVES[eqn.prim].effectful or _has_effects(eqn) or \
@@ -25,8 +24,6 @@ def _used_inputs(graph: Graph, live_outputs: list[int]) -> set[int]:
 
 
 def _has_effects(eqn: Eqn) -> bool:
-    from ..primitives import PRIMITIVES
-
     return any(PRIMITIVES[e.prim].effectful or _has_effects(e)
                for sub in eqn.subgraphs() for e in sub.eqns)
 
@@ -92,8 +89,6 @@ def _prune_cond(eqn: Eqn, used: set[int]) -> bool:
 
 
 def dce(graph: Graph) -> bool:
-    from ..primitives import PRIMITIVES
-
     changed = False
     used = {id(a) for a in graph.outputs if not isinstance(a, Const)}
     kept = []

@@ -28,13 +28,3 @@ class Substitution:
     def outputs(self, graph: Graph) -> None:
         graph.outputs = [self[a] for a in graph.outputs]
 
-
-def all_graphs(graph: Graph) -> list[Graph]:
-    """`graph` and every subgraph, innermost last."""
-    out, stack = [], [graph]
-    while stack:
-        g = stack.pop()
-        out.append(g)
-        for eqn in g.eqns:
-            stack.extend(eqn.subgraphs())
-    return out

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Const, Graph
-from ..ir.transform import inline
-from .rewrite import Substitution, all_graphs
+from ..ir.primitive import PRIMITIVES
+from ..ir.transform import all_graphs, inline
+from .rewrite import Substitution
 
 
 def _is(atom, value) -> bool:
@@ -27,8 +28,6 @@ def _is(atom, value) -> bool:
 
 
 def fold_constants(graph: Graph) -> bool:
-    from ..primitives import PRIMITIVES
-
     changed = False
     for g in all_graphs(graph):
         sub, eqns = Substitution(), []
@@ -104,13 +103,10 @@ def _simplified(eqn):
     return None
 
 
-ELEMENTWISE = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "select"}
-
-
 def _unbroadcast_constants(eqn, defs) -> bool:
     """In an elementwise op, `broadcast_to(c)` of a constant becomes `c` when another operand
     already has the output's shape (broadcasting does the rest)."""
-    if eqn.prim not in ELEMENTWISE:
+    if not PRIMITIVES[eqn.prim].elementwise:
         return False
     shape = eqn.outputs[0].type.shape
     changed = False

@@ -1,21 +1,10 @@
-"""The compiler's ONE table of primitives: every rule of a primitive side by side.
+"""The rules of every primitive, registered in the compiler's one table (`ir.primitive`).
 
-Contract: `PRIMITIVES[name]` is a `Primitive` with
-- `type_rule(in_types, params) -> out_types` (raises `TypeError` on bad input types),
-- `impl(*values, **params) -> tuple` the numpy reference (IEEE semantics, used for constant
-  folding and as the oracle in tests),
-- `vjp(b, eqn, cotangents) -> input cotangents` (None = symbolic zero), written with a
-  `Builder`; `None` as the rule itself means "not differentiable" (outputs carry no cotangent),
-- `jvp(b, eqn, tangents) -> output tangents`, same conventions,
-- `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
-  source texts),
-- `effectful`: the equation must not be removed, merged or reordered (tape push/pop).
-- `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
-  must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`.
-- `jvp_emits_primal`: the `jvp` rule emits the equation itself too (the tape primitives must
-  order primal and tangent stores and loads).
-Control-flow primitives (`while`, `cond`) keep their structural AD rules in `ad/`, registered
-here all the same, so the completeness test covers them.
+Contract: importing this package registers every primitive in the table `PRIMITIVES` of
+`adlite.compiler.ir.primitive` (re-exported here; the fields of a `Primitive` are documented
+there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
+flow and the AD tapes in `control`. The structural AD rules of control flow are attached by
+`adlite.compiler.ad`.
 
 Conventions at ties (PyTorch's; the eager tape's rules in `adlite.runtime.primitives` are the
 same, in reverse and forward mode alike):
@@ -32,29 +21,7 @@ same, in reverse and forward mode alike):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from ..ir.primitive import PRIMITIVES
+from . import arrays, control, scalar  # noqa: F401  (populate the table)
 
-PRIMITIVES: dict[str, Primitive] = {}
-
-
-@dataclass(frozen=True)
-class Primitive:
-    name: str
-    type_rule: Callable[..., list]
-    impl: Callable[..., tuple] | None
-    vjp: Callable[..., list] | None
-    jvp: Callable[..., list] | None
-    py: Callable[..., str] | None
-    effectful: bool = False
-    differentiable: bool = True
-    ad_forward: Callable[..., Callable] | None = None
-    jvp_emits_primal: bool = False
-
-
-def register(prim: Primitive) -> Primitive:
-    PRIMITIVES[prim.name] = prim
-    return prim
-
-
-from . import arrays, control, scalar  # noqa: E402, F401  (populate the table)
+__all__ = ["PRIMITIVES"]

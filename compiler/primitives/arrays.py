@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import I64, Const, Type
-from . import Primitive, register
+from ..ir.primitive import Primitive, register
+from .shapes import broadcast
 
 NP_DTYPE = {"f64": "np.float64", "f32": "np.float32", "bool": "np.bool_", "i64": "np.int64"}
 
@@ -56,7 +57,8 @@ def _reduce_py(fn):
 
 register(Primitive("sum", _reduce_type,
                    lambda x, axis, keepdims: (np.sum(x, axis=axis, keepdims=keepdims),),
-                   _sum_vjp, lambda b, e, t: [b.sum(t[0], **e.params)], _reduce_py("sum")))
+                   _sum_vjp, lambda b, e, t: [b.sum(t[0], **e.params)], _reduce_py("sum"),
+                   reduction=True))
 
 
 def _extremum_vjp(b, e, cts):
@@ -80,7 +82,7 @@ for _name in ("max", "min"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
-                       _extremum_vjp, _extremum_jvp, _reduce_py(_name)))
+                       _extremum_vjp, _extremum_jvp, _reduce_py(_name), reduction=True))
 
 
 def reduces_nothing(shape, axis) -> bool:
@@ -150,8 +152,6 @@ register(Primitive(
 
 def _broadcast_type(in_types, params):
     (t,) = in_types
-    from .shapes import broadcast
-
     if broadcast(t.shape, params["shape"]) != params["shape"]:
         raise TypeError(f"cannot broadcast {t} to shape {params['shape']}")
     return [t.with_shape(params["shape"])]
@@ -192,7 +192,7 @@ def _sum_to_py(args, e):
 register(Primitive(
     "sum_to", _sum_to_type, _sum_to_impl,
     lambda b, e, cts: [b.broadcast_to(cts[0], shape=e.inputs[0].type.shape)],
-    lambda b, e, t: [b.sum_to(t[0], **e.params)], _sum_to_py))
+    lambda b, e, t: [b.sum_to(t[0], **e.params)], _sum_to_py, reduction=True))
 
 
 # ---- matmul -------------------------------------------------------------------------------------
@@ -310,8 +310,6 @@ register(Primitive(
 def _update_type(in_types, params):
     x, v, *ints = in_types
     target = _index_type([x, *ints], params)[0]
-    from .shapes import broadcast
-
     if v.name != x.name or broadcast(v.shape, target.shape) != target.shape:
         raise TypeError(f"cannot assign {v} to a {target} part of {x}")
     return [x]

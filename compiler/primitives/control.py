@@ -5,14 +5,16 @@
 - `cond[branches=(else, then)]`: inputs `pred + operands`; each arm maps operands to outputs.
 - `push[tape] x` / `x = pop[type, tape]`: the AD tapes (LIFOs numbered from 0: first-order
   residuals use tape 0, differentiating adjoint code uses higher ones), effectful.
-Their derivative rules are structural and live in `adlite.compiler.ad.control`; the Python
-lowering of `while`/`cond` is structural too and lives in the Python backend.
+Their derivative rules are structural: `adlite.compiler.ad.control` attaches them to the table
+(their `vjp`/`jvp`/`ad_forward` are None here). The Python lowering of `while`/`cond` is
+structural too and lives in the Python backend.
 """
 
 from __future__ import annotations
 
 from ..ir.core import BOOL, Type
-from . import Primitive, register
+from ..ir.evaluate import current_tape, run_graph
+from ..ir.primitive import Primitive, register
 
 
 def _while_type(in_types: list[Type], params: dict) -> list[Type]:
@@ -40,18 +42,7 @@ def _cond_type(in_types: list[Type], params: dict) -> list[Type]:
     return list(then.out_types)
 
 
-def _structural(kind: str):
-    def rule(*args):
-        from ..ad import control
-
-        return getattr(control, kind)(*args)
-
-    return rule
-
-
 def _run_while(*values, cond, body, n_consts):
-    from ..ir.evaluate import run_graph
-
     consts, carries = list(values[:n_consts]), list(values[n_consts:])
     while run_graph(cond, consts + carries)[0]:
         carries = run_graph(body, consts + carries)
@@ -59,25 +50,17 @@ def _run_while(*values, cond, body, n_consts):
 
 
 def _run_cond(pred, *operands, branches):
-    from ..ir.evaluate import run_graph
-
     return tuple(run_graph(branches[bool(pred)], list(operands)))
 
 
-register(Primitive("while", _while_type, _run_while, None, _structural("while_jvp"), None,
-                   ad_forward=_structural("while_ad_forward"), jvp_emits_primal=True))
-register(Primitive("cond", _cond_type, _run_cond, _structural("cond_vjp"),
-                   _structural("cond_jvp"), None, jvp_emits_primal=True))
+register(Primitive("while", _while_type, _run_while, None, None, None, jvp_emits_primal=True))
+register(Primitive("cond", _cond_type, _run_cond, None, None, None, jvp_emits_primal=True))
 def _push(x, tape=0):
-    from ..ir.evaluate import current_tape
-
     current_tape(tape).append(x)
     return ()
 
 
 def _pop(type, tape=0):  # noqa: A002
-    from ..ir.evaluate import current_tape
-
     return (current_tape(tape).pop(),)
 
 
@@ -87,11 +70,9 @@ def tape_name(eqn) -> str:
     return "_tape" if tape == 0 else f"_tape{tape}"
 
 
-register(Primitive("push", lambda in_types, params: [], _push, _structural("push_vjp"),
-                   _structural("push_jvp"),
+register(Primitive("push", lambda in_types, params: [], _push, None, None,
                    lambda args, eqn: f"{tape_name(eqn)}.append({args[0]})",
                    effectful=True, jvp_emits_primal=True))
-register(Primitive("pop", lambda in_types, params: [params["type"]], _pop,
-                   _structural("pop_vjp"), _structural("pop_jvp"),
+register(Primitive("pop", lambda in_types, params: [params["type"]], _pop, None, None,
                    lambda args, eqn: f"{tape_name(eqn)}.pop()", effectful=True,
                    jvp_emits_primal=True))

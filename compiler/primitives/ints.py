@@ -9,14 +9,14 @@ the helpers the generated Python code calls as `_rt.int64`, `_rt.int_pow`, `_rt.
 
 from __future__ import annotations
 
+from ..status import ERRORS, INT_OVERFLOW
+
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1
 
 
 def overflow() -> OverflowError:
     """The error compiled code raises for an int result outside int64."""
-    from ..backends.llvm.status import ERRORS, INT_OVERFLOW
-
     error, message = ERRORS[INT_OVERFLOW]
     return error(message)
 

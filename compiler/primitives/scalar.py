@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import F64, I64, Const, Type
-from . import Primitive, register
+from ..ir.primitive import Primitive, register
 from .ints import int64, int_pow, range_len
 from .shapes import broadcast, elementwise
 
@@ -57,7 +57,7 @@ def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=
         return (array_template if arrays else template).format(*args)
 
     register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp, py,
-                       differentiable=differentiable))
+                       differentiable=differentiable, elementwise=True))
 
 
 def _single_output(vjp):
@@ -362,7 +362,7 @@ def _convert_py(args, eqn):
 register(Primitive(
     "convert", _convert_type, _ieee(_convert_impl),
     vjp=_single_output(lambda b, e, g: [_convert_back(b, e, g)]),
-    jvp=_convert_forward, py=_convert_py))
+    jvp=_convert_forward, py=_convert_py, elementwise=True))
 
 
 # ---- helpers for rules with symbolic zeros ----------------------------------------------------

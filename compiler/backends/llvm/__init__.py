@@ -16,7 +16,14 @@ import llvmlite.binding as llvm
 
 from ...ir.printer import print_graph
 from . import cache
-from .jit import NativeFunction, host_target_machine, initialize, jit_module, jit_object
+from .jit import (
+    NativeFunction,
+    host_target_machine,
+    initialize,
+    jit_module,
+    jit_object,
+    parse_and_optimize,
+)
 from .lower import lower_module, symbol_name
 
 
@@ -54,7 +61,5 @@ def compile_graph(graph, name: str) -> NativeFunction:
 
 def llvm_ir(graph, name: str) -> str:
     """The optimised LLVM IR of a graph (for `adlite show --stage llvm`)."""
-    from .jit import parse_and_optimize
-
     symbol = _key_and_symbol(graph, name)[1]
     return str(parse_and_optimize(str(lower_module(graph, symbol)), host_target_machine()))

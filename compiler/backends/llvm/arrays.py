@@ -28,9 +28,10 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ... import status
 from ...ir.core import Const, Var
+from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
-from . import status
 from .ops import F64, I1, I64, LOWERINGS
 
 PTR = ir.PointerType()
@@ -47,7 +48,6 @@ def itemsize(t) -> int:
     return {"bool": 1, "f32": 4}.get(t.name, 8)
 I32 = ir.IntType(32)
 VIEWS = {"broadcast_to", "full", "arange"}
-CONSUMERS = {"sum", "max", "min", "sum_to"}
 CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
          "and_", "or_", "not_", "broadcast_to", "full", "index"}
 MAX_SHARED_USES = 3
@@ -146,7 +146,7 @@ class ArrayLowering:
             if not elementwise(eqn):
                 continue
             users = uses.get(id(eqn.outputs[0]), [])
-            fusible = all(u is not None and (elementwise(u) or u.prim in CONSUMERS or
+            fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
                                              _fills_base(u, eqn)) for u in users)
             shared_ok = len(users) == 1 or (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
             if users and fusible and shared_ok:

@@ -13,14 +13,13 @@ twice, read through a lazy view) keeps the copying semantics.
 from __future__ import annotations
 
 from ...ir.core import Var
-
-REDUCTIONS = {"sum", "max", "min", "sum_to"}
+from ...ir.primitive import PRIMITIVES
 
 
 def _early_read(eqn, position: int, update_position: int) -> bool:
     if position >= update_position:
         return False
-    if eqn.prim in REDUCTIONS:
+    if PRIMITIVES[eqn.prim].reduction:
         return True
     runtime_index = any(item[0] == 0 for item in eqn.params.get("spec", ()))
     return eqn.prim == "index" and (runtime_index or not eqn.outputs[0].type.is_array)

@@ -43,8 +43,8 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ...ir.core import Const, Eqn, Graph
-from ...passes.rewrite import all_graphs
-from .status import INTERRUPTED
+from ...ir.transform import all_graphs
+from ...status import INTERRUPTED
 
 FLAG = "__adlite_interrupt_flag"
 MAIN_THREAD = "__adlite_main_thread"

@@ -29,9 +29,9 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
+from ...status import ERRORS, INTERRUPTED, NO_MEMORY
 from . import interrupt
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
-from .status import ERRORS, INTERRUPTED, NO_MEMORY
 
 _initialized = False
 

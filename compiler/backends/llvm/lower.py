@@ -24,8 +24,9 @@ import re
 import numpy as np
 from llvmlite import ir
 
-from ...ir.core import Const, Graph, Var
-from . import status
+from ... import status
+from ...ir.core import Const, Graph, Var, walk_eqns
+from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
@@ -469,15 +470,11 @@ class FunctionLowering(ArrayLowering):
 
 def _stores_arrays(eqn) -> bool:
     """Does the loop (at any depth) store arrays on an AD tape? Those buffers must live on."""
-    from ...ir.core import walk_eqns
-
     return any(e.prim == "push" and e.inputs[0].type.is_array
                for sub in eqn.subgraphs() for e in walk_eqns(sub))
 
 
 def has_arrays(graph: Graph) -> bool:
-    from ...passes.rewrite import all_graphs
-
     return any(v.type.is_array for g in all_graphs(graph)
                for v in list(g.inputs) + [o for e in g.eqns for o in e.outputs])
 

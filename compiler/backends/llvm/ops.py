@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from . import status
+from ... import status
 
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)

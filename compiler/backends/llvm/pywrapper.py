@@ -21,9 +21,9 @@ import ctypes
 
 from llvmlite import ir
 
+from ...status import ERRORS, INTERRUPTED, NO_MEMORY
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
-from .status import ERRORS, INTERRUPTED, NO_MEMORY
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()

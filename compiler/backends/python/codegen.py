@@ -27,6 +27,8 @@ import numpy as np
 
 from ... import gast_adapter as g
 from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
+from ...ir.primitive import PRIMITIVES
+from ...primitives.control import tape_name
 
 RESERVED = {"np", "_rt", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
 TAPE_NAME = re.compile(r"_tape\d*")  # the AD tapes' lists
@@ -49,8 +51,6 @@ def _const_source(c: Const) -> str:
 
 class _Emitter:
     def __init__(self, graph: Graph, line_text: Callable[[int], str] | None) -> None:
-        from ...primitives import PRIMITIVES
-
         self.prims = PRIMITIVES
         self.line_text = line_text
         self.names: dict[int, str] = {}
@@ -210,8 +210,6 @@ def graph_to_source(graph: Graph, name: str,
     em = _Emitter(graph, line_text)
     params = [em.name(v) for v in graph.inputs]
     body = []
-    from ...primitives.control import tape_name
-
     for tape in sorted({tape_name(e) for e in walk_eqns(graph) if e.prim in ("push", "pop")}):
         body.append(g.assign(tape, _parse_expr("[]")))
     header = "import numpy as np\n"

@@ -1,5 +1,8 @@
 """Status codes returned by compiled functions, and the Python exception each one becomes.
 
+Shared by the backends and the primitives' reference implementations (an int64 overflow
+raises the same error everywhere); imports nothing.
+
 0 is success. The codes are part of the ABI of ahead-of-time kernels (see `aot.py`); 3 (a
 float that did not fit an int) is retired: NaN and infinity have their own codes and a finite
 float out of range is an int64 overflow, as in Python.

@@ -1,0 +1,78 @@
+"""What a primitive is, and the one table of them: every rule of a primitive side by side.
+
+Contract: `PRIMITIVES[name]` is a `Primitive` with
+- `type_rule(in_types, params) -> out_types` (raises `TypeError` on bad input types),
+- `impl(*values, **params) -> tuple` the numpy reference (IEEE semantics, used for constant
+  folding and as the oracle in tests),
+- `vjp(b, eqn, cotangents) -> input cotangents` (None = symbolic zero), written with a
+  `Builder`; `None` as the rule itself means "not differentiable" (outputs carry no cotangent),
+- `jvp(b, eqn, tangents) -> output tangents`, same conventions,
+- `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
+  source texts),
+- `batch`: the batching rule, a slot for a later `vmap` (None for every primitive today),
+- `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
+  must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`,
+- `jvp_emits_primal`: the `jvp` rule emits the equation itself too (the tape primitives must
+  order primal and tangent stores and loads),
+and kind flags:
+- `effectful`: the equation must not be removed, merged or reordered (tape push/pop),
+- `differentiable`: False when no derivative flows through it (comparisons, int ops),
+- `elementwise`: applied element by element, array operands broadcast as numpy does (so a
+  broadcast operand may be replaced by its source where another operand has the full shape),
+- `reduction`: combines the elements of an array operand into fewer (`sum`, `max`, ...).
+
+Who fills the table (nothing below imports anything above it):
+- `adlite.compiler.primitives` registers every primitive (`register`) with its own rules;
+- `adlite.compiler.ad` attaches the structural AD rules of `while`, `cond`, `push`, `pop`
+  (`attach`): they are graph transformations and live with the AD.
+The IR layer (builder, verifier, evaluator) and everything else look names up here and never
+import those packages. `adlite.compiler/__init__` imports both before anything else, and
+Python runs a package's `__init__` before any of its submodules, so whichever module a program
+imports first, the table is complete before any code can look a name up. Nothing is filled
+lazily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    type_rule: Callable[..., list]
+    impl: Callable[..., tuple] | None
+    vjp: Callable[..., list] | None
+    jvp: Callable[..., list] | None
+    py: Callable[..., str] | None
+    effectful: bool = False
+    differentiable: bool = True
+    ad_forward: Callable[..., Callable] | None = None
+    jvp_emits_primal: bool = False
+    batch: Callable[..., list] | None = None
+    elementwise: bool = False
+    reduction: bool = False
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def register(prim: Primitive) -> Primitive:
+    """Adds `prim` to the table (a name is registered once)."""
+    if prim.name in PRIMITIVES:
+        raise ValueError(f"primitive {prim.name!r} is registered twice")
+    PRIMITIVES[prim.name] = prim
+    return prim
+
+
+def attach(name: str, **rules: Callable) -> Primitive:
+    """Sets rules of primitive `name` that its registration left empty (None); a layer above
+    the primitives fills them this way (the structural AD rules)."""
+    prim = PRIMITIVES[name]
+    taken = [rule for rule in rules if getattr(prim, rule) is not None]
+    if taken:
+        raise ValueError(f"primitive {name!r} already has {', '.join(taken)}")
+    PRIMITIVES[name] = dataclasses.replace(prim, **rules)
+    return PRIMITIVES[name]
