@@ -24,6 +24,8 @@ Two properties:
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "compiler"
@@ -200,3 +202,20 @@ def test_the_checker_sees_function_level_relative_and_absolute_imports():
     assert imports_in("ir.x", "ir", "from . import core\n") == [("ir.core", 1)]
     absolute = "import adlite.compiler.ir.core\nfrom adlite.compiler.passes import dce\n"
     assert imports_in("api", "", absolute) == [("ir.core", 1), ("passes.dce", 2)]
+
+
+def test_the_table_is_complete_whichever_module_is_imported_first():
+    """The IR layer never imports the rules, yet its table is full as soon as any compiler
+    module is imported (`adlite.compiler/__init__` fills it): the rules of the primitives, the
+    structural AD rules attached by `ad`, the LLVM lowerings attached by the backend."""
+    script = (
+        "import adlite.compiler.ir.builder\n"
+        "from adlite.compiler.ir.primitive import PRIMITIVES as P\n"
+        "structural = sorted(n for n, p in P.items() if p.structural)\n"
+        "print(structural == ['cond', 'pop', 'push', 'while'], len(P) > 40,\n"
+        "      all(P[n].jvp is not None for n in structural),\n"
+        "      P['while'].ad_forward is not None and P['cond'].vjp is not None,\n"
+        "      all((p.llvm is not None) == p.elementwise for p in P.values()))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True"] * 5

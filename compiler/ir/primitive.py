@@ -9,6 +9,9 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `jvp(b, eqn, tangents) -> output tangents`, same conventions,
 - `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
   source texts),
+- `llvm(cx, args, eqn) -> llvm values` the LLVM lowering of one element (scalar operands),
+  for the elementwise primitives: the LLVM backend attaches it (the other primitives have
+  array or structural lowerings in the backend itself),
 - `batch`: the batching rule, a slot for a later `vmap` (None for every primitive today),
 - `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
   must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`,
@@ -19,17 +22,21 @@ and kind flags:
 - `differentiable`: False when no derivative flows through it (comparisons, int ops),
 - `elementwise`: applied element by element, array operands broadcast as numpy does (so a
   broadcast operand may be replaced by its source where another operand has the full shape),
-- `reduction`: combines the elements of an array operand into fewer (`sum`, `max`, ...).
+- `reduction`: combines the elements of an array operand into fewer (`sum`, `max`, ...),
+- `structural`: control flow and the AD tapes (`while`, `cond`, `push`, `pop`), whose AD
+  rules and lowerings are written by each layer for itself.
 
 Who fills the table (nothing below imports anything above it):
 - `adlite.compiler.primitives` registers every primitive (`register`) with its own rules;
 - `adlite.compiler.ad` attaches the structural AD rules of `while`, `cond`, `push`, `pop`
-  (`attach`): they are graph transformations and live with the AD.
+  (`attach`): they are graph transformations and live with the AD;
+- `adlite.compiler.backends.llvm` attaches the `llvm` lowerings (llvmlite code).
 The IR layer (builder, verifier, evaluator) and everything else look names up here and never
-import those packages. `adlite.compiler/__init__` imports both before anything else, and
-Python runs a package's `__init__` before any of its submodules, so whichever module a program
-imports first, the table is complete before any code can look a name up. Nothing is filled
-lazily.
+import those packages. A module that attaches rules imports `primitives` first, and every
+module that reads those rules imports it. `adlite.compiler/__init__` imports `primitives` and
+`ad` before anything else (then the API, which imports the LLVM backend); Python runs a
+package's `__init__` before any of its submodules, so whichever module a program imports
+first, the table is complete before any code can look a name up. Nothing is filled lazily.
 """
 
 from __future__ import annotations
@@ -51,9 +58,11 @@ class Primitive:
     differentiable: bool = True
     ad_forward: Callable[..., Callable] | None = None
     jvp_emits_primal: bool = False
+    llvm: Callable[..., list] | None = None
     batch: Callable[..., list] | None = None
     elementwise: bool = False
     reduction: bool = False
+    structural: bool = False
 
 
 PRIMITIVES: dict[str, Primitive] = {}

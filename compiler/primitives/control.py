@@ -53,8 +53,10 @@ def _run_cond(pred, *operands, branches):
     return tuple(run_graph(branches[bool(pred)], list(operands)))
 
 
-register(Primitive("while", _while_type, _run_while, None, None, None, jvp_emits_primal=True))
-register(Primitive("cond", _cond_type, _run_cond, None, None, None, jvp_emits_primal=True))
+register(Primitive("while", _while_type, _run_while, None, None, None, jvp_emits_primal=True,
+                   structural=True))
+register(Primitive("cond", _cond_type, _run_cond, None, None, None, jvp_emits_primal=True,
+                   structural=True))
 def _push(x, tape=0):
     current_tape(tape).append(x)
     return ()
@@ -72,7 +74,7 @@ def tape_name(eqn) -> str:
 
 register(Primitive("push", lambda in_types, params: [], _push, None, None,
                    lambda args, eqn: f"{tape_name(eqn)}.append({args[0]})",
-                   effectful=True, jvp_emits_primal=True))
+                   effectful=True, jvp_emits_primal=True, structural=True))
 register(Primitive("pop", lambda in_types, params: [params["type"]], _pop, None, None,
                    lambda args, eqn: f"{tape_name(eqn)}.pop()", effectful=True,
-                   jvp_emits_primal=True))
+                   jvp_emits_primal=True, structural=True))

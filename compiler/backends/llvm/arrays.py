@@ -32,7 +32,7 @@ from ... import status
 from ...ir.core import Const, Var
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
-from .ops import F64, I1, I64, LOWERINGS
+from .ops import F64, I1, I64
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -54,7 +54,7 @@ MAX_SHARED_USES = 3
 
 
 def elementwise(eqn) -> bool:
-    return (eqn.prim in LOWERINGS or eqn.prim in VIEWS or _static_view(eqn) or
+    return (PRIMITIVES[eqn.prim].llvm is not None or eqn.prim in VIEWS or _static_view(eqn) or
             _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
 
 
@@ -255,7 +255,7 @@ class ArrayLowering:
         mine = coords[len(coords) - len(shape):]
         local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]
         args = [self.element(env, a, local) for a in eqn.inputs]
-        return LOWERINGS[eqn.prim](self, args, eqn)[0]
+        return PRIMITIVES[eqn.prim].llvm(self, args, eqn)[0]
 
     def _scatter_element(self, env, atom, eqn, coords):
         b = self.b

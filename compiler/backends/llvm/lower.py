@@ -26,11 +26,12 @@ from llvmlite import ir
 
 from ... import status
 from ...ir.core import Const, Graph, Var, walk_eqns
+from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
 from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
-from .ops import F64, I1, I64, LOWERINGS, overflow_intrinsic
+from .ops import F64, I1, I64, overflow_intrinsic
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -285,8 +286,8 @@ class FunctionLowering(ArrayLowering):
                 env[id(eqn.outputs[0])] = Lazy(eqn)
                 continue
             involves_arrays = any(a.type.is_array for a in list(eqn.inputs) + eqn.outputs)
-            structural = eqn.prim in ("while", "cond", "push", "pop")
-            if not structural and (involves_arrays or eqn.prim not in LOWERINGS):
+            prim = PRIMITIVES[eqn.prim]
+            if not prim.structural and (involves_arrays or prim.llvm is None):
                 outs = self.array_eqn(eqn, env)
                 env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
                 continue
@@ -303,7 +304,7 @@ class FunctionLowering(ArrayLowering):
             elif eqn.prim == "pop":
                 outs = [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
             else:
-                outs = LOWERINGS[eqn.prim](self, ins, eqn)
+                outs = prim.llvm(self, ins, eqn)
             env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
         return [self.value(env, a) for a in graph.outputs]
 

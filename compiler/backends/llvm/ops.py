@@ -1,4 +1,5 @@
-"""LLVM lowering of every scalar primitive (the LLVM column of the primitive table).
+"""LLVM lowering of every elementwise primitive, per element: the `llvm` column of the primitive
+table, attached to it (`ir.primitive.attach`) when this module is imported.
 
 Contract: `LOWERINGS[name](cx, args, eqn) -> list of llvm values`, where `cx` is the function
 lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic(name, type)` and
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ... import status
+from ... import primitives, status  # noqa: F401  (primitives: registers what is completed here)
+from ...ir.primitive import attach
 
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)
@@ -328,3 +330,6 @@ LOWERINGS = {
     "select": lambda cx, args, eqn: [cx.b.select(*args)],
     "convert": _convert,
 }
+
+for _name, _rule in LOWERINGS.items():
+    attach(_name, llvm=_rule)
