@@ -12,7 +12,7 @@ from adlite.compiler import grad, jit, jvp, show, value_and_grad, vjp
 from adlite.compiler.ad import jvp_graph, vjp_graph
 from adlite.compiler.api import Transformed
 from adlite.compiler.ir.builder import Builder
-from adlite.compiler.ir.core import BOOL, F64, I64, Const, Eqn, Graph, Var
+from adlite.compiler.ir.core import BOOL, F64, I64, Const, Eqn, Graph, Type, Var
 from adlite.compiler.ir.evaluate import evaluate
 from adlite.compiler.ir.parser import IRSyntaxError, parse_graph
 from adlite.compiler.ir.printer import print_graph
@@ -21,6 +21,8 @@ from adlite.compiler.passes import optimize
 from adlite.compiler.primitives import PRIMITIVES
 
 from . import compiler_examples as ex
+from .array_ops import AXIS_CASES, BINARY, UNARY
+from .corpus_arrays import ARRAY_CORPUS
 from .corpus_scalar import CORPUS
 
 
@@ -39,6 +41,38 @@ def test_print_parse_round_trip_and_verify(name, fn, kinds):
         again = parse_graph(text)
         verify(again)
         assert print_graph(again) == text
+
+
+def _array_type(spec, dtype):
+    """The argument type of a corpus spec (see `corpus_arrays`), arrays of `dtype`."""
+    if spec == "f":
+        return F64
+    if spec[0] == "i":
+        return I64
+    return Type(dtype, tuple(spec[1] if spec[0] in ("p", "z") else spec))
+
+
+ARRAY_SIGNATURES = (
+    [(name, fn, specs) for name, fn, specs in ARRAY_CORPUS]
+    + [(name, fn, [(2, 3)]) for name, fn, _ in UNARY]
+    + [(name, fn, [(3,), (2, 3)]) for name, fn, _, _ in BINARY]
+    + [(name, fn, [(2, 3)]) for name, fn in AXIS_CASES])
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("name,fn,specs", ARRAY_SIGNATURES, ids=[c[0] for c in ARRAY_SIGNATURES])
+def test_array_graphs_print_parse_round_trip(name, fn, specs, dtype):
+    """Every array graph (primal, optimised, gradient) survives `parse(print(g))`: shapes,
+    index specs, axes, dtypes, typed constants, tape types and subgraphs."""
+    types = tuple(_array_type(s, dtype) for s in specs)
+    wrt = tuple(i for i, t in enumerate(types) if t.is_float)
+    for kind in ("jit", "grad"):
+        for graph in Transformed(fn, kind, wrt).graphs(types)[:2]:
+            text = print_graph(graph)
+            again = parse_graph(text)
+            verify(again)
+            assert print_graph(again) == text
+            assert again.in_types == graph.in_types and again.out_types == graph.out_types
 
 
 def test_printer_golden():
