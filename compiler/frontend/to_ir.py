@@ -31,6 +31,7 @@ import numpy as np
 
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
+from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
 from . import array_functions, functions
@@ -268,7 +269,7 @@ class FunctionConverter:
             raise self.source.error(s, f"in-place operation: a result of shape "
                                        f"{value.type.shape} cannot be written into an array of "
                                        f"shape {x.type.shape}")
-        self.write(name, None, (1, None, None, None), value, s)
+        self.write(name, None, WHOLE, value, s)
         return True
 
     def assign(self, target, value, ref=None) -> None:
@@ -604,11 +605,11 @@ class FunctionConverter:
         spec, ints, dim = [], [], 0
         for item in items:
             if isinstance(item, gast.Constant) and item.value is Ellipsis:
-                spec.extend([(1, None, None, None)] * (ndim - used))
+                spec.extend([WHOLE] * (ndim - used))
                 dim += ndim - used
                 continue
             if isinstance(item, gast.Constant) and item.value is None:
-                spec.append((2,))
+                spec.append(NewAxis())
                 continue
             if dim >= ndim:
                 raise self.source.error(index_node, f"too many indices for an array of "
@@ -620,14 +621,14 @@ class FunctionConverter:
                     raise self.source.error(item, "slice bounds must be integer constants")
                 if bounds[2] == 0:
                     raise self.source.error(item, "slice step cannot be zero")
-                spec.append((1, *bounds))
+                spec.append(Slice(*bounds))
             else:
                 i = self.scalar(self.expr(item), item)
                 if i.type != I64:
                     raise self.source.error(item, f"array indices must be integers, got "
                                                   f"{i.type}")
                 ints.append(self.wrap_index(i, x.type.shape[dim], item))
-                spec.append((0,))
+                spec.append(Int())
             dim += 1
         return tuple(spec), ints
 

@@ -6,7 +6,7 @@ Grammar (one equation per line; `# L<n>` records the source line):
     eqn    := [(NAME ":" TYPE)+ "="] PRIM ["[" param ("," param)* "]"] atom* [LOC]
     param  := NAME "=" value
     value  := graph | "(" [value ("," value)* [","]] ")" | NUMBER | STRING | TYPE
-            | "True" | "False" | "None"
+            | "True" | "False" | "None" | "int" | "newaxis" | [INT] ":" [INT] [":" [INT]]
     TYPE   := NAME ["[" [INT ("," INT)*] "]"]
     atom   := (NAME | NUMBER | "True" | "False" | "inf" | "-inf" | "nan") [":" TYPE]
 
@@ -20,6 +20,7 @@ import ast
 import re
 
 from .core import BOOL, F64, I64, TYPES, Const, Eqn, Graph, Type, Var
+from .index import Int, NewAxis, Slice
 
 _TOKEN = re.compile(r"""
     (?P<loc>\#\s*L(?P<line>\d+))
@@ -53,6 +54,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 def _number(tok: str) -> int | float:
     return float(tok) if any(c in tok for c in ".eE") or tok.endswith("inf") else int(tok)
+
+
+_INDEX_ITEMS = {"int": Int(), "newaxis": NewAxis()}
 
 
 class _Parser:
@@ -132,12 +136,25 @@ class _Parser:
             return tuple(items)
         if kind == "name" and tok in TYPES:
             return self.type()
+        if tok == ":" or (kind == "num" and self.peek(1)[1] == ":"):
+            return self.slice()
         self.i += 1
+        if tok in _INDEX_ITEMS:
+            return _INDEX_ITEMS[tok]
         if kind == "num":
             return _number(tok)
         if kind == "str" or tok in ("True", "False", "None"):
             return ast.literal_eval(tok)
         raise IRSyntaxError(f"bad parameter value {tok!r}")
+
+    def slice(self) -> Slice:
+        parts: list[int | None] = []
+        while True:
+            parts.append(int(self.take()) if self.peek()[0] == "num" else None)
+            if len(parts) == 3 or self.peek()[1] != ":":
+                break
+            self.take(":")
+        return Slice(*parts)
 
     def eqn(self) -> Eqn:
         outputs = []

@@ -12,7 +12,8 @@ Names come from the user's variables (`hint`), made unique with `_1`, `_2` suffi
 Python's `repr` (`2.0` is f64, `2` is i64, `True` is bool; `inf`, `nan`); constants of other
 types carry their type (`2.0:f32`). Parameters print as Python literals (ints, floats, bools,
 `None`, quoted strings, tuples with a trailing comma when of length one), types as in
-signatures (`f64[3,4]`) and subgraphs as nested graphs. The text is complete: two graphs with
+signatures (`f64[3,4]`), index items as in `ir.index` (`int`, `1:-1`, `newaxis`) and
+subgraphs as nested graphs. The text is complete: two graphs with
 the same text compute the same function (the LLVM cache keys on it).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import math
 
 from .core import Const, Graph, Type, Var
+from .index import Int, NewAxis, Slice
 
 
 class _Namer:
@@ -74,7 +76,7 @@ def _param(value, namer: _Namer, indent: str) -> str:
     if isinstance(value, tuple):
         items = [_param(v, namer, indent) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    if isinstance(value, Type):
+    if isinstance(value, Type | Int | Slice | NewAxis):
         return str(value)
     return repr(value)
 
