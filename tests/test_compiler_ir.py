@@ -114,6 +114,20 @@ def test_index_specs_print_and_parse():
     np.testing.assert_array_equal(got_z, want_z)
 
 
+def test_dtypes_name_types_and_survive_pickling():
+    import pickle
+
+    from adlite.compiler.ir import dtypes
+
+    assert Type("f32", (2, 3)) == Type(dtypes.F32, (2, 3)) and Type("f32").dtype is dtypes.F32
+    assert [str(Type(d, (2,))) for d in dtypes.DTYPES.values()] == \
+        ["f64[2]", "f32[2]", "i64[2]", "bool[2]"]
+    assert [d.itemsize for d in dtypes.DTYPES.values()] == [8, 4, 8, 1]
+    assert [d.is_float for d in dtypes.DTYPES.values()] == [True, True, False, False]
+    assert type(Const(np.float32(0.5), Type("f32")).value) is float
+    assert pickle.loads(pickle.dumps(Type("bool", (3,)))) == Type("bool", (3,))
+
+
 def test_parser_rejects_garbage():
     with pytest.raises(IRSyntaxError):
         parse_graph("{ lambda x:f64 . in (y) }")

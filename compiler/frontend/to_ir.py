@@ -29,6 +29,7 @@ from typing import NamedTuple
 import gast
 import numpy as np
 
+from ..ir import dtypes
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
@@ -57,7 +58,7 @@ BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
           gast.NotEq: "ne"}
-RANK = {"bool": 0, "i64": 1, "f32": 2, "f64": 3}
+RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
 UNSUPPORTED_EXPRESSIONS = {
     gast.ListComp: ("list comprehension", "write the loop out with `for`"),
     gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
@@ -80,7 +81,7 @@ def join_type(a: Type, b: Type) -> Type:
     """The type both values can take (the wider element type); shapes must agree."""
     if a.shape != b.shape:
         raise TypeError(f"a variable changes shape ({a} and {b})")
-    return a if RANK[a.name] >= RANK[b.name] else b
+    return a if RANK[a.dtype] >= RANK[b.dtype] else b
 
 
 @dataclass(frozen=True)
@@ -444,10 +445,9 @@ class FunctionConverter:
         tx, ty = x.type, y.type
         if tx.is_array != ty.is_array:
             array, scalar = (tx, ty) if tx.is_array else (ty, tx)
-            name = array.name if array.is_float else join_type(array.scalar, scalar.scalar).name
+            t = array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
         else:
-            name = tx.name if RANK[tx.name] >= RANK[ty.name] else ty.name
-        t = Type(name)
+            t = join_type(tx.scalar, ty.scalar)
         return self.to_type(x, t), self.to_type(y, t)
 
     def truth(self, value, node) -> Atom:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 
+from . import dtypes
 from .core import Const, Graph, Type, Var
 from .index import Int, NewAxis, Slice
 
@@ -58,7 +59,7 @@ class _Namer:
         return self.names[id(atom)]
 
 
-_DEFAULT_CONST_TYPES = ("f64", "i64", "bool")  # what a bare literal parses as
+_DEFAULT_CONST_TYPES = (dtypes.F64, dtypes.I64, dtypes.BOOL)  # what a bare literal parses as
 
 
 def format_const(c: Const) -> str:
@@ -67,7 +68,7 @@ def format_const(c: Const) -> str:
         text = "nan" if math.isnan(v) else repr(float(v))
     else:
         text = repr(v)
-    return text if c.type.name in _DEFAULT_CONST_TYPES else f"{text}:{c.type}"
+    return text if c.type.dtype in _DEFAULT_CONST_TYPES else f"{text}:{c.type}"
 
 
 def _param(value, namer: _Namer, indent: str) -> str:

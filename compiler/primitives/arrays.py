@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import dtypes
 from ..ir.core import I64, Const, Type
 from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
 from . import Primitive, register
 
-NP_DTYPE = {"f64": "np.float64", "f32": "np.float32", "bool": "np.bool_", "i64": "np.int64"}
+NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
+            dtypes.I64: "np.int64"}  # in generated Python source
 
 
 def reduced_shape(shape, axis, keepdims):
@@ -387,21 +389,17 @@ def _full_type(in_types, params):
 
 register(Primitive(
     "full", _full_type,
-    lambda value, shape, dtype: (np.full(shape, value, dtype=_numpy_dtype(dtype)),),
+    lambda value, shape, dtype: (np.full(shape, value, dtype=dtype.dtype.numpy),),
     lambda b, e, cts: [b.sum_to(cts[0], shape=None)],
     lambda b, e, t: [b.full(t[0], **e.params)],
     lambda args, e: (f"np.full({e.params['shape']}, {args[0]}, "
-                     f"dtype={NP_DTYPE[e.params['dtype'].name]})")))
-
-
-def _numpy_dtype(t: Type):
-    return {"f64": np.float64, "f32": np.float32, "bool": np.bool_, "i64": np.int64}[t.name]
+                     f"dtype={NP_DTYPE[e.params['dtype'].dtype]})")))
 
 
 register(Primitive(
     "arange", lambda in_types, params: [params["dtype"].with_shape((params["n"],))],
-    lambda n, dtype: (np.arange(n, dtype=_numpy_dtype(dtype)),), None, None,
-    lambda args, e: f"np.arange({e.params['n']}, dtype={NP_DTYPE[e.params['dtype'].name]})",
+    lambda n, dtype: (np.arange(n, dtype=dtype.dtype.numpy),), None, None,
+    lambda args, e: f"np.arange({e.params['n']}, dtype={NP_DTYPE[e.params['dtype'].dtype]})",
     differentiable=False))
 
 
@@ -417,4 +415,4 @@ register(Primitive(
                        for i in range(len(e.inputs))],
     lambda b, e, t: [b.pack(*(ti if ti is not None else Const(0.0, a.type)
                               for ti, a in zip(t, e.inputs, strict=True)))],
-    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.name]})"))
+    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.dtype]})"))

@@ -28,6 +28,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ...ir import dtypes
 from ...ir.core import Const, Var
 from ...ir.index import Int, NewAxis
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
@@ -41,11 +42,11 @@ F32 = ir.FloatType()
 
 def element_type(t):
     """Storage type of one element: double, float, or a byte for bools."""
-    return {"bool": I8, "f32": F32}.get(t.name, F64)
+    return {dtypes.BOOL: I8, dtypes.F32: F32}.get(t.dtype, F64)
 
 
 def itemsize(t) -> int:
-    return {"bool": 1, "f32": 4}.get(t.name, 8)
+    return t.dtype.itemsize  # numpy's: the buffers are numpy arrays
 I32 = ir.IntType(32)
 VIEWS = {"broadcast_to", "full", "arange"}
 CONSUMERS = {"sum", "max", "min", "sum_to"}
