@@ -12,8 +12,9 @@ from adlite.compiler import grad, jit, jvp, show, value_and_grad, vjp
 from adlite.compiler.ad import jvp_graph, vjp_graph
 from adlite.compiler.api import Transformed
 from adlite.compiler.ir.builder import Builder
-from adlite.compiler.ir.core import BOOL, F64, I64, Const, Eqn, Graph, Var
+from adlite.compiler.ir.core import BOOL, F64, I64, Const, Eqn, Graph, Type, Var
 from adlite.compiler.ir.evaluate import evaluate
+from adlite.compiler.ir.index import Int, NewAxis, Slice
 from adlite.compiler.ir.parser import IRSyntaxError, parse_graph
 from adlite.compiler.ir.printer import print_graph
 from adlite.compiler.ir.verify import IRVerificationError, verify
@@ -21,6 +22,8 @@ from adlite.compiler.passes import optimize
 from adlite.compiler.primitives import PRIMITIVES
 
 from . import compiler_examples as ex
+from .array_ops import AXIS_CASES, BINARY, UNARY
+from .corpus_arrays import ARRAY_CORPUS
 from .corpus_scalar import CORPUS
 
 
@@ -41,6 +44,38 @@ def test_print_parse_round_trip_and_verify(name, fn, kinds):
         assert print_graph(again) == text
 
 
+def _array_type(spec, dtype):
+    """The argument type of a corpus spec (see `corpus_arrays`), arrays of `dtype`."""
+    if spec == "f":
+        return F64
+    if spec[0] == "i":
+        return I64
+    return Type(dtype, tuple(spec[1] if spec[0] in ("p", "z") else spec))
+
+
+ARRAY_SIGNATURES = (
+    [(name, fn, specs) for name, fn, specs in ARRAY_CORPUS]
+    + [(name, fn, [(2, 3)]) for name, fn, _ in UNARY]
+    + [(name, fn, [(3,), (2, 3)]) for name, fn, _, _ in BINARY]
+    + [(name, fn, [(2, 3)]) for name, fn in AXIS_CASES])
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("name,fn,specs", ARRAY_SIGNATURES, ids=[c[0] for c in ARRAY_SIGNATURES])
+def test_array_graphs_print_parse_round_trip(name, fn, specs, dtype):
+    """Every array graph (primal, optimised, gradient) survives `parse(print(g))`: shapes,
+    index specs, axes, dtypes, typed constants, tape types and subgraphs."""
+    types = tuple(_array_type(s, dtype) for s in specs)
+    wrt = tuple(i for i, t in enumerate(types) if t.is_float)
+    for kind in ("jit", "grad"):
+        for graph in Transformed(fn, kind, wrt).graphs(types)[:2]:
+            text = print_graph(graph)
+            again = parse_graph(text)
+            verify(again)
+            assert print_graph(again) == text
+            assert again.in_types == graph.in_types and again.out_types == graph.out_types
+
+
 def test_printer_golden():
     b = Builder(loc=7)
     x, n = Var(F64, "x"), Var(I64, "n")
@@ -53,6 +88,44 @@ def test_printer_golden():
         "      t2:f64 = convert[to=f64] n  # L7\n"
         "      t3:f64 = add t1 t2  # L7\n"
         "  in (t3) }\n")
+
+
+def test_index_specs_print_and_parse():
+    """Every kind of index item (the corpus has no steps or new axes) prints as in numpy and
+    parses back to the same item; the graph computes numpy's result."""
+    b = Builder()
+    x, k = Var(Type("f64", (5, 4)), "x"), Var(I64, "k")
+    spec = (NewAxis(), Slice(4, None, -2), Int())
+    y = b.index(x, k, spec=spec)
+    total = b.sum(y, axis=None, keepdims=False)
+    z = b.index_update(x, total, spec=(Slice(None, -1), Slice(1, 3)), mode="add")
+    graph = Graph([x, k], b.eqns, [y, z])
+    text = print_graph(graph)
+    assert "index[spec=(newaxis, 4::-2, int)] x k" in text
+    assert "index_update[mode='add', spec=(:-1, 1:3)] x t2" in text
+    again = parse_graph(text)
+    assert again.eqns[0].params["spec"] == spec
+    assert print_graph(again) == text
+    a = np.arange(20.0).reshape(5, 4)
+    want_z = a.copy()
+    want_z[:-1, 1:3] += a[None, 4::-2, 3].sum()
+    got_y, got_z = evaluate(again, [a, 3])
+    np.testing.assert_array_equal(got_y, a[None, 4::-2, 3])
+    np.testing.assert_array_equal(got_z, want_z)
+
+
+def test_dtypes_name_types_and_survive_pickling():
+    import pickle
+
+    from adlite.compiler.ir import dtypes
+
+    assert Type("f32", (2, 3)) == Type(dtypes.F32, (2, 3)) and Type("f32").dtype is dtypes.F32
+    assert [str(Type(d, (2,))) for d in dtypes.DTYPES.values()] == \
+        ["f64[2]", "f32[2]", "i64[2]", "bool[2]"]
+    assert [d.itemsize for d in dtypes.DTYPES.values()] == [8, 4, 8, 1]
+    assert [d.is_float for d in dtypes.DTYPES.values()] == [True, True, False, False]
+    assert type(Const(np.float32(0.5), Type("f32")).value) is float
+    assert pickle.loads(pickle.dumps(Type("bool", (3,)))) == Type("bool", (3,))
 
 
 def test_parser_rejects_garbage():

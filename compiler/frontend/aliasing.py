@@ -8,7 +8,8 @@ arguments), optionally a *live view* (a basic index with constant ints and slice
 `x[0]`, `x[:, 2]`), whose value is re-read from its base each time it is used and written by
 writing into the base. Contract:
 
-- `Ref.view` is a static index spec (see `primitives.arrays`) into the object's value;
+- `Ref.view` is a *folded* index spec into the object's value: a tuple of constant ints
+  and `Slice`s (see `ir.index`), one per leading dimension;
 - `Ref.frozen` marks a numpy view that compiled code cannot follow (reshape, transpose, `.T`,
   an index with runtime ints or `None`): its value is taken when it is created; a write
   through it is refused and a later write to its base *poisons* it (reading it is refused);
@@ -25,6 +26,7 @@ import itertools
 from dataclasses import dataclass
 
 from ..ir.core import Const
+from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
 
 _ids = itertools.count(1)
 HIDDEN_PREFIX = "__arg"  # hidden names that keep an argument's object reachable
@@ -99,54 +101,51 @@ class LiveView:
 LIVE = LiveView()
 
 
-def is_static_view(spec: tuple, ints: list) -> bool:
+View = tuple[int | Slice, ...]  # a folded spec: constant ints in place of `Int` items
+
+
+def is_static_view(spec: Spec, ints: list) -> bool:
     """Basic indices whose view relation is known when compiling: constant ints and slices."""
-    return not any(item[0] == 2 for item in spec) and all(isinstance(i, Const) for i in ints)
+    return not any(isinstance(item, NewAxis) for item in spec) and \
+        all(isinstance(i, Const) for i in ints)
 
 
-def static_spec(spec: tuple, ints: list) -> tuple:
-    """An index spec with its (constant) ints folded in: (0, k) items."""
+def static_spec(spec: Spec, ints: list) -> View:
+    """An index spec with its (constant) ints folded in."""
     ints = iter(ints)
-    return tuple((0, next(ints).value) if item[0] == 0 else item for item in spec)
+    return tuple(next(ints).value if isinstance(item, Int) else item for item in spec)
 
 
-def spec_operands(view: tuple) -> tuple[tuple, list[int]]:
+def spec_operands(view: View) -> tuple[Spec, list[int]]:
     """(spec, int values) of a folded spec, to emit `index` / `index_update` with constants."""
-    spec, ints = [], []
-    for item in view:
-        if item[0] == 0:
-            spec.append((0,))
-            ints.append(item[1])
-        else:
-            spec.append(item)
-    return tuple(spec), ints
+    spec = tuple(Int() if isinstance(item, int) else item for item in view)
+    return spec, [item for item in view if isinstance(item, int)]
 
 
-def view_key(view: tuple) -> tuple:
+def view_key(view: View) -> tuple:
     """The numpy index of a folded spec (`x[view_key(v)]` is the view)."""
-    return tuple(item[1] if item[0] == 0 else slice(*item[1:]) for item in view)
+    return tuple(item if isinstance(item, int) else item.key() for item in view)
 
 
-def compose(shape: tuple, outer: tuple, inner: tuple) -> tuple | None:
+def compose(shape: tuple, outer: View, inner: View) -> View | None:
     """The folded spec on the base equal to `base[outer][inner]` (both folded, constant), or
     None when it is not expressible as one basic index."""
-    items = list(outer) + [(1, None, None, None)] * (len(shape) - len(outer))
+    items = list(outer) + [WHOLE] * (len(shape) - len(outer))
     inner = list(inner)
     out = []
     for n, item in zip(shape, items, strict=True):
-        if item[0] == 0:
+        if isinstance(item, int):
             out.append(item)
             continue
-        r = range(n)[slice(*item[1:])]
-        sub = inner.pop(0) if inner else (1, None, None, None)
-        if sub[0] == 0:
-            if not -len(r) <= sub[1] < len(r):
+        r = range(n)[item.key()]
+        sub = inner.pop(0) if inner else WHOLE
+        if isinstance(sub, int):
+            if not -len(r) <= sub < len(r):
                 return None
-            out.append((0, r[sub[1]]))
+            out.append(r[sub])
         else:
-            rr = r[slice(*sub[1:])]
-            stop = rr.stop if rr.stop >= 0 else None
-            out.append((1, rr.start, stop, rr.step))
+            rr = r[sub.key()]
+            out.append(Slice(rr.start, rr.stop if rr.stop >= 0 else None, rr.step))
     return tuple(out) if not inner else None
 
 

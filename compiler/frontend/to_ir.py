@@ -29,8 +29,10 @@ from typing import NamedTuple
 import gast
 import numpy as np
 
+from ..ir import dtypes
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
+from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
 from . import array_functions, functions
@@ -56,7 +58,7 @@ BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
           gast.NotEq: "ne"}
-RANK = {"bool": 0, "i64": 1, "f32": 2, "f64": 3}
+RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
 UNSUPPORTED_EXPRESSIONS = {
     gast.ListComp: ("list comprehension", "write the loop out with `for`"),
     gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
@@ -79,7 +81,7 @@ def join_type(a: Type, b: Type) -> Type:
     """The type both values can take (the wider element type); shapes must agree."""
     if a.shape != b.shape:
         raise TypeError(f"a variable changes shape ({a} and {b})")
-    return a if RANK[a.name] >= RANK[b.name] else b
+    return a if RANK[a.dtype] >= RANK[b.dtype] else b
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,7 @@ class FunctionConverter:
             raise self.source.error(s, f"in-place operation: a result of shape "
                                        f"{value.type.shape} cannot be written into an array of "
                                        f"shape {x.type.shape}")
-        self.write(name, None, (1, None, None, None), value, s)
+        self.write(name, None, WHOLE, value, s)
         return True
 
     def assign(self, target, value, ref=None) -> None:
@@ -443,10 +445,9 @@ class FunctionConverter:
         tx, ty = x.type, y.type
         if tx.is_array != ty.is_array:
             array, scalar = (tx, ty) if tx.is_array else (ty, tx)
-            name = array.name if array.is_float else join_type(array.scalar, scalar.scalar).name
+            t = array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
         else:
-            name = tx.name if RANK[tx.name] >= RANK[ty.name] else ty.name
-        t = Type(name)
+            t = join_type(tx.scalar, ty.scalar)
         return self.to_type(x, t), self.to_type(y, t)
 
     def truth(self, value, node) -> Atom:
@@ -604,11 +605,11 @@ class FunctionConverter:
         spec, ints, dim = [], [], 0
         for item in items:
             if isinstance(item, gast.Constant) and item.value is Ellipsis:
-                spec.extend([(1, None, None, None)] * (ndim - used))
+                spec.extend([WHOLE] * (ndim - used))
                 dim += ndim - used
                 continue
             if isinstance(item, gast.Constant) and item.value is None:
-                spec.append((2,))
+                spec.append(NewAxis())
                 continue
             if dim >= ndim:
                 raise self.source.error(index_node, f"too many indices for an array of "
@@ -620,14 +621,14 @@ class FunctionConverter:
                     raise self.source.error(item, "slice bounds must be integer constants")
                 if bounds[2] == 0:
                     raise self.source.error(item, "slice step cannot be zero")
-                spec.append((1, *bounds))
+                spec.append(Slice(*bounds))
             else:
                 i = self.scalar(self.expr(item), item)
                 if i.type != I64:
                     raise self.source.error(item, f"array indices must be integers, got "
                                                   f"{i.type}")
                 ints.append(self.wrap_index(i, x.type.shape[dim], item))
-                spec.append((0,))
+                spec.append(Int())
             dim += 1
         return tuple(spec), ints
 

@@ -21,18 +21,23 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dtypes import DTYPES, DType
+
 
 @dataclass(frozen=True)
 class Type:
-    """A scalar (`shape is None`) or an array of static `shape` with element type `name`
-    (f64, f32, i64 or bool). Shapes are concrete: functions are specialised per shape."""
+    """A scalar (`shape is None`) or an array of static `shape` with element type `dtype`
+    (a `DType`, or its name: f64, f32, i64 or bool). Shapes are concrete: functions are
+    specialised per shape."""
 
-    name: str
+    dtype: DType
     shape: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.dtype, str):
+            object.__setattr__(self, "dtype", DTYPES[self.dtype])
         if self.shape is not None:
-            check_shape(self.shape, ITEMSIZE[self.name])
+            check_shape(self.shape, self.dtype.itemsize)
 
     def __str__(self) -> str:
         if self.shape is None:
@@ -40,8 +45,13 @@ class Type:
         return f"{self.name}[{','.join(map(str, self.shape))}]"
 
     @property
+    def name(self) -> str:
+        """The element type's name (f64, f32, i64 or bool)."""
+        return self.dtype.name
+
+    @property
     def is_float(self) -> bool:
-        return self.name in ("f64", "f32")
+        return self.dtype.is_float
 
     @property
     def is_array(self) -> bool:
@@ -49,13 +59,11 @@ class Type:
 
     @property
     def scalar(self) -> Type:
-        return Type(self.name)
+        return Type(self.dtype)
 
     def with_shape(self, shape: tuple[int, ...] | None) -> Type:
-        return Type(self.name, None if shape is None else tuple(shape))
+        return Type(self.dtype, None if shape is None else tuple(shape))
 
-
-ITEMSIZE = {"f64": 8, "f32": 4, "i64": 8, "bool": 1}  # numpy's, in bytes
 
 
 class ShapeError(TypeError):
@@ -106,8 +114,7 @@ class Const:
     def __post_init__(self) -> None:
         if self.type.is_array:
             raise TypeError("constants are scalars")
-        cast = {"f64": float, "f32": float, "i64": int, "bool": bool}[self.type.name]
-        object.__setattr__(self, "value", cast(self.value))
+        object.__setattr__(self, "value", self.type.dtype.python(self.value))
 
 
 Atom = Var | Const

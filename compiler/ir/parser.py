@@ -4,22 +4,29 @@ Grammar (one equation per line; `# L<n>` records the source line):
 
     graph  := "{" "lambda" (NAME ":" TYPE)* "." ["let" eqn (NEWLINE eqn)*] "in" "(" atoms ")" "}"
     eqn    := [(NAME ":" TYPE)+ "="] PRIM ["[" param ("," param)* "]"] atom* [LOC]
-    param  := NAME "=" (graph | "(" graph ("," graph)* ")" | INT | TYPE)
-    atom   := NAME | NUMBER | "True" | "False" | "inf" | "-inf" | "nan"
+    param  := NAME "=" value
+    value  := graph | "(" [value ("," value)* [","]] ")" | NUMBER | STRING | TYPE
+            | "True" | "False" | "None" | "int" | "newaxis" | [INT] ":" [INT] [":" [INT]]
+    TYPE   := NAME ["[" [INT ("," INT)*] "]"]
+    atom   := (NAME | NUMBER | "True" | "False" | "inf" | "-inf" | "nan") [":" TYPE]
 
-Numbers with a '.' or an exponent (and inf/nan) are f64, other numbers i64.
+Numbers with a '.' or an exponent (and inf/nan) are f64, other numbers i64, unless a type
+follows (`2.0:f32`).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
-from .core import BOOL, F64, I64, TYPES, Const, Eqn, Graph, Var
+from .core import BOOL, F64, I64, TYPES, Const, Eqn, Graph, Type, Var
+from .index import Int, NewAxis, Slice
 
 _TOKEN = re.compile(r"""
     (?P<loc>\#\s*L(?P<line>\d+))
   | (?P<num>-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)|-inf)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<str>'(?:[^'\\\n]|\\.)*')
   | (?P<punct>[{}()\[\],=.:])
   | (?P<newline>\n)
   | (?P<space>[ \t]+)
@@ -45,6 +52,13 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _number(tok: str) -> int | float:
+    return float(tok) if any(c in tok for c in ".eE") or tok.endswith("inf") else int(tok)
+
+
+_INDEX_ITEMS = {"int": Int(), "newaxis": NewAxis()}
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.toks = _tokens(text)
@@ -66,10 +80,25 @@ class _Parser:
         while self.peek()[0] == "newline":
             self.i += 1
 
+    def type(self) -> Type:
+        name = self.take(kind="name")
+        if name not in TYPES:
+            raise IRSyntaxError(f"unknown type {name!r}")
+        if self.peek()[1] != "[":
+            return TYPES[name]
+        self.take("[")
+        shape = []
+        while self.peek()[1] != "]":
+            shape.append(int(self.take(kind="num")))
+            if self.peek()[1] == ",":
+                self.take(",")
+        self.take("]")
+        return Type(name, tuple(shape))
+
     def define(self) -> Var:
         name = self.take(kind="name")
         self.take(":")
-        var = Var(TYPES[self.take(kind="name")], re.sub(r"_\d+$", "", name))
+        var = Var(self.type(), re.sub(r"_\d+$", "", name))
         self.vars[name] = var
         return var
 
@@ -77,34 +106,55 @@ class _Parser:
         kind, tok = self.peek()
         self.i += 1
         if kind == "num":
-            is_float = any(c in tok for c in ".eE") or tok.endswith("inf")
-            return Const(float(tok) if is_float else int(tok), F64 if is_float else I64)
-        if tok in ("True", "False"):
-            return Const(tok == "True", BOOL)
-        if tok in ("inf", "nan"):
-            return Const(float(tok), F64)
-        if tok not in self.vars:
+            value = _number(tok)
+            typ = F64 if isinstance(value, float) else I64
+        elif tok in ("True", "False"):
+            value, typ = tok == "True", BOOL
+        elif tok in ("inf", "nan"):
+            value, typ = float(tok), F64
+        elif tok in self.vars:
+            return self.vars[tok]
+        else:
             raise IRSyntaxError(f"undefined name {tok!r}")
-        return self.vars[tok]
+        if self.peek()[1] == ":":
+            self.take(":")
+            typ = self.type()
+        return Const(value, typ)
 
-    def param(self):
+    def value(self):
         kind, tok = self.peek()
         if tok == "{":
             return self.graph()
         if tok == "(":
             self.take("(")
-            items = [self.graph()]
-            while self.peek()[1] == ",":
-                self.take(",")
-                items.append(self.graph())
+            items = []
+            while self.peek()[1] != ")":
+                items.append(self.value())
+                if self.peek()[1] != ")":
+                    self.take(",")
             self.take(")")
             return tuple(items)
+        if kind == "name" and tok in TYPES:
+            return self.type()
+        if tok == ":" or (kind == "num" and self.peek(1)[1] == ":"):
+            return self.slice()
         self.i += 1
+        if tok in _INDEX_ITEMS:
+            return _INDEX_ITEMS[tok]
         if kind == "num":
-            return int(tok)
-        if tok in TYPES:
-            return TYPES[tok]
+            return _number(tok)
+        if kind == "str" or tok in ("True", "False", "None"):
+            return ast.literal_eval(tok)
         raise IRSyntaxError(f"bad parameter value {tok!r}")
+
+    def slice(self) -> Slice:
+        parts: list[int | None] = []
+        while True:
+            parts.append(int(self.take()) if self.peek()[0] == "num" else None)
+            if len(parts) == 3 or self.peek()[1] != ":":
+                break
+            self.take(":")
+        return Slice(*parts)
 
     def eqn(self) -> Eqn:
         outputs = []
@@ -120,7 +170,7 @@ class _Parser:
                 key = self.take(kind="name")
                 self.take("=")
                 self.skip_newlines()
-                params[key] = self.param()
+                params[key] = self.value()
                 if self.peek()[1] != ",":
                     break
                 self.take(",")

@@ -9,14 +9,21 @@
 
 Names come from the user's variables (`hint`), made unique with `_1`, `_2` suffixes, or `t1`,
 `t2` for temporaries, in order of definition across the whole printout. Constants print with
-Python's `repr` (`2.0` is f64, `2` is i64, `True` is bool; `inf`, `nan`).
+Python's `repr` (`2.0` is f64, `2` is i64, `True` is bool; `inf`, `nan`); constants of other
+types carry their type (`2.0:f32`). Parameters print as Python literals (ints, floats, bools,
+`None`, quoted strings, tuples with a trailing comma when of length one), types as in
+signatures (`f64[3,4]`), index items as in `ir.index` (`int`, `1:-1`, `newaxis`) and
+subgraphs as nested graphs. The text is complete: two graphs with
+the same text compute the same function (the LLVM cache keys on it).
 """
 
 from __future__ import annotations
 
 import math
 
+from . import dtypes
 from .core import Const, Graph, Type, Var
+from .index import Int, NewAxis, Slice
 
 
 class _Namer:
@@ -52,24 +59,26 @@ class _Namer:
         return self.names[id(atom)]
 
 
+_DEFAULT_CONST_TYPES = (dtypes.F64, dtypes.I64, dtypes.BOOL)  # what a bare literal parses as
+
+
 def format_const(c: Const) -> str:
     v = c.value
-    if c.type.name == "f64":
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(float(v))
-    return repr(v)
+    if c.type.is_float:
+        text = "nan" if math.isnan(v) else repr(float(v))
+    else:
+        text = repr(v)
+    return text if c.type.dtype in _DEFAULT_CONST_TYPES else f"{text}:{c.type}"
 
 
 def _param(value, namer: _Namer, indent: str) -> str:
     if isinstance(value, Graph):
         return _graph(value, namer, indent + "  ")
     if isinstance(value, tuple):
-        return "(" + ", ".join(_param(v, namer, indent) for v in value) + ")"
-    if isinstance(value, Type):
-        return value.name
+        items = [_param(v, namer, indent) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, Type | Int | Slice | NewAxis):
+        return str(value)
     return repr(value)
 
 

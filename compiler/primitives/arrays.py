@@ -4,19 +4,21 @@ Shapes are static (functions are specialised per argument shape, as in JAX). Eac
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
-Index specs are tuples of items: `(0,)` an integer read from the next operand, `(1, start,
-stop, step)` a constant slice, `(2,)` a new axis.
+Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..ir import dtypes
 from ..ir.core import I64, Const, Type
+from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
 from .shapes import broadcast
 
-NP_DTYPE = {"f64": "np.float64", "f32": "np.float32", "bool": "np.bool_", "i64": "np.int64"}
+NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
+            dtypes.I64: "np.int64"}  # in generated Python source
 
 
 def reduced_shape(shape, axis, keepdims):
@@ -245,40 +247,30 @@ register(Primitive("matmul", _matmul_type, lambda x, y: (np.matmul(x, y),), _mat
 
 # ---- indexing -----------------------------------------------------------------------------------
 
-def index_shape(shape, spec):
+def index_shape(shape: tuple[int, ...], spec: Spec) -> tuple[int, ...] | None:
     out, dim = [], 0
     for item in spec:
-        if item[0] == 2:
+        if isinstance(item, NewAxis):
             out.append(1)
             continue
         n = shape[dim]
         dim += 1
-        if item[0] == 1:
-            out.append(len(range(*slice(*item[1:]).indices(n))))
+        if isinstance(item, Slice):
+            out.append(item.length(n))
     out.extend(shape[dim:])
     return tuple(out) or None
 
 
-def _index_key(spec, ints):
+def _index_key(spec: Spec, ints) -> tuple:
     ints = iter(ints)
-    key = []
-    for item in spec:
-        key.append(int(next(ints)) if item[0] == 0 else slice(*item[1:]) if item[0] == 1
-                   else None)
-    return tuple(key)
+    return tuple(int(next(ints)) if isinstance(item, Int) else
+                 item.key() if isinstance(item, Slice) else None for item in spec)
 
 
-def index_source(spec, ints) -> str:
+def index_source(spec: Spec, ints) -> str:
     ints = iter(ints)
-    parts = []
-    for item in spec:
-        if item[0] == 0:
-            parts.append(next(ints))
-        elif item[0] == 1:
-            start, stop, step = ("" if v is None else str(v) for v in item[1:])
-            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
-        else:
-            parts.append("None")
+    parts = [next(ints) if isinstance(item, Int) else "None" if isinstance(item, NewAxis)
+             else str(item) for item in spec]
     return ", ".join(parts) or "..."
 
 
@@ -369,7 +361,7 @@ def _concatenate_parts(b, e, g):
     axis, start, parts = e.params["axis"], 0, []
     for a in e.inputs:
         n = a.type.shape[axis]
-        spec = ((1, None, None, None),) * axis + ((1, start, start + n, None),)
+        spec = (WHOLE,) * axis + (Slice(start, start + n),)
         parts.append(b.index(g, spec=spec))
         start += n
     return parts
@@ -395,21 +387,17 @@ def _full_type(in_types, params):
 
 register(Primitive(
     "full", _full_type,
-    lambda value, shape, dtype: (np.full(shape, value, dtype=_numpy_dtype(dtype)),),
+    lambda value, shape, dtype: (np.full(shape, value, dtype=dtype.dtype.numpy),),
     lambda b, e, cts: [b.sum_to(cts[0], shape=None)],
     lambda b, e, t: [b.full(t[0], **e.params)],
     lambda args, e: (f"np.full({e.params['shape']}, {args[0]}, "
-                     f"dtype={NP_DTYPE[e.params['dtype'].name]})")))
-
-
-def _numpy_dtype(t: Type):
-    return {"f64": np.float64, "f32": np.float32, "bool": np.bool_, "i64": np.int64}[t.name]
+                     f"dtype={NP_DTYPE[e.params['dtype'].dtype]})")))
 
 
 register(Primitive(
     "arange", lambda in_types, params: [params["dtype"].with_shape((params["n"],))],
-    lambda n, dtype: (np.arange(n, dtype=_numpy_dtype(dtype)),), None, None,
-    lambda args, e: f"np.arange({e.params['n']}, dtype={NP_DTYPE[e.params['dtype'].name]})",
+    lambda n, dtype: (np.arange(n, dtype=dtype.dtype.numpy),), None, None,
+    lambda args, e: f"np.arange({e.params['n']}, dtype={NP_DTYPE[e.params['dtype'].dtype]})",
     differentiable=False))
 
 
@@ -421,8 +409,8 @@ def _pack_type(in_types, params):
 
 register(Primitive(
     "pack", _pack_type, lambda *xs: (np.array(xs),),
-    lambda b, e, cts: [b.index(cts[0], Const(i, I64), spec=((0,),))
+    lambda b, e, cts: [b.index(cts[0], Const(i, I64), spec=(Int(),))
                        for i in range(len(e.inputs))],
     lambda b, e, t: [b.pack(*(ti if ti is not None else Const(0.0, a.type)
                               for ti, a in zip(t, e.inputs, strict=True)))],
-    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.name]})"))
+    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.dtype]})"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import dtypes
 from ..ir.core import F64, I64, Const, Type
 from ..ir.primitive import Primitive, register
 from .ints import int64, int_pow, range_len
@@ -318,21 +319,20 @@ _define("select", _select_type, lambda c, x, y: np.where(c, x, y) if
         isinstance(c, np.ndarray) else (x if c else y), "({1} if {0} else {2})",
         vjp=_select_vjp, jvp=_select_jvp, array_template="np.where({0}, {1}, {2})")
 
-_CASTS = {"f64": "np.float64({0})", "f32": "np.float32({0})", "i64": "int({0})",
-          "bool": "bool({0})"}
-_NUMPY = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "bool": np.bool_}
+_CASTS = {dtypes.F64: "np.float64({0})", dtypes.F32: "np.float32({0})", dtypes.I64: "int({0})",
+          dtypes.BOOL: "bool({0})"}
 
 
 def _convert_type(in_types, params):
-    return [Type(params["to"].name, in_types[0].shape)]
+    return [Type(params["to"].dtype, in_types[0].shape)]
 
 
 def _convert_impl(x, to):
     if isinstance(x, np.ndarray):
-        return x.astype(_NUMPY[to.name])
-    if to.name == "i64":
+        return x.astype(to.dtype.numpy)
+    if to.dtype == dtypes.I64:
         return int64(int(x))  # int(nan) and int(inf) raise Python's errors
-    return {"f64": np.float64, "f32": np.float32, "bool": bool}[to.name](x)
+    return to.dtype.numpy(x) if to.is_float else bool(x)
 
 
 def _convert_back(b, e, ct):
@@ -353,10 +353,10 @@ def _convert_forward(b, e, t):
 
 def _convert_py(args, eqn):
     if eqn.inputs[0].type.is_array:
-        return f"{args[0]}.astype(np.{_NUMPY[eqn.params['to'].name].__name__})"
+        return f"{args[0]}.astype(np.{eqn.params['to'].dtype.numpy.__name__})"
     if eqn.params["to"].name == "i64" and eqn.inputs[0].type.is_float:
         return f"_rt.int64(int({args[0]}))"
-    return _CASTS[eqn.params["to"].name].format(*args)
+    return _CASTS[eqn.params["to"].dtype].format(*args)
 
 
 register(Primitive(

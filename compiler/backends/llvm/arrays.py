@@ -29,7 +29,9 @@ import numpy as np
 from llvmlite import ir
 
 from ... import status
+from ...ir import dtypes
 from ...ir.core import Const, Var
+from ...ir.index import Int, NewAxis
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from .ops import F64, I1, I64
@@ -41,11 +43,11 @@ F32 = ir.FloatType()
 
 def element_type(t):
     """Storage type of one element: double, float, or a byte for bools."""
-    return {"bool": I8, "f32": F32}.get(t.name, F64)
+    return {dtypes.BOOL: I8, dtypes.F32: F32}.get(t.dtype, F64)
 
 
 def itemsize(t) -> int:
-    return {"bool": 1, "f32": 4}.get(t.name, 8)
+    return t.dtype.itemsize  # numpy's: the buffers are numpy arrays
 I32 = ir.IntType(32)
 VIEWS = {"broadcast_to", "full", "arange"}
 CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
@@ -62,7 +64,7 @@ def _static_scatter(eqn) -> bool:
     """`index_update(full(c), v, [constant slices])`: c outside the region, c (+) v inside, so
     each element is known without a buffer (the adjoint of a slice)."""
     return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
-        all(item[0] != 0 for item in eqn.params["spec"])
+        not any(isinstance(item, Int) for item in eqn.params["spec"])
 
 
 def _fills_base(user, eqn) -> bool:
@@ -76,10 +78,10 @@ def _view_source_coords(eqn, coords, b):
     shape = eqn.inputs[0].type.shape
     source, k, dim = [], 0, 0
     for item in eqn.params["spec"]:
-        if item[0] == 2:
+        if isinstance(item, NewAxis):
             k += 1
             continue
-        start, _, step = slice(*item[1:]).indices(shape[dim])
+        start, _, step = item.indices(shape[dim])
         source.append(b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step))))
         k += 1
         dim += 1
@@ -88,7 +90,7 @@ def _view_source_coords(eqn, coords, b):
 
 def _static_view(eqn) -> bool:
     """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
-    return eqn.prim == "index" and all(item[0] != 0 for item in eqn.params["spec"])
+    return eqn.prim == "index" and not any(isinstance(item, Int) for item in eqn.params["spec"])
 
 
 def _strides(shape) -> list[int]:
@@ -266,11 +268,11 @@ class ArrayLowering:
         inside = ir.Constant(I1, 1)
         region, dim = [], 0
         for item in eqn.params["spec"]:
-            if item[0] == 2:
+            if isinstance(item, NewAxis):
                 region.append(ir.Constant(I64, 0))
                 continue
-            start, _, step = slice(*item[1:]).indices(shape[dim])
-            length = len(range(*slice(*item[1:]).indices(shape[dim])))
+            start, _, step = item.indices(shape[dim])
+            length = item.length(shape[dim])
             rel = b.sub(mine[dim], ir.Constant(I64, start))
             pos = b.sdiv(rel, ir.Constant(I64, step))
             ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
@@ -488,18 +490,18 @@ class ArrayLowering:
         runtime = iter(ints)
         plan, dim = [], 0
         for item in spec:
-            if item[0] == 2:
+            if isinstance(item, NewAxis):
                 plan.append(("new", None))
                 continue
             n = x_shape[dim]
-            if item[0] == 0:
+            if isinstance(item, Int):
                 i = self.value(env, next(runtime))
                 ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
                             b.icmp_signed("<", i, ir.Constant(I64, n)))
                 self.check(ok, status.INDEX)
                 plan.append(("int", (dim, i)))
             else:
-                start, _, step = slice(*item[1:]).indices(n)
+                start, _, step = item.indices(n)
                 plan.append(("slice", (dim, start, step)))
             dim += 1
         strides = _strides(x_shape)

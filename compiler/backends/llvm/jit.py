@@ -29,6 +29,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
+from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY
 from . import interrupt
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
@@ -86,9 +87,8 @@ def parse_and_optimize(ir_text: str, tm):
 
 
 
-C_TYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
-           "bool": ctypes.c_int64}
-NP_DTYPES = {"f64": np.float64, "f32": np.float32}
+C_TYPES = {dtypes.F64: ctypes.c_double, dtypes.F32: ctypes.c_float, dtypes.I64: ctypes.c_int64,
+           dtypes.BOOL: ctypes.c_int64}
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
 
@@ -120,10 +120,10 @@ def _converter(t) -> Callable:
     `PyFloat_AsDouble` (by ctypes), `PyLong_AsLongLong`, `PyObject_IsTrue`; arrays become
     contiguous arrays of the expected dtype and shape."""
     if not t.is_array:
-        return {"f64": ctypes.c_double, "i64": as_int64, "bool": bool}[t.name]
+        return {dtypes.F64: ctypes.c_double, dtypes.I64: as_int64, dtypes.BOOL: bool}[t.dtype]
 
     def convert(a):
-        a = np.ascontiguousarray(a, dtype=NP_DTYPES[t.name])
+        a = np.ascontiguousarray(a, dtype=t.dtype.numpy)
         if a.shape != t.shape:  # never let native code read past a buffer
             raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
         return a
@@ -161,9 +161,9 @@ class NativeFunction:
         self._thread = threading.local()  # .scratch: this thread's scratch buffer
         # CFUNCTYPE releases the GIL during the call
         self._fn = ctypes.CFUNCTYPE(
-            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.name]
+            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
                               for t in in_types],
-            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.name])
+            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.dtype])
               for t in out_types], *([ctypes.c_void_p] if size_fn else []))(self.address)
         self._convert = [_converter(t) for t in in_types]
         self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
@@ -197,8 +197,8 @@ class NativeFunction:
             raise TypeError(f"expected {len(self.in_types)} arguments, got {len(args)}")
         # the argument lists keep the arrays alive until the call returns
         inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
-        outputs = [np.empty(t.shape, dtype=NP_DTYPES[t.name]) if t.is_array
-                   else C_TYPES[t.name]() for t in self.out_types]
+        outputs = [np.empty(t.shape, dtype=t.dtype.numpy) if t.is_array
+                   else C_TYPES[t.dtype]() for t in self.out_types]
         passed = [a.ctypes.data if isinstance(a, np.ndarray) else a for a in inputs + outputs]
         status = self._fn(*passed, *self._scratch())
         while status == INTERRUPTED:  # no signal handler raised: start again

@@ -25,6 +25,7 @@ import numpy as np
 from llvmlite import ir
 
 from ... import status
+from ...ir import dtypes
 from ...ir.core import Const, Graph, Var, walk_eqns
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
@@ -36,16 +37,16 @@ from .ops import F64, I1, I64, overflow_intrinsic
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
 F32 = ir.FloatType()
-ABI = {"f64": F64, "f32": F32, "i64": I64, "bool": I64}
-REGISTER = {"f64": F64, "f32": F32, "i64": I64, "bool": I1}
+ABI = {dtypes.F64: F64, dtypes.F32: F32, dtypes.I64: I64, dtypes.BOOL: I64}
+REGISTER = {dtypes.F64: F64, dtypes.F32: F32, dtypes.I64: I64, dtypes.BOOL: I1}
 
 
 def abi_type(t):
-    return PTR if t.is_array else ABI[t.name]
+    return PTR if t.is_array else ABI[t.dtype]
 
 
 def register_type(t):
-    return PTR if t.is_array else REGISTER[t.name]
+    return PTR if t.is_array else REGISTER[t.dtype]
 
 
 class FunctionLowering(ArrayLowering):
@@ -275,7 +276,7 @@ class FunctionLowering(ArrayLowering):
 
     def value(self, env, atom):
         if isinstance(atom, Const):
-            return ir.Constant(REGISTER[atom.type.name], atom.value)
+            return ir.Constant(REGISTER[atom.type.dtype], atom.value)
         return env[id(atom)]
 
     def graph_body(self, graph: Graph, args) -> list:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ... import primitives, status  # noqa: F401  (primitives: registers what is completed here)
+from ...ir import dtypes
 from ...ir.primitive import attach
 
 F64 = ir.DoubleType()
@@ -258,25 +259,25 @@ def _compare(op):
     return lower
 
 
-FLOATS = {"f64": F64, "f32": ir.FloatType()}
+FLOATS = {dtypes.F64: F64, dtypes.F32: ir.FloatType()}
 
 
 def _convert(cx, args, eqn):
     (x,) = args
     b = cx.b
-    target = eqn.params["to"].name
-    source = eqn.inputs[0].type.name
+    target = eqn.params["to"].dtype
+    source = eqn.inputs[0].type.dtype
     if source == target:
         return [x]
     if target in FLOATS:
         t = FLOATS[target]
         if source in FLOATS:
-            return [b.fpext(x, t) if target == "f64" else b.fptrunc(x, t)]
-        return [b.sitofp(x, t) if source == "i64" else b.uitofp(x, t)]
-    if target == "bool":
+            return [b.fpext(x, t) if target == dtypes.F64 else b.fptrunc(x, t)]
+        return [b.sitofp(x, t) if source == dtypes.I64 else b.uitofp(x, t)]
+    if target == dtypes.BOOL:
         return [b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0)) if source in FLOATS
                 else b.icmp_signed("!=", x, ir.Constant(I64, 0))]
-    if source == "bool":
+    if source == dtypes.BOOL:
         return [b.zext(x, I64)]
     # int(x) for every float in [-2**63, 2**63); Python's errors for nan and inf
     in_range = b.and_(b.fcmp_ordered(">=", x, ir.Constant(x.type, -2.0 ** 63)),

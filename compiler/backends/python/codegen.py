@@ -238,7 +238,7 @@ _counter = [0]
 def _argument_cast(t):
     if t.is_array:
         return np.asarray
-    return {"f64": np.float64, "f32": np.float32, "i64": int, "bool": bool}[t.name]
+    return t.dtype.numpy if t.is_float else t.dtype.python
 
 
 def compile_graph(graph: Graph, name: str, line_text=None):

@@ -1,0 +1,40 @@
+"""Element types of IR values: `F64`, `F32`, `I64`, `BOOL` (`DType`s; `DTYPES` by name).
+
+A `DType` knows its name in the IR text, its numpy scalar type and the Python type of a
+constant's value. Backend types (C, ctypes, LLVM, numpy in generated source) are tables in
+their backends keyed by these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, repr=False)
+class DType:
+    name: str
+    numpy: type  # numpy's scalar type (np.float64, ...)
+    python: type  # the Python type of a constant's value (float, int, bool)
+
+    def __str__(self) -> str:
+        return self.name
+
+    __repr__ = __str__
+
+    @property
+    def itemsize(self) -> int:
+        """numpy's element size in bytes."""
+        return np.dtype(self.numpy).itemsize
+
+    @property
+    def is_float(self) -> bool:
+        return self.python is float
+
+
+F64 = DType("f64", np.float64, float)
+F32 = DType("f32", np.float32, float)
+I64 = DType("i64", np.int64, int)
+BOOL = DType("bool", np.bool_, bool)
+DTYPES = {d.name: d for d in (F64, F32, I64, BOOL)}

@@ -1,0 +1,67 @@
+"""Index specifications: the static part of a basic numpy index, one item per position.
+
+The `spec` parameter of the `index` and `index_update` primitives is a tuple of items:
+
+- `Int()`: an integer index whose value is the next runtime operand of the equation (an i64,
+  already wrapped into range by the frontend); it removes the dimension;
+- `Slice(start, stop, step)`: a constant slice (Python's `None` for an omitted bound);
+- `NewAxis()`: a new axis of length 1 (`None` in a numpy index).
+
+Dimensions after the last item are taken whole. Items print in the IR text as `int`,
+`start:stop:step` (as in Python, omitted parts left empty: `1:`, `:-1`, `::2`) and `newaxis`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Int:
+    """An integer index read from the next runtime operand."""
+
+    def __str__(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A constant slice `start:stop:step` (bounds as Python's, `None` when omitted)."""
+
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.step == 0:
+            raise ValueError("slice step cannot be zero")
+
+    def __str__(self) -> str:
+        start, stop, step = ("" if v is None else str(v) for v in
+                             (self.start, self.stop, self.step))
+        return f"{start}:{stop}" + (f":{step}" if self.step is not None else "")
+
+    def key(self) -> slice:
+        """The Python slice."""
+        return slice(self.start, self.stop, self.step)
+
+    def indices(self, n: int) -> tuple[int, int, int]:
+        """(start, stop, step) normalised for a dimension of length `n` (`slice.indices`)."""
+        return self.key().indices(n)
+
+    def length(self, n: int) -> int:
+        """How many elements it selects from a dimension of length `n`."""
+        return len(range(*self.indices(n)))
+
+
+@dataclass(frozen=True)
+class NewAxis:
+    """A new axis of length 1."""
+
+    def __str__(self) -> str:
+        return "newaxis"
+
+
+IndexItem = Int | Slice | NewAxis
+Spec = tuple[IndexItem, ...]
+WHOLE = Slice()  # `:`, a whole dimension
