@@ -10,8 +10,10 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
   source texts),
 - `effectful`: the equation must not be removed, merged or reordered (tape push/pop).
-- `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
-  must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`.
+- `ad_forward(fb, eqn, plan) -> emit_backward(bb, cotangents, guards)`: for primitives whose
+  reverse mode must change the forward sweep too (`while` stores values on the tape); used
+  instead of `vjp`. Structural `vjp` rules (`cond`, `push`, `pop`) take `(b, eqn, cotangents,
+  guards, plan)` (`ad/reverse.py`).
 - `jvp_emits_primal`: the `jvp` rule emits the equation itself too (the tape primitives must
   order primal and tangent stores and loads).
 Control-flow primitives (`while`, `cond`) keep their structural AD rules in `ad/`, registered
