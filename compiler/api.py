@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
 import sys
 import weakref
 from collections.abc import Callable, Sequence
@@ -38,18 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from .ad import jvp_graph, vjp_graph
-from .backends.llvm import compile_graph as compile_native
-from .backends.llvm import llvm_ir
-from .backends.python import compile_graph, graph_to_source
+from . import pipeline
 from .compile_once import once
 from .frontend.aliasing import view_key
-from .frontend.source import get_source
-from .frontend.to_ir import Layout, build_graph, build_program
-from .ir.builder import Builder
-from .ir.core import BOOL, F32, F64, I64, Const, Graph, Type, Var
-from .ir.transform import inline
-from .passes import optimize
+from .frontend.to_ir import Layout
+from .ir.core import BOOL, F64, I64, Graph, Type
+from .ir.dot import graph_to_dot
+from .ir.printer import print_graph
+from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
 
 BACKENDS = ("llvm", "python")
 
@@ -74,13 +69,6 @@ def arg_type(value: Any, position: int) -> Type:
     raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
                     "functions take Python or numpy scalars (float, int, bool) and float64 or "
                     "float32 numpy arrays")
-
-
-def _line_text(fn) -> Callable[[int], str]:
-    while hasattr(fn, "ir_for"):
-        fn = fn.fn
-    filename = get_source(fn).filename
-    return lambda line: linecache.getline(filename, line)
 
 
 class Transformed:
@@ -128,30 +116,23 @@ class Transformed:
                     types[i] = F64
         return tuple(types)
 
+    @property
+    def stages(self) -> tuple[str, ...]:
+        return JIT if self.kind == "jit" else DIFFERENTIATE
+
+    def compilation(self, types: tuple[Type, ...], effects: bool = True) -> Compilation:
+        """What to compile for one signature. With `effects`, `jit`'s graph also returns the
+        final values of the argument arrays the function writes (its result is a `Layout`
+        instead of the tuple flag)."""
+        derivative = None if self.kind == "jit" else Derivative(self.kind, self.wrt)
+        return Compilation(self.fn, types, derivative, effects and self.kind == "jit",
+                           self.backend)
+
     def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
-        """(primal graph, transformed graph, result is a tuple) for one signature. With
-        `effects`, `jit` gives a `Layout` instead of the tuple flag: the graph also returns
-        the final values of the argument arrays the function writes into."""
-        if self.kind == "jit" and effects and not hasattr(self.fn, "ir_for"):
-            program = build_program(self.fn, list(types))
-            return program.graph, optimize(program.graph), program.layout
-        primal, n_out, is_tuple = build_graph(self.fn, list(types))
-        if self.kind == "jit":
-            return primal, optimize(primal), is_tuple
-        if n_out != 1 or primal.outputs[0].type not in (F64, F32):
-            raise TypeError(f"grad of {self.fn.__name__}: the function must return one float, "
-                            f"it returns {n_out} value(s) of type "
-                            f"{', '.join(str(a.type) for a in primal.outputs)}")
-        full = vjp_graph(optimize(primal))  # differentiate the optimised program
-        b = Builder()
-        inputs = [Var(v.type, v.hint) for v in primal.inputs]
-        results = inline(b, full, inputs + [Const(1.0, primal.outputs[0].type)])
-        float_positions = [i for i, v in enumerate(primal.inputs) if v.type.is_float]
-        bars = results[1:]
-        wanted = [bars[float_positions.index(i % len(types))] for i in self.wrt]
-        outputs = ([results[0]] if self.kind == "value_and_grad" else []) + wanted
-        return primal, optimize(Graph(inputs, b.eqns, outputs, primal.name + "_grad")), \
-            is_tuple
+        """(primal graph, transformed graph, result is a tuple or `Layout`) for one
+        signature: the pipeline up to lowering."""
+        c = pipeline.run(self.compilation(types, effects), self.stages[:-1])
+        return c.primal, c.graph, c.result
 
     def ir_for(self, types: tuple[Type, ...]) -> tuple[Graph, bool]:
         """The optimised graph of this transformation for argument types `types` (used to
@@ -173,8 +154,8 @@ class Transformed:
                                                     lambda: self._compile(types))
 
     def _compile(self, types: tuple[Type, ...]):
-        _, graph, is_tuple = self.graphs(types)
-        return _backend_compile(self.backend, graph, self.fn), is_tuple
+        c = pipeline.run(self.compilation(types), self.stages)
+        return c.code, c.result
 
     def __call__(self, *args: Any):
         fast = self.dispatch.get(_dispatch_key(args))
@@ -250,19 +231,6 @@ def _dispatch_key(args) -> tuple:
     return tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
 
 
-def llvm_supports(graph: Graph) -> bool:
-    """The LLVM backend compiles everything but graphs returning bool arrays (bool arrays
-    exist only inside compiled functions)."""
-    return not any(isinstance(a, Var) and a.type.is_array and a.type.name == "bool"
-                   for a in graph.outputs)
-
-
-def _backend_compile(backend: str, graph: Graph, fn) -> Callable:
-    if backend == "llvm" and llvm_supports(graph):
-        return compile_native(graph, graph.name).call
-    return compile_graph(graph, graph.name, _line_text(fn))
-
-
 def jit(fn: Callable | None = None, *, backend: str = "llvm"):
     """Compile `fn` (usable as `@jit` or `@jit(backend=...)`)."""
     if fn is None:
@@ -286,16 +254,15 @@ def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str
 _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compile_extended(fn, types, transform, *options):
-    """(primal graph, compiled `transform(primal, *options)`, result is a tuple), cached per
-    function, argument types and options like the other transformations."""
+def _compile_extended(fn, types, derivative: Derivative):
+    """(primal graph, compiled derivative, result is a tuple), cached per function, argument
+    types and derivative like the other transformations."""
     def build():
-        primal, _, is_tuple = build_graph(fn, list(types))
-        graph = optimize(transform(primal, *options))
-        return primal, _backend_compile("llvm", graph, fn), is_tuple
+        c = pipeline.run(Compilation(fn, types, derivative), DIFFERENTIATE)
+        return c.primal, c.code, c.result
 
     per_fn = _EXTENDED.setdefault(fn, {})
-    key = (transform.__name__, types, options)
+    key = (derivative, types)
     entry = per_fn.get(key)
     return entry if entry is not None else once(per_fn, key, build)
 
@@ -308,7 +275,7 @@ def _zero_like(t: Type):
 def vjp(fn: Callable, *primals: Any):
     """`(outputs, pullback)`: `pullback(*cotangents)` gives cotangents of the float inputs."""
     types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    primal, run, is_tuple = _compile_extended(fn, types, vjp_graph)
+    primal, run, is_tuple = _compile_extended(fn, types, Derivative("vjp"))
     n_out = len(primal.outputs)
     float_outs = [a.type for a in primal.outputs if a.type.is_float]
     outs = run(*primals, *(_zero_like(t) for t in float_outs))[:n_out]
@@ -329,7 +296,7 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     if len(tangents) != n_float:
         raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
                         f"{len(tangents)}")
-    primal, run, is_tuple = _compile_extended(fn, types, jvp_graph)
+    primal, run, is_tuple = _compile_extended(fn, types, Derivative("jvp"))
     values = run(*primals, *tangents)
     n_out = len(primal.outputs)
     outs, touts = values[:n_out], values[n_out:]
@@ -350,7 +317,7 @@ def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
         raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
     # only argument `wrt` moves: the others are constants, not zero tangents (which would
     # give 0 * inf = nan where the gradient is infinite in them)
-    _, run, _ = _compile_extended(gradient, types, jvp_graph, (wrt,))
+    _, run, _ = _compile_extended(gradient, types, Derivative("jvp", (wrt,)))
     columns = []
     for k in range(x.size):
         basis = np.zeros(x.size)
@@ -362,31 +329,37 @@ def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
 
 
-STAGES = ("ir", "optimized", "adjoint", "python", "python-grad", "llvm", "llvm-grad", "dot",
-          "dot-grad")
+STAGES = ("frontend", "optimize", "ad", "lower")
+ALIASES = {  # the names `show` had before the pipeline: (stage, grad, render)
+    "ir": ("frontend", False, "ir"), "optimized": ("optimize", False, "ir"),
+    "adjoint": ("optimize", True, "ir"), "python": ("lower", False, "python"),
+    "python-grad": ("lower", True, "python"), "llvm": ("lower", False, "llvm"),
+    "llvm-grad": ("lower", True, "llvm"), "dot": ("optimize", False, "dot"),
+    "dot-grad": ("optimize", True, "dot")}
 
 
-def show(fn: Callable, stage: str = "ir", types: Sequence[Type] | None = None) -> str:
-    """Text of one compilation stage of `fn` (default signature: every argument f64)."""
-    from .ir.printer import print_graph
-
+def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = None, *,
+         grad: bool = False, backend: str = "llvm", dot: bool = False) -> str:
+    """The code of `fn` after pipeline stage `stage` (the last one of that name) of `jit`, or
+    of `grad` (w.r.t. argument 0) with `grad=True` or `stage="ad"`: the IR (as Graphviz with
+    `dot`), and after `lower` the code for `backend` (LLVM IR, or Python source). The default
+    signature is every argument f64. The names of ALIASES are accepted too."""
+    if stage in ALIASES:
+        stage, grad, render = ALIASES[stage]
+        backend = render if render in ("llvm", "python") else backend
+        dot = render == "dot"
     if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
+        raise ValueError(f"unknown stage {stage!r}; choose one of "
+                         f"{', '.join(STAGES + tuple(ALIASES))}")
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
-    kind = "jit" if stage in ("ir", "optimized", "python", "llvm", "dot") else "grad"
-    primal, graph, _ = Transformed(fn, kind).graphs(tuple(types))
-    if stage == "ir":
-        return print_graph(build_graph(fn, list(types))[0])
-    if stage in ("optimized", "adjoint"):
-        return print_graph(graph)
-    if stage.startswith("llvm"):
-        return llvm_ir(graph, graph.name)
-    if stage.startswith("dot"):
-        from .ir.dot import graph_to_dot
-
-        return graph_to_dot(graph)
-    return graph_to_source(graph, graph.name, _line_text(fn))
+    transformed = Transformed(fn, "grad" if grad or stage == "ad" else "jit", backend=backend)
+    c = transformed.compilation(transformed.signature_types(list(types)))
+    pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
+                                     else "optimize"))
+    if stage == "lower":
+        return pipeline.lowered_text(c, backend)
+    return graph_to_dot(c.graph) if dot else print_graph(c.graph)
 
 
 __all__ = ["grad", "hessian", "jit", "jvp", "show", "value_and_grad", "vjp"]

@@ -1,9 +1,12 @@
 """Command line of adlite.
 
-    adlite show FILE.py:FUNC --stage ir|optimized|adjoint|python|python-grad [--types ...]
+    adlite show FILE.py:FUNC --stage frontend|optimize|ad|lower [--grad] [--backend python]
+                [--dot] [--types ...]
     adlite compile FILE.py:FUNC [--grad [--wrt 0,1]] [--types ...] [--portable] -o DIR
 
-`show` prints one stage of the compilation; `compile` writes a shared library, a C header
+`show` prints the code after one stage of the compilation pipeline (`pipeline.py`; the
+older names ir, optimized, adjoint, python[-grad], llvm[-grad], dot[-grad] still work, see
+`api.ALIASES`); `compile` writes a shared library, a C header
 and a ctypes loader (see `aot.py`). `--types` lists the argument types (f64, f32, i64, bool,
 arrays as `f64[3,4]`), default every argument f64.
 """
@@ -19,7 +22,7 @@ import sys
 from pathlib import Path
 
 from .aot import AotError, compile_aot
-from .api import STAGES, show
+from .api import ALIASES, BACKENDS, STAGES, show
 from .errors import AdliteError
 from .ir.core import TYPES, Type
 
@@ -49,7 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_show = sub.add_parser("show", help="print a compilation stage of a function")
     p_show.add_argument("target", help="FILE.py:FUNCTION")
-    p_show.add_argument("--stage", choices=STAGES, default="ir")
+    p_show.add_argument("--stage", choices=STAGES + tuple(ALIASES), default="frontend")
+    p_show.add_argument("--grad", action="store_true", help="the gradient's pipeline")
+    p_show.add_argument("--backend", choices=BACKENDS, default="llvm",
+                        help="the code `lower` makes")
+    p_show.add_argument("--dot", action="store_true", help="the IR as Graphviz")
     p_show.add_argument("--types", default=None, help="argument types, e.g. f64,i64")
     p_compile = sub.add_parser("compile", help="build a shared library, C header and loader")
     p_compile.add_argument("target", help="FILE.py:FUNCTION")
@@ -65,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         [TYPES["f64"]] * len(inspect.signature(fn).parameters)
     try:
         if args.command == "show":
-            print(show(fn, args.stage, types), end="")
+            print(show(fn, args.stage, types, grad=args.grad, backend=args.backend,
+                       dot=args.dot), end="")
             return 0
         wrt = None
         if args.grad:

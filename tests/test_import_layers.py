@@ -17,7 +17,8 @@ Two properties:
                      AD rules of control flow to it; reverse mode runs `passes.dce`)
     4  backends      lowering graphs to Python source and to LLVM
     5  frontend      Python source -> IR
-    6  api, aot, cli, __init__   the user-facing entry points
+    6  pipeline      the named stages frontend -> optimize -> ad -> optimize -> lower
+    7  api, aot, cli, __init__   the user-facing entry points (they choose stages)
   Within one layer imports are free but acyclic; `ad` and `passes` share layer 3.
 """
 
@@ -38,7 +39,8 @@ LAYERS = {
     "ad": 3, "passes": 3,
     "backends": 4,
     "frontend": 5,
-    "api": 6, "aot": 6, "cli": 6, "__init__": 6,
+    "pipeline": 6,
+    "api": 7, "aot": 7, "cli": 7, "__init__": 7,
 }
 
 

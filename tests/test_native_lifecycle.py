@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from adlite.compiler import api, grad, hessian, jit, value_and_grad
+from adlite.compiler import api, grad, hessian, jit, pipeline, value_and_grad
 from adlite.compiler.cli import main
 
 from . import lifecycle_array_helpers as arrays
@@ -191,7 +191,7 @@ def test_compiled_objects_run_in_worker_processes_after_the_parent_used_them(met
 
 def test_threads_asking_for_one_new_signature_compile_it_once(monkeypatch):
     compilations = []
-    original = api._backend_compile
+    original = pipeline.backend_compile
     slow = threading.Event()
 
     def counting(*args):
@@ -199,7 +199,7 @@ def test_threads_asking_for_one_new_signature_compile_it_once(monkeypatch):
         slow.wait(0.3)  # keep the compilation open while the other threads arrive
         return original(*args)
 
-    monkeypatch.setattr(api, "_backend_compile", counting)
+    monkeypatch.setattr(pipeline, "backend_compile", counting)
     g = grad(helpers.slow_square)
     barrier = threading.Barrier(8)
     results = [None] * 8

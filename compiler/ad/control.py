@@ -43,9 +43,8 @@ from .reverse import (
     GUARDED,
     NEVER,
     PLAIN,
-    add_cotangents,
+    TapePlan,
     linearize,
-    tape_plan,
     vjp_graph,
 )
 
@@ -69,7 +68,7 @@ def _seed(ct, guard) -> str:
     return PLAIN if guard is None else GUARDED
 
 
-def while_ad_forward(fb: Builder, eqn: Eqn):
+def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     n = eqn.params["n_consts"]
     cond, body = eqn.params["cond"], eqn.params["body"]
     consts, carries = eqn.inputs[:n], eqn.inputs[n:]
@@ -91,7 +90,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         may receive none (a fixpoint: a carry its body leaves untouched passes nothing on)."""
         kinds = {i: _seed(cts[i], guards[i]) for i in float_carries}
         while True:
-            lin = linearize(body, [kinds[i] for i in float_carries])
+            lin = linearize(body, [kinds[i] for i in float_carries], plan)
             in_guards = lin.bwd.outputs[len(float_inputs):]
             carry_guards = [g for i, g in zip(float_inputs, in_guards, strict=True) if i >= n]
             stable = {PLAIN: ALWAYS, ABSENT: NEVER}
@@ -103,7 +102,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
 
     def emit_backward(bb: Builder, cts, guards):
         lin, kinds = linearized_body(cts, guards)
-        stored, same_as, const_slot = _forward_loop(forward, lin, n, body.name)
+        stored, same_as, const_slot = _forward_loop(forward, lin, n, body.name, plan)
         body_inputs = lin.fwd.inputs
         guarded = [i for i in float_carries if kinds[i] == GUARDED]
         rb = Builder(eqn.loc)
@@ -112,7 +111,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         r_guards = [Var(BOOL, "g" + eqn.outputs[i].hint) for i in guarded]
         r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
         k = Var(I64, "k")
-        tape = tape_plan().residual
+        tape = plan.residual
         popped = {id(r): rb.op("pop", type=r.type, hint=r.hint, tape=tape)
                   for r in reversed(stored)}
         popped.update((rid, popped[id(first)]) for rid, first in same_as.items())
@@ -128,11 +127,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
         runtime = [j for j, (_, g) in enumerate(const_bars) if isinstance(g, Var)]
         r_any = [Var(BOOL, "g" + body_inputs[float_consts[j]].hint) for j in runtime]
 
-        def others(bar):  # cotangents that must survive this accumulation
-            return {id(o) for o in bars if o is not bar} | \
-                ({id(bar)} if sum(o is bar for o in bars) > 1 else set())
-
-        new_acc = [acc if g == NEVER else add_cotangents(rb, acc, bar, others(bar))
+        new_acc = [acc if g == NEVER else rb.add(acc, bar)
                    for acc, (bar, g) in zip(r_acc, const_bars, strict=True)]
         new_any = [rb.or_(r, const_bars[j][1]) for r, j in zip(r_any, runtime, strict=True)]
         new_guards = [g for i, g in zip(float_carries, carry_guards, strict=True)
@@ -171,7 +166,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn):
     return emit_backward
 
 
-def _forward_loop(forward: Eqn, lin, n: int, name: str):
+def _forward_loop(forward: Eqn, lin, n: int, name: str, plan: TapePlan):
     """Complete the forward loop `forward` with the linearized body `lin`: it also stores
     the body's residuals on the tape (each distinct value once; loop constants are read
     directly) and counts the iterations. Returns (stored residuals, residual id -> the
@@ -194,7 +189,7 @@ def _forward_loop(forward: Eqn, lin, n: int, name: str):
             continue
         first_of[key] = r
         stored.append(r)
-        b.emit("push", [atom], tape=tape_plan().residual)
+        b.emit("push", [atom], tape=plan.residual)
     forward.params["body"] = Graph(inputs + [count], b.eqns,
                                    results[:n_out] + [b.add(count, 1)], name)
     return stored, same_as, const_slot
@@ -204,7 +199,7 @@ def _float_positions(atoms) -> list[int]:
     return [i for i, a in enumerate(atoms) if a.type.is_float]
 
 
-def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
+def cond_vjp(b: Builder, eqn: Eqn, cts, guards, plan: TapePlan):
     """Replay of the taken arm's backward sweep. An operand's cotangent is guarded by the
     predicate when only one arm reaches it, by a guard the arms return when it depends on
     guards inside them, and is absent when no arm reaches it. An output cotangent guarded by
@@ -218,7 +213,7 @@ def cond_vjp(b: Builder, eqn: Eqn, cts, guards):
     out_bars = [b.zeros(eqn.outputs[i].type) if cts[i] is None else cts[i] for i in out_pos]
     guarded = [i for i, s in zip(out_pos, seeds, strict=True) if s == GUARDED]
     outer = list(operands) + out_bars + [guards[i] for i in guarded]
-    fulls = [_arm_vjp(arm, eqn, seeds, [guards[i] for i in out_pos], len(guarded))
+    fulls = [_arm_vjp(arm, eqn, seeds, [guards[i] for i in out_pos], len(guarded), plan)
              for arm in arms]
     in_pos = _float_positions(operands)
     m = len(in_pos)
@@ -264,7 +259,8 @@ def _select_guard(b: Builder, pred, g_else, g_then):
     return None
 
 
-def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> Graph:
+def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int,
+             plan: TapePlan) -> Graph:
     """`vjp_graph(arm)` taking `operands + output cotangents + n_guards guards`; a guard that
     is an output of `eqn` itself is the arm's value for it (a constant, or a var of the arm)."""
     own = {id(o): k for k, o in enumerate(eqn.outputs)}
@@ -274,7 +270,7 @@ def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int) -> 
             value = arm.outputs[own[id(guard)]]
             arm_seeds[k] = own[id(guard)] if isinstance(value, Var) else \
                 PLAIN if value.value else ABSENT
-    full = vjp_graph(arm, arm_seeds)
+    full = vjp_graph(arm, arm_seeds, plan)
     if arm_seeds == seeds:
         return full
     b = Builder()
@@ -378,13 +374,13 @@ def _reorder_cond(cond: Graph, n: int, tangent_consts, tangent_carries) -> Graph
     return Graph(inputs[:n] + extra_c + inputs[n:] + extra_k, b.eqns, outputs, cond.name)
 
 
-def pop_vjp(b: Builder, eqn: Eqn, cts, guards):
+def pop_vjp(b: Builder, eqn: Eqn, cts, guards, plan: TapePlan):
     """Reverse of a load from tape t: send the cotangent back on tape t's transport tape
     (zero when none reached it, so that stores and loads stay paired), followed by its guard
     (whether it is a contribution at all: the store's side cannot know it statically)."""
     (out,) = eqn.outputs
     if out.type.is_float:
-        tape = tape_plan().transport[eqn.params.get("tape", 0)]
+        tape = plan.transport[eqn.params.get("tape", 0)]
         ct, guard = cts[0], guards[0]
         b.emit("push", [b.zeros(out.type) if ct is None else ct], tape=tape)
         b.emit("push", [NEVER if ct is None else ALWAYS if guard is None else guard],
@@ -392,13 +388,13 @@ def pop_vjp(b: Builder, eqn: Eqn, cts, guards):
     return [], []
 
 
-def push_vjp(b: Builder, eqn: Eqn, cts, guards):
+def push_vjp(b: Builder, eqn: Eqn, cts, guards, plan: TapePlan):
     """Reverse of a store to tape t: its value's cotangent and guard arrive on the transport
     tape."""
     (x,) = eqn.inputs
     if not x.type.is_float:
         return [None], [ALWAYS]
-    tape = tape_plan().transport[eqn.params.get("tape", 0)]
+    tape = plan.transport[eqn.params.get("tape", 0)]
     guard = b.op("pop", type=BOOL, tape=tape)
     return [b.op("pop", type=x.type, tape=tape)], [guard]
 

@@ -10,33 +10,32 @@ Contract:
 - `vjp_graph(g)` is both sweeps in one graph: `inputs + output cotangents -> outputs + input
   cotangents`.
 - The AD tapes a differentiation uses are chosen once, by its outermost `linearize`
-  (`TapePlan`), so that differentiating adjoint code again never mixes tape streams.
+  (`TapePlan`, passed explicitly to the nested `linearize` / `vjp_graph` calls and to the
+  structural rules), so that differentiating adjoint code again never mixes tape streams.
 Symbolic zeros are `None` while transforming; they become zeros only where a value is needed.
-Cotangents are summed back to each operand's shape (`fit`); a cotangent that scatters into
-zeros is accumulated as a scatter-add (`add_cotangents`). Cotangent vars are named
-`d<name>` after the primal variable they belong to.
+Cotangents are summed back to each operand's shape (`fit`) and accumulated with `add` (the
+pass `passes/scatter.py`, run after AD, turns sums of scatters into zeros into scatter-adds).
+Cotangent vars are named `d<name>` after the primal variable they belong to.
 
-Untaken paths contribute nothing (the eager tape's semantics): a cotangent may be *guarded*
-by a runtime bool (a branch predicate, `trips > 0` of a loop, or a combination of them) when
-it only stems from code that may not have run. Its value is zero while the guard is false,
-and the contributions it makes through a primitive whose derivative may be inf or nan are
-gated, `cond(guard, contributions, zeros)`, so `0 * nan` from a path that did not run never
-reaches an input; contributions linear in the cotangent with finite factors (`add`, `neg`,
-shape changes, products with finite constants, ...) need no gate. Guarded cotangents meeting
-combine their guards with `or`; an unguarded contribution drops the guard. Structural rules
-(equations with subgraphs, and the tape primitives) receive the guards of their output
-cotangents and return those of their input cotangents (a load's cotangent travels back to
-its store with its guard). `linearize(g, seeds)` / `vjp_graph(g, seeds)` serve them: `seeds`
-says per float output whether its cotangent is PLAIN, ABSENT (none reaches it), GUARDED (by
-a bool input of the backward sweep, after the cotangents) or guarded by the graph's own bool
-output number k (the int k: a return flag the graph sets); the backward sweep then also
-returns one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
+Untaken paths contribute nothing (the eager tape's semantics): a cotangent may be *guarded* by a
+runtime bool (a branch predicate, `trips > 0` of a loop, or a combination of them) when it only
+stems from code that may not have run. Its value is zero while the guard is false, and the
+contributions it makes through a primitive whose derivative may be inf or nan are gated,
+`cond(guard, contributions, zeros)`, so `0 * nan` from a path that did not run never reaches an
+input; contributions linear in the cotangent with finite factors (`add`, `neg`, shape changes,
+products with finite constants, ...) need no gate. Guarded cotangents meeting combine their
+guards with `or`; an unguarded contribution drops the guard. Structural rules (equations with
+subgraphs, and the tape primitives) receive the guards of their output cotangents and the
+`TapePlan`, and return the guards of their input cotangents (a load's cotangent travels back to
+its store with its guard). `linearize(g, seeds, plan)` / `vjp_graph(g, seeds, plan)` serve them:
+`seeds` says per float output whether its cotangent is PLAIN, ABSENT (none reaches it), GUARDED
+(by a bool input of the backward sweep, after the cotangents) or guarded by the graph's own bool
+output number k (the int k: a return flag the graph sets); the backward sweep then also returns
+one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
 """
 
 from __future__ import annotations
 
-import contextvars
-from collections import Counter
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
@@ -55,12 +54,12 @@ class TapePlan:
     residual: int
     transport: dict
 
-
-_PLAN: contextvars.ContextVar = contextvars.ContextVar("adlite_tape_plan", default=None)
-
-
-def tape_plan() -> TapePlan:
-    return _PLAN.get()
+    @staticmethod
+    def for_graph(graph: Graph) -> TapePlan:
+        """The plan of a differentiation of `graph`: tapes numbered after those it uses."""
+        used = tapes_in(graph)
+        residual = max(used) + 1 if used else 0
+        return TapePlan(residual, {t: residual + 1 + t for t in sorted(used)})
 
 
 def tapes_in(graph: Graph) -> set[int]:
@@ -103,53 +102,9 @@ def _recent_definition(b: Builder, value: Atom, window: int = 16):
     return None
 
 
-def _scatters_into_zeros(b: Builder, value: Atom) -> list | None:
-    """The chain of `index_update(..., mode=add)` equations, first to last, that builds
-    `value` by scattering into `full(0)` (the cotangent of one or more `x[i]` reads), among
-    the last equations of `b`; or None."""
-    chain = []
-    while True:
-        eqn = _recent_definition(b, value)
-        if eqn is None:
-            return None
-        if eqn.prim == "full":
-            fill = eqn.inputs[0]
-            zero = isinstance(fill, Const) and fill.value == 0
-            return chain[::-1] if chain and zero else None
-        if eqn.prim != "index_update" or eqn.params["mode"] != "add":
-            return None
-        chain.append(eqn)
-        value = eqn.inputs[0]
-
-
-def add_cotangents(b: Builder, current: Atom, value: Atom, live: set[int] = frozenset()) -> Atom:
-    """`current + value`; when `value` scatters into zeros (the cotangent of `x[i]`), the
-    scatters add into `current` instead, so an accumulation in a loop updates one array (in
-    place, see the LLVM backend) rather than adding a fresh zero-filled array each time.
-    The two forms differ at most in the sign of a zero cotangent. The rewrite is skipped when
-    a scatter's result is used elsewhere (`live`: ids of atoms held as other cotangents)."""
-    chain = _scatters_into_zeros(b, value) if current.type.is_array else None
-    if chain is None or current.type != value.type:
-        return b.add(current, value)
-    window = b.eqns[b.eqns.index(chain[0]):]
-    users = Counter(id(a) for e in window for a in e.inputs)
-    for k, eqn in enumerate(chain):
-        out = id(eqn.outputs[0])
-        only_next = 1 if k + 1 < len(chain) else 0  # an intermediate feeds the next scatter
-        if users[out] != only_next or out in live or current is eqn.outputs[0]:
-            return b.add(current, value)
-    for eqn in chain:
-        b.eqns.remove(eqn)
-    for eqn in chain:
-        _, v, *ints = eqn.inputs
-        current = b.index_update(current, v, *ints, **eqn.params)
-    return current
-
-
 def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: Var,
-                value: Atom, guard: Atom | None, pending: set[int] = frozenset()) -> None:
-    """ct[var] += value, where `value` is guarded by `guard` (None: unguarded); `pending`
-    holds the ids of cotangents still to be accumulated."""
+                value: Atom, guard: Atom | None) -> None:
+    """ct[var] += value, where `value` is guarded by `guard` (None: unguarded)."""
     if isinstance(value, Var) and not value.hint and var.hint:
         value.hint = "d" + var.hint.lstrip("_")
     current = ct.get(id(var))
@@ -158,8 +113,7 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: 
         if guard is not None:
             guards[id(var)] = guard
         return
-    live = {id(v) for k, v in ct.items() if k != id(var)} | set(pending)
-    ct[id(var)] = add_cotangents(bb, current, value, live)
+    ct[id(var)] = bb.add(current, value)
     held = guards.get(id(var))
     if held is None or guard is None:
         guards.pop(id(var), None)
@@ -259,19 +213,18 @@ def _simplest(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom:
     return left if left is right else atom
 
 
-def linearize(graph: Graph, seeds: list[str | int] | None = None) -> Linearized:
-    if _PLAN.get() is not None:
-        return _linearize(graph, seeds)
-    used = tapes_in(graph)
-    residual = max(used) + 1 if used else 0
-    token = _PLAN.set(TapePlan(residual, {t: residual + 1 + t for t in sorted(used)}))
-    try:
-        return _linearize(graph, seeds)
-    finally:
-        _PLAN.reset(token)
+def _rule(eqn: Eqn, vjp, plan: TapePlan):
+    """The backward step of `eqn` by its primitive's `vjp` rule (structural rules also get
+    the guards and the plan)."""
+    if eqn.subgraphs() or touches_tape(eqn):
+        return lambda b, cts, guards: vjp(b, eqn, cts, guards, plan)
+    return lambda b, cts: vjp(b, eqn, cts)
 
 
-def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
+def linearize(graph: Graph, seeds: list[str | int] | None = None,
+              plan: TapePlan | None = None) -> Linearized:
+    """`plan`: that of the outermost differentiation (None: this is the outermost)."""
+    plan = plan or TapePlan.for_graph(graph)
     g = clone(graph)
     fb, bb = Builder(), Builder()
     negation = {id(e.outputs[0]): e.inputs[0] for e in g.eqns if e.prim == "not_"}
@@ -281,12 +234,11 @@ def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
     for eqn in g.eqns:
         prim = PRIMITIVES[eqn.prim]
         if prim.ad_forward is not None:
-            emit = prim.ad_forward(fb, eqn)
+            emit = prim.ad_forward(fb, eqn, plan)
             hooked[id(eqn)] = (len(fb.eqns) - 1, eqn)
         else:
             fb.eqns.append(eqn)
-            emit = (lambda e, rule: lambda b, cts, *guards: rule(b, e, cts, *guards))(
-                eqn, prim.vjp)
+            emit = _rule(eqn, prim.vjp, plan)
         backward_steps.append((eqn, prim, emit))
 
     float_outs = _float_atoms(g.outputs)
@@ -324,8 +276,7 @@ def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
-                pending = {id(x) for x in in_cts[:k] + in_cts[k + 1:] if x is not None}
-                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k], pending)
+                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k])
     for position, eqn in hooked.values():
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)
@@ -343,11 +294,12 @@ def _linearize(graph: Graph, seeds: list[str | int] | None) -> Linearized:
     return Linearized(fwd, bwd, residuals)
 
 
-def vjp_graph(graph: Graph, seeds: list[str | int] | None = None) -> Graph:
+def vjp_graph(graph: Graph, seeds: list[str | int] | None = None,
+              plan: TapePlan | None = None) -> Graph:
     """`inputs + cotangents of float outputs -> outputs + cotangents of float inputs`; with
     `seeds`, also the guards of the GUARDED cotangents in, and one guard per float input out
     (see the module's contract)."""
-    lin = linearize(graph, seeds)
+    lin = linearize(graph, seeds, plan)
     b = Builder()
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
     fwd_out = inline(b, lin.fwd, inputs)

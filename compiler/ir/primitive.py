@@ -13,8 +13,10 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
   for the elementwise primitives: the LLVM backend attaches it (the other primitives have
   array or structural lowerings in the backend itself),
 - `batch`: the batching rule, a slot for a later `vmap` (None for every primitive today),
-- `ad_forward(fb, eqn) -> emit_backward(bb, cotangents)`: for primitives whose reverse mode
-  must change the forward sweep too (`while` stores values on the tape); used instead of `vjp`,
+- `ad_forward(fb, eqn, plan) -> emit_backward(bb, cotangents, guards)`: for primitives whose
+  reverse mode must change the forward sweep too (`while` stores values on the tape); used
+  instead of `vjp`. Structural `vjp` rules (`cond`, `push`, `pop`) take `(b, eqn, cotangents,
+  guards, plan)`, `plan` being the tape numbering of the differentiation (`ad/reverse.py`),
 - `jvp_emits_primal`: the `jvp` rule emits the equation itself too (the tape primitives must
   order primal and tangent stores and loads),
 and kind flags:

@@ -1,8 +1,10 @@
-"""The optimisation pipeline: a flat list of named passes, run to a fixpoint.
+"""The optimisation passes: a flat list of named passes, run to a fixpoint.
 
 `optimize(graph)` runs PIPELINE (simplify, fold, cse, dce) until nothing changes (at most
-MAX_ROUNDS rounds). Set `ADLITE_DUMP=fold,dce` (or `all`) to print the IR after those passes;
-set `ADLITE_VERIFY=1` to run the verifier after every pass (the tests do).
+MAX_ROUNDS rounds); it is the `optimize` stage of the compilation pipeline (`pipeline.py`),
+whose `ad` stage also runs the `scatter` pass (`scatter.py`) through `run_pass`. Set
+`ADLITE_DUMP=fold,dce` (or `all`; stage names too, see `pipeline.py`) to print the IR after
+those passes; set `ADLITE_VERIFY=1` to run the verifier after every pass (the tests do).
 """
 
 from __future__ import annotations
@@ -21,10 +23,15 @@ PIPELINE = [("simplify", simplify), ("fold", fold_constants), ("cse", cse), ("dc
 MAX_ROUNDS = 6
 
 
+def dump_requested(name: str) -> bool:
+    """Whether `ADLITE_DUMP` asks for the IR after the pass or stage `name`."""
+    dump = os.environ.get("ADLITE_DUMP", "")
+    return bool(dump) and (dump == "all" or name in dump.split(","))
+
+
 def run_pass(name: str, fn, graph: Graph) -> bool:
     changed = fn(graph)
-    dump = os.environ.get("ADLITE_DUMP", "")
-    if dump and (dump == "all" or name in dump.split(",")):
+    if dump_requested(name):
         print(f"--- after {name} ({'changed' if changed else 'unchanged'}) ---", file=sys.stderr)
         print(print_graph(graph), file=sys.stderr)
     if os.environ.get("ADLITE_VERIFY"):

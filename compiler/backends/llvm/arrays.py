@@ -14,13 +14,16 @@ Contract (mixed into `FunctionLowering`):
   loop with no temporaries.
 - Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it;
+  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it
+  (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
+  library the code of `graph` calls, part of the disk-cache key);
   `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import glob
 import os
 
@@ -30,7 +33,7 @@ from llvmlite import ir
 
 from ... import status
 from ...ir import dtypes
-from ...ir.core import Const, Var
+from ...ir.core import Const, Var, walk_eqns
 from ...ir.index import Int, NewAxis
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
@@ -105,7 +108,9 @@ def _size(shape) -> int:
     return int(np.prod(shape)) if shape else 1
 
 
-def _blas_library() -> str | None:
+@functools.cache
+def blas() -> str | None:
+    """The path of numpy's OpenBLAS, loaded for MCJIT on the first call; None without it."""
     folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
     for path in sorted(glob.glob(os.path.join(folder, "libscipy_openblas64_*.so"))):
         try:
@@ -117,7 +122,11 @@ def _blas_library() -> str | None:
     return None
 
 
-BLAS = _blas_library()
+def blas_for(graph) -> str:
+    """The BLAS library the code of `graph` calls ("" when it calls none), loaded."""
+    if any(e.prim == "matmul" for e in walk_eqns(graph)):
+        return blas() or ""
+    return ""
 
 
 class Lazy:
@@ -454,7 +463,7 @@ class ArrayLowering:
         elem = element_type(x.type)
         c = self.alloc((m, n), elem)
         b = self.b
-        if BLAS:
+        if blas():
             gemm = self._declare(
                 "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
                 ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,

@@ -6,9 +6,12 @@ Linux (x86-64, AArch64), a native SIGINT handler that first chains to the handle
 (CPython's, which records the signal as usual) and then sets the flag.
 
 Contract:
-- Importing this module makes the private symbols `__adlite_interrupt_flag` (int32) and
+- `register()` (called once per process by `jit.initialize`, before any code is loaded, and
+  by `install`) makes the private symbols `__adlite_interrupt_flag` (int32) and
   `__adlite_main_thread` (the main thread's pthread_t) resolvable by MCJIT, so object code
-  that refers to them (including cached object code from another process) links.
+  that refers to them (including cached object code from another process) links, and
+  registers the fork hook that keeps the main thread right in a child. Importing the module
+  does neither.
 - `emit_poll(lowering)` emits, at the current position, one atomic (monotonic) load of the flag
   with a branch predicted not taken. When the flag is set and the code runs on the main thread
   the function leaves through its error exit (which frees the AD tapes and the loop
@@ -33,6 +36,7 @@ Contract:
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import os
 import platform
@@ -61,8 +65,19 @@ POLL_WEIGHTS = [1, 1 << 20]  # (interrupted, running): the poll is almost never 
 _flag = ctypes.c_int32(0)
 _main_thread = ctypes.c_uint64(0)
 _previous = ctypes.c_void_p(0)  # the SIGINT handler ours chains to
-for _name, _cell in ((FLAG, _flag), (MAIN_THREAD, _main_thread), (PREVIOUS, _previous)):
-    llvm.add_symbol(_name, ctypes.addressof(_cell))
+_registered = False
+
+
+def register() -> None:
+    """Once per process: make the flag, the main thread and the previous handler resolvable
+    by MCJIT, and keep the main thread right after `fork`."""
+    global _registered
+    if _registered:
+        return
+    for name, cell in ((FLAG, _flag), (MAIN_THREAD, _main_thread), (PREVIOUS, _previous)):
+        llvm.add_symbol(name, ctypes.addressof(cell))
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+    _registered = True
 
 
 # ---- which loops poll -----------------------------------------------------------------------
@@ -241,7 +256,11 @@ class _Sigaction(ctypes.Structure):
 
 SUPPORTED = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64")
 _handlers: tuple[int, int] | None = None  # addresses of adlite_sigint, adlite_sigint_info
-_sigaction = ctypes.CDLL(None).sigaction if SUPPORTED else None
+
+
+@functools.cache
+def _sigaction():
+    return ctypes.CDLL(None).sigaction
 
 
 def _compile_handlers() -> tuple[int, int]:
@@ -264,8 +283,10 @@ def install() -> None:
     global _handlers
     if not SUPPORTED:
         return
+    register()
+    sigaction = _sigaction()
     current = _Sigaction()
-    if _sigaction(SIGINT, None, ctypes.byref(current)) != 0:
+    if sigaction(SIGINT, None, ctypes.byref(current)) != 0:
         return
     handler = current.handler or SIG_DFL
     if handler in (SIG_DFL, SIG_IGN) or (_handlers is not None and handler in _handlers):
@@ -275,14 +296,12 @@ def install() -> None:
     _previous.value = handler
     _main_thread.value = threading.main_thread().ident
     current.handler = _handlers[1] if current.flags & SA_SIGINFO else _handlers[0]
-    _sigaction(SIGINT, ctypes.byref(current), None)
+    sigaction(SIGINT, ctypes.byref(current), None)
 
 
 def _after_fork_in_child() -> None:
     _main_thread.value = threading.get_ident()  # the forking thread is the child's main thread
 
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def acknowledge() -> None:

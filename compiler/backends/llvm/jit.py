@@ -38,6 +38,8 @@ _initialized = False
 
 
 def initialize() -> None:
+    """Once per process, on first use (never at import): LLVM's native target, libm and libc,
+    and adlite's own symbols (`interrupt.register`)."""
     global _initialized
     if not _initialized:
         llvm.initialize_native_target()
@@ -47,6 +49,7 @@ def initialize() -> None:
             path = ctypes.util.find_library(lib)
             if path:
                 llvm.load_library_permanently(path)
+        interrupt.register()
         _initialized = True
 
 

@@ -1,0 +1,167 @@
+"""The compilation pipeline: one flat list of named stages,
+
+    frontend -> optimize -> ad -> optimize -> lower
+
+Contract:
+- A `Compilation` says what to compile (the function, its argument types, the `Derivative` the
+  `ad` stage takes, whether `jit` also returns the final values of the argument arrays the
+  function writes, the backend) and holds what the stages made: `primal` (the frontend's
+  graph), `graph` (the current one), `result` (whether the function returns a tuple, or the
+  `Layout` of a `jit` call) and `code` (the callable `lower` made).
+- `run(compilation, stages)` runs the named stages in order. `JIT` and `DIFFERENTIATE` are the
+  two sequences; `api.py` only chooses one of them, or a prefix of it (`through`).
+- Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,
+  dce to a fixpoint), `ad` (the derivative: `grad` / `value_and_grad` / `vjp` by reverse mode,
+  then the `scatter` pass; `jvp` by forward mode), `lower` (native code through LLVM; Python
+  source for `backend="python"` or graphs LLVM does not take).
+- `ADLITE_DUMP=frontend,ad` (or `all`) prints the IR after those stages to stderr (after
+  `lower`: the code, LLVM IR or Python); the names of the passes run inside the stages
+  (simplify, fold, cse, dce, scatter) print after those passes. `ADLITE_VERIFY=1` runs the
+  verifier after every stage that makes IR, and after every pass.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .ad import jvp_graph, vjp_graph
+from .backends.llvm import compile_graph as compile_native
+from .backends.llvm import llvm_ir
+from .backends.python import compile_graph as compile_python
+from .backends.python import graph_to_source
+from .frontend.source import get_source
+from .frontend.to_ir import build_graph, build_program
+from .ir.builder import Builder
+from .ir.core import F32, F64, Const, Graph, Var
+from .ir.printer import print_graph
+from .ir.transform import inline
+from .ir.verify import verify
+from .passes import dump_requested, optimize, run_pass
+from .passes.scatter import accumulate_scatters
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """What the `ad` stage computes. `grad` / `value_and_grad`: the gradient of a function
+    with one float result w.r.t. arguments `wrt` (and its value first); `vjp`: `vjp_graph`;
+    `jvp`: `jvp_graph`, with tangents for the float arguments `wrt` (all when None)."""
+
+    mode: str
+    wrt: tuple[int, ...] | None = None
+
+
+@dataclass
+class Compilation:
+    fn: Callable
+    types: tuple
+    derivative: Derivative | None = None
+    effects: bool = False
+    backend: str = "llvm"
+    primal: Graph | None = None
+    graph: Graph | None = None
+    result: Any = None
+    code: Callable | None = None
+
+
+def frontend(c: Compilation) -> None:
+    """Python source -> IR (`jit` of a plain function with `effects`: the whole program)."""
+    if c.effects and not hasattr(c.fn, "ir_for"):
+        program = build_program(c.fn, list(c.types))
+        c.primal, c.result = program.graph, program.layout
+    else:
+        c.primal, _, c.result = build_graph(c.fn, list(c.types))
+    c.graph = c.primal
+
+
+def optimize_stage(c: Compilation) -> None:
+    c.graph = optimize(c.graph)
+
+
+def ad(c: Compilation) -> None:
+    d = c.derivative
+    if d.mode == "jvp":
+        c.graph = jvp_graph(c.graph, d.wrt)
+        return
+    c.graph = vjp_graph(c.graph) if d.mode == "vjp" else _gradient(c)
+    run_pass("scatter", accumulate_scatters, c.graph)
+
+
+def _gradient(c: Compilation) -> Graph:
+    """`inputs -> [value,] gradients w.r.t. arguments wrt`, from the vjp seeded with 1.0."""
+    graph = c.graph
+    if len(graph.outputs) != 1 or graph.outputs[0].type not in (F64, F32):
+        raise TypeError(f"grad of {c.fn.__name__}: the function must return one float, "
+                        f"it returns {len(graph.outputs)} value(s) of type "
+                        f"{', '.join(str(a.type) for a in graph.outputs)}")
+    full = vjp_graph(graph)
+    b = Builder()
+    inputs = [Var(v.type, v.hint) for v in graph.inputs]
+    results = inline(b, full, inputs + [Const(1.0, graph.outputs[0].type)])
+    float_positions = [i for i, v in enumerate(graph.inputs) if v.type.is_float]
+    bars = results[1:]
+    wanted = [bars[float_positions.index(i % len(c.types))] for i in c.derivative.wrt]
+    outputs = ([results[0]] if c.derivative.mode == "value_and_grad" else []) + wanted
+    return Graph(inputs, b.eqns, outputs, graph.name + "_grad")
+
+
+def lower(c: Compilation) -> None:
+    c.code = backend_compile(c.backend, c.graph, c.fn)
+
+
+PIPELINE = [("frontend", frontend), ("optimize", optimize_stage), ("ad", ad),
+            ("optimize", optimize_stage), ("lower", lower)]
+STAGES = dict(PIPELINE)
+DIFFERENTIATE = tuple(name for name, _ in PIPELINE)
+JIT = ("frontend", "optimize", "lower")
+
+
+def through(stages: Sequence[str], name: str) -> tuple[str, ...]:
+    """`stages` up to the last `name` among them."""
+    if name not in stages:
+        raise ValueError(f"no stage {name!r} in {' -> '.join(stages)}")
+    return tuple(stages[:len(stages) - stages[::-1].index(name)])
+
+
+def run(c: Compilation, stages: Sequence[str]) -> Compilation:
+    for name in stages:
+        STAGES[name](c)
+        if dump_requested(name):
+            text = lowered_text(c, c.backend) if name == "lower" else print_graph(c.graph)
+            print(f"--- after stage {name} ---", file=sys.stderr)
+            print(text, file=sys.stderr)
+        if os.environ.get("ADLITE_VERIFY") and name != "lower":
+            verify(c.graph)
+    return c
+
+
+def llvm_supports(graph: Graph) -> bool:
+    """The LLVM backend compiles everything but graphs returning bool arrays (bool arrays
+    exist only inside compiled functions)."""
+    return not any(isinstance(a, Var) and a.type.is_array and a.type.name == "bool"
+                   for a in graph.outputs)
+
+
+def backend_compile(backend: str, graph: Graph, fn) -> Callable:
+    if backend == "llvm" and llvm_supports(graph):
+        return compile_native(graph, graph.name).call
+    return compile_python(graph, graph.name, line_text(fn))
+
+
+def lowered_text(c: Compilation, backend: str) -> str:
+    """The code `lower` makes from `c.graph` for `backend`: LLVM IR (optimised) or Python."""
+    if backend == "llvm":
+        return llvm_ir(c.graph, c.graph.name)
+    return graph_to_source(c.graph, c.graph.name, line_text(c.fn))
+
+
+def line_text(fn) -> Callable[[int], str]:
+    """Line number -> text of the source file of `fn` (under any transformations)."""
+    while hasattr(fn, "ir_for"):
+        fn = fn.fn
+    filename = get_source(fn).filename
+    return lambda line: linecache.getline(filename, line)
