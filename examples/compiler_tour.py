@@ -32,11 +32,11 @@ def rosenbrock(x):
 
 def main() -> None:
     print("== C1: the counter loop is one loop node ==")
-    print(show(counter, "optimized"), end="")
+    print(show(counter, "optimize"), end="")
     print("result:", jit(counter)(), "(plain Python:", counter(), ")")
 
     print("\n== C5: reverse mode through a while loop with a data-dependent trip count ==")
-    print(show(growth, "python-grad"), end="")
+    print(show(growth, "lower", grad=True, backend="python"), end="")
     x = tensor(1.0, requires_grad=True)
     growth(x).backward()
     print(f"compiled d/dx = {grad(growth)(1.0):.15f}   eager tape = {x.grad.item():.15f}")
