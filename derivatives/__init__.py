@@ -1,0 +1,22 @@
+"""adlite.derivatives: the derivative formulas, written once for the compiler and the eager tape.
+
+Contract: `FORMULAS[name]` is a `Formula` (see `vocabulary`): the partial derivatives of an
+elementwise primitive, written against the small operations vocabulary `Ops` and nothing else.
+Two implementations of `Ops` run them:
+- the compiler's IR `Builder` (`adlite.compiler.ir.builder`): the compiler's primitives take
+  their `vjp` and `jvp` rules from these formulas (`adlite.compiler.primitives.scalar`);
+- the tape's tensor functions (`adlite.runtime.vocabulary`): the tape's primitives take their
+  VJP from the same formulas (`adlite.runtime.primitives`), so `create_graph=True` gives higher
+  derivatives through recorded tensor operations.
+Each driver keeps what is its own: the compiler its symbolic zeros, the tape its PyTorch node
+names, saved tensors (a formula declares whether it reads the inputs and/or the output) and the
+summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
+the same in both by construction.
+
+This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
+"""
+
+from .elementwise import FORMULAS
+from .vocabulary import MINUS_ONE, ONE, Formula, Mask, Ops, jvp, vjp
+
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "jvp", "vjp"]

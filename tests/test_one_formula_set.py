@@ -1,0 +1,65 @@
+"""One set of derivative formulas (`adlite.derivatives`) serves the compiler and the eager tape.
+
+Structure, not values: the primitives of both tables that have a shared formula take their
+rules from the very same `Formula` object, the tape saves exactly what the formula declares it
+reads, and every formula reads nothing it does not declare.
+"""
+
+import pytest
+
+from adlite import compiler, derivatives  # noqa: F401  (fills the compiler's table)
+from adlite.compiler.ir.primitive import PRIMITIVES as COMPILER
+from adlite.runtime.primitives import PRIMITIVES as TAPE
+
+SHARED = sorted(set(derivatives.FORMULAS) & set(COMPILER) & set(TAPE))
+
+
+def test_the_arithmetic_and_math_primitives_are_shared():
+    assert set(SHARED) >= {"neg", "exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
+                           "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
+                           "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip"}
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_both_tables_take_the_same_formula(name):
+    formula = derivatives.FORMULAS[name]
+    assert COMPILER[name].formula is formula
+    assert TAPE[name].formula is formula
+
+
+@pytest.mark.parametrize("name", sorted(derivatives.FORMULAS))
+def test_every_formula_is_used_by_a_table(name):
+    users = [table[name] for table in (COMPILER, TAPE) if name in table]
+    assert users and all(p.formula is derivatives.FORMULAS[name] for p in users)
+
+
+@pytest.mark.parametrize("name", sorted(set(derivatives.FORMULAS) & set(TAPE)))
+def test_the_tape_saves_what_the_formula_reads(name):
+    formula = derivatives.FORMULAS[name]
+    assert (TAPE[name].saves_inputs, TAPE[name].saves_output) == (
+        formula.reads_inputs, formula.reads_output)
+
+
+class _Trace:
+    """An `Ops` whose values are opaque tokens; an operand that is None (a value the formula
+    declared it does not read) fails."""
+
+    def __getattr__(self, word):
+        if word not in derivatives.Ops.__dict__:
+            raise AttributeError(f"{word!r} is not in the derivative vocabulary")
+
+        def apply(*args):
+            assert all(a is not None for a in args), f"{word} applied to an unread value"
+            return object()
+
+        return apply
+
+
+@pytest.mark.parametrize("name", sorted(derivatives.FORMULAS))
+def test_a_formula_reads_only_what_it_declares(name):
+    formula = derivatives.FORMULAS[name]
+    arity = formula.partials.__code__.co_argcount - 2  # minus the ops and the output
+    inputs = [object() if formula.reads_inputs else None for _ in range(arity)]
+    output = object() if formula.reads_output else None
+    partials = formula.partials(_Trace(), *inputs, output)
+    assert len(partials) == arity
