@@ -147,6 +147,7 @@ def sigmoid(x): return apply("sigmoid", x)                     # noqa: E704
 def abs(x): return apply("abs", x)                             # noqa: E704, A001
 def log1p(x): return apply("log1p", x)                         # noqa: E704
 def expm1(x): return apply("expm1", x)                         # noqa: E704
+def cbrt(x): return apply("cbrt", x)                           # noqa: E704
 def sinh(x): return apply("sinh", x)                           # noqa: E704
 def cosh(x): return apply("cosh", x)                           # noqa: E704
 def arcsin(x): return apply("arcsin", x)                       # noqa: E704

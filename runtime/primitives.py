@@ -126,6 +126,7 @@ for _name, _node, _impl in [
         ("tanh", "TanhBackward0", np.tanh),
         ("log1p", "Log1PBackward0", _quiet(np.log1p)),
         ("expm1", "Expm1Backward0", _quiet(np.expm1)),
+        ("cbrt", "CbrtBackward0", np.cbrt),
         ("sinh", "SinhBackward0", _quiet(np.sinh)),
         ("cosh", "CoshBackward0", _quiet(np.cosh)),
         ("arcsin", "AsinBackward0", _quiet(np.arcsin)),

@@ -1,14 +1,19 @@
 """One set of derivative formulas (`adlite.derivatives`) serves the compiler and the eager tape.
 
-Structure, not values: the primitives of both tables that have a shared formula take their
+Mostly structure, not values: the primitives of both tables that have a shared formula take their
 rules from the very same `Formula` object, the tape saves exactly what the formula declares it
-reads, and every formula reads nothing it does not declare.
+reads, and every formula reads nothing it does not declare. Then the issue's measure: `cbrt`,
+added as one formula, is differentiated by both.
 """
 
+import math
+
+import numpy as np
 import pytest
 
-from adlite import compiler, derivatives  # noqa: F401  (fills the compiler's table)
+from adlite import compiler, derivatives
 from adlite.compiler.ir.primitive import PRIMITIVES as COMPILER
+from adlite.runtime import autograd, tensor
 from adlite.runtime.primitives import PRIMITIVES as TAPE
 
 SHARED = sorted(set(derivatives.FORMULAS) & set(COMPILER) & set(TAPE))
@@ -63,3 +68,26 @@ def test_a_formula_reads_only_what_it_declares(name):
     output = object() if formula.reads_output else None
     partials = formula.partials(_Trace(), *inputs, output)
     assert len(partials) == arity
+
+
+def _cube_root_model(x):
+    return np.cbrt(x) * x + math.cbrt(x + 2.0)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+@pytest.mark.parametrize("x", [-1.7, 0.4, 8.0])
+def test_cbrt_compiled_and_taped_from_its_one_formula(backend, x):
+    """The issue's measure: `np.cbrt` was added with one formula; the compiler's reverse and
+    forward modes and the tape (first and second order) all run it."""
+    expected = np.cbrt(x) + x / (3.0 * np.cbrt(x) ** 2) + 1.0 / (3.0 * np.cbrt(x + 2.0) ** 2)
+    assert compiler.grad(_cube_root_model, backend=backend)(x) == pytest.approx(expected)
+    _, tangent = compiler.jvp(_cube_root_model, (x,), (1.0,))
+    assert tangent == pytest.approx(expected)
+    t = tensor(x, requires_grad=True)
+    (g,) = autograd.grad(np.cbrt(t) * t + np.cbrt(t + 2.0), [t], create_graph=True)
+    assert float(g.data) == pytest.approx(expected)
+    (h,) = autograd.grad(g, [t])
+    # d/dx (cbrt(x) + x / (3 cbrt(x)^2) + 1 / (3 cbrt(x+2)^2))
+    #   = 4 / (9 cbrt(x)^2) - 2 / (9 cbrt(x+2)^5)
+    second = 4.0 / (9.0 * np.cbrt(x) ** 2) - 2.0 / (9.0 * np.cbrt(x + 2.0) ** 5)
+    assert float(h.data) == pytest.approx(second)

@@ -160,7 +160,8 @@ def _register(objects, lowering):
     register_with_keywords(objects, lower)
 
 
-for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1"]:
+for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1",
+              "cbrt"]:
     _register([getattr(np, _name), getattr(math, _name)], _unary(_name))
 for _np_name, _math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
     _register([getattr(np, _np_name), getattr(math, _math_name)], _unary(_np_name))
