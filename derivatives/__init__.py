@@ -16,7 +16,8 @@ the same in both by construction.
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from .elementwise import FORMULAS
+from .elementwise import FORMULAS, takes_first
 from .vocabulary import MINUS_ONE, ONE, Formula, Mask, Ops, jvp, vjp
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "jvp", "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "jvp", "takes_first",
+           "vjp"]

@@ -3,6 +3,9 @@
 Each `_formula` call is one primitive: `o` is the `Ops`, then the inputs, then the output.
 Conventions at ties (PyTorch's; the compiler and the eager tape both run these formulas):
 - `maximum` / `minimum` (torch.maximum): each operand gets half the gradient at a tie;
+- `np.fmax` / `np.fmin` (torch.fmax): the value and the derivative are the first operand's
+  where `x >= y` (fmin: `<=`) or `y` is NaN (`takes_first`), else the second's; the compiler
+  lowers them to a select on `takes_first`, the tape has them as primitives;
 - `clip(x, lo, hi)` (torch.clamp): `x` gets it where `lo <= x <= hi` (bounds inclusive), `lo`
   where `x < lo < hi`, `hi` where `x > hi` or `hi < lo` (then numpy returns `hi`); nothing
   where an operand is NaN.
@@ -88,6 +91,24 @@ def _extremum(compare: str):
 
 _formula("maximum", _extremum("gt"), inputs=True)
 _formula("minimum", _extremum("lt"), inputs=True)
+
+
+def takes_first(o, compare: str, x, y):
+    """Where np.fmax (`compare` = "ge") / np.fmin ("le") returns its first operand: where
+    `x compare y` or `y` is NaN (so a NaN operand yields the other one; both NaN: NaN)."""
+    return o.or_(getattr(o, compare)(x, y), o.ne(y, y))
+
+
+def _nan_ignoring_extremum(compare: str):
+    def partials(o, x, y, out):
+        first = takes_first(o, compare, x, y)
+        return Mask(first), Mask(o.not_(first))
+
+    return partials
+
+
+_formula("fmax", _nan_ignoring_extremum("ge"), inputs=True)
+_formula("fmin", _nan_ignoring_extremum("le"), inputs=True)
 _formula("clip", lambda o, x, lo, hi, out: (
     Mask(o.and_(o.ge(x, lo), o.le(x, hi))), Mask(o.and_(o.lt(x, lo), o.lt(lo, hi))),
     Mask(o.or_(o.gt(x, hi), o.lt(hi, lo)))), inputs=True)

@@ -11,7 +11,8 @@ Contract:
   formulas shared with the compiler (`adlite.derivatives`, run on tensors through
   `vocabulary.TENSOR_OPS`), recorded in `formula`; the others have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
-- Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`):
+- Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
+  the elementwise primitives come from the shared formulas):
   maximum/minimum halve the gradient at a tie; fmax/fmin give it to the first operand where
   `x >= y` (fmin: `<=`) or `y` is NaN, else to the second; clip(x, lo, hi) gives it to `x`
   where `lo <= x <= hi`, to `lo` where `x < lo < hi`, to `hi` where `x > hi` or `hi < lo`;
@@ -141,26 +142,10 @@ for _name, _node, _impl in [
         ("pow", "PowBackward1", _quiet(np.power)),
         ("maximum", "MaximumBackward0", np.maximum),
         ("minimum", "MinimumBackward0", np.minimum),
+        ("fmax", "FmaxBackward0", np.fmax),
+        ("fmin", "FminBackward0", np.fmin),
         ("clip", "ClampBackward1", np.clip)]:
     _elementwise(_name, _node, _impl)
-
-
-def _first_or_second(first: Any, g: Any, shapes: tuple) -> tuple[Any, Any]:
-    """`g` to the first operand where `first`, else to the second (summed to each shape)."""
-    return (F.sum_to(F.where(first, g, 0.0), shapes[0]),
-            F.sum_to(F.where(first, 0.0, g), shapes[1]))
-
-
-@primitive("fmax", "FmaxBackward0", np.fmax, inputs=True)
-def fmax_vjp(ctx, g):
-    x, y = ctx.inputs
-    return _first_or_second(F.logical_or(F.greater_equal(x, y), F.isnan(y)), g, ctx.shapes)
-
-
-@primitive("fmin", "FminBackward0", np.fmin, inputs=True)
-def fmin_vjp(ctx, g):
-    x, y = ctx.inputs
-    return _first_or_second(F.logical_or(F.less_equal(x, y), F.isnan(y)), g, ctx.shapes)
 
 
 @primitive("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b))

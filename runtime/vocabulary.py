@@ -36,8 +36,10 @@ class TensorOps:
     gt = staticmethod(F.greater)
     ge = staticmethod(F.greater_equal)
     eq = staticmethod(F.equal)
+    ne = staticmethod(F.not_equal)
     and_ = staticmethod(F.logical_and)
     or_ = staticmethod(F.logical_or)
+    not_ = staticmethod(F.logical_not)
     select = staticmethod(F.where)
 
     @staticmethod

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from adlite import derivatives
+
 from ..ir.core import F64, I64
 from ..primitives.ints import range_len
 
@@ -39,9 +41,10 @@ def _nan_ignoring_extremum(compare):
 
     def lower(conv, args, node):
         a, b = conv.promote(*conv.exactly(args, 2, node), node)
-        first = conv.b.op(compare, a, b)
         if a.type.is_float:
-            first = conv.b.or_(first, conv.b.ne(b, b))
+            first = derivatives.takes_first(conv.b, compare, a, b)  # the tape's fmax rule's too
+        else:
+            first = conv.b.op(compare, a, b)  # no NaN among ints
         return conv.b.select(first, a, b)
 
     return lower
