@@ -1,7 +1,9 @@
 """adlite.derivatives: the derivative formulas, written once for the compiler and the eager tape.
 
-Contract: `FORMULAS[name]` is a `Formula` (see `vocabulary`): the partial derivatives of an
-elementwise primitive, written against the small operations vocabulary `Ops` and nothing else.
+Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
+primitive, `elementwise`) or a `Reduction` (the derivative of a reduction with respect to each
+element, `reductions`), written against the small operations vocabulary `Ops` and nothing else
+(see `vocabulary`).
 Two implementations of `Ops` run them:
 - the compiler's IR `Builder` (`adlite.compiler.ir.builder`): the compiler's primitives take
   their `vjp` and `jvp` rules from these formulas (`adlite.compiler.primitives.scalar`);
@@ -16,8 +18,21 @@ the same in both by construction.
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from .elementwise import FORMULAS, takes_first
-from .vocabulary import MINUS_ONE, ONE, Formula, Mask, Ops, jvp, vjp
+from . import reductions  # noqa: F401  (defines the reductions' formulas)
+from .elementwise import takes_first
+from .vocabulary import (
+    FORMULAS,
+    MINUS_ONE,
+    ONE,
+    Formula,
+    Mask,
+    Ops,
+    Reduction,
+    jvp,
+    reduction_jvp,
+    reduction_vjp,
+    vjp,
+)
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "jvp", "takes_first",
-           "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "Reduction", "jvp",
+           "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]

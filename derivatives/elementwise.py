@@ -13,13 +13,11 @@ Conventions at ties (PyTorch's; the compiler and the eager tape both run these f
 
 from __future__ import annotations
 
-from .vocabulary import MINUS_ONE, ONE, Formula, Mask
-
-FORMULAS: dict[str, Formula] = {}
+from .vocabulary import MINUS_ONE, ONE, Formula, Mask, define
 
 
 def _formula(name: str, partials, inputs: bool = False, output: bool = False) -> None:
-    FORMULAS[name] = Formula(name, partials, inputs, output)
+    define(Formula(name, partials, inputs, output))
 
 
 # ---- unary: d out / d x -----------------------------------------------------------------------

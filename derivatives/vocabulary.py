@@ -14,6 +14,13 @@ Contract:
   `jvp(formula, ops, tangents, inputs, out)` the output tangent (None when every tangent is);
   both are in the broadcast shape of the output: summing back to an input's shape is the
   driver's job.
+- A `Reduction` gives, for a reduction of `x` (of shape `shape`) over `axis` (a sorted tuple,
+  or None for all axes) to `out`, the derivative of the result with respect to each element of
+  `x`: `weights(ops, x, out, shape, axis)`, a partial as above (a Python float is a constant).
+  `reduction_vjp(...)` is `[expand(g) * weights]`, `reduction_jvp(...)` is
+  `reduce_sum(t * weights)`; `expand(value, shape, axis)` broadcasts a reduced value (kept
+  axes or not) back to `shape`.
+- `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`).
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ class Ops(Protocol):
     def not_(self, x: Any) -> Any: ...
     def select(self, cond: Any, x: Any, y: Any) -> Any: ...
     def constant(self, value: float, like: Any) -> Any: ...
+    def expand(self, x: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any: ...
+    def reduce_sum(self, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any: ...
 
 
 class _Unit:
@@ -81,6 +90,23 @@ class Formula:
     reads_output: bool = False
 
 
+@dataclass(frozen=True)
+class Reduction:
+    name: str
+    weights: Callable[..., Any]
+    reads_inputs: bool = False
+    reads_output: bool = False
+
+
+FORMULAS: dict[str, Formula | Reduction] = {}
+
+
+def define(formula: Formula | Reduction) -> None:
+    if formula.name in FORMULAS:
+        raise ValueError(f"formula {formula.name!r} is defined twice")
+    FORMULAS[formula.name] = formula
+
+
 def _times(ops: Ops, t: Any, partial: Any) -> Any:
     """`t` times the partial derivative (None when either is zero)."""
     if t is None or partial is None:
@@ -107,3 +133,17 @@ def jvp(formula: Formula, ops: Ops, tangents: Sequence[Any], inputs: Sequence[An
         term = _times(ops, t, p)
         total = term if total is None else total if term is None else ops.add(total, term)
     return total
+
+
+def reduction_vjp(formula: Reduction, ops: Ops, g: Any, x: Any, out: Any,
+                  shape: tuple[int, ...], axis: tuple[int, ...] | None) -> list[Any]:
+    weights = formula.weights(ops, x, out, shape, axis)
+    return [_times(ops, ops.expand(g, shape, axis), weights)]
+
+
+def reduction_jvp(formula: Reduction, ops: Ops, t: Any, x: Any, out: Any,
+                  shape: tuple[int, ...], axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    if t is None:
+        return None
+    weights = formula.weights(ops, x, out, shape, axis)
+    return ops.reduce_sum(_times(ops, t, weights), axis, keepdims)

@@ -31,7 +31,7 @@ import numpy as np
 from adlite import derivatives
 
 from . import functional as F
-from .vocabulary import TENSOR_OPS
+from .vocabulary import TENSOR_OPS, expand_reduced
 
 
 @dataclass(frozen=True)
@@ -79,17 +79,6 @@ def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
             return np.asarray(fn(*args, **params))
 
     return impl
-
-
-def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
-    """`shape` with the reduced axes kept as size 1 (the keepdims shape)."""
-    axes = range(len(shape)) if axis is None else axis
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
-
-
-def expand_reduced(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any:
-    """Broadcast a reduction's cotangent back to the reduced operand's shape."""
-    return F.broadcast_to(F.reshape(g, reduced_shape(shape, axis)), shape)
 
 
 # ---- elementwise: VJPs from the formulas shared with the compiler ------------------------
@@ -178,41 +167,27 @@ def matmul_vjp(ctx, g):
 
 # ---- reductions ---------------------------------------------------------------------------
 
-@primitive("sum", "SumBackward1",
-           lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims))
-def sum_vjp(ctx, g):
-    return (expand_reduced(g, ctx.shapes[0], ctx.params["axis"]),)
-
-
-def _count(shape, axis):
-    return int(np.prod([n for i, n in enumerate(shape) if axis is None or i in axis]))
-
-
-@primitive("mean", "MeanBackward1",
-           _quiet(lambda x, *, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)))
-def mean_vjp(ctx, g):
-    shape, axis = ctx.shapes[0], ctx.params["axis"]
-    return (expand_reduced(g, shape, axis) / float(_count(shape, axis)),)
-
-
-def _extremum_vjp(ctx, g):
-    """Cotangent of max/min: shared evenly among the positions that attain the extremum."""
-    x, out = ctx.inputs[0], ctx.output
-    shape, axis = ctx.shapes[0], ctx.params["axis"]
-    hit = F.equal(x, expand_reduced(out, shape, axis))
-    mask = F.where(hit, 1.0, 0.0)
-    count = F.sum(mask, axis=axis, keepdims=True)
-    return (expand_reduced(g, shape, axis) * mask / count,)
-
-
 def _reduction(fn):
     return lambda x, *, axis, keepdims: fn(x, axis=axis, keepdims=keepdims)
 
 
-PRIMITIVES["max"] = Primitive("max", "MaxBackward1", _reduction(np.max), _extremum_vjp,
-                              True, True)
-PRIMITIVES["min"] = Primitive("min", "MinBackward1", _reduction(np.min), _extremum_vjp,
-                              True, True)
+def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> None:
+    """Register reduction `name`, whose VJP runs the shared formula of the same name."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
+                                               ctx.output, ctx.shapes[0], ctx.params["axis"]))
+
+    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula.reads_inputs,
+                                 formula.reads_output, formula)
+
+
+for _name, _node, _impl in [("sum", "SumBackward1", _reduction(np.sum)),
+                            ("mean", "MeanBackward1", _quiet(_reduction(np.mean))),
+                            ("max", "MaxBackward1", _reduction(np.max)),
+                            ("min", "MinBackward1", _reduction(np.min))]:
+    _shared_reduction(_name, _node, _impl)
 
 
 def _exclusive_prod(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:

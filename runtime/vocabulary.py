@@ -1,7 +1,8 @@
 """The derivative vocabulary (`adlite.derivatives.Ops`) implemented with the tape's tensor
 functions, so that the shared formulas run on tensors.
 
-Contract: `TENSOR_OPS` has one method per word of the vocabulary; each is a recorded tensor
+Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
+`expand_reduced`, which the tape's own rules use too); each is a recorded tensor
 function of `functional` (comparisons and logic give tensors that never require grad), so a
 formula run with recording on (`create_graph=True`) is itself differentiable.
 """
@@ -13,6 +14,17 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
+
+
+def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
+    """`shape` with the reduced axes kept as size 1 (the keepdims shape)."""
+    axes = range(len(shape)) if axis is None else axis
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def expand_reduced(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any:
+    """Broadcast a reduction's cotangent back to the reduced operand's shape."""
+    return F.broadcast_to(F.reshape(g, reduced_shape(shape, axis)), shape)
 
 
 class TensorOps:
@@ -41,6 +53,12 @@ class TensorOps:
     or_ = staticmethod(F.logical_or)
     not_ = staticmethod(F.logical_not)
     select = staticmethod(F.where)
+
+    expand = staticmethod(expand_reduced)
+
+    @staticmethod
+    def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+        return F.sum(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
     def constant(value: float, like: Any) -> Any:

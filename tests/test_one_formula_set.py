@@ -22,7 +22,8 @@ SHARED = sorted(set(derivatives.FORMULAS) & set(COMPILER) & set(TAPE))
 def test_the_arithmetic_and_math_primitives_are_shared():
     assert set(SHARED) >= {"neg", "exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
-                           "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip"}
+                           "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
+                           "sum", "max", "min"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -45,16 +46,19 @@ def test_the_tape_saves_what_the_formula_reads(name):
         formula.reads_inputs, formula.reads_output)
 
 
+_UNREAD = object()  # stands for a value a formula declares it does not read
+
+
 class _Trace:
-    """An `Ops` whose values are opaque tokens; an operand that is None (a value the formula
-    declared it does not read) fails."""
+    """An `Ops` whose values are opaque tokens; applying a word to `_UNREAD` fails, and so
+    does a word outside the vocabulary."""
 
     def __getattr__(self, word):
         if word not in derivatives.Ops.__dict__:
             raise AttributeError(f"{word!r} is not in the derivative vocabulary")
 
         def apply(*args):
-            assert all(a is not None for a in args), f"{word} applied to an unread value"
+            assert all(a is not _UNREAD for a in args), f"{word} applied to an unread value"
             return object()
 
         return apply
@@ -63,10 +67,14 @@ class _Trace:
 @pytest.mark.parametrize("name", sorted(derivatives.FORMULAS))
 def test_a_formula_reads_only_what_it_declares(name):
     formula = derivatives.FORMULAS[name]
+    value = object() if formula.reads_inputs else _UNREAD
+    output = object() if formula.reads_output else _UNREAD
+    if isinstance(formula, derivatives.Reduction):
+        for axis in (None, (1,)):
+            formula.weights(_Trace(), value, output, (2, 3), axis)
+        return
     arity = formula.partials.__code__.co_argcount - 2  # minus the ops and the output
-    inputs = [object() if formula.reads_inputs else None for _ in range(arity)]
-    output = object() if formula.reads_output else None
-    partials = formula.partials(_Trace(), *inputs, output)
+    partials = formula.partials(_Trace(), *[value] * arity, output)
     assert len(partials) == arity
 
 

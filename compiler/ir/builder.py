@@ -50,10 +50,6 @@ class Builder:
             return Const(0.0, t)
         return self.full(Const(0.0, t.scalar), shape=t.shape, dtype=t.scalar)
 
-    def constant(self, value: float, like: Atom) -> Const:
-        """The scalar `value` in `like`'s scalar type (the derivative vocabulary's constant)."""
-        return Const(value, like.type.scalar)
-
     def __getattr__(self, prim: str):
         if prim not in PRIMITIVES:
             raise AttributeError(prim)

@@ -2,6 +2,8 @@
 
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
+The reductions `sum`, `max`, `min` take their VJP and JVP from the derivative formulas shared
+with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
 Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
@@ -11,21 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from adlite import derivatives
+
 from ..ir import dtypes
 from ..ir.core import I64, Const, Type
 from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
-from .shapes import broadcast
+from .shapes import broadcast, reduced_shape
+from .vocabulary import BuilderOps
 
 NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
             dtypes.I64: "np.int64"}  # in generated Python source
-
-
-def reduced_shape(shape, axis, keepdims):
-    axes = range(len(shape)) if axis is None else axis
-    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
-        tuple(n for i, n in enumerate(shape) if i not in axes)
-    return out if out else None
 
 
 def _array(t: Type, what: str) -> None:
@@ -41,15 +39,21 @@ def _reduce_type(in_types, params):
     return [t.with_shape(reduced_shape(t.shape, params["axis"], params["keepdims"]))]
 
 
-def expand_back(b, g, x_type, axis):
-    """Broadcast a reduction's cotangent `g` back to the operand's shape."""
-    if g.type.is_array:
-        g = b.reshape(g, shape=reduced_shape(x_type.shape, axis, True))
-    return b.broadcast_to(g, shape=x_type.shape)
+def _reduction_rules(name):
+    """`vjp` and `jvp` from the reduction's shared formula (`adlite.derivatives`)."""
+    formula = derivatives.FORMULAS[name]
 
+    def vjp(b, e, cts):
+        x = e.inputs[0]
+        return derivatives.reduction_vjp(formula, BuilderOps(b), cts[0], x, e.outputs[0],
+                                         x.type.shape, e.params["axis"])
 
-def _sum_vjp(b, e, cts):
-    return [expand_back(b, cts[0], e.inputs[0].type, e.params["axis"])]
+    def jvp(b, e, t):
+        x = e.inputs[0]
+        return [derivatives.reduction_jvp(formula, BuilderOps(b), t[0], x, e.outputs[0],
+                                          x.type.shape, e.params["axis"], e.params["keepdims"])]
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
 
 def _reduce_py(fn):
@@ -57,34 +61,11 @@ def _reduce_py(fn):
                             f"keepdims={e.params['keepdims']})")
 
 
-register(Primitive("sum", _reduce_type,
-                   lambda x, axis, keepdims: (np.sum(x, axis=axis, keepdims=keepdims),),
-                   _sum_vjp, lambda b, e, t: [b.sum(t[0], **e.params)], _reduce_py("sum"),
-                   reduction=True))
-
-
-def _extremum_vjp(b, e, cts):
-    """The cotangent is shared evenly by the positions attaining the extremum."""
-    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
-    hit = b.eq(x, expand_back(b, out, x.type, axis))
-    weight = b.select(hit, Const(1.0, x.type.scalar), Const(0.0, x.type.scalar))
-    count = b.sum(weight, axis=axis, keepdims=True)
-    return [b.div(b.mul(expand_back(b, cts[0], x.type, axis), weight), count)]
-
-
-def _extremum_jvp(b, e, t):
-    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
-    one, zero = Const(1.0, x.type.scalar), Const(0.0, x.type.scalar)
-    weight = b.select(b.eq(x, expand_back(b, out, x.type, axis)), one, zero)
-    count = b.sum(weight, axis=axis, keepdims=e.params["keepdims"])
-    return [b.div(b.sum(b.mul(t[0], weight), **e.params), count)]
-
-
-for _name in ("max", "min"):
+for _name in ("sum", "max", "min"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
-                       _extremum_vjp, _extremum_jvp, _reduce_py(_name), reduction=True))
+                       py=_reduce_py(_name), reduction=True, **_reduction_rules(_name)))
 
 
 def reduces_nothing(shape, axis) -> bool:

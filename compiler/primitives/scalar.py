@@ -5,7 +5,7 @@ Each `_define` call is one primitive with all of its rules; `g` is the output co
 arithmetic takes two operands of the same type (the frontend inserts `convert`s). The
 arithmetic and math primitives (`_arith`) take their `vjp` and `jvp` from the derivative
 formulas shared with the eager tape (`adlite.derivatives`), run with the `Builder` as their
-operations vocabulary; `select` and `convert` have their own rules here.
+operations vocabulary (`vocabulary.BuilderOps`); `select` and `convert` have their own rules here.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..ir.core import F64, I64, Type
 from ..ir.primitive import Primitive, register
 from .ints import int64, int_pow, range_len
 from .shapes import broadcast, elementwise
+from .vocabulary import BuilderOps
 
 
 def same_type(in_types: list[Type], params: dict) -> list[Type]:
@@ -73,11 +74,11 @@ def _single_output(vjp):
 
 
 def _formula_vjp(formula):
-    return lambda b, e, g: derivatives.vjp(formula, b, g, e.inputs, e.outputs[0])
+    return lambda b, e, g: derivatives.vjp(formula, BuilderOps(b), g, e.inputs, e.outputs[0])
 
 
 def _formula_jvp(formula):
-    return lambda b, e, t: [derivatives.jvp(formula, b, t, e.inputs, e.outputs[0])]
+    return lambda b, e, t: [derivatives.jvp(formula, BuilderOps(b), t, e.inputs, e.outputs[0])]
 
 
 # ---- arithmetic -------------------------------------------------------------------------------

@@ -1,0 +1,41 @@
+"""The derivative vocabulary (`adlite.derivatives.Ops`) implemented with the IR `Builder`, so
+that the shared derivative formulas emit IR.
+
+Contract: `BuilderOps(b)` answers every word of the vocabulary: the words that are primitive
+names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `constant` is a
+`Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
+operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.builder import Builder
+from ..ir.core import Atom, Const
+from .shapes import reduced_shape
+
+
+def expand_back(b: Builder, g: Atom, shape: tuple[int, ...],
+                axis: tuple[int, ...] | None) -> Atom:
+    """Broadcast a reduction's result or cotangent `g` back to the operand's `shape`."""
+    if g.type.is_array:
+        g = b.reshape(g, shape=reduced_shape(shape, axis, True))
+    return b.broadcast_to(g, shape=shape)
+
+
+class BuilderOps:
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+
+    def __getattr__(self, word: str) -> Any:
+        return getattr(self.b, word)
+
+    def constant(self, value: float, like: Atom) -> Const:
+        return Const(value, like.type.scalar)
+
+    def expand(self, x: Atom, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Atom:
+        return expand_back(self.b, x, shape, axis)
+
+    def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
+        return self.b.sum(x, axis=axis, keepdims=keepdims)
