@@ -16,8 +16,9 @@ from __future__ import annotations
 from .vocabulary import MINUS_ONE, ONE, Formula, Mask, define
 
 
-def _formula(name: str, partials, inputs: bool = False, output: bool = False) -> None:
-    define(Formula(name, partials, inputs, output))
+def _formula(name: str, partials, inputs: bool = False, output: bool = False,
+             conditions: int = 0) -> None:
+    define(Formula(name, partials, inputs, output, conditions))
 
 
 # ---- unary: d out / d x -----------------------------------------------------------------------
@@ -100,7 +101,7 @@ def takes_first(o, compare: str, x, y):
 def _nan_ignoring_extremum(compare: str):
     def partials(o, x, y, out):
         first = takes_first(o, compare, x, y)
-        return Mask(first), Mask(o.not_(first))
+        return Mask(first), Mask(first, where=False)
 
     return partials
 
@@ -110,3 +111,7 @@ _formula("fmin", _nan_ignoring_extremum("le"), inputs=True)
 _formula("clip", lambda o, x, lo, hi, out: (
     Mask(o.and_(o.ge(x, lo), o.le(x, hi))), Mask(o.and_(o.lt(x, lo), o.lt(lo, hi))),
     Mask(o.or_(o.gt(x, hi), o.lt(hi, lo)))), inputs=True)
+
+# ---- select (numpy's where): the condition picks which operand the derivative goes to -------
+
+_formula("select", lambda o, c, x, y, out: (None, Mask(c), Mask(c, where=False)), conditions=1)

@@ -8,8 +8,10 @@ Contract:
 - A `Formula` gives, for an elementwise primitive with inputs `x...` and output `out`, one
   partial derivative per input: `partials(ops, *inputs, out)`. A partial is `None` (zero),
   `ONE`, `MINUS_ONE`, a `Mask(cond)` (the derivative is 1 where `cond`, else exactly 0: the
-  tangent or cotangent is selected, so an inf/NaN elsewhere does not leak), or a value.
-  `reads_inputs` / `reads_output` say which of them the partials use (the tape saves only those).
+  tangent or cotangent is selected, so an inf/NaN elsewhere does not leak; `Mask(cond, False)`
+  is 1 where `cond` does not hold), or a value. `reads_inputs` / `reads_output` say which of
+  them the partials use (the tape saves only those); the first `conditions` inputs are boolean
+  operands, always at hand (the tape keeps them as parameters) and never differentiated.
 - `vjp(formula, ops, g, inputs, out)` is the list of input cotangents (None = zero) and
   `jvp(formula, ops, tangents, inputs, out)` the output tangent (None when every tangent is);
   both are in the broadcast shape of the output: summing back to an input's shape is the
@@ -54,7 +56,6 @@ class Ops(Protocol):
     def ne(self, x: Any, y: Any) -> Any: ...
     def and_(self, x: Any, y: Any) -> Any: ...
     def or_(self, x: Any, y: Any) -> Any: ...
-    def not_(self, x: Any) -> Any: ...
     def select(self, cond: Any, x: Any, y: Any) -> Any: ...
     def constant(self, value: float, like: Any) -> Any: ...
     def expand(self, x: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any: ...
@@ -77,9 +78,10 @@ MINUS_ONE = _Unit("MINUS_ONE")
 
 @dataclass(frozen=True)
 class Mask:
-    """A partial derivative that is 1 where `cond` holds and exactly 0 elsewhere."""
+    """A partial derivative that is 1 where `cond` is `where` and exactly 0 elsewhere."""
 
     cond: Any
+    where: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Formula:
     partials: Callable[..., Sequence[Any]]
     reads_inputs: bool = False
     reads_output: bool = False
+    conditions: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def _times(ops: Ops, t: Any, partial: Any) -> Any:
     if partial is MINUS_ONE:
         return ops.neg(t)
     if isinstance(partial, Mask):
-        return ops.select(partial.cond, t, 0.0)
+        return ops.select(partial.cond, t, 0.0) if partial.where else \
+            ops.select(partial.cond, 0.0, t)
     return ops.mul(t, partial)
 
 

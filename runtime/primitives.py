@@ -137,11 +137,16 @@ for _name, _node, _impl in [
     _elementwise(_name, _node, _impl)
 
 
-@primitive("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b))
-def where_vjp(ctx, g):
-    cond = ctx.params["cond"]
-    return (F.sum_to(F.where(cond, g, 0.0), ctx.shapes[0]),
-            F.sum_to(F.where(cond, 0.0, g), ctx.shapes[1]))
+def _where_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared `select` formula, its condition (an operand there) kept as a parameter."""
+    cts = derivatives.vjp(_SELECT, TENSOR_OPS, g, (ctx.params["cond"], *ctx.inputs), ctx.output)
+    return tuple(F.sum_to(ct, shape) for ct, shape in zip(cts[1:], ctx.shapes, strict=True))
+
+
+_SELECT = derivatives.FORMULAS["select"]
+PRIMITIVES["where"] = Primitive("where", "WhereBackward0",
+                                lambda a, b, *, cond: np.where(cond, a, b), _where_vjp,
+                                _SELECT.reads_inputs, _SELECT.reads_output, _SELECT)
 
 
 def _matmul_operands(x_shape, y_shape, g):

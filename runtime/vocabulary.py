@@ -51,7 +51,6 @@ class TensorOps:
     ne = staticmethod(F.not_equal)
     and_ = staticmethod(F.logical_and)
     or_ = staticmethod(F.logical_or)
-    not_ = staticmethod(F.logical_not)
     select = staticmethod(F.where)
 
     expand = staticmethod(expand_reduced)

@@ -16,32 +16,35 @@ from adlite.compiler.ir.primitive import PRIMITIVES as COMPILER
 from adlite.runtime import autograd, tensor
 from adlite.runtime.primitives import PRIMITIVES as TAPE
 
-SHARED = sorted(set(derivatives.FORMULAS) & set(COMPILER) & set(TAPE))
+TAPE_NAME = {"select": "where"}  # the tape's names, where they differ (its conditions are params)
+TAPE_BY_FORMULA = {TAPE_NAME.get(n, n): n for n in derivatives.FORMULAS}
+SHARED = sorted(n for n in derivatives.FORMULAS if n in COMPILER and TAPE_NAME.get(n, n) in TAPE)
 
 
 def test_the_arithmetic_and_math_primitives_are_shared():
     assert set(SHARED) >= {"neg", "exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
-                           "sum", "max", "min"}
+                           "sum", "max", "min", "select"}
 
 
 @pytest.mark.parametrize("name", SHARED)
 def test_both_tables_take_the_same_formula(name):
     formula = derivatives.FORMULAS[name]
     assert COMPILER[name].formula is formula
-    assert TAPE[name].formula is formula
+    assert TAPE[TAPE_NAME.get(name, name)].formula is formula
 
 
 @pytest.mark.parametrize("name", sorted(derivatives.FORMULAS))
 def test_every_formula_is_used_by_a_table(name):
-    users = [table[name] for table in (COMPILER, TAPE) if name in table]
+    users = [table[n] for table, n in ((COMPILER, name), (TAPE, TAPE_NAME.get(name, name)))
+             if n in table]
     assert users and all(p.formula is derivatives.FORMULAS[name] for p in users)
 
 
-@pytest.mark.parametrize("name", sorted(set(derivatives.FORMULAS) & set(TAPE)))
+@pytest.mark.parametrize("name", sorted(set(TAPE_BY_FORMULA) & set(TAPE)))
 def test_the_tape_saves_what_the_formula_reads(name):
-    formula = derivatives.FORMULAS[name]
+    formula = derivatives.FORMULAS[TAPE_BY_FORMULA[name]]
     assert (TAPE[name].saves_inputs, TAPE[name].saves_output) == (
         formula.reads_inputs, formula.reads_output)
 
@@ -74,7 +77,9 @@ def test_a_formula_reads_only_what_it_declares(name):
             formula.weights(_Trace(), value, output, (2, 3), axis)
         return
     arity = formula.partials.__code__.co_argcount - 2  # minus the ops and the output
-    partials = formula.partials(_Trace(), *[value] * arity, output)
+    conditions = [object()] * formula.conditions
+    partials = formula.partials(_Trace(), *conditions, *[value] * (arity - len(conditions)),
+                                output)
     assert len(partials) == arity
 
 

@@ -5,7 +5,8 @@ Each `_define` call is one primitive with all of its rules; `g` is the output co
 arithmetic takes two operands of the same type (the frontend inserts `convert`s). The
 arithmetic and math primitives (`_arith`) take their `vjp` and `jvp` from the derivative
 formulas shared with the eager tape (`adlite.derivatives`), run with the `Builder` as their
-operations vocabulary (`vocabulary.BuilderOps`); `select` and `convert` have their own rules here.
+operations vocabulary (`vocabulary.BuilderOps`), and so does `select`; `convert` has its own
+rules here.
 """
 
 from __future__ import annotations
@@ -189,22 +190,9 @@ def _select_type(in_types, params):
     return [out.with_shape(broadcast(in_types[0].shape, out.shape))]
 
 
-def _select_vjp(b, e, g):
-    c = e.inputs[0]
-    zero = 0.0
-    return [None, b.select(c, g, zero), b.select(c, zero, g)]
-
-
-def _select_jvp(b, e, t):
-    c = e.inputs[0]
-    a = 0.0 if t[1] is None else t[1]
-    f = 0.0 if t[2] is None else t[2]
-    return [None if t[1] is None and t[2] is None else b.select(c, a, f)]
-
-
 _define("select", _select_type, lambda c, x, y: np.where(c, x, y) if
         isinstance(c, np.ndarray) else (x if c else y), "({1} if {0} else {2})",
-        vjp=_select_vjp, jvp=_select_jvp, array_template="np.where({0}, {1}, {2})")
+        array_template="np.where({0}, {1}, {2})", formula=derivatives.FORMULAS["select"])
 
 _CASTS = {dtypes.F64: "np.float64({0})", dtypes.F32: "np.float32({0})", dtypes.I64: "int({0})",
           dtypes.BOOL: "bool({0})"}
