@@ -13,12 +13,13 @@ Two implementations of `Ops` run them:
 Each driver keeps what is its own: the compiler its symbolic zeros, the tape its PyTorch node
 names, saved tensors (a formula declares whether it reads the inputs and/or the output) and the
 summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
-the same in both by construction.
+the same in both by construction. `composites` holds the numpy functions both sides build
+from primitives (`square`, `hypot`, `log_base`, `norm`), written once the same way.
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from . import reductions  # noqa: F401  (defines the reductions' formulas)
+from . import composites, reductions  # noqa: F401  (reductions defines formulas)
 from .elementwise import takes_first
 from .vocabulary import (
     FORMULAS,
@@ -34,5 +35,5 @@ from .vocabulary import (
     vjp,
 )
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "Reduction", "jvp",
-           "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "Reduction", "composites",
+           "jvp", "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]

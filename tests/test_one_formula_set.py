@@ -104,3 +104,43 @@ def test_cbrt_compiled_and_taped_from_its_one_formula(backend, x):
     #   = 4 / (9 cbrt(x)^2) - 2 / (9 cbrt(x+2)^5)
     second = 4.0 / (9.0 * np.cbrt(x) ** 2) - 2.0 / (9.0 * np.cbrt(x + 2.0) ** 5)
     assert float(h.data) == pytest.approx(second)
+
+
+def _squares(x):
+    return np.sum(np.square(x))
+
+
+def _hypots(x):
+    return np.sum(np.hypot(x, 2.0 * x))
+
+
+def _logs(x):
+    return np.sum(np.log2(x) + np.log10(x))
+
+
+def _norm(x):
+    return np.linalg.norm(x)
+
+
+COMPOSITE_CALLS = [("square", _squares), ("hypot", _hypots), ("log_base", _logs),
+                   ("norm", _norm)]
+
+
+@pytest.mark.parametrize("name,fn", COMPOSITE_CALLS, ids=[c[0] for c in COMPOSITE_CALLS])
+def test_composites_are_built_by_the_one_definition(monkeypatch, name, fn):
+    """The compiler's frontend and the tape both build the composite with the function in
+    `adlite.derivatives.composites` (a spy sees one call from each)."""
+    calls = []
+    original = getattr(derivatives.composites, name)
+
+    def spy(o, *args):
+        calls.append(type(o).__name__)
+        return original(o, *args)
+
+    monkeypatch.setattr(derivatives.composites, name, spy)
+    x = np.array([0.5, 1.5, 2.5])
+    compiled = compiler.grad(fn)(x)  # a new `grad` traces afresh
+    t = tensor(x, requires_grad=True)
+    fn(t).backward()
+    assert {"BuilderOps", "TensorOps"} <= set(calls)
+    np.testing.assert_allclose(compiled, t.grad.data)

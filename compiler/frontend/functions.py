@@ -6,7 +6,8 @@ any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowe
 accepted only by the array functions of `array_functions.py`); `constant(obj)` gives the value
 of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
 `array_functions` registers the numpy array functions into the same table
-(`register_with_keywords`); `to_ir` imports both modules.
+(`register_with_keywords`); `to_ir` imports both modules. The numpy composites the eager tape
+has too (`square`, `hypot`, log bases, `norm`) are lowered from `adlite.derivatives.composites`.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import math
 import numpy as np
 
 from adlite import derivatives
+from adlite.derivatives import composites
 
 from ..ir.core import F64, I64
 from ..primitives.ints import range_len
+from ..primitives.vocabulary import BuilderOps
 
 
 def _unary(prim):
@@ -81,27 +84,27 @@ def _abs(conv, args, node):
 
 def _square(conv, args, node):
     x = conv.as_float(conv.one(args, node), node)
-    return conv.b.mul(x, x)
+    return composites.square(BuilderOps(conv.b), x)
 
 
 def _log(conv, args, node):
     if len(args) == 2:
         x, base = (conv.as_float(a, node) for a in args)
-        return conv.b.div(conv.b.log(x), conv.b.log(base))
+        return composites.log_base(BuilderOps(conv.b), x, base)
     return conv.b.log(conv.as_float(conv.one(args, node), node))
 
 
 def _log_base(base):
     def lower(conv, args, node):
         x = conv.as_float(conv.one(args, node), node)
-        return conv.b.div(conv.b.log(x), math.log(base))
+        return composites.log_base(BuilderOps(conv.b), x, base)
 
     return lower
 
 
 def _hypot(conv, args, node):
     x, y = (conv.as_float(a, node) for a in conv.exactly(args, 2, node))
-    return conv.b.sqrt(conv.b.add(conv.b.mul(x, x), conv.b.mul(y, y)))
+    return composites.hypot(BuilderOps(conv.b), x, y)
 
 
 def _rounding(prim, to_int):

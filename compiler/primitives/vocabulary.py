@@ -4,7 +4,8 @@ that the shared derivative formulas emit IR.
 Contract: `BuilderOps(b)` answers every word of the vocabulary: the words that are primitive
 names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `constant` is a
 `Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
-operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive.
+operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
+scalar's sum is itself).
 """
 
 from __future__ import annotations
@@ -38,4 +39,5 @@ class BuilderOps:
         return expand_back(self.b, x, shape, axis)
 
     def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
-        return self.b.sum(x, axis=axis, keepdims=keepdims)
+        """numpy's sum; a scalar's is itself."""
+        return self.b.sum(x, axis=axis, keepdims=keepdims) if x.type.is_array else x
