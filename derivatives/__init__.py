@@ -1,12 +1,13 @@
 """adlite.derivatives: the derivative formulas, written once for the compiler and the eager tape.
 
 Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
-primitive, `elementwise`) or a `Reduction` (the derivative of a reduction with respect to each
-element, `reductions`), written against the small operations vocabulary `Ops` and nothing else
-(see `vocabulary`).
+primitive, `elementwise`), a `Reduction` (the derivative of a reduction with respect to each
+element, `reductions`) or a `Linear` adjoint (the shape changes, `shapes`), written against
+the small operations vocabulary `Ops` and nothing else (see `vocabulary`).
 Two implementations of `Ops` run them:
-- the compiler's IR `Builder` (`adlite.compiler.ir.builder`): the compiler's primitives take
-  their `vjp` and `jvp` rules from these formulas (`adlite.compiler.primitives.scalar`);
+- the compiler's IR `Builder` (`adlite.compiler.primitives.vocabulary.BuilderOps`): the
+  compiler's primitives take their `vjp` and `jvp` rules from these formulas
+  (`adlite.compiler.primitives.scalar`, `.arrays`);
 - the tape's tensor functions (`adlite.runtime.vocabulary`): the tape's primitives take their
   VJP from the same formulas (`adlite.runtime.primitives`), so `create_graph=True` gives higher
   derivatives through recorded tensor operations.
@@ -19,13 +20,14 @@ from primitives (`square`, `hypot`, `log_base`, `norm`), written once the same w
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from . import composites, reductions  # noqa: F401  (reductions defines formulas)
+from . import composites, reductions, shapes  # noqa: F401  (reductions, shapes define formulas)
 from .elementwise import takes_first
 from .vocabulary import (
     FORMULAS,
     MINUS_ONE,
     ONE,
     Formula,
+    Linear,
     Mask,
     Ops,
     Reduction,
@@ -35,5 +37,5 @@ from .vocabulary import (
     vjp,
 )
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Mask", "Ops", "Reduction", "composites",
-           "jvp", "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Linear", "Mask", "Ops", "Reduction",
+           "composites", "jvp", "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]

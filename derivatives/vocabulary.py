@@ -22,7 +22,11 @@ Contract:
   `reduction_vjp(...)` is `[expand(g) * weights]`, `reduction_jvp(...)` is
   `reduce_sum(t * weights)`; `expand(value, shape, axis)` broadcasts a reduced value (kept
   axes or not) back to `shape`.
-- `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`).
+- A `Linear` primitive (a shape change) is its own derivative: its tangent is the primitive
+  applied to the tangent, and `adjoint(ops, g, operand_shape, **params)` is the cotangent of
+  its one operand given the output cotangent `g`.
+- `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
+  `shapes`).
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ class Ops(Protocol):
     def constant(self, value: float, like: Any) -> Any: ...
     def expand(self, x: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any: ...
     def reduce_sum(self, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any: ...
+    def reshape(self, x: Any, shape: tuple[int, ...]) -> Any: ...
+    def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
+    def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
 
 
 class _Unit:
@@ -101,10 +108,18 @@ class Reduction:
     reads_output: bool = False
 
 
-FORMULAS: dict[str, Formula | Reduction] = {}
+@dataclass(frozen=True)
+class Linear:
+    name: str
+    adjoint: Callable[..., Any]
+    reads_inputs = False
+    reads_output = False
 
 
-def define(formula: Formula | Reduction) -> None:
+FORMULAS: dict[str, Formula | Reduction | Linear] = {}
+
+
+def define(formula: Formula | Reduction | Linear) -> None:
     if formula.name in FORMULAS:
         raise ValueError(f"formula {formula.name!r} is defined twice")
     FORMULAS[formula.name] = formula

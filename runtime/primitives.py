@@ -224,21 +224,23 @@ def prod_vjp(ctx, g):
 
 # ---- shape and indexing -------------------------------------------------------------------
 
-@primitive("reshape", "ViewBackward0", lambda x, *, shape: np.reshape(x, shape).copy())
-def reshape_vjp(ctx, g):
-    return (F.reshape(g, ctx.shapes[0]),)
+def _shared_linear(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> None:
+    """Register shape change `name`, whose VJP is the shared adjoint of the same name."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        return (formula.adjoint(TENSOR_OPS, g, ctx.shapes[0], **ctx.params),)
+
+    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
 
 
-@primitive("transpose", "PermuteBackward0",
-           lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes)))
-def transpose_vjp(ctx, g):
-    return (F.transpose(g, tuple(np.argsort(ctx.params["axes"]))),)
-
-
-@primitive("broadcast_to", "ExpandBackward0",
-           lambda x, *, shape: np.broadcast_to(x, shape).copy())
-def broadcast_to_vjp(ctx, g):
-    return (F.sum_to(g, ctx.shapes[0]),)
+for _name, _node, _impl in [
+        ("reshape", "ViewBackward0", lambda x, *, shape: np.reshape(x, shape).copy()),
+        ("transpose", "PermuteBackward0",
+         lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes))),
+        ("broadcast_to", "ExpandBackward0",
+         lambda x, *, shape: np.broadcast_to(x, shape).copy())]:
+    _shared_linear(_name, _node, _impl)
 
 
 @primitive("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype))

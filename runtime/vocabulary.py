@@ -54,6 +54,9 @@ class TensorOps:
     select = staticmethod(F.where)
 
     expand = staticmethod(expand_reduced)
+    reshape = staticmethod(F.reshape)
+    transpose = staticmethod(F.transpose)
+    sum_to = staticmethod(F.sum_to)
 
     @staticmethod
     def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:

@@ -25,7 +25,8 @@ def test_the_arithmetic_and_math_primitives_are_shared():
     assert set(SHARED) >= {"neg", "exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
-                           "sum", "max", "min", "select"}
+                           "sum", "max", "min", "select", "reshape", "transpose",
+                           "broadcast_to"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -72,6 +73,10 @@ def test_a_formula_reads_only_what_it_declares(name):
     formula = derivatives.FORMULAS[name]
     value = object() if formula.reads_inputs else _UNREAD
     output = object() if formula.reads_output else _UNREAD
+    if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shape and params
+        params = {"axes": (1, 0)} if name == "transpose" else {"shape": (3, 2)}
+        formula.adjoint(_Trace(), object(), (2, 3), **params)
+        return
     if isinstance(formula, derivatives.Reduction):
         for axis in (None, (1,)):
             formula.weights(_Trace(), value, output, (2, 3), axis)

@@ -2,7 +2,8 @@
 
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
-The reductions `sum`, `max`, `min` take their VJP and JVP from the derivative formulas shared
+The reductions `sum`, `max`, `min` and the shape changes `reshape`, `transpose`,
+`broadcast_to` take their VJP and JVP from the derivative formulas shared
 with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
@@ -106,15 +107,22 @@ def _reshape_type(in_types, params):
     return [t.with_shape(shape)]
 
 
+def _linear_rules(name):
+    """`vjp` from the shape change's shared adjoint (`adlite.derivatives`); `jvp` applies the
+    primitive itself to the tangent."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(b, e, cts):
+        return [formula.adjoint(BuilderOps(b), cts[0], e.inputs[0].type.shape, **e.params)]
+
+    return {"vjp": vjp, "jvp": lambda b, e, t: [b.op(name, t[0], **e.params)],
+            "formula": formula}
+
+
 register(Primitive(
     "reshape", _reshape_type, lambda x, shape: (np.reshape(x, shape or ()),),
-    lambda b, e, cts: [_reshape_to(b, cts[0], e.inputs[0].type)],
-    lambda b, e, t: [b.reshape(t[0], **e.params)],
-    lambda args, e: f"np.reshape({args[0]}, {e.params['shape'] or ()})"))
-
-
-def _reshape_to(b, g, t: Type):
-    return b.reshape(g, shape=t.shape) if t.is_array else b.sum_to(g, shape=None)
+    py=lambda args, e: f"np.reshape({args[0]}, {e.params['shape'] or ()})",
+    **_linear_rules("reshape")))
 
 
 def _transpose_type(in_types, params):
@@ -127,10 +135,8 @@ def _transpose_type(in_types, params):
 
 register(Primitive(
     "transpose", _transpose_type, lambda x, axes: (np.transpose(x, axes),),
-    lambda b, e, cts: [b.transpose(cts[0], axes=tuple(int(i) for i in
-                                                       np.argsort(e.params["axes"])))],
-    lambda b, e, t: [b.transpose(t[0], **e.params)],
-    lambda args, e: f"np.transpose({args[0]}, {e.params['axes']})"))
+    py=lambda args, e: f"np.transpose({args[0]}, {e.params['axes']})",
+    **_linear_rules("transpose")))
 
 
 def _broadcast_type(in_types, params):
@@ -142,9 +148,8 @@ def _broadcast_type(in_types, params):
 
 register(Primitive(
     "broadcast_to", _broadcast_type, lambda x, shape: (np.broadcast_to(x, shape),),
-    lambda b, e, cts: [b.sum_to(cts[0], shape=e.inputs[0].type.shape)],
-    lambda b, e, t: [b.broadcast_to(t[0], **e.params)],
-    lambda args, e: f"np.broadcast_to({args[0]}, {e.params['shape']})"))
+    py=lambda args, e: f"np.broadcast_to({args[0]}, {e.params['shape']})",
+    **_linear_rules("broadcast_to")))
 
 
 def sum_to_axes(shape, target):

@@ -5,7 +5,8 @@ Contract: `BuilderOps(b)` answers every word of the vocabulary: the words that a
 names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `constant` is a
 `Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
 operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
-scalar's sum is itself).
+scalar's sum is itself); `reshape`, `transpose`, `sum_to` take their shape or axes as
+arguments (a reshape to shape None gives the scalar).
 """
 
 from __future__ import annotations
@@ -37,6 +38,16 @@ class BuilderOps:
 
     def expand(self, x: Atom, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Atom:
         return expand_back(self.b, x, shape, axis)
+
+    def reshape(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
+        """To an array shape, or to a scalar (shape None: the one element)."""
+        return self.b.reshape(x, shape=shape) if shape else self.b.sum_to(x, shape=None)
+
+    def transpose(self, x: Atom, axes: tuple[int, ...]) -> Atom:
+        return self.b.transpose(x, axes=axes)
+
+    def sum_to(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
+        return self.b.sum_to(x, shape=shape)
 
     def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
         """numpy's sum; a scalar's is itself."""
