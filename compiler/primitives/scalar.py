@@ -51,12 +51,12 @@ def _ieee(fn):
     return impl
 
 
-def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=True,
-            array_template=None, int_template=None, formula=None):
+def _define(name, type_rule, impl, template, formula=None, differentiable=True,
+            array_template=None, int_template=None):
     """Register a single-output primitive whose Python lowering is the format string
     `template` (`array_template` when an operand is an array, `int_template` when the result
-    is a scalar int: it checks the int64 range); its `vjp(b, eqn, g)` receives the one output
-    cotangent `g`. With a shared `formula` (`adlite.derivatives`), `vjp` and `jvp` are its."""
+    is a scalar int: it checks the int64 range); its `vjp` and `jvp` run the shared `formula`
+    (`adlite.derivatives`), or are None (not differentiable)."""
 
     def py(args, eqn):
         arrays = array_template and any(a.type.is_array for a in eqn.inputs)
@@ -64,18 +64,16 @@ def _define(name, type_rule, impl, template, vjp=None, jvp=None, differentiable=
             return int_template.format(*args)
         return (array_template if arrays else template).format(*args)
 
+    vjp = jvp = None
     if formula is not None:
         vjp, jvp = _formula_vjp(formula), _formula_jvp(formula)
-    register(Primitive(name, type_rule, _ieee(impl), _single_output(vjp), jvp, py,
+    register(Primitive(name, type_rule, _ieee(impl), vjp, jvp, py,
                        differentiable=differentiable, elementwise=True, formula=formula))
 
 
-def _single_output(vjp):
-    return None if vjp is None else (lambda b, eqn, cts: vjp(b, eqn, cts[0]))
-
-
 def _formula_vjp(formula):
-    return lambda b, e, g: derivatives.vjp(formula, BuilderOps(b), g, e.inputs, e.outputs[0])
+    return lambda b, e, cts: derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs,
+                                             e.outputs[0])
 
 
 def _formula_jvp(formula):
@@ -95,8 +93,8 @@ def _checked(fn):
 
 def _arith(name, type_rule, impl, template, int_template=None):
     """An elementwise primitive whose derivative is the shared formula of the same name."""
-    _define(name, type_rule, impl, template, int_template=int_template,
-            formula=derivatives.FORMULAS[name])
+    _define(name, type_rule, impl, template, derivatives.FORMULAS[name],
+            int_template=int_template)
 
 
 _arith("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})", "_rt.int64({0} + {1})")
@@ -236,5 +234,5 @@ def _convert_py(args, eqn):
 
 register(Primitive(
     "convert", _convert_type, _ieee(_convert_impl),
-    vjp=_single_output(lambda b, e, g: [_convert_back(b, e, g)]),
+    vjp=lambda b, e, cts: [_convert_back(b, e, cts[0])],
     jvp=_convert_forward, py=_convert_py, elementwise=True))
