@@ -2,7 +2,8 @@
 
 Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
 primitive, `elementwise`), a `Reduction` (the derivative of a reduction with respect to each
-element, `reductions`) or a `Linear` adjoint (the shape changes, `shapes`), written against
+element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`) or a `Cast` (the
+dtype conversion, `shapes`), written against
 the small operations vocabulary `Ops` and nothing else (see `vocabulary`).
 Two implementations of `Ops` run them:
 - the compiler's IR `Builder` (`adlite.compiler.primitives.vocabulary.BuilderOps`): the
@@ -26,6 +27,7 @@ from .vocabulary import (
     FORMULAS,
     MINUS_ONE,
     ONE,
+    Cast,
     Formula,
     Linear,
     Mask,
@@ -37,5 +39,6 @@ from .vocabulary import (
     vjp,
 )
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Formula", "Linear", "Mask", "Ops", "Reduction",
-           "composites", "jvp", "reduction_jvp", "reduction_vjp", "takes_first", "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Cast", "Formula", "Linear", "Mask", "Ops",
+           "Reduction", "composites", "jvp", "reduction_jvp", "reduction_vjp", "takes_first",
+           "vjp"]

@@ -25,6 +25,10 @@ Contract:
 - A `Linear` primitive (a shape change) is its own derivative: its tangent is the primitive
   applied to the tangent, and `adjoint(ops, g, operand_shape, **params)` is the cotangent of
   its one operand given the output cotangent `g`.
+- A `Cast` (a dtype conversion) carries a derivative across only between float dtypes:
+  `across(ops, value, from_dtype, to_dtype)` is the value (cotangent or tangent) of dtype
+  `from_dtype` in dtype `to_dtype`, or None (zero) when either is not a float dtype; the VJP
+  goes from the result's dtype to the operand's, the JVP the other way.
 - `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
   `shapes`).
 """
@@ -67,6 +71,8 @@ class Ops(Protocol):
     def reshape(self, x: Any, shape: tuple[int, ...]) -> Any: ...
     def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
     def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
+    def is_float(self, dtype: Any) -> bool: ...
+    def cast(self, x: Any, dtype: Any) -> Any: ...
 
 
 class _Unit:
@@ -116,10 +122,18 @@ class Linear:
     reads_output = False
 
 
-FORMULAS: dict[str, Formula | Reduction | Linear] = {}
+@dataclass(frozen=True)
+class Cast:
+    name: str
+    across: Callable[..., Any]
+    reads_inputs = False
+    reads_output = False
 
 
-def define(formula: Formula | Reduction | Linear) -> None:
+FORMULAS: dict[str, Formula | Reduction | Linear | Cast] = {}
+
+
+def define(formula: Formula | Reduction | Linear | Cast) -> None:
     if formula.name in FORMULAS:
         raise ValueError(f"formula {formula.name!r} is defined twice")
     FORMULAS[formula.name] = formula

@@ -243,9 +243,15 @@ for _name, _node, _impl in [
     _shared_linear(_name, _node, _impl)
 
 
-@primitive("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype))
-def astype_vjp(ctx, g):
-    return (F.astype(g, ctx.dtypes[0]),)
+def _astype_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared `convert` formula: only float -> float conversions carry the cotangent."""
+    return (_CONVERT.across(TENSOR_OPS, g, ctx.params["dtype"], ctx.dtypes[0]),)
+
+
+_CONVERT = derivatives.FORMULAS["convert"]
+PRIMITIVES["astype"] = Primitive("astype", "ToCopyBackward0",
+                                 lambda x, *, dtype: x.astype(dtype), _astype_vjp,
+                                 formula=_CONVERT)
 
 
 @primitive("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True))

@@ -58,6 +58,12 @@ class TensorOps:
     transpose = staticmethod(F.transpose)
     sum_to = staticmethod(F.sum_to)
 
+    cast = staticmethod(F.astype)
+
+    @staticmethod
+    def is_float(dtype: np.dtype) -> bool:
+        return bool(np.issubdtype(dtype, np.floating))
+
     @staticmethod
     def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
         return F.sum(x, axis=axis, keepdims=keepdims)

@@ -16,7 +16,8 @@ from adlite.compiler.ir.primitive import PRIMITIVES as COMPILER
 from adlite.runtime import autograd, tensor
 from adlite.runtime.primitives import PRIMITIVES as TAPE
 
-TAPE_NAME = {"select": "where"}  # the tape's names, where they differ (its conditions are params)
+# the tape's names where they differ (its `where` keeps the condition as a parameter)
+TAPE_NAME = {"select": "where", "convert": "astype"}
 TAPE_BY_FORMULA = {TAPE_NAME.get(n, n): n for n in derivatives.FORMULAS}
 SHARED = sorted(n for n in derivatives.FORMULAS if n in COMPILER and TAPE_NAME.get(n, n) in TAPE)
 
@@ -26,7 +27,7 @@ def test_the_arithmetic_and_math_primitives_are_shared():
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
                            "sum", "max", "min", "select", "reshape", "transpose",
-                           "broadcast_to"}
+                           "broadcast_to", "convert"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -73,6 +74,9 @@ def test_a_formula_reads_only_what_it_declares(name):
     formula = derivatives.FORMULAS[name]
     value = object() if formula.reads_inputs else _UNREAD
     output = object() if formula.reads_output else _UNREAD
+    if isinstance(formula, derivatives.Cast):  # sees only the value and the two dtypes
+        formula.across(_Trace(), object(), object(), object())
+        return
     if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shape and params
         params = {"axes": (1, 0)} if name == "transpose" else {"shape": (3, 2)}
         formula.adjoint(_Trace(), object(), (2, 3), **params)
@@ -149,3 +153,17 @@ def test_composites_are_built_by_the_one_definition(monkeypatch, name, fn):
     fn(t).backward()
     assert {"BuilderOps", "TensorOps"} <= set(calls)
     np.testing.assert_allclose(compiled, t.grad.data)
+
+
+def _through_int(x):
+    return x * 3.0 + int(x) * 2.0
+
+
+def test_a_conversion_to_int_carries_no_derivative_on_either_side():
+    """The shared `convert` formula: the tape used to pass the cotangent through float -> int
+    `astype` (gradient 5 here) while the compiler cut it (3, PyTorch's: an int tensor carries
+    no gradient); both now run the one formula."""
+    assert compiler.grad(_through_int)(1.5) == 3.0
+    x = tensor(np.array([1.5, 2.5]), requires_grad=True)
+    ((x * 3.0).sum() + (x.astype(np.int64) * 2.0).sum()).backward()
+    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])

@@ -5,8 +5,7 @@ Each `_define` call is one primitive with all of its rules; `g` is the output co
 arithmetic takes two operands of the same type (the frontend inserts `convert`s). The
 arithmetic and math primitives (`_arith`) take their `vjp` and `jvp` from the derivative
 formulas shared with the eager tape (`adlite.derivatives`), run with the `Builder` as their
-operations vocabulary (`vocabulary.BuilderOps`), and so does `select`; `convert` has its own
-rules here.
+operations vocabulary (`vocabulary.BuilderOps`), and so do `select` and `convert`.
 """
 
 from __future__ import annotations
@@ -208,20 +207,20 @@ def _convert_impl(x, to):
     return to.dtype.numpy(x) if to.is_float else bool(x)
 
 
-def _convert_back(b, e, ct):
-    """A cotangent/tangent flows through float -> float conversions only, in the source
-    precision; conversions from or to ints and bools cut it."""
-    source, target = e.inputs[0].type, e.outputs[0].type
-    if not (source.is_float and target.is_float):
-        return None
-    return ct if source.name == target.name else b.convert(ct, to=source.scalar)
+def _convert_rules():
+    """`vjp` and `jvp` from the shared `convert` formula (`adlite.derivatives`): a derivative
+    crosses float -> float conversions only."""
+    formula = derivatives.FORMULAS["convert"]
 
+    def vjp(b, e, cts):
+        source, target = e.inputs[0].type.scalar, e.outputs[0].type.scalar
+        return [None if cts[0] is None else formula.across(BuilderOps(b), cts[0], target, source)]
 
-def _convert_forward(b, e, t):
-    source, target = e.inputs[0].type, e.outputs[0].type
-    if t[0] is None or not (source.is_float and target.is_float):
-        return [None]
-    return [t[0] if source.name == target.name else b.convert(t[0], to=target.scalar)]
+    def jvp(b, e, t):
+        source, target = e.inputs[0].type.scalar, e.outputs[0].type.scalar
+        return [None if t[0] is None else formula.across(BuilderOps(b), t[0], source, target)]
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
 
 def _convert_py(args, eqn):
@@ -233,6 +232,5 @@ def _convert_py(args, eqn):
 
 
 register(Primitive(
-    "convert", _convert_type, _ieee(_convert_impl),
-    vjp=lambda b, e, cts: [_convert_back(b, e, cts[0])],
-    jvp=_convert_forward, py=_convert_py, elementwise=True))
+    "convert", _convert_type, _ieee(_convert_impl), py=_convert_py, elementwise=True,
+    **_convert_rules()))

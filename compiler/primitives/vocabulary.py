@@ -6,7 +6,8 @@ names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `consta
 `Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
 operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
 scalar's sum is itself); `reshape`, `transpose`, `sum_to` take their shape or axes as
-arguments (a reshape to shape None gives the scalar).
+arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
+(`cast` is the `convert` primitive).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const
+from ..ir.core import Atom, Const, Type
 from .shapes import reduced_shape
 
 
@@ -48,6 +49,12 @@ class BuilderOps:
 
     def sum_to(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
         return self.b.sum_to(x, shape=shape)
+
+    def is_float(self, dtype: Type) -> bool:
+        return dtype.is_float
+
+    def cast(self, x: Atom, dtype: Type) -> Atom:
+        return self.b.convert(x, to=dtype.scalar)
 
     def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
         """numpy's sum; a scalar's is itself."""
