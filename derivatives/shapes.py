@@ -1,7 +1,7 @@
 """The adjoints of the shape changes (see `vocabulary.Linear`) and the dtype conversion
 (`vocabulary.Cast`), each written once.
 
-`operand_shape` is the operand's shape (None or () for a scalar, as each side writes it); the
+`shapes` are the operands' shapes (None or () for a scalar, as each side writes it); the
 primitive's own parameters follow as keywords.
 """
 
@@ -14,9 +14,19 @@ def _inverse(axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(range(len(axes)), key=axes.__getitem__))
 
 
-define(Linear("reshape", lambda o, g, operand_shape, *, shape: o.reshape(g, operand_shape)))
-define(Linear("transpose", lambda o, g, operand_shape, *, axes: o.transpose(g, _inverse(axes))))
-define(Linear("broadcast_to", lambda o, g, operand_shape, *, shape: o.sum_to(g, operand_shape)))
+def _concatenate(o, g, shapes, *, axis):
+    """Each operand's cotangent is its slice of `g` along `axis`."""
+    parts, start = [], 0
+    for shape in shapes:
+        parts.append(o.slice_along(g, axis, start, start + shape[axis]))
+        start += shape[axis]
+    return parts
+
+
+define(Linear("reshape", lambda o, g, shapes, *, shape: [o.reshape(g, shapes[0])]))
+define(Linear("transpose", lambda o, g, shapes, *, axes: [o.transpose(g, _inverse(axes))]))
+define(Linear("broadcast_to", lambda o, g, shapes, *, shape: [o.sum_to(g, shapes[0])]))
+define(Linear("concatenate", _concatenate))
 
 
 def _across(o, value, from_dtype, to_dtype):

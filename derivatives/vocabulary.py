@@ -23,8 +23,9 @@ Contract:
   `reduce_sum(t * weights)`; `expand(value, shape, axis)` broadcasts a reduced value (kept
   axes or not) back to `shape`.
 - A `Linear` primitive (a shape change) is its own derivative: its tangent is the primitive
-  applied to the tangent, and `adjoint(ops, g, operand_shape, **params)` is the cotangent of
-  its one operand given the output cotangent `g`.
+  applied to the tangents (zeros standing for absent ones), and
+  `adjoint(ops, g, operand_shapes, **params)` is the list of its operands' cotangents given the
+  output cotangent `g`.
 - A `Cast` (a dtype conversion) carries a derivative across only between float dtypes:
   `across(ops, value, from_dtype, to_dtype)` is the value (cotangent or tangent) of dtype
   `from_dtype` in dtype `to_dtype`, or None (zero) when either is not a float dtype; the VJP
@@ -71,6 +72,7 @@ class Ops(Protocol):
     def reshape(self, x: Any, shape: tuple[int, ...]) -> Any: ...
     def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
     def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
+    def slice_along(self, x: Any, axis: int, start: int, stop: int) -> Any: ...
     def is_float(self, dtype: Any) -> bool: ...
     def cast(self, x: Any, dtype: Any) -> Any: ...
 

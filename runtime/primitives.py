@@ -229,7 +229,7 @@ def _shared_linear(name: str, node_name: str, impl: Callable[..., np.ndarray]) -
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
-        return (formula.adjoint(TENSOR_OPS, g, ctx.shapes[0], **ctx.params),)
+        return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **ctx.params))
 
     PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
 
@@ -239,7 +239,8 @@ for _name, _node, _impl in [
         ("transpose", "PermuteBackward0",
          lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes))),
         ("broadcast_to", "ExpandBackward0",
-         lambda x, *, shape: np.broadcast_to(x, shape).copy())]:
+         lambda x, *, shape: np.broadcast_to(x, shape).copy()),
+        ("concatenate", "CatBackward0", lambda *xs, axis: np.concatenate(xs, axis=axis))]:
     _shared_linear(_name, _node, _impl)
 
 
@@ -280,24 +281,6 @@ def _index_put(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
 def index_put_vjp(ctx, g):
     index = ctx.params["index"]
     return F.index_put(g, index, 0.0), F.sum_to(F.index(g, index), ctx.shapes[1])
-
-
-def _concatenate(*xs: np.ndarray, axis: int) -> np.ndarray:
-    return np.concatenate(xs, axis=axis)
-
-
-def concatenate_vjp(ctx, g):
-    axis = ctx.params["axis"]
-    grads, start = [], 0
-    for shape in ctx.shapes:
-        index = (slice(None),) * axis + (slice(start, start + shape[axis]),)
-        grads.append(F.index(g, index))
-        start += shape[axis]
-    return tuple(grads)
-
-
-PRIMITIVES["concatenate"] = Primitive("concatenate", "CatBackward0", _concatenate,
-                                      concatenate_vjp)
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))

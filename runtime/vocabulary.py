@@ -61,6 +61,10 @@ class TensorOps:
     cast = staticmethod(F.astype)
 
     @staticmethod
+    def slice_along(x: Any, axis: int, start: int, stop: int) -> Any:
+        return F.index(x, (slice(None),) * axis + (slice(start, stop),))
+
+    @staticmethod
     def is_float(dtype: np.dtype) -> bool:
         return bool(np.issubdtype(dtype, np.floating))
 

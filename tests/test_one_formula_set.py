@@ -27,7 +27,7 @@ def test_the_arithmetic_and_math_primitives_are_shared():
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
                            "sum", "max", "min", "select", "reshape", "transpose",
-                           "broadcast_to", "convert"}
+                           "broadcast_to", "concatenate", "convert"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -77,9 +77,10 @@ def test_a_formula_reads_only_what_it_declares(name):
     if isinstance(formula, derivatives.Cast):  # sees only the value and the two dtypes
         formula.across(_Trace(), object(), object(), object())
         return
-    if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shape and params
-        params = {"axes": (1, 0)} if name == "transpose" else {"shape": (3, 2)}
-        formula.adjoint(_Trace(), object(), (2, 3), **params)
+    if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shapes and params
+        params = {"transpose": {"axes": (1, 0)}, "concatenate": {"axis": 0}}.get(
+            name, {"shape": (3, 2)})
+        formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
     if isinstance(formula, derivatives.Reduction):
         for axis in (None, (1,)):

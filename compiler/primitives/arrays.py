@@ -3,7 +3,7 @@
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
 The reductions `sum`, `max`, `min` and the shape changes `reshape`, `transpose`,
-`broadcast_to` take their VJP and JVP from the derivative formulas shared
+`broadcast_to`, `concatenate` take their VJP and JVP from the derivative formulas shared
 with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
@@ -18,7 +18,7 @@ from adlite import derivatives
 
 from ..ir import dtypes
 from ..ir.core import I64, Const, Type
-from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
+from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
 from .shapes import broadcast, reduced_shape
 from .vocabulary import BuilderOps
@@ -109,14 +109,21 @@ def _reshape_type(in_types, params):
 
 def _linear_rules(name):
     """`vjp` from the shape change's shared adjoint (`adlite.derivatives`); `jvp` applies the
-    primitive itself to the tangent."""
+    primitive itself to the tangents (zeros for the absent ones)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(b, e, cts):
-        return [formula.adjoint(BuilderOps(b), cts[0], e.inputs[0].type.shape, **e.params)]
+        return formula.adjoint(BuilderOps(b), cts[0], [a.type.shape for a in e.inputs],
+                               **e.params)
 
-    return {"vjp": vjp, "jvp": lambda b, e, t: [b.op(name, t[0], **e.params)],
-            "formula": formula}
+    def jvp(b, e, t):
+        if all(ti is None for ti in t):
+            return [None]
+        tangents = [b.zeros(a.type) if ti is None else ti
+                    for ti, a in zip(t, e.inputs, strict=True)]
+        return [b.op(name, *tangents, **e.params)]
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
 
 register(Primitive(
@@ -343,23 +350,11 @@ def _concatenate_type(in_types, params):
     return [first.with_shape(tuple(shape))]
 
 
-def _concatenate_parts(b, e, g):
-    axis, start, parts = e.params["axis"], 0, []
-    for a in e.inputs:
-        n = a.type.shape[axis]
-        spec = (WHOLE,) * axis + (Slice(start, start + n),)
-        parts.append(b.index(g, spec=spec))
-        start += n
-    return parts
-
-
 register(Primitive(
     "concatenate", _concatenate_type,
     lambda *xs, axis: (np.concatenate(xs, axis=axis),),
-    lambda b, e, cts: _concatenate_parts(b, e, cts[0]),
-    lambda b, e, t: [b.concatenate(*(ti if ti is not None else b.zeros(a.type)
-                                     for ti, a in zip(t, e.inputs, strict=True)), **e.params)],
-    lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})"))
+    py=lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})",
+    **_linear_rules("concatenate")))
 
 
 # ---- creation -----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `consta
 operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
 scalar's sum is itself); `reshape`, `transpose`, `sum_to` take their shape or axes as
 arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
-(`cast` is the `convert` primitive).
+(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Type
+from ..ir.index import WHOLE, Slice
 from .shapes import reduced_shape
 
 
@@ -49,6 +50,9 @@ class BuilderOps:
 
     def sum_to(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
         return self.b.sum_to(x, shape=shape)
+
+    def slice_along(self, x: Atom, axis: int, start: int, stop: int) -> Atom:
+        return self.b.index(x, spec=(WHOLE,) * axis + (Slice(start, stop),))
 
     def is_float(self, dtype: Type) -> bool:
         return dtype.is_float
