@@ -117,19 +117,22 @@ class Reduction:
 
 
 @dataclass(frozen=True)
-class Linear:
+class _ReadsNothing:
+    """A formula reading neither the operands nor the result (the tape saves nothing)."""
+
     name: str
-    adjoint: Callable[..., Any]
     reads_inputs = False
     reads_output = False
 
 
 @dataclass(frozen=True)
-class Cast:
-    name: str
+class Linear(_ReadsNothing):
+    adjoint: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Cast(_ReadsNothing):
     across: Callable[..., Any]
-    reads_inputs = False
-    reads_output = False
 
 
 FORMULAS: dict[str, Formula | Reduction | Linear | Cast] = {}
