@@ -6,7 +6,8 @@ Contract:
   whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors.
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
-  `logsumexp`, ...), so its gradient comes from the primitives' rules.
+  `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
+  too (`square`, `hypot`, `log2`, `log10`, `norm`) are `adlite.derivatives.composites`.
 - Axes are normalised here (negative axes, ints, tuples) so that rules see one form.
 """
 
@@ -18,6 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from adlite.derivatives import composites
 
 from .grad_mode import is_grad_enabled
 from .graph import BackwardNode, Edge
@@ -147,6 +150,7 @@ def sigmoid(x): return apply("sigmoid", x)                     # noqa: E704
 def abs(x): return apply("abs", x)                             # noqa: E704, A001
 def log1p(x): return apply("log1p", x)                         # noqa: E704
 def expm1(x): return apply("expm1", x)                         # noqa: E704
+def cbrt(x): return apply("cbrt", x)                           # noqa: E704
 def sinh(x): return apply("sinh", x)                           # noqa: E704
 def cosh(x): return apply("cosh", x)                           # noqa: E704
 def arcsin(x): return apply("arcsin", x)                       # noqa: E704
@@ -307,8 +311,14 @@ def relu(x):
     return where(greater(x, 0), x, 0.0)
 
 
+def _ops():
+    from .vocabulary import TENSOR_OPS
+
+    return TENSOR_OPS
+
+
 def square(x):
-    return multiply(x, x)
+    return composites.square(_ops(), x)
 
 
 def outer(x, y):
@@ -318,7 +328,7 @@ def outer(x, y):
 
 def norm(x):
     """2-norm of a vector, Frobenius norm of a matrix (np.linalg.norm without options)."""
-    return sqrt(sum(x * x))
+    return composites.norm(_ops(), x)
 
 
 def squeeze(x):
@@ -327,15 +337,15 @@ def squeeze(x):
 
 
 def hypot(x, y):
-    return sqrt(x * x + y * y)
+    return composites.hypot(_ops(), x, y)
 
 
 def log2(x):
-    return log(x) / float(np.log(2.0))
+    return composites.log_base(_ops(), x, 2.0)
 
 
 def log10(x):
-    return log(x) / float(np.log(10.0))
+    return composites.log_base(_ops(), x, 10.0)
 
 
 def remainder(x, y):

@@ -24,7 +24,7 @@ UFUNCS = {
     np.not_equal: F.not_equal, np.greater: F.greater, np.greater_equal: F.greater_equal,
     np.less: F.less, np.less_equal: F.less_equal, np.logical_and: F.logical_and,
     np.logical_or: F.logical_or, np.logical_not: F.logical_not, np.isfinite: F.isfinite,
-    np.isnan: F.isnan, np.log1p: F.log1p, np.expm1: F.expm1, np.sinh: F.sinh,
+    np.isnan: F.isnan, np.log1p: F.log1p, np.expm1: F.expm1, np.cbrt: F.cbrt, np.sinh: F.sinh,
     np.cosh: F.cosh, np.arcsin: F.arcsin, np.arccos: F.arccos, np.arctan: F.arctan,
     np.hypot: F.hypot, np.log2: F.log2, np.log10: F.log10, np.fmax: F.fmax,
     np.fmin: F.fmin, np.fabs: F.abs, np.floor_divide: F.floor_divide,

@@ -6,9 +6,13 @@ Contract:
   cotangent (or None) per input, and flags saying whether the rule reads the inputs and/or the
   output (only those are saved, so in-place checks fire exactly when PyTorch's would).
 - VJP rules are written with tensor operations (`functional` and operators), so running them
-  with recording enabled (`create_graph=True`) gives higher-order derivatives for free.
+  with recording enabled (`create_graph=True`) gives higher-order derivatives for free. The
+  elementwise arithmetic and math primitives (`_elementwise`) take theirs from the derivative
+  formulas shared with the compiler (`adlite.derivatives`, run on tensors through
+  `vocabulary.TENSOR_OPS`), recorded in `formula`; the others have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
-- Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`):
+- Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
+  the elementwise primitives come from the shared formulas):
   maximum/minimum halve the gradient at a tie; fmax/fmin give it to the first operand where
   `x >= y` (fmin: `<=`) or `y` is NaN, else to the second; clip(x, lo, hi) gives it to `x`
   where `lo <= x <= hi`, to `lo` where `x < lo < hi`, to `hi` where `x > hi` or `hi < lo`;
@@ -24,7 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from adlite import derivatives
+
 from . import functional as F
+from .vocabulary import TENSOR_OPS, expand_reduced
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,7 @@ class Primitive:
     vjp: Callable[[RuleContext, Any], tuple[Any, ...]]
     saves_inputs: bool = False
     saves_output: bool = False
+    formula: derivatives.Formula | None = None
 
 
 PRIMITIVES: dict[str, Primitive] = {}
@@ -73,95 +81,23 @@ def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return impl
 
 
-def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
-    """`shape` with the reduced axes kept as size 1 (the keepdims shape)."""
-    axes = range(len(shape)) if axis is None else axis
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+# ---- elementwise: VJPs from the formulas shared with the compiler ------------------------
 
+def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> Primitive:
+    """Register primitive `name`, whose VJP runs the shared formula of the same name
+    (`adlite.derivatives`) on tensors, then sums each cotangent back to its input's shape
+    (broadcasting); the formula says which of inputs and output are saved."""
+    formula = derivatives.FORMULAS[name]
 
-def expand_reduced(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any:
-    """Broadcast a reduction's cotangent back to the reduced operand's shape."""
-    return F.broadcast_to(F.reshape(g, reduced_shape(shape, axis)), shape)
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        cts = derivatives.vjp(formula, TENSOR_OPS, g, ctx.inputs, ctx.output)
+        return tuple(None if ct is None else F.sum_to(ct, shape)
+                     for ct, shape in zip(cts, ctx.shapes, strict=True))
 
-
-# ---- elementwise unary ------------------------------------------------------------------
-
-@primitive("neg", "NegBackward0", np.negative)
-def neg_vjp(ctx, g):
-    return (-g,)
-
-
-@primitive("exp", "ExpBackward0", _quiet(np.exp), output=True)
-def exp_vjp(ctx, g):
-    return (g * ctx.output,)
-
-
-@primitive("log", "LogBackward0", _quiet(np.log), inputs=True)
-def log_vjp(ctx, g):
-    return (g / ctx.inputs[0],)
-
-
-@primitive("sqrt", "SqrtBackward0", _quiet(np.sqrt), output=True)
-def sqrt_vjp(ctx, g):
-    return (g / (2.0 * ctx.output),)
-
-
-@primitive("sin", "SinBackward0", np.sin, inputs=True)
-def sin_vjp(ctx, g):
-    return (g * F.cos(ctx.inputs[0]),)
-
-
-@primitive("cos", "CosBackward0", np.cos, inputs=True)
-def cos_vjp(ctx, g):
-    return (-(g * F.sin(ctx.inputs[0])),)
-
-
-@primitive("tan", "TanBackward0", _quiet(np.tan), output=True)
-def tan_vjp(ctx, g):
-    return (g * (1.0 + ctx.output * ctx.output),)
-
-
-@primitive("tanh", "TanhBackward0", np.tanh, output=True)
-def tanh_vjp(ctx, g):
-    return (g * (1.0 - ctx.output * ctx.output),)
-
-
-@primitive("log1p", "Log1PBackward0", _quiet(np.log1p), inputs=True)
-def log1p_vjp(ctx, g):
-    return (g / (1.0 + ctx.inputs[0]),)
-
-
-@primitive("expm1", "Expm1Backward0", _quiet(np.expm1), output=True)
-def expm1_vjp(ctx, g):
-    return (g * (ctx.output + 1.0),)
-
-
-@primitive("sinh", "SinhBackward0", _quiet(np.sinh), inputs=True)
-def sinh_vjp(ctx, g):
-    return (g * F.cosh(ctx.inputs[0]),)
-
-
-@primitive("cosh", "CoshBackward0", _quiet(np.cosh), inputs=True)
-def cosh_vjp(ctx, g):
-    return (g * F.sinh(ctx.inputs[0]),)
-
-
-@primitive("arcsin", "AsinBackward0", _quiet(np.arcsin), inputs=True)
-def arcsin_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return (g / F.sqrt(1.0 - x * x),)
-
-
-@primitive("arccos", "AcosBackward0", _quiet(np.arccos), inputs=True)
-def arccos_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return (-(g / F.sqrt(1.0 - x * x)),)
-
-
-@primitive("arctan", "AtanBackward0", np.arctan, inputs=True)
-def arctan_vjp(ctx, g):
-    x = ctx.inputs[0]
-    return (g / (1.0 + x * x),)
+    prim = Primitive(name, node_name, impl, vjp, formula.reads_inputs, formula.reads_output,
+                     formula)
+    PRIMITIVES[name] = prim
+    return prim
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -169,99 +105,48 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(np.result_type(x, 1.0))
 
 
-@primitive("sigmoid", "SigmoidBackward0", _sigmoid, output=True)
-def sigmoid_vjp(ctx, g):
-    s = ctx.output
-    return (g * (s * (1.0 - s)),)
+for _name, _node, _impl in [
+        ("neg", "NegBackward0", np.negative),
+        ("exp", "ExpBackward0", _quiet(np.exp)),
+        ("log", "LogBackward0", _quiet(np.log)),
+        ("sqrt", "SqrtBackward0", _quiet(np.sqrt)),
+        ("sin", "SinBackward0", np.sin),
+        ("cos", "CosBackward0", np.cos),
+        ("tan", "TanBackward0", _quiet(np.tan)),
+        ("tanh", "TanhBackward0", np.tanh),
+        ("log1p", "Log1PBackward0", _quiet(np.log1p)),
+        ("expm1", "Expm1Backward0", _quiet(np.expm1)),
+        ("cbrt", "CbrtBackward0", np.cbrt),
+        ("sinh", "SinhBackward0", _quiet(np.sinh)),
+        ("cosh", "CoshBackward0", _quiet(np.cosh)),
+        ("arcsin", "AsinBackward0", _quiet(np.arcsin)),
+        ("arccos", "AcosBackward0", _quiet(np.arccos)),
+        ("arctan", "AtanBackward0", np.arctan),
+        ("sigmoid", "SigmoidBackward0", _sigmoid),
+        ("abs", "AbsBackward0", np.abs),
+        ("add", "AddBackward0", np.add),
+        ("sub", "SubBackward0", np.subtract),
+        ("mul", "MulBackward0", np.multiply),
+        ("div", "DivBackward0", _quiet(np.true_divide)),
+        ("pow", "PowBackward1", _quiet(np.power)),
+        ("maximum", "MaximumBackward0", np.maximum),
+        ("minimum", "MinimumBackward0", np.minimum),
+        ("fmax", "FmaxBackward0", np.fmax),
+        ("fmin", "FminBackward0", np.fmin),
+        ("clip", "ClampBackward1", np.clip)]:
+    _elementwise(_name, _node, _impl)
 
 
-@primitive("abs", "AbsBackward0", np.abs, inputs=True)
-def abs_vjp(ctx, g):
-    return (g * F.sign(ctx.inputs[0]),)
+def _where_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared `select` formula, its condition (an operand there) kept as a parameter."""
+    cts = derivatives.vjp(_SELECT, TENSOR_OPS, g, (ctx.params["cond"], *ctx.inputs), ctx.output)
+    return tuple(F.sum_to(ct, shape) for ct, shape in zip(cts[1:], ctx.shapes, strict=True))
 
 
-# ---- elementwise binary (broadcasting: cotangents are summed back to each shape) ---------
-
-@primitive("add", "AddBackward0", np.add)
-def add_vjp(ctx, g):
-    return F.sum_to(g, ctx.shapes[0]), F.sum_to(g, ctx.shapes[1])
-
-
-@primitive("sub", "SubBackward0", np.subtract)
-def sub_vjp(ctx, g):
-    return F.sum_to(g, ctx.shapes[0]), F.sum_to(-g, ctx.shapes[1])
-
-
-@primitive("mul", "MulBackward0", np.multiply, inputs=True)
-def mul_vjp(ctx, g):
-    x, y = ctx.inputs
-    return F.sum_to(g * y, ctx.shapes[0]), F.sum_to(g * x, ctx.shapes[1])
-
-
-@primitive("div", "DivBackward0", _quiet(np.true_divide), inputs=True)
-def div_vjp(ctx, g):
-    x, y = ctx.inputs
-    gx = g / y
-    return F.sum_to(gx, ctx.shapes[0]), F.sum_to(-(gx * x / y), ctx.shapes[1])
-
-
-@primitive("pow", "PowBackward1", _quiet(np.power), inputs=True, output=True)
-def pow_vjp(ctx, g):
-    x, y = ctx.inputs
-    gx = g * y * F.power(x, y - 1.0)
-    # d/dy x**y = x**y log x, defined as 0 where x == 0 and y >= 0 (as PyTorch does)
-    zero_base = F.logical_and(F.equal(x, 0.0), F.greater_equal(y, 0.0))
-    gy = F.where(zero_base, 0.0, g * ctx.output * F.log(F.where(zero_base, 1.0, x)))
-    return F.sum_to(gx, ctx.shapes[0]), F.sum_to(gy, ctx.shapes[1])
-
-
-@primitive("maximum", "MaximumBackward0", np.maximum, inputs=True)
-def maximum_vjp(ctx, g):
-    x, y = ctx.inputs
-    wx = F.where(F.greater(x, y), 1.0, F.where(F.equal(x, y), 0.5, 0.0))
-    return F.sum_to(g * wx, ctx.shapes[0]), F.sum_to(g * (1.0 - wx), ctx.shapes[1])
-
-
-@primitive("minimum", "MinimumBackward0", np.minimum, inputs=True)
-def minimum_vjp(ctx, g):
-    x, y = ctx.inputs
-    wx = F.where(F.less(x, y), 1.0, F.where(F.equal(x, y), 0.5, 0.0))
-    return F.sum_to(g * wx, ctx.shapes[0]), F.sum_to(g * (1.0 - wx), ctx.shapes[1])
-
-
-def _first_or_second(first: Any, g: Any, shapes: tuple) -> tuple[Any, Any]:
-    """`g` to the first operand where `first`, else to the second (summed to each shape)."""
-    return (F.sum_to(F.where(first, g, 0.0), shapes[0]),
-            F.sum_to(F.where(first, 0.0, g), shapes[1]))
-
-
-@primitive("fmax", "FmaxBackward0", np.fmax, inputs=True)
-def fmax_vjp(ctx, g):
-    x, y = ctx.inputs
-    return _first_or_second(F.logical_or(F.greater_equal(x, y), F.isnan(y)), g, ctx.shapes)
-
-
-@primitive("fmin", "FminBackward0", np.fmin, inputs=True)
-def fmin_vjp(ctx, g):
-    x, y = ctx.inputs
-    return _first_or_second(F.logical_or(F.less_equal(x, y), F.isnan(y)), g, ctx.shapes)
-
-
-@primitive("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b))
-def where_vjp(ctx, g):
-    cond = ctx.params["cond"]
-    return (F.sum_to(F.where(cond, g, 0.0), ctx.shapes[0]),
-            F.sum_to(F.where(cond, 0.0, g), ctx.shapes[1]))
-
-
-@primitive("clip", "ClampBackward1", np.clip, inputs=True)
-def clip_vjp(ctx, g):
-    x, lo, hi = ctx.inputs
-    masks = (F.logical_and(F.greater_equal(x, lo), F.less_equal(x, hi)),
-             F.logical_and(F.less(x, lo), F.less(lo, hi)),
-             F.logical_or(F.greater(x, hi), F.less(hi, lo)))
-    return tuple(F.sum_to(F.where(m, g, 0.0), shape)
-                 for m, shape in zip(masks, ctx.shapes, strict=True))
+_SELECT = derivatives.FORMULAS["select"]
+PRIMITIVES["where"] = Primitive("where", "WhereBackward0",
+                                lambda a, b, *, cond: np.where(cond, a, b), _where_vjp,
+                                _SELECT.reads_inputs, _SELECT.reads_output, _SELECT)
 
 
 def _matmul_operands(x_shape, y_shape, g):
@@ -287,41 +172,27 @@ def matmul_vjp(ctx, g):
 
 # ---- reductions ---------------------------------------------------------------------------
 
-@primitive("sum", "SumBackward1",
-           lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims))
-def sum_vjp(ctx, g):
-    return (expand_reduced(g, ctx.shapes[0], ctx.params["axis"]),)
-
-
-def _count(shape, axis):
-    return int(np.prod([n for i, n in enumerate(shape) if axis is None or i in axis]))
-
-
-@primitive("mean", "MeanBackward1",
-           _quiet(lambda x, *, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)))
-def mean_vjp(ctx, g):
-    shape, axis = ctx.shapes[0], ctx.params["axis"]
-    return (expand_reduced(g, shape, axis) / float(_count(shape, axis)),)
-
-
-def _extremum_vjp(ctx, g):
-    """Cotangent of max/min: shared evenly among the positions that attain the extremum."""
-    x, out = ctx.inputs[0], ctx.output
-    shape, axis = ctx.shapes[0], ctx.params["axis"]
-    hit = F.equal(x, expand_reduced(out, shape, axis))
-    mask = F.where(hit, 1.0, 0.0)
-    count = F.sum(mask, axis=axis, keepdims=True)
-    return (expand_reduced(g, shape, axis) * mask / count,)
-
-
 def _reduction(fn):
     return lambda x, *, axis, keepdims: fn(x, axis=axis, keepdims=keepdims)
 
 
-PRIMITIVES["max"] = Primitive("max", "MaxBackward1", _reduction(np.max), _extremum_vjp,
-                              True, True)
-PRIMITIVES["min"] = Primitive("min", "MinBackward1", _reduction(np.min), _extremum_vjp,
-                              True, True)
+def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> None:
+    """Register reduction `name`, whose VJP runs the shared formula of the same name."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
+                                               ctx.output, ctx.shapes[0], ctx.params["axis"]))
+
+    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula.reads_inputs,
+                                 formula.reads_output, formula)
+
+
+for _name, _node, _impl in [("sum", "SumBackward1", _reduction(np.sum)),
+                            ("mean", "MeanBackward1", _quiet(_reduction(np.mean))),
+                            ("max", "MaxBackward1", _reduction(np.max)),
+                            ("min", "MinBackward1", _reduction(np.min))]:
+    _shared_reduction(_name, _node, _impl)
 
 
 def _exclusive_prod(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
@@ -353,26 +224,35 @@ def prod_vjp(ctx, g):
 
 # ---- shape and indexing -------------------------------------------------------------------
 
-@primitive("reshape", "ViewBackward0", lambda x, *, shape: np.reshape(x, shape).copy())
-def reshape_vjp(ctx, g):
-    return (F.reshape(g, ctx.shapes[0]),)
+def _shared_linear(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> None:
+    """Register shape change `name`, whose VJP is the shared adjoint of the same name."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **ctx.params))
+
+    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
 
 
-@primitive("transpose", "PermuteBackward0",
-           lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes)))
-def transpose_vjp(ctx, g):
-    return (F.transpose(g, tuple(np.argsort(ctx.params["axes"]))),)
+for _name, _node, _impl in [
+        ("reshape", "ViewBackward0", lambda x, *, shape: np.reshape(x, shape).copy()),
+        ("transpose", "PermuteBackward0",
+         lambda x, *, axes: np.ascontiguousarray(np.transpose(x, axes))),
+        ("broadcast_to", "ExpandBackward0",
+         lambda x, *, shape: np.broadcast_to(x, shape).copy()),
+        ("concatenate", "CatBackward0", lambda *xs, axis: np.concatenate(xs, axis=axis))]:
+    _shared_linear(_name, _node, _impl)
 
 
-@primitive("broadcast_to", "ExpandBackward0",
-           lambda x, *, shape: np.broadcast_to(x, shape).copy())
-def broadcast_to_vjp(ctx, g):
-    return (F.sum_to(g, ctx.shapes[0]),)
+def _astype_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared `convert` formula: only float -> float conversions carry the cotangent."""
+    return (_CONVERT.across(TENSOR_OPS, g, ctx.params["dtype"], ctx.dtypes[0]),)
 
 
-@primitive("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype))
-def astype_vjp(ctx, g):
-    return (F.astype(g, ctx.dtypes[0]),)
+_CONVERT = derivatives.FORMULAS["convert"]
+PRIMITIVES["astype"] = Primitive("astype", "ToCopyBackward0",
+                                 lambda x, *, dtype: x.astype(dtype), _astype_vjp,
+                                 formula=_CONVERT)
 
 
 @primitive("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True))
@@ -401,24 +281,6 @@ def _index_put(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
 def index_put_vjp(ctx, g):
     index = ctx.params["index"]
     return F.index_put(g, index, 0.0), F.sum_to(F.index(g, index), ctx.shapes[1])
-
-
-def _concatenate(*xs: np.ndarray, axis: int) -> np.ndarray:
-    return np.concatenate(xs, axis=axis)
-
-
-def concatenate_vjp(ctx, g):
-    axis = ctx.params["axis"]
-    grads, start = [], 0
-    for shape in ctx.shapes:
-        index = (slice(None),) * axis + (slice(start, start + shape[axis]),)
-        grads.append(F.index(g, index))
-        start += shape[axis]
-    return tuple(grads)
-
-
-PRIMITIVES["concatenate"] = Primitive("concatenate", "CatBackward0", _concatenate,
-                                      concatenate_vjp)
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))

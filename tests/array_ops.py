@@ -38,6 +38,11 @@ def op_log(x):
 
 
 @unary("p")
+def op_cbrt(x):
+    return np.sum(np.cbrt(x) * x)
+
+
+@unary("p")
 def op_sqrt(x):
     return np.sum(np.sqrt(x) * x)
 

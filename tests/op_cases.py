@@ -45,6 +45,7 @@ UNARY = {
     "square": (np.square, normal),
     "log1p": (np.log1p, positive),
     "expm1": (np.expm1, normal),
+    "cbrt": (np.cbrt, away_from_zero),
     "sinh": (np.sinh, normal),
     "cosh": (np.cosh, normal),
     "arcsin": (lambda x: np.arcsin(x * 0.4), normal),

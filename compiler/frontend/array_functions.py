@@ -16,9 +16,12 @@ import builtins
 
 import numpy as np
 
+from adlite.derivatives import composites
+
 from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
 from ..primitives.arrays import reduces_nothing
+from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
@@ -221,10 +224,7 @@ def _norm(conv, args, kwargs, node):
     """np.linalg.norm(x): the 2-norm of a vector, the Frobenius norm of a matrix."""
     _options(conv, kwargs, (), node)
     x = conv.as_float(conv.one(args, node), node)
-    squares = conv.b.mul(x, x)
-    if x.type.is_array:
-        squares = conv.b.sum(squares, axis=None, keepdims=False)
-    return conv.b.sqrt(squares)
+    return composites.norm(BuilderOps(conv.b), x)
 
 
 def _expand_dims(conv, args, kwargs, node):

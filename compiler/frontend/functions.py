@@ -6,7 +6,8 @@ any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowe
 accepted only by the array functions of `array_functions.py`); `constant(obj)` gives the value
 of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
 `array_functions` registers the numpy array functions into the same table
-(`register_with_keywords`); `to_ir` imports both modules.
+(`register_with_keywords`); `to_ir` imports both modules. The numpy composites the eager tape
+has too (`square`, `hypot`, log bases, `norm`) are lowered from `adlite.derivatives.composites`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ import math
 
 import numpy as np
 
+from adlite import derivatives
+from adlite.derivatives import composites
+
 from ..ir.core import F64, I64
 from ..primitives.ints import range_len
+from ..primitives.vocabulary import BuilderOps
 
 
 def _unary(prim):
@@ -39,9 +44,10 @@ def _nan_ignoring_extremum(compare):
 
     def lower(conv, args, node):
         a, b = conv.promote(*conv.exactly(args, 2, node), node)
-        first = conv.b.op(compare, a, b)
         if a.type.is_float:
-            first = conv.b.or_(first, conv.b.ne(b, b))
+            first = derivatives.takes_first(conv.b, compare, a, b)  # the tape's fmax rule's too
+        else:
+            first = conv.b.op(compare, a, b)  # no NaN among ints
         return conv.b.select(first, a, b)
 
     return lower
@@ -78,27 +84,27 @@ def _abs(conv, args, node):
 
 def _square(conv, args, node):
     x = conv.as_float(conv.one(args, node), node)
-    return conv.b.mul(x, x)
+    return composites.square(BuilderOps(conv.b), x)
 
 
 def _log(conv, args, node):
     if len(args) == 2:
         x, base = (conv.as_float(a, node) for a in args)
-        return conv.b.div(conv.b.log(x), conv.b.log(base))
+        return composites.log_base(BuilderOps(conv.b), x, base)
     return conv.b.log(conv.as_float(conv.one(args, node), node))
 
 
 def _log_base(base):
     def lower(conv, args, node):
         x = conv.as_float(conv.one(args, node), node)
-        return conv.b.div(conv.b.log(x), math.log(base))
+        return composites.log_base(BuilderOps(conv.b), x, base)
 
     return lower
 
 
 def _hypot(conv, args, node):
     x, y = (conv.as_float(a, node) for a in conv.exactly(args, 2, node))
-    return conv.b.sqrt(conv.b.add(conv.b.mul(x, x), conv.b.mul(y, y)))
+    return composites.hypot(BuilderOps(conv.b), x, y)
 
 
 def _rounding(prim, to_int):
@@ -160,7 +166,8 @@ def _register(objects, lowering):
     register_with_keywords(objects, lower)
 
 
-for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1"]:
+for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1",
+              "cbrt"]:
     _register([getattr(np, _name), getattr(math, _name)], _unary(_name))
 for _np_name, _math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
     _register([getattr(np, _np_name), getattr(math, _math_name)], _unary(_np_name))

@@ -12,6 +12,8 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `llvm(cx, args, eqn) -> llvm values` the LLVM lowering of one element (scalar operands),
   for the elementwise primitives: the LLVM backend attaches it (the other primitives have
   array or structural lowerings in the backend itself),
+- `formula`: the shared derivative formula (`adlite.derivatives.Formula`) that `vjp` and
+  `jvp` were made from, or None where the rules are the compiler's own,
 - `batch`: the batching rule, a slot for a later `vmap` (None for every primitive today),
 - `ad_forward(fb, eqn, plan) -> emit_backward(bb, cotangents, guards)`: for primitives whose
   reverse mode must change the forward sweep too (`while` stores values on the tape); used
@@ -65,6 +67,7 @@ class Primitive:
     elementwise: bool = False
     reduction: bool = False
     structural: bool = False
+    formula: object | None = None
 
 
 PRIMITIVES: dict[str, Primitive] = {}

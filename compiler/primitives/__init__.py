@@ -3,11 +3,13 @@
 Contract: importing this package registers every primitive in the table `PRIMITIVES` of
 `adlite.compiler.ir.primitive` (re-exported here; the fields of a `Primitive` are documented
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
-flow and the AD tapes in `control`. The structural AD rules of control flow are attached by
-`adlite.compiler.ad`.
+flow and the AD tapes in `control`; `vocabulary` runs the derivative formulas shared with the
+eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
+flow are attached by `adlite.compiler.ad`.
 
-Conventions at ties (PyTorch's; the eager tape's rules in `adlite.runtime.primitives` are the
-same, in reverse and forward mode alike):
+Conventions at ties (PyTorch's; those of the elementwise primitives and of fmax/fmin are
+written once in `adlite.derivatives`, whose formulas the compiler and the eager tape both run,
+in reverse and forward mode alike):
 - builtin `max(a, b, ...)` / `min`: Python's left fold keeps the current value unless
   `item > current` (min: `<`), a select, so the whole gradient goes to the argument Python
   returns (the first of tied arguments; NaN order-dependent as in Python).

@@ -2,6 +2,9 @@
 
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
+The reductions `sum`, `max`, `min` and the shape changes `reshape`, `transpose`,
+`broadcast_to`, `concatenate` take their VJP and JVP from the derivative formulas shared
+with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
 Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
@@ -11,21 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from adlite import derivatives
+
 from ..ir import dtypes
 from ..ir.core import I64, Const, Type
-from ..ir.index import WHOLE, Int, NewAxis, Slice, Spec
+from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
-from .shapes import broadcast
+from .shapes import broadcast, reduced_shape
+from .vocabulary import BuilderOps
 
 NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
             dtypes.I64: "np.int64"}  # in generated Python source
-
-
-def reduced_shape(shape, axis, keepdims):
-    axes = range(len(shape)) if axis is None else axis
-    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
-        tuple(n for i, n in enumerate(shape) if i not in axes)
-    return out if out else None
 
 
 def _array(t: Type, what: str) -> None:
@@ -41,15 +40,21 @@ def _reduce_type(in_types, params):
     return [t.with_shape(reduced_shape(t.shape, params["axis"], params["keepdims"]))]
 
 
-def expand_back(b, g, x_type, axis):
-    """Broadcast a reduction's cotangent `g` back to the operand's shape."""
-    if g.type.is_array:
-        g = b.reshape(g, shape=reduced_shape(x_type.shape, axis, True))
-    return b.broadcast_to(g, shape=x_type.shape)
+def _reduction_rules(name):
+    """`vjp` and `jvp` from the reduction's shared formula (`adlite.derivatives`)."""
+    formula = derivatives.FORMULAS[name]
 
+    def vjp(b, e, cts):
+        x = e.inputs[0]
+        return derivatives.reduction_vjp(formula, BuilderOps(b), cts[0], x, e.outputs[0],
+                                         x.type.shape, e.params["axis"])
 
-def _sum_vjp(b, e, cts):
-    return [expand_back(b, cts[0], e.inputs[0].type, e.params["axis"])]
+    def jvp(b, e, t):
+        x = e.inputs[0]
+        return [derivatives.reduction_jvp(formula, BuilderOps(b), t[0], x, e.outputs[0],
+                                          x.type.shape, e.params["axis"], e.params["keepdims"])]
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
 
 def _reduce_py(fn):
@@ -57,34 +62,11 @@ def _reduce_py(fn):
                             f"keepdims={e.params['keepdims']})")
 
 
-register(Primitive("sum", _reduce_type,
-                   lambda x, axis, keepdims: (np.sum(x, axis=axis, keepdims=keepdims),),
-                   _sum_vjp, lambda b, e, t: [b.sum(t[0], **e.params)], _reduce_py("sum"),
-                   reduction=True))
-
-
-def _extremum_vjp(b, e, cts):
-    """The cotangent is shared evenly by the positions attaining the extremum."""
-    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
-    hit = b.eq(x, expand_back(b, out, x.type, axis))
-    weight = b.select(hit, Const(1.0, x.type.scalar), Const(0.0, x.type.scalar))
-    count = b.sum(weight, axis=axis, keepdims=True)
-    return [b.div(b.mul(expand_back(b, cts[0], x.type, axis), weight), count)]
-
-
-def _extremum_jvp(b, e, t):
-    x, out, axis = e.inputs[0], e.outputs[0], e.params["axis"]
-    one, zero = Const(1.0, x.type.scalar), Const(0.0, x.type.scalar)
-    weight = b.select(b.eq(x, expand_back(b, out, x.type, axis)), one, zero)
-    count = b.sum(weight, axis=axis, keepdims=e.params["keepdims"])
-    return [b.div(b.sum(b.mul(t[0], weight), **e.params), count)]
-
-
-for _name in ("max", "min"):
+for _name in ("sum", "max", "min"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
-                       _extremum_vjp, _extremum_jvp, _reduce_py(_name), reduction=True))
+                       py=_reduce_py(_name), reduction=True, **_reduction_rules(_name)))
 
 
 def reduces_nothing(shape, axis) -> bool:
@@ -125,15 +107,29 @@ def _reshape_type(in_types, params):
     return [t.with_shape(shape)]
 
 
+def _linear_rules(name):
+    """`vjp` from the shape change's shared adjoint (`adlite.derivatives`); `jvp` applies the
+    primitive itself to the tangents (zeros for the absent ones)."""
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(b, e, cts):
+        return formula.adjoint(BuilderOps(b), cts[0], [a.type.shape for a in e.inputs],
+                               **e.params)
+
+    def jvp(b, e, t):
+        if all(ti is None for ti in t):
+            return [None]
+        tangents = [b.zeros(a.type) if ti is None else ti
+                    for ti, a in zip(t, e.inputs, strict=True)]
+        return [b.op(name, *tangents, **e.params)]
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
+
+
 register(Primitive(
     "reshape", _reshape_type, lambda x, shape: (np.reshape(x, shape or ()),),
-    lambda b, e, cts: [_reshape_to(b, cts[0], e.inputs[0].type)],
-    lambda b, e, t: [b.reshape(t[0], **e.params)],
-    lambda args, e: f"np.reshape({args[0]}, {e.params['shape'] or ()})"))
-
-
-def _reshape_to(b, g, t: Type):
-    return b.reshape(g, shape=t.shape) if t.is_array else b.sum_to(g, shape=None)
+    py=lambda args, e: f"np.reshape({args[0]}, {e.params['shape'] or ()})",
+    **_linear_rules("reshape")))
 
 
 def _transpose_type(in_types, params):
@@ -146,10 +142,8 @@ def _transpose_type(in_types, params):
 
 register(Primitive(
     "transpose", _transpose_type, lambda x, axes: (np.transpose(x, axes),),
-    lambda b, e, cts: [b.transpose(cts[0], axes=tuple(int(i) for i in
-                                                       np.argsort(e.params["axes"])))],
-    lambda b, e, t: [b.transpose(t[0], **e.params)],
-    lambda args, e: f"np.transpose({args[0]}, {e.params['axes']})"))
+    py=lambda args, e: f"np.transpose({args[0]}, {e.params['axes']})",
+    **_linear_rules("transpose")))
 
 
 def _broadcast_type(in_types, params):
@@ -161,9 +155,8 @@ def _broadcast_type(in_types, params):
 
 register(Primitive(
     "broadcast_to", _broadcast_type, lambda x, shape: (np.broadcast_to(x, shape),),
-    lambda b, e, cts: [b.sum_to(cts[0], shape=e.inputs[0].type.shape)],
-    lambda b, e, t: [b.broadcast_to(t[0], **e.params)],
-    lambda args, e: f"np.broadcast_to({args[0]}, {e.params['shape']})"))
+    py=lambda args, e: f"np.broadcast_to({args[0]}, {e.params['shape']})",
+    **_linear_rules("broadcast_to")))
 
 
 def sum_to_axes(shape, target):
@@ -357,23 +350,11 @@ def _concatenate_type(in_types, params):
     return [first.with_shape(tuple(shape))]
 
 
-def _concatenate_parts(b, e, g):
-    axis, start, parts = e.params["axis"], 0, []
-    for a in e.inputs:
-        n = a.type.shape[axis]
-        spec = (WHOLE,) * axis + (Slice(start, start + n),)
-        parts.append(b.index(g, spec=spec))
-        start += n
-    return parts
-
-
 register(Primitive(
     "concatenate", _concatenate_type,
     lambda *xs, axis: (np.concatenate(xs, axis=axis),),
-    lambda b, e, cts: _concatenate_parts(b, e, cts[0]),
-    lambda b, e, t: [b.concatenate(*(ti if ti is not None else b.zeros(a.type)
-                                     for ti, a in zip(t, e.inputs, strict=True)), **e.params)],
-    lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})"))
+    py=lambda args, e: f"np.concatenate([{', '.join(args)}], axis={e.params['axis']})",
+    **_linear_rules("concatenate")))
 
 
 # ---- creation -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 Scalars have shape None; arrays have a tuple. `broadcast(*shapes)` follows numpy (raises
 TypeError naming the shapes on mismatch); a result of rank 0 is a scalar.
+`reduced_shape(shape, axis, keepdims)` is the shape of a reduction's result.
 """
 
 from __future__ import annotations
@@ -36,3 +37,10 @@ def elementwise(in_types: list[Type], dtype: str | None = None,
         raise TypeError(f"expects {'/'.join(allowed)} operands, got "
                         f"{', '.join(map(str, in_types))}")
     return Type(dtype or name, broadcast(*(t.shape for t in in_types)))
+
+
+def reduced_shape(shape, axis, keepdims):
+    axes = range(len(shape)) if axis is None else axis
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
+        tuple(n for i, n in enumerate(shape) if i not in axes)
+    return out if out else None

@@ -323,6 +323,7 @@ LOWERINGS = {
     "arctan": _libm("atan"),
     "log1p": _libm("log1p"),
     "expm1": _libm("expm1"),
+    "cbrt": _libm("cbrt"),
     "lt": _compare("<"), "le": _compare("<="), "gt": _compare(">"), "ge": _compare(">="),
     "eq": _compare("=="), "ne": _compare("!="),
     "and_": lambda cx, args, eqn: [cx.b.and_(*args)],

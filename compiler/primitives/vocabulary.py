@@ -1,0 +1,65 @@
+"""The derivative vocabulary (`adlite.derivatives.Ops`) implemented with the IR `Builder`, so
+that the shared derivative formulas emit IR.
+
+Contract: `BuilderOps(b)` answers every word of the vocabulary: the words that are primitive
+names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `constant` is a
+`Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
+operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
+scalar's sum is itself); `reshape`, `transpose`, `sum_to` take their shape or axes as
+arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
+(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.builder import Builder
+from ..ir.core import Atom, Const, Type
+from ..ir.index import WHOLE, Slice
+from .shapes import reduced_shape
+
+
+def expand_back(b: Builder, g: Atom, shape: tuple[int, ...],
+                axis: tuple[int, ...] | None) -> Atom:
+    """Broadcast a reduction's result or cotangent `g` back to the operand's `shape`."""
+    if g.type.is_array:
+        g = b.reshape(g, shape=reduced_shape(shape, axis, True))
+    return b.broadcast_to(g, shape=shape)
+
+
+class BuilderOps:
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+
+    def __getattr__(self, word: str) -> Any:
+        return getattr(self.b, word)
+
+    def constant(self, value: float, like: Atom) -> Const:
+        return Const(value, like.type.scalar)
+
+    def expand(self, x: Atom, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Atom:
+        return expand_back(self.b, x, shape, axis)
+
+    def reshape(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
+        """To an array shape, or to a scalar (shape None: the one element)."""
+        return self.b.reshape(x, shape=shape) if shape else self.b.sum_to(x, shape=None)
+
+    def transpose(self, x: Atom, axes: tuple[int, ...]) -> Atom:
+        return self.b.transpose(x, axes=axes)
+
+    def sum_to(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
+        return self.b.sum_to(x, shape=shape)
+
+    def slice_along(self, x: Atom, axis: int, start: int, stop: int) -> Atom:
+        return self.b.index(x, spec=(WHOLE,) * axis + (Slice(start, stop),))
+
+    def is_float(self, dtype: Type) -> bool:
+        return dtype.is_float
+
+    def cast(self, x: Atom, dtype: Type) -> Atom:
+        return self.b.convert(x, to=dtype.scalar)
+
+    def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
+        """numpy's sum; a scalar's is itself."""
+        return self.b.sum(x, axis=axis, keepdims=keepdims) if x.type.is_array else x

@@ -1,0 +1,44 @@
+"""adlite.derivatives: the derivative formulas, written once for the compiler and the eager tape.
+
+Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
+primitive, `elementwise`), a `Reduction` (the derivative of a reduction with respect to each
+element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`) or a `Cast` (the
+dtype conversion, `shapes`), written against
+the small operations vocabulary `Ops` and nothing else (see `vocabulary`).
+Two implementations of `Ops` run them:
+- the compiler's IR `Builder` (`adlite.compiler.primitives.vocabulary.BuilderOps`): the
+  compiler's primitives take their `vjp` and `jvp` rules from these formulas
+  (`adlite.compiler.primitives.scalar`, `.arrays`);
+- the tape's tensor functions (`adlite.runtime.vocabulary`): the tape's primitives take their
+  VJP from the same formulas (`adlite.runtime.primitives`), so `create_graph=True` gives higher
+  derivatives through recorded tensor operations.
+Each driver keeps what is its own: the compiler its symbolic zeros, the tape its PyTorch node
+names, saved tensors (a formula declares whether it reads the inputs and/or the output) and the
+summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
+the same in both by construction. `composites` holds the numpy functions both sides build
+from primitives (`square`, `hypot`, `log_base`, `norm`), written once the same way.
+
+This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
+"""
+
+from . import composites, reductions, shapes  # noqa: F401  (reductions, shapes define formulas)
+from .elementwise import takes_first
+from .vocabulary import (
+    FORMULAS,
+    MINUS_ONE,
+    ONE,
+    Cast,
+    Formula,
+    Linear,
+    Mask,
+    Ops,
+    Reduction,
+    jvp,
+    reduction_jvp,
+    reduction_vjp,
+    vjp,
+)
+
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Cast", "Formula", "Linear", "Mask", "Ops",
+           "Reduction", "composites", "jvp", "reduction_jvp", "reduction_vjp", "takes_first",
+           "vjp"]

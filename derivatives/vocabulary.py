@@ -1,0 +1,187 @@
+"""The vocabulary derivative formulas are written in, and the two linear maps built from them.
+
+Contract:
+- `Ops` is the protocol a formula may use: arithmetic, the math functions that appear in
+  derivatives, comparisons and logic (giving booleans), `select(cond, x, y)` (numpy's `where`)
+  and `constant(value, like)` (a scalar of `like`'s float type). Python floats may stand for
+  operands next to a value of the vocabulary (they take its type).
+- A `Formula` gives, for an elementwise primitive with inputs `x...` and output `out`, one
+  partial derivative per input: `partials(ops, *inputs, out)`. A partial is `None` (zero),
+  `ONE`, `MINUS_ONE`, a `Mask(cond)` (the derivative is 1 where `cond`, else exactly 0: the
+  tangent or cotangent is selected, so an inf/NaN elsewhere does not leak; `Mask(cond, False)`
+  is 1 where `cond` does not hold), or a value. `reads_inputs` / `reads_output` say which of
+  them the partials use (the tape saves only those); the first `conditions` inputs are boolean
+  operands, always at hand (the tape keeps them as parameters) and never differentiated.
+- `vjp(formula, ops, g, inputs, out)` is the list of input cotangents (None = zero) and
+  `jvp(formula, ops, tangents, inputs, out)` the output tangent (None when every tangent is);
+  both are in the broadcast shape of the output: summing back to an input's shape is the
+  driver's job.
+- A `Reduction` gives, for a reduction of `x` (of shape `shape`) over `axis` (a sorted tuple,
+  or None for all axes) to `out`, the derivative of the result with respect to each element of
+  `x`: `weights(ops, x, out, shape, axis)`, a partial as above (a Python float is a constant).
+  `reduction_vjp(...)` is `[expand(g) * weights]`, `reduction_jvp(...)` is
+  `reduce_sum(t * weights)`; `expand(value, shape, axis)` broadcasts a reduced value (kept
+  axes or not) back to `shape`.
+- A `Linear` primitive (a shape change) is its own derivative: its tangent is the primitive
+  applied to the tangents (zeros standing for absent ones), and
+  `adjoint(ops, g, operand_shapes, **params)` is the list of its operands' cotangents given the
+  output cotangent `g`.
+- A `Cast` (a dtype conversion) carries a derivative across only between float dtypes:
+  `across(ops, value, from_dtype, to_dtype)` is the value (cotangent or tangent) of dtype
+  `from_dtype` in dtype `to_dtype`, or None (zero) when either is not a float dtype; the VJP
+  goes from the result's dtype to the operand's, the JVP the other way.
+- `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
+  `shapes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Ops(Protocol):
+    def add(self, x: Any, y: Any) -> Any: ...
+    def sub(self, x: Any, y: Any) -> Any: ...
+    def mul(self, x: Any, y: Any) -> Any: ...
+    def div(self, x: Any, y: Any) -> Any: ...
+    def neg(self, x: Any) -> Any: ...
+    def pow(self, x: Any, y: Any) -> Any: ...
+    def floordiv(self, x: Any, y: Any) -> Any: ...
+    def exp(self, x: Any) -> Any: ...
+    def log(self, x: Any) -> Any: ...
+    def sqrt(self, x: Any) -> Any: ...
+    def sin(self, x: Any) -> Any: ...
+    def cos(self, x: Any) -> Any: ...
+    def sinh(self, x: Any) -> Any: ...
+    def cosh(self, x: Any) -> Any: ...
+    def sign(self, x: Any) -> Any: ...
+    def lt(self, x: Any, y: Any) -> Any: ...
+    def le(self, x: Any, y: Any) -> Any: ...
+    def gt(self, x: Any, y: Any) -> Any: ...
+    def ge(self, x: Any, y: Any) -> Any: ...
+    def eq(self, x: Any, y: Any) -> Any: ...
+    def ne(self, x: Any, y: Any) -> Any: ...
+    def and_(self, x: Any, y: Any) -> Any: ...
+    def or_(self, x: Any, y: Any) -> Any: ...
+    def select(self, cond: Any, x: Any, y: Any) -> Any: ...
+    def constant(self, value: float, like: Any) -> Any: ...
+    def expand(self, x: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any: ...
+    def reduce_sum(self, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any: ...
+    def reshape(self, x: Any, shape: tuple[int, ...]) -> Any: ...
+    def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
+    def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
+    def slice_along(self, x: Any, axis: int, start: int, stop: int) -> Any: ...
+    def is_float(self, dtype: Any) -> bool: ...
+    def cast(self, x: Any, dtype: Any) -> Any: ...
+
+
+class _Unit:
+    """A partial derivative known to be +1 or -1 (no multiplication is emitted)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+ONE = _Unit("ONE")
+MINUS_ONE = _Unit("MINUS_ONE")
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A partial derivative that is 1 where `cond` is `where` and exactly 0 elsewhere."""
+
+    cond: Any
+    where: bool = True
+
+
+@dataclass(frozen=True)
+class Formula:
+    name: str
+    partials: Callable[..., Sequence[Any]]
+    reads_inputs: bool = False
+    reads_output: bool = False
+    conditions: int = 0
+
+
+@dataclass(frozen=True)
+class Reduction:
+    name: str
+    weights: Callable[..., Any]
+    reads_inputs: bool = False
+    reads_output: bool = False
+
+
+@dataclass(frozen=True)
+class _ReadsNothing:
+    """A formula reading neither the operands nor the result (the tape saves nothing)."""
+
+    name: str
+    reads_inputs = False
+    reads_output = False
+
+
+@dataclass(frozen=True)
+class Linear(_ReadsNothing):
+    adjoint: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Cast(_ReadsNothing):
+    across: Callable[..., Any]
+
+
+FORMULAS: dict[str, Formula | Reduction | Linear | Cast] = {}
+
+
+def define(formula: Formula | Reduction | Linear | Cast) -> None:
+    if formula.name in FORMULAS:
+        raise ValueError(f"formula {formula.name!r} is defined twice")
+    FORMULAS[formula.name] = formula
+
+
+def _times(ops: Ops, t: Any, partial: Any) -> Any:
+    """`t` times the partial derivative (None when either is zero)."""
+    if t is None or partial is None:
+        return None
+    if partial is ONE:
+        return t
+    if partial is MINUS_ONE:
+        return ops.neg(t)
+    if isinstance(partial, Mask):
+        return ops.select(partial.cond, t, 0.0) if partial.where else \
+            ops.select(partial.cond, 0.0, t)
+    return ops.mul(t, partial)
+
+
+def vjp(formula: Formula, ops: Ops, g: Any, inputs: Sequence[Any], out: Any) -> list[Any]:
+    return [_times(ops, g, p) for p in formula.partials(ops, *inputs, out)]
+
+
+def jvp(formula: Formula, ops: Ops, tangents: Sequence[Any], inputs: Sequence[Any],
+        out: Any) -> Any:
+    if all(t is None for t in tangents):
+        return None
+    total = None
+    for t, p in zip(tangents, formula.partials(ops, *inputs, out), strict=True):
+        term = _times(ops, t, p)
+        total = term if total is None else total if term is None else ops.add(total, term)
+    return total
+
+
+def reduction_vjp(formula: Reduction, ops: Ops, g: Any, x: Any, out: Any,
+                  shape: tuple[int, ...], axis: tuple[int, ...] | None) -> list[Any]:
+    weights = formula.weights(ops, x, out, shape, axis)
+    return [_times(ops, ops.expand(g, shape, axis), weights)]
+
+
+def reduction_jvp(formula: Reduction, ops: Ops, t: Any, x: Any, out: Any,
+                  shape: tuple[int, ...], axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    if t is None:
+        return None
+    weights = formula.weights(ops, x, out, shape, axis)
+    return ops.reduce_sum(_times(ops, t, weights), axis, keepdims)

@@ -1,0 +1,80 @@
+"""The derivative vocabulary (`adlite.derivatives.Ops`) implemented with the tape's tensor
+functions, so that the shared formulas run on tensors.
+
+Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
+`expand_reduced`, which the tape's own rules use too); each is a recorded tensor
+function of `functional` (comparisons and logic give tensors that never require grad), so a
+formula run with recording on (`create_graph=True`) is itself differentiable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import functional as F
+
+
+def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
+    """`shape` with the reduced axes kept as size 1 (the keepdims shape)."""
+    axes = range(len(shape)) if axis is None else axis
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def expand_reduced(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any:
+    """Broadcast a reduction's cotangent back to the reduced operand's shape."""
+    return F.broadcast_to(F.reshape(g, reduced_shape(shape, axis)), shape)
+
+
+class TensorOps:
+    add = staticmethod(F.add)
+    sub = staticmethod(F.subtract)
+    mul = staticmethod(F.multiply)
+    div = staticmethod(F.divide)
+    neg = staticmethod(F.negative)
+    pow = staticmethod(F.power)
+    floordiv = staticmethod(F.floor_divide)
+    exp = staticmethod(F.exp)
+    log = staticmethod(F.log)
+    sqrt = staticmethod(F.sqrt)
+    sin = staticmethod(F.sin)
+    cos = staticmethod(F.cos)
+    sinh = staticmethod(F.sinh)
+    cosh = staticmethod(F.cosh)
+    sign = staticmethod(F.sign)
+    lt = staticmethod(F.less)
+    le = staticmethod(F.less_equal)
+    gt = staticmethod(F.greater)
+    ge = staticmethod(F.greater_equal)
+    eq = staticmethod(F.equal)
+    ne = staticmethod(F.not_equal)
+    and_ = staticmethod(F.logical_and)
+    or_ = staticmethod(F.logical_or)
+    select = staticmethod(F.where)
+
+    expand = staticmethod(expand_reduced)
+    reshape = staticmethod(F.reshape)
+    transpose = staticmethod(F.transpose)
+    sum_to = staticmethod(F.sum_to)
+
+    cast = staticmethod(F.astype)
+
+    @staticmethod
+    def slice_along(x: Any, axis: int, start: int, stop: int) -> Any:
+        return F.index(x, (slice(None),) * axis + (slice(start, stop),))
+
+    @staticmethod
+    def is_float(dtype: np.dtype) -> bool:
+        return bool(np.issubdtype(dtype, np.floating))
+
+    @staticmethod
+    def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+        return F.sum(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def constant(value: float, like: Any) -> Any:
+        return F.constant(np.asarray(value, dtype=np.result_type(like.dtype, 1.0)))
+
+
+TENSOR_OPS = TensorOps()
