@@ -209,17 +209,22 @@ def _hash(chunk: bytes, count: int) -> None:
 @pytest.mark.parametrize("path", SPINS)
 def test_two_threads_run_native_code_in_parallel(path):
     """Two long calls in two threads take about the time of one (generous bound, best of a
-    few attempts). A shared machine may have no second free core: then a control that
-    releases the GIL (hashing) is slowed as much, and the test is skipped, not failed."""
+    few attempts). A shared machine may have no second free core: a control that releases
+    the GIL (hashing) is measured just before and just after each attempt, and only attempts
+    in which both controls ran in parallel count; with none, the test is skipped."""
     f, make_args = SPINS[path]
     args = _long_call(f, make_args, 0.15)
     control = _long_call(_hash, lambda n: (bytes(1 << 20), n >> 20), 0.15)
-    slowdowns = []
-    for _ in range(3):
-        slowdowns.append((_slowdown(f, args), _slowdown(_hash, control)))
-        if slowdowns[-1][0] < 1.6:
+    attempts = []
+    for _ in range(5):
+        before = _slowdown(_hash, control)
+        native = _slowdown(f, args)
+        after = _slowdown(_hash, control)
+        if native < 1.6:
             return
-    summary = ", ".join(f"{native:.2f}x (control {hashing:.2f}x)" for native, hashing in slowdowns)
-    if all(hashing >= 1.3 for _, hashing in slowdowns):
+        attempts.append((native, before, after))
+    summary = ", ".join(f"{native:.2f}x (controls {b:.2f}x, {a:.2f}x)"
+                        for native, b, a in attempts)
+    if not any(b < 1.3 and a < 1.3 for _, b, a in attempts):
         pytest.skip(f"no second free core: two threads vs one: {summary}")
     pytest.fail(f"two threads are not faster than two calls in a row: {summary}")
