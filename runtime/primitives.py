@@ -189,7 +189,6 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
 
 
 for _name, _node, _impl in [("sum", "SumBackward1", _reduction(np.sum)),
-                            ("mean", "MeanBackward1", _quiet(_reduction(np.mean))),
                             ("max", "MaxBackward1", _reduction(np.max)),
                             ("min", "MinBackward1", _reduction(np.min))]:
     _shared_reduction(_name, _node, _impl)

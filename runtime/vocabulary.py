@@ -73,6 +73,10 @@ class TensorOps:
         return F.sum(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
+    def reduce_max(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+        return F.max(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
     def constant(value: float, like: Any) -> Any:
         return F.constant(np.asarray(value, dtype=np.result_type(like.dtype, 1.0)))
 

@@ -20,7 +20,7 @@ from ..ir import dtypes
 from ..ir.core import I64, Const, Type
 from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
-from .shapes import broadcast, reduced_shape
+from .shapes import broadcast, reduced_shape, reduces_nothing
 from .vocabulary import BuilderOps
 
 NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
@@ -67,11 +67,6 @@ for _name in ("sum", "max", "min"):
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
                        py=_reduce_py(_name), reduction=True, **_reduction_rules(_name)))
-
-
-def reduces_nothing(shape, axis) -> bool:
-    """The reduced axes hold no element: numpy's max/min raise ValueError (no identity)."""
-    return any(n == 0 for i, n in enumerate(shape) if axis is None or i in axis)
 
 
 def _empty_extremum_type(in_types, params):
