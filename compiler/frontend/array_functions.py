@@ -51,7 +51,7 @@ def _options(conv, kwargs, allowed, node):
     return {k: conv.static(v, node) for k, v in kwargs.items()}
 
 
-MOMENTS = {"mean": composites.mean, "var": composites.var, "std": composites.std}
+MOMENTS = ("mean", "var", "std")
 
 
 def reduce(conv, prim, x, axis, keepdims, node, **options):
@@ -60,8 +60,9 @@ def reduce(conv, prim, x, axis, keepdims, node, **options):
     if prim in MOMENTS:
         x = conv.as_float(x, node)
         shape = x.type.shape or ()
-        return MOMENTS[prim](BuilderOps(conv.b), x, shape, _axis(conv, axis, len(shape), node),
-                             bool(keepdims), **options)
+        axis = _axis(conv, axis, len(shape), node)
+        return getattr(composites, prim)(BuilderOps(conv.b), x, shape, axis, bool(keepdims),
+                                         **options)
     if not conv.value(x, node).type.is_array and axis is None and not keepdims:
         return x  # numpy: a scalar's sum is itself
     x = conv.array(x, node)
