@@ -52,6 +52,7 @@ class TensorOps:
     and_ = staticmethod(F.logical_and)
     or_ = staticmethod(F.logical_or)
     select = staticmethod(F.where)
+    matmul = staticmethod(F.matmul)
 
     expand = staticmethod(expand_reduced)
     reshape = staticmethod(F.reshape)
