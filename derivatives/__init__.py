@@ -16,7 +16,8 @@ Each driver keeps what is its own: the compiler its symbolic zeros, the tape its
 names, saved tensors (a formula declares whether it reads the inputs and/or the output) and the
 summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
 the same in both by construction. `composites` holds the numpy functions both sides build
-from primitives (`square`, `hypot`, `log_base`, `norm`), written once the same way.
+from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `logsumexp`,
+`softmax`), written once the same way.
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
