@@ -2,8 +2,8 @@
 
 Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
 primitive, `elementwise`), a `Reduction` (the derivative of a reduction with respect to each
-element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`) or a `Cast` (the
-dtype conversion, `shapes`), written against
+element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`), a `Cast` (the
+dtype conversion, `shapes`) or a `Bilinear` product (`matmul`, `products`), written against
 the small operations vocabulary `Ops` and nothing else (see `vocabulary`).
 Two implementations of `Ops` run them:
 - the compiler's IR `Builder` (`adlite.compiler.primitives.vocabulary.BuilderOps`): the
@@ -16,29 +16,32 @@ Each driver keeps what is its own: the compiler its symbolic zeros, the tape its
 names, saved tensors (a formula declares whether it reads the inputs and/or the output) and the
 summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
 the same in both by construction. `composites` holds the numpy functions both sides build
-from primitives (`square`, `hypot`, `log_base`, `norm`), written once the same way.
+from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `logsumexp`,
+`softmax`), written once the same way.
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from . import composites, reductions, shapes  # noqa: F401  (reductions, shapes define formulas)
+from . import composites, products, reductions, shapes  # noqa: F401  (they define formulas)
 from .elementwise import takes_first
 from .vocabulary import (
     FORMULAS,
     MINUS_ONE,
     ONE,
+    Bilinear,
     Cast,
     Formula,
     Linear,
     Mask,
     Ops,
     Reduction,
+    bilinear_jvp,
     jvp,
     reduction_jvp,
     reduction_vjp,
     vjp,
 )
 
-__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Cast", "Formula", "Linear", "Mask", "Ops",
-           "Reduction", "composites", "jvp", "reduction_jvp", "reduction_vjp", "takes_first",
-           "vjp"]
+__all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Bilinear", "Cast", "Formula", "Linear", "Mask",
+           "Ops", "Reduction", "bilinear_jvp", "composites", "jvp", "reduction_jvp",
+           "reduction_vjp", "takes_first", "vjp"]

@@ -5,11 +5,20 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
 - `log_base(x, base)` = log(x) / log(base) (`np.log2`, `np.log10`, `math.log(x, base)`);
 - `norm(x)` = sqrt(sum(x * x)): `np.linalg.norm` without options (2-norm of a vector,
   Frobenius norm of a matrix; a scalar's is its absolute value).
+
+The reductions take the operand's `shape` (the vocabulary has no word for it), `axis` (a
+sorted tuple of non-negative axes, or None for all) and `keepdims`, normalised by the caller:
+- `mean(x)` = sum(x) / n, n the number of elements reduced (numpy: NaN when n is 0);
+- `var(x, ddof)` = sum((x - mean(x))**2) / (n - ddof); `std` = sqrt(var) (numpy's, two-pass);
+- `logsumexp(x)` = log(sum(exp(x - m))) + m with m = max(x) where finite, else 0 (scipy's
+  stable form; m is not held constant: its derivative cancels);
+- `softmax(x)` = exp(x - logsumexp(x, keepdims=True)) (scipy's).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .vocabulary import Ops
@@ -31,3 +40,38 @@ def log_base(o: Ops, x: Any, base: Any) -> Any:
 
 def norm(o: Ops, x: Any) -> Any:
     return o.sqrt(o.reduce_sum(o.mul(x, x), None, False))
+
+
+Axis = tuple[int, ...] | None
+
+
+def _count(shape: Sequence[int], axis: Axis) -> int:
+    return math.prod(n for i, n in enumerate(shape) if axis is None or i in axis)
+
+
+def mean(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool) -> Any:
+    return o.div(o.reduce_sum(x, axis, keepdims), float(_count(shape, axis)))
+
+
+def var(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
+        ddof: int | float = 0) -> Any:
+    deviation = o.sub(x, mean(o, x, shape, axis, True))
+    total = o.reduce_sum(o.mul(deviation, deviation), axis, keepdims)
+    return o.div(total, float(_count(shape, axis) - ddof))
+
+
+def std(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
+        ddof: int | float = 0) -> Any:
+    return o.sqrt(var(o, x, shape, axis, keepdims, ddof))
+
+
+def logsumexp(o: Ops, x: Any, axis: Axis, keepdims: bool) -> Any:
+    peak = o.reduce_max(x, axis, True)
+    finite = o.and_(o.gt(peak, -math.inf), o.lt(peak, math.inf))
+    peak = o.select(finite, peak, 0.0)
+    total = o.log(o.reduce_sum(o.exp(o.sub(x, peak)), axis, True))
+    return o.add(o.reduce_sum(total, axis, keepdims), o.reduce_sum(peak, axis, keepdims))
+
+
+def softmax(o: Ops, x: Any, axis: Axis) -> Any:
+    return o.exp(o.sub(x, logsumexp(o, x, axis, True)))

@@ -1,19 +1,13 @@
 """The derivatives of the reductions, each written once (see `vocabulary.Reduction`).
 
-- `sum`: every element weighs 1; `mean`: 1/n, n the number of elements reduced;
+- `sum`: every element weighs 1 (`mean` is a composite: `composites.mean`);
 - `max` / `min` (torch.amax): the derivative is shared evenly by the tied extrema (the elements
   equal to the result), 0 elsewhere.
 """
 
 from __future__ import annotations
 
-import math
-
 from .vocabulary import ONE, Reduction, define
-
-
-def _count(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> int:
-    return math.prod(n for i, n in enumerate(shape) if axis is None or i in axis)
 
 
 def _shared_by_extrema(o, x, out, shape, axis):
@@ -23,6 +17,5 @@ def _shared_by_extrema(o, x, out, shape, axis):
 
 
 define(Reduction("sum", lambda o, x, out, shape, axis: ONE))
-define(Reduction("mean", lambda o, x, out, shape, axis: 1.0 / _count(shape, axis)))
 define(Reduction("max", _shared_by_extrema, reads_inputs=True, reads_output=True))
 define(Reduction("min", _shared_by_extrema, reads_inputs=True, reads_output=True))

@@ -3,7 +3,8 @@
 Contract:
 - `Ops` is the protocol a formula may use: arithmetic, the math functions that appear in
   derivatives, comparisons and logic (giving booleans), `select(cond, x, y)` (numpy's `where`)
-  and `constant(value, like)` (a scalar of `like`'s float type). Python floats may stand for
+  and `constant(value, like)` (a scalar of `like`'s float type), the reductions `reduce_sum`
+  and `reduce_max` (numpy's, over `axis`, keeping dims or not). Python floats may stand for
   operands next to a value of the vocabulary (they take its type).
 - A `Formula` gives, for an elementwise primitive with inputs `x...` and output `out`, one
   partial derivative per input: `partials(ops, *inputs, out)`. A partial is `None` (zero),
@@ -30,8 +31,12 @@ Contract:
   `across(ops, value, from_dtype, to_dtype)` is the value (cotangent or tangent) of dtype
   `from_dtype` in dtype `to_dtype`, or None (zero) when either is not a float dtype; the VJP
   goes from the result's dtype to the operand's, the JVP the other way.
+- A `Bilinear` primitive (`matmul`) is linear in each operand: its tangent is the sum of
+  `product(ops, tx, y)` and `product(ops, x, ty)` (`bilinear_jvp`), and
+  `adjoint(ops, g, x, y, x_shape, y_shape)` is the pair of operand cotangents (it reads the
+  operands, never the output).
 - `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
-  `shapes`).
+  `shapes`, `products`).
 """
 
 from __future__ import annotations
@@ -69,6 +74,8 @@ class Ops(Protocol):
     def constant(self, value: float, like: Any) -> Any: ...
     def expand(self, x: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None) -> Any: ...
     def reduce_sum(self, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any: ...
+    def reduce_max(self, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any: ...
+    def matmul(self, x: Any, y: Any) -> Any: ...
     def reshape(self, x: Any, shape: tuple[int, ...]) -> Any: ...
     def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
     def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
@@ -135,10 +142,20 @@ class Cast(_ReadsNothing):
     across: Callable[..., Any]
 
 
-FORMULAS: dict[str, Formula | Reduction | Linear | Cast] = {}
+@dataclass(frozen=True)
+class Bilinear:
+    name: str
+    product: Callable[..., Any]
+    adjoint: Callable[..., Sequence[Any]]
+    reads_inputs = True
+    reads_output = False
 
 
-def define(formula: Formula | Reduction | Linear | Cast) -> None:
+AnyFormula = Formula | Reduction | Linear | Cast | Bilinear
+FORMULAS: dict[str, AnyFormula] = {}
+
+
+def define(formula: AnyFormula) -> None:
     if formula.name in FORMULAS:
         raise ValueError(f"formula {formula.name!r} is defined twice")
     FORMULAS[formula.name] = formula
@@ -185,3 +202,11 @@ def reduction_jvp(formula: Reduction, ops: Ops, t: Any, x: Any, out: Any,
         return None
     weights = formula.weights(ops, x, out, shape, axis)
     return ops.reduce_sum(_times(ops, t, weights), axis, keepdims)
+
+
+def bilinear_jvp(formula: Bilinear, ops: Ops, tangents: Sequence[Any], x: Any, y: Any) -> Any:
+    tx, ty = tangents
+    parts = [formula.product(ops, tx, y) if tx is not None else None,
+             formula.product(ops, x, ty) if ty is not None else None]
+    parts = [p for p in parts if p is not None]
+    return None if not parts else parts[0] if len(parts) == 1 else ops.add(*parts)

@@ -7,7 +7,8 @@ Contract:
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
-  too (`square`, `hypot`, `log2`, `log10`, `norm`) are `adlite.derivatives.composites`.
+  too (`square`, `hypot`, `log2`, `log10`, `norm`, `mean`, `var`, `std`) and `logsumexp`,
+  `softmax` are `adlite.derivatives.composites`.
 - Axes are normalised here (negative axes, ints, tuples) so that rules see one form.
 """
 
@@ -169,7 +170,20 @@ def sum(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
 
 
 def mean(x, axis: Axis = None, keepdims: bool = False):
-    return _reduce("mean", x, axis, keepdims)
+    x = constant(x)
+    return composites.mean(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims))
+
+
+def var(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
+    x = constant(x)
+    return composites.var(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
+                          ddof)
+
+
+def std(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
+    x = constant(x)
+    return composites.std(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
+                          ddof)
 
 
 def max(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
@@ -355,14 +369,12 @@ def remainder(x, y):
 
 def logsumexp(x, axis: Axis = None, keepdims: bool = False):
     x = constant(x)
-    m = constant(np.max(x.data, axis=normalize_axis(axis, x.ndim), keepdims=True))
-    m = where(np.isfinite(m.data), m, 0.0)
-    out = log(sum(exp(x - m), axis=axis, keepdims=True)) + m
-    return out if keepdims else reshape(out, np.sum(x.data, axis=axis, keepdims=False).shape)
+    return composites.logsumexp(_ops(), x, normalize_axis(axis, x.ndim), bool(keepdims))
 
 
 def softmax(x, axis: int = -1):
-    return exp(x - logsumexp(x, axis=axis, keepdims=True))
+    x = constant(x)
+    return composites.softmax(_ops(), x, normalize_axis(axis, x.ndim))
 
 
 def zeros_like(x, dtype=None):

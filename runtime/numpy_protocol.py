@@ -32,13 +32,17 @@ UFUNCS = {
 }
 
 
-def _reduction(fn):
+def _reduction(fn, *allowed: str):
+    """numpy's reduction `fn` taking `axis`, `keepdims` and the `allowed` options."""
+
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **options):
-        given = [k for k, v in (("dtype", dtype), ("out", out)) if v is not None] + list(options)
+        given = [k for k, v in (("dtype", dtype), ("out", out)) if v is not None] + \
+            [k for k in options if k not in allowed]
         if given:
             raise TypeError(f"numpy.{fn.__name__}(..., {', '.join(given)}=...) is not supported "
-                            "on adlite Tensors: only axis and keepdims are")
-        return fn(a, axis=axis, keepdims=keepdims)
+                            f"on adlite Tensors: only {', '.join(('axis', 'keepdims') + allowed)}"
+                            " are")
+        return fn(a, axis=axis, keepdims=keepdims, **options)
 
     return call
 
@@ -46,7 +50,8 @@ def _reduction(fn):
 FUNCTIONS = {
     np.sum: _reduction(F.sum), np.mean: _reduction(F.mean), np.max: _reduction(F.max),
     np.min: _reduction(F.min), np.prod: _reduction(F.prod), np.amax: _reduction(F.max),
-    np.amin: _reduction(F.min),
+    np.amin: _reduction(F.min), np.var: _reduction(F.var, "ddof"),
+    np.std: _reduction(F.std, "ddof"),
     np.dot: F.dot, np.matmul: F.matmul, np.transpose: F.transpose, np.reshape: F.reshape,
     np.concatenate: lambda arrays, axis=0: F.concatenate(arrays, axis),
     np.stack: lambda arrays, axis=0: F.stack(arrays, axis), np.where: F.where,

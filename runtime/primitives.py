@@ -9,7 +9,9 @@ Contract:
   with recording enabled (`create_graph=True`) gives higher-order derivatives for free. The
   elementwise arithmetic and math primitives (`_elementwise`) take theirs from the derivative
   formulas shared with the compiler (`adlite.derivatives`, run on tensors through
-  `vocabulary.TENSOR_OPS`), recorded in `formula`; the others have their own rules here.
+  `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min, the
+  shape changes, `astype`, `where` and `matmul` (its batched, > 2-D case is the tape's own);
+  the others (`prod`, `index`, ...) have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -158,16 +160,23 @@ def _matmul_operands(x_shape, y_shape, g):
     return g
 
 
-@primitive("matmul", "MmBackward0", np.matmul, inputs=True)
-def matmul_vjp(ctx, g):
+def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared formula for 1-D and 2-D operands; the batched case is the tape's own."""
     x, y = ctx.inputs
     xs, ys = ctx.shapes
+    if len(xs) <= 2 and len(ys) <= 2:
+        return tuple(_MATMUL.adjoint(TENSOR_OPS, g, x, y, xs, ys))
     x2 = F.reshape(x, (1, xs[0])) if len(xs) == 1 else x
     y2 = F.reshape(y, (ys[0], 1)) if len(ys) == 1 else y
     g2 = _matmul_operands(xs, ys, g)
     gx = F.sum_to(F.matmul(g2, F.swapaxes(y2, -1, -2)), x2.shape)
     gy = F.sum_to(F.matmul(F.swapaxes(x2, -1, -2), g2), y2.shape)
     return F.reshape(gx, xs), F.reshape(gy, ys)
+
+
+_MATMUL = derivatives.FORMULAS["matmul"]
+PRIMITIVES["matmul"] = Primitive("matmul", "MmBackward0", np.matmul, _matmul_vjp,
+                                 _MATMUL.reads_inputs, _MATMUL.reads_output, _MATMUL)
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -189,7 +198,6 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
 
 
 for _name, _node, _impl in [("sum", "SumBackward1", _reduction(np.sum)),
-                            ("mean", "MeanBackward1", _quiet(_reduction(np.mean))),
                             ("max", "MaxBackward1", _reduction(np.max)),
                             ("min", "MinBackward1", _reduction(np.min))]:
     _shared_reduction(_name, _node, _impl)

@@ -52,6 +52,7 @@ class TensorOps:
     and_ = staticmethod(F.logical_and)
     or_ = staticmethod(F.logical_or)
     select = staticmethod(F.where)
+    matmul = staticmethod(F.matmul)
 
     expand = staticmethod(expand_reduced)
     reshape = staticmethod(F.reshape)
@@ -71,6 +72,10 @@ class TensorOps:
     @staticmethod
     def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
         return F.sum(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def reduce_max(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+        return F.max(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
     def constant(value: float, like: Any) -> Any:

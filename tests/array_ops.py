@@ -170,6 +170,11 @@ def mean_axis_tuple(x):
 
 
 @axis_case
+def var_std_axes_ddof(x):
+    return np.sum(np.var(x, axis=1, ddof=1, keepdims=True) * np.std(x, axis=0)) + np.std(x)
+
+
+@axis_case
 def max_axis1(x):
     return np.sum(np.max(x, axis=1) ** 2)
 

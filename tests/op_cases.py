@@ -83,7 +83,8 @@ def _axis_cases():
     cases = []
     for name, fn, maker in [("sum", np.sum, normal), ("mean", np.mean, normal),
                             ("max", np.max, distinct), ("min", np.min, distinct),
-                            ("prod", np.prod, away_from_zero)]:
+                            ("prod", np.prod, away_from_zero), ("var", np.var, normal),
+                            ("std", np.std, normal)]:
         for axis in (0, 1, -1, (0, 1)):
             for keepdims in (False, True):
                 cases.append((f"{name}-axis{axis}-keep{keepdims}",
@@ -114,6 +115,13 @@ def _shape_cases():
          [normal((2, 3)), normal((2, 2))]),
         ("stack", lambda x, y: np.stack([x, x * y], axis=0), [normal((3,)), normal((3,))]),
         ("softmax", lambda x: rt.softmax(x, axis=-1) * rt.tensor([1.0, 2.0, 3.0]),
+         [normal((2, 3))]),
+        ("softmax-axis0", lambda x: rt.softmax(x, axis=0) * rt.tensor([1.0, 2.0, 3.0]),
+         [normal((2, 3))]),
+        ("logsumexp-axis1-keep", lambda x: rt.logsumexp(x, axis=1, keepdims=True) * x,
+         [normal((2, 3))]),
+        ("var-ddof1", lambda x: np.var(x, axis=1, ddof=1), [normal((2, 3))]),
+        ("std-ddof1-keep", lambda x: np.std(x, axis=0, keepdims=True, ddof=1),
          [normal((2, 3))]),
         ("broadcast_to", lambda x: np.broadcast_to(x, (2, 3)) ** 2, [normal((3,))]),
         ("setitem", _setitem, [normal((3,)), normal(())]),

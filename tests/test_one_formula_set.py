@@ -27,7 +27,7 @@ def test_the_arithmetic_and_math_primitives_are_shared():
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
                            "sum", "max", "min", "select", "reshape", "transpose",
-                           "broadcast_to", "concatenate", "convert"}
+                           "broadcast_to", "concatenate", "convert", "matmul"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -82,6 +82,10 @@ def test_a_formula_reads_only_what_it_declares(name):
             name, {"shape": (3, 2)})
         formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
+    if isinstance(formula, derivatives.Bilinear):  # sees the cotangent, operands and shapes
+        for shapes in [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,))]:
+            assert len(formula.adjoint(_Trace(), object(), value, value, *shapes)) == 2
+        return
     if isinstance(formula, derivatives.Reduction):
         for axis in (None, (1,)):
             formula.weights(_Trace(), value, output, (2, 3), axis)
@@ -132,8 +136,21 @@ def _norm(x):
     return np.linalg.norm(x)
 
 
+def _means(x):
+    return np.sum(np.mean(x) * x.mean(axis=0))
+
+
+def _variances(x):
+    return np.var(x, ddof=1) + np.sum(np.var(x, axis=0, keepdims=True))
+
+
+def _deviations(x):
+    return np.std(x) * np.sum(np.std(x, axis=1, ddof=1))
+
+
 COMPOSITE_CALLS = [("square", _squares), ("hypot", _hypots), ("log_base", _logs),
-                   ("norm", _norm)]
+                   ("norm", _norm), ("mean", _means), ("var", _variances),
+                   ("std", _deviations)]
 
 
 @pytest.mark.parametrize("name,fn", COMPOSITE_CALLS, ids=[c[0] for c in COMPOSITE_CALLS])
@@ -143,12 +160,12 @@ def test_composites_are_built_by_the_one_definition(monkeypatch, name, fn):
     calls = []
     original = getattr(derivatives.composites, name)
 
-    def spy(o, *args):
+    def spy(o, *args, **options):
         calls.append(type(o).__name__)
-        return original(o, *args)
+        return original(o, *args, **options)
 
     monkeypatch.setattr(derivatives.composites, name, spy)
-    x = np.array([0.5, 1.5, 2.5])
+    x = np.array([[0.5, 1.5, 2.5], [-0.3, 0.8, 2.0]])
     compiled = compiler.grad(fn)(x)  # a new `grad` traces afresh
     t = tensor(x, requires_grad=True)
     fn(t).backward()
@@ -168,3 +185,135 @@ def test_a_conversion_to_int_carries_no_derivative_on_either_side():
     x = tensor(np.array([1.5, 2.5]), requires_grad=True)
     ((x * 3.0).sum() + (x.astype(np.int64) * 2.0).sum()).backward()
     np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+
+
+def test_mean_is_a_composite_on_both_sides():
+    """`mean` is `composites.mean` (sum / count) on both sides: no primitive, no formula."""
+    assert "mean" not in derivatives.FORMULAS
+    assert "mean" not in TAPE and "mean" not in COMPILER
+
+
+def _moments(x):
+    return np.var(x, axis=1, ddof=1) @ np.std(x, axis=0)[:2] + np.std(x, ddof=2)
+
+
+def _moments_analytic(x):
+    """d/dx of `_moments` from the textbook derivatives: d var/dx_i = 2 (x_i - m) / (n - ddof),
+    d std = d var / (2 std)."""
+    v, s = np.var(x, axis=1, ddof=1), np.std(x, axis=0)
+    dv = 2.0 * (x - x.mean(axis=1, keepdims=True)) / (x.shape[1] - 1)
+    ds = (x - x.mean(axis=0)) / (x.shape[0] * s)
+    g = dv * s[:2][:, None]
+    g[:, :2] += v[None, :] * ds[:, :2]
+    s_all = np.std(x, ddof=2)
+    return g + (x - x.mean()) / ((x.size - 2) * s_all)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_var_and_std_compiled_and_taped_agree_with_numpy(backend):
+    x = np.array([[0.3, -1.2, 2.0], [1.1, 0.4, -0.5]])
+    expected = _moments_analytic(x)
+    assert compiler.jit(_moments, backend=backend)(x) == pytest.approx(_moments(x), rel=1e-12)
+    np.testing.assert_allclose(compiler.grad(_moments, backend=backend)(x), expected,
+                               rtol=1e-12)
+    _, tangent = compiler.jvp(_moments, (x,), (np.ones_like(x),))
+    assert tangent == pytest.approx(expected.sum(), rel=1e-12)
+    t = tensor(x, requires_grad=True)
+    out = _moments(t)
+    out.backward()
+    assert float(out.data) == pytest.approx(_moments(x), rel=1e-12)
+    np.testing.assert_allclose(t.grad.data, expected, rtol=1e-12)
+
+
+def _moment_methods(x):
+    return x.var(axis=(0, 1)) + np.sum(x.std(axis=1, keepdims=True, ddof=1) * x)
+
+
+def _moment_functions(x):
+    return np.var(x, axis=(0, 1)) + np.sum(np.std(x, axis=1, keepdims=True, ddof=1) * x)
+
+
+def test_compiled_var_and_std_methods_are_numpys():
+    """ndarray.var / .std in compiled code (the tape's Tensor has PyTorch's methods instead)."""
+    x = np.array([[0.3, -1.2, 2.0], [1.1, 0.4, -0.5]])
+    assert compiler.jit(_moment_methods)(x) == pytest.approx(_moment_methods(x), rel=1e-12)
+    t = tensor(x, requires_grad=True)
+    _moment_functions(t).backward()
+    np.testing.assert_allclose(compiler.grad(_moment_methods)(x), t.grad.data, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["logsumexp", "softmax"])
+def test_the_tapes_logsumexp_and_softmax_are_the_one_definition(monkeypatch, name):
+    """The tape builds them with `composites` (the compiler has no entry point for them:
+    scipy.special is not a dependency)."""
+    from adlite import runtime
+
+    calls = []
+    original = getattr(derivatives.composites, name)
+    monkeypatch.setattr(derivatives.composites, name,
+                        lambda o, *args: calls.append(name) or original(o, *args))
+    getattr(runtime, name)(tensor(np.array([0.5, 1.5])), axis=0)
+    assert calls == [name]
+
+
+def test_logsumexp_is_stable_and_its_gradient_is_softmax():
+    """scipy's stable form: large, -inf and mixed inputs give numpy's exact values."""
+    from adlite import runtime
+
+    x = np.array([[1000.0, 1001.0, 999.0], [-np.inf, -np.inf, -np.inf]])
+    t = tensor(x, requires_grad=True)
+    out = runtime.logsumexp(t, axis=1)
+    expected = np.array([1001.0 + np.log(1.0 + np.exp(-1.0) + np.exp(-2.0)), -np.inf])
+    np.testing.assert_allclose(out.data, expected, rtol=1e-15)
+    runtime.logsumexp(t[0]).backward()
+    e = np.exp(x[0] - 1001.0)
+    np.testing.assert_allclose(t.grad.data[0], e / e.sum(), rtol=1e-14)
+    np.testing.assert_allclose(runtime.softmax(t[:1], axis=1).data, [e / e.sum()], rtol=1e-12)
+
+
+def _matmul_model(x, y):
+    return np.sum(np.sin(x @ y))
+
+
+MATMUL_SHAPES = [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,))]
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_compiled_and_taped_from_its_one_formula(backend, shapes):
+    """The shared `matmul` adjoint, for every 1-D / 2-D combination: compiled (vjp and jvp),
+    taped, against the analytic derivative written with numpy (cos(x @ y) = c:
+    d/dx = c @ y.T, d/dy = x.T @ c, 1-D operands as row / column vectors)."""
+    rng = np.random.default_rng(7)
+    x, y = (rng.standard_normal(s) for s in shapes)
+    x2, y2 = np.atleast_2d(x), y.reshape(y.shape[0], -1)
+    c = np.cos(x2 @ y2)
+    expected = ((c @ y2.T).reshape(x.shape), (x2.T @ c).reshape(y.shape))
+    gx, gy = compiler.grad(_matmul_model, wrt=(0, 1), backend=backend)(x, y)
+    np.testing.assert_allclose(gx, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(gy, expected[1], rtol=1e-12)
+    tx, ty = np.ones_like(x), np.full_like(y, 0.5)
+    _, tangent = compiler.jvp(_matmul_model, (x, y), (tx, ty))
+    assert tangent == pytest.approx(np.sum(expected[0] * tx) + np.sum(expected[1] * ty))
+    tensors = [tensor(v, requires_grad=True) for v in (x, y)]
+    _matmul_model(*tensors).backward()
+    for t, e in zip(tensors, expected, strict=True):
+        np.testing.assert_allclose(t.grad.data, e, rtol=1e-12)
+
+
+def test_the_tapes_batched_matmul_keeps_its_own_rule_and_second_order_runs_the_formula():
+    """> 2-D operands (the compiler refuses them) take the tape's own rule; 2-D ones run the
+    shared formula with recording, so `create_graph` differentiates it again."""
+    b = tensor(np.ones((2, 2, 3)), requires_grad=True)
+    (b @ np.ones((3, 4))).sum().backward()
+    np.testing.assert_allclose(b.grad.data, np.full((2, 2, 3), 4.0))
+    a = np.array([[0.5, -1.0], [2.0, 0.3]])
+    x = tensor(a, requires_grad=True)
+    (g,) = autograd.grad((x @ x).sum(), [x], create_graph=True)
+    ones = np.ones((2, 2))
+    np.testing.assert_allclose(g.data, ones @ a.T + a.T @ ones, rtol=1e-12)
+    (h,) = autograd.grad(g[0, 1], [x])  # d/dx of sum_k x_1k + sum_k x_k0 (row 1 + col 0)
+    expected = np.zeros((2, 2))
+    expected[1, :] += 1.0
+    expected[:, 0] += 1.0
+    np.testing.assert_allclose(h.data, expected)

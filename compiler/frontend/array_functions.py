@@ -1,13 +1,15 @@
 """numpy array functions and array methods in compiled code (shapes are static).
 
-Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / max / min /
-amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty / zeros_like /
-ones_like / empty_like / arange / array / stack / where / clip / concatenate / outer /
-linalg.norm / expand_dims / squeeze` and implements the array methods and
-attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and `attribute`. `axis`,
-`keepdims`, shapes and dtypes must be compile-time constants. `np.arange` gives float64;
-`np.array` / `np.stack` build a vector from scalars. A max/min over no element raises
-numpy's ValueError when executed (`empty_extremum`), not at compile time.
+Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / var / std /
+max / min / amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty /
+zeros_like / ones_like / empty_like / arange / array / stack / where / clip / concatenate /
+outer / linalg.norm / expand_dims / squeeze` (mean, var, std and norm are the composites of
+`adlite.derivatives.composites`, which the eager tape builds too) and implements the array
+methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and
+`attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time constants.
+`np.arange` gives float64; `np.array` / `np.stack` build a vector from scalars. A max/min
+over no element raises numpy's ValueError when executed (`empty_extremum`), not at compile
+time.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from adlite.derivatives import composites
 
 from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
-from ..primitives.arrays import reduces_nothing
+from ..primitives.shapes import reduces_nothing
 from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords
 
@@ -49,16 +51,22 @@ def _options(conv, kwargs, allowed, node):
     return {k: conv.static(v, node) for k, v in kwargs.items()}
 
 
-def reduce(conv, prim, x, axis, keepdims, node):
+MOMENTS = ("mean", "var", "std")
+
+
+def reduce(conv, prim, x, axis, keepdims, node, **options):
+    """`np.<prim>(x, axis, keepdims, **options)`: a reduction primitive, or one of the
+    `MOMENTS` (composites of `adlite.derivatives`, on floats; `options` is their ddof)."""
+    if prim in MOMENTS:
+        x = conv.as_float(x, node)
+        shape = x.type.shape or ()
+        axis = _axis(conv, axis, len(shape), node)
+        return getattr(composites, prim)(BuilderOps(conv.b), x, shape, axis, bool(keepdims),
+                                         **options)
     if not conv.value(x, node).type.is_array and axis is None and not keepdims:
-        return conv.as_float(x, node) if prim == "mean" else x  # numpy: a scalar's sum is it
+        return x  # numpy: a scalar's sum is itself
     x = conv.array(x, node)
     axis = _axis(conv, axis, len(x.type.shape), node)
-    if prim == "mean":
-        total = conv.b.sum(conv.as_float(x, node), axis=axis, keepdims=bool(keepdims))
-        count = int(np.prod([n for i, n in enumerate(x.type.shape)
-                             if axis is None or i in axis]))
-        return conv.b.div(total, const(float(count), total.type.scalar))
     if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
         conv.b.emit("empty_extremum", [x], kind=prim, axis=axis, keepdims=bool(keepdims))
     return conv.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
@@ -66,9 +74,11 @@ def reduce(conv, prim, x, axis, keepdims, node):
 
 def _reduction(prim):
     def lower(conv, args, kwargs, node):
-        opts = _options(conv, kwargs, ("axis", "keepdims"), node)
-        axis = conv.static(args[1], node) if len(args) > 1 else opts.get("axis")
-        return reduce(conv, prim, args[0], axis, opts.get("keepdims", False), node)
+        allowed = ("axis", "keepdims", "ddof") if prim in ("var", "std") else ("axis", "keepdims")
+        opts = _options(conv, kwargs, allowed, node)
+        axis = conv.static(args[1], node) if len(args) > 1 else opts.pop("axis", None)
+        keepdims = opts.pop("keepdims", False)
+        return reduce(conv, prim, args[0], axis, keepdims, node, **opts)
 
     return lower
 
@@ -177,6 +187,8 @@ def _plain(fn):
 
 register_with_keywords([np.sum], _reduction("sum"))
 register_with_keywords([np.mean], _reduction("mean"))
+register_with_keywords([np.var], _reduction("var"))
+register_with_keywords([np.std], _reduction("std"))
 register_with_keywords([np.max, np.amax], _reduction("max"))
 register_with_keywords([np.min, np.amin], _reduction("min"))
 register_with_keywords([np.dot, np.matmul], _plain(dot))
@@ -279,9 +291,9 @@ def attribute(conv, x, name: str, node):
 
 
 def method(conv, x, name: str, args, kwargs, node):
-    """`x.sum(...)`, `x.mean(...)`, `x.max(...)`, `x.min(...)`, `x.reshape(...)`,
-    `x.transpose(...)`, `x.dot(y)`, `x.copy()`."""
-    if name in ("sum", "mean", "max", "min"):
+    """`x.sum(...)`, `x.mean(...)`, `x.var(...)`, `x.std(...)`, `x.max(...)`, `x.min(...)`,
+    `x.reshape(...)`, `x.transpose(...)`, `x.dot(y)`, `x.copy()`."""
+    if name in ("sum", "mean", "var", "std", "max", "min"):
         return _reduction(name)(conv, [x] + list(args), kwargs, node)
     _options(conv, kwargs, (), node)
     if name == "reshape":
@@ -296,4 +308,5 @@ def method(conv, x, name: str, args, kwargs, node):
     if name == "copy":
         return x
     raise conv.source.error(node, f"unsupported array method .{name}()",
-                            "supported: sum, mean, max, min, reshape, transpose, dot, copy")
+                            "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
+                            "copy")

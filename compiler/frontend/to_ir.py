@@ -1116,7 +1116,7 @@ def _returned(ref, bases: dict):
     return ref
 
 
-ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "transpose", "dot", "copy"}
+ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy"}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 

@@ -2,9 +2,9 @@
 
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
-The reductions `sum`, `max`, `min` and the shape changes `reshape`, `transpose`,
-`broadcast_to`, `concatenate` take their VJP and JVP from the derivative formulas shared
-with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
+The reductions `sum`, `max`, `min`, the shape changes `reshape`, `transpose`,
+`broadcast_to`, `concatenate` and `matmul` take their VJP and JVP from the derivative formulas
+shared with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
 Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
@@ -20,7 +20,7 @@ from ..ir import dtypes
 from ..ir.core import I64, Const, Type
 from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
-from .shapes import broadcast, reduced_shape
+from .shapes import broadcast, reduced_shape, reduces_nothing
 from .vocabulary import BuilderOps
 
 NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
@@ -67,11 +67,6 @@ for _name in ("sum", "max", "min"):
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
                        py=_reduce_py(_name), reduction=True, **_reduction_rules(_name)))
-
-
-def reduces_nothing(shape, axis) -> bool:
-    """The reduced axes hold no element: numpy's max/min raise ValueError (no identity)."""
-    return any(n == 0 for i, n in enumerate(shape) if axis is None or i in axis)
 
 
 def _empty_extremum_type(in_types, params):
@@ -207,35 +202,20 @@ def _matmul_type(in_types, params):
     return [x.with_shape(shape or None)]
 
 
-def _outer(b, u, v):
-    m, n = u.type.shape[0], v.type.shape[0]
-    return b.mul(b.reshape(u, shape=(m, 1)), b.reshape(v, shape=(1, n)))
+_MATMUL = derivatives.FORMULAS["matmul"]
 
 
 def _matmul_vjp(b, e, cts):
-    (g,) = cts
     x, y = e.inputs
-    t = (len(x.type.shape), len(y.type.shape))
-    if t == (2, 2):
-        return [b.matmul(g, b.transpose(y, axes=(1, 0))),
-                b.matmul(b.transpose(x, axes=(1, 0)), g)]
-    if t == (2, 1):
-        return [_outer(b, g, y), b.matmul(b.transpose(x, axes=(1, 0)), g)]
-    if t == (1, 2):
-        return [b.matmul(y, g), _outer(b, x, g)]
-    return [b.mul(g, y), b.mul(g, x)]
+    return list(_MATMUL.adjoint(BuilderOps(b), cts[0], x, y, x.type.shape, y.type.shape))
 
 
 def _matmul_jvp(b, e, t):
-    x, y = e.inputs
-    parts = [b.matmul(t[0], y) if t[0] is not None else None,
-             b.matmul(x, t[1]) if t[1] is not None else None]
-    parts = [p for p in parts if p is not None]
-    return [parts[0] if len(parts) == 1 else b.add(*parts)]
+    return [derivatives.bilinear_jvp(_MATMUL, BuilderOps(b), t, *e.inputs)]
 
 
 register(Primitive("matmul", _matmul_type, lambda x, y: (np.matmul(x, y),), _matmul_vjp,
-                   _matmul_jvp, lambda args, e: f"({args[0]} @ {args[1]})"))
+                   _matmul_jvp, lambda args, e: f"({args[0]} @ {args[1]})", formula=_MATMUL))
 
 
 # ---- indexing -----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Scalars have shape None; arrays have a tuple. `broadcast(*shapes)` follows numpy (raises
 TypeError naming the shapes on mismatch); a result of rank 0 is a scalar.
-`reduced_shape(shape, axis, keepdims)` is the shape of a reduction's result.
+`reduced_shape(shape, axis, keepdims)` is the shape of a reduction's result;
+`reduces_nothing(shape, axis)` says a reduction sees no element (max/min then raise).
 """
 
 from __future__ import annotations
@@ -44,3 +45,8 @@ def reduced_shape(shape, axis, keepdims):
     out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
         tuple(n for i, n in enumerate(shape) if i not in axes)
     return out if out else None
+
+
+def reduces_nothing(shape, axis) -> bool:
+    """The reduced axes hold no element: numpy's max/min raise ValueError (no identity)."""
+    return any(n == 0 for i, n in enumerate(shape) if axis is None or i in axis)

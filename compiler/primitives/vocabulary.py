@@ -4,8 +4,9 @@ that the shared derivative formulas emit IR.
 Contract: `BuilderOps(b)` answers every word of the vocabulary: the words that are primitive
 names (`add`, `select`, `eq`, `and_`, ...) emit that primitive with `b`; `constant` is a
 `Const` of the operand's scalar type, `expand` broadcasts a reduced value back to the
-operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive (a
-scalar's sum is itself); `reshape`, `transpose`, `sum_to` take their shape or axes as
+operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primitive and
+`reduce_max` the `max` primitive (beside an `empty_extremum` when it sees no element), a
+scalar's being itself; `reshape`, `transpose`, `sum_to` take their shape or axes as
 arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
 (`cast` is the `convert` primitive); `slice_along` is an `index` by a slice.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Type
 from ..ir.index import WHOLE, Slice
-from .shapes import reduced_shape
+from .shapes import reduced_shape, reduces_nothing
 
 
 def expand_back(b: Builder, g: Atom, shape: tuple[int, ...],
@@ -63,3 +64,11 @@ class BuilderOps:
     def reduce_sum(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
         """numpy's sum; a scalar's is itself."""
         return self.b.sum(x, axis=axis, keepdims=keepdims) if x.type.is_array else x
+
+    def reduce_max(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
+        """numpy's max (ValueError when executed over no element); a scalar's is itself."""
+        if not x.type.is_array:
+            return x
+        if reduces_nothing(x.type.shape, axis):
+            self.b.emit("empty_extremum", [x], kind="max", axis=axis, keepdims=keepdims)
+        return self.b.max(x, axis=axis, keepdims=keepdims)
