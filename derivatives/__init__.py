@@ -2,9 +2,10 @@
 
 Contract: `FORMULAS[name]` is a `Formula` (the partial derivatives of an elementwise
 primitive, `elementwise`), a `Reduction` (the derivative of a reduction with respect to each
-element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`), a `Cast` (the
-dtype conversion, `shapes`) or a `Bilinear` product (`matmul`, `products`), written against
-the small operations vocabulary `Ops` and nothing else (see `vocabulary`).
+element, `reductions`), a `Linear` adjoint (the shape changes, `shapes`; basic indexing,
+`indexing`), a `Cast` (the dtype conversion, `shapes`) or a `Bilinear` product (`matmul`,
+`products`), written against the small operations vocabulary `Ops` and nothing else (see
+`vocabulary`).
 Two implementations of `Ops` run them:
 - the compiler's IR `Builder` (`adlite.compiler.primitives.vocabulary.BuilderOps`): the
   compiler's primitives take their `vjp` and `jvp` rules from these formulas
@@ -22,7 +23,7 @@ from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `l
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from . import composites, products, reductions, shapes  # noqa: F401  (they define formulas)
+from . import composites, indexing, products, reductions, shapes  # noqa: F401  (they define formulas)
 from .elementwise import takes_first
 from .vocabulary import (
     FORMULAS,

@@ -26,7 +26,9 @@ Contract:
 - A `Linear` primitive (a shape change) is its own derivative: its tangent is the primitive
   applied to the tangents (zeros standing for absent ones), and
   `adjoint(ops, g, operand_shapes, **params)` is the list of its operands' cotangents given the
-  output cotangent `g`.
+  output cotangent `g`. The indexing words read an opaque `key` (each side's own
+  representation of a basic index): `take(x, key)` is `x[key]`, `scatter_add(shape, x, key)`
+  adds `x` into zeros of `shape` at `key`, `zero_at(x, key)` is `x` with zeros at `key`.
 - A `Cast` (a dtype conversion) carries a derivative across only between float dtypes:
   `across(ops, value, from_dtype, to_dtype)` is the value (cotangent or tangent) of dtype
   `from_dtype` in dtype `to_dtype`, or None (zero) when either is not a float dtype; the VJP
@@ -36,7 +38,7 @@ Contract:
   `adjoint(ops, g, x, y, x_shape, y_shape)` is the pair of operand cotangents (it reads the
   operands, never the output).
 - `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
-  `shapes`, `products`).
+  `shapes`, `indexing`, `products`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ class Ops(Protocol):
     def transpose(self, x: Any, axes: tuple[int, ...]) -> Any: ...
     def sum_to(self, x: Any, shape: tuple[int, ...]) -> Any: ...
     def slice_along(self, x: Any, axis: int, start: int, stop: int) -> Any: ...
+    def take(self, x: Any, key: Any) -> Any: ...
+    def scatter_add(self, shape: tuple[int, ...], x: Any, key: Any) -> Any: ...
+    def zero_at(self, x: Any, key: Any) -> Any: ...
     def is_float(self, dtype: Any) -> bool: ...
     def cast(self, x: Any, dtype: Any) -> Any: ...
 

@@ -10,8 +10,9 @@ Contract:
   elementwise arithmetic and math primitives (`_elementwise`) take theirs from the derivative
   formulas shared with the compiler (`adlite.derivatives`, run on tensors through
   `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min, the
-  shape changes, `astype`, `where` and `matmul` (its batched, > 2-D case is the tape's own);
-  the others (`prod`, `index`, ...) have their own rules here.
+  shape changes, `astype`, `where`, the indexing `index`, `index_add`, `index_put` (the
+  formula `index_update` in mode set) and `matmul` (its batched, > 2-D case is the tape's
+  own); the others (`prod`, `fill`, `clone`) have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -263,20 +264,10 @@ PRIMITIVES["astype"] = Primitive("astype", "ToCopyBackward0",
                                  formula=_CONVERT)
 
 
-@primitive("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True))
-def index_vjp(ctx, g):
-    return (F.index_add(g, ctx.params["index"], ctx.shapes[0]),)
-
-
 def _index_add(g: np.ndarray, *, index: Any, shape: tuple[int, ...]) -> np.ndarray:
     out = np.zeros(shape, dtype=g.dtype)
     np.add.at(out, index, g)
     return out
-
-
-@primitive("index_add", "IndexAddBackward0", _index_add)
-def index_add_vjp(ctx, g):
-    return (F.index(g, ctx.params["index"]),)
 
 
 def _index_put(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
@@ -285,10 +276,24 @@ def _index_put(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
     return out
 
 
-@primitive("index_put", "CopySlices", _index_put)
-def index_put_vjp(ctx, g):
-    index = ctx.params["index"]
-    return F.index_put(g, index, 0.0), F.sum_to(F.index(g, index), ctx.shapes[1])
+def _shared_indexing(name: str, node_name: str, impl: Callable[..., np.ndarray],
+                     formula_name: str, **fixed: Any) -> None:
+    """Register indexing primitive `name`, whose VJP is the shared adjoint `formula_name`
+    given its numpy `index` as the key (and the `fixed` parameters)."""
+    formula = derivatives.FORMULAS[formula_name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        params = dict(ctx.params, **fixed)
+        params["key"] = params.pop("index")
+        return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **params))
+
+    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
+
+
+_shared_indexing("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True),
+                 "index")
+_shared_indexing("index_add", "IndexAddBackward0", _index_add, "index_add")
+_shared_indexing("index_put", "CopySlices", _index_put, "index_update", mode="set")
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))

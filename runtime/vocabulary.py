@@ -2,7 +2,8 @@
 functions, so that the shared formulas run on tensors.
 
 Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
-`expand_reduced`, which the tape's own rules use too); each is a recorded tensor
+`expand_reduced`, which the tape's own rules use too; an indexing `key` is a numpy basic
+index, normalised by `functional.normalize_index`); each is a recorded tensor
 function of `functional` (comparisons and logic give tensors that never require grad), so a
 formula run with recording on (`create_graph=True`) is itself differentiable.
 """
@@ -64,6 +65,18 @@ class TensorOps:
     @staticmethod
     def slice_along(x: Any, axis: int, start: int, stop: int) -> Any:
         return F.index(x, (slice(None),) * axis + (slice(start, stop),))
+
+    @staticmethod
+    def take(x: Any, key: Any) -> Any:
+        return F.index(x, key)
+
+    @staticmethod
+    def scatter_add(shape: tuple[int, ...], x: Any, key: Any) -> Any:
+        return F.index_add(x, key, shape)
+
+    @staticmethod
+    def zero_at(x: Any, key: Any) -> Any:
+        return F.index_put(x, key, 0.0)
 
     @staticmethod
     def is_float(dtype: np.dtype) -> bool:

@@ -17,7 +17,7 @@ from adlite.runtime import autograd, tensor
 from adlite.runtime.primitives import PRIMITIVES as TAPE
 
 # the tape's names where they differ (its `where` keeps the condition as a parameter)
-TAPE_NAME = {"select": "where", "convert": "astype"}
+TAPE_NAME = {"select": "where", "convert": "astype", "index_update": "index_put"}
 TAPE_BY_FORMULA = {TAPE_NAME.get(n, n): n for n in derivatives.FORMULAS}
 SHARED = sorted(n for n in derivatives.FORMULAS if n in COMPILER and TAPE_NAME.get(n, n) in TAPE)
 
@@ -27,7 +27,8 @@ def test_the_arithmetic_and_math_primitives_are_shared():
                            "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "abs",
                            "add", "sub", "mul", "div", "pow", "maximum", "minimum", "clip",
                            "sum", "max", "min", "select", "reshape", "transpose",
-                           "broadcast_to", "concatenate", "convert", "matmul"}
+                           "broadcast_to", "concatenate", "convert", "matmul", "index",
+                           "index_update"}
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -78,8 +79,9 @@ def test_a_formula_reads_only_what_it_declares(name):
         formula.across(_Trace(), object(), object(), object())
         return
     if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shapes and params
-        params = {"transpose": {"axes": (1, 0)}, "concatenate": {"axis": 0}}.get(
-            name, {"shape": (3, 2)})
+        params = {"transpose": {"axes": (1, 0)}, "concatenate": {"axis": 0},
+                  "index": {"key": object()}, "index_update": {"key": object(), "mode": "set"},
+                  "index_add": {"key": object(), "shape": (3, 2)}}.get(name, {"shape": (3, 2)})
         formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
     if isinstance(formula, derivatives.Bilinear):  # sees the cotangent, operands and shapes
@@ -317,3 +319,68 @@ def test_the_tapes_batched_matmul_keeps_its_own_rule_and_second_order_runs_the_f
     expected[1, :] += 1.0
     expected[:, 0] += 1.0
     np.testing.assert_allclose(h.data, expected)
+
+
+def test_the_tapes_indexing_primitives_take_the_shared_adjoints():
+    """`x[i]` (IndexBackward0), its adjoint's scatter (IndexAddBackward0) and `x[i] = v`
+    (CopySlices) run the formulas of `adlite.derivatives.indexing`."""
+    assert TAPE["index"].formula is derivatives.FORMULAS["index"]
+    assert TAPE["index_add"].formula is derivatives.FORMULAS["index_add"]
+    assert TAPE["index_put"].formula is derivatives.FORMULAS["index_update"]
+    assert [TAPE[n].node_name for n in ("index", "index_add", "index_put")] == [
+        "IndexBackward0", "IndexAddBackward0", "CopySlices"]
+
+
+def _indexing_model(x, v):
+    y = x * 1.0
+    y[1, 1:] = v * 2.0
+    y[0, 1:] += v
+    return np.sum(np.sin(y[:, 1:]) * y[2, 0])
+
+
+def _indexing_analytic(x, v):
+    """d/dx and d/dv of `_indexing_model`, written with numpy (y as built there)."""
+    y = x.copy()
+    y[1, 1:] = v * 2.0
+    y[0, 1:] += v
+    gy = np.zeros_like(y)
+    gy[:, 1:] = np.cos(y[:, 1:]) * y[2, 0]
+    gy[2, 0] += np.sum(np.sin(y[:, 1:]))
+    gx = gy.copy()
+    gx[1, 1:] = 0.0  # overwritten by the set
+    return gx, gy[0, 1:] + 2.0 * gy[1, 1:]
+
+
+X = np.array([[0.3, -1.2, 2.0], [1.1, 0.4, -0.5], [0.7, 0.2, 1.3]])
+V = np.array([0.5, -0.25])
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_indexing_compiled_from_the_one_adjoint(backend):
+    """`index` and `index_update` (set and add) through the shared adjoints, compiled (vjp and
+    jvp), against the derivative written with numpy."""
+    ex, ev = _indexing_analytic(X, V)
+    gx, gv = compiler.grad(_indexing_model, wrt=(0, 1), backend=backend)(X, V)
+    np.testing.assert_allclose(gx, ex, rtol=1e-12)
+    np.testing.assert_allclose(gv, ev, rtol=1e-12)
+    tx, tv = np.full_like(X, 0.5), np.ones_like(V)
+    _, tangent = compiler.jvp(_indexing_model, (X, V), (tx, tv))
+    assert tangent == pytest.approx(np.sum(ex * tx) + np.sum(ev * tv), rel=1e-12)
+
+
+def test_indexing_taped_from_the_one_adjoint_to_second_order():
+    """The tape runs the same adjoints (first order vs numpy; second order, through
+    create_graph, vs central differences of the numpy derivative)."""
+    x, v = tensor(X, requires_grad=True), tensor(V, requires_grad=True)
+    gx, gv = autograd.grad(_indexing_model(x, v), [x, v], create_graph=True)
+    ex, ev = _indexing_analytic(X, V)
+    np.testing.assert_allclose(gx.data, ex, rtol=1e-12)
+    np.testing.assert_allclose(gv.data, ev, rtol=1e-12)
+    (h,) = autograd.grad(gv.sum(), [x])
+    step, expected = 1e-6, np.zeros_like(X)
+    for i in np.ndindex(X.shape):
+        e = np.zeros_like(X)
+        e[i] = step
+        expected[i] = (_indexing_analytic(X + e, V)[1].sum()
+                       - _indexing_analytic(X - e, V)[1].sum()) / (2 * step)
+    np.testing.assert_allclose(h.data, expected, atol=1e-7)

@@ -3,8 +3,9 @@
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
 The reductions `sum`, `max`, `min`, the shape changes `reshape`, `transpose`,
-`broadcast_to`, `concatenate` and `matmul` take their VJP and JVP from the derivative formulas
-shared with the eager tape (`adlite.derivatives`, run through `vocabulary.BuilderOps`).
+`broadcast_to`, `concatenate`, the indexing `index`, `index_update` and `matmul` take their
+VJP and JVP from the derivative formulas shared with the eager tape (`adlite.derivatives`, run
+through `vocabulary.BuilderOps`).
 Elementwise arithmetic and math are the scalar primitives of `scalar.py`, which broadcast;
 the AD drivers sum cotangents back to each operand's shape (`sum_to`), so rules stay simple.
 Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
@@ -21,7 +22,7 @@ from ..ir.core import I64, Const, Type
 from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import Primitive, register
 from .shapes import broadcast, reduced_shape, reduces_nothing
-from .vocabulary import BuilderOps
+from .vocabulary import BuilderOps, IndexKey
 
 NP_DTYPE = {dtypes.F64: "np.float64", dtypes.F32: "np.float32", dtypes.BOOL: "np.bool_",
             dtypes.I64: "np.int64"}  # in generated Python source
@@ -102,21 +103,32 @@ def _reshape_type(in_types, params):
     return [t.with_shape(shape)]
 
 
-def _linear_rules(name):
-    """`vjp` from the shape change's shared adjoint (`adlite.derivatives`); `jvp` applies the
-    primitive itself to the tangents (zeros for the absent ones)."""
+def _linear_rules(name, indexed: int = 0):
+    """`vjp` from the shared adjoint of the same name (`adlite.derivatives`); `jvp` applies the
+    primitive itself to the tangents (zeros for the absent ones). An indexing primitive's
+    first `indexed` operands are differentiated; its integer operands follow, passed through,
+    and reach the adjoint with its spec as one `key`."""
     formula = derivatives.FORMULAS[name]
 
+    def operands(e):
+        n = indexed or len(e.inputs)
+        return e.inputs[:n], e.inputs[n:]
+
     def vjp(b, e, cts):
-        return formula.adjoint(BuilderOps(b), cts[0], [a.type.shape for a in e.inputs],
-                               **e.params)
+        diff, ints = operands(e)
+        params = dict(e.params)
+        if indexed:
+            params["key"] = IndexKey(params.pop("spec"), ints)
+        return formula.adjoint(BuilderOps(b), cts[0], [a.type.shape for a in diff],
+                               **params) + [None] * len(ints)
 
     def jvp(b, e, t):
-        if all(ti is None for ti in t):
+        diff, ints = operands(e)
+        if all(ti is None for ti in t[:len(diff)]):
             return [None]
         tangents = [b.zeros(a.type) if ti is None else ti
-                    for ti, a in zip(t, e.inputs, strict=True)]
-        return [b.op(name, *tangents, **e.params)]
+                    for ti, a in zip(t[:len(diff)], diff, strict=True)]
+        return [b.op(name, *tangents, *ints, **e.params)]
 
     return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
@@ -260,16 +272,10 @@ def _index_impl(x, *ints, spec):
     return (value.copy() if isinstance(value, np.ndarray) else value,)
 
 
-def _index_vjp(b, e, cts):
-    x, *ints = e.inputs
-    return [b.index_update(b.zeros(x.type), cts[0], *ints, spec=e.params["spec"],
-                           mode="add")] + [None] * len(ints)
-
-
 register(Primitive(
-    "index", _index_type, _index_impl, _index_vjp,
-    lambda b, e, t: [b.index(t[0], *e.inputs[1:], **e.params)],
-    lambda args, e: f"{args[0]}[{index_source(e.params['spec'], args[1:])}]"))
+    "index", _index_type, _index_impl,
+    py=lambda args, e: f"{args[0]}[{index_source(e.params['spec'], args[1:])}]",
+    **_linear_rules("index", indexed=1)))
 
 
 def _update_type(in_types, params):
@@ -290,27 +296,11 @@ def _update_impl(x, v, *ints, spec, mode):
     return (out,)
 
 
-def _update_vjp(b, e, cts):
-    (g,) = cts
-    x, v, *ints = e.inputs
-    spec = e.params["spec"]
-    gv = b.sum_to(b.index(g, *ints, spec=spec), shape=v.type.shape)
-    gx = g if e.params["mode"] == "add" else b.index_update(g, Const(0.0, x.type.scalar),
-                                                            *ints, spec=spec, mode="set")
-    return [gx, gv] + [None] * len(ints)
-
-
-def _update_jvp(b, e, t):
-    x, v, *ints = e.inputs
-    tx = t[0] if t[0] is not None else b.zeros(x.type)
-    tv = t[1] if t[1] is not None else Const(0.0, v.type.scalar)
-    return [b.index_update(tx, tv, *ints, **e.params)]
-
-
 register(Primitive(
-    "index_update", _update_type, _update_impl, _update_vjp, _update_jvp,
-    lambda args, e: (f"_rt.index_{e.params['mode']}({args[0]}, "
-                     f"np.s_[{index_source(e.params['spec'], args[2:])}], {args[1]})")))
+    "index_update", _update_type, _update_impl,
+    py=lambda args, e: (f"_rt.index_{e.params['mode']}({args[0]}, "
+                        f"np.s_[{index_source(e.params['spec'], args[2:])}], {args[1]})"),
+    **_linear_rules("index_update", indexed=2)))
 
 
 # ---- concatenate ------------------------------------------------------------------------------

@@ -8,16 +8,21 @@ operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primi
 `reduce_max` the `max` primitive (beside an `empty_extremum` when it sees no element), a
 scalar's being itself; `reshape`, `transpose`, `sum_to` take their shape or axes as
 arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
-(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice.
+(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice. An indexing
+`key` is an `IndexKey` (the index spec and its integer operands): `take` is the `index`
+primitive, `scatter_add` an `index_update` (mode add) into `full` zeros and `zero_at` an
+`index_update` (mode set) of a zero.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Type
-from ..ir.index import WHOLE, Slice
+from ..ir.index import WHOLE, Slice, Spec
 from .shapes import reduced_shape, reduces_nothing
 
 
@@ -27,6 +32,14 @@ def expand_back(b: Builder, g: Atom, shape: tuple[int, ...],
     if g.type.is_array:
         g = b.reshape(g, shape=reduced_shape(shape, axis, True))
     return b.broadcast_to(g, shape=shape)
+
+
+@dataclass(frozen=True)
+class IndexKey:
+    """A basic index in the compiler's representation: its spec and integer operands."""
+
+    spec: Spec
+    ints: Sequence[Atom]
 
 
 class BuilderOps:
@@ -54,6 +67,17 @@ class BuilderOps:
 
     def slice_along(self, x: Atom, axis: int, start: int, stop: int) -> Atom:
         return self.b.index(x, spec=(WHOLE,) * axis + (Slice(start, stop),))
+
+    def take(self, x: Atom, key: IndexKey) -> Atom:
+        return self.b.index(x, *key.ints, spec=key.spec)
+
+    def scatter_add(self, shape: tuple[int, ...], x: Atom, key: IndexKey) -> Atom:
+        zeros = self.b.zeros(x.type.with_shape(shape))
+        return self.b.index_update(zeros, x, *key.ints, spec=key.spec, mode="add")
+
+    def zero_at(self, x: Atom, key: IndexKey) -> Atom:
+        return self.b.index_update(x, Const(0.0, x.type.scalar), *key.ints, spec=key.spec,
+                                   mode="set")
 
     def is_float(self, dtype: Type) -> bool:
         return dtype.is_float
