@@ -9,10 +9,11 @@ Contract:
   with recording enabled (`create_graph=True`) gives higher-order derivatives for free. The
   elementwise arithmetic and math primitives (`_elementwise`) take theirs from the derivative
   formulas shared with the compiler (`adlite.derivatives`, run on tensors through
-  `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min, the
+  `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min and
+  prod (which refuses second order through a product with two or more zeros), the
   shape changes, `astype`, `where`, the indexing `index`, `index_add`, `index_put` (the
   formula `index_update` in mode set) and `matmul` (its batched, > 2-D case is the tape's
-  own); the others (`prod`, `fill`, `clone`) have their own rules here.
+  own); the others (`fill`, `clone`) have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -34,7 +35,7 @@ import numpy as np
 from adlite import derivatives
 
 from . import functional as F
-from .vocabulary import TENSOR_OPS, expand_reduced
+from .vocabulary import TENSOR_OPS
 
 
 @dataclass(frozen=True)
@@ -186,11 +187,15 @@ def _reduction(fn):
     return lambda x, *, axis, keepdims: fn(x, axis=axis, keepdims=keepdims)
 
 
-def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> None:
-    """Register reduction `name`, whose VJP runs the shared formula of the same name."""
+def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray],
+                      check: Callable[[RuleContext], None] | None = None) -> None:
+    """Register reduction `name`, whose VJP runs the shared formula of the same name (after
+    `check`, which may refuse the case)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        if check is not None:
+            check(ctx)
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
@@ -198,37 +203,22 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
                                  formula.reads_output, formula)
 
 
-for _name, _node, _impl in [("sum", "SumBackward1", _reduction(np.sum)),
-                            ("max", "MaxBackward1", _reduction(np.max)),
-                            ("min", "MinBackward1", _reduction(np.min))]:
-    _shared_reduction(_name, _node, _impl)
-
-
-def _exclusive_prod(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
-    """Product of all *other* reduced elements at every position (exact with zeros)."""
-    shape = x.shape
-    axes = tuple(range(x.ndim)) if axis is None else axis
-    rest = [i for i in range(x.ndim) if i not in axes]
-    moved = np.transpose(x, rest + list(axes)).reshape([shape[i] for i in rest] + [-1])
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = (left * right).reshape([shape[i] for i in rest] + [shape[i] for i in axes])
-    return np.transpose(others, np.argsort(rest + list(axes)))
-
-
-@primitive("prod", "ProdBackward1", _reduction(np.prod), inputs=True, output=True)
-def prod_vjp(ctx, g):
-    x, out = ctx.inputs[0], ctx.output
-    shape, axis = ctx.shapes[0], ctx.params["axis"]
-    ge = expand_reduced(g, shape, axis)
-    if F.is_recording() and bool(np.any(x.data == 0)):
+def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:
+    """The shared `prod` weights are differentiable again only where each product has at
+    most one zero (see `adlite.derivatives.reductions`)."""
+    zeros = np.sum(ctx.inputs[0].data == 0, axis=ctx.params["axis"])
+    if F.is_recording() and bool(np.any(zeros > 1)):
         raise NotImplementedError(
-            "second derivatives of prod() through an input containing zeros are not "
+            "second derivatives of prod() through a product with two or more zeros are not "
             "supported; compute the product as an explicit loop of multiplications instead")
-    if F.is_recording():
-        return (ge * expand_reduced(out, shape, axis) / x,)
-    return (ge * F.constant(_exclusive_prod(x.data, axis)),)
+
+
+for _name, _node, _impl, _check in [
+        ("sum", "SumBackward1", _reduction(np.sum), None),
+        ("max", "MaxBackward1", _reduction(np.max), None),
+        ("min", "MinBackward1", _reduction(np.min), None),
+        ("prod", "ProdBackward1", _reduction(np.prod), _at_most_one_zero_when_recording)]:
+    _shared_reduction(_name, _node, _impl, _check)
 
 
 # ---- shape and indexing -------------------------------------------------------------------

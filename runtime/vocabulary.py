@@ -2,10 +2,10 @@
 functions, so that the shared formulas run on tensors.
 
 Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
-`expand_reduced`, which the tape's own rules use too; an indexing `key` is a numpy basic
-index, normalised by `functional.normalize_index`); each is a recorded tensor
-function of `functional` (comparisons and logic give tensors that never require grad), so a
-formula run with recording on (`create_graph=True`) is itself differentiable.
+`expand_reduced`; an indexing `key` is a numpy basic index, normalised by
+`functional.normalize_index`); each is a recorded tensor function of `functional`
+(comparisons and logic give tensors that never require grad), so a formula run with
+recording on (`create_graph=True`) is itself differentiable.
 """
 
 from __future__ import annotations
@@ -89,6 +89,10 @@ class TensorOps:
     @staticmethod
     def reduce_max(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
         return F.max(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def reduce_prod(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+        return F.prod(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
     def constant(value: float, like: Any) -> Any:

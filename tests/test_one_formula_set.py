@@ -384,3 +384,48 @@ def test_indexing_taped_from_the_one_adjoint_to_second_order():
         expected[i] = (_indexing_analytic(X + e, V)[1].sum()
                        - _indexing_analytic(X - e, V)[1].sum()) / (2 * step)
     np.testing.assert_allclose(h.data, expected, atol=1e-7)
+
+
+def _others_products(x, axis):
+    """The product of the other elements along `axis`, by explicit loops (the reference)."""
+    moved = np.moveaxis(x, axis, -1)
+    out = np.empty_like(moved)
+    for i in np.ndindex(moved.shape):
+        row = moved[i[:-1]]
+        out[i] = np.prod(np.delete(row, i[-1]))
+    return np.moveaxis(out, -1, axis)
+
+
+def test_the_tapes_prod_takes_its_rule_from_the_formulas():
+    assert TAPE["prod"].formula is derivatives.FORMULAS["prod"]
+    assert isinstance(derivatives.FORMULAS["prod"], derivatives.Reduction)
+
+
+def test_prod_gradient_is_the_product_of_the_others_with_any_number_of_zeros():
+    x = np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 0.0, 4.0, 1.5], [1.5, -2.0, 3.0, 0.25]])
+    t = tensor(x, requires_grad=True)
+    t.prod(axis=1).sum().backward()
+    np.testing.assert_allclose(t.grad.data, _others_products(x, 1), rtol=1e-15)
+    t.grad = None
+    t.prod().backward()
+    np.testing.assert_array_equal(t.grad.data, np.zeros_like(x))
+
+
+def test_prod_second_order_through_one_zero():
+    """The weights are differentiable again where a product has one zero (this used to raise
+    NotImplementedError): d2/dx_i dx_j prod(x) = the product of the elements but i and j."""
+    x = np.array([2.0, 0.0, 3.0, -0.5])
+    t = tensor(x, requires_grad=True)
+    (g,) = autograd.grad(t.prod(), [t], create_graph=True)
+    np.testing.assert_allclose(g.data, _others_products(x, 0), rtol=1e-15)
+    expected = np.array([[0.0 if i == j else np.prod(np.delete(x, [i, j]))
+                          for j in range(4)] for i in range(4)])
+    for i in range(4):
+        (h,) = autograd.grad(g[i], [t], retain_graph=True)
+        np.testing.assert_allclose(h.data, expected[i], rtol=1e-15)
+
+
+def test_prod_second_order_through_two_zeros_is_refused():
+    t = tensor(np.array([[2.0, 0.0, 0.0], [1.0, 2.0, 3.0]]), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="two or more zeros"):
+        autograd.grad(t.prod(axis=1).sum(), [t], create_graph=True)
