@@ -12,8 +12,8 @@ Contract:
   `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min and
   prod (which refuses second order through a product with two or more zeros), the
   shape changes, `astype`, `where`, the indexing `index`, `index_add`, `index_put` (the
-  formula `index_update` in mode set) and `matmul` (its batched, > 2-D case is the tape's
-  own); the others (`fill`, `clone`) have their own rules here.
+  formula `index_update` in mode set) and `matmul` (batched, > 2-D operands included); the
+  others (`fill`, `clone`) have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -153,27 +153,8 @@ PRIMITIVES["where"] = Primitive("where", "WhereBackward0",
                                 _SELECT.reads_inputs, _SELECT.reads_output, _SELECT)
 
 
-def _matmul_operands(x_shape, y_shape, g):
-    """Promote 1-D matmul operands (and the cotangent) to matrices, as numpy does."""
-    if len(x_shape) == 1:
-        g = F.expand_dims(g, -2)
-    if len(y_shape) == 1:
-        g = F.expand_dims(g, -1)
-    return g
-
-
 def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
-    """The shared formula for 1-D and 2-D operands; the batched case is the tape's own."""
-    x, y = ctx.inputs
-    xs, ys = ctx.shapes
-    if len(xs) <= 2 and len(ys) <= 2:
-        return tuple(_MATMUL.adjoint(TENSOR_OPS, g, x, y, xs, ys))
-    x2 = F.reshape(x, (1, xs[0])) if len(xs) == 1 else x
-    y2 = F.reshape(y, (ys[0], 1)) if len(ys) == 1 else y
-    g2 = _matmul_operands(xs, ys, g)
-    gx = F.sum_to(F.matmul(g2, F.swapaxes(y2, -1, -2)), x2.shape)
-    gy = F.sum_to(F.matmul(F.swapaxes(x2, -1, -2), g2), y2.shape)
-    return F.reshape(gx, xs), F.reshape(gy, ys)
+    return tuple(_MATMUL.adjoint(TENSOR_OPS, g, *ctx.inputs, *ctx.shapes))
 
 
 _MATMUL = derivatives.FORMULAS["matmul"]

@@ -85,7 +85,8 @@ def test_a_formula_reads_only_what_it_declares(name):
         formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
     if isinstance(formula, derivatives.Bilinear):  # sees the cotangent, operands and shapes
-        for shapes in [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,))]:
+        for shapes in [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,)),
+                       ((2, 2, 3), (3,)), ((3,), (2, 3, 4)), ((5, 1, 2, 3), (4, 3, 2))]:
             assert len(formula.adjoint(_Trace(), object(), value, value, *shapes)) == 2
         return
     if isinstance(formula, derivatives.Reduction):
@@ -303,12 +304,50 @@ def test_matmul_compiled_and_taped_from_its_one_formula(backend, shapes):
         np.testing.assert_allclose(t.grad.data, e, rtol=1e-12)
 
 
-def test_the_tapes_batched_matmul_keeps_its_own_rule_and_second_order_runs_the_formula():
-    """> 2-D operands (the compiler refuses them) take the tape's own rule; 2-D ones run the
-    shared formula with recording, so `create_graph` differentiates it again."""
+BATCHED_SHAPES = [((2, 2, 3), (3, 4)), ((2, 2, 3), (3,)), ((3,), (2, 3, 4)),
+                  ((4, 1, 2, 3), (5, 3, 2)), ((2, 3), (4, 3, 2))]
+
+
+@pytest.mark.parametrize("shapes", BATCHED_SHAPES, ids=str)
+def test_the_tapes_batched_matmul_runs_the_one_formula(monkeypatch, shapes):
+    """> 2-D operands (the compiler refuses them) run the shared adjoint too: against the
+    derivative written with numpy (1-D operands promoted, c = cos(x @ y) and each operand's
+    part summed over the batch axes broadcasting added)."""
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(s) for s in shapes)
+    x2 = x.reshape(1, -1) if x.ndim == 1 else x
+    y2 = y.reshape(-1, 1) if y.ndim == 1 else y
+    c = np.cos(x2 @ y2)
+    gx, gy = c @ np.swapaxes(y2, -1, -2), np.swapaxes(x2, -1, -2) @ c
+    gx = _summed_to(gx, x2.shape).reshape(x.shape)
+    gy = _summed_to(gy, y2.shape).reshape(y.shape)
+    calls = []
+    original = derivatives.products._batched_adjoint
+    monkeypatch.setattr(derivatives.products, "_batched_adjoint",
+                        lambda *args: calls.append(args[4:]) or original(*args))
+    tensors = [tensor(v, requires_grad=True) for v in (x, y)]
+    _matmul_model(*tensors).backward()
+    assert calls == [shapes]
+    np.testing.assert_allclose(tensors[0].grad.data, gx, rtol=1e-12)
+    np.testing.assert_allclose(tensors[1].grad.data, gy, rtol=1e-12)
+
+
+def _summed_to(a, shape):
+    """Sum `a` over the leading axes and the size-1 axes of `shape` (numpy only)."""
+    a = a.sum(axis=tuple(range(a.ndim - len(shape))))
+    return a.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and a.shape[i] != 1),
+                 keepdims=True)
+
+
+def test_the_tapes_matmul_second_order_runs_the_formula():
+    """With recording the shared adjoint is differentiated again (`create_graph`)."""
     b = tensor(np.ones((2, 2, 3)), requires_grad=True)
-    (b @ np.ones((3, 4))).sum().backward()
-    np.testing.assert_allclose(b.grad.data, np.full((2, 2, 3), 4.0))
+    (g,) = autograd.grad((b @ b.transpose(0, 2, 1)).sum(), [b], create_graph=True)
+    np.testing.assert_allclose(g.data, np.full((2, 2, 3), 4.0))
+    (h,) = autograd.grad(g[0, 0, 0], [b])
+    expected = np.zeros((2, 2, 3))  # d/db of 2 * sum_j b[0, j, 0]
+    expected[0, :, 0] = 2.0
+    np.testing.assert_allclose(h.data, expected)
     a = np.array([[0.5, -1.0], [2.0, 0.3]])
     x = tensor(a, requires_grad=True)
     (g,) = autograd.grad((x @ x).sum(), [x], create_graph=True)
@@ -319,16 +358,6 @@ def test_the_tapes_batched_matmul_keeps_its_own_rule_and_second_order_runs_the_f
     expected[1, :] += 1.0
     expected[:, 0] += 1.0
     np.testing.assert_allclose(h.data, expected)
-
-
-def test_the_tapes_indexing_primitives_take_the_shared_adjoints():
-    """`x[i]` (IndexBackward0), its adjoint's scatter (IndexAddBackward0) and `x[i] = v`
-    (CopySlices) run the formulas of `adlite.derivatives.indexing`."""
-    assert TAPE["index"].formula is derivatives.FORMULAS["index"]
-    assert TAPE["index_add"].formula is derivatives.FORMULAS["index_add"]
-    assert TAPE["index_put"].formula is derivatives.FORMULAS["index_update"]
-    assert [TAPE[n].node_name for n in ("index", "index_add", "index_put")] == [
-        "IndexBackward0", "IndexAddBackward0", "CopySlices"]
 
 
 def _indexing_model(x, v):
