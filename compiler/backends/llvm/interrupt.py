@@ -49,6 +49,7 @@ from llvmlite import ir
 from ...ir.core import Const, Eqn, Graph
 from ...ir.transform import all_graphs
 from ...status import INTERRUPTED
+from .declarations import external_global, function
 
 FLAG = "__adlite_interrupt_flag"
 MAIN_THREAD = "__adlite_main_thread"
@@ -172,23 +173,10 @@ def _static_int(atom, function: Graph) -> int | None:
 
 # ---- code generation ------------------------------------------------------------------------
 
-def _external(module: ir.Module, name: str, typ):
-    existing = module.globals.get(name)
-    if existing is None:
-        existing = ir.GlobalVariable(module, typ, name)
-        existing.linkage = "external"
-    return existing
-
-
-def _function(module: ir.Module, name: str, ret, args):
-    existing = module.globals.get(name)
-    return existing or ir.Function(module, ir.FunctionType(ret, args), name)
-
-
 def emit_poll(lowering) -> None:
     """Leave `lowering.fn` with status INTERRUPTED if SIGINT arrived (main thread only)."""
     b, fn, module = lowering.b, lowering.fn, lowering.module
-    flag = b.load_atomic(_external(module, FLAG, I32), "monotonic", 4, typ=I32)
+    flag = b.load_atomic(external_global(module, FLAG, I32), "monotonic", 4, typ=I32)
     raised = fn.append_basic_block("interrupt.raised")
     stop = fn.append_basic_block("interrupt.stop")
     cont = fn.append_basic_block("interrupt.none")
@@ -196,8 +184,8 @@ def emit_poll(lowering) -> None:
         POLL_WEIGHTS)
     b.position_at_end(raised)
     b.fence("acquire")  # CPython's record of the signal is visible from here on
-    me = b.call(_function(module, "pthread_self", I64, []), [])
-    main = b.load(_external(module, MAIN_THREAD, I64), typ=I64)
+    me = b.call(function(module, "pthread_self", I64, []), [])
+    main = b.load(external_global(module, MAIN_THREAD, I64), typ=I64)
     b.cbranch(b.icmp_unsigned("==", me, main), stop, cont)
     b.position_at_end(stop)
     b.store(ir.Constant(I32, INTERRUPTED), lowering.status)
@@ -208,8 +196,8 @@ def emit_poll(lowering) -> None:
 def emit_acknowledge(module: ir.Module, b: ir.IRBuilder, retry, fail) -> None:
     """After a call returned INTERRUPTED: clear the flag, run CPython's signal handlers, then
     go to `fail` if one raised (the exception is set), else to `retry`."""
-    b.store_atomic(ir.Constant(I32, 0), _external(module, FLAG, I32), "monotonic", 4)
-    check = _function(module, "PyErr_CheckSignals", I32, [])
+    b.store_atomic(ir.Constant(I32, 0), external_global(module, FLAG, I32), "monotonic", 4)
+    check = function(module, "PyErr_CheckSignals", I32, [])
     raised = b.icmp_signed("<", b.call(check, []), ir.Constant(I32, 0))
     b.cbranch(raised, fail, retry)
 

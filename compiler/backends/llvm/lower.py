@@ -30,6 +30,7 @@ from ...ir.core import Const, Graph, Var, walk_eqns
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
+from .declarations import function
 from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .ops import F64, I1, I64, overflow_intrinsic
@@ -87,8 +88,7 @@ class FunctionLowering(ArrayLowering):
         return self._declare(name, ir.FunctionType(typ, [typ] * n_args))
 
     def _declare(self, name: str, fn_type: ir.FunctionType):
-        existing = self.module.globals.get(name)
-        return existing if existing is not None else ir.Function(self.module, fn_type, name)
+        return function(self.module, name, fn_type.return_type, list(fn_type.args))
 
     def check(self, ok, status) -> None:
         """Continue when `ok`, else leave through the error exit with `status` (a code, or an

@@ -21,6 +21,7 @@ from llvmlite import ir
 from ... import primitives, status  # noqa: F401  (primitives: registers what is completed here)
 from ...ir import dtypes
 from ...ir.primitive import attach
+from .declarations import function
 
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)
@@ -40,12 +41,8 @@ def _checks_ints(eqn) -> bool:
 
 def overflow_intrinsic(module: ir.Module, op: str) -> ir.Function:
     """`llvm.<op>.with.overflow.i64` (op: sadd, ssub, smul) -> {i64 result, i1 overflowed}."""
-    name = f"llvm.{op}.with.overflow.i64"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]), [I64, I64]),
-                       name)
+    return function(module, f"llvm.{op}.with.overflow.i64", ir.LiteralStructType([I64, I1]),
+                    [I64, I64])
 
 
 def checked(cx, op: str, x, y):

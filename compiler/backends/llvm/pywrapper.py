@@ -22,6 +22,7 @@ import ctypes
 from llvmlite import ir
 
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY
+from .declarations import external_global, function
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
 
@@ -39,19 +40,6 @@ def _string(module: ir.Module, name: str, text: str):
     var.linkage = "internal"
     var.initializer = ir.Constant(typ, data)
     return var
-
-
-def _declare(module, name, ret, args):
-    existing = module.globals.get(name)
-    return existing or ir.Function(module, ir.FunctionType(ret, args), name)
-
-
-def _exception(module, name):
-    existing = module.globals.get(name)
-    if existing is None:
-        existing = ir.GlobalVariable(module, PTR, name)
-        existing.linkage = "external"
-    return existing
 
 
 WRAPPED = ("f64", "i64", "bool")  # Python float, int and bool
@@ -75,11 +63,11 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     fail = wrapper.append_basic_block("fail")
     b = ir.IRBuilder(entry)
     null = ir.Constant(PTR, None)
-    set_error = _declare(module, "PyErr_SetString", ir.VoidType(), [PTR, PTR])
-    occurred = _declare(module, "PyErr_Occurred", PTR, [])
+    set_error = function(module, "PyErr_SetString", ir.VoidType(), [PTR, PTR])
+    occurred = function(module, "PyErr_Occurred", PTR, [])
 
     def raise_(exc_name, text, tag):
-        b.call(set_error, [b.load(_exception(module, exc_name), typ=PTR),
+        b.call(set_error, [b.load(external_global(module, exc_name, PTR), typ=PTR),
                            _string(module, f"msg_{name}_{tag}", text)])
         b.ret(null)
 
@@ -95,13 +83,13 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     for i, t in enumerate(in_types):
         obj = b.load(b.gep(args, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
         if t == "f64":
-            v = b.call(_declare(module, "PyFloat_AsDouble", F64, [PTR]), [obj])
+            v = b.call(function(module, "PyFloat_AsDouble", F64, [PTR]), [obj])
             maybe = b.fcmp_ordered("==", v, ir.Constant(F64, -1.0))
         elif t == "i64":
-            v = b.call(_declare(module, "PyLong_AsLongLong", I64, [PTR]), [obj])
+            v = b.call(function(module, "PyLong_AsLongLong", I64, [PTR]), [obj])
             maybe = b.icmp_signed("==", v, ir.Constant(I64, -1))
         else:
-            truth = b.call(_declare(module, "PyObject_IsTrue", I32, [PTR]), [obj])
+            truth = b.call(function(module, "PyObject_IsTrue", I32, [PTR]), [obj])
             maybe = b.icmp_signed("<", truth, ir.Constant(I32, 0))
             v = b.zext(b.icmp_signed(">", truth, ir.Constant(I32, 0)), I64)
         check = wrapper.append_basic_block(f"check{i}")
@@ -117,13 +105,13 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
     b.branch(call)
     b.position_at_end(call)
     if release_gil:
-        thread = b.call(_declare(module, "PyEval_SaveThread", PTR, []), [])
+        thread = b.call(function(module, "PyEval_SaveThread", PTR, []), [])
     if scratch_size is None:
         status = b.call(core, values + slots)
     else:
         status = _call_with_scratch(b, module, core, values + slots, scratch_size)
     if release_gil:
-        b.call(_declare(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
+        b.call(function(module, "PyEval_RestoreThread", ir.VoidType(), [PTR]), [thread])
     ok = wrapper.append_basic_block("ok")
     switch_bb = wrapper.append_basic_block("status_error")
     b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), ok, switch_bb)
@@ -140,18 +128,18 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list[str],
             raise_(exc, text, f"status{code}")
 
     b.position_at_end(ok)
-    tuple_new = _declare(module, "PyTuple_New", PTR, [I64])
-    set_item = _declare(module, "PyTuple_SetItem", I32, [PTR, I64, PTR])
+    tuple_new = function(module, "PyTuple_New", PTR, [I64])
+    set_item = function(module, "PyTuple_SetItem", I32, [PTR, I64, PTR])
     result = b.call(tuple_new, [ir.Constant(I64, len(out_types))])
     for i, (t, slot) in enumerate(zip(out_types, slots, strict=True)):
         if t == "f64":
-            box = b.call(_declare(module, "PyFloat_FromDouble", PTR, [F64]),
+            box = b.call(function(module, "PyFloat_FromDouble", PTR, [F64]),
                          [b.load(slot, typ=F64)])
         elif t == "i64":
-            box = b.call(_declare(module, "PyLong_FromLongLong", PTR, [I64]),
+            box = b.call(function(module, "PyLong_FromLongLong", PTR, [I64]),
                          [b.load(slot, typ=I64)])
         else:
-            box = b.call(_declare(module, "PyBool_FromLong", PTR, [I64]),
+            box = b.call(function(module, "PyBool_FromLong", PTR, [I64]),
                          [b.load(slot, typ=I64)])
         b.call(set_item, [result, ir.Constant(I64, i), box])
     b.ret(result)
@@ -204,7 +192,7 @@ def _call_with_scratch(b: ir.IRBuilder, module: ir.Module, core, args: list, scr
     done = fn.append_basic_block("scratch_done")
     b.cbranch(b.icmp_unsigned("<=", size, ir.Constant(I64, STACK_SCRATCH)), run, heap)
     b.position_at_end(heap)
-    allocated = b.call(_declare(module, "malloc", PTR, [I64]), [size])
+    allocated = b.call(function(module, "malloc", PTR, [I64]), [size])
     b.cbranch(b.icmp_unsigned("==", allocated, ir.Constant(PTR, None)), done, run)
     b.position_at_end(run)
     owned = b.phi(PTR)  # what to free: null when the stack is used
@@ -214,7 +202,7 @@ def _call_with_scratch(b: ir.IRBuilder, module: ir.Module, core, args: list, scr
     buffer.add_incoming(stack, before)
     buffer.add_incoming(allocated, heap)
     result = b.call(core, args + [buffer])
-    b.call(_declare(module, "free", ir.VoidType(), [PTR]), [owned])
+    b.call(function(module, "free", ir.VoidType(), [PTR]), [owned])
     b.branch(done)
     b.position_at_end(done)
     status = b.phi(I32)
