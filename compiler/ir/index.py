@@ -65,3 +65,8 @@ class NewAxis:
 IndexItem = Int | Slice | NewAxis
 Spec = tuple[IndexItem, ...]
 WHOLE = Slice()  # `:`, a whole dimension
+
+
+def has_runtime_index(spec: Spec) -> bool:
+    """Whether `spec` takes a runtime int operand (else it is known at compile time)."""
+    return any(isinstance(item, Int) for item in spec)

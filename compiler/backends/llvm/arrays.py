@@ -34,7 +34,7 @@ from llvmlite import ir
 from ... import status
 from ...ir import dtypes
 from ...ir.core import Const, Var, walk_eqns
-from ...ir.index import Int, NewAxis
+from ...ir.index import Int, NewAxis, has_runtime_index
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from .ops import F64, I1, I64
@@ -67,7 +67,7 @@ def _static_scatter(eqn) -> bool:
     """`index_update(full(c), v, [constant slices])`: c outside the region, c (+) v inside, so
     each element is known without a buffer (the adjoint of a slice)."""
     return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
-        not any(isinstance(item, Int) for item in eqn.params["spec"])
+        not has_runtime_index(eqn.params["spec"])
 
 
 def _fills_base(user, eqn) -> bool:
@@ -93,7 +93,7 @@ def _view_source_coords(eqn, coords, b):
 
 def _static_view(eqn) -> bool:
     """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
-    return eqn.prim == "index" and not any(isinstance(item, Int) for item in eqn.params["spec"])
+    return eqn.prim == "index" and not has_runtime_index(eqn.params["spec"])
 
 
 def _strides(shape) -> list[int]:

@@ -13,7 +13,7 @@ twice, read through a lazy view) keeps the copying semantics.
 from __future__ import annotations
 
 from ...ir.core import Var
-from ...ir.index import Int
+from ...ir.index import has_runtime_index
 from ...ir.primitive import PRIMITIVES
 
 
@@ -22,7 +22,7 @@ def _early_read(eqn, position: int, update_position: int) -> bool:
         return False
     if PRIMITIVES[eqn.prim].reduction:
         return True
-    runtime_index = any(isinstance(item, Int) for item in eqn.params.get("spec", ()))
+    runtime_index = has_runtime_index(eqn.params.get("spec", ()))
     return eqn.prim == "index" and (runtime_index or not eqn.outputs[0].type.is_array)
 
 
