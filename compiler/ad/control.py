@@ -284,15 +284,20 @@ def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int,
     return Graph(inputs, b.eqns, outputs, full.name)
 
 
-def _moving_outputs(graph: Graph, moving: set[int]) -> set[int]:
+def _tape_loads(graph: Graph) -> set[int]:
+    """ids of `graph`'s equations that load from a tape, themselves or in a subgraph: their
+    outputs carry the tangents stored with the values, whatever else moves."""
+    return {id(eqn) for eqn in graph.eqns if eqn.prim == "pop" or any(
+        e.prim == "pop" for sub in eqn.subgraphs() for e in walk_eqns(sub))}
+
+
+def _moving_outputs(graph: Graph, moving: set[int], loads: set[int]) -> set[int]:
     """Positions of `graph`'s outputs that may have a nonzero tangent when only its inputs at
     positions `moving` have one: those that depend on them (subgraphs are closed, so through
-    equation inputs), and values loaded from a tape (stored with their tangents)."""
+    equation inputs), and the outputs of the equations in `loads` (`_tape_loads`)."""
     live = {id(graph.inputs[i]) for i in moving}
     for eqn in graph.eqns:
-        loads = eqn.prim == "pop" or any(e.prim == "pop" for sub in eqn.subgraphs()
-                                         for e in walk_eqns(sub))
-        if loads or any(isinstance(a, Var) and id(a) in live for a in eqn.inputs):
+        if id(eqn) in loads or any(isinstance(a, Var) and id(a) in live for a in eqn.inputs):
             live.update(id(o) for o in eqn.outputs)
     return {k for k, a in enumerate(graph.outputs) if isinstance(a, Var) and id(a) in live}
 
@@ -319,8 +324,9 @@ def cond_jvp(b: Builder, eqn: Eqn, tangents):
 def _moving_carries(body: Graph, n: int, moving: set[int]) -> set[int]:
     """Body input positions with a tangent: the consts and carries in `moving`, and every
     carry that an iteration makes depend on them (a fixpoint)."""
+    loads = _tape_loads(body)
     while True:
-        grown = moving | {n + k for k in _moving_outputs(body, moving)
+        grown = moving | {n + k for k in _moving_outputs(body, moving, loads)
                           if body.inputs[n + k].type.is_float}
         if grown == moving:
             return moving
@@ -333,14 +339,15 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
     n = eqn.params["n_consts"]
     cond, body = eqn.params["cond"], eqn.params["body"]
     consts, carries = eqn.inputs[:n], eqn.inputs[n:]
-    float_in = [i for i in _float_positions(body.inputs) if i in _moving_carries(
-        body, n, {i for i in _float_positions(body.inputs) if tangents[i] is not None})]
+    floats = _float_positions(body.inputs)
+    moving = _moving_carries(body, n, {i for i in floats if tangents[i] is not None})
+    float_in = [i for i in floats if i in moving]
     jbody = jvp_graph(body, float_in)
     n_in = len(body.inputs)
     primal_in, tangent_in = jbody.inputs[:n_in], jbody.inputs[n_in:]
     t_consts = [t for i, t in zip(float_in, tangent_in, strict=True) if i < n]
     t_carries = [t for i, t in zip(float_in, tangent_in, strict=True) if i >= n]
-    moving_out = {i - n for i in float_in if i >= n}
+    moving_out = [i - n for i in float_in if i >= n]  # in order
     n_out = len(body.outputs)
     t_body_out = [t for k, t in zip(_float_positions(body.outputs), jbody.outputs[n_out:],
                                     strict=True) if k in moving_out]
@@ -353,14 +360,14 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
               for i in float_in]
     tc = [t for i, t in zip(float_in, init_t, strict=True) if i < n]
     tk = [t for i, t in zip(float_in, init_t, strict=True) if i >= n]
-    t_out = [Var(carries[i].type, "t" + eqn.outputs[i].hint) for i in sorted(moving_out)]
+    t_out = [Var(carries[i].type, "t" + eqn.outputs[i].hint) for i in moving_out]
     # one loop computes the carries and their tangents (it replaces the primal equation, so
     # values stored on the tape by the body are stored once, each with its tangent)
     b.eqns.append(Eqn("while", list(consts) + tc + list(carries) + tk,
                       list(eqn.outputs) + t_out,
                       {"cond": loop_cond, "body": loop_body, "n_consts": n + len(tc)}, eqn.loc))
     result = [None] * len(carries)
-    for t, i in zip(t_out, sorted(moving_out), strict=True):
+    for t, i in zip(t_out, moving_out, strict=True):
         result[i] = t
     return result
 
