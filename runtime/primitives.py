@@ -187,8 +187,10 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:
     """The shared `prod` weights are differentiable again only where each product has at
     most one zero (see `adlite.derivatives.reductions`)."""
+    if not F.is_recording():
+        return
     zeros = np.sum(ctx.inputs[0].data == 0, axis=ctx.params["axis"])
-    if F.is_recording() and bool(np.any(zeros > 1)):
+    if bool(np.any(zeros > 1)):
         raise NotImplementedError(
             "second derivatives of prod() through a product with two or more zeros are not "
             "supported; compute the product as an explicit loop of multiplications instead")
