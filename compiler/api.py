@@ -149,9 +149,7 @@ class Transformed:
 
     def compiled(self, types: tuple[Type, ...]):
         """(run, result is a tuple) for one signature; `run(*args)` returns a tuple."""
-        entry = self.cache.get(types)
-        return entry if entry is not None else once(self.cache, types,
-                                                    lambda: self._compile(types))
+        return once(self.cache, types, lambda: self._compile(types))
 
     def _compile(self, types: tuple[Type, ...]):
         c = pipeline.run(self.compilation(types), self.stages)
@@ -199,6 +197,8 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
     simple = not written and not any(r is not None for r in returned) and backend != "python"
     if simple:
         return run if program.is_tuple else (lambda *a: run(*a)[0])
+    keys = [None if source is None or source[1] is None else view_key(source[1])
+            for source in returned]  # the numpy index of each returned view
 
     def fast(*args):
         for i in written:
@@ -212,10 +212,9 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
         for i, final in zip(written, values[n:], strict=True):
             np.copyto(args[i], final)
         results = []
-        for value, source in zip(values[:n], returned, strict=True):
+        for value, source, key in zip(values[:n], returned, keys, strict=True):
             if source is not None:
-                value = args[source[0]] if source[1] is None else \
-                    args[source[0]][view_key(source[1])]
+                value = args[source[0]] if key is None else args[source[0]][key]
             elif isinstance(value, np.ndarray) and any(
                     isinstance(a, np.ndarray) and np.may_share_memory(value, a) for a in args):
                 value = value.copy()  # a new array, as in Python (the Python backend may
@@ -263,8 +262,7 @@ def _compile_extended(fn, types, derivative: Derivative):
 
     per_fn = _EXTENDED.setdefault(fn, {})
     key = (derivative, types)
-    entry = per_fn.get(key)
-    return entry if entry is not None else once(per_fn, key, build)
+    return once(per_fn, key, build)
 
 
 def _zero_like(t: Type):
@@ -329,7 +327,7 @@ def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
 
 
-STAGES = ("frontend", "optimize", "ad", "lower")
+STAGES = tuple(pipeline.STAGES)
 ALIASES = {  # the names `show` had before the pipeline: (stage, grad, render)
     "ir": ("frontend", False, "ir"), "optimized": ("optimize", False, "ir"),
     "adjoint": ("optimize", True, "ir"), "python": ("lower", False, "python"),
