@@ -75,6 +75,17 @@ def primitive(name: str, node_name: str, impl: Callable[..., np.ndarray], *,
     return register
 
 
+def _register_shared(name: str, node_name: str, impl: Callable[..., np.ndarray],
+                     vjp: Callable[[RuleContext, Any], tuple[Any, ...]],
+                     formula: Any) -> Primitive:
+    """Register primitive `name` whose `vjp` runs the shared `formula`; what the formula reads
+    of the inputs and the output is what the tape saves."""
+    prim = Primitive(name, node_name, impl, vjp, formula.reads_inputs, formula.reads_output,
+                     formula)
+    PRIMITIVES[name] = prim
+    return prim
+
+
 def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """numpy implementation that returns inf/nan like IEEE instead of warning."""
 
@@ -98,10 +109,7 @@ def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> 
         return tuple(None if ct is None else F.sum_to(ct, shape)
                      for ct, shape in zip(cts, ctx.shapes, strict=True))
 
-    prim = Primitive(name, node_name, impl, vjp, formula.reads_inputs, formula.reads_output,
-                     formula)
-    PRIMITIVES[name] = prim
-    return prim
+    return _register_shared(name, node_name, impl, vjp, formula)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -148,9 +156,8 @@ def _where_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _SELECT = derivatives.FORMULAS["select"]
-PRIMITIVES["where"] = Primitive("where", "WhereBackward0",
-                                lambda a, b, *, cond: np.where(cond, a, b), _where_vjp,
-                                _SELECT.reads_inputs, _SELECT.reads_output, _SELECT)
+_register_shared("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b),
+                 _where_vjp, _SELECT)
 
 
 def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -158,8 +165,7 @@ def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _MATMUL = derivatives.FORMULAS["matmul"]
-PRIMITIVES["matmul"] = Primitive("matmul", "MmBackward0", np.matmul, _matmul_vjp,
-                                 _MATMUL.reads_inputs, _MATMUL.reads_output, _MATMUL)
+_register_shared("matmul", "MmBackward0", np.matmul, _matmul_vjp, _MATMUL)
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -180,8 +186,7 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
-    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula.reads_inputs,
-                                 formula.reads_output, formula)
+    _register_shared(name, node_name, impl, vjp, formula)
 
 
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:
@@ -213,7 +218,7 @@ def _shared_linear(name: str, node_name: str, impl: Callable[..., np.ndarray]) -
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
         return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **ctx.params))
 
-    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
+    _register_shared(name, node_name, impl, vjp, formula)
 
 
 for _name, _node, _impl in [
@@ -232,9 +237,8 @@ def _astype_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _CONVERT = derivatives.FORMULAS["convert"]
-PRIMITIVES["astype"] = Primitive("astype", "ToCopyBackward0",
-                                 lambda x, *, dtype: x.astype(dtype), _astype_vjp,
-                                 formula=_CONVERT)
+_register_shared("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype),
+                 _astype_vjp, _CONVERT)
 
 
 def _index_add(g: np.ndarray, *, index: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -260,7 +264,7 @@ def _shared_indexing(name: str, node_name: str, impl: Callable[..., np.ndarray],
         params["key"] = params.pop("index")
         return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **params))
 
-    PRIMITIVES[name] = Primitive(name, node_name, impl, vjp, formula=formula)
+    _register_shared(name, node_name, impl, vjp, formula)
 
 
 _shared_indexing("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True),
