@@ -319,18 +319,25 @@ class FunctionConverter:
         """The object lost its last name: its live views keep their current values."""
         for n, r in list(self.refs.items()):
             if isinstance(r, Ref) and r.view and r.obj == obj:
-                spec, ints = spec_operands(r.view)
-                self.env[n] = self.b.index(base, *map(const, ints), spec=spec)
-                self.refs[n] = Ref(obj, frozen=True)
+                self.freeze(n, base)
 
     def base_name(self, obj: int) -> str | None:
         return next((n for n, r in self.refs.items()
                      if isinstance(r, Ref) and r.plain and r.obj == obj
                      and isinstance(self.env.get(n), Var | Const)), None)
 
-    def view_value(self, ref: Ref) -> Atom:
+    def view_value(self, ref: Ref, base: Atom | None = None) -> Atom:
+        """The current value of view `ref`, read from `base` (default: its object's value)."""
         spec, ints = spec_operands(ref.view)
-        return self.b.index(self.env[self.base_name(ref.obj)], *map(const, ints), spec=spec)
+        if base is None:
+            base = self.env[self.base_name(ref.obj)]
+        return self.b.index(base, *map(const, ints), spec=spec)
+
+    def freeze(self, name: str, base: Atom | None = None) -> None:
+        """View `name` keeps its current value from now on (it no longer follows its base)."""
+        ref = self.refs[name]
+        self.env[name] = self.view_value(ref, base)
+        self.refs[name] = Ref(ref.obj, frozen=True)
 
     def write(self, name: str, index, index_spec, v: Atom, node) -> None:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
@@ -952,8 +959,7 @@ class FunctionConverter:
             bases = [m for m, r in self.refs.items()
                      if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
             if n in rebound or all(m in rebound for m in bases):
-                self.env[n] = self.view_value(ref)
-                self.refs[n] = Ref(ref.obj, frozen=True)
+                self.freeze(n)
 
     def stmt_while(self, s):
         self._freeze_rebound_views(s.body)
@@ -984,9 +990,7 @@ class FunctionConverter:
                 self.block(s.body)
                 for n in assigned:
                     if self.env.get(n) is LIVE and entry.get(n) is not LIVE:
-                        ref = self.refs[n]
-                        self.env[n] = self.view_value(ref)
-                        self.refs[n] = Ref(ref.obj, frozen=True)
+                        self.freeze(n)
 
             inputs = c_in + [k_in[n] for n in carried]
             arm = self._sub(names, inputs, run_body, head_refs, head_poison)
