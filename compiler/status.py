@@ -7,6 +7,10 @@ raises the same error everywhere); imports nothing.
 float that did not fit an int) is retired: NaN and infinity have their own codes and a finite
 float out of range is an int64 overflow, as in Python.
 Messages follow CPython's and numpy's own wording where they define the error.
+
+PENDING (13) is not in ERRORS: native code returns it after calling back into Python for an
+effect of the user's code (a failed `assert` or `raise`, or a `print` that raised), which
+left the exception to raise with the callback (`backends/llvm/effects.py`).
 """
 
 NO_MEMORY = 1
@@ -20,6 +24,7 @@ EMPTY_MINIMUM = 9
 FLOAT_ZERO_DIVISION = 10
 FLOAT_NAN_TO_INT = 11
 FLOAT_INFINITY_TO_INT = 12
+PENDING = 13
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),

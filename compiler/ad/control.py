@@ -20,7 +20,8 @@ carry, or the loop's output cotangent is guarded). The body is linearized once t
 are known, so the forward loop's body is completed by the backward rule.
 
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
-predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values). An
+predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values, without
+the user's prints and checks, which ran in the forward sweep). An
 operand reached by one arm only gets the predicate (or its negation) as its guard.
 
 Forward mode of both transforms the subgraphs with `jvp_graph`. The tape primitives have
@@ -36,6 +37,7 @@ from ..ir.builder import Builder
 from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import attach
 from ..ir.transform import inline
+from ..primitives.effects import without_effects
 from .forward import jvp_graph
 from .reverse import (
     ABSENT,
@@ -271,6 +273,7 @@ def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int,
             arm_seeds[k] = own[id(guard)] if isinstance(value, Var) else \
                 PLAIN if value.value else ABSENT
     full = vjp_graph(arm, arm_seeds, plan)
+    without_effects(full)  # the replay recomputes values: prints and checks ran forward
     if arm_seeds == seeds:
         return full
     b = Builder()

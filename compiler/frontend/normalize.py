@@ -28,15 +28,15 @@ import gast
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
 from .source import Source
+from .statements import end_at_raises
 
 HIDDEN_FUNCTIONS = {"__range_len": range_len}  # names the normalized code calls
 
 UNSUPPORTED_STATEMENTS = {
-    gast.Try: ("try/except", "exceptions are not supported in compiled code; check inputs "
-                             "before calling the function"),
+    gast.Try: ("try/except", "compiled code cannot catch exceptions: call the compiled "
+                             "function inside try/except, or test the condition with `if` "
+                             "before the operation that would raise"),
     gast.With: ("with statement", "move the context manager outside the compiled function"),
-    gast.Raise: ("raise", "validate inputs before calling the compiled function"),
-    gast.Assert: ("assert", "check the condition before calling the compiled function"),
     gast.Import: ("import", "import modules at module level; they are resolved when compiling"),
     gast.ImportFrom: ("import", "import at module level; names are resolved when compiling"),
     gast.FunctionDef: ("nested function definition",
@@ -71,7 +71,7 @@ def _contains(node, types) -> bool:
 
 def _always_returns(stmts) -> bool:
     for s in stmts:
-        if isinstance(s, gast.Return):
+        if isinstance(s, gast.Return | gast.Raise):
             return True
         if isinstance(s, gast.If) and _always_returns(s.body) and _always_returns(s.orelse):
             return True
@@ -97,7 +97,7 @@ class Normalizer:
                                           "or positional-only parameters",
                                     "use plain positional parameters")
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
-        body = self.desugar(body)
+        body = self.desugar(end_at_raises(body))
         if not _always_returns(body):
             raise self.source.error(fdef, f"function {fdef.name!r} does not return a value on "
                                           "every path", "end the function with a return "

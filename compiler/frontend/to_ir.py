@@ -35,7 +35,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions
+from . import array_functions, functions, statements
 from .aliasing import (
     LIVE,
     Ref,
@@ -249,6 +249,8 @@ class FunctionConverter:
             self.stmt_if(s)
         elif isinstance(s, gast.While):
             self.stmt_while(s)
+        elif statements.handles(self, s):
+            statements.convert(self, s)
         elif isinstance(s, gast.Expr):
             self.expr(s.value)
         elif isinstance(s, gast.Pass):

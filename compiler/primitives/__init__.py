@@ -24,6 +24,6 @@ in reverse and forward mode alike):
 from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
-from . import arrays, control, scalar  # noqa: F401  (populate the table)
+from . import arrays, control, effects, scalar  # noqa: F401  (populate the table)
 
 __all__ = ["PRIMITIVES"]

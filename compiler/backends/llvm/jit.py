@@ -30,8 +30,8 @@ import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
-from ...status import ERRORS, INTERRUPTED, NO_MEMORY
-from . import interrupt
+from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING
+from . import effects, interrupt
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
 
 _initialized = False
@@ -50,6 +50,7 @@ def initialize() -> None:
             if path:
                 llvm.load_library_permanently(path)
         interrupt.register()
+        effects.register()
         _initialized = True
 
 
@@ -103,7 +104,10 @@ def python_api_available() -> bool:
 
 def raise_for_status(status: int) -> NoReturn:
     """Raise the exception of a nonzero status returned by native code (the ctypes path's only
-    place doing so; the generated entry point has its own copy of the table in pywrapper)."""
+    place doing so; the generated entry point has its own copy of the table in pywrapper;
+    PENDING: the exception an effect of the user's code left, see effects.py)."""
+    if status == PENDING:
+        effects.raise_pending()
     error, message = ERRORS[status]
     raise error(message)
 
@@ -148,8 +152,8 @@ class NativeFunction:
     available and every input and output is a scalar, else a ctypes call. Both release the GIL
     while native code runs, so calls from several threads run in parallel: every call owns its
     output buffers, and the scratch buffer of array code is per call (generated entry point)
-    or per thread (ctypes; a thread runs one native call at a time, and native code never
-    calls back into Python)."""
+    or per thread (ctypes; a thread runs one native call at a time: native code calls back
+    into Python only for the user's `print` and failed checks, which do not call it again)."""
 
     def __init__(self, engine, name: str, in_types: list, out_types: list,
                  object_code: bytes) -> None:
@@ -214,7 +218,8 @@ class NativeFunction:
 
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
-    if python_api_available() and wraps(in_types + out_types):
+    if python_api_available() and wraps(in_types + out_types) and \
+            not effects.uses_effects(module):
         add_python_wrapper(module, name, [t.name for t in in_types],
                            [t.name for t in out_types])
     with host_target_machine() as tm:

@@ -31,6 +31,7 @@ from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
 from .declarations import function
+from .effects import EffectLowering
 from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .ops import F64, I1, I64, overflow_intrinsic
@@ -50,7 +51,7 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering):
+class FunctionLowering(ArrayLowering, EffectLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:

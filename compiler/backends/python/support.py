@@ -1,8 +1,10 @@
-"""Run-time helpers imported by generated Python code (`_rt`): functional index updates and
-int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, see `primitives/ints.py`)."""
+"""Run-time helpers imported by generated Python code (`_rt`): functional index updates,
+int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, see `primitives/ints.py`) and
+the effects (`check`, `print_`, see `primitives/effects.py`)."""
 
 import numpy as np
 
+from ...primitives import effects
 from ...primitives.ints import int64, int_pow, range_len  # noqa: F401 - used by generated code
 
 
@@ -17,3 +19,14 @@ def index_add(x, key, value):
     out = np.array(x, copy=True)
     out[key] += value
     return out
+
+
+def check(ok, error: str, args: tuple, types: tuple, operands: list) -> None:
+    """A run-time check (`assert`, `raise`): raises the exception when `ok` is false."""
+    if not ok:
+        effects.raise_check(error, args, effects.values(types, operands))
+
+
+def print_(items: tuple, sep, end, flush: bool, file: str, types: tuple,
+           operands: list) -> None:
+    effects.emit_print(items, sep, end, flush, file, effects.values(types, operands))
