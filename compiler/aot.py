@@ -12,7 +12,8 @@ function (`exp`, `free`) neither calls itself nor replaces the C library's in th
 that links it.
 The status codes are those of the JIT (`status.py`, listed in the header; the
 loader raises the matching Python exception). `portable=True` targets the baseline x86-64
-CPU instead of the host's.
+CPU instead of the host's. Kernels compute scalars only, and cannot print or raise (`print`,
+`assert` and `raise` call back into Python): those are refused (`AotError`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import c_identifier, has_arrays, lower_module
 from .ir import dtypes
-from .ir.core import Graph, Type
+from .primitives.effects import EFFECTS
+from .ir.core import Graph, Type, walk_eqns
 
 C_TYPES = {dtypes.F64: "double", dtypes.I64: "int64_t", dtypes.BOOL: "int64_t"}
 CTYPES = {dtypes.F64: "ctypes.c_double", dtypes.I64: "ctypes.c_int64",
@@ -129,6 +131,10 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     if has_arrays(graph):
         raise AotError("ahead-of-time kernels take and compute scalars only for now; compile "
                        "array code with jit/grad")
+    if any(e.prim in EFFECTS for e in walk_eqns(graph)):
+        raise AotError("ahead-of-time kernels cannot print or raise (print, assert and raise "
+                       "call back into Python); remove them from the kernel, or compile it "
+                       "with jit/grad")
     name = graph.name
     what = (f"{fn.__name__}" if kind == "jit" else
             f"gradient of {fn.__name__} w.r.t. arguments {', '.join(map(str, grad_wrt))}")
