@@ -20,7 +20,9 @@ import numpy as np
 from adlite import derivatives
 from adlite.derivatives import composites
 
-from ..ir.core import F64, I64
+from ..ir.builder import const
+from ..ir.core import F64, I64, Const, Var
+from ..ir.index import Int
 from ..primitives.ints import range_len
 from ..primitives.vocabulary import BuilderOps
 
@@ -53,33 +55,161 @@ def _nan_ignoring_extremum(compare):
     return lower
 
 
-def _builtin_extremum(name, compare, elementwise):
-    """Python's max / min of numbers: a left fold that replaces the current value only when
+AMBIGUOUS = ("The truth value of an array with more than one element is ambiguous. Use "
+             "a.any() or a.all()")
+
+
+def _rows(conv, x, name, node):
+    """The items Python's iteration of array `x` gives to a builtin that compares or tests
+    them: elements of a 1-D array; an array of rows raises numpy's ValueError where Python
+    would test a row of several elements (a run-time check: the call raises, as in Python)."""
+    shape = x.type.shape
+    if len(shape) == 1:
+        return x
+    compared = shape[0] >= (1 if name in ("any", "all") else 2)
+    if compared and int(np.prod(shape[1:])) != 1:
+        conv.b.emit("check", [const(False)], error="ValueError", args=(("str", (AMBIGUOUS,)),))
+        return None
+    raise conv.source.error(node, f"builtin {name}() of a {x.type} array",
+                            f"use np.{name}(x, axis=0)")
+
+
+def _builtin_extremum(name, compare, reduction):
+    """Python's max / min: a left fold that replaces the current value only when
     `item > current` (min: `<`), exactly as CPython does (so `max(1.0, nan)` is 1.0 and
-    `max(nan, 1.0)` is nan); a single tuple argument is iterated."""
+    `max(nan, 1.0)` is nan); a single tuple argument is iterated, and so is a single array:
+    the fold over a 1-D array is its first element when that is NaN, else the extremum of
+    its other elements (at ties of the array's extremum, its gradient is shared evenly, as
+    np.max's)."""
 
     def lower(conv, args, node):
+        if len(args) == 1 and isinstance(args[0], Var | Const) and args[0].type.is_array:
+            return _array_extremum(conv, args[0], node)
         items = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
         if not items or (items is args and len(items) == 1):
-            raise conv.source.error(node, f"{name}() needs two or more numbers or a non-empty "
-                                          "tuple of numbers", f"call {name}(a, b, ...)")
+            raise conv.source.error(node, f"{name}() needs two or more numbers, a non-empty "
+                                          "tuple of numbers or an array",
+                                    f"call {name}(a, b, ...)")
         values = [conv.value(v, node) for v in items]
         if any(v.type.is_array for v in values):
-            raise conv.source.error(node, f"builtin {name}() of arrays (Python compares whole "
-                                          "arrays, which is ambiguous)",
-                                    f"use {elementwise}(a, b) elementwise or np.{name}(x)")
+            raise conv.source.error(node, f"builtin {name}() of several arrays (Python compares "
+                                          "whole arrays, which is ambiguous)",
+                                    f"use np.{reduction}imum(a, b) elementwise")
         result = values[0]
         for item in values[1:]:
             current, other = conv.promote(result, item, node)
             result = conv.b.select(conv.b.op(compare, other, current), other, current)
         return result
 
+    def _array_extremum(conv, x, node):
+        if _rows(conv, x, name, node) is None:  # raises numpy's ValueError when run
+            return conv.placeholder(x.type.with_shape(x.type.shape[1:]))
+        (n,) = x.type.shape
+        if n == 0:
+            conv.b.emit("check", [const(False)], error="ValueError",
+                        args=(("str", (f"{name}() arg is an empty sequence",)),))
+            return conv.placeholder(x.type.scalar)
+        first = conv.b.index(x, const(0), spec=(Int(),))
+        if not x.type.is_float:
+            return conv.b.op(reduction, x, axis=(0,), keepdims=False)
+        fill = const(-np.inf if name == "max" else np.inf, x.type.scalar)
+        numbers = conv.b.select(conv.b.eq(x, x), x, fill)
+        folded = conv.b.op(reduction, numbers, axis=(0,), keepdims=False)
+        return conv.b.select(conv.b.ne(first, first), first, folded)
+
+    return lower
+
+
+def _builtin_sum(conv, args, node):
+    """Python's sum(iterable, start=0): numbers of a tuple added left to right from `start`;
+    an array iterates its first axis, so sum(x) is `start + np.sum(x, axis=0)` (the 1-D sum
+    adds the elements in order, as Python's left fold does, in the LLVM backend)."""
+    if not 1 <= len(args) <= 2:
+        raise conv.source.error(node, f"sum() takes 1 or 2 arguments, {len(args)} given")
+    start = conv.value(args[1], node) if len(args) == 2 else const(0)
+    items = args[0]
+    if isinstance(items, tuple):
+        total = start
+        for item in items:
+            total = conv.b.add(*conv.promote(total, conv.value(item, node), node))
+        return total
+    x = conv.array(items, node)
+    if x.type.name == "bool":
+        x = conv.to_type(x, I64.with_shape(x.type.shape))
+    total = conv.b.op("sum", x, axis=(0,), keepdims=False)
+    return conv.b.add(*conv.promote(start, total, node))
+
+
+def _truth_fold(name):
+    """any(x) / all(x) of a 1-D array: whether some (every) element is true (nonzero; NaN is
+    true); an array of rows raises numpy's ValueError where Python tests a row."""
+
+    def lower(conv, args, node):
+        items = conv.one(args, node)
+        if isinstance(items, tuple):
+            truths = [conv.truth(conv.value(v, node), node) for v in items]
+            result = const(name == "all")
+            for t in truths:
+                result = conv.b.and_(result, t) if name == "all" else conv.b.or_(result, t)
+            return result
+        x = conv.array(items, node)
+        if _rows(conv, x, name, node) is None:
+            return const(name == "all")
+        zero = const(0, x.type.scalar)
+        hits = conv.b.ne(x, zero) if name == "any" else conv.b.eq(x, zero)
+        count = conv.b.op("sum", conv.to_type(hits, F64.with_shape(x.type.shape)), axis=(0,),
+                          keepdims=False)
+        return conv.b.gt(count, const(0.0)) if name == "any" else conv.b.eq(count, const(0.0))
+
+    return lower
+
+
+def _round_half_even(conv, x):
+    """numpy's rint: the nearest integer, ties to even (exact: x - floor(x) is exact)."""
+    b = conv.b
+    low = b.floor(x)
+    frac = b.sub(x, low)
+    odd = b.eq(b.mod(low, const(2.0, x.type.scalar)), const(1.0, x.type.scalar))
+    up = b.or_(b.gt(frac, const(0.5, x.type.scalar)),
+               b.and_(b.eq(frac, const(0.5, x.type.scalar)), odd))
+    return b.select(up, b.add(low, const(1.0, x.type.scalar)), low)
+
+
+def _rounding_to_digits(builtin: bool):
+    """Builtin round(x) of a float: the nearest int, ties to even (ValueError for NaN,
+    OverflowError for infinities, as Python); of an int: itself; of an array: numpy's
+    TypeError when run. np.round(x) (np.around): the same float (arrays elementwise).
+    round(x, n) (n known when compiling) as numpy rounds float64 scalars and arrays:
+    rint(x * 10**n) / 10**n (Python's float.__round__ rounds the exact decimal expansion
+    instead, which differs at a few halfway cases such as round(2.675, 2))."""
+
+    def lower(conv, args, node):
+        if not 1 <= len(args) <= 2:
+            raise conv.source.error(node, f"round() takes 1 or 2 arguments, {len(args)} given")
+        x = conv.numeric(args[0], node)
+        if builtin and x.type.is_array:
+            conv.b.emit("check", [const(False)], error="TypeError",
+                        args=(("str", ("type numpy.ndarray doesn't define __round__ method",)),))
+            return x
+        digits = conv.static(args[1], node) if len(args) == 2 else None
+        if digits is not None and not isinstance(digits, int):
+            raise conv.source.error(node, "round(): ndigits must be an int known when compiling")
+        if not x.type.is_float:
+            return x
+        if digits is None:
+            rounded = _round_half_even(conv, x)
+            return conv.b.convert(rounded, to=I64) if builtin else rounded
+        scale = const(10.0 ** abs(digits), x.type.scalar)
+        if digits >= 0:
+            return conv.b.div(_round_half_even(conv, conv.b.mul(x, scale)), scale)
+        return conv.b.mul(_round_half_even(conv, conv.b.div(x, scale)), scale)
+
     return lower
 
 
 def _abs(conv, args, node):
     x = conv.numeric(conv.one(args, node), node)
-    return conv.b.op("abs", x)
+    return conv.b.op("abs", x)  # elementwise on arrays
 
 
 def _square(conv, args, node):
@@ -182,8 +312,13 @@ _register([np.maximum], _elementwise_extremum("maximum"))
 _register([np.minimum], _elementwise_extremum("minimum"))
 _register([np.fmax], _nan_ignoring_extremum("ge"))
 _register([np.fmin], _nan_ignoring_extremum("le"))
-_register([builtins.max], _builtin_extremum("max", "gt", "np.maximum"))
-_register([builtins.min], _builtin_extremum("min", "lt", "np.minimum"))
+_register([builtins.max], _builtin_extremum("max", "gt", "max"))
+_register([builtins.min], _builtin_extremum("min", "lt", "min"))
+_register([builtins.sum], _builtin_sum)
+_register([builtins.any], _truth_fold("any"))
+_register([builtins.all], _truth_fold("all"))
+_register([builtins.round], _rounding_to_digits(True))
+_register([np.round, np.around], _rounding_to_digits(False))
 _register([np.sign], _unary("sign"))
 _register([np.floor], _rounding("floor", False))
 _register([np.ceil], _rounding("ceil", False))
