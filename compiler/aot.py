@@ -30,8 +30,8 @@ from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import c_identifier, has_arrays, lower_module
 from .ir import dtypes
-from .primitives.effects import EFFECTS
 from .ir.core import Graph, Type, walk_eqns
+from .primitives.effects import EFFECTS
 
 C_TYPES = {dtypes.F64: "double", dtypes.I64: "int64_t", dtypes.BOOL: "int64_t"}
 CTYPES = {dtypes.F64: "ctypes.c_double", dtypes.I64: "ctypes.c_int64",

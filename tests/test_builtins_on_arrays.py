@@ -27,7 +27,8 @@ def _outcome(fn, *args):
     (ex.spread, X), (ex.spread, np.array([2.0, np.nan, -1.0])), (ex.tests, X),
     (ex.tests, np.zeros(3)), (ex.tests, np.array([np.nan])), (ex.tests, np.zeros(0)),
     (ex.rounded, 2.5), (ex.rounded, -3.5), (ex.rounded, 0.49999999999999994),
-    (ex.rounded, 4503599627370497.0), (ex.rounded, np.nan), (ex.rounded, np.inf), (ex.rounded_array, X),
+    (ex.rounded, 4503599627370497.0), (ex.rounded, np.nan), (ex.rounded, np.inf),
+    (ex.rounded_array, X),
     (ex.largest_row, X[:4].reshape(2, 2)), (ex.rounded_whole_array, X), (ex.empty_max, X),
 ])
 def test_same_as_python(fn, arg, backend):

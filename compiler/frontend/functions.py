@@ -8,6 +8,10 @@ of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
 `array_functions` registers the numpy array functions into the same table
 (`register_with_keywords`); `to_ir` imports both modules. The numpy composites the eager tape
 has too (`square`, `hypot`, log bases, `norm`) are lowered from `adlite.derivatives.composites`.
+Python's builtins `sum`, `max`, `min`, `any`, `all`, `abs`, `round` take arrays as Python
+does (iterating the first axis); where Python would raise (numpy's ambiguous truth value,
+an empty sequence, round of an array) the call emits a `check` that raises the same error
+when it runs.
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ def _builtin_extremum(name, compare, reduction):
                                     f"call {name}(a, b, ...)")
         values = [conv.value(v, node) for v in items]
         if any(v.type.is_array for v in values):
-            raise conv.source.error(node, f"builtin {name}() of several arrays (Python compares "
+            raise conv.source.error(node, f"builtin {name}() of arrays (Python compares "
                                           "whole arrays, which is ambiguous)",
                                     f"use np.{reduction}imum(a, b) elementwise")
         result = values[0]

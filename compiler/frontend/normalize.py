@@ -2,7 +2,8 @@
 
 Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
-  and one final `return expr`;
+  `assert`, `raise` (the last statement of its block, see `statements.end_at_raises`) and one
+  final `return expr` (a function may also end by raising);
 - `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
   the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
   counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down

@@ -14,7 +14,8 @@ equation whose outputs are the variables assigned in either arm; `while` becomes
 equation whose carries are the variables assigned in its body (types are widened to a fixed
 point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
 compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
+other Python functions (plain or adlite-decorated) are inlined; `assert`, `raise` and
+`print` statements become effect equations (`statements.py`). A variable assigned in only
 some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
 """
 

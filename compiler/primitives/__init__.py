@@ -3,7 +3,8 @@
 Contract: importing this package registers every primitive in the table `PRIMITIVES` of
 `adlite.compiler.ir.primitive` (re-exported here; the fields of a `Primitive` are documented
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
-flow and the AD tapes in `control`; `vocabulary` runs the derivative formulas shared with the
+flow and the AD tapes in `control`, the user's run-time checks and prints in `effects`;
+`vocabulary` runs the derivative formulas shared with the
 eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
 flow are attached by `adlite.compiler.ad`.
 
