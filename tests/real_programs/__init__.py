@@ -41,7 +41,8 @@ PROGRAMS = (
     "gp_loglik", "portfolio", "spring_chain", "rosenbrock", "burgers", "sir_model",
     "van_der_pol", "hmm_forward", "bundle_adjustment", "lstm", "ridge_hyper",
     "wave_equation", "lennard_jones", "monte_carlo_option", "projectile", "simpson",
-    "curve_fit", "black_box_svi", "heat2d_solver",
+    "curve_fit", "black_box_svi", "heat2d_solver", "crank_nicolson", "attention",
+    "bayes_linreg", "unrolled_sgd",
 )
 
 NOT_COMPILING: dict[str, str] = {
@@ -118,6 +119,14 @@ NOT_COMPILING: dict[str, str] = {
         "black_box_svi.py:26:19: global array 'eps' used in compiled code"),
     "heat2d_solver": ('keyword arguments in the call of the entry point: TypeError: '
         "Transformed.__call__() got an unexpected keyword argument 'steps'"),
+    "crank_nicolson": ("keyword arguments in the call of the entry point: TypeError: "
+                       "Transformed.__call__() got an unexpected keyword argument 'nsteps'"),
+    "attention": ("keyword arguments in the call of the entry point: TypeError: "
+                  "Transformed.__call__() got an unexpected keyword argument 'temperature'"),
+    "bayes_linreg": ("assert (in a bound method as entry point): AdliteSyntaxError: "
+                     "bayes_linreg.py:29:9: unsupported construct: assert"),
+    "unrolled_sgd": ("keyword arguments in the call of the entry point: TypeError: "
+                     "Transformed.__call__() got an unexpected keyword argument 'steps'"),
 }
 
 TAPE_LIMITATIONS: dict[str, str] = {
@@ -155,6 +164,10 @@ TAPE_LIMITATIONS: dict[str, str] = {
     "ridge_hyper": 'np.linalg.solve is not supported on Tensors',
     "wave_equation": 'Tensor has no .copy() (AttributeError)',
     "projectile": 'np.radians is not supported on Tensors',
+    "crank_nicolson": ("np.empty(n) written with Tensor values (ValueError: setting an array "
+                       "element with a sequence)"),
+    "attention": "np.einsum is not supported on Tensors",
+    "bayes_linreg": "np.diag is not supported on Tensors",
 }
 
 
