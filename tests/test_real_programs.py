@@ -2,7 +2,8 @@
 as its user calls it, in Python, through `adlite.jit` and `adlite.grad`, by central finite
 differences and on the eager tape.
 
-- A program that compiles: jit's value equals Python's (relative 1e-10), grad matches finite
+- A program that compiles: jit's value equals Python's (relative 1e-10), it prints what
+  Python prints, grad matches finite
   differences (relative 1e-5) and the eager tape (relative 1e-8), except where the tape cannot
   run the program as written (`TAPE_LIMITATIONS`, checked strictly too).
 - A program in `NOT_COMPILING`: adlite refuses it clearly (an AdliteSyntaxError at a line of
@@ -44,6 +45,12 @@ def test_plain_python_gives_a_float(name):
 def test_jit_equals_python(name):
     p = compiling(name)
     assert float(p.compiled.value) == pytest.approx(float(p.plain), rel=VALUE_RTOL, abs=1e-300)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_jit_prints_what_python_prints(name):
+    p = compiling(name)
+    assert p.compiled.printed == p.plain_run[1]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

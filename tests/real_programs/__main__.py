@@ -13,6 +13,8 @@ def gradient_verdict(name: str) -> str:
     bad = []
     if abs(float(p.compiled.value) - float(p.plain)) > VALUE_RTOL * abs(float(p.plain)):
         bad.append(f"value {float(p.compiled.value)!r} != {float(p.plain)!r}")
+    if p.compiled.printed != p.plain_run[1]:
+        bad.append(f"printed {p.compiled.printed!r}, Python {p.plain_run[1]!r}")
     fd = p.finite_difference_error()
     if fd > FD_RTOL:
         bad.append(f"finite differences off by {fd:.1e}")

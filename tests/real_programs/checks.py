@@ -1,8 +1,8 @@
 """Runs one program of the corpus four ways and keeps what each gave (cached per program).
 
 - `plain`: the program in Python, called as the user calls it (arguments deep-copied, so a
-  program that writes into its inputs cannot change the next run).
-- `compiled`: `adlite.compiler.jit(entry)(*args, **kwargs)` and
+  program that writes into its inputs cannot change the next run), and what it printed.
+- `compiled`: `adlite.compiler.jit(entry)(*args, **kwargs)` (and what it printed) and
   `grad(entry, wrt=wrt)(*args, **kwargs)`, the natural call; any exception is kept.
 - `finite_difference_error`: the largest mismatch between the gradient's directional
   derivative and central differences along random directions (each leaf's direction scaled
@@ -16,8 +16,14 @@ are compared leaf by leaf following the argument's structure.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import ctypes
 import functools
+import io
+import os
+import sys
+import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +46,7 @@ TAPE_RTOL = 1e-8
 @dataclass
 class Compiled:
     value: Any = None
+    printed: str = ""
     value_error: Exception | None = None
     gradient: Any = None
     gradient_error: Exception | None = None
@@ -47,6 +54,29 @@ class Compiled:
     @property
     def error(self) -> Exception | None:
         return self.value_error or self.gradient_error
+
+
+class Printed:
+    text = ""
+
+
+@contextlib.contextmanager
+def captured_stdout():
+    """What is printed inside the block, by Python or by native code (file descriptor 1)."""
+    captured, buffer = Printed(), io.StringIO()
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 1)
+        try:
+            with contextlib.redirect_stdout(buffer):
+                yield captured
+        finally:
+            ctypes.CDLL(None).fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            tmp.seek(0)
+            captured.text = buffer.getvalue() + tmp.read().decode()
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *others: Any) -> Any:
@@ -99,15 +129,23 @@ class Program:
         self.file = Path(self.module.__file__).name
 
     @functools.cached_property
+    def plain_run(self) -> tuple[Any, str]:
+        with captured_stdout() as printed:
+            value = run_with(self.case, {})
+        return value, printed.text
+
+    @property
     def plain(self) -> Any:
-        return run_with(self.case, {})
+        return self.plain_run[0]
 
     @functools.cached_property
     def compiled(self) -> Compiled:
         case, result = self.case, Compiled()
         try:
-            result.value = jit(case.entry)(*copy.deepcopy(case.args),
-                                           **copy.deepcopy(case.kwargs))
+            with captured_stdout() as printed:
+                result.value = jit(case.entry)(*copy.deepcopy(case.args),
+                                               **copy.deepcopy(case.kwargs))
+            result.printed = printed.text
         except Exception as error:  # noqa: BLE001  (kept and reported)
             result.value_error = error
         try:
@@ -139,7 +177,9 @@ class Program:
             v = {i: tree_map(lambda a: rng.standard_normal(np.shape(a)) * np.maximum(
                 1.0, np.abs(a)), self.case.args[i]) for i in positions}
             v_leaves = [leaf for i in positions for leaf in leaves_like(v[i], v[i])]
-            hi, lo = (run_with(self.case, self.moved(v, step)) for step in (FD_STEP, -FD_STEP))
+            with captured_stdout():
+                hi, lo = (run_with(self.case, self.moved(v, step))
+                          for step in (FD_STEP, -FD_STEP))
             numeric = (float(hi) - float(lo)) / (2 * FD_STEP)
             terms = [g * d for g, d in zip(analytic_leaves, v_leaves, strict=True)]
             analytic = sum(float(np.sum(t)) for t in terms)
@@ -158,7 +198,7 @@ class Program:
         tensors = {i: tree_map(lambda x: Tensor(np.asarray(x, dtype=float),
                                                 requires_grad=True), self.case.args[i])
                    for i in positions}
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), captured_stdout():
             warnings.simplefilter("error", NumberConversionWarning)
             out = run_with(self.case, tensors)
         if not isinstance(out, Tensor):
