@@ -103,7 +103,7 @@ NOT_COMPILING: dict[str, str] = {
         'numpy/lib/_twodim_base_impl.py:178:1: unsupported signature: *args, **kwargs, '
         'keyword-only or positional-only parameters'),
     "wave_equation": ('default argument value of a called function (wave(u0, c=1.0, ...)): '
-        'AdliteSyntaxError: wave_equation.py:22:1: unsupported signature: default argument '
+        'AdliteSyntaxError: wave_equation.py:23:1: unsupported signature: default argument '
         'values'),
     "lennard_jones": ('keyword arguments in the call of the entry point: TypeError: '
         "Transformed.__call__() got an unexpected keyword argument 'sigma'"),
