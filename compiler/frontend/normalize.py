@@ -39,13 +39,72 @@ UNSUPPORTED_STATEMENTS = {
     gast.Assert: ("assert", "check the condition before calling the compiled function"),
     gast.Import: ("import", "import modules at module level; they are resolved when compiling"),
     gast.ImportFrom: ("import", "import at module level; names are resolved when compiling"),
-    gast.FunctionDef: ("nested function definition",
-                       "define helper functions at module level; calls to them are inlined"),
     gast.ClassDef: ("class definition", "define classes outside the compiled function"),
     gast.Global: ("global statement", "pass the value as an argument instead"),
     gast.Nonlocal: ("nonlocal statement", "pass the value as an argument instead"),
     gast.Delete: ("del statement", "remove the del; values are freed automatically"),
 }
+
+
+class NestedDef(gast.AST):
+    """A nested `def` or `lambda` (as an expression): `fdef` is the function (a lambda is
+    `def <lambda>(...): return body`), `defaults` the default values (evaluated where the
+    definition stands, for parameters `default_names`) and `free` Names loading the
+    variables its body reads from the enclosing function. Only `defaults` and `free` are
+    walked, so the enclosing function's passes never see the nested body."""
+    _fields = ("defaults", "free")
+
+    def __init__(self, fdef: gast.FunctionDef, at) -> None:
+        super().__init__()
+        args = fdef.args
+        positional = args.posonlyargs + args.args
+        self.fdef = fdef
+        self.default_names = [a.id for a in positional[len(positional) - len(args.defaults):]] \
+            + [a.id for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+               if d is not None]
+        self.defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
+        self.free = [g.name(n, at=at) for n in free_names(fdef)]
+        gast.copy_location(self, at)
+
+
+def free_names(fdef: gast.FunctionDef) -> list[str]:
+    """Names a function's body reads and does not bind (parameters, assignments, nested
+    definitions are its own): read from the enclosing scope when it is called."""
+    bound, loaded = set(), []
+    for node in (n for stmt in fdef.body for n in gast.walk(stmt)):
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                loaded.append(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            bound.add(node.name)
+    args = fdef.args
+    bound |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    bound |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    return list(dict.fromkeys(n for n in loaded if n not in bound))
+
+
+class _Hoist(gast.NodeTransformer):
+    """Nested `def name(...)` -> `name = NestedDef`, `lambda` -> NestedDef (bodies are
+    normalized when they are called)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def visit_FunctionDef(self, node):  # noqa: N802 - NodeTransformer's naming
+        if node.decorator_list:
+            raise self.source.error(node, "decorated nested function definition",
+                                    "apply the decorator outside the compiled function")
+        return g.assign(node.name, NestedDef(node, node), at=node)
+
+    def visit_Lambda(self, node):  # noqa: N802
+        return NestedDef(lambda_def(node), node)
+
+
+def lambda_def(node: gast.Lambda) -> gast.FunctionDef:
+    """`lambda args: body` as `def <lambda>(args): return body`."""
+    return g.function_def("<lambda>", node.args, [g.return_(node.body, at=node)], at=node)
 
 
 def _is_docstring(stmt) -> bool:
@@ -91,12 +150,11 @@ class Normalizer:
     # ---- entry ----------------------------------------------------------------------------
 
     def function(self, fdef: gast.FunctionDef) -> gast.FunctionDef:
-        args = fdef.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            raise self.source.error(fdef, "unsupported signature: *args, **kwargs, keyword-only "
-                                          "or positional-only parameters",
-                                    "use plain positional parameters")
+        if fdef.args.kwarg:
+            raise self.source.error(fdef, "unsupported signature: **kwargs",
+                                    "name the keyword parameters (`*, a=1.0, b=2.0`)")
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
+        body = [_Hoist(self.source).visit(s) for s in body]
         body = self.desugar(body)
         if not _always_returns(body):
             raise self.source.error(fdef, f"function {fdef.name!r} does not return a value on "
