@@ -39,11 +39,13 @@ def fd_gradient(fn, args, i, h=1e-6):
 def fd_hessian(fn, args, i, h=1e-4):
     n = _size(args[i])
     hess = np.empty((n, n))
+    def at(a, b, sa, sb):
+        return fn(*_moved(_moved(args, i, a, sa * h), i, b, sb * h))
+
     for a in range(n):
         for b in range(n):
-            def at(sa, sb):
-                return fn(*_moved(_moved(args, i, a, sa * h), i, b, sb * h))
-            hess[a, b] = (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
+            hess[a, b] = (at(a, b, 1, 1) - at(a, b, 1, -1) - at(a, b, -1, 1)
+                          + at(a, b, -1, -1)) / (4 * h * h)
     if isinstance(args[i], np.ndarray):
         return hess.reshape(args[i].shape + args[i].shape)
     return float(hess[0, 0])
@@ -379,3 +381,61 @@ def test_refusals_name_the_line(fn, line, fragment):
         grad(fn)(0.5)
     assert fragment in str(info.value)
     assert line in str(info.value).splitlines()[1]
+
+
+# ---- more closures: free arrays in another function's loop, writes, returned closures --------
+
+
+def free_array_in_callee_loop(v):
+    w = np.cos(v)
+    return np.sum(euler(lambda t, y: -w * y, v, 1.0, n=3))
+
+
+def apply_signed(f, x):
+    if x > 0.0:
+        y = f(x)
+    else:
+        y = -f(x)
+    return y
+
+
+def closure_in_callee_if(x, k):
+    return apply_signed(lambda v: k * v * v, x) + apply_signed(np.exp, -x)
+
+
+def closure_writes_free_array(v):
+    out = np.zeros(3)
+    def put(i, value):
+        out[i] = value * v[i]
+    for i in range(3):
+        put(i, np.sin(v[i]))
+    return np.sum(out * out)
+
+
+def make_scaler(k):
+    return lambda x: k * x
+
+
+def returned_closure(x):
+    triple = make_scaler(3.0 * x)
+    s = 0.0
+    for _ in range(2):
+        s = s + triple(x)
+    return s
+
+
+def test_another_functions_closure_over_an_array_in_a_loop():
+    check(free_array_in_callee_loop, np.array([0.4, -0.2, 0.9]))
+
+
+def test_closure_called_in_an_if_of_another_function():
+    check(closure_in_callee_if, 0.7, 1.3)
+    check(closure_in_callee_if, -0.4, 1.3)
+
+
+def test_closure_writes_into_the_enclosing_functions_array():
+    check(closure_writes_free_array, np.array([0.4, -0.2, 0.9]))
+
+
+def test_closure_returned_by_a_call():
+    check(returned_closure, 0.8)

@@ -190,6 +190,10 @@ def _read(conv, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the scope's variable `var`, read now (late binding). Names the scope
     does not hold are left to the callee's globals, as in Python."""
     scope = closure.scope
+    if var not in scope.env:  # a default kept by a loop body that has ended
+        raise conv.source.error(node, f"{closure.__name__}(): a default value computed inside "
+                                      "a loop is used after the loop",
+                                "define the function before the loop")
     if scope is conv:
         return conv.expr_ref(g.name(var, at=node))
     value = scope.env[var]
@@ -205,14 +209,14 @@ def _read_only(ref):
     return Ref(new_object(), frozen=True) if isinstance(ref, Ref) else None
 
 
-def operands(conv, names: list[str]) -> None:
+def operands(conv, names: list[str], node) -> None:
     """Append to `names` the variables the closures they hold read (see the module doc)."""
     k = 0
     while k < len(names):
         value = conv.env.get(names[k])
         if isinstance(value, Closure):
             if value.scope is not conv:
-                value = _relocate(conv, value)
+                value = _relocate(conv, value, node)
                 conv.env[names[k]] = value
             stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
             names.extend(v for v in [*value.names.values(), *stored]
@@ -220,12 +224,12 @@ def operands(conv, names: list[str]) -> None:
         k += 1
 
 
-def _relocate(conv, closure: Closure) -> Closure:
+def _relocate(conv, closure: Closure, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
-        value, ref = _read(conv, closure, var, None)
+        value, ref = _read(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
-        conv.env[hidden] = _relocate(conv, value) if isinstance(value, Closure) else value
+        conv.env[hidden] = _relocate(conv, value, node) if isinstance(value, Closure) else value
         if ref is not None:
             conv.refs[hidden] = ref
         return hidden
@@ -235,3 +239,24 @@ def _relocate(conv, closure: Closure) -> Closure:
                    {free: move(var) for free, var in closure.names.items() if var in scope_env},
                    {p: Stored(move(d.var)) if isinstance(d, Stored) else d
                     for p, d in closure.defaults.items()}, closure.source)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A function made inside an if arm or a loop body by another function's call: the
+    variables it reads exist only there, so it cannot be called after the if or loop."""
+    name: str
+    line: int
+
+    def refuse(self, conv, node):
+        raise conv.source.error(node, f"{self.name!r} is a function made at line {self.line} "
+                                      "inside an if or a loop by another function's call, "
+                                      "used after it",
+                                "call it inside the if or loop, or make it before")
+
+
+def after_block(conv, value, line: int):
+    """`value` as the code after an if or loop sees it (see `Unusable`)."""
+    if isinstance(value, Closure) and value.scope is not conv:
+        return Unusable(value.__name__, line)
+    return value

@@ -107,6 +107,15 @@ def lambda_def(node: gast.Lambda) -> gast.FunctionDef:
     return g.function_def("<lambda>", node.args, [g.return_(node.body, at=node)], at=node)
 
 
+def _returns(body) -> list:
+    return [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+            if isinstance(n, gast.Return)]
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
 def _is_docstring(stmt) -> bool:
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and \
         isinstance(stmt.value.value, str)
@@ -156,12 +165,16 @@ class Normalizer:
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
         body = [_Hoist(self.source).visit(s) for s in body]
         body = self.desugar(body)
+        returns = _returns(body)
+        for r in returns:
+            r.value = r.value or g.const(None, at=r)  # a bare `return` returns None
+        if all(_is_none(r.value) for r in returns) and not _always_returns(body):
+            body.append(g.return_(g.const(None, at=fdef), at=fdef))  # a procedure
+            returns = _returns(body)
         if not _always_returns(body):
             raise self.source.error(fdef, f"function {fdef.name!r} does not return a value on "
                                           "every path", "end the function with a return "
                                                         "statement")
-        returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
-                   if isinstance(n, gast.Return)]
         arities = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else 1 for r in returns}
         if len(arities) > 1:
             raise self.source.error(returns[-1], "return statements return different numbers "
@@ -321,8 +334,6 @@ class Normalizer:
         return before + [g.while_(test, body, at=s)]
 
     def store_return(self, s: gast.Return) -> list:
-        if s.value is None:
-            raise self.source.error(s, "return without a value", "return a number or a tuple")
         if self.arity == 1:
             return [g.assign("__rv", s.value, at=s)]
         return [g.assign(f"__rv{i}", e, at=s) for i, e in enumerate(s.value.elts)]

@@ -731,6 +731,8 @@ class FunctionConverter:
         if any(kw.arg is None for kw in node.keywords):
             raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
+        if isinstance(func, closures.Unusable):
+            func.refuse(self, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = {kw.arg: self.expr_ref(kw.value) for kw in node.keywords}
@@ -829,7 +831,7 @@ class FunctionConverter:
             for sub in gast.walk(n):
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
-        closures.operands(self, names)  # the variables the closures they hold read
+        closures.operands(self, names, nodes[0])  # the variables the closures they hold read
         for name in names:
             if isinstance(self.env[name], tuple) and static_values.is_runtime(self.env[name]):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
@@ -968,7 +970,8 @@ class FunctionConverter:
                                     "bind it to the same value on both paths, or choose with "
                                     "numbers")
         before = name in self.env and name not in self.maybe_undefined
-        self.env[name] = present[0]
+        if self.env.get(name) is not present[0] or name not in self.env:
+            self.env[name] = closures.after_block(self, present[0], self.line(node))
         if len(present) == 2 and not any(name in arm.undefined for _, _, arm in arms):
             self.maybe_undefined.discard(name)
         elif not before:
@@ -989,7 +992,8 @@ class FunctionConverter:
                                            f" before the loop, "
                                            f"{static_values.describe(values[1])} in it)",
                                         "bind it before the loop only, or choose with numbers")
-            out[n] = values[-1]
+            if n not in entry:
+                out[n] = closures.after_block(self, values[-1], self.line(s))
         return out
 
     def _branch_expression(self, test, names, nodes, arms):
@@ -1093,10 +1097,6 @@ class FunctionConverter:
                                              head_refs, head_poison)
         if isinstance(test, Const) and not test.value:
             return
-        for n, v in statics.items():
-            if n not in entry:
-                self.env[n] = v
-                self.maybe_undefined.add(n)
         if isinstance(test, Const):
             raise self.source.error(s.test, "the loop condition is always true, so the loop "
                                             "never ends", "add a condition or a break")
@@ -1117,6 +1117,9 @@ class FunctionConverter:
         self.refs = {**head_refs, **{n: r for n, r in arm.refs.items() if n not in entry}}
         self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
                                            if n not in entry}}
+        for n, v in statics.items():  # bound only in the body (no trip: undefined)
+            self.env[n] = v
+            self.maybe_undefined.add(n)
 
 
 class _Arm(NamedTuple):
