@@ -439,3 +439,47 @@ def test_closure_writes_into_the_enclosing_functions_array():
 
 def test_closure_returned_by_a_call():
     check(returned_closure, 0.8)
+
+
+h = 0.25  # a module-level name the closure below must not confuse with euler's local h
+
+
+def shadowed_names(x):
+    h = x * 0.5
+    def rhs(t, y):
+        return -h * y  # the h of shadowed_names, not euler's step
+    return euler(rhs, 1.0, 1.0, n=4)
+
+
+def def_in_loop_body(x):
+    s = 0.0
+    for i in range(3):
+        c = x * i
+        def term(v):
+            return c * v + i  # noqa: B023 - late binding is the point
+        s = s + term(x)
+    return s
+
+
+HALF_SIN = lambda v: 0.5 * np.sin(v)  # noqa: E731 - a module-level lambda passed as a function
+
+
+def module_lambda_passed(x):
+    return fixed_point(HALF_SIN, x) + twice(HALF_SIN, x)
+
+
+def test_free_names_are_read_in_the_defining_function():
+    check(shadowed_names, 0.6)
+
+
+def test_def_inside_a_loop_body():
+    check(def_in_loop_body, 0.9)
+
+
+def test_module_level_lambda_passed():
+    check(module_lambda_passed, 0.7)
+
+
+def test_lambda_as_the_entry_point():
+    square_sin = lambda x: np.sin(x) * x  # noqa: E731
+    assert grad(square_sin)(0.5) == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5))

@@ -2,7 +2,12 @@
 
 Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
-  and one final `return expr`;
+  and one final `return expr` (a bare `return` returns None; a function without any
+  `return value` returns None at its end);
+- nested `def name(...)` became `name = NestedDef` and every `lambda` a `NestedDef`
+  expression: the definition, its default values and the free names its body reads (only
+  those are walked; the nested body is normalized when it is called, see closures.py);
+- parameters may have defaults, `*args` and keyword-only parameters; `**kwargs` is refused;
 - `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
   the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
   counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down

@@ -89,8 +89,8 @@ def python_classes(value) -> tuple[type, ...]:
 def compare(op, left, right):
     """`left op right` as a Python bool when it is known while compiling, else None: both
     sides static or constants (`in` on a tuple of strings), or a static value (a string, None,
-    a function) against a number or array with `==`, `!=`, `is`, `is not`: never equal,
-    never identical. Numbers against numbers are left to the IR."""
+    a function) against a number with `==`, `!=` or a number or array with `is`, `is not`:
+    never equal, never identical. Numbers against numbers are left to the IR."""
     fn = OPERATORS.get(type(op))
     if fn is None:
         return None
@@ -99,9 +99,14 @@ def compare(op, left, right):
         return None if "runtime" in kinds else bool(fn(python_value(left), python_value(right)))
     if kinds == ["static", "static"]:
         return bool(fn(python_value(left), python_value(right)))
-    if "static" in kinds:
+    if "static" in kinds and (isinstance(op, gast.Is | gast.IsNot) or
+                              not any(_is_array(v) for v in (left, right))):
         return isinstance(op, gast.NotEq | gast.IsNot)
-    return None
+    return None  # numbers against numbers, or numpy's elementwise == on an array
+
+
+def _is_array(value) -> bool:
+    return value is LIVE or isinstance(value, Var | Const) and value.type.is_array
 
 
 def _kind(value) -> str:

@@ -14,8 +14,15 @@ equation whose outputs are the variables assigned in either arm; `while` becomes
 equation whose carries are the variables assigned in its body (types are widened to a fixed
 point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
 compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
-some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
+other Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures,
+which read their free variables when called) are inlined, their arguments bound as Python
+binds them: defaults, keywords, `*args` and `f(*t)` (see `closures.py`). Functions are values:
+passed as arguments, stored in variables, called in loops. Compile-time values (strings,
+None, functions, modules: `static_values.py`) cost nothing at run time: `==`, `is`, `in`,
+`isinstance`, `np.isscalar`, `callable` and truth tests on them are answered while
+compiling, and they cross an `if` or a loop when every path binds the same value (refused
+otherwise, naming the variable). A variable assigned in only some paths and read afterwards is
+an `AdliteSyntaxError` (Python would fail at run time).
 """
 
 from __future__ import annotations
