@@ -483,3 +483,25 @@ def test_module_level_lambda_passed():
 def test_lambda_as_the_entry_point():
     square_sin = lambda x: np.sin(x) * x  # noqa: E731
     assert grad(square_sin)(0.5) == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5))
+
+
+def call_each(f, n):
+    for i in range(n):
+        f(i)
+    return 0.0
+
+
+def closure_writes_from_another_function(v):
+    out = np.zeros(3)
+    def put(i):
+        out[i] = v[i] * 2.0
+    call_each(put, 3)
+    return np.sum(out)
+
+
+def test_closure_writing_its_array_from_another_function_is_refused():
+    with pytest.raises(AdliteSyntaxError) as info:
+        grad(closure_writes_from_another_function)(np.ones(3))
+    assert "write into 'out', an array of the function that defined this closure" in \
+        str(info.value)
+    assert "out[i] = v[i] * 2.0" in str(info.value).splitlines()[1]

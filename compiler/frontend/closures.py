@@ -202,21 +202,34 @@ def _read(conv, closure: Closure, var: str, node) -> tuple:
     return value, _read_only(scope.refs.get(var))
 
 
+_READ_ONLY: set[int] = set()  # objects standing for another function's arrays
+
+
 def _read_only(ref):
-    """Another function's array: its writes would not reach the scope's names (refused)."""
+    """Another function's array: writes into it would not reach the scope's names, so it is
+    bound as a frozen view (writes refused, see `is_read_only`)."""
     if isinstance(ref, tuple):
         return tuple(_read_only(r) for r in ref)
-    return Ref(new_object(), frozen=True) if isinstance(ref, Ref) else None
+    if not isinstance(ref, Ref):
+        return None
+    obj = new_object()
+    _READ_ONLY.add(obj)
+    return Ref(obj, frozen=True)
 
 
-def operands(conv, names: list[str], node) -> None:
-    """Append to `names` the variables the closures they hold read (see the module doc)."""
+def is_read_only(ref: Ref) -> bool:
+    return ref.obj in _READ_ONLY
+
+
+def operands(conv, names: list[str], refs: dict, node) -> None:
+    """Append to `names` the variables the closures they hold read (see the module doc);
+    the refs of new hidden names go to `conv.refs` and `refs` (the block's)."""
     k = 0
     while k < len(names):
         value = conv.env.get(names[k])
         if isinstance(value, Closure):
             if value.scope is not conv:
-                value = _relocate(conv, value, node)
+                value = _relocate(conv, value, refs, node)
                 conv.env[names[k]] = value
             stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
             names.extend(v for v in [*value.names.values(), *stored]
@@ -224,14 +237,15 @@ def operands(conv, names: list[str], node) -> None:
         k += 1
 
 
-def _relocate(conv, closure: Closure, node) -> Closure:
+def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
         value, ref = _read(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
-        conv.env[hidden] = _relocate(conv, value, node) if isinstance(value, Closure) else value
+        conv.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
+            else value
         if ref is not None:
-            conv.refs[hidden] = ref
+            conv.refs[hidden] = refs[hidden] = ref
         return hidden
 
     scope_env = closure.scope.env

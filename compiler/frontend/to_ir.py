@@ -350,6 +350,11 @@ class FunctionConverter:
                                           "cannot tell which array this writes",
                                     "use .copy() to make an independent array, or write into "
                                     "the array itself")
+        if ref.frozen and closures.is_read_only(ref):
+            raise self.source.error(node, f"write into {name!r}, an array of the function "
+                                          "that defined this closure, from a call made in "
+                                          "another function", "return the new values, or call "
+                                                              "the closure where it is defined")
         if ref.frozen:
             raise self.source.error(node, f"write into {name!r}, a numpy view (reshape, "
                                           "transpose, .T, or an index with runtime values) "
@@ -838,7 +843,7 @@ class FunctionConverter:
             for sub in gast.walk(n):
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
-        closures.operands(self, names, nodes[0])  # the variables the closures they hold read
+        closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
         for name in names:
             if isinstance(self.env[name], tuple) and static_values.is_runtime(self.env[name]):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
