@@ -61,6 +61,8 @@ def same(a, b) -> bool:
 
 def describe(value) -> str:
     """`a string ('put')`, `None`, `a function (rhs)`, ... for error messages."""
+    if value is LIVE or isinstance(value, Var | Const):
+        return "an array" if _is_array(value) else "a number"
     if value is None:
         return "None"
     if isinstance(value, str):
