@@ -505,3 +505,16 @@ def test_closure_writing_its_array_from_another_function_is_refused():
     assert "write into 'out', an array of the function that defined this closure" in \
         str(info.value)
     assert "out[i] = v[i] * 2.0" in str(info.value).splitlines()[1]
+
+
+def nested_twice(x):
+    k = x * 3.0
+    def middle(v):
+        def inner(k):  # its own k: middle reads the enclosing k below
+            return k * v
+        return inner(2.0) + k
+    return middle(x)
+
+
+def test_a_nested_functions_parameter_does_not_hide_the_enclosing_variable():
+    check(nested_twice, 0.6)

@@ -73,20 +73,27 @@ class NestedDef(gast.AST):
 
 
 def free_names(fdef: gast.FunctionDef) -> list[str]:
-    """Names a function's body reads and does not bind (parameters, assignments, nested
-    definitions are its own): read from the enclosing scope when it is called."""
-    bound, loaded = set(), []
-    for node in (n for stmt in fdef.body for n in gast.walk(stmt)):
+    """Names a function's body reads and does not bind (its parameters, assignments and
+    nested definitions are its own; a nested function's free names are read through it):
+    read from the enclosing scope when it is called."""
+    a = fdef.args
+    bound = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
+    bound |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
+    loaded = []
+    stack = list(reversed(fdef.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.FunctionDef | gast.Lambda):
+            inner = node if isinstance(node, gast.FunctionDef) else lambda_def(node)
+            if isinstance(node, gast.FunctionDef):
+                bound.add(node.name)
+            loaded.extend(free_names(inner))
+            stack.extend(reversed(inner.args.defaults + [d for d in inner.args.kw_defaults
+                                                         if d is not None]))
+            continue
         if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load):
-                loaded.append(node.id)
-            else:
-                bound.add(node.id)
-        elif isinstance(node, gast.FunctionDef):
-            bound.add(node.name)
-    args = fdef.args
-    bound |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    bound |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+            (loaded.append if isinstance(node.ctx, gast.Load) else bound.add)(node.id)
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
     return list(dict.fromkeys(n for n in loaded if n not in bound))
 
 
