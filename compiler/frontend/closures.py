@@ -269,8 +269,10 @@ class Unusable:
                                 "call it inside the if or loop, or make it before")
 
 
-def after_block(conv, value, line: int):
-    """`value` as the code after an if or loop sees it (see `Unusable`)."""
-    if isinstance(value, Closure) and value.scope is not conv:
+def after_block(conv, value, before: dict, line: int):
+    """`value` as the code after an if or loop sees it (see `Unusable`); `before` is the
+    environment before the block (a closure it already held stays usable)."""
+    if isinstance(value, Closure) and value.scope is not conv and \
+            not any(v is value for v in before.values()):
         return Unusable(value.__name__, line)
     return value

@@ -976,14 +976,14 @@ class FunctionConverter:
         if not any(static_values.is_static(v) for v in present):
             return False
         if len(present) == 2 and not static_values.same(*present):
-            raise self.source.error(node, f"{name!r} is a compile-time value bound differently "
-                                          f"on the two paths ({static_values.describe(present[1])}"
-                                          f" and {static_values.describe(present[0])})",
+            then, other = (static_values.describe(v) for v in reversed(present))
+            raise self.source.error(node, f"{_shown(name)} is a compile-time value bound "
+                                          f"differently on the two paths ({then} and {other})",
                                     "bind it to the same value on both paths, or choose with "
                                     "numbers")
         before = name in self.env and name not in self.maybe_undefined
         if self.env.get(name) is not present[0] or name not in self.env:
-            self.env[name] = closures.after_block(self, present[0], self.line(node))
+            self.env[name] = closures.after_block(self, present[0], self.env, self.line(node))
         if len(present) == 2 and not any(name in arm.undefined for _, _, arm in arms):
             self.maybe_undefined.discard(name)
         elif not before:
@@ -999,13 +999,13 @@ class FunctionConverter:
             if not any(static_values.is_static(v) for v in values):
                 continue
             if len(values) == 2 and not static_values.same(*values):
-                raise self.source.error(s, f"{n!r} is a compile-time value that the loop body "
-                                           f"binds differently ({static_values.describe(values[0])}"
-                                           f" before the loop, "
-                                           f"{static_values.describe(values[1])} in it)",
+                before, inside = (static_values.describe(v) for v in values)
+                raise self.source.error(s, f"{_shown(n)} is a compile-time value that the loop "
+                                           f"body binds differently ({before} before the loop, "
+                                           f"{inside} in it)",
                                         "bind it before the loop only, or choose with numbers")
             if n not in entry:
-                out[n] = closures.after_block(self, values[-1], self.line(s))
+                out[n] = closures.after_block(self, values[-1], entry, self.line(s))
         return out
 
     def _branch_expression(self, test, names, nodes, arms):
@@ -1157,6 +1157,11 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
             reps.append(n)
         k_in[n] = by_key[key]
     return k_in, reps
+
+
+def _shown(name: str) -> str:
+    """A variable as the user knows it (early returns store their value in hidden names)."""
+    return "the returned value" if name.startswith("__rv") else repr(name)
 
 
 def _rebound(nodes) -> list[str]:
