@@ -518,3 +518,15 @@ def nested_twice(x):
 
 def test_a_nested_functions_parameter_does_not_hide_the_enclosing_variable():
     check(nested_twice, 0.6)
+
+
+def ambiguous_scalar_class(x):
+    return 1.0 if isinstance(np.sin(x), np.floating) else 0.0
+
+
+def test_isinstance_that_depends_on_python_or_numpy_scalars_is_refused():
+    with pytest.raises(AdliteSyntaxError) as info:
+        jit(ambiguous_scalar_class)(0.5)
+    assert "isinstance(): the answer depends on whether the number is a Python or a numpy " \
+        "scalar" in str(info.value)
+    assert "isinstance(np.sin(x), np.floating)" in str(info.value).splitlines()[1]

@@ -144,10 +144,8 @@ def _class_test(name, test):
     disagree (a number that is a float or a numpy float64)."""
 
     def lower(conv, args, node):
-        value, *rest = args
-        if len(args) != (2 if name == "isinstance" else 1):
-            raise conv.source.error(node, f"{name}() takes {2 if rest else 1} arguments")
-        options = rest and [static_values.python_value(rest[0])]
+        value, *rest = conv.exactly(args, 2 if name == "isinstance" else 1, node)
+        options = [static_values.python_value(r) for r in rest]
         try:
             answers = {test(cls, *options) for cls in static_values.python_classes(value)}
         except TypeError as e:
