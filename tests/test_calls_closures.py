@@ -530,3 +530,11 @@ def test_isinstance_that_depends_on_python_or_numpy_scalars_is_refused():
     assert "isinstance(): the answer depends on whether the number is a Python or a numpy " \
         "scalar" in str(info.value)
     assert "isinstance(np.sin(x), np.floating)" in str(info.value).splitlines()[1]
+
+
+def none_keyword(x):
+    return np.sum(x * x, axis=None) + np.sum(x, axis=None, keepdims=False)
+
+
+def test_none_as_a_keyword_value_of_numpy_functions():
+    check(none_keyword, np.array([0.5, -1.5, 2.0]))
