@@ -72,3 +72,8 @@ def return_(value, at=None) -> gast.Return:
 
 def tuple_(elts, at=None) -> gast.Tuple:
     return _at(gast.Tuple(elts=list(elts), ctx=gast.Load()), at)
+
+
+def function_def(name_: str, args: gast.arguments, body, at=None) -> gast.FunctionDef:
+    return _at(gast.FunctionDef(name=name_, args=args, body=list(body), decorator_list=[],
+                                returns=None, type_comment=None, type_params=[]), at)

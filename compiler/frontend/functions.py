@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import numbers
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ..ir.core import F64, I64, Const, Var
 from ..ir.index import Int
 from ..primitives.ints import range_len
 from ..primitives.vocabulary import BuilderOps
+from . import static_values
 
 
 def _unary(prim):
@@ -269,6 +271,28 @@ def _pow(conv, args, node):
     return conv.b.pow(x, y)
 
 
+def _class_test(name, test):
+    """isinstance / np.isscalar / callable, answered while compiling from the classes the
+    value may have at run time (see static_values.python_classes); refused when they
+    disagree (a number that is a float or a numpy float64)."""
+
+    def lower(conv, args, node):
+        value, *rest = conv.exactly(args, 2 if name == "isinstance" else 1, node)
+        options = [static_values.python_value(r) for r in rest]
+        try:
+            answers = {test(cls, *options) for cls in static_values.python_classes(value)}
+        except TypeError as e:
+            raise conv.source.error(node, f"{name}(): {e}") from None
+        if len(answers) != 1:
+            raise conv.source.error(node, f"{name}(): the answer depends on whether the number "
+                                          "is a Python or a numpy scalar, which compiled code "
+                                          "does not tell apart", "test with builtin classes: "
+                                                                 "float, int, np.ndarray")
+        return const(answers.pop())
+
+    return lower
+
+
 def _range_len(conv, args, node):
     """The trip count of a `for` loop (see normalize.py): range() takes ints only."""
     values = [conv.numeric(conv.scalar(a, node), node) for a in args]
@@ -331,6 +355,11 @@ _register([math.ceil], _rounding("ceil", True))
 _register([builtins.float, np.float64], _cast(F64))
 _register([builtins.int], _cast(I64))
 _register([range_len], _range_len)
+_register([builtins.isinstance], _class_test("isinstance", issubclass))
+_register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
+    cls, np.generic | numbers.Number) or cls in np.ScalarType))  # numpy's test, on the class
+_register([builtins.callable], _class_test("callable", lambda cls: any(
+    "__call__" in k.__dict__ for k in cls.__mro__)))
 
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 

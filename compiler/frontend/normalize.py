@@ -3,7 +3,12 @@
 Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
   `assert`, `raise` (the last statement of its block, see `statements.end_at_raises`) and one
-  final `return expr` (a function may also end by raising);
+  final `return expr` (a function may also end by raising; a bare `return` returns None;
+  a function without any `return value` returns None at its end);
+- nested `def name(...)` became `name = NestedDef` and every `lambda` a `NestedDef`
+  expression: the definition, its default values and the free names its body reads (only
+  those are walked; the nested body is normalized when it is called, see closures.py);
+- parameters may have defaults, `*args` and keyword-only parameters; `**kwargs` is refused;
 - `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
   the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
   counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down
@@ -40,13 +45,88 @@ UNSUPPORTED_STATEMENTS = {
     gast.With: ("with statement", "move the context manager outside the compiled function"),
     gast.Import: ("import", "import modules at module level; they are resolved when compiling"),
     gast.ImportFrom: ("import", "import at module level; names are resolved when compiling"),
-    gast.FunctionDef: ("nested function definition",
-                       "define helper functions at module level; calls to them are inlined"),
     gast.ClassDef: ("class definition", "define classes outside the compiled function"),
     gast.Global: ("global statement", "pass the value as an argument instead"),
     gast.Nonlocal: ("nonlocal statement", "pass the value as an argument instead"),
     gast.Delete: ("del statement", "remove the del; values are freed automatically"),
 }
+
+
+class NestedDef(gast.AST):
+    """A nested `def` or `lambda` (as an expression): `fdef` is the function (a lambda is
+    `def <lambda>(...): return body`), `defaults` the default values (evaluated where the
+    definition stands, for parameters `default_names`) and `free` Names loading the
+    variables its body reads from the enclosing function. Only `defaults` and `free` are
+    walked, so the enclosing function's passes never see the nested body."""
+    _fields = ("defaults", "free")
+
+    def __init__(self, fdef: gast.FunctionDef, at) -> None:
+        super().__init__()
+        args = fdef.args
+        positional = args.posonlyargs + args.args
+        self.fdef = fdef
+        self.default_names = [a.id for a in positional[len(positional) - len(args.defaults):]] \
+            + [a.id for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+               if d is not None]
+        self.defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
+        self.free = [g.name(n, at=at) for n in free_names(fdef)]
+        gast.copy_location(self, at)
+
+
+def free_names(fdef: gast.FunctionDef) -> list[str]:
+    """Names a function's body reads and does not bind (its parameters, assignments and
+    nested definitions are its own; a nested function's free names are read through it):
+    read from the enclosing scope when it is called."""
+    a = fdef.args
+    bound = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
+    bound |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
+    loaded = []
+    stack = list(reversed(fdef.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.FunctionDef | gast.Lambda):
+            inner = node if isinstance(node, gast.FunctionDef) else lambda_def(node)
+            if isinstance(node, gast.FunctionDef):
+                bound.add(node.name)
+            loaded.extend(free_names(inner))
+            stack.extend(reversed(inner.args.defaults + [d for d in inner.args.kw_defaults
+                                                         if d is not None]))
+            continue
+        if isinstance(node, gast.Name):
+            (loaded.append if isinstance(node.ctx, gast.Load) else bound.add)(node.id)
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+    return list(dict.fromkeys(n for n in loaded if n not in bound))
+
+
+class _Hoist(gast.NodeTransformer):
+    """Nested `def name(...)` -> `name = NestedDef`, `lambda` -> NestedDef (bodies are
+    normalized when they are called)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def visit_FunctionDef(self, node):  # noqa: N802 - NodeTransformer's naming
+        if node.decorator_list:
+            raise self.source.error(node, "decorated nested function definition",
+                                    "apply the decorator outside the compiled function")
+        return g.assign(node.name, NestedDef(node, node), at=node)
+
+    def visit_Lambda(self, node):  # noqa: N802
+        return NestedDef(lambda_def(node), node)
+
+
+def lambda_def(node: gast.Lambda) -> gast.FunctionDef:
+    """`lambda args: body` as `def <lambda>(args): return body`."""
+    return g.function_def("<lambda>", node.args, [g.return_(node.body, at=node)], at=node)
+
+
+def _returns(body) -> list:
+    return [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+            if isinstance(n, gast.Return)]
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
 
 
 def _is_docstring(stmt) -> bool:
@@ -92,19 +172,22 @@ class Normalizer:
     # ---- entry ----------------------------------------------------------------------------
 
     def function(self, fdef: gast.FunctionDef) -> gast.FunctionDef:
-        args = fdef.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            raise self.source.error(fdef, "unsupported signature: *args, **kwargs, keyword-only "
-                                          "or positional-only parameters",
-                                    "use plain positional parameters")
+        if fdef.args.kwarg:
+            raise self.source.error(fdef, "unsupported signature: **kwargs",
+                                    "name the keyword parameters (`*, a=1.0, b=2.0`)")
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
+        body = [_Hoist(self.source).visit(s) for s in body]
         body = self.desugar(end_at_raises(body))
+        returns = _returns(body)
+        for r in returns:
+            r.value = r.value or g.const(None, at=r)  # a bare `return` returns None
+        if all(_is_none(r.value) for r in returns) and not _always_returns(body):
+            body.append(g.return_(g.const(None, at=fdef), at=fdef))  # a procedure
+            returns = _returns(body)
         if not _always_returns(body):
             raise self.source.error(fdef, f"function {fdef.name!r} does not return a value on "
                                           "every path", "end the function with a return "
                                                         "statement")
-        returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
-                   if isinstance(n, gast.Return)]
         arities = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else 1 for r in returns}
         if len(arities) > 1:
             raise self.source.error(returns[-1], "return statements return different numbers "
@@ -264,8 +347,6 @@ class Normalizer:
         return before + [g.while_(test, body, at=s)]
 
     def store_return(self, s: gast.Return) -> list:
-        if s.value is None:
-            raise self.source.error(s, "return without a value", "return a number or a tuple")
         if self.arity == 1:
             return [g.assign("__rv", s.value, at=s)]
         return [g.assign(f"__rv{i}", e, at=s) for i, e in enumerate(s.value.elts)]

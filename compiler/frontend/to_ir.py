@@ -14,15 +14,21 @@ equation whose outputs are the variables assigned in either arm; `while` becomes
 equation whose carries are the variables assigned in its body (types are widened to a fixed
 point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
 compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain or adlite-decorated) are inlined; `assert`, `raise` and
-`print` statements become effect equations (`statements.py`). A variable assigned in only
-some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
+other Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures,
+which read their free variables when called) are inlined, their arguments bound as Python
+binds them: defaults, keywords, `*args` and `f(*t)` (see `closures.py`). Functions are values:
+passed as arguments, stored in variables, called in loops. Compile-time values (strings,
+None, functions, modules: `static_values.py`) cost nothing at run time: `==`, `is`, `in`,
+`isinstance`, `np.isscalar`, `callable` and truth tests on them are answered while
+compiling, and they cross an `if` or a loop when every path binds the same value (refused
+otherwise, naming the variable). `assert`, `raise` and `print` statements become effect
+equations (`statements.py`). A variable assigned in only some paths and read afterwards is
+an `AdliteSyntaxError` (Python would fail at run time).
 """
 
 from __future__ import annotations
 
 import builtins
-import inspect
 import types
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -36,7 +42,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions, statements
+from . import array_functions, closures, functions, statements, static_values
 from .aliasing import (
     LIVE,
     Ref,
@@ -53,7 +59,6 @@ from .aliasing import (
 )
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
-from .source import Source, get_source
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
@@ -65,7 +70,6 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
     gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
-    gast.Lambda: ("lambda", "define a module-level function; calls to it are inlined"),
     gast.Dict: ("dict", "use separate variables"),
     gast.Set: ("set", "use separate variables"),
     gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
@@ -177,20 +181,13 @@ class FunctionConverter:
 
     def __init__(self, fn, b: Builder, stack: tuple) -> None:
         self.fn = fn
-        if self.fn in stack:
+        key = fn.node if isinstance(fn, closures.Closure) else fn
+        if key in stack:
             raise RecursionError_(self.fn)
-        self.stack = stack + (self.fn,)
-        self.source: Source = get_source(self.fn)
-        tree = gast.parse(self.source.text)
-        fdef = tree.body[0] if tree.body else None
-        if not isinstance(fdef, gast.FunctionDef):
-            raise self.source.error(fdef, "only functions defined with `def` can be compiled",
-                                    "replace the lambda with a `def` at module level")
+        self.stack = stack + (key,)
+        self.source, fdef, self.globals = closures.definition(fn)
         self.fdef = Normalizer(self.source).function(fdef)
-        self.params = [a.id for a in self.fdef.args.args]
-        if self.fdef.args.defaults:
-            raise self.source.error(self.fdef, "unsupported signature: default argument "
-                                               "values", "pass every argument explicitly")
+        self.params = closures.parameters(self.fdef)
         self.b = b
         self.env: dict[str, object] = {}
         self.maybe_undefined: set[str] = set()
@@ -198,18 +195,18 @@ class FunctionConverter:
         self.poisoned: dict[str, int] = {}  # name -> line of the write that invalidated it
         self.argument_objects: dict[int, int] = {}  # object -> parameter position
         self.hidden: dict[int, str] = {}  # argument object -> its hidden name
-        closure = inspect.getclosurevars(self.fn)
-        self.globals = {**self.fn.__globals__, **closure.nonlocals}
 
     # ---- driver ---------------------------------------------------------------------------
 
-    def run(self, args: list, refs: list | None = None, bases: dict | None = None):
+    def run(self, args: list, refs: list | None = None, bases: dict | None = None,
+            names: list[str] | None = None):
         """(result, its Ref(s)). `refs` are the arguments' refs in the caller (None: fresh
         values, as at the top level) and `bases` the values of the objects they belong to;
-        every argument object gets a hidden name holding its final value."""
+        every argument object gets a hidden name holding its final value. `names` are the
+        variables the arguments bind (default: the parameters, in order)."""
         refs = refs or [None] * len(args)
         bases = dict(bases or {})
-        for position, (name, value, ref) in enumerate(zip(self.params, args, refs,
+        for position, (name, value, ref) in enumerate(zip(names or self.params, args, refs,
                                                            strict=True)):
             if isinstance(value, Var | Const) and value.type.is_array and ref is None:
                 ref = Ref(new_object())
@@ -356,6 +353,11 @@ class FunctionConverter:
                                           "cannot tell which array this writes",
                                     "use .copy() to make an independent array, or write into "
                                     "the array itself")
+        if ref.frozen and closures.is_read_only(ref):
+            raise self.source.error(node, f"write into {name!r}, an array of the function "
+                                          "that defined this closure, from a call made in "
+                                          "another function", "return the new values, or call "
+                                                              "the closure where it is defined")
         if ref.frozen:
             raise self.source.error(node, f"write into {name!r}, a numpy view (reshape, "
                                           "transpose, .T, or an index with runtime values) "
@@ -405,7 +407,9 @@ class FunctionConverter:
         """A number or an array (not a tuple, module or function)."""
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
-                                          f"{type(value).__name__}")
+                                          f"{static_values.describe(value)}",
+                                    "strings, None and functions are compile-time values: "
+                                    "compare them (`if option == 'put'`) or call them")
         return value
 
     def scalar(self, value, node) -> Atom:
@@ -461,6 +465,8 @@ class FunctionConverter:
         return self.to_type(x, t), self.to_type(y, t)
 
     def truth(self, value, node) -> Atom:
+        if static_values.is_static(value):  # `if tol:`, `if callback:`: Python's truth
+            return const(bool(static_values.python_value(value)))
         value = self.scalar(value, node)
         if value.type == BOOL:
             return value
@@ -495,7 +501,12 @@ class FunctionConverter:
         v = node.value
         if isinstance(v, bool | int | float) and not isinstance(v, complex):
             return const(v)
+        if v is None or isinstance(v, str):
+            return v  # a compile-time value
         raise self.source.error(node, f"unsupported constant {v!r}", "use int or float values")
+
+    def expr_NestedDef(self, node):
+        return closures.make(self, node)
 
     def expr_Name(self, node):
         name = node.id
@@ -685,19 +696,29 @@ class FunctionConverter:
         result = None
         left = self.expr(node.left)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            prim = CMPOPS.get(type(op))
-            if prim is None:
-                raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
-                                        "compare numbers with < <= > >= == !=")
             right = self.expr(comparator)
-            x, y = self.promote(left, right, node)
-            test = self.b.op(prim, x, y)
+            known = static_values.compare(op, left, right)
+            prim = CMPOPS.get(type(op))
+            if known is not None:
+                test = const(known)
+            elif prim is None:
+                raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
+                                        "compare numbers with < <= > >= == !=; `is`, `in` "
+                                        "and `==` on strings, None and functions")
+            else:
+                test = self.b.op(prim, *self.promote(left, right, node))
             result = test if result is None else self.b.and_(result, test)
             left = right
         return result
 
     def expr_BoolOp(self, node):
-        values = [self.scalar(self.expr(v), v) for v in node.values]
+        is_or, values = isinstance(node.op, gast.Or), []
+        for v in node.values:
+            x = self.expr(v)
+            if values or static_values.is_runtime(x):
+                values.append(self.scalar(x, v))
+            elif bool(static_values.python_value(x)) == is_or or v is node.values[-1]:
+                return x  # a known operand decides, as Python returns it (`tol or 1e-6`)
         if any(v.type != BOOL for v in values):
             raise self.source.error(node, "`and`/`or` on non-boolean values",
                                     "compare explicitly, e.g. `x != 0 and y > 1`")
@@ -725,9 +746,12 @@ class FunctionConverter:
         if any(kw.arg is None for kw in node.keywords):
             raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
-        pairs = [self.expr_ref(a) for a in node.args]
+        if isinstance(func, closures.Unusable):
+            func.refuse(self, node)
+        pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
-        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        kwpairs = {kw.arg: self.expr_ref(kw.value) for kw in node.keywords}
+        kwargs = {k: v for k, (v, _) in kwpairs.items()}
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
@@ -736,20 +760,33 @@ class FunctionConverter:
             value = lowering(self, args, kwargs, node)
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
             return value, (_frozen(pairs[0][1]) if view else None)
-        if kwargs:
-            raise self.source.error(node, "keyword arguments in calls to Python functions",
-                                    "pass arguments by position")
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
             func = func.fn  # inlined as Python, so that writes into arguments are seen
         if hasattr(func, "ir_for"):
+            if kwargs:
+                raise self.source.error(node, "keyword arguments in calls to adlite "
+                                              "transformations", "pass arguments by position")
             return self.inline_transformed(func, args, node), None
-        if isinstance(func, types.FunctionType):
-            return self.inline(func, pairs, node)
+        if isinstance(func, types.FunctionType | closures.Closure):
+            return self.inline(func, pairs, kwpairs, node)
+        if not static_values.is_static(func):
+            raise self.source.error(node, "this value is a number or an array, not a function")
         name = getattr(func, "__name__", type(func).__name__)
         raise self.source.error(node, f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
                                 "functions defined with def")
+
+    def call_argument(self, node) -> list:
+        """The (value, Ref) pairs an argument passes: one, or a tuple's elements for `*t`."""
+        if not isinstance(node, gast.Starred):
+            return [self.expr_ref(node)]
+        value, ref = self.expr_ref(node.value)
+        if not isinstance(value, tuple):
+            raise self.source.error(node, f"*{static_values.describe(value)} in a call",
+                                    "unpack a tuple: f(*args) with args a tuple")
+        refs = ref if isinstance(ref, tuple) else (None,) * len(value)
+        return list(zip(value, refs, strict=True))
 
     def inline_transformed(self, transformed, args, node):
         """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...)."""
@@ -762,10 +799,10 @@ class FunctionConverter:
         outputs = inline(self.b, graph, atoms)
         return tuple(outputs) if is_tuple else outputs[0]
 
-    def inline(self, fn, pairs, node):
-        """Inline a call: the callee's parameters are bound to the caller's objects, and
-        its writes into them are stored back into the caller's names."""
-        args = [v for v, _ in pairs]
+    def inline(self, fn, pairs, kwpairs, node):
+        """Inline a call: the callee's parameters (then a closure's free variables) are
+        bound to the caller's objects as Python binds them (closures.bind), and its writes
+        into them are stored back into the caller's names."""
         if len(self.stack) > MAX_INLINE_DEPTH:
             raise self.source.error(node, "calls nested too deeply")
         try:
@@ -773,16 +810,15 @@ class FunctionConverter:
         except RecursionError_ as e:
             raise self.source.error(node, f"recursive call to {e.fn.__name__!r}",
                                     "write the recursion as a loop") from None
-        if len(args) != len(callee.params):
-            raise self.source.error(node, f"{fn.__name__}() takes {len(callee.params)} "
-                                          f"arguments, {len(args)} given")
+        bound = closures.bind(self, fn, pairs, kwpairs, node)
+        args = [v for v, _ in bound.values()]
         loc = self.b.loc
-        refs = [r for _, r in pairs]
+        refs = [r for _, r in bound.values()]
         bases = {}
         for r in _flat_refs(refs):
             if r.plain or r.view:
                 bases[r.obj] = self.env[self.base_name(r.obj)]
-        result, ref = callee.run(args, refs, bases)
+        result, ref = callee.run(args, refs, bases, list(bound))
         self.b.loc = loc
         for obj, before in bases.items():
             if obj not in callee.hidden:
@@ -810,8 +846,9 @@ class FunctionConverter:
             for sub in gast.walk(n):
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
+        closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
         for name in names:
-            if not isinstance(self.env[name], Var | Const) and self.env[name] is not LIVE:
+            if isinstance(self.env[name], tuple) and static_values.is_runtime(self.env[name]):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if or a loop", "unpack it into separate "
                                                                      "variables first")
@@ -882,7 +919,7 @@ class FunctionConverter:
                                    r.maybe | {renamed[o] for o in r.objects() if o in renamed})
         outs, out_types, groups = [], [], {}
         for name in candidates:
-            if name in live:
+            if name in live or self._join_static(name, arms, nodes[0]):
                 continue
             vals = [arm.env.get(name) for _, _, arm in arms]
             if any(v is not None and not isinstance(v, Var | Const) for v in vals):
@@ -934,6 +971,45 @@ class FunctionConverter:
         for _, _, arm in arms:
             self.poisoned.update(arm.poisoned)
         return results
+
+    def _join_static(self, name: str, arms, node) -> bool:
+        """A compile-time value after an if: one value, the same on every path that binds it
+        (no run-time choice). False when `name` holds numbers or arrays."""
+        present = [arm.env[name] for _, _, arm in arms if name in arm.env]
+        if not any(static_values.is_static(v) for v in present):
+            return False
+        if len(present) == 2 and not static_values.same(*present):
+            then, other = (static_values.describe(v) for v in reversed(present))
+            raise self.source.error(node, f"{_shown(name)} is a compile-time value bound "
+                                          f"differently on the two paths ({then} and {other})",
+                                    "bind it to the same value on both paths, or choose with "
+                                    "numbers")
+        before = name in self.env and name not in self.maybe_undefined
+        if self.env.get(name) is not present[0] or name not in self.env:
+            self.env[name] = closures.after_block(self, present[0], self.env, self.line(node))
+        if len(present) == 2 and not any(name in arm.undefined for _, _, arm in arms):
+            self.maybe_undefined.discard(name)
+        elif not before:
+            self.maybe_undefined.add(name)
+        return True
+
+    def _static_loop_values(self, s, assigned, entry: dict, body_env: dict) -> dict:
+        """Compile-time values the loop body binds: the same as before the loop, or bound only
+        in it ({name: value}; no carry)."""
+        out = {}
+        for n in assigned:
+            values = [env[n] for env in (entry, body_env) if n in env]
+            if not any(static_values.is_static(v) for v in values):
+                continue
+            if len(values) == 2 and not static_values.same(*values):
+                before, inside = (static_values.describe(v) for v in values)
+                raise self.source.error(s, f"{_shown(n)} is a compile-time value that the loop "
+                                           f"body binds differently ({before} before the loop, "
+                                           f"{inside} in it)",
+                                        "bind it before the loop only, or choose with numbers")
+            if n not in entry:
+                out[n] = closures.after_block(self, values[-1], entry, self.line(s))
+        return out
 
     def _branch_expression(self, test, names, nodes, arms):
         for _, start, arm in arms:
@@ -1025,6 +1101,7 @@ class FunctionConverter:
             extra_poison.update(new_poison)
         else:
             raise self.source.error(s, "could not infer the types of the loop variables")
+        statics = self._static_loop_values(s, assigned, entry, body_env)
         body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
         c_vars = c_in + [k_in[n] for n in reps]
         body = Graph(c_vars, body_b.eqns, body_out, "body")
@@ -1055,6 +1132,9 @@ class FunctionConverter:
         self.refs = {**head_refs, **{n: r for n, r in arm.refs.items() if n not in entry}}
         self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
                                            if n not in entry}}
+        for n, v in statics.items():  # bound only in the body (no trip: undefined)
+            self.env[n] = v
+            self.maybe_undefined.add(n)
 
 
 class _Arm(NamedTuple):
@@ -1080,6 +1160,11 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
             reps.append(n)
         k_in[n] = by_key[key]
     return k_in, reps
+
+
+def _shown(name: str) -> str:
+    """A variable as the user knows it (early returns store their value in hidden names)."""
+    return "the returned value" if name.startswith("__rv") else repr(name)
 
 
 def _rebound(nodes) -> list[str]:

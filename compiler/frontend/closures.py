@@ -1,0 +1,278 @@
+"""Calls to Python functions inside compiled code: where a callee's definition comes from,
+how a call's arguments bind to its parameters, and nested functions (closures).
+
+Contract:
+- `definition(fn)` gives (source, a fresh copy of the `def`, globals) of a callee: a Python
+  function (a `def`, or a `lambda` alone on its line) or a `Closure`.
+- `bind(conv, fn, pairs, kwpairs, node)` binds (value, Ref) pairs to the callee's parameters
+  as Python does (`inspect.Signature.bind`, defaults applied; `*args` gets a tuple):
+  {parameter: (value, Ref)}. A Python default value becomes a constant (numbers), a tuple of
+  them, or a compile-time value (None, strings, functions, ...); array defaults are refused.
+- A `Closure` is a nested `def` or `lambda` evaluated in compiled code: its definition, the
+  converter it was defined in (`scope`) and, for each free name, the scope's variable holding
+  it (`names`). Free variables are read when the closure is called (late binding, as in
+  Python) and bound in the inlined body like extra arguments; writes into a free array are
+  seen by the enclosing function when the closure is called there, and refused when it is
+  called from another function. Default values are evaluated where the `def` stands; those
+  known only at run time are kept in hidden variables of the scope (`Stored`).
+- `operands(conv, names)` extends the names a block reads (an `if` arm or loop body) with the
+  free variables of the closures it may call: the scope's own names, or, for a closure from
+  another function, hidden names of `conv` holding their values (the closure is rebound to
+  read them there), so that the block's subgraph receives them as operands.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import itertools
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from .. import gast_adapter as g
+from ..ir.builder import const
+from .aliasing import LIVE, Ref, new_object
+from .normalize import NestedDef, lambda_def
+from .source import Source, get_source
+from .static_values import is_runtime, same
+
+_hidden = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Closure:
+    node: gast.FunctionDef
+    scope: object  # the FunctionConverter whose variables hold the free names
+    names: dict[str, str]  # free name -> the scope's variable
+    defaults: dict[str, object]  # parameter -> its value, or the Stored variable holding it
+    source: Source
+
+    @property
+    def __name__(self) -> str:  # noqa: PLW3201 - read like a Python function's name
+        return self.node.name
+
+    def same_as(self, other) -> bool:
+        """The same definition reading the same variables (a `def` run again in a loop)."""
+        return isinstance(other, Closure) and other.node is self.node and \
+            other.scope is self.scope and other.names == self.names and \
+            self.defaults.keys() == other.defaults.keys() and \
+            all(same(self.default(k), other.default(k)) for k in self.defaults)
+
+    def default(self, param: str):
+        d = self.defaults[param]
+        return self.scope.env.get(d.var) if isinstance(d, Stored) else d
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A default value known only at run time, kept in the scope's variable `var`."""
+    var: str
+
+
+def make(conv, node: NestedDef) -> Closure:
+    """The closure a nested `def`/`lambda` evaluates to: its defaults are evaluated now and
+    kept in hidden variables of the scope (read when it is called, like free variables)."""
+    defaults = {}
+    for name, d in zip(node.default_names, node.defaults, strict=True):
+        value, ref = conv.expr_ref(d)
+        if is_runtime(value):
+            hidden = f"__default{next(_hidden)}_{name}"
+            conv.bind(hidden, value, ref)
+            value = Stored(hidden)
+        defaults[name] = value
+    return Closure(node.fdef, conv, {n.id: n.id for n in node.free}, defaults, conv.source)
+
+
+def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
+    if isinstance(fn, Closure):
+        return fn.source, copy.deepcopy(fn.node), fn.scope.globals
+    source = get_source(fn)
+    tree = gast.parse(source.text)
+    fdef = tree.body[0] if tree.body else None
+    if fn.__name__ == "<lambda>":
+        fdef = _lambda_in(fn, tree, source)
+    if not isinstance(fdef, gast.FunctionDef):
+        raise source.error(fdef, "only functions defined with `def` or `lambda` can be "
+                                 "compiled")
+    closure = inspect.getclosurevars(fn)
+    return source, fdef, {**fn.__globals__, **closure.nonlocals}
+
+
+def _lambda_in(fn, tree, source: Source) -> gast.FunctionDef:
+    code = fn.__code__
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and
+               [a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(lambdas) != 1:
+        raise source.error(tree.body[0] if tree.body else None,
+                           "cannot tell which lambda of this line is called",
+                           "define the function with `def`")
+    return lambda_def(lambdas[0])
+
+
+def parameters(fdef: gast.FunctionDef) -> list[str]:
+    """The parameter names, in the order `inspect.signature` lists them."""
+    a = fdef.args
+    return [p.id for p in a.posonlyargs + a.args + ([a.vararg] if a.vararg else []) +
+            a.kwonlyargs + ([a.kwarg] if a.kwarg else [])]
+
+
+class _Pair(tuple):
+    """A call's (value, Ref) argument, told apart from a tuple default value."""
+
+
+def _signature(conv, fn, node) -> inspect.Signature:
+    """The callee's signature, its defaults as (value, Ref) pairs."""
+    if not isinstance(fn, Closure):
+        sig = inspect.signature(fn)
+        return sig.replace(parameters=[
+            p if p.default is p.empty else
+            p.replace(default=_Pair((_python_default(conv, p, fn, node), None)))
+            for p in sig.parameters.values()])
+    a, kind = fn.node.args, inspect.Parameter
+    groups = [(a.posonlyargs, kind.POSITIONAL_ONLY), (a.args, kind.POSITIONAL_OR_KEYWORD),
+              ([a.vararg] if a.vararg else [], kind.VAR_POSITIONAL),
+              (a.kwonlyargs, kind.KEYWORD_ONLY), ([a.kwarg] if a.kwarg else [], kind.VAR_KEYWORD)]
+    return inspect.Signature([
+        kind(p.id, k, default=_closure_default(conv, fn, p.id, node)
+             if p.id in fn.defaults else kind.empty)
+        for ps, k in groups for p in ps])
+
+
+def _closure_default(conv, fn: Closure, param: str, node) -> _Pair:
+    d = fn.defaults[param]
+    return _Pair(_read(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
+
+
+def _python_default(conv, p: inspect.Parameter, fn, node):
+    if isinstance(p.default, np.ndarray):
+        raise conv.source.error(node, f"{fn.__name__}(): the default value of {p.name!r} is "
+                                      "an array", f"pass {p.name} explicitly")
+    return _constant(p.default)
+
+
+def _constant(value):
+    if isinstance(value, tuple):
+        return tuple(_constant(v) for v in value)
+    if isinstance(value, bool | int | float | np.bool_ | np.integer | np.floating):
+        return const(value.item() if hasattr(value, "item") else value)
+    return value
+
+
+def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
+    """{parameter: (value, Ref)} for a call `fn(*pairs, **kwpairs)`, bound as Python binds it
+    (then the closure's free variables, read now)."""
+    sig = _signature(conv, fn, node)
+    try:
+        bound = sig.bind(*map(_Pair, pairs), **{k: _Pair(v) for k, v in kwpairs.items()})
+    except TypeError as e:
+        raise conv.source.error(node, f"{fn.__name__}(): {e}") from None
+    bound.apply_defaults()
+    out = {}
+    for name, arg in bound.arguments.items():
+        kind = sig.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            raise conv.source.error(node, f"{fn.__name__}() takes **{name}",
+                                    "name the keyword parameters")
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            out[name] = (tuple(v for v, _ in arg), tuple(r for _, r in arg))
+        else:
+            out[name] = tuple(arg)
+    if isinstance(fn, Closure):
+        out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
+                    if var in fn.scope.env})
+    return out
+
+
+def _read(conv, closure: Closure, var: str, node) -> tuple:
+    """(value, Ref) of the scope's variable `var`, read now (late binding). Names the scope
+    does not hold are left to the callee's globals, as in Python."""
+    scope = closure.scope
+    if var not in scope.env:  # a default kept by a loop body that has ended
+        raise conv.source.error(node, f"{closure.__name__}(): a default value computed inside "
+                                      "a loop is used after the loop",
+                                "define the function before the loop")
+    if scope is conv:
+        return conv.expr_ref(g.name(var, at=node))
+    value = scope.env[var]
+    if value is LIVE:
+        value = scope.view_value(scope.refs[var])
+    return value, _read_only(scope.refs.get(var))
+
+
+_READ_ONLY: set[int] = set()  # objects standing for another function's arrays
+
+
+def _read_only(ref):
+    """Another function's array: writes into it would not reach the scope's names, so it is
+    bound as a frozen view (writes refused, see `is_read_only`)."""
+    if isinstance(ref, tuple):
+        return tuple(_read_only(r) for r in ref)
+    if not isinstance(ref, Ref):
+        return None
+    obj = new_object()
+    _READ_ONLY.add(obj)
+    return Ref(obj, frozen=True)
+
+
+def is_read_only(ref: Ref) -> bool:
+    return ref.obj in _READ_ONLY
+
+
+def operands(conv, names: list[str], refs: dict, node) -> None:
+    """Append to `names` the variables the closures they hold read (see the module doc);
+    the refs of new hidden names go to `conv.refs` and `refs` (the block's)."""
+    k = 0
+    while k < len(names):
+        value = conv.env.get(names[k])
+        if isinstance(value, Closure):
+            if value.scope is not conv:
+                value = _relocate(conv, value, refs, node)
+                conv.env[names[k]] = value
+            stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
+            names.extend(v for v in [*value.names.values(), *stored]
+                         if v in conv.env and v not in names)
+        k += 1
+
+
+def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
+    """The closure reading its variables from new hidden names of `conv` (their values now)."""
+    def move(var):
+        value, ref = _read(conv, closure, var, node)
+        hidden = f"__free{next(_hidden)}_{var.strip('_')}"
+        conv.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
+            else value
+        if ref is not None:
+            conv.refs[hidden] = refs[hidden] = ref
+        return hidden
+
+    scope_env = closure.scope.env
+    return Closure(closure.node, conv,
+                   {free: move(var) for free, var in closure.names.items() if var in scope_env},
+                   {p: Stored(move(d.var)) if isinstance(d, Stored) else d
+                    for p, d in closure.defaults.items()}, closure.source)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A function made inside an if arm or a loop body by another function's call: the
+    variables it reads exist only there, so it cannot be called after the if or loop."""
+    name: str
+    line: int
+
+    def refuse(self, conv, node):
+        raise conv.source.error(node, f"{self.name!r} is a function made at line {self.line} "
+                                      "inside an if or a loop by another function's call, "
+                                      "used after it",
+                                "call it inside the if or loop, or make it before")
+
+
+def after_block(conv, value, before: dict, line: int):
+    """`value` as the code after an if or loop sees it (see `Unusable`); `before` is the
+    environment before the block (a closure it already held stays usable)."""
+    if isinstance(value, Closure) and value.scope is not conv and \
+            not any(v is value for v in before.values()):
+        return Unusable(value.__name__, line)
+    return value
