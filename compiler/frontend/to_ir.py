@@ -29,13 +29,15 @@ from typing import NamedTuple
 import gast
 import numpy as np
 
+from .. import gast_adapter as g
+from ..errors import AdliteSyntaxError
 from ..ir import dtypes
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions
+from . import array_functions, functions, sequences
 from .aliasing import (
     LIVE,
     Ref,
@@ -52,6 +54,7 @@ from .aliasing import (
 )
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
+from .sequences import ListMethod, ListValue, RangeValue
 from .source import Source, get_source
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
@@ -60,8 +63,8 @@ CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq:
           gast.NotEq: "ne"}
 RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
 UNSUPPORTED_EXPRESSIONS = {
-    gast.ListComp: ("list comprehension", "write the loop out with `for`"),
-    gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
+    gast.ListComp: ("list comprehension here", "build the list in a statement before"),
+    gast.GeneratorExp: ("generator expression here", "build a list in a statement before"),
     gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
     gast.Lambda: ("lambda", "define a module-level function; calls to it are inlined"),
@@ -75,6 +78,7 @@ UNSUPPORTED_EXPRESSIONS = {
 }
 MAX_INLINE_DEPTH = 32
 MAX_LOOP_ATTEMPTS = 8
+MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
 
 
 def join_type(a: Type, b: Type) -> Type:
@@ -284,7 +288,10 @@ class FunctionConverter:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
                                         "assign into an array variable: `x[i] = v`")
-            self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+            base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+            if isinstance(base, ListValue):
+                sequences.setitem(self, base, target.slice, value, ref, target)
+                return
             self.write(target.value.id, target.slice, None, self.value(value, target), target)
         elif isinstance(target, gast.Tuple):
             if not isinstance(value, tuple) or len(value) != len(target.elts):
@@ -382,6 +389,7 @@ class FunctionConverter:
                 self.env[n] = value
             elif (r.frozen or r.maybe) and obj in r.objects():
                 self.poisoned[n] = line
+        sequences.store_items(self, obj, value, line)
 
     def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
         out = []
@@ -534,6 +542,8 @@ class FunctionConverter:
             if node.attr in ARRAY_METHODS:
                 return _Method(base, node.attr, ref)
             return array_functions.attribute(self, base, node.attr, node)
+        if isinstance(base, ListValue):
+            return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
             value = functions.constant(base, node.attr)
             if value is not None:
@@ -548,7 +558,8 @@ class FunctionConverter:
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
 
-    expr_List = expr_Tuple  # list displays are immutable sequences here (np.array([...]))
+    def expr_List(self, node):
+        return sequences.new_list(self, [self.expr_ref(e) for e in node.elts])
 
     def expr_Subscript(self, node):
         return self.subscript(node)[0]
@@ -564,7 +575,9 @@ class FunctionConverter:
     def _expr_ref(self, node):
         if isinstance(node, gast.Name) and node.id in self.env:
             return self.expr(node), self.refs.get(node.id)
-        if isinstance(node, gast.Tuple | gast.List):
+        if isinstance(node, gast.List):
+            return self.expr_List(node), None
+        if isinstance(node, gast.Tuple):
             pairs = [self.expr_ref(e) for e in node.elts]
             return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
         if isinstance(node, gast.Subscript):
@@ -581,6 +594,8 @@ class FunctionConverter:
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
+        if isinstance(base, ListValue | RangeValue):
+            return sequences.getitem(self, base, node)
         if isinstance(base, tuple):
             index = self.static(self.expr(node.slice), node)
             if not isinstance(index, int) or not -len(base) <= index < len(base):
@@ -649,6 +664,8 @@ class FunctionConverter:
 
     def expr_BinOp(self, node):
         x, y = self.expr(node.left), self.expr(node.right)
+        if isinstance(x, ListValue) or isinstance(y, ListValue):
+            return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
         if isinstance(node.op, gast.MatMult):
             return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
@@ -728,8 +745,11 @@ class FunctionConverter:
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
+        if isinstance(func, ListMethod):
+            return sequences.call_method(self, func, pairs, kwargs, node)
         lowering = functions.lookup(func)
         if lowering is not None:
+            args = [sequences.as_tuples(a) for a in args]
             value = lowering(self, args, kwargs, node)
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
             return value, (_frozen(pairs[0][1]) if view else None)
@@ -808,7 +828,10 @@ class FunctionConverter:
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
         for name in names:
-            if not isinstance(self.env[name], Var | Const) and self.env[name] is not LIVE:
+            if isinstance(self.env[name], ListValue):
+                raise sequences.crossing_error(self, name, self.env[name], nodes[0])
+            if not isinstance(self.env[name], Var | Const | RangeValue) and \
+                    self.env[name] is not LIVE:
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if or a loop", "unpack it into separate "
                                                                      "variables first")
@@ -962,6 +985,62 @@ class FunctionConverter:
                 self.freeze(n)
 
     def stmt_while(self, s):
+        """A `while` equation. A loop lowered from `for` (normalize.py marks it) is unrolled
+        when its body uses a Python list or tuple, or cannot be one loop (a variable changes
+        shape or type from one iteration to the next, ...), provided that its trip count is
+        known when compiling and at most MAX_UNROLL."""
+        if not hasattr(s, "counter"):
+            return self._loop(s, None)
+        arm = self._sub([], [], lambda: self.expr(s.trips))
+        trips = max(arm.result.value, 0) if isinstance(arm.result, Const) else None
+        if any(isinstance(self.env.get(n), ListValue | tuple) for n in _read_names(s)):
+            return self.unroll(s, trips, "its body uses a Python list or tuple")
+        try:
+            return self._loop(s, trips)
+        except AdliteSyntaxError as e:
+            if trips is None:
+                raise
+            return self.unroll(s, trips, e.message)
+
+    def unroll(self, s, trips: int | None, reason: str) -> None:
+        """Run the body of the counted loop `s` once per trip. After a `break` (or return)
+        with a run-time condition, the rest of each trip is guarded by the loop's flags (the
+        hidden item fetch and counter step run unguarded)."""
+        if trips is None or trips > MAX_UNROLL:
+            count = "only known at run time" if trips is None else f"{trips} (more than " \
+                                                                   f"{MAX_UNROLL})"
+            raise self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                       f"but its trip count is {count}",
+                                    "loop over a range(n) with n known when compiling, or "
+                                    "keep arrays of one shape in the loop and preallocate "
+                                    "arrays instead of lists (`xs = np.zeros(n)`)")
+        fetched = [t.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
+                   for t in stmt.targets if t.id.startswith("__item")]
+        for _trip in range(trips + 1):
+            flags = []
+            for part in _conjuncts(s.test):
+                value = self.truth(self.expr(part), part)
+                if isinstance(value, Const) and not value.value:
+                    for name in fetched:  # hidden, read only by the body
+                        self.env.pop(name, None)
+                    return
+                if not isinstance(value, Const):
+                    flags.append(part)
+            if not flags:
+                self.block(s.body)
+                continue
+            guard, segment = g.and_(*flags, at=s), []
+            for stmt in s.body + [None]:
+                if stmt is None or getattr(stmt, "loop_prefix", False):
+                    if segment:
+                        self.block([g.if_(guard, segment, at=segment[0])])
+                    segment = []
+                    if stmt is not None:
+                        self.block([stmt])
+                else:
+                    segment.append(stmt)
+
+    def _loop(self, s, trips: int | None):
         self._freeze_rebound_views(s.body)
         assigned = _assigned(s.body)
         nodes = [s.test] + list(s.body)
@@ -1045,7 +1124,7 @@ class FunctionConverter:
             var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
             var.hint = var.hint or name
             self.env[name] = var
-            if name not in defined_before:
+            if name not in defined_before and not (trips and name not in arm.undefined):
                 self.maybe_undefined.add(name)
         for n, r in amb.items():
             head_refs[n] = ambiguous(r, arm.refs.get(n))
@@ -1077,6 +1156,17 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
             reps.append(n)
         k_in[n] = by_key[key]
     return k_in, reps
+
+
+def _read_names(loop: gast.While) -> set[str]:
+    return {sub.id for n in [loop.test] + list(loop.body) for sub in gast.walk(n)
+            if isinstance(sub, gast.Name)}
+
+
+def _conjuncts(test) -> list:
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+        return list(test.values)
+    return [test]
 
 
 def _rebound(nodes) -> list[str]:
