@@ -109,4 +109,6 @@ class _Hoister(gast.NodeTransformer):
             if gen.ifs:
                 body = [g.if_(g.and_(*gen.ifs, at=gen.ifs[0]), body, at=gen.ifs[0])]
             body = [g.for_(gen.target, gen.iter, body, at=comp)]
+            body[0].origin = "list comprehension" if isinstance(comp, gast.ListComp) \
+                else "generator expression"
         return body

@@ -29,10 +29,12 @@ import gast
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
 from .comprehensions import hoist
+from .sequences import iteration_length, zip_strict_length
 from .source import Source
 
 # names the normalized code calls (never shadowed by the user's names)
-HIDDEN_FUNCTIONS = {"__range_len": range_len, "__len": builtins.len, "__min": builtins.min}
+HIDDEN_FUNCTIONS = {"__range_len": range_len, "__len": iteration_length, "__min": builtins.min,
+                    "__zip_strict": zip_strict_length}
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try/except", "exceptions are not supported in compiled code; check inputs "
@@ -195,10 +197,14 @@ class Normalizer:
         """(trip count expression, item) of iterating `it`: `item(k)` is the expression of the
         item at the index `k()` builds; hidden variables evaluated once before the loop are
         appended to `setup`."""
-        if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.keywords and \
+        strict = _zip_strict(it)
+        if strict is not None:
+            it = gast.Call(func=it.func, args=it.args, keywords=[])
+        elif isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.keywords and \
                 it.func.id in ("enumerate", "zip", "reversed"):
             raise self.source.error(it, f"keyword arguments of {it.func.id}()",
-                                    "pass the arguments by position")
+                                    "pass the arguments by position (zip: strict=True or "
+                                    "strict=False)")
         if _builtin_call(it, "enumerate", 1, 2):
             length, inner = self.iteration(it.args[0], setup, s)
             start = None
@@ -211,7 +217,7 @@ class Normalizer:
         if _builtin_call(it, "zip", 1, None):
             parts = [self.iteration(a, setup, s) for a in it.args]
             length = parts[0][0] if len(parts) == 1 else \
-                g.call("__min", [p[0] for p in parts], at=it)
+                g.call("__zip_strict" if strict else "__min", [p[0] for p in parts], at=it)
             return length, lambda k: g.tuple_([inner(k) for _, inner in parts], at=s)
         if _builtin_call(it, "reversed", 1, 1):
             if _builtin_call(it.args[0], "enumerate", 1, 2) or \
@@ -225,8 +231,9 @@ class Normalizer:
                 g.binop(g.name(m, at=s), gast.Sub(), g.const(1, at=s), at=s), gast.Sub(), k(),
                 at=s))
         seq, m = self.fresh("seq"), self.fresh("len")
-        setup += [g.assign(seq, it, at=s),
-                  g.assign(m, g.call("__len", [g.name(seq, at=s)], at=it), at=s)]
+        length = g.call("__len", [g.name(seq, at=s)], at=s)
+        length.origin = getattr(s, "origin", "for loop")  # names the loop in errors
+        setup += [g.assign(seq, it, at=s), g.assign(m, length, at=s)]
         return g.name(m, at=s), lambda k: _fetch(g.name(seq, at=s), k, s)
 
     def for_range(self, s: gast.For) -> list:
@@ -338,6 +345,15 @@ def _builtin_call(node, name: str, low: int, high: int | None) -> bool:
         node.func.id == name and not node.keywords and \
         low <= len(node.args) <= (len(node.args) if high is None else high) and \
         not any(isinstance(a, gast.Starred) for a in node.args)
+
+
+def _zip_strict(node) -> bool | None:
+    """The constant `strict=` of a `zip(...)` call (None: not such a call)."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id == "zip" and len(node.keywords) == 1 and \
+            node.keywords[0].arg == "strict" and isinstance(node.keywords[0].value, gast.Constant):
+        return bool(node.keywords[0].value.value)
+    return None
 
 
 def _fetch(seq, k, at):

@@ -48,11 +48,10 @@ class Poisoned:
 class ListValue:
     """A Python list: `items` with their `refs` (aliasing.py; None for new values)."""
 
-    def __init__(self, items, refs=None, builder=None, origin: str = "list") -> None:
+    def __init__(self, items, refs=None, builder=None) -> None:
         self.items = list(items)
         self.refs = list(refs) if refs is not None else [None] * len(self.items)
         self.builder = builder  # where it was made: writes from a nested block poison
-        self.origin = origin
 
 
 class RangeValue:
@@ -73,14 +72,14 @@ def is_sequence(value) -> bool:
     return isinstance(value, ListValue | RangeValue)
 
 
-def new_list(conv, pairs, origin: str = "list") -> ListValue:
+def new_list(conv, pairs) -> ListValue:
     """A list of the (value, ref) pairs."""
-    return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b, origin)
+    return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b)
 
 
-def crossing_error(conv, name: str, value, node):
+def crossing_error(conv, name: str, node):
     what = "a list comprehension whose `if` filter depends on run-time values" \
-        if value.origin == "comprehension" else f"{name!r} holds a Python list, which"
+        if name.startswith("__lc") else f"{name!r} holds a Python list, which"
     return conv.source.error(node, f"{what} cannot cross an `if` with a run-time condition or "
                                    "a loop whose trip count is only known at run time",
                              "lists are unrolled when compiling: loop over `range(n)` with n "
@@ -334,6 +333,38 @@ def _len(conv, args, kwargs, node):
     return Const(x.type.shape[0], I64)
 
 
+def iteration_length(*args):
+    """The hidden trip count of a `for` loop over a sequence (normalize.py): its `len`."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_iteration_length`
+
+
+def _iteration_length(conv, args, kwargs, node):
+    (x,) = args
+    if isinstance(x, Var | Const) and not x.type.is_array:
+        raise conv.source.error(node, f"{node.origin} over a number ({x.type}): a number is "
+                                      "not iterable",
+                                "loop over an array, a list, a tuple or range(n)")
+    if not isinstance(x, ListValue | RangeValue | tuple | Var | Const):
+        raise conv.source.error(node, f"{node.origin} over an unsupported object "
+                                      f"({type(x).__name__})",
+                                "loop over an array, a list, a tuple or range(n)")
+    return _len(conv, args, kwargs, node)
+
+
+def zip_strict_length(*args):
+    """The hidden trip count of `zip(..., strict=True)` (normalize.py)."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_zip_strict_length`
+
+
+def _zip_strict_length(conv, args, kwargs, node):
+    lengths = [conv.static(a, node) for a in args]
+    if len(set(lengths)) > 1:
+        raise conv.source.error(node, f"zip(strict=True) of sequences of lengths {lengths} "
+                                      "(Python raises ValueError)",
+                                "pass sequences of one length, or strict=False")
+    return const(lengths[0])
+
+
 def _range(conv, args, kwargs, node):
     if kwargs or not 1 <= len(args) <= 3:
         raise conv.source.error(node, "range() takes 1 to 3 integer arguments")
@@ -369,6 +400,8 @@ def _sum(conv, args, kwargs, node):
 
 
 register_with_keywords([builtins.len], _len)
+register_with_keywords([iteration_length], _iteration_length)
+register_with_keywords([zip_strict_length], _zip_strict_length)
 register_with_keywords([builtins.range], _range)
 register_with_keywords([builtins.list], _list)
 register_with_keywords([builtins.sum], _sum)

@@ -360,12 +360,12 @@ class FunctionConverter:
                                           "cannot tell which array this writes",
                                     "use .copy() to make an independent array, or write into "
                                     "the array itself")
-        if ref.frozen:
-            raise self.source.error(node, f"write into {name!r}, a numpy view (reshape, "
-                                          "transpose, .T, or an index with runtime values) "
-                                          "that compiled code cannot follow",
-                                    "write into the base array directly, or use .copy() to "
-                                    "make an independent array")
+        if ref.frozen:  # a counted loop unrolled indexes with constants (e.g. `for row in X`)
+            raise _unrollable(self.source.error(
+                node, f"write into {name!r}, a numpy view (reshape, transpose, .T, or an index "
+                      "with runtime values) that compiled code cannot follow",
+                "write into the base array directly, or use .copy() to make an independent "
+                "array"))
         base = self.env[self.base_name(ref.obj)]
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
@@ -829,7 +829,7 @@ class FunctionConverter:
                     names.append(sub.id)
         for name in names:
             if isinstance(self.env[name], ListValue):
-                raise sequences.crossing_error(self, name, self.env[name], nodes[0])
+                raise sequences.crossing_error(self, name, nodes[0])
             if not isinstance(self.env[name], Var | Const | RangeValue) and \
                     self.env[name] is not LIVE:
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
@@ -987,8 +987,8 @@ class FunctionConverter:
     def stmt_while(self, s):
         """A `while` equation. A loop lowered from `for` (normalize.py marks it) is unrolled
         when its body uses a Python list or tuple, or cannot be one loop (a variable changes
-        shape or type from one iteration to the next, ...), provided that its trip count is
-        known when compiling and at most MAX_UNROLL."""
+        shape from one iteration to the next), provided that its trip count is known when
+        compiling and at most MAX_UNROLL; otherwise the refusal names the loop and why."""
         if not hasattr(s, "counter"):
             return self._loop(s, None)
         arm = self._sub([], [], lambda: self.expr(s.trips))
@@ -998,7 +998,7 @@ class FunctionConverter:
         try:
             return self._loop(s, trips)
         except AdliteSyntaxError as e:
-            if trips is None:
+            if not getattr(e, "unrollable", False):
                 raise
             return self.unroll(s, trips, e.message)
 
@@ -1084,7 +1084,8 @@ class FunctionConverter:
                     try:
                         widened[n] = t if n not in widened else join_type(widened[n], t)
                     except TypeError as e:
-                        raise self.source.error(s, f"loop variable {n!r}: {e}") from None
+                        raise _unrollable(self.source.error(s, f"loop variable {n!r}: {e}")) \
+                            from None
             old = objects_of(head_refs.values())
             known = {n for n in head_refs if n in entry}
             new_amb = {n: ambiguous(r, arm.refs.get(n)) for n, r in head_refs.items()
@@ -1100,7 +1101,8 @@ class FunctionConverter:
             amb.update(new_amb)
             extra_poison.update(new_poison)
         else:
-            raise self.source.error(s, "could not infer the types of the loop variables")
+            raise _unrollable(self.source.error(s, "could not infer the types of the loop "
+                                                   "variables"))
         body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
         c_vars = c_in + [k_in[n] for n in reps]
         body = Graph(c_vars, body_b.eqns, body_out, "body")
@@ -1156,6 +1158,12 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
             reps.append(n)
         k_in[n] = by_key[key]
     return k_in, reps
+
+
+def _unrollable(error: AdliteSyntaxError) -> AdliteSyntaxError:
+    """Mark a refusal of a `while` equation that unrolling a counted loop avoids."""
+    error.unrollable = True
+    return error
 
 
 def _read_names(loop: gast.While) -> set[str]:
