@@ -255,6 +255,21 @@ def test_lists_are_shared_objects():
     assert np.allclose(jit(shared_lists)(x), shared_lists(x))
 
 
+def pair(v):
+    return [v, 2.0 * v]
+
+
+def unpack_lists(x):
+    a, b = pair(x)
+    [c, d] = [a * b, a + b]
+    i, j = range(2)
+    return a + b * c + d + i + j
+
+
+def test_unpacking_a_list():
+    assert np.isclose(jit(unpack_lists)(0.3), unpack_lists(0.3))
+
+
 def runtime_index(x, i):
     xs = [x, 2.0 * x, 3.0 * x]
     return np.sum(xs[i]) + np.sum(xs[-1])
@@ -290,6 +305,22 @@ def test_runtime_break_and_continue_in_unrolled_loops(x, limit):
         assert np.isclose(jit(early_exit, backend=backend)(x, limit), early_exit(x, limit))
         assert np.isclose(grad(early_exit, backend=backend)(x, limit),
                           fd_grad(early_exit, [x, limit], 0), rtol=1e-6, atol=1e-6)
+
+
+def loop_variables_after_break(x):
+    for i, (v, w) in enumerate(zip([x, 2.0 * x, 3.0 * x], (x, x * x, -x), strict=True)):
+        if v > 1.5:
+            break
+    return i + v * w
+
+
+@pytest.mark.parametrize("x", [0.8, 0.1, 1.7])
+def test_loop_variables_keep_the_values_of_the_trip_that_broke(x):
+    for backend in BACKENDS:
+        assert np.isclose(jit(loop_variables_after_break, backend=backend)(x),
+                          loop_variables_after_break(x))
+        assert np.isclose(grad(loop_variables_after_break, backend=backend)(x),
+                          fd_grad(loop_variables_after_break, [x], 0), rtol=1e-6, atol=1e-6)
 
 
 # ---- item 12: no false "may be undefined" --------------------------------------------------
@@ -365,6 +396,20 @@ def runtime_filter(x):
     return sum([v for v in [x, 2.0 * x] if v > 1.0])
 
 
+def zip_of_different_lengths(x):
+    s = 0.0
+    for a, b in zip([x, x], [x], strict=True):
+        s = s + a * b
+    return s
+
+
+def grows_while_iterated(x):
+    xs = [x]
+    for v in xs:
+        xs.append(v)
+    return len(xs)
+
+
 def _line(fn, fragment):
     import inspect
     lines, first = inspect.getsourcelines(fn)
@@ -377,6 +422,8 @@ def _line(fn, fragment):
     (too_long_to_unroll, (1.0,), "for i in range(1001)", "1001 (more than 1000)"),
     (iterate_a_number, (1.0,), "[v for v in x]", "list comprehension over a number"),
     (runtime_filter, (1.0,), "if v > 1.0", "list comprehension whose `if` filter"),
+    (zip_of_different_lengths, (1.0,), "strict=True", "zip(strict=True) of sequences"),
+    (grows_while_iterated, (1.0,), "for v in xs", "changes the length of the list"),
 ])
 def test_refusals_name_the_line_and_construct(fn, args, fragment, words):
     with pytest.raises(AdliteSyntaxError) as e:

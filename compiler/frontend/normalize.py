@@ -3,13 +3,23 @@
 Post-conditions (the grammar `to_ir` accepts):
 - statements are `name = expr`, `a, b = expr`, `if`, `while` (no `else`), bare expressions,
   and one final `return expr`;
-- `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
-  the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
-  counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down
-  the exact trip count `__range_len(start, stop, step)` (a hidden function, see
-  HIDDEN_FUNCTIONS: ValueError for a zero step at run time, no overflow for any bounds) and
-  steps the loop variable only while another trip follows, so the checked int arithmetic
-  never computes a value past the last one. A constant zero step is refused here;
+- every `for` became a counted `while` whose hidden updates come first in the body (so
+  `continue` is safe), marked for `to_ir` (`counter`: the part of its test that counts,
+  `trips`: its trip count at entry, `loop_prefix` on the hidden fetch and step statements;
+  see `_counted`), which may unroll it. `for i in range(start, stop, step)`: with a
+  constant step of 1 or -1 it counts a hidden counter up (down) to `stop`, which never
+  passes int64's range. Otherwise it counts down the exact trip count
+  `__range_len(start, stop, step)` (a hidden function, see HIDDEN_FUNCTIONS: ValueError for
+  a zero step at run time, no overflow for any bounds) and steps the loop variable only
+  while another trip follows, so the checked int arithmetic never computes a value past the
+  last one. A constant zero step is refused here. Any other iterable (an array: its first
+  axis; a list, tuple or stored range; `enumerate`, `zip` (shortest, or `strict=True`),
+  `reversed` of them, nested) is evaluated once into hidden names before the loop, its
+  trip count is `__len(seq)` (`__min` / `__zip_strict` of them for zip), and each trip
+  first fetches `seq[k]` into hidden `__item` names shaped like the target, then binds
+  the target from them;
+- list comprehensions and generator expressions became loops before their statement
+  (`comprehensions.py`);
   `x op= y` became `x = x op y` (that Assign has `augmented = True`: on an array it writes
   in place);
 - `break`, `continue` and early `return` became assignments to hidden boolean flags
@@ -184,14 +194,27 @@ class Normalizer:
             return self.for_range(s)
         setup: list = []
         length, item = self.iteration(s.iter, setup, s)
-        n, k, current = self.fresh("n"), self.fresh("k"), self.fresh("item")
+        n, k = self.fresh("n"), self.fresh("k")
         setup += [g.assign(n, length, at=s), g.assign(k, g.const(0, at=s), at=s)]
         test = g.compare(g.name(k, at=s), gast.Lt(), g.name(n, at=s), at=s)
-        fetch = g.assign(current, item(lambda: g.name(k, at=s)), at=s)
+        fetch = g.assign_to(self.hidden_target(s.target, True), item(lambda: g.name(k, at=s)),
+                            at=s)
         step = g.assign(k, g.binop(g.name(k, at=s), gast.Add(), g.const(1, at=s), at=s), at=s)
-        bind = g.assign_to(s.target, g.name(current, at=s), at=s)
+        bind = g.assign_to(s.target, self.hidden_target(fetch.targets[0], False), at=s)
         loop = g.while_(test, [fetch, step, bind] + self.desugar(s.body), at=s)
         return setup + [_counted(loop, test, g.name(n, at=s), fetch, step)]
+
+    def hidden_target(self, target, store: bool):
+        """A target of hidden `__item` names shaped like `target` (store: new names for the
+        loop's target; else the same names read back): a tuple item is unpacked into
+        numbers and arrays before the user's target is bound."""
+        if isinstance(target, gast.Tuple | gast.List):
+            node = g.tuple_([self.hidden_target(t, store) for t in target.elts], at=target)
+            node.ctx = gast.Store() if store else gast.Load()
+            return node
+        if isinstance(target, gast.Starred):
+            raise self.source.error(target, "starred loop target", "unpack by position")
+        return g.name(self.fresh("item") if store else target.id, store=store, at=target)
 
     def iteration(self, it, setup: list, s):
         """(trip count expression, item) of iterating `it`: `item(k)` is the expression of the
@@ -199,7 +222,7 @@ class Normalizer:
         appended to `setup`."""
         strict = _zip_strict(it)
         if strict is not None:
-            it = gast.Call(func=it.func, args=it.args, keywords=[])
+            it.keywords = []
         elif isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.keywords and \
                 it.func.id in ("enumerate", "zip", "reversed"):
             raise self.source.error(it, f"keyword arguments of {it.func.id}()",

@@ -246,6 +246,12 @@ def binop(conv, op: str, x, y, node):
                             "compiling); use np.array(xs) for arithmetic")
 
 
+def unpacked(conv, seq, node) -> tuple[tuple, tuple]:
+    """(values, refs) of a list or range unpacked into a tuple target."""
+    values, refs = _contents(conv, seq, node)
+    return tuple(values), tuple(refs)
+
+
 def as_tuples(value):
     """A list as a tuple (recursively), for lowerings that read sequences as tuples."""
     if isinstance(value, ListValue):

@@ -12,8 +12,14 @@ environment; Python's numeric tower is followed (bool < int < float,
 `/` always gives float, int ** non-negative int constant stays int). `if` becomes a `cond`
 equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
 equation whose carries are the variables assigned in its body (types are widened to a fixed
-point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
-compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
+point, e.g. `total = 0` then `total += x` makes `total` a float carry). A `for` loop (a
+counted `while`, see normalize.py) whose body uses a Python list or tuple, or that cannot
+be one `while` (a variable changes shape, a write through a row view), is unrolled when its
+trip count is known when compiling (at most MAX_UNROLL trips; otherwise refused naming the
+loop and why); after a `break`/`return` with a run-time condition each later trip runs
+under an `if` on the loop's flags. After a loop whose trip count is known to be positive,
+the variables its body assigns on every path are defined. Python lists are compile-time
+containers of values (`sequences.py`). Conditions known at compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
 other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
 some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
 """
@@ -293,7 +299,9 @@ class FunctionConverter:
                 sequences.setitem(self, base, target.slice, value, ref, target)
                 return
             self.write(target.value.id, target.slice, None, self.value(value, target), target)
-        elif isinstance(target, gast.Tuple):
+        elif isinstance(target, gast.Tuple | gast.List):
+            if isinstance(value, ListValue | RangeValue):  # unpacks like a tuple
+                value, ref = sequences.unpacked(self, value, target)
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
                                                 f"{len(target.elts)} elements")
@@ -1014,9 +1022,18 @@ class FunctionConverter:
                                     "loop over a range(n) with n known when compiling, or "
                                     "keep arrays of one shape in the loop and preallocate "
                                     "arrays instead of lists (`xs = np.zeros(n)`)")
-        fetched = [t.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
-                   for t in stmt.targets if t.id.startswith("__item")]
+        prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
+        fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
+                   if isinstance(t, gast.Name) and t.id.startswith("__item")]
+        iterated = {sub.value.id: self.env[sub.value.id] for stmt in prefix
+                    for sub in gast.walk(stmt.value) if getattr(sub, "in_range", False)
+                    and isinstance(self.env.get(sub.value.id), ListValue)}
+        lengths = {name: len(lst.items) for name, lst in iterated.items()}
         for _trip in range(trips + 1):
+            if any(len(lst.items) != lengths[n] for n, lst in iterated.items()):
+                raise self.source.error(s, "the loop changes the length of the list it "
+                                           "iterates over", "iterate over a copy: "
+                                                            "`for x in list(xs)`")
             flags = []
             for part in _conjuncts(s.test):
                 value = self.truth(self.expr(part), part)
