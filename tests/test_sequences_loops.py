@@ -308,10 +308,12 @@ def test_runtime_break_and_continue_in_unrolled_loops(x, limit):
 
 
 def loop_variables_after_break(x):
+    s = 0.0
     for i, (v, w) in enumerate(zip([x, 2.0 * x, 3.0 * x], (x, x * x, -x), strict=True)):
         if v > 1.5:
             break
-    return i + v * w
+        s = s + i * w
+    return i + v * w + s
 
 
 @pytest.mark.parametrize("x", [0.8, 0.1, 1.7])

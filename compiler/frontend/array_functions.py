@@ -3,14 +3,13 @@
 Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / var / std /
 max / min / amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty /
 zeros_like / ones_like / empty_like / arange / where / clip / concatenate / outer /
-linalg.norm / expand_dims / squeeze` (np.array / np.stack / len: `sequences.py`; mean, var,
-std and norm are the composites of `adlite.derivatives.composites`, which the eager tape
-builds too) and implements the array
+linalg.norm / expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in
+`sequences.py`; mean, var, std and norm are the composites of
+`adlite.derivatives.composites`, which the eager tape builds too) and implements the array
 methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and
 `attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time constants.
-`np.arange` gives float64. A max/min
-over no element raises numpy's ValueError when executed (`empty_extremum`), not at compile
-time.
+`np.arange` gives float64. A max/min over no element raises numpy's ValueError when
+executed (`empty_extremum`), not at compile time.
 """
 
 from __future__ import annotations

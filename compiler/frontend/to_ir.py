@@ -19,8 +19,9 @@ trip count is known when compiling (at most MAX_UNROLL trips; otherwise refused 
 loop and why); after a `break`/`return` with a run-time condition each later trip runs
 under an `if` on the loop's flags. After a loop whose trip count is known to be positive,
 the variables its body assigns on every path are defined. Python lists are compile-time
-containers of values (`sequences.py`). Conditions known at compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
+containers of values (`sequences.py`). Conditions known at compile time are folded. Calls
+to math/numpy/builtin functions become primitives; calls to other Python functions (plain
+or adlite-decorated) are inlined. A variable assigned in only
 some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
 """
 
