@@ -339,7 +339,16 @@ def defined_after_rows(X):
     return np.sum(last)
 
 
+def defined_after_huge_range(x):
+    for i in range(-9223372036854775807, 9223372036854775807):  # trip count > int64
+        y = x * 2.0
+        if i > -9223372036854775805:
+            break
+    return y + 1.0
+
+
 def test_defined_after_a_loop_that_runs():
+    assert jit(defined_after_huge_range)(1.5) == defined_after_huge_range(1.5)
     assert jit(defined_after_range)(2.0) == defined_after_range(2.0)
     X = RNG.normal(size=(3, 2))
     assert np.isclose(jit(defined_after_rows)(X), defined_after_rows(X))

@@ -277,7 +277,7 @@ class Normalizer:
             advance = g.assign(k, g.binop(g.name(k, at=s), gast.Add(), step, at=s), at=s)
             body = [g.assign(s.target.id, g.name(k, at=s), at=s), advance]
             low, high = (k, hi) if up else (hi, k)
-            trips = g.binop(g.name(high, at=s), gast.Sub(), g.name(low, at=s), at=s)
+            trips = g.tuple_([g.name(low, at=s), g.name(high, at=s)], at=s)  # high - low
             loop = g.while_(test, body + self.desugar(s.body), at=s)
             return bounds + [_counted(loop, test, trips, advance)]
         trips = g.call("__range_len", [g.name(v, at=s) for v in (k, hi, st)], at=it)
@@ -388,7 +388,8 @@ def _fetch(seq, k, at):
 
 def _counted(loop: gast.While, counter, trips, *prefix) -> gast.While:
     """Mark a loop lowered from `for`: `counter` is the part of its test that counts the
-    trips, `trips` the trip count (evaluated at loop entry), `prefix` the hidden statements
+    trips, `trips` the trip count at loop entry (a name, or a tuple `(low, high)` of names
+    whose difference it is: to_ir computes it exactly), `prefix` the hidden statements
     that fetch the item and advance the counter (to_ir runs them unguarded when it unrolls
     the loop after a `break` with a run-time condition)."""
     loop.counter, loop.trips = counter, trips

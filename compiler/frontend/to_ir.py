@@ -1000,8 +1000,11 @@ class FunctionConverter:
         compiling and at most MAX_UNROLL; otherwise the refusal names the loop and why."""
         if not hasattr(s, "counter"):
             return self._loop(s, None)
-        arm = self._sub([], [], lambda: self.expr(s.trips))
-        trips = max(arm.result.value, 0) if isinstance(arm.result, Const) else None
+        count = self.expr(s.trips)  # names only: nothing emitted
+        if isinstance(count, tuple):  # (low, high): Python ints never overflow
+            count = const(count[1].value - count[0].value) \
+                if all(isinstance(c, Const) for c in count) else None
+        trips = max(count.value, 0) if isinstance(count, Const) else None
         if any(isinstance(self.env.get(n), ListValue | tuple) for n in _read_names(s)):
             return self.unroll(s, trips, "its body uses a Python list or tuple")
         try:
