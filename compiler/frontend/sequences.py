@@ -26,10 +26,12 @@ unrolls a `for` loop whose body uses a list (see `to_ir.stmt_while`).
 from __future__ import annotations
 
 import builtins
+import itertools
 
 import gast
 import numpy as np
 
+from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Var
 from ..ir.index import Int
@@ -52,6 +54,7 @@ class ListValue:
         self.items = list(items)
         self.refs = list(refs) if refs is not None else [None] * len(self.items)
         self.builder = builder  # where it was made: writes from a nested block poison
+        self.crossing = False  # a read-only copy inside an if arm or a loop body
 
 
 class RangeValue:
@@ -77,14 +80,82 @@ def new_list(conv, pairs) -> ListValue:
     return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b)
 
 
-def crossing_error(conv, name: str, node):
+def crossing_error(conv, name: str | None, node):
+    """A list changed inside an `if` arm or a loop that is not unrolled (a `for` loop with a
+    trip count known when compiling is unrolled instead: the error is `unrollable`)."""
     what = "a list comprehension whose `if` filter depends on run-time values" \
-        if name.startswith("__lc") else f"{name!r} holds a Python list, which"
-    return conv.source.error(node, f"{what} cannot cross an `if` with a run-time condition or "
-                                   "a loop whose trip count is only known at run time",
-                             "lists are unrolled when compiling: loop over `range(n)` with n "
-                             "known when compiling, or preallocate an array (`xs = "
-                             "np.zeros(n)`, then `xs[i] = v`)")
+        if name and name.startswith("__lc") else \
+        f"{name!r} holds a Python list, which" if name else "a Python list"
+    error = conv.source.error(node, f"{what} cannot change inside an `if` with a run-time "
+                                    "condition or a loop whose trip count is only known at run "
+                                    "time", "lists are unrolled when compiling: loop over "
+                                            "`range(n)` with n known when compiling, or "
+                                            "preallocate an array (`xs = np.zeros(n)`, then "
+                                            "`xs[i] = v`)")
+    error.unrollable = True
+    return error
+
+
+# ---- lists read inside an if arm or a loop body (closed subgraphs) -------------------------
+
+LEAF = "__leaf "  # hidden names of a list's run-time values passed into a block
+MUTATORS = ("append", "extend", "insert", "pop")
+
+
+def _leaves(value):
+    if isinstance(value, ListValue | tuple):
+        for v in (value.items if isinstance(value, ListValue) else value):
+            yield from _leaves(v)
+    elif isinstance(value, Var):
+        yield value
+
+
+def leaf_operands(conv, name: str) -> list[str]:
+    """Hidden names bound to the run-time values inside list `name` (in `conv.env`), the
+    operands through which a block reads the list (`read_only_copies`)."""
+    names = []
+    for j, leaf in enumerate(_leaves(conv.env[name])):
+        conv.env[f"{LEAF}{name} {j}"] = leaf
+        names.append(f"{LEAF}{name} {j}")
+    return names
+
+
+def read_only_copies(env: dict, names) -> dict:
+    """Inside a block whose inputs `names` bind a list's leaves, the list becomes a read-only
+    copy holding the inputs (so does a list without run-time values). Returns {list name: the
+    list outside} to restore afterwards."""
+    lists = dict.fromkeys(n[len(LEAF):].rsplit(" ", 1)[0] for n in names if n.startswith(LEAF))
+    lists.update((n, None) for n, v in env.items()
+                 if isinstance(v, ListValue) and next(_leaves(v), None) is None)
+    originals = {}
+    for name in lists:
+        originals[name] = env[name]
+        env[name] = _copy(env[name], env, name, itertools.count())
+    return originals
+
+
+def _copy(value, env, name, counter):
+    if isinstance(value, ListValue):
+        copy = ListValue([_copy(v, env, name, counter) for v in value.items], value.refs,
+                         value.builder)
+        copy.crossing = True
+        return copy
+    if isinstance(value, tuple):
+        return tuple(_copy(v, env, name, counter) for v in value)
+    return env[f"{LEAF}{name} {next(counter)}"] if isinstance(value, Var) else value
+
+
+def mutated(conv, nodes) -> bool:
+    """Do the nodes change a list by name (`xs.append(v)`, `xs[i] = v`, `xs = ...`)?"""
+    for n in nodes:
+        for sub in gast.walk(n):
+            target = sub.value if isinstance(sub, gast.Attribute) and \
+                sub.attr in MUTATORS else sub.value if isinstance(sub, gast.Subscript) and \
+                isinstance(sub.ctx, gast.Store) else sub if isinstance(sub, gast.Name) and \
+                isinstance(sub.ctx, gast.Store) else None
+            if isinstance(target, gast.Name) and isinstance(conv.env.get(target.id), ListValue):
+                return True
+    return False
 
 
 # ---- items ---------------------------------------------------------------------------------
@@ -136,12 +207,18 @@ def getitem(conv, seq, node):
                                           "time", "compute start + i * step")
         r = seq.range
         return conv.b.add(const(r.start), conv.b.mul(index, const(r.step))), None
-    stacked = stack(conv, [_read(conv, seq, i, node)[0] for i in range(n)], node)
+    try:
+        stacked = stack(conv, [_read(conv, seq, i, node)[0] for i in range(n)], node)
+    except AdliteSyntaxError as e:
+        e.unrollable = True  # a counted loop unrolled indexes with constants
+        raise
     value = conv.b.index(stacked, conv.wrap_index(index, n, index_node), spec=(Int(),))
     return value, Ref(new_object(), frozen=True)
 
 
 def setitem(conv, lst: ListValue, index_node, value, ref, node) -> None:
+    if lst.crossing:
+        raise crossing_error(conv, None, node)
     if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
         ref = Ref(new_object())
     index = conv.static(conv.expr(index_node), index_node)
@@ -175,6 +252,9 @@ def call_method(conv, method: ListMethod, pairs, kwargs, node):
     lst, name = method.target, method.name
     if kwargs:
         raise conv.source.error(node, f"keyword arguments of list.{name}()")
+    if lst.crossing and name in MUTATORS:
+        value = node.func.value
+        raise crossing_error(conv, value.id if isinstance(value, gast.Name) else None, node)
     if name == "append":
         ((value, ref),) = _arity(conv, pairs, 1, 1, node, name)
         if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):

@@ -836,10 +836,12 @@ class FunctionConverter:
             for sub in gast.walk(n):
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
-        for name in names:
-            if isinstance(self.env[name], ListValue):
+        for name in [n for n in names if isinstance(self.env[n], ListValue)]:
+            if name in _assigned(nodes):
                 raise sequences.crossing_error(self, name, nodes[0])
-            if not isinstance(self.env[name], Var | Const | RangeValue) and \
+            names += sequences.leaf_operands(self, name)  # read through a read-only copy
+        for name in names:
+            if not isinstance(self.env[name], Var | Const | RangeValue | ListValue) and \
                     self.env[name] is not LIVE:
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if or a loop", "unpack it into separate "
@@ -856,8 +858,10 @@ class FunctionConverter:
         self.env = {**saved[1], **dict(zip(names, inputs, strict=True))}
         self.refs = dict(self.refs if refs is None else refs)
         self.poisoned = dict(self.poisoned if poisoned is None else poisoned)
+        lists = sequences.read_only_copies(self.env, names)
         try:
             result = run()
+            self.env.update(lists)
             return _Arm(result, self.b, self.env, self.maybe_undefined, self.refs,
                         self.poisoned)
         finally:
@@ -1005,8 +1009,13 @@ class FunctionConverter:
             count = const(count[1].value - count[0].value) \
                 if all(isinstance(c, Const) for c in count) else None
         trips = max(count.value, 0) if isinstance(count, Const) else None
-        if any(isinstance(self.env.get(n), ListValue | tuple) for n in _read_names(s)):
-            return self.unroll(s, trips, "its body uses a Python list or tuple")
+        iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
+                    for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
+        if any(isinstance(self.env.get(n), tuple) for n in _read_names(s)) or \
+                any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
+                sequences.mutated(self, s.body):
+            return self.unroll(s, trips, "its body changes or iterates over a Python list, or "
+                                         "uses a tuple")
         try:
             return self._loop(s, trips)
         except AdliteSyntaxError as e:
