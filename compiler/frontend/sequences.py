@@ -19,8 +19,11 @@ Contract:
   array: Python's left fold from 0), `np.array` / `np.asarray` / `np.stack` of numbers,
   arrays or nested lists (stacked along a new first axis), `np.vstack`, `np.hstack`; other
   registered lowerings receive lists as tuples (`as_tuples`).
-A list cannot cross an `if` or a loop that is not unrolled (`crossing_error`); `to_ir`
-unrolls a `for` loop whose body uses a list (see `to_ir.stmt_while`).
+An `if` arm or a loop body that is not unrolled reads a list through a read-only copy whose
+run-time values are the block's operands (`leaf_operands`, `read_only_copies`); changing a
+list there is refused (`crossing_error`), and `to_ir` unrolls instead a `for` loop with a
+trip count known when compiling whose body changes or iterates over a list (`mutated`,
+`to_ir.stmt_while`).
 """
 
 from __future__ import annotations
