@@ -74,10 +74,6 @@ class ListMethod:
         self.target, self.name = target, name
 
 
-def is_sequence(value) -> bool:
-    return isinstance(value, ListValue | RangeValue)
-
-
 def new_list(conv, pairs) -> ListValue:
     """A list of the (value, ref) pairs."""
     return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b)
