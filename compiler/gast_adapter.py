@@ -77,3 +77,27 @@ def tuple_(elts, at=None) -> gast.Tuple:
 def function_def(name_: str, args: gast.arguments, body, at=None) -> gast.FunctionDef:
     return _at(gast.FunctionDef(name=name_, args=args, body=list(body), decorator_list=[],
                                 returns=None, type_comment=None, type_params=[]), at)
+
+
+def assign_to(target, value, at=None) -> gast.Assign:
+    """`target = value` for any target node (a name, a tuple of names, a subscript)."""
+    return _at(gast.Assign(targets=[target], value=value, type_comment=None), at)
+
+
+def subscript(value, index, at=None) -> gast.Subscript:
+    return _at(gast.Subscript(value=value, slice=index, ctx=gast.Load()), at)
+
+
+def method_call(obj: str, method: str, args, at=None) -> gast.Expr:
+    """The statement `obj.method(*args)`."""
+    func = _at(gast.Attribute(value=name(obj, at=at), attr=method, ctx=gast.Load()), at)
+    return _at(gast.Expr(value=_at(gast.Call(func=func, args=list(args), keywords=[]), at)), at)
+
+
+def for_(target, iter_, body, at=None) -> gast.For:
+    return _at(gast.For(target=target, iter=iter_, body=list(body), orelse=[],
+                        type_comment=None), at)
+
+
+def list_(elts, at=None) -> gast.List:
+    return _at(gast.List(elts=list(elts), ctx=gast.Load()), at)

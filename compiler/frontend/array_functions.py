@@ -2,19 +2,17 @@
 
 Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / var / std /
 max / min / amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty /
-zeros_like / ones_like / empty_like / arange / array / stack / where / clip / concatenate /
-outer / linalg.norm / expand_dims / squeeze` (mean, var, std and norm are the composites of
+zeros_like / ones_like / empty_like / arange / where / clip / concatenate / outer /
+linalg.norm / expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in
+`sequences.py`; mean, var, std and norm are the composites of
 `adlite.derivatives.composites`, which the eager tape builds too) and implements the array
 methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and
 `attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time constants.
-`np.arange` gives float64; `np.array` / `np.stack` build a vector from scalars. A max/min
-over no element raises numpy's ValueError when executed (`empty_extremum`), not at compile
-time.
+`np.arange` gives float64. A max/min over no element raises numpy's ValueError when
+executed (`empty_extremum`), not at compile time.
 """
 
 from __future__ import annotations
-
-import builtins
 
 import numpy as np
 
@@ -118,7 +116,10 @@ def _shape_of(conv, value, node) -> tuple[int, ...]:
 
 def _dtype(conv, kwargs, node, default=F64) -> Type:
     opts = _options(conv, kwargs, ("dtype",), node)
-    dtype = opts.get("dtype", default)
+    return resolve_dtype(conv, opts.get("dtype", default), node)
+
+
+def resolve_dtype(conv, dtype, node) -> Type:
     if isinstance(dtype, Type):
         return dtype
     if dtype not in DTYPES:
@@ -151,14 +152,6 @@ def _arange(conv, args, kwargs, node):
                                 "use np.arange(n) with a constant n")
     n = conv.static(args[0], node)
     return conv.b.op("arange", n=int(n), dtype=_dtype(conv, kwargs, node))
-
-
-def _array(conv, args, kwargs, node):
-    items = args[0] if args else ()
-    if not isinstance(items, tuple) or not items:
-        raise conv.source.error(node, "np.array needs a non-empty list or tuple of numbers")
-    dtype = _dtype(conv, kwargs, node)
-    return conv.b.pack(*(conv.to_type(conv.as_float(v, node), dtype) for v in items))
 
 
 def _where(conv, args, kwargs, node):
@@ -204,7 +197,6 @@ register_with_keywords([np.full], _filled(None))
 register_with_keywords([np.zeros_like, np.empty_like], _filled_like(0.0))
 register_with_keywords([np.ones_like], _filled_like(1.0))
 register_with_keywords([np.arange], _arange)
-register_with_keywords([np.array, np.asarray, np.stack], _array)
 register_with_keywords([np.where], _where)
 register_with_keywords([np.clip], _clip)
 
@@ -262,16 +254,6 @@ register_with_keywords([np.outer], _outer)
 register_with_keywords([np.linalg.norm], _norm)
 register_with_keywords([np.expand_dims], _expand_dims)
 register_with_keywords([np.squeeze], _squeeze)
-
-
-def _len(conv, args, kwargs, node):
-    (x,) = conv.exactly(args, 1, node)
-    if isinstance(x, tuple):
-        return Const(len(x), I64)
-    return Const(conv.array(x, node).type.shape[0], I64)
-
-
-register_with_keywords([builtins.len], _len)
 
 
 def attribute(conv, x, name: str, node):

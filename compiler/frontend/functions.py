@@ -126,20 +126,11 @@ def _builtin_extremum(name, compare, reduction):
     return lower
 
 
-def _builtin_sum(conv, args, node):
-    """Python's sum(iterable, start=0): numbers of a tuple added left to right from `start`;
-    an array iterates its first axis, so sum(x) is `start + np.sum(x, axis=0)` (the 1-D sum
-    adds the elements in order, as Python's left fold does, in the LLVM backend)."""
-    if not 1 <= len(args) <= 2:
-        raise conv.source.error(node, f"sum() takes 1 or 2 arguments, {len(args)} given")
-    start = conv.value(args[1], node) if len(args) == 2 else const(0)
-    items = args[0]
-    if isinstance(items, tuple):
-        total = start
-        for item in items:
-            total = conv.b.add(*conv.promote(total, conv.value(item, node), node))
-        return total
-    x = conv.array(items, node)
+def builtin_sum_of_array(conv, x, start, node):
+    """Python's sum(x, start) of an array: iteration is over the first axis, so it is
+    `start + np.sum(x, axis=0)` (the 1-D sum adds the elements in order, as Python's left fold
+    does, in the LLVM backend). Sums of lists and tuples: `sequences.py`."""
+    x = conv.array(x, node)
     if x.type.name == "bool":
         x = conv.to_type(x, I64.with_shape(x.type.shape))
     total = conv.b.op("sum", x, axis=(0,), keepdims=False)
@@ -342,7 +333,6 @@ _register([np.fmax], _nan_ignoring_extremum("ge"))
 _register([np.fmin], _nan_ignoring_extremum("le"))
 _register([builtins.max], _builtin_extremum("max", "gt", "max"))
 _register([builtins.min], _builtin_extremum("min", "lt", "min"))
-_register([builtins.sum], _builtin_sum)
 _register([builtins.any], _truth_fold("any"))
 _register([builtins.all], _truth_fold("all"))
 _register([builtins.round], _rounding_to_digits(True))

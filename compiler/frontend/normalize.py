@@ -9,14 +9,24 @@ Post-conditions (the grammar `to_ir` accepts):
   expression: the definition, its default values and the free names its body reads (only
   those are walked; the nested body is normalized when it is called, see closures.py);
 - parameters may have defaults, `*args` and keyword-only parameters; `**kwargs` is refused;
-- `for i in range(start, stop, step)` became a `while` whose hidden updates come first in
-  the body (so `continue` is safe). With a constant step of 1 or -1 it counts a hidden
-  counter up (down) to `stop`, which never passes int64's range. Otherwise it counts down
-  the exact trip count `__range_len(start, stop, step)` (a hidden function, see
-  HIDDEN_FUNCTIONS: ValueError for a zero step at run time, no overflow for any bounds) and
-  steps the loop variable only while another trip follows, so the checked int arithmetic
-  never computes a value past the last one. A constant zero step is refused here;
-  `x op= y` became `x = x op y` (that Assign has `augmented = True`: on an array it writes
+- every `for` became a counted `while` whose hidden updates come first in the body (so
+  `continue` is safe), marked for `to_ir` (`counter`: the part of its test that counts,
+  `trips`: its trip count at entry, `loop_prefix` on the hidden fetch and step statements;
+  see `_counted`), which may unroll it. `for i in range(start, stop, step)`: with a
+  constant step of 1 or -1 it counts a hidden counter up (down) to `stop`, which never
+  passes int64's range. Otherwise it counts down the exact trip count
+  `__range_len(start, stop, step)` (a hidden function, see HIDDEN_FUNCTIONS: ValueError for
+  a zero step at run time, no overflow for any bounds) and steps the loop variable only
+  while another trip follows, so the checked int arithmetic never computes a value past the
+  last one. A constant zero step is refused here. Any other iterable (an array: its first
+  axis; a list, tuple or stored range; `enumerate`, `zip` (shortest, or `strict=True`),
+  `reversed` of them, nested) is evaluated once into hidden names before the loop, its
+  trip count is `__len(seq)` (`__min` / `__zip_strict` of them for zip), and each trip
+  first fetches `seq[k]` into hidden `__item` names shaped like the target, then binds
+  the target from them;
+- list comprehensions and generator expressions became loops before their statement
+  (`comprehensions.py`);
+- `x op= y` became `x = x op y` (that Assign has `augmented = True`: on an array it writes
   in place);
 - `break`, `continue` and early `return` became assignments to hidden boolean flags
   (`__brk1`, `__cnt1`, `__ret`); the statements they could skip are guarded by
@@ -27,16 +37,21 @@ Hidden names start with `__`. Unsupported statements raise `AdliteSyntaxError` a
 
 from __future__ import annotations
 
+import builtins
 import copy
 
 import gast
 
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
+from .comprehensions import hoist
+from .sequences import iteration_length, zip_strict_length
 from .source import Source
 from .statements import end_at_raises
 
-HIDDEN_FUNCTIONS = {"__range_len": range_len}  # names the normalized code calls
+# names the normalized code calls (never shadowed by the user's names)
+HIDDEN_FUNCTIONS = {"__range_len": range_len, "__len": iteration_length, "__min": builtins.min,
+                    "__zip_strict": zip_strict_length}
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try/except", "compiled code cannot catch exceptions: call the compiled "
@@ -211,6 +226,9 @@ class Normalizer:
             kind = UNSUPPORTED_STATEMENTS.get(type(s))
             if kind:
                 raise self.source.error(s, f"unsupported construct: {kind[0]}", kind[1])
+            before = hoist(s, self.fresh, self.source)
+            if before:
+                out.extend(self.desugar(before))
             if isinstance(s, gast.AugAssign):
                 out.append(self.augmented(s))
             elif isinstance(s, gast.AnnAssign):
@@ -219,7 +237,7 @@ class Normalizer:
                                             "write `name = value`")
                 out.append(g.assign(s.target.id, s.value, at=s))
             elif isinstance(s, gast.For):
-                out.extend(self.for_range(s))
+                out.extend(self.for_loop(s))
             elif isinstance(s, gast.While):
                 if s.orelse:
                     raise self.source.error(s, "unsupported construct: while/else",
@@ -251,20 +269,82 @@ class Normalizer:
         raise self.source.error(s, "unsupported augmented assignment target",
                                 "assign to a variable or an array element")
 
-    def for_range(self, s: gast.For) -> list:
-        it = s.iter
-        is_range = (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-                    and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3)
-        if not is_range:
-            raise self.source.error(it, "unsupported loop: only `for i in range(...)` is "
-                                        "supported", "loop over an index: "
-                                                     "`for i in range(len(xs))`")
+    def for_loop(self, s: gast.For) -> list:
+        """`for target in iterable` -> a counted `while` (see the module docstring)."""
         if s.orelse:
             raise self.source.error(s, "unsupported construct: for/else",
                                     "use a flag variable instead of else")
-        if not isinstance(s.target, gast.Name):
-            raise self.source.error(s.target, "unsupported loop target",
-                                    "use a single name: `for i in range(n)`")
+        if _builtin_call(s.iter, "range", 1, 3) and isinstance(s.target, gast.Name):
+            return self.for_range(s)
+        setup: list = []
+        length, item = self.iteration(s.iter, setup, s)
+        n, k = self.fresh("n"), self.fresh("k")
+        setup += [g.assign(n, length, at=s), g.assign(k, g.const(0, at=s), at=s)]
+        test = g.compare(g.name(k, at=s), gast.Lt(), g.name(n, at=s), at=s)
+        fetch = g.assign_to(self.hidden_target(s.target, True), item(lambda: g.name(k, at=s)),
+                            at=s)
+        step = g.assign(k, g.binop(g.name(k, at=s), gast.Add(), g.const(1, at=s), at=s), at=s)
+        bind = g.assign_to(s.target, self.hidden_target(fetch.targets[0], False), at=s)
+        loop = g.while_(test, [fetch, step, bind] + self.desugar(s.body), at=s)
+        return setup + [_counted(loop, test, g.name(n, at=s), fetch, step)]
+
+    def hidden_target(self, target, store: bool):
+        """A target of hidden `__item` names shaped like `target` (store: new names for the
+        loop's target; else the same names read back): a tuple item is unpacked into
+        numbers and arrays before the user's target is bound."""
+        if isinstance(target, gast.Tuple | gast.List):
+            node = g.tuple_([self.hidden_target(t, store) for t in target.elts], at=target)
+            node.ctx = gast.Store() if store else gast.Load()
+            return node
+        if isinstance(target, gast.Starred):
+            raise self.source.error(target, "starred loop target", "unpack by position")
+        return g.name(self.fresh("item") if store else target.id, store=store, at=target)
+
+    def iteration(self, it, setup: list, s):
+        """(trip count expression, item) of iterating `it`: `item(k)` is the expression of the
+        item at the index `k()` builds; hidden variables evaluated once before the loop are
+        appended to `setup`."""
+        strict = _zip_strict(it)
+        if strict is not None:
+            it.keywords = []
+        elif isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.keywords and \
+                it.func.id in ("enumerate", "zip", "reversed"):
+            raise self.source.error(it, f"keyword arguments of {it.func.id}()",
+                                    "pass the arguments by position (zip: strict=True or "
+                                    "strict=False)")
+        if _builtin_call(it, "enumerate", 1, 2):
+            length, inner = self.iteration(it.args[0], setup, s)
+            start = None
+            if len(it.args) == 2:
+                start = self.fresh("start")
+                setup.append(g.assign(start, it.args[1], at=s))
+            return length, lambda k: g.tuple_(
+                [g.binop(g.name(start, at=s), gast.Add(), k(), at=s) if start else k(),
+                 inner(k)], at=s)
+        if _builtin_call(it, "zip", 1, None):
+            parts = [self.iteration(a, setup, s) for a in it.args]
+            length = parts[0][0] if len(parts) == 1 else \
+                g.call("__zip_strict" if strict else "__min", [p[0] for p in parts], at=it)
+            return length, lambda k: g.tuple_([inner(k) for _, inner in parts], at=s)
+        if _builtin_call(it, "reversed", 1, 1):
+            if _builtin_call(it.args[0], "enumerate", 1, 2) or \
+                    _builtin_call(it.args[0], "zip", 1, None):
+                raise self.source.error(it, f"'{it.args[0].func.id}' object is not reversible",
+                                        "reverse the sequences inside it instead")
+            length, inner = self.iteration(it.args[0], setup, s)
+            m = self.fresh("len")
+            setup.append(g.assign(m, length, at=s))
+            return g.name(m, at=s), lambda k: inner(lambda: g.binop(
+                g.binop(g.name(m, at=s), gast.Sub(), g.const(1, at=s), at=s), gast.Sub(), k(),
+                at=s))
+        seq, m = self.fresh("seq"), self.fresh("len")
+        length = g.call("__len", [g.name(seq, at=s)], at=s)
+        length.origin = getattr(s, "origin", "for loop")  # names the loop in errors
+        setup += [g.assign(seq, it, at=s), g.assign(m, length, at=s)]
+        return g.name(m, at=s), lambda k: _fetch(g.name(seq, at=s), k, s)
+
+    def for_range(self, s: gast.For) -> list:
+        it = s.iter
         args = list(it.args)
         start, stop, step = (g.const(0, at=it), args[0], g.const(1, at=it)) if len(args) == 1 \
             else (args[0], args[1], args[2] if len(args) == 3 else g.const(1, at=it))
@@ -275,24 +355,28 @@ class Normalizer:
             raise self.source.error(step, "range() arg 3 must not be zero",
                                     "use a nonzero step")
         if isinstance(step_value, int) and step_value in (1, -1):
-            test = g.compare(g.name(k, at=s), gast.Lt() if step_value > 0 else gast.Gt(),
+            up = step_value > 0
+            test = g.compare(g.name(k, at=s), gast.Lt() if up else gast.Gt(),
                              g.name(hi, at=s), at=s)
-            body = [g.assign(s.target.id, g.name(k, at=s), at=s),
-                    g.assign(k, g.binop(g.name(k, at=s), gast.Add(), step, at=s), at=s)]
-            return bounds + [g.while_(test, body + self.desugar(s.body), at=s)]
+            advance = g.assign(k, g.binop(g.name(k, at=s), gast.Add(), step, at=s), at=s)
+            body = [g.assign(s.target.id, g.name(k, at=s), at=s), advance]
+            low, high = (k, hi) if up else (hi, k)
+            trips = g.tuple_([g.name(low, at=s), g.name(high, at=s)], at=s)  # high - low
+            loop = g.while_(test, body + self.desugar(s.body), at=s)
+            return bounds + [_counted(loop, test, trips, advance)]
         trips = g.call("__range_len", [g.name(v, at=s) for v in (k, hi, st)], at=it)
         zero = g.const(0, at=s)
         more = g.compare(g.name(n, at=s), gast.Gt(), zero, at=s)
         # __k = __k + __step * (__n > 0): no step after the last trip
         advance = g.binop(g.name(k, at=s), gast.Add(),
                           g.binop(g.name(st, at=s), gast.Mult(), more, at=s), at=s)
-        body = [g.assign(s.target.id, g.name(k, at=s), at=s),
-                g.assign(n, g.binop(g.name(n, at=s), gast.Sub(), g.const(1, at=s), at=s),
-                         at=s),
-                g.assign(k, advance, at=s)]
+        count = g.assign(n, g.binop(g.name(n, at=s), gast.Sub(), g.const(1, at=s), at=s), at=s)
+        step_k = g.assign(k, advance, at=s)
+        body = [g.assign(s.target.id, g.name(k, at=s), at=s), count, step_k]
         test = g.compare(g.name(n, at=s), gast.Gt(), g.const(0, at=s), at=s)
+        loop = g.while_(test, body + self.desugar(s.body), at=s)
         return bounds + [g.assign(st, step, at=s), g.assign(n, trips, at=s),
-                         g.while_(test, body + self.desugar(s.body), at=s)]
+                         _counted(loop, test, g.name(n, at=s), count, step_k)]
 
     # ---- break / continue / return -> flags -------------------------------------------------
 
@@ -344,7 +428,10 @@ class Normalizer:
         body = ([g.assign(cnt, g.const(False, at=s), at=s)] if cnt else []) + \
             self.lower(s.body, (brk, cnt))
         before = [g.assign(brk, g.const(False, at=s), at=s)] if brk else []
-        return before + [g.while_(test, body, at=s)]
+        loop = g.while_(test, body, at=s)
+        if hasattr(s, "counter"):
+            _counted(loop, s.counter, s.trips)
+        return before + [loop]
 
     def store_return(self, s: gast.Return) -> list:
         if self.arity == 1:
@@ -355,3 +442,39 @@ class Normalizer:
 def _walk_same_loop_body(loop: gast.While, types):
     for stmt in loop.body:
         yield from _walk_same_loop(stmt, types)
+
+
+def _builtin_call(node, name: str, low: int, high: int | None) -> bool:
+    """Is `node` a call `name(...)` with low..high positional arguments (high None: any)?"""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+        node.func.id == name and not node.keywords and \
+        low <= len(node.args) <= (len(node.args) if high is None else high) and \
+        not any(isinstance(a, gast.Starred) for a in node.args)
+
+
+def _zip_strict(node) -> bool | None:
+    """The constant `strict=` of a `zip(...)` call (None: not such a call)."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id == "zip" and len(node.keywords) == 1 and \
+            node.keywords[0].arg == "strict" and isinstance(node.keywords[0].value, gast.Constant):
+        return bool(node.keywords[0].value.value)
+    return None
+
+
+def _fetch(seq, k, at):
+    """`seq[k()]` at a hidden index (always in range: to_ir may index a range with it)."""
+    node = g.subscript(seq, k(), at=at)
+    node.in_range = True
+    return node
+
+
+def _counted(loop: gast.While, counter, trips, *prefix) -> gast.While:
+    """Mark a loop lowered from `for`: `counter` is the part of its test that counts the
+    trips, `trips` the trip count at loop entry (a name, or a tuple `(low, high)` of names
+    whose difference it is: to_ir computes it exactly), `prefix` the hidden statements
+    that fetch the item and advance the counter (to_ir runs them unguarded when it unrolls
+    the loop after a `break` with a run-time condition)."""
+    loop.counter, loop.trips = counter, trips
+    for stmt in prefix:
+        stmt.loop_prefix = True
+    return loop

@@ -12,8 +12,15 @@ environment; Python's numeric tower is followed (bool < int < float,
 `/` always gives float, int ** non-negative int constant stays int). `if` becomes a `cond`
 equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
 equation whose carries are the variables assigned in its body (types are widened to a fixed
-point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
-compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
+point, e.g. `total = 0` then `total += x` makes `total` a float carry). A `for` loop (a
+counted `while`, see normalize.py) whose body uses a Python list or tuple, or that cannot
+be one `while` (a variable changes shape, a write through a row view), is unrolled when its
+trip count is known when compiling (at most MAX_UNROLL trips; otherwise refused naming the
+loop and why); after a `break`/`return` with a run-time condition each later trip runs
+under an `if` on the loop's flags. After a loop whose trip count is known to be positive,
+the variables its body assigns on every path are defined. Python lists are compile-time
+containers of values (`sequences.py`). Conditions known at compile time are folded.
+Calls to math/numpy/builtin functions become primitives; calls to
 other Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures,
 which read their free variables when called) are inlined, their arguments bound as Python
 binds them: defaults, keywords, `*args` and `f(*t)` (see `closures.py`). Functions are values:
@@ -36,13 +43,15 @@ from typing import NamedTuple
 import gast
 import numpy as np
 
+from .. import gast_adapter as g
+from ..errors import AdliteSyntaxError
 from ..ir import dtypes
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, closures, functions, statements, static_values
+from . import array_functions, closures, functions, sequences, statements, static_values
 from .aliasing import (
     LIVE,
     Ref,
@@ -59,6 +68,7 @@ from .aliasing import (
 )
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
+from .sequences import ListMethod, ListValue, RangeValue
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
@@ -66,8 +76,8 @@ CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq:
           gast.NotEq: "ne"}
 RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
 UNSUPPORTED_EXPRESSIONS = {
-    gast.ListComp: ("list comprehension", "write the loop out with `for`"),
-    gast.GeneratorExp: ("generator expression", "write the loop out with `for`"),
+    gast.ListComp: ("list comprehension here", "build the list in a statement before"),
+    gast.GeneratorExp: ("generator expression here", "build a list in a statement before"),
     gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
     gast.Dict: ("dict", "use separate variables"),
@@ -80,6 +90,7 @@ UNSUPPORTED_EXPRESSIONS = {
 }
 MAX_INLINE_DEPTH = 32
 MAX_LOOP_ATTEMPTS = 8
+MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
 
 
 def join_type(a: Type, b: Type) -> Type:
@@ -284,9 +295,14 @@ class FunctionConverter:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
                                         "assign into an array variable: `x[i] = v`")
-            self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+            base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+            if isinstance(base, ListValue):
+                sequences.setitem(self, base, target.slice, value, ref, target)
+                return
             self.write(target.value.id, target.slice, None, self.value(value, target), target)
-        elif isinstance(target, gast.Tuple):
+        elif isinstance(target, gast.Tuple | gast.List):
+            if isinstance(value, ListValue | RangeValue):  # unpacks like a tuple
+                value, ref = sequences.unpacked(self, value, target)
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
                                                 f"{len(target.elts)} elements")
@@ -358,12 +374,12 @@ class FunctionConverter:
                                           "that defined this closure, from a call made in "
                                           "another function", "return the new values, or call "
                                                               "the closure where it is defined")
-        if ref.frozen:
-            raise self.source.error(node, f"write into {name!r}, a numpy view (reshape, "
-                                          "transpose, .T, or an index with runtime values) "
-                                          "that compiled code cannot follow",
-                                    "write into the base array directly, or use .copy() to "
-                                    "make an independent array")
+        if ref.frozen:  # a counted loop unrolled indexes with constants (e.g. `for row in X`)
+            raise _unrollable(self.source.error(
+                node, f"write into {name!r}, a numpy view (reshape, transpose, .T, or an index "
+                      "with runtime values) that compiled code cannot follow",
+                "write into the base array directly, or use .copy() to make an independent "
+                "array"))
         base = self.env[self.base_name(ref.obj)]
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
@@ -387,6 +403,7 @@ class FunctionConverter:
                 self.env[n] = value
             elif (r.frozen or r.maybe) and obj in r.objects():
                 self.poisoned[n] = line
+        sequences.store_items(self, obj, value, line)
 
     def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
         out = []
@@ -548,6 +565,8 @@ class FunctionConverter:
             if node.attr in ARRAY_METHODS:
                 return _Method(base, node.attr, ref)
             return array_functions.attribute(self, base, node.attr, node)
+        if isinstance(base, ListValue):
+            return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
             value = functions.constant(base, node.attr)
             if value is not None:
@@ -562,7 +581,8 @@ class FunctionConverter:
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
 
-    expr_List = expr_Tuple  # list displays are immutable sequences here (np.array([...]))
+    def expr_List(self, node):
+        return sequences.new_list(self, [self.expr_ref(e) for e in node.elts])
 
     def expr_Subscript(self, node):
         return self.subscript(node)[0]
@@ -578,7 +598,9 @@ class FunctionConverter:
     def _expr_ref(self, node):
         if isinstance(node, gast.Name) and node.id in self.env:
             return self.expr(node), self.refs.get(node.id)
-        if isinstance(node, gast.Tuple | gast.List):
+        if isinstance(node, gast.List):
+            return self.expr_List(node), None
+        if isinstance(node, gast.Tuple):
             pairs = [self.expr_ref(e) for e in node.elts]
             return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
         if isinstance(node, gast.Subscript):
@@ -595,6 +617,8 @@ class FunctionConverter:
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
+        if isinstance(base, ListValue | RangeValue):
+            return sequences.getitem(self, base, node)
         if isinstance(base, tuple):
             index = self.static(self.expr(node.slice), node)
             if not isinstance(index, int) or not -len(base) <= index < len(base):
@@ -663,6 +687,8 @@ class FunctionConverter:
 
     def expr_BinOp(self, node):
         x, y = self.expr(node.left), self.expr(node.right)
+        if isinstance(x, ListValue) or isinstance(y, ListValue):
+            return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
         if isinstance(node.op, gast.MatMult):
             return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
@@ -755,8 +781,11 @@ class FunctionConverter:
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
+        if isinstance(func, ListMethod):
+            return sequences.call_method(self, func, pairs, kwargs, node)
         lowering = functions.lookup(func)
         if lowering is not None:
+            args = [sequences.as_tuples(a) for a in args]
             value = lowering(self, args, kwargs, node)
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
             return value, (_frozen(pairs[0][1]) if view else None)
@@ -847,6 +876,10 @@ class FunctionConverter:
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
+        for name in [n for n in names if isinstance(self.env[n], ListValue)]:
+            if name in _assigned(nodes):
+                raise sequences.crossing_error(self, name, nodes[0])
+            names += sequences.leaf_operands(self, name)  # read through a read-only copy
         for name in names:
             if isinstance(self.env[name], tuple) and static_values.is_runtime(self.env[name]):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
@@ -864,8 +897,10 @@ class FunctionConverter:
         self.env = {**saved[1], **dict(zip(names, inputs, strict=True))}
         self.refs = dict(self.refs if refs is None else refs)
         self.poisoned = dict(self.poisoned if poisoned is None else poisoned)
+        lists = sequences.read_only_copies(self.env, names)
         try:
             result = run()
+            self.env.update(lists)
             return _Arm(result, self.b, self.env, self.maybe_undefined, self.refs,
                         self.poisoned)
         finally:
@@ -1041,6 +1076,79 @@ class FunctionConverter:
                 self.freeze(n)
 
     def stmt_while(self, s):
+        """A `while` equation. A loop lowered from `for` (normalize.py marks it) is unrolled
+        when its body uses a Python list or tuple, or cannot be one loop (a variable changes
+        shape from one iteration to the next), provided that its trip count is known when
+        compiling and at most MAX_UNROLL; otherwise the refusal names the loop and why."""
+        if not hasattr(s, "counter"):
+            return self._loop(s, None)
+        count = self.expr(s.trips)  # names only: nothing emitted
+        if isinstance(count, tuple):  # (low, high): Python ints never overflow
+            count = const(count[1].value - count[0].value) \
+                if all(isinstance(c, Const) for c in count) else None
+        trips = max(count.value, 0) if isinstance(count, Const) else None
+        iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
+                    for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
+        if any(isinstance(self.env.get(n), tuple) for n in _read_names(s)) or \
+                any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
+                sequences.mutated(self, s.body):
+            return self.unroll(s, trips, "its body changes or iterates over a Python list, or "
+                                         "uses a tuple")
+        try:
+            return self._loop(s, trips)
+        except AdliteSyntaxError as e:
+            if not getattr(e, "unrollable", False):
+                raise
+            return self.unroll(s, trips, e.message)
+
+    def unroll(self, s, trips: int | None, reason: str) -> None:
+        """Run the body of the counted loop `s` once per trip. After a `break` (or return)
+        with a run-time condition, the rest of each trip is guarded by the loop's flags (the
+        hidden item fetch and counter step run unguarded)."""
+        if trips is None or trips > MAX_UNROLL:
+            count = "only known at run time" if trips is None else f"{trips} (more than " \
+                                                                   f"{MAX_UNROLL})"
+            raise self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                       f"but its trip count is {count}",
+                                    "loop over a range(n) with n known when compiling, or "
+                                    "keep arrays of one shape in the loop and preallocate "
+                                    "arrays instead of lists (`xs = np.zeros(n)`)")
+        prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
+        fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
+                   if isinstance(t, gast.Name) and t.id.startswith("__item")]
+        iterated = {sub.value.id: self.env[sub.value.id] for stmt in prefix
+                    for sub in gast.walk(stmt.value) if getattr(sub, "in_range", False)
+                    and isinstance(self.env.get(sub.value.id), ListValue)}
+        lengths = {name: len(lst.items) for name, lst in iterated.items()}
+        for _trip in range(trips + 1):
+            if any(len(lst.items) != lengths[n] for n, lst in iterated.items()):
+                raise self.source.error(s, "the loop changes the length of the list it "
+                                           "iterates over", "iterate over a copy: "
+                                                            "`for x in list(xs)`")
+            flags = []
+            for part in _conjuncts(s.test):
+                value = self.truth(self.expr(part), part)
+                if isinstance(value, Const) and not value.value:
+                    for name in fetched:  # hidden, read only by the body
+                        self.env.pop(name, None)
+                    return
+                if not isinstance(value, Const):
+                    flags.append(part)
+            if not flags:
+                self.block(s.body)
+                continue
+            guard, segment = g.and_(*flags, at=s), []
+            for stmt in s.body + [None]:
+                if stmt is None or getattr(stmt, "loop_prefix", False):
+                    if segment:
+                        self.block([g.if_(guard, segment, at=segment[0])])
+                    segment = []
+                    if stmt is not None:
+                        self.block([stmt])
+                else:
+                    segment.append(stmt)
+
+    def _loop(self, s, trips: int | None):
         self._freeze_rebound_views(s.body)
         assigned = _assigned(s.body)
         nodes = [s.test] + list(s.body)
@@ -1084,7 +1192,8 @@ class FunctionConverter:
                     try:
                         widened[n] = t if n not in widened else join_type(widened[n], t)
                     except TypeError as e:
-                        raise self.source.error(s, f"loop variable {n!r}: {e}") from None
+                        raise _unrollable(self.source.error(s, f"loop variable {n!r}: {e}")) \
+                            from None
             old = objects_of(head_refs.values())
             known = {n for n in head_refs if n in entry}
             new_amb = {n: ambiguous(r, arm.refs.get(n)) for n, r in head_refs.items()
@@ -1100,7 +1209,8 @@ class FunctionConverter:
             amb.update(new_amb)
             extra_poison.update(new_poison)
         else:
-            raise self.source.error(s, "could not infer the types of the loop variables")
+            raise _unrollable(self.source.error(s, "could not infer the types of the loop "
+                                                   "variables"))
         statics = self._static_loop_values(s, assigned, entry, body_env)
         body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
         c_vars = c_in + [k_in[n] for n in reps]
@@ -1125,7 +1235,7 @@ class FunctionConverter:
             var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
             var.hint = var.hint or name
             self.env[name] = var
-            if name not in defined_before:
+            if name not in defined_before and not (trips and name not in arm.undefined):
                 self.maybe_undefined.add(name)
         for n, r in amb.items():
             head_refs[n] = ambiguous(r, arm.refs.get(n))
@@ -1165,6 +1275,23 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
 def _shown(name: str) -> str:
     """A variable as the user knows it (early returns store their value in hidden names)."""
     return "the returned value" if name.startswith("__rv") else repr(name)
+
+
+def _unrollable(error: AdliteSyntaxError) -> AdliteSyntaxError:
+    """Mark a refusal of a `while` equation that unrolling a counted loop avoids."""
+    error.unrollable = True
+    return error
+
+
+def _read_names(loop: gast.While) -> set[str]:
+    return {sub.id for n in [loop.test] + list(loop.body) for sub in gast.walk(n)
+            if isinstance(sub, gast.Name)}
+
+
+def _conjuncts(test) -> list:
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+        return list(test.values)
+    return [test]
 
 
 def _rebound(nodes) -> list[str]:

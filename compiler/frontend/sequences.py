@@ -1,0 +1,497 @@
+"""Python lists and ranges in compiled code: compile-time containers of run-time values.
+
+Contract:
+- `ListValue` is a Python list whose length is known when compiling; its items are IR values
+  (numbers, arrays), tuples, lists or compile-time values. It is a mutable shared object as
+  in Python: `ys = xs`, a callee's parameter and a loop's hidden sequence are the same
+  object, so `append`, `extend`, `insert`, `pop`, `xs[i] = v` through any name are seen
+  through all of them. An array item keeps its `Ref` (aliasing.py): a write into that array
+  updates the item (`store_items`); an item that is a view of a written array, or an item
+  written inside an `if` arm or a loop body that is not unrolled, is poisoned (reading it is
+  refused, naming the line of the write).
+- `RangeValue` is `range(start, stop, step)` with compile-time bounds (`len`, indexing,
+  iteration, `list(range(...))`).
+- Indices into a list are compile-time ints (constants, loop variables of unrolled loops,
+  negative ones count from the end); a run-time index into a list of numbers or of arrays
+  of one shape indexes their stack (`np.stack(xs)[i]`, a copy: writing into the item is
+  refused).
+- Lowerings registered in `functions`: `len`, `range`, `list`, `sum` (of a list, tuple or
+  array: Python's left fold from 0), `np.array` / `np.asarray` / `np.stack` of numbers,
+  arrays or nested lists (stacked along a new first axis), `np.vstack`, `np.hstack`; other
+  registered lowerings receive lists as tuples (`as_tuples`).
+An `if` arm or a loop body that is not unrolled reads a list through a read-only copy whose
+run-time values are the block's operands (`leaf_operands`, `read_only_copies`); changing a
+list there is refused (`crossing_error`), and `to_ir` unrolls instead a `for` loop with a
+trip count known when compiling whose body changes or iterates over a list (`mutated`,
+`to_ir.stmt_while`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+
+import gast
+import numpy as np
+
+from ..errors import AdliteSyntaxError
+from ..ir.builder import const
+from ..ir.core import F32, F64, I64, Const, Var
+from ..ir.index import Int
+from .aliasing import Ref, new_object
+from .array_functions import _options, resolve_dtype
+from .functions import builtin_sum_of_array, register_with_keywords
+
+
+class Poisoned:
+    """An item whose array was written where compiled code cannot follow it."""
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+class ListValue:
+    """A Python list: `items` with their `refs` (aliasing.py; None for new values)."""
+
+    def __init__(self, items, refs=None, builder=None) -> None:
+        self.items = list(items)
+        self.refs = list(refs) if refs is not None else [None] * len(self.items)
+        self.builder = builder  # where it was made: writes from a nested block poison
+        self.crossing = False  # a read-only copy inside an if arm or a loop body
+
+
+class RangeValue:
+    """`range(start, stop, step)` with compile-time int bounds."""
+
+    def __init__(self, start: int, stop: int, step: int) -> None:
+        self.range = range(start, stop, step)
+
+
+class ListMethod:
+    """`xs.append` before the call."""
+
+    def __init__(self, target: ListValue, name: str) -> None:
+        self.target, self.name = target, name
+
+
+def new_list(conv, pairs) -> ListValue:
+    """A list of the (value, ref) pairs."""
+    return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b)
+
+
+def crossing_error(conv, name: str | None, node):
+    """A list changed inside an `if` arm or a loop that is not unrolled (a `for` loop with a
+    trip count known when compiling is unrolled instead: the error is `unrollable`)."""
+    what = "a list comprehension whose `if` filter depends on run-time values" \
+        if name and name.startswith("__lc") else \
+        f"{name!r} holds a Python list, which" if name else "a Python list"
+    error = conv.source.error(node, f"{what} cannot change inside an `if` with a run-time "
+                                    "condition or a loop whose trip count is only known at run "
+                                    "time", "lists are unrolled when compiling: loop over "
+                                            "`range(n)` with n known when compiling, or "
+                                            "preallocate an array (`xs = np.zeros(n)`, then "
+                                            "`xs[i] = v`)")
+    error.unrollable = True
+    return error
+
+
+# ---- lists read inside an if arm or a loop body (closed subgraphs) -------------------------
+
+LEAF = "__leaf "  # hidden names of a list's run-time values passed into a block
+MUTATORS = ("append", "extend", "insert", "pop")
+
+
+def _leaves(value):
+    if isinstance(value, ListValue | tuple):
+        for v in (value.items if isinstance(value, ListValue) else value):
+            yield from _leaves(v)
+    elif isinstance(value, Var):
+        yield value
+
+
+def leaf_operands(conv, name: str) -> list[str]:
+    """Hidden names bound to the run-time values inside list `name` (in `conv.env`), the
+    operands through which a block reads the list (`read_only_copies`)."""
+    names = []
+    for j, leaf in enumerate(_leaves(conv.env[name])):
+        conv.env[f"{LEAF}{name} {j}"] = leaf
+        names.append(f"{LEAF}{name} {j}")
+    return names
+
+
+def read_only_copies(env: dict, names) -> dict:
+    """Inside a block whose inputs `names` bind a list's leaves, the list becomes a read-only
+    copy holding the inputs (so does a list without run-time values). Returns {list name: the
+    list outside} to restore afterwards."""
+    lists = dict.fromkeys(n[len(LEAF):].rsplit(" ", 1)[0] for n in names if n.startswith(LEAF))
+    lists.update((n, None) for n, v in env.items()
+                 if isinstance(v, ListValue) and next(_leaves(v), None) is None)
+    originals = {}
+    for name in lists:
+        originals[name] = env[name]
+        env[name] = _copy(env[name], env, name, itertools.count())
+    return originals
+
+
+def _copy(value, env, name, counter):
+    if isinstance(value, ListValue):
+        copy = ListValue([_copy(v, env, name, counter) for v in value.items], value.refs,
+                         value.builder)
+        copy.crossing = True
+        return copy
+    if isinstance(value, tuple):
+        return tuple(_copy(v, env, name, counter) for v in value)
+    return env[f"{LEAF}{name} {next(counter)}"] if isinstance(value, Var) else value
+
+
+def mutated(conv, nodes) -> bool:
+    """Do the nodes change a list by name (`xs.append(v)`, `xs[i] = v`, `xs = ...`)?"""
+    for n in nodes:
+        for sub in gast.walk(n):
+            target = sub.value if isinstance(sub, gast.Attribute) and \
+                sub.attr in MUTATORS else sub.value if isinstance(sub, gast.Subscript) and \
+                isinstance(sub.ctx, gast.Store) else sub if isinstance(sub, gast.Name) and \
+                isinstance(sub.ctx, gast.Store) else None
+            if isinstance(target, gast.Name) and isinstance(conv.env.get(target.id), ListValue):
+                return True
+    return False
+
+
+# ---- items ---------------------------------------------------------------------------------
+
+def _read(conv, lst: ListValue, i: int, node):
+    value = lst.items[i]
+    if isinstance(value, Poisoned):
+        raise conv.source.error(node, f"this list item is an array that was written at line "
+                                      f"{value.line} inside an if or a loop, or through a view; "
+                                      "compiled code cannot tell which values it holds",
+                                "append a .copy() of the array, or write into the list's "
+                                "item only outside ifs and loops")
+    return value, lst.refs[i]
+
+
+def _position(conv, n: int, index, node, what: str = "list") -> int:
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise conv.source.error(node, f"{what} indices must be integers, got {index!r}")
+    if not -n <= index < n:
+        raise conv.source.error(node, f"{what} index out of range (index {index}, length {n})",
+                                "an IndexError in Python")
+    return index % n
+
+
+def getitem(conv, seq, node):
+    """(value, ref) of `seq[index]` for a list or range `seq`."""
+    index_node = node.slice
+    if isinstance(index_node, gast.Slice):
+        bounds = [None if part is None else conv.static(conv.expr(part), index_node)
+                  for part in (index_node.lower, index_node.upper, index_node.step)]
+        if isinstance(seq, RangeValue):
+            r = seq.range[slice(*bounds)]
+            return RangeValue(r.start, r.stop, r.step), None
+        picked = range(len(seq.items))[slice(*bounds)]
+        return ListValue([seq.items[i] for i in picked], [seq.refs[i] for i in picked],
+                         conv.b), None
+    index = conv.scalar(conv.expr(index_node), index_node)
+    n = len(seq.range) if isinstance(seq, RangeValue) else len(seq.items)
+    if isinstance(index, Const):
+        i = _position(conv, n, index.value, index_node,
+                      "range object" if isinstance(seq, RangeValue) else "list")
+        return (const(seq.range[i]), None) if isinstance(seq, RangeValue) \
+            else _read(conv, seq, i, node)
+    if index.type != I64:
+        raise conv.source.error(index_node, f"list indices must be integers, got {index.type}")
+    if isinstance(seq, RangeValue):
+        if not getattr(node, "in_range", False):
+            raise conv.source.error(node, "indexing a range with an index known only at run "
+                                          "time", "compute start + i * step")
+        r = seq.range
+        return conv.b.add(const(r.start), conv.b.mul(index, const(r.step))), None
+    try:
+        stacked = stack(conv, [_read(conv, seq, i, node)[0] for i in range(n)], node)
+    except AdliteSyntaxError as e:
+        e.unrollable = True  # a counted loop unrolled indexes with constants
+        raise
+    value = conv.b.index(stacked, conv.wrap_index(index, n, index_node), spec=(Int(),))
+    return value, Ref(new_object(), frozen=True)
+
+
+def setitem(conv, lst: ListValue, index_node, value, ref, node) -> None:
+    if lst.crossing:
+        raise crossing_error(conv, None, node)
+    if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
+        ref = Ref(new_object())
+    index = conv.static(conv.expr(index_node), index_node)
+    i = _position(conv, len(lst.items), index, index_node)
+    lst.items[i], lst.refs[i] = value, ref
+
+
+def store_items(conv, obj: int, value, line: int) -> None:
+    """Array object `obj` now has `value`: list items bound to it follow (see the module
+    docstring); lists reachable from the converter's names."""
+    seen = set()
+    stack_ = [v for v in conv.env.values() if isinstance(v, ListValue | tuple)]
+    while stack_:
+        item = stack_.pop()
+        if isinstance(item, tuple):
+            stack_.extend(v for v in item if isinstance(v, ListValue | tuple))
+            continue
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        for i, r in enumerate(item.refs):
+            if isinstance(r, Ref) and obj in r.objects():
+                followed = r.plain and item.builder is conv.b
+                item.items[i] = value if followed else Poisoned(line)
+        stack_.extend(v for v in item.items if isinstance(v, ListValue | tuple))
+
+
+# ---- methods and operators -----------------------------------------------------------------
+
+def call_method(conv, method: ListMethod, pairs, kwargs, node):
+    lst, name = method.target, method.name
+    if kwargs:
+        raise conv.source.error(node, f"keyword arguments of list.{name}()")
+    if lst.crossing and name in MUTATORS:
+        value = node.func.value
+        raise crossing_error(conv, value.id if isinstance(value, gast.Name) else None, node)
+    if name == "append":
+        ((value, ref),) = _arity(conv, pairs, 1, 1, node, name)
+        if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
+            ref = Ref(new_object())
+        lst.items.append(value)
+        lst.refs.append(ref)
+        return None, None
+    if name == "extend":
+        ((other, _),) = _arity(conv, pairs, 1, 1, node, name)
+        values, refs = _contents(conv, other, node)
+        lst.items.extend(values)
+        lst.refs.extend(refs)
+        return None, None
+    if name == "insert":
+        (index, _), (value, ref) = _arity(conv, pairs, 2, 2, node, name)
+        i = conv.static(index, node)
+        lst.items.insert(i, value)
+        lst.refs.insert(i, ref)
+        return None, None
+    if name == "pop":
+        args = _arity(conv, pairs, 0, 1, node, name)
+        if not lst.items:
+            raise conv.source.error(node, "pop from empty list", "an IndexError in Python")
+        i = _position(conv, len(lst.items), conv.static(args[0][0], node) if args else -1,
+                      node)
+        value = _read(conv, lst, i, node)
+        del lst.items[i], lst.refs[i]
+        return value
+    if name == "copy":
+        _arity(conv, pairs, 0, 0, node, name)
+        return ListValue(lst.items, lst.refs, conv.b), None
+    raise conv.source.error(node, f"unsupported list method .{name}()",
+                            "supported: append, extend, insert, pop, copy")
+
+
+def _arity(conv, pairs, low, high, node, name):
+    if not low <= len(pairs) <= high:
+        raise conv.source.error(node, f"list.{name}() takes {low}..{high} arguments, "
+                                      f"{len(pairs)} given")
+    return pairs
+
+
+def _contents(conv, seq, node) -> tuple[list, list]:
+    """The items and refs of a list, tuple or range."""
+    if isinstance(seq, ListValue):
+        for i in range(len(seq.items)):
+            _read(conv, seq, i, node)
+        return list(seq.items), list(seq.refs)
+    if isinstance(seq, RangeValue):
+        return [const(v) for v in seq.range], [None] * len(seq.range)
+    if isinstance(seq, tuple):
+        return list(seq), [None] * len(seq)
+    raise conv.source.error(node, "expected a list, a tuple or a range here")
+
+
+def binop(conv, op: str, x, y, node):
+    """`xs + ys` (a new list) and `xs * n` / `n * xs` (n a compile-time int)."""
+    if op == "add" and isinstance(x, ListValue) and isinstance(y, ListValue):
+        (a, ra), (b, rb) = _contents(conv, x, node), _contents(conv, y, node)
+        return ListValue(a + b, ra + rb, conv.b)
+    if op == "mul":
+        lst, n = (x, y) if isinstance(x, ListValue) else (y, x)
+        count = conv.static(n, node)
+        if isinstance(lst, ListValue) and isinstance(count, int):
+            items, refs = _contents(conv, lst, node)
+            return ListValue(items * max(count, 0), refs * max(count, 0), conv.b)
+    raise conv.source.error(node, f"unsupported operation on a list ({op})",
+                            "lists support + (another list) and * (an int known when "
+                            "compiling); use np.array(xs) for arithmetic")
+
+
+def unpacked(conv, seq, node) -> tuple[tuple, tuple]:
+    """(values, refs) of a list or range unpacked into a tuple target."""
+    values, refs = _contents(conv, seq, node)
+    return tuple(values), tuple(refs)
+
+
+def as_tuples(value):
+    """A list as a tuple (recursively), for lowerings that read sequences as tuples."""
+    if isinstance(value, ListValue):
+        return tuple(as_tuples(v) for v in value.items)
+    if isinstance(value, RangeValue):
+        return tuple(const(v) for v in value.range)
+    return value
+
+
+# ---- functions -----------------------------------------------------------------------------
+
+def stack(conv, items, node, axis: int = 0):
+    """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
+    along a new axis `axis` (float64, or float32 when every item is)."""
+    if not items:
+        raise conv.source.error(node, "np.array / np.stack of an empty list",
+                                "build the array with np.zeros(shape)")
+    for v in items:
+        if isinstance(v, Poisoned):
+            raise conv.source.error(node, f"a list item written at line {v.line} inside an if "
+                                          "or a loop", "append a .copy() of the array")
+    values = [stack(conv, list(as_tuples(v)), node) if isinstance(v, tuple | ListValue)
+              else conv.as_float(v, node) for v in items]
+    shapes = {v.type.shape for v in values}
+    if len(shapes) > 1:
+        raise conv.source.error(node, "np.array / np.stack of arrays of different shapes "
+                                      f"{sorted(map(str, shapes))}",
+                                "all items must have the same shape")
+    dtype = F32 if all(v.type.scalar == F32 for v in values) else F64
+    values = [conv.to_type(v, dtype) for v in values]
+    if not values[0].type.is_array:
+        return conv.b.pack(*values)
+    item = values[0].type.shape
+    if not -len(item) - 1 <= axis <= len(item):
+        raise conv.source.error(node, f"axis {axis} is out of bounds for np.stack")
+    axis %= len(item) + 1
+    shape = item[:axis] + (1,) + item[axis:]
+    return conv.b.concatenate(*(conv.b.reshape(v, shape=shape) for v in values), axis=axis)
+
+
+def _sequence_arg(conv, args, node, name):
+    if len(args) != 1:
+        raise conv.source.error(node, f"{name} takes one list, tuple or array here")
+    value = args[0]
+    if isinstance(value, ListValue | RangeValue | tuple):
+        return _contents(conv, value, node)[0]
+    x = conv.array(value, node)
+    return [conv.b.index(x, const(i), spec=(Int(),)) for i in range(x.type.shape[0])]
+
+
+def _np_array(conv, args, kwargs, node):
+    opts = _options(conv, kwargs, ("dtype", "axis"), node)
+    if args and isinstance(args[0], Var | Const) and args[0].type.is_array:
+        value = args[0]  # np.array(x): a copy
+    else:
+        value = stack(conv, _sequence_arg(conv, args, node, "np.array"), node,
+                      opts.get("axis", 0))
+    return conv.to_type(value, resolve_dtype(conv, opts["dtype"], node)) if "dtype" in opts \
+        else value
+
+
+def _vstack(conv, args, kwargs, node):
+    items = [conv.array(v, node) for v in _sequence_arg(conv, args, node, "np.vstack")]
+    rows = [conv.b.reshape(v, shape=(1,) + v.type.shape) if len(v.type.shape) == 1 else v
+            for v in items]
+    return conv.b.concatenate(*rows, axis=0)
+
+
+def _hstack(conv, args, kwargs, node):
+    items = [conv.array(v, node) for v in _sequence_arg(conv, args, node, "np.hstack")]
+    return conv.b.concatenate(*items, axis=0 if len(items[0].type.shape) == 1 else 1)
+
+
+def _len(conv, args, kwargs, node):
+    (x,) = conv.exactly(args, 1, node)
+    if isinstance(x, ListValue):
+        return Const(len(x.items), I64)
+    if isinstance(x, RangeValue):
+        return Const(len(x.range), I64)
+    if isinstance(x, tuple):
+        return Const(len(x), I64)
+    x = conv.value(x, node)
+    if not x.type.is_array:
+        raise conv.source.error(node, f"object of type {x.type} has no len()")
+    return Const(x.type.shape[0], I64)
+
+
+def iteration_length(*args):
+    """The hidden trip count of a `for` loop over a sequence (normalize.py): its `len`."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_iteration_length`
+
+
+def _iteration_length(conv, args, kwargs, node):
+    (x,) = args
+    if isinstance(x, Var | Const) and not x.type.is_array:
+        raise conv.source.error(node, f"{node.origin} over a number ({x.type}): a number is "
+                                      "not iterable",
+                                "loop over an array, a list, a tuple or range(n)")
+    if not isinstance(x, ListValue | RangeValue | tuple | Var | Const):
+        raise conv.source.error(node, f"{node.origin} over an unsupported object "
+                                      f"({type(x).__name__})",
+                                "loop over an array, a list, a tuple or range(n)")
+    return _len(conv, args, kwargs, node)
+
+
+def zip_strict_length(*args):
+    """The hidden trip count of `zip(..., strict=True)` (normalize.py)."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_zip_strict_length`
+
+
+def _zip_strict_length(conv, args, kwargs, node):
+    lengths = [conv.static(a, node) for a in args]
+    if len(set(lengths)) > 1:
+        raise conv.source.error(node, f"zip(strict=True) of sequences of lengths {lengths} "
+                                      "(Python raises ValueError)",
+                                "pass sequences of one length, or strict=False")
+    return const(lengths[0])
+
+
+def _range(conv, args, kwargs, node):
+    if kwargs or not 1 <= len(args) <= 3:
+        raise conv.source.error(node, "range() takes 1 to 3 integer arguments")
+    bounds = [conv.static(a, node) if isinstance(a, Const) else None for a in args]
+    if any(b is None for b in bounds):
+        raise conv.source.error(node, "a range() stored in a variable or passed on needs "
+                                      "bounds known when compiling",
+                                "loop over range(...) directly: `for i in range(n)`")
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        raise conv.source.error(node, "range() arguments must be integers")
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+        (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1)
+    if step == 0:
+        raise conv.source.error(node, "range() arg 3 must not be zero")
+    return RangeValue(start, stop, step)
+
+
+def _list(conv, args, kwargs, node):
+    if kwargs or len(args) > 1:
+        raise conv.source.error(node, "list() takes at most one argument")
+    if not args:
+        return ListValue([], None, conv.b)
+    return ListValue(_sequence_arg(conv, args, node, "list()"), None, conv.b)
+
+
+def _sum(conv, args, kwargs, node):
+    if kwargs or not 1 <= len(args) <= 2:
+        raise conv.source.error(node, "sum() takes an iterable and an optional start")
+    total = args[1] if len(args) == 2 else const(0)
+    if isinstance(args[0], Var | Const) and args[0].type.is_array:
+        return builtin_sum_of_array(conv, args[0], total, node)
+    for item in _sequence_arg(conv, args[:1], node, "sum()"):
+        total = conv.b.add(*conv.promote(total, item, node))
+    return total
+
+
+register_with_keywords([builtins.len], _len)
+register_with_keywords([iteration_length], _iteration_length)
+register_with_keywords([zip_strict_length], _zip_strict_length)
+register_with_keywords([builtins.range], _range)
+register_with_keywords([builtins.list], _list)
+register_with_keywords([builtins.sum], _sum)
+register_with_keywords([np.array, np.asarray, np.stack], _np_array)
+register_with_keywords([np.vstack], _vstack)
+register_with_keywords([np.hstack], _hstack)
