@@ -148,6 +148,18 @@ def test_writes_in_branches_reach_every_alias(backend):
         np.testing.assert_array_equal(x, expected_x)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_swapped_arrays_in_a_counted_loop_are_followed(backend):
+    """A loop of known trip count whose names swap arrays is unrolled: each trip writes the
+    array its name holds then (refused with a run-time trip count, see below)."""
+    a, b = np.array([1.0, 2.0]), np.array([5.0, 7.0])
+    expected_a, expected_b = a.copy(), b.copy()
+    expected = swap_in_loop(expected_a, expected_b)
+    assert jit(swap_in_loop, backend=backend)(a, b) == expected == 63.0
+    np.testing.assert_array_equal(a, expected_a)
+    np.testing.assert_array_equal(b, expected_b)
+
+
 def test_arguments_sharing_memory_with_a_written_one_are_refused():
     x = np.arange(4.0)
     with pytest.raises(ValueError, match="share memory"):
@@ -191,6 +203,13 @@ def swap_in_loop(a, b):
     for _ in range(3):
         a[0] = a[0] + 1.0
         a, b = b, a
+    return np.sum(a) + 10.0 * np.sum(b)
+
+
+def swap_in_loop_of_runtime_length(a, b, n):
+    for _ in range(n):
+        a[0] = a[0] + 1.0
+        a, b = b, a
     return np.sum(a)
 
 
@@ -219,7 +238,7 @@ def views_made_in_branches(x, c):
 
 @pytest.mark.parametrize("fn, line, words", [
     (ambiguous_branch, "y[0] = 1.0", "different arrays"),
-    (swap_in_loop, "a[0] = a[0] + 1.0", "different arrays"),
+    (swap_in_loop_of_runtime_length, "a[0] = a[0] + 1.0", "different arrays"),
     (write_through_reshape, "y[0, 0] = 1.0", "numpy view"),
     (read_stale_transpose, "return np.sum(t)", "written at line"),
     (views_made_in_branches, "return np.sum(t)", "written at line"),
@@ -228,6 +247,7 @@ def test_unfollowable_aliasing_is_refused_naming_the_line(fn, line, words):
     with pytest.raises(AdliteSyntaxError) as e:
         jit(fn)(*([np.ones((2, 2))] if fn in (write_through_reshape, read_stale_transpose)
                   else [np.ones(3), 1.0] if fn in (ambiguous_branch, views_made_in_branches) else
+                  [np.ones(3), np.ones(3), 3] if fn is swap_in_loop_of_runtime_length else
                   [np.ones(3), np.ones(3)]))
     message = str(e.value)
     assert words in message and line in message and ".copy()" in message

@@ -362,13 +362,12 @@ class FunctionConverter:
         if not isinstance(ref, Ref):
             self.array(self.env[name], node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
-        if ref.maybe:
-            raise self.source.error(node, f"write into {name!r}, which is bound to different "
-                                          "arrays depending on the path taken (an if, or a "
-                                          "loop iteration, binds it differently); compiled code "
-                                          "cannot tell which array this writes",
-                                    "use .copy() to make an independent array, or write into "
-                                    "the array itself")
+        if ref.maybe:  # a counted loop unrolled binds it one way per trip
+            raise _unrollable(self.source.error(
+                node, f"write into {name!r}, which is bound to different arrays depending on the "
+                      "path taken (an if, or a loop iteration, binds it differently); compiled "
+                      "code cannot tell which array this writes",
+                "use .copy() to make an independent array, or write into the array itself"))
         if ref.frozen and closures.is_read_only(ref):
             raise self.source.error(node, f"write into {name!r}, an array of the function "
                                           "that defined this closure, from a call made in "
@@ -533,11 +532,11 @@ class FunctionConverter:
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
             if name in self.poisoned:
-                raise self.source.error(node, f"{name!r} is a view of an array that was written "
-                                              f"at line {self.poisoned[name]} (or may be the "
-                                              "same array); compiled code cannot tell which "
-                                              "values it sees", "use .copy() to make an "
-                                                                "independent array")
+                raise _unrollable(self.source.error(
+                    node, f"{name!r} is a view of an array that was written at line "
+                          f"{self.poisoned[name]} (or may be the same array); compiled code "
+                          "cannot tell which values it sees",
+                    "use .copy() to make an independent array"))
             if self.env[name] is LIVE:
                 return self.view_value(self.refs[name])
             return self.env[name]
@@ -1099,6 +1098,11 @@ class FunctionConverter:
         except AdliteSyntaxError as e:
             if not getattr(e, "unrollable", False):
                 raise
+            if trips is None or trips > MAX_UNROLL:  # the user's construct, at its line
+                hint = f"{e.hint}; or loop over a range(n) with n known when compiling " \
+                    f"(at most {MAX_UNROLL}): such a loop is unrolled"
+                raise AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
+                                        hint) from None
             return self.unroll(s, trips, e.message)
 
     def unroll(self, s, trips: int | None, reason: str) -> None:
