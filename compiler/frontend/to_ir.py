@@ -619,7 +619,12 @@ class FunctionConverter:
         if isinstance(base, ListValue | RangeValue):
             return sequences.getitem(self, base, node)
         if isinstance(base, tuple):
-            index = self.static(self.expr(node.slice), node)
+            index = self.expr(node.slice)
+            if isinstance(index, Var):  # a counted loop unrolled indexes with constants
+                raise _unrollable(self.source.error(node, "a tuple indexed with a run-time "
+                                                          "value", "index tuples with integer "
+                                                                   "constants, or use a list"))
+            index = self.static(index, node)
             if not isinstance(index, int) or not -len(base) <= index < len(base):
                 raise self.source.error(node, "unsupported tuple index",
                                         "index tuples with integer constants in range")
@@ -875,15 +880,18 @@ class FunctionConverter:
                 if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
                     names.append(sub.id)
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
+        assigned = _assigned(nodes)
         for name in [n for n in names if isinstance(self.env[n], ListValue)]:
-            if name in _assigned(nodes):
+            if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
-        for name in names:
-            if isinstance(self.env[name], tuple) and static_values.is_runtime(self.env[name]):
-                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
-                                                  "an if or a loop", "unpack it into separate "
-                                                                     "variables first")
+        for name in [n for n in names if isinstance(self.env[n], tuple)
+                     and static_values.is_runtime(self.env[n])]:
+            if name in assigned:  # a counted loop unrolled rebinds it once per trip
+                raise _unrollable(self.source.error(
+                    nodes[0], f"{name!r} holds a tuple of run-time values, which is rebound "
+                              "inside an if or a loop", "unpack it into separate variables"))
+            names += sequences.leaf_operands(self, name)  # read through a read-only copy
         objs = objects_of(refs.get(n) for n in names)
         names += [n for n, r in refs.items() if n not in names and n in self.env
                   and isinstance(r, Ref) and r.objects() & objs]
@@ -929,9 +937,11 @@ class FunctionConverter:
         old = objects_of(self.refs.values())
         candidates = _assigned(nodes)
         for n in self.env:
-            if n not in candidates and any(arm.env.get(n) is not start.get(n)
-                                           or arm.refs.get(n) != self.refs.get(n)
-                                           for _, start, arm in arms):
+            if n in candidates or isinstance(self.env[n], tuple | ListValue) and all(
+                    arm.refs.get(n) == self.refs.get(n) for _, _, arm in arms):
+                continue  # containers follow the arrays the arms write (_follow_containers)
+            if any(arm.env.get(n) is not start.get(n) or arm.refs.get(n) != self.refs.get(n)
+                   for _, start, arm in arms):
                 candidates.append(n)
         pairs: dict = {}
         joined, live = {}, set()
@@ -1004,6 +1014,7 @@ class FunctionConverter:
                 self.maybe_undefined.add(name)
         for _, _, arm in arms:
             self.poisoned.update(arm.poisoned)
+        self._follow_containers(candidates)
         return results
 
     def _join_static(self, name: str, arms, node) -> bool:
@@ -1088,11 +1099,9 @@ class FunctionConverter:
         trips = max(count.value, 0) if isinstance(count, Const) else None
         iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
-        if any(isinstance(self.env.get(n), tuple) for n in _read_names(s)) or \
-                any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
+        if any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
                 sequences.mutated(self, s.body):
-            return self.unroll(s, trips, "its body changes or iterates over a Python list, or "
-                                         "uses a tuple")
+            return self.unroll(s, trips, "its body changes or iterates over a Python list")
         try:
             return self._loop(s, trips)
         except AdliteSyntaxError as e:
@@ -1249,6 +1258,19 @@ class FunctionConverter:
         for n, v in statics.items():  # bound only in the body (no trip: undefined)
             self.env[n] = v
             self.maybe_undefined.add(n)
+        self._follow_containers(carried)
+
+    def _follow_containers(self, rebound: list[str]) -> None:
+        """After an if or a loop: tuples and lists holding an array object that the block
+        wrote (through the rebound names) hold its new value."""
+        line = self.b.loc or 0
+        for name in rebound:
+            ref, value = self.refs.get(name), self.env.get(name)
+            if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
+                for n, r in self.refs.items():
+                    if isinstance(r, tuple):
+                        self.env[n] = _follow_tuple(self.env[n], r, ref.obj, value)
+                sequences.store_items(self, ref.obj, value, line)
 
 
 class _Arm(NamedTuple):
@@ -1287,15 +1309,17 @@ def _unrollable(error: AdliteSyntaxError) -> AdliteSyntaxError:
     return error
 
 
-def _read_names(loop: gast.While) -> set[str]:
-    return {sub.id for n in [loop.test] + list(loop.body) for sub in gast.walk(n)
-            if isinstance(sub, gast.Name)}
-
-
 def _conjuncts(test) -> list:
     if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
         return list(test.values)
     return [test]
+
+
+def _follow_tuple(values: tuple, refs: tuple, obj: int, value: Atom) -> tuple:
+    """The tuple with the items bound to array object `obj` replaced by its new value."""
+    return tuple(_follow_tuple(v, r, obj, value) if isinstance(r, tuple) else
+                 value if isinstance(r, Ref) and r.plain and r.obj == obj else v
+                 for v, r in zip(values, refs, strict=True))
 
 
 def _rebound(nodes) -> list[str]:
