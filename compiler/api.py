@@ -39,6 +39,7 @@ import numpy as np
 
 from . import pipeline
 from .compile_once import once
+from .frontend import externals
 from .frontend.aliasing import view_key
 from .frontend.to_ir import Layout
 from .ir.core import BOOL, F64, I64, Graph, Type
@@ -141,8 +142,10 @@ class Transformed:
             raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
                             f"but {len(types)} were given")
         types = self.signature_types(list(types))
-        graph, is_tuple = once(self.cache, ("ir",) + types,
-                               lambda: self.graphs(types, effects=False)[1:])
+        key = ("ir",) + types
+        graph, is_tuple = once(self.cache, key, lambda: self.graphs(types, effects=False)[1:])
+        if not externals.holds(externals.of(graph)):  # a value it reads has changed
+            graph, is_tuple = self.cache[key] = self.graphs(types, effects=False)[1:]
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
             is_tuple = self.multi or self.kind == "value_and_grad"
         return graph, is_tuple

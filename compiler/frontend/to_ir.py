@@ -35,7 +35,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions
+from . import array_functions, externals, functions
 from .aliasing import (
     LIVE,
     Ref,
@@ -117,22 +117,26 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     """The pure graph: results only, computed from the argument values at entry (writes into
     argument arrays are not outputs: `grad` and friends differentiate the values at entry)."""
     if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
-        graph, is_tuple = fn.ir_for(tuple(arg_types))
-        b = Builder()
-        inputs = [Var(t, v.hint) for t, v in zip(arg_types, graph.inputs, strict=True)]
-        args = [cast(b, a, v.type) for a, v in zip(inputs, graph.inputs, strict=True)]
-        outputs = inline(b, graph, args)
-        return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
+        with externals.recording():
+            graph, is_tuple = fn.ir_for(tuple(arg_types))
+            b = Builder()
+            own, hidden = externals.bind_graph(graph)
+            inputs = [Var(t, v.hint) for t, v in zip(arg_types, own, strict=True)]
+            args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
+            outputs = inline(b, graph, args + hidden)
+            graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
+            return graph, len(outputs), is_tuple
     p = build_program(fn, arg_types)
     graph = p.graph
     pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name)
+    externals.attach(pure, externals.of(graph))
     if p.written:
         dce(pure)
     return pure, p.n_results, p.is_tuple
 
 
 def build_program(fn, arg_types: list[Type]) -> Program:
-    with nesting_guard(fn):
+    with nesting_guard(fn), externals.recording():
         return _build_program(fn, arg_types)
 
 
@@ -157,7 +161,7 @@ def _build_program(fn, arg_types: list[Type]) -> Program:
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
-    graph = Graph(inputs, b.eqns, outputs + finals, fn.__name__)
+    graph = externals.finish(Graph(inputs, b.eqns, outputs + finals, fn.__name__))
     return Program(graph, len(outputs), isinstance(result, tuple),
                    tuple(i for i, _ in written), returned)
 
@@ -425,6 +429,9 @@ class FunctionConverter:
             return value.value
         if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:
             return value
+        is_known, known = externals.known(value)  # a module-level float: guarded by value
+        if is_known:
+            return known
         raise self.source.error(node, "this value must be known when compiling (a constant, "
                                       "x.shape, len(x), ...)")
 
@@ -513,18 +520,30 @@ class FunctionConverter:
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
-            return self.resolve_global(self.globals[name], node)
+            return self.resolve_global(self.globals[name], node,
+                                       externals.global_place(self.fn, name))
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
         raise self.source.error(node, f"name {name!r} is not defined")
 
-    def resolve_global(self, obj, node):
-        if isinstance(obj, bool | int | float) and not isinstance(obj, complex):
+    def resolve_global(self, obj, node, place: externals.Place | None = None):
+        """A value from outside the function. One with a `place` (a module-level or
+        closed-over name, an object's attribute) is read at every call (see externals.py):
+        floats and float arrays as hidden inputs, other values guarded."""
+        if isinstance(obj, bool | int | np.integer | np.bool_):
+            if place is not None:
+                externals.guard(place, obj)
             return const(obj if not hasattr(obj, "item") else obj.item())
-        if isinstance(obj, np.ndarray):
-            raise self.source.error(node, f"global array {node.id!r} used in compiled code",
-                                    "pass the array as an argument")
-        return obj  # modules and functions are resolved by Attribute / Call
+        if place is None:
+            return const(obj) if isinstance(obj, float) else obj
+        if isinstance(obj, float | np.floating | np.ndarray):
+            t = externals.input_type(obj)
+            if isinstance(t, str):
+                raise self.source.error(node, f"{place.name!r} is {t}",
+                                        "pass it as an argument")
+            return externals.input_var(place, obj, t)
+        externals.guard(place, obj)
+        return obj  # modules, functions and objects are resolved by Attribute / Call
 
     def expr_Attribute(self, node, base=None):
         ref = None
@@ -542,6 +561,12 @@ class FunctionConverter:
                 raise self.source.error(node, f"module {base.__name__!r} has no attribute "
                                               f"{node.attr!r}")
             return getattr(base, node.attr)
+        if _is_object(base):  # a Python object's attribute, read at every call
+            if not hasattr(base, node.attr):
+                raise self.source.error(node, f"{type(base).__name__!r} object has no "
+                                              f"attribute {node.attr!r}")
+            return self.resolve_global(getattr(base, node.attr), node,
+                                       externals.Place(base, "attr", node.attr))
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
 
@@ -741,6 +766,8 @@ class FunctionConverter:
             func = func.fn  # inlined as Python, so that writes into arguments are seen
         if hasattr(func, "ir_for"):
             return self.inline_transformed(func, args, node), None
+        if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+            return self.inline(func.__func__, [(func.__self__, None)] + pairs, node)
         if isinstance(func, types.FunctionType):
             return self.inline(func, pairs, node)
         name = getattr(func, "__name__", type(func).__name__)
@@ -755,8 +782,9 @@ class FunctionConverter:
             graph, is_tuple = transformed.ir_for(tuple(a.type for a in atoms))
         except TypeError as e:
             raise self.source.error(node, str(e)) from None
-        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, graph.inputs, strict=True)]
-        outputs = inline(self.b, graph, atoms)
+        own, hidden = externals.bind_graph(graph)
+        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
+        outputs = inline(self.b, graph, atoms + hidden)
         return tuple(outputs) if is_tuple else outputs[0]
 
     def inline(self, fn, pairs, node):
@@ -1093,6 +1121,13 @@ class _Method:
 
 VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
 VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
+
+
+def _is_object(value) -> bool:
+    """A Python object whose attributes compiled code reads (not a value of compiled code,
+    a module, a string or None)."""
+    return not (isinstance(value, Var | Const | _Method | types.ModuleType | str)
+                or type(value) is tuple or value is None or value is LIVE)
 
 
 def _frozen(ref):

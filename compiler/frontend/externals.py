@@ -1,0 +1,337 @@
+"""Values compiled code reads from outside its arguments ("externals"), read at every call.
+
+Contract:
+- While the frontend builds a graph (inside `recording()`), every read of a module-level name,
+  a closed-over variable or an attribute of a Python object (`W`, `model.W`, `self.layer.b`)
+  is recorded as an `External`: its `Place` (a module's globals dict and a name, a closure
+  cell, or an object and an attribute name) and what the compiled code assumes about it.
+- Floats and float arrays (f64/f32, at least 1-d) are *inputs*: each place gets one hidden
+  graph input (`input_var`), after the user's arguments in first-read order, and compiled code
+  gets their current values at every call. Everything else compiled code uses is a
+  compile-time value and is *guarded* (`guard`): ints, bools, strings and None by type and
+  value (`np.zeros(N)`, `range(N)`, `x[:N]`), functions and objects by identity. An input
+  float read where a compile-time value is needed (`np.full(n, G)`) is guarded by value too
+  (`known`). Modules, classes, builtins and bound methods are not re-checked (rebinding `np`
+  is not seen).
+- `finish(graph)` appends the hidden inputs to a graph built while recording, passes them
+  explicitly into the loop bodies and branch arms that read them (subgraphs are closed), and
+  remembers the externals of the graph (`of(graph)`; `attach` for graphs made from it, e.g.
+  derivatives, whose externals are also their last inputs). `bind_graph(graph)` maps such a
+  graph's externals onto the current recording (inlining a compiled function, grad of grad).
+- `bind(code, reads, result, rebuild)` is the entry point of compiled code with externals:
+  it fetches the inputs, checks every guard (inputs: type, shape and dtype) and returns
+  `code(*args, *inputs)`. When a guard fails it runs an earlier compilation whose guards hold,
+  or `rebuild()`s one for the current values (one compilation per state of the externals).
+  `holds(reads)` checks the guards now.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import types
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir.core import F64, Atom, Eqn, Graph, Type, Var
+from ..ir.transform import free_vars
+
+ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
+FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
+BY_VALUE = (bool, int, str, type(None), np.bool_, np.integer)
+NOT_CHECKED = (types.ModuleType, type, types.BuiltinFunctionType, types.MethodType, np.ufunc)
+
+
+@dataclass(frozen=True, eq=False)
+class Place:
+    """Where a value lives: `source[name]` (a globals dict), `source.cell_contents` (a closure
+    cell, `name` for messages) or `getattr(source, name)` (an object)."""
+
+    source: object
+    step: str  # "item", "cell" or "attr"
+    name: str
+
+    @property
+    def key(self) -> tuple:
+        return id(self.source), self.step, self.name
+
+    def fetch(self):
+        if self.step == "item":
+            return self.source[self.name]
+        if self.step == "cell":
+            return self.source.cell_contents
+        return getattr(self.source, self.name)
+
+    def expression(self, source: str) -> str:
+        """Python code fetching the value, given the name of a variable holding `source`."""
+        if self.step == "item":
+            return f"{source}[{self.name!r}]"
+        if self.step == "cell":
+            return f"{source}.cell_contents"
+        return f"getattr({source}, {self.name!r})"
+
+
+def global_place(fn, name: str) -> Place | None:
+    """The place of free name `name` in `fn`: its closure cell, or its module's globals."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and name in code.co_freevars and fn.__closure__:
+        return Place(fn.__closure__[code.co_freevars.index(name)], "cell", name)
+    module_globals = getattr(fn, "__globals__", None)
+    if module_globals is not None and name in module_globals:
+        return Place(module_globals, "item", name)
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class External:
+    """A place compiled code reads, its value when compiling, and `type`: the hidden input's
+    type for an input (None for a guarded compile-time value)."""
+
+    place: Place
+    value: object
+    type: Type | None
+
+    def condition(self, v: str, k: str) -> str:
+        """Python code: does fetched value `v` still fit (`k` names this External)?"""
+        if self.type is not None and self.type.is_array:
+            return (f"(type({v}) is ndarray and {v}.shape == {k}.value.shape and "
+                    f"{v}.dtype == {k}.value.dtype)")
+        if self.type is not None:
+            return f"type({v}) in FLOAT_TYPES"
+        if isinstance(self.value, BY_VALUE):
+            return f"(type({v}) is type({k}.value) and {v} == {k}.value)"
+        return f"{v} is {k}.value"
+
+
+def input_type(value) -> Type | str:
+    """The hidden input type of a float or float array, or why it cannot be one."""
+    if isinstance(value, FLOAT_TYPES):
+        return F64
+    if value.dtype not in ARRAY_TYPES:
+        return (f"an array of {value.dtype}; compiled code reads float64 or float32 arrays "
+                "from outside its arguments")
+    if value.ndim == 0:
+        return "a 0-d array; use a float"
+    return Type(ARRAY_TYPES[value.dtype], value.shape)
+
+
+class Recorder:
+    """The externals read while building one graph (see `recording`)."""
+
+    def __init__(self) -> None:
+        self.reads: dict[tuple, External] = {}
+        self.vars: dict[tuple, Var] = {}  # place key -> hidden input
+        self.by_var: dict[int, External] = {}
+
+    def input_var(self, place: Place, value, t: Type) -> Var:
+        key = place.key
+        if key not in self.vars:
+            self.reads[key] = External(place, value, t)
+            self.vars[key] = var = Var(t, place.name)
+            self.by_var[id(var)] = self.reads[key]
+        elif self.vars[key].type != t:
+            raise TypeError(f"{place.name!r} changed from {self.vars[key].type} to {t} while "
+                            "compiling")
+        return self.vars[key]
+
+    def guard(self, place: Place, value) -> None:
+        if isinstance(value, NOT_CHECKED):
+            return
+        key = (*place.key, "value")
+        self.reads.setdefault(key, External(place, value, None))
+
+    def externals(self) -> tuple[External, ...]:
+        return tuple(self.reads.values())
+
+
+_current: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("externals",
+                                                                          default=None)
+
+
+@contextmanager
+def recording() -> Iterator[Recorder]:
+    """Record the externals read while building one graph (nested builds record apart)."""
+    recorder = Recorder()
+    token = _current.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _current.reset(token)
+
+
+def _recorder() -> Recorder:
+    recorder = _current.get()
+    if recorder is None:
+        raise RuntimeError("externals are read only while a graph is built")
+    return recorder
+
+
+def input_var(place: Place, value, t: Type) -> Var:
+    """The hidden input standing for the float or float array at `place`."""
+    return _recorder().input_var(place, value, t)
+
+
+def guard(place: Place, value) -> None:
+    """Compiled code assumes `place` holds `value` (by value or identity)."""
+    _recorder().guard(place, value)
+
+
+def known(var) -> tuple[bool, object]:
+    """(True, value) when `var` is an input float, which is then also guarded by value."""
+    recorder = _current.get()
+    e = recorder.by_var.get(id(var)) if recorder is not None and isinstance(var, Var) else None
+    if e is None or e.type.is_array:
+        return False, None
+    value = float(e.value)
+    recorder.reads.setdefault((*e.place.key, "value"), External(e.place, e.value, None))
+    return True, value
+
+
+def inputs() -> list[Var]:
+    recorder = _current.get()
+    return list(recorder.vars.values()) if recorder is not None else []
+
+
+# ---- graphs with externals ---------------------------------------------------------------
+
+_attached: dict[int, tuple[External, ...]] = {}
+
+
+def attach(graph: Graph, reads: tuple[External, ...]) -> None:
+    """`graph`'s last inputs are the inputs among `reads` (in order)."""
+    if reads and id(graph) not in _attached:
+        _attached[id(graph)] = reads
+        weakref.finalize(graph, _attached.pop, id(graph), None)
+
+
+def of(graph: Graph) -> tuple[External, ...]:
+    return _attached.get(id(graph), ())
+
+
+def n_inputs(reads: tuple[External, ...]) -> int:
+    return sum(e.type is not None for e in reads)
+
+
+def finish(graph: Graph) -> Graph:
+    """The graph built while recording, with the hidden inputs appended (and passed into the
+    subgraphs that read them)."""
+    recorder = _current.get()
+    if recorder is None or not recorder.reads:
+        return graph
+    hidden = list(recorder.vars.values())
+    _close(graph, {id(v) for v in hidden})
+    graph = Graph(graph.inputs + hidden, graph.eqns, graph.outputs, graph.name)
+    attach(graph, recorder.externals())
+    return graph
+
+
+def bind_graph(graph: Graph) -> tuple[list[Var], list[Atom]]:
+    """(`graph`'s own inputs, the current recording's hidden inputs for its externals, which
+    are its last inputs): for inlining `graph` into the graph being built."""
+    args = []
+    recorder = _recorder()
+    for e in of(graph):
+        if e.type is None:
+            recorder.guard(e.place, e.value)
+        else:
+            args.append(recorder.input_var(e.place, e.value, e.type))
+    return graph.inputs[:len(graph.inputs) - len(args)], args
+
+
+def _close(graph: Graph, hidden: set[int]) -> None:
+    """Pass the hidden inputs that subgraphs read as explicit operands, innermost first."""
+    for eqn in graph.eqns:
+        subs = eqn.subgraphs()
+        if not subs:
+            continue
+        for sub in subs:
+            _close(sub, hidden)
+        needed: list[Var] = []
+        for sub in subs:
+            own = {id(v) for v in sub.inputs}
+            needed += [v for v in free_vars(sub.eqns, sub.outputs)
+                       if id(v) in hidden and id(v) not in own and v not in needed]
+        if needed:
+            _pass_in(eqn, subs, needed)
+
+
+def _pass_in(eqn: Eqn, subs: list[Graph], needed: list[Var]) -> None:
+    """Loops take them as consts (after the others), branches as operands (last)."""
+    if eqn.prim == "while":
+        at = eqn.params["n_consts"]
+        eqn.inputs[at:at] = needed
+        eqn.params["n_consts"] += len(needed)
+    else:
+        at = len(eqn.inputs) - 1
+        eqn.inputs += needed
+    for sub in subs:
+        fresh = {id(v): Var(v.type, v.hint) for v in needed}
+        for inner in sub.eqns:
+            inner.inputs = [fresh.get(id(a), a) for a in inner.inputs]
+        sub.outputs = [fresh.get(id(a), a) for a in sub.outputs]
+        sub.inputs[at:at] = [fresh[id(v)] for v in needed]
+
+
+# ---- the entry point -----------------------------------------------------------------------
+
+MISS = object()
+
+
+def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None) -> Callable:
+    """`code` behind the guards of `reads`: on a failed guard, `miss(args)` (None: MISS)."""
+    scope = {"ndarray": np.ndarray, "FLOAT_TYPES": FLOAT_TYPES, "MISS": MISS, "code": code,
+             "miss": miss}
+    fetch, checks, passed = [], [], []
+    for i, e in enumerate(reads):
+        scope[f"s{i}"], scope[f"k{i}"] = e.place.source, e
+        fetch.append(f"        v{i} = {e.place.expression(f's{i}')}")
+        checks.append(e.condition(f"v{i}", f"k{i}"))
+        if e.type is not None:
+            passed.append(f"v{i}")
+    fail = "miss(args)" if miss is not None else "MISS"
+    source = "\n".join(["def entry(*args):", "    try:", *fetch,
+                        "    except Exception:", f"        return {fail}",
+                        f"    if not ({' and '.join(checks)}):", f"        return {fail}",
+                        f"    return code(*args, {', '.join(passed)})"])
+    exec(compile(source, "<adlite externals>", "exec"), scope)  # noqa: S102 - generated guards
+    return scope["entry"]
+
+
+def holds(reads: tuple[External, ...]) -> bool:
+    """Do the guards of `reads` hold for the current values?"""
+    return not reads or _variant(lambda *_: None, reads, None)() is not MISS
+
+
+class _Variants:
+    """The compilations of one entry point, one per state of its externals."""
+
+    def __init__(self, result, rebuild: Callable) -> None:
+        self.result, self.rebuild = result, rebuild
+        self.others: list[Callable] = []
+        self.lock = threading.Lock()
+
+    def miss(self, args: tuple):
+        for i, variant in enumerate(self.others):
+            out = variant(*args)
+            if out is not MISS:
+                if i:
+                    self.others.insert(0, self.others.pop(i))
+                return out
+        with self.lock:
+            code, reads, result = self.rebuild()
+            if result != self.result:
+                raise RuntimeError("a module-level or closed-over value this function reads "
+                                   "changed the structure of its results since it was "
+                                   "compiled; compile it again (a new jit/grad)")
+            self.others.insert(0, _variant(code, reads, None))
+        return self.miss(args)
+
+
+def bind(code: Callable, reads: tuple[External, ...], result, rebuild: Callable) -> Callable:
+    """The entry point running `code` with the current values of its externals (see the
+    module's contract); `rebuild()` -> (code, reads, result) compiles for the current values."""
+    return _variant(code, reads, _Variants(result, rebuild).miss)
