@@ -284,6 +284,16 @@ class FunctionConverter:
             self.bind(target.id, value, ref)
             self.maybe_undefined.discard(target.id)
         elif isinstance(target, gast.Subscript):
+            outside = target.value
+            if isinstance(outside, gast.Attribute) or isinstance(outside, gast.Name) and \
+                    outside.id not in self.env and outside.id in self.globals:
+                raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
+                                                "array from outside the function (module-level, "
+                                                "closed over or an object's attribute): "
+                                                "compiled code reads such arrays at every call "
+                                                "but does not write them",
+                                        "pass the array as an argument: compiled code writes "
+                                        "into argument arrays")
             if not isinstance(target.value, gast.Name) or target.value.id not in self.env:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
@@ -297,6 +307,12 @@ class FunctionConverter:
             refs = ref if isinstance(ref, tuple) else (None,) * len(value)
             for t, v, r in zip(target.elts, value, refs, strict=True):
                 self.assign(t, v, r)
+        elif isinstance(target, gast.Attribute):
+            raise self.source.error(target, f"assignment to the attribute "
+                                            f"{gast.unparse(target)!r}: compiled code does not "
+                                            "change Python objects",
+                                    "return the new value and assign it outside the compiled "
+                                    "function")
         else:
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
