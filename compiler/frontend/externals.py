@@ -88,23 +88,28 @@ def global_place(fn, name: str) -> Place | None:
 
 @dataclass(frozen=True, eq=False)
 class External:
-    """A place compiled code reads, its value when compiling, and `type`: the hidden input's
-    type for an input (None for a guarded compile-time value)."""
+    """A place compiled code reads, its value when compiling (None for an array: compiled
+    code depends on its shape and dtype only) and `type`: the hidden input's type for an
+    input (None for a guarded compile-time value)."""
 
     place: Place
     value: object
     type: Type | None
 
-    def condition(self, v: str, k: str) -> str:
-        """Python code: does fetched value `v` still fit (`k` names this External)?"""
+    def condition(self, v: str, k: str, scope: dict) -> str:
+        """Python code: does fetched value `v` still fit? (`k`: a prefix for the names of
+        the constants it puts into `scope`)"""
         if self.type is not None and self.type.is_array:
-            return (f"(type({v}) is ndarray and {v}.shape == {k}.value.shape and "
-                    f"{v}.dtype == {k}.value.dtype)")
+            scope[f"{k}shape"] = self.type.shape
+            scope[f"{k}dtype"] = np.dtype(np.float32 if self.type.name == "f32" else np.float64)
+            return f"(type({v}) is ndarray and {v}.shape == {k}shape and {v}.dtype == {k}dtype)"
         if self.type is not None:
             return f"type({v}) in FLOAT_TYPES"
+        scope[k] = self.value
         if isinstance(self.value, BY_VALUE):
-            return f"(type({v}) is type({k}.value) and {v} == {k}.value)"
-        return f"{v} is {k}.value"
+            scope[f"{k}type"] = type(self.value)
+            return f"(type({v}) is {k}type and {v} == {k})"
+        return f"{v} is {k}"
 
 
 def input_type(value) -> Type | str:
@@ -130,7 +135,7 @@ class Recorder:
     def input_var(self, place: Place, value, t: Type) -> Var:
         key = place.key
         if key not in self.vars:
-            self.reads[key] = External(place, value, t)
+            self.reads[key] = External(place, None if t.is_array else value, t)
             self.vars[key] = var = Var(t, place.name)
             self.by_var[id(var)] = self.reads[key]
         elif self.vars[key].type != t:
@@ -287,9 +292,9 @@ def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None)
              "miss": miss}
     fetch, checks, passed = [], [], []
     for i, e in enumerate(reads):
-        scope[f"s{i}"], scope[f"k{i}"] = e.place.source, e
+        scope[f"s{i}"] = e.place.source
         fetch.append(f"        v{i} = {e.place.expression(f's{i}')}")
-        checks.append(e.condition(f"v{i}", f"k{i}"))
+        checks.append(e.condition(f"v{i}", f"k{i}", scope))
         if e.type is not None:
             passed.append(f"v{i}")
     fail = "miss(args)" if miss is not None else "MISS"
