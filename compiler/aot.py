@@ -31,8 +31,8 @@ from .api import Transformed
 from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import c_identifier, has_arrays, lower_module
-from .ir import dtypes
 from .frontend import externals
+from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var
 from .ir.transform import inline

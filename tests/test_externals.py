@@ -376,3 +376,39 @@ def test_aot_bakes_floats_in_and_refuses_arrays(tmp_path):
     assert f"GAIN = {GAIN!r}" in paths["header"].read_text()
     with pytest.raises(AotError, match="reads the array"):
         compile_aot(weighted, tmp_path, [F64])
+
+
+def filled(x):
+    return np.sum(np.full(N, GAIN) * x)
+
+
+def test_global_float_used_as_compile_time_value():
+    global GAIN
+    try:
+        f = jit(filled)
+        assert f(1.5) == filled(1.5)
+        GAIN = -4.0
+        assert f(1.5) == filled(1.5)
+    finally:
+        GAIN = 2.0
+
+
+class Fresh:
+    @property
+    def part(self):
+        return Layer(2)  # a new object at every read
+
+
+fresh = Fresh()
+
+
+def reads_fresh_object(x):
+    return np.sum(fresh.part.apply(x))
+
+
+def test_value_changing_at_every_read_is_refused_at_the_call():
+    f = jit(reads_fresh_object)
+    x = np.array([0.1, 0.2])
+    with pytest.raises(RuntimeError, match="part changed while compiling, or changes at "
+                                           "every read"):
+        f(x)

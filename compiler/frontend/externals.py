@@ -332,8 +332,15 @@ class _Variants:
                 raise RuntimeError("a module-level or closed-over value this function reads "
                                    "changed the structure of its results since it was "
                                    "compiled; compile it again (a new jit/grad)")
-            self.others.insert(0, _variant(code, reads, None))
-        return self.miss(args)
+            variant = _variant(code, reads, None)
+            out = variant(*args)
+            if out is MISS:  # e.g. a property that makes a new object at every read
+                changing = ", ".join(e.place.name for e in reads if not holds((e,)))
+                raise RuntimeError(f"{changing} changed while compiling, or changes at every "
+                                   "read (a property making a new object?); compiled code "
+                                   "cannot rely on it: pass it as an argument")
+            self.others.insert(0, variant)
+            return out
 
 
 def bind(code: Callable, reads: tuple[External, ...], result, rebuild: Callable) -> Callable:
