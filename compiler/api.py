@@ -24,6 +24,13 @@ Contract:
   the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
   and `hessian` differentiate with respect to the argument values at entry and never modify
   the caller's arrays.
+- Module-level and closed-over numbers and arrays and attributes of Python objects the
+  function reads are read at every call, never stale (`frontend/externals.py`): floats and
+  arrays are passed to the compiled code, other values (ints sizing arrays, functions,
+  objects) are checked, and a change of one of them, or of an array's shape or dtype,
+  compiles again (one compilation per state, cached). They are constants for the
+  derivatives: `grad`, `jvp`, `vjp` and `hessian` take and return derivatives for the
+  arguments only.
 """
 
 from __future__ import annotations

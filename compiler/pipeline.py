@@ -7,7 +7,10 @@ Contract:
   `ad` stage takes, whether `jit` also returns the final values of the argument arrays the
   function writes, the backend) and holds what the stages made: `primal` (the frontend's
   graph), `graph` (the current one), `result` (whether the function returns a tuple, or the
-  `Layout` of a `jit` call) and `code` (the callable `lower` made).
+  `Layout` of a `jit` call), `code` (the callable `lower` made) and `externals` (what the
+  function reads from outside its arguments, `frontend/externals.py`: the graphs take the
+  float ones as their last inputs, after the derivative's seeds, and `code` fetches them
+  and checks the others at every call, compiling again when one changed).
 - `run(compilation, stages)` runs the named stages in order. `JIT` and `DIFFERENTIATE` are the
   two sequences; `api.py` only chooses one of them, or a prefix of it (`through`).
 - Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,

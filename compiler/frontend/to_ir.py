@@ -16,6 +16,11 @@ point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditio
 compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
 other Python functions (plain or adlite-decorated) are inlined. A variable assigned in only
 some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
+Module-level and closed-over names and attributes of Python objects (`W`, `model.W`,
+`self.layer.b`) are externals (see `externals.py`): floats and float arrays become hidden
+graph inputs after the arguments, read at every call, other values are compile-time values
+guarded at every call; methods of objects are inlined with the object as `self`. Writing into
+such an array or assigning an attribute is refused naming the line.
 """
 
 from __future__ import annotations
