@@ -133,7 +133,7 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
     hidden = [e for e in externals.of(graph) if e.type is not None]
     if not hidden:
         return graph, ""
-    arrays = [e.place.name for e in hidden if e.type.is_array]
+    arrays = [e.place.title for e in hidden if e.type.is_array]
     if arrays:
         raise AotError(f"{graph.name} reads the array(s) {', '.join(arrays)} from outside its "
                        "arguments (module-level, closed over or an object's attribute); an "
@@ -142,7 +142,7 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
     b = Builder()
     inputs = [Var(v.type, v.hint) for v in graph.inputs[:len(graph.inputs) - len(hidden)]]
     outputs = inline(b, graph, inputs + [Const(float(e.value), e.type) for e in hidden])
-    note = ", ".join(f"{e.place.name} = {float(e.value)!r}" for e in hidden)
+    note = ", ".join(f"{e.place.title} = {float(e.value)!r}" for e in hidden)
     return Graph(inputs, b.eqns, outputs, graph.name), note
 
 

@@ -412,3 +412,31 @@ def test_value_changing_at_every_read_is_refused_at_the_call():
     with pytest.raises(RuntimeError, match="part changed while compiling, or changes at "
                                            "every read"):
         f(x)
+
+
+SHAPE = (2, 3)
+LAYERS = [np.array([1.0, 2.0]), np.array([0.5, -1.0])]
+
+
+def uses_sequences(x):
+    first, last = LAYERS[0], LAYERS[-1]
+    return np.sum(np.ones(SHAPE)) * x + np.sum(np.tanh(first * x)) * len(LAYERS) + \
+        np.sum(last * x * x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_global_tuples_and_lists(backend):
+    global SHAPE
+    saved = list(LAYERS)
+    try:
+        f, df = jit(uses_sequences, backend=backend), grad(uses_sequences, backend=backend)
+        assert f(0.5) == pytest.approx(uses_sequences(0.5))
+        LAYERS[0] = np.array([3.0, -2.0, 1.0])  # an item rebound
+        SHAPE = (4,)
+        assert f(0.5) == pytest.approx(uses_sequences(0.5))
+        LAYERS.append(np.array([2.0]))  # one more item
+        assert f(0.5) == pytest.approx(uses_sequences(0.5))
+        assert df(0.5) == pytest.approx(fd_grad(uses_sequences, 0.5), rel=1e-6)
+    finally:
+        LAYERS[:] = saved
+        SHAPE = (2, 3)

@@ -48,23 +48,22 @@ NOT_CHECKED = (types.ModuleType, type, types.BuiltinFunctionType, types.MethodTy
 
 @dataclass(frozen=True, eq=False)
 class Place:
-    """Where a value lives: `source[name]` (a globals dict), `source.cell_contents` (a closure
-    cell, `name` for messages) or `getattr(source, name)` (an object)."""
+    """Where a value lives: `source[name]` (a globals dict, or a tuple or list and an index),
+    `source.cell_contents` (a closure cell), `getattr(source, name)` (an object) or
+    `len(source)` (a list). `label` is how the user's code names it (default: `name`)."""
 
     source: object
-    step: str  # "item", "cell" or "attr"
-    name: str
+    step: str  # "item", "cell", "attr" or "len"
+    name: str | int
+    label: str = ""
 
     @property
     def key(self) -> tuple:
         return id(self.source), self.step, self.name
 
-    def fetch(self):
-        if self.step == "item":
-            return self.source[self.name]
-        if self.step == "cell":
-            return self.source.cell_contents
-        return getattr(self.source, self.name)
+    @property
+    def title(self) -> str:
+        return self.label or str(self.name)
 
     def expression(self, source: str) -> str:
         """Python code fetching the value, given the name of a variable holding `source`."""
@@ -72,6 +71,8 @@ class Place:
             return f"{source}[{self.name!r}]"
         if self.step == "cell":
             return f"{source}.cell_contents"
+        if self.step == "len":
+            return f"len({source})"
         return f"getattr({source}, {self.name!r})"
 
 
@@ -136,10 +137,10 @@ class Recorder:
         key = place.key
         if key not in self.vars:
             self.reads[key] = External(place, None if t.is_array else value, t)
-            self.vars[key] = var = Var(t, place.name)
+            self.vars[key] = var = Var(t, place.title)
             self.by_var[id(var)] = self.reads[key]
         elif self.vars[key].type != t:
-            raise TypeError(f"{place.name!r} changed from {self.vars[key].type} to {t} while "
+            raise TypeError(f"{place.title!r} changed from {self.vars[key].type} to {t} while "
                             "compiling")
         return self.vars[key]
 
@@ -335,7 +336,7 @@ class _Variants:
             variant = _variant(code, reads, None)
             out = variant(*args)
             if out is MISS:  # e.g. a property that makes a new object at every read
-                changing = ", ".join(e.place.name for e in reads if not holds((e,)))
+                changing = ", ".join(e.place.title for e in reads if not holds((e,)))
                 raise RuntimeError(f"{changing} changed while compiling, or changes at every "
                                    "read (a property making a new object?); compiled code "
                                    "cannot rely on it: pass it as an argument")

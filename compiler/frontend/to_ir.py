@@ -560,10 +560,15 @@ class FunctionConverter:
         if isinstance(obj, float | np.floating | np.ndarray):
             t = externals.input_type(obj)
             if isinstance(t, str):
-                raise self.source.error(node, f"{place.name!r} is {t}",
+                raise self.source.error(node, f"{place.title!r} is {t}",
                                         "pass it as an argument")
             return externals.input_var(place, obj, t)
         externals.guard(place, obj)
+        if type(obj) in (tuple, list):  # its items are read at every call too
+            if isinstance(obj, list):
+                externals.guard(externals.Place(obj, "len", 0, f"len({place.title})"), len(obj))
+            return tuple(self.resolve_global(v, node, externals.Place(
+                obj, "item", i, f"{place.title}[{i}]")) for i, v in enumerate(obj))
         return obj  # modules, functions and objects are resolved by Attribute / Call
 
     def expr_Attribute(self, node, base=None):
@@ -586,8 +591,8 @@ class FunctionConverter:
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "
                                               f"attribute {node.attr!r}")
-            return self.resolve_global(getattr(base, node.attr), node,
-                                       externals.Place(base, "attr", node.attr))
+            return self.resolve_global(getattr(base, node.attr), node, externals.Place(
+                base, "attr", node.attr, f"{gast.unparse(node.value)}.{node.attr}"))
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
 
