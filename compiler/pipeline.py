@@ -37,6 +37,7 @@ from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
 from .backends.python import graph_to_source
+from .compile_once import once
 from .frontend import externals
 from .frontend.source import get_source
 from .frontend.to_ir import build_graph, build_program
@@ -173,7 +174,7 @@ def run(c: Compilation, stages: Sequence[str]) -> Compilation:
 def _again(c: Compilation, stages: Sequence[str]) -> tuple:
     """(code, externals, result) of a fresh compilation of `c` for the current values."""
     fresh = Compilation(c.fn, c.types, c.derivative, c.effects, c.backend)
-    _stages(fresh, stages)
+    once({}, "fresh", lambda: _stages(fresh, stages))  # builds run one at a time
     return fresh.code, fresh.externals, fresh.result
 
 

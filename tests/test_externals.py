@@ -440,3 +440,15 @@ def test_global_tuples_and_lists(backend):
     finally:
         LAYERS[:] = saved
         SHAPE = (2, 3)
+
+
+def writes_argument(out):
+    out[0] = 7.0
+    return np.sum(W)
+
+
+def test_written_argument_sharing_an_outside_array_is_refused():
+    x = np.zeros(3)
+    assert jit(writes_argument)(x) == writes_argument(np.zeros(3)) and x[0] == 7.0
+    with pytest.raises(ValueError, match="argument 0 shares memory with W"):
+        jit(writes_argument)(W)

@@ -22,7 +22,9 @@ Contract:
   it fetches the inputs, checks every guard (inputs: type, shape and dtype) and returns
   `code(*args, *inputs)`. When a guard fails it runs an earlier compilation whose guards hold,
   or `rebuild()`s one for the current values (one compilation per state of the externals).
-  `holds(reads)` checks the guards now.
+  `holds(reads)` checks the guards now. An argument array `jit`'s code writes into that
+  shares memory with an array it reads from outside raises `ValueError` (compiled code reads
+  that array at entry).
 """
 
 from __future__ import annotations
@@ -287,24 +289,41 @@ def _pass_in(eqn: Eqn, subs: list[Graph], needed: list[Var]) -> None:
 MISS = object()
 
 
-def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None) -> Callable:
-    """`code` behind the guards of `reads`: on a failed guard, `miss(args)` (None: MISS)."""
+def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None,
+             written: tuple[int, ...] = ()) -> Callable:
+    """`code` behind the guards of `reads`: on a failed guard, `miss(args)` (None: MISS).
+    `written`: the argument arrays the code writes, which must not share memory with the
+    arrays it reads from outside (it reads those at entry)."""
     scope = {"ndarray": np.ndarray, "FLOAT_TYPES": FLOAT_TYPES, "MISS": MISS, "code": code,
-             "miss": miss}
-    fetch, checks, passed = [], [], []
+             "miss": miss, "shared": _shared, "written": written}
+    fetch, checks, passed, arrays = [], [], [], []
     for i, e in enumerate(reads):
         scope[f"s{i}"] = e.place.source
         fetch.append(f"        v{i} = {e.place.expression(f's{i}')}")
         checks.append(e.condition(f"v{i}", f"k{i}", scope))
         if e.type is not None:
             passed.append(f"v{i}")
+            if e.type.is_array:
+                arrays.append(f"({e.place.title!r}, v{i})")
     fail = "miss(args)" if miss is not None else "MISS"
+    overlap = [f"    shared(args, written, ({', '.join(arrays)},))"] if written and arrays \
+        else []
     source = "\n".join(["def entry(*args):", "    try:", *fetch,
                         "    except Exception:", f"        return {fail}",
                         f"    if not ({' and '.join(checks)}):", f"        return {fail}",
-                        f"    return code(*args, {', '.join(passed)})"])
+                        *overlap, f"    return code(*args, {', '.join(passed)})"])
     exec(compile(source, "<adlite externals>", "exec"), scope)  # noqa: S102 - generated guards
     return scope["entry"]
+
+
+def _shared(args: tuple, written: tuple[int, ...], arrays: tuple) -> None:
+    for i in written:
+        for title, array in arrays:
+            if np.may_share_memory(args[i], array) and np.shares_memory(args[i], array):
+                raise ValueError(f"argument {i} shares memory with {title}, which the function "
+                                 f"reads from outside its arguments, and the function writes "
+                                 f"into argument {i}; compiled code cannot follow that: pass "
+                                 "a copy")
 
 
 def holds(reads: tuple[External, ...]) -> bool:
@@ -317,23 +336,24 @@ class _Variants:
 
     def __init__(self, result, rebuild: Callable) -> None:
         self.result, self.rebuild = result, rebuild
+        self.written = getattr(result, "written", ())  # a `jit` Layout
         self.others: list[Callable] = []
         self.lock = threading.Lock()
 
     def miss(self, args: tuple):
-        for i, variant in enumerate(self.others):
-            out = variant(*args)
-            if out is not MISS:
-                if i:
-                    self.others.insert(0, self.others.pop(i))
-                return out
+        out = self._earlier(args)
+        if out is not MISS:
+            return out
         with self.lock:
+            out = self._earlier(args)  # another thread may have compiled it meanwhile
+            if out is not MISS:
+                return out
             code, reads, result = self.rebuild()
             if result != self.result:
                 raise RuntimeError("a module-level or closed-over value this function reads "
                                    "changed the structure of its results since it was "
                                    "compiled; compile it again (a new jit/grad)")
-            variant = _variant(code, reads, None)
+            variant = _variant(code, reads, None, self.written)
             out = variant(*args)
             if out is MISS:  # e.g. a property that makes a new object at every read
                 changing = ", ".join(e.place.title for e in reads if not holds((e,)))
@@ -343,8 +363,20 @@ class _Variants:
             self.others.insert(0, variant)
             return out
 
+    def _earlier(self, args: tuple):
+        """The result of the first earlier compilation whose guards hold (moved to the
+        front), or MISS."""
+        for i, variant in enumerate(self.others):
+            out = variant(*args)
+            if out is not MISS:
+                if i:
+                    self.others.insert(0, self.others.pop(i))
+                return out
+        return MISS
+
 
 def bind(code: Callable, reads: tuple[External, ...], result, rebuild: Callable) -> Callable:
     """The entry point running `code` with the current values of its externals (see the
     module's contract); `rebuild()` -> (code, reads, result) compiles for the current values."""
-    return _variant(code, reads, _Variants(result, rebuild).miss)
+    variants = _Variants(result, rebuild)
+    return _variant(code, reads, variants.miss, variants.written)
