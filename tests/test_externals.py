@@ -452,3 +452,35 @@ def test_written_argument_sharing_an_outside_array_is_refused():
     assert jit(writes_argument)(x) == writes_argument(np.zeros(3)) and x[0] == 7.0
     with pytest.raises(ValueError, match="argument 0 shares memory with W"):
         jit(writes_argument)(W)
+
+
+def writes_through_alias(x):
+    a = W
+    a[0] = x
+    return x
+
+
+def writes_through_view(x):
+    v = model.layer.b[0:1]
+    v[0] = x
+    return x
+
+
+def passes_outside_array_to_writer(x):
+    fill_first(LAYERS[0], x)
+    return x
+
+
+def fill_first(a, x):
+    a[0] = x
+    return x
+
+
+@pytest.mark.parametrize("fn,fragment", [
+    (writes_through_alias, "write into 'a', which is the array W from outside the function"),
+    (writes_through_view, "write into 'v', which is the array model.layer.b from outside"),
+    (passes_outside_array_to_writer, "write into 'a', which is the array LAYERS\\[0\\]"),
+])
+def test_writes_into_outside_arrays_through_aliases_are_refused(fn, fragment):
+    with pytest.raises(AdliteSyntaxError, match=fragment):
+        jit(fn)(1.0)

@@ -11,8 +11,10 @@ Contract:
   compile-time value and is *guarded* (`guard`): ints, bools, strings and None by type and
   value (`np.zeros(N)`, `range(N)`, `x[:N]`), functions and objects by identity. An input
   float read where a compile-time value is needed (`np.full(n, G)`) is guarded by value too
-  (`known`). Modules, classes, builtins and bound methods are not re-checked (rebinding `np`
-  is not seen).
+  (`known`). Tuples and lists are read item by item (a list's length is guarded). Modules,
+  classes, builtins and bound methods are not re-checked (rebinding `np` is not seen).
+- An input array is an aliasing object of its own (`outside_object`, see aliasing.py): the
+  frontend refuses writes into it through any name, view or callee.
 - `finish(graph)` appends the hidden inputs to a graph built while recording, passes them
   explicitly into the loop bodies and branch arms that read them (subgraphs are closed), and
   remembers the externals of the graph (`of(graph)`; `attach` for graphs made from it, e.g.
@@ -41,6 +43,7 @@ import numpy as np
 
 from ..ir.core import F64, Atom, Eqn, Graph, Type, Var
 from ..ir.transform import free_vars
+from .aliasing import new_object
 
 ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
@@ -134,6 +137,8 @@ class Recorder:
         self.reads: dict[tuple, External] = {}
         self.vars: dict[tuple, Var] = {}  # place key -> hidden input
         self.by_var: dict[int, External] = {}
+        self.objects: dict[int, str] = {}  # aliasing object of an input array -> its title
+        self.object_of: dict[tuple, int] = {}
 
     def input_var(self, place: Place, value, t: Type) -> Var:
         key = place.key
@@ -197,6 +202,26 @@ def known(var) -> tuple[bool, object]:
     value = float(e.value)
     recorder.reads.setdefault((*e.place.key, "value"), External(e.place, e.value, None))
     return True, value
+
+
+def outside_object(value) -> int | None:
+    """The aliasing object (see aliasing.py) standing for the input array `value` (None when
+    `value` is not one): compiled code refuses writes through it."""
+    recorder = _current.get()
+    e = recorder.by_var.get(id(value)) if recorder is not None and isinstance(value, Var) \
+        else None
+    if e is None or not e.type.is_array:
+        return None
+    if e.place.key not in recorder.object_of:
+        obj = recorder.object_of[e.place.key] = new_object()
+        recorder.objects[obj] = e.place.title
+    return recorder.object_of[e.place.key]
+
+
+def outside_title(obj: int) -> str | None:
+    """How the user's code names the outside array of aliasing object `obj` (or None)."""
+    recorder = _current.get()
+    return recorder.objects.get(obj) if recorder is not None else None
 
 
 def inputs() -> list[Var]:

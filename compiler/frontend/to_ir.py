@@ -371,6 +371,14 @@ class FunctionConverter:
         if not isinstance(ref, Ref):
             self.array(self.env[name], node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
+        outside = externals.outside_title(ref.obj)
+        if outside is not None:
+            raise self.source.error(node, f"write into {name!r}, which is the array "
+                                          f"{outside} from outside the function (or a view of "
+                                          "it): compiled code reads such arrays at every call "
+                                          "but does not write them",
+                                    "pass the array as an argument, or use .copy() to make "
+                                    "an independent array")
         if ref.maybe:
             raise self.source.error(node, f"write into {name!r}, which is bound to different "
                                           "arrays depending on the path taken (an if, or a "
@@ -623,12 +631,22 @@ class FunctionConverter:
         if isinstance(node, gast.Attribute) and node.attr == "T":
             base, ref = self.expr_ref(node.value)
             value = self.expr_Attribute(node, base)
-            return value, _frozen(ref)
+            return value, _frozen(self.outside(base, ref))
         if isinstance(node, gast.Call):
             return self.call(node)
         if isinstance(node, gast.IfExp):
             return self.ifexp(node)
-        return self.expr(node), None
+        value = self.expr(node)
+        return value, self.outside(value, None)
+
+    def outside(self, value, ref):
+        """`ref`, or for an array read from outside the function the Ref of its own object
+        (compiled code refuses writes into it, see externals.py)."""
+        if ref is None:
+            obj = externals.outside_object(value)
+            if obj is not None:
+                return Ref(obj, frozen=True)
+        return ref
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
@@ -637,8 +655,10 @@ class FunctionConverter:
             if not isinstance(index, int) or not -len(base) <= index < len(base):
                 raise self.source.error(node, "unsupported tuple index",
                                         "index tuples with integer constants in range")
-            return base[index], (ref[index] if isinstance(ref, tuple) else None)
+            return base[index], self.outside(base[index], ref[index] if isinstance(ref, tuple)
+                                             else None)
         x = self.array(base, node)
+        ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
         value = self.b.index(x, *ints, spec=spec)
         if not isinstance(ref, Ref) or not value.type.is_array:
