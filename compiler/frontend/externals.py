@@ -47,7 +47,7 @@ from .aliasing import new_object
 
 ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
-BY_VALUE = (bool, int, str, type(None), np.bool_, np.integer)
+BY_VALUE = (bool, int, float, str, type(None), np.bool_, np.integer, np.floating)
 NOT_CHECKED = (types.ModuleType, type, types.BuiltinFunctionType, types.MethodType, np.ufunc)
 
 
@@ -193,23 +193,27 @@ def guard(place: Place, value) -> None:
     _recorder().guard(place, value)
 
 
+def _input_of(value) -> tuple[Recorder | None, External | None]:
+    """(the current recorder, the input External `value` stands for, or None)."""
+    recorder = _current.get()
+    if recorder is None or not isinstance(value, Var):
+        return recorder, None
+    return recorder, recorder.by_var.get(id(value))
+
+
 def known(var) -> tuple[bool, object]:
     """(True, value) when `var` is an input float, which is then also guarded by value."""
-    recorder = _current.get()
-    e = recorder.by_var.get(id(var)) if recorder is not None and isinstance(var, Var) else None
+    recorder, e = _input_of(var)
     if e is None or e.type.is_array:
         return False, None
-    value = float(e.value)
-    recorder.reads.setdefault((*e.place.key, "value"), External(e.place, e.value, None))
-    return True, value
+    recorder.guard(e.place, e.value)
+    return True, float(e.value)
 
 
 def outside_object(value) -> int | None:
     """The aliasing object (see aliasing.py) standing for the input array `value` (None when
     `value` is not one): compiled code refuses writes through it."""
-    recorder = _current.get()
-    e = recorder.by_var.get(id(value)) if recorder is not None and isinstance(value, Var) \
-        else None
+    recorder, e = _input_of(value)
     if e is None or not e.type.is_array:
         return None
     if e.place.key not in recorder.object_of:
@@ -222,11 +226,6 @@ def outside_title(obj: int) -> str | None:
     """How the user's code names the outside array of aliasing object `obj` (or None)."""
     recorder = _current.get()
     return recorder.objects.get(obj) if recorder is not None else None
-
-
-def inputs() -> list[Var]:
-    recorder = _current.get()
-    return list(recorder.vars.values()) if recorder is not None else []
 
 
 # ---- graphs with externals ---------------------------------------------------------------
