@@ -289,9 +289,13 @@ class FunctionConverter:
             self.bind(target.id, value, ref)
             self.maybe_undefined.discard(target.id)
         elif isinstance(target, gast.Subscript):
-            outside = target.value
-            if isinstance(outside, gast.Attribute) or isinstance(outside, gast.Name) and \
-                    outside.id not in self.env and outside.id in self.globals:
+            outside, root = target.value, target.value
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            local = isinstance(root, gast.Name) and root.id in self.env and (
+                isinstance(self.env[root.id], Var | Const) or self.env[root.id] is LIVE)
+            if not local and (isinstance(outside, gast.Attribute) or isinstance(
+                    root, gast.Name) and root.id in self.globals):
                 raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
                                                 "array from outside the function (module-level, "
                                                 "closed over or an object's attribute): "
