@@ -567,7 +567,11 @@ class FunctionConverter:
             if place is not None:
                 externals.guard(place, obj)
             return const(obj if not hasattr(obj, "item") else obj.item())
-        if place is None:
+        if place is None:  # a builtin, or a value whose place is unknown: as it is now
+            if isinstance(obj, np.ndarray):
+                raise self.source.error(node, "an array from outside the function whose "
+                                              "place compiled code cannot find",
+                                        "pass the array as an argument")
             return const(obj) if isinstance(obj, float) else obj
         if isinstance(obj, float | np.floating | np.ndarray):
             t = externals.input_type(obj)
