@@ -484,3 +484,20 @@ def fill_first(a, x):
 def test_writes_into_outside_arrays_through_aliases_are_refused(fn, fragment):
     with pytest.raises(AdliteSyntaxError, match=fragment):
         jit(fn)(1.0)
+
+
+def reads_module_attributes(x):
+    return np.sum(externals_module.SCALE * x) + externals_module.OFFSET
+
+
+def test_attributes_of_another_module_are_read_at_every_call():
+    saved = externals_module.SCALE, externals_module.OFFSET
+    try:
+        f = jit(reads_module_attributes)
+        x = np.array([1.0, 2.0, 3.0])
+        assert f(x) == reads_module_attributes(x)
+        externals_module.SCALE = np.array([-1.0, 0.5, 2.0])
+        externals_module.OFFSET = 4.0
+        assert f(x) == reads_module_attributes(x)
+    finally:
+        externals_module.SCALE, externals_module.OFFSET = saved

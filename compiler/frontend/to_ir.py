@@ -602,7 +602,12 @@ class FunctionConverter:
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"module {base.__name__!r} has no attribute "
                                               f"{node.attr!r}")
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
+            if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
+                    type(value) in (tuple, list):  # a module's numbers: read at every call
+                return self.resolve_global(value, node, externals.Place(
+                    vars(base), "item", node.attr, f"{base.__name__}.{node.attr}"))
+            return value
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "
