@@ -501,3 +501,31 @@ def test_attributes_of_another_module_are_read_at_every_call():
         assert f(x) == reads_module_attributes(x)
     finally:
         externals_module.SCALE, externals_module.OFFSET = saved
+
+
+def nested_loops(x):
+    total = 0.0
+    i = 0
+    while i < 2:
+        if x > 0.0:
+            j = 0
+            while j < 3:
+                total = total + W[j] * x ** (i + 1) * GAIN
+                j += 1
+        i += 1
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_externals_read_in_a_loop_inside_a_branch_inside_a_loop(backend):
+    global GAIN
+    try:
+        f, df = jit(nested_loops, backend=backend), grad(nested_loops, backend=backend)
+        for gain in (2.0, -0.5):
+            GAIN = gain
+            assert f(1.5) == pytest.approx(nested_loops(1.5))
+            assert df(1.5) == pytest.approx(fd_grad(nested_loops, 1.5), rel=1e-6)
+            assert hessian(nested_loops)(1.5) == pytest.approx(
+                fd_grad(lambda t: fd_grad(nested_loops, t, 1e-5), 1.5, 1e-4), rel=1e-5)
+    finally:
+        GAIN = 2.0
