@@ -529,3 +529,25 @@ def test_externals_read_in_a_loop_inside_a_branch_inside_a_loop(backend):
                 fd_grad(lambda t: fd_grad(nested_loops, t, 1e-5), 1.5, 1e-4), rel=1e-5)
     finally:
         GAIN = 2.0
+
+
+THRESHOLD = 1.0
+
+
+def branch_on_float_flag(x):
+    if THRESHOLD > 0.0:
+        y = np.ones(2) * x  # an array on one path, a float on the other: the test folds
+    else:
+        y = x * THRESHOLD
+    return np.sum(y)
+
+
+def test_outside_float_compared_with_a_constant_folds_and_recompiles():
+    global THRESHOLD
+    try:
+        f = jit(branch_on_float_flag)
+        assert f(1.5) == branch_on_float_flag(1.5)
+        THRESHOLD = -2.0
+        assert f(1.5) == branch_on_float_flag(1.5)
+    finally:
+        THRESHOLD = 1.0

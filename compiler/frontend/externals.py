@@ -11,8 +11,10 @@ Contract:
   compile-time value and is *guarded* (`guard`): ints, bools, strings and None by type and
   value (`np.zeros(N)`, `range(N)`, `x[:N]`), functions and objects by identity. An input
   float read where a compile-time value is needed (`np.full(n, G)`) is guarded by value too
-  (`known`). Tuples and lists are read item by item (a list's length is guarded). Modules,
-  classes, builtins and bound methods are not re-checked (rebinding `np` is not seen).
+  (`known`), and so is one compared with a constant (`if EPS > 0:` folds,
+  `fold_comparison`). Tuples and lists are read item by item (a list's length is guarded).
+  Modules, classes, builtins and bound methods are not re-checked (rebinding `np` is not
+  seen).
 - An input array is an aliasing object of its own (`outside_object`, see aliasing.py): the
   frontend refuses writes into it through any name, view or callee.
 - `finish(graph)` appends the hidden inputs to a graph built while recording, passes them
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.core import F64, Atom, Eqn, Graph, Type, Var
+from ..ir.core import F64, Atom, Const, Eqn, Graph, Type, Var
 from ..ir.transform import free_vars
 from .aliasing import new_object
 
@@ -208,6 +210,17 @@ def known(var) -> tuple[bool, object]:
         return False, None
     recorder.guard(e.place, e.value)
     return True, float(e.value)
+
+
+def fold_comparison(a, b) -> tuple:
+    """The operands of a comparison: input floats compared with constants (or with each
+    other) are replaced by their values, guarded, so that `if EPS > 0:` folds (a flag or
+    threshold recompiles when it changes instead of compiling both branches)."""
+    pairs = [(_input_of(v)[1], v) for v in (a, b)]
+    if all(e is None for e, _ in pairs) or any(
+            e.type.is_array if e is not None else not isinstance(v, Const) for e, v in pairs):
+        return a, b
+    return tuple(v if e is None else Const(known(v)[1], e.type) for e, v in pairs)
 
 
 def outside_object(value) -> int | None:

@@ -771,7 +771,7 @@ class FunctionConverter:
                 raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
                                         "compare numbers with < <= > >= == !=")
             right = self.expr(comparator)
-            x, y = self.promote(left, right, node)
+            x, y = self.promote(*externals.fold_comparison(left, right), node)
             test = self.b.op(prim, x, y)
             result = test if result is None else self.b.and_(result, test)
             left = right
