@@ -551,3 +551,22 @@ def test_outside_float_compared_with_a_constant_folds_and_recompiles():
         assert f(1.5) == branch_on_float_flag(1.5)
     finally:
         THRESHOLD = 1.0
+
+
+STEP = 0
+
+
+def uses_step(x):
+    return x * STEP
+
+
+def test_many_recompilations_warn_naming_the_value():
+    global STEP
+    f = jit(uses_step)
+    try:
+        with pytest.warns(RuntimeWarning, match="compiled 16 times because STEP read from outside"):
+            for step in range(20):
+                STEP = step
+                assert f(1.5) == uses_step(1.5)
+    finally:
+        STEP = 0

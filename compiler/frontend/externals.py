@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import types
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -324,6 +325,7 @@ def _pass_in(eqn: Eqn, subs: list[Graph], needed: list[Var]) -> None:
 # ---- the entry point -----------------------------------------------------------------------
 
 MISS = object()
+MANY = 16  # compilations of one entry point before a warning
 
 
 def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None,
@@ -369,10 +371,11 @@ def holds(reads: tuple[External, ...]) -> bool:
 
 
 class _Variants:
-    """The compilations of one entry point, one per state of its externals."""
+    """The compilations of one entry point, one per state of its externals (a warning when
+    there are MANY: values changing at every call are better passed as arguments)."""
 
-    def __init__(self, result, rebuild: Callable) -> None:
-        self.result, self.rebuild = result, rebuild
+    def __init__(self, reads: tuple[External, ...], result, rebuild: Callable) -> None:
+        self.result, self.rebuild, self.last = result, rebuild, reads
         self.written = getattr(result, "written", ())  # a `jit` Layout
         self.others: list[Callable] = []
         self.lock = threading.Lock()
@@ -398,7 +401,20 @@ class _Variants:
                                    "read (a property making a new object?); compiled code "
                                    "cannot rely on it: pass it as an argument")
             self.others.insert(0, variant)
+            if len(self.others) + 1 == MANY:
+                self._warn(reads)
+            self.last = reads
             return out
+
+    def _warn(self, reads: tuple[External, ...]) -> None:
+        before = {(e.place.key, e.type): e.value for e in self.last}
+        changed = sorted({e.place.title for e in reads if e.type is None
+                          and (e.place.key, e.type) in before
+                          and before[e.place.key, e.type] is not e.value
+                          and before[e.place.key, e.type] != e.value}) or ["values"]
+        warnings.warn(f"compiled {MANY} times because {', '.join(changed)} read from outside "
+                      "its arguments changed; a value that changes at every call is better "
+                      "passed as an argument", RuntimeWarning, stacklevel=4)
 
     def _earlier(self, args: tuple):
         """The result of the first earlier compilation whose guards hold (moved to the
@@ -415,5 +431,5 @@ class _Variants:
 def bind(code: Callable, reads: tuple[External, ...], result, rebuild: Callable) -> Callable:
     """The entry point running `code` with the current values of its externals (see the
     module's contract); `rebuild()` -> (code, reads, result) compiles for the current values."""
-    variants = _Variants(result, rebuild)
+    variants = _Variants(reads, result, rebuild)
     return _variant(code, reads, variants.miss, variants.written)
