@@ -2,9 +2,10 @@
 
 Contract:
 - While the frontend builds a graph (inside `recording()`), every read of a module-level name,
-  a closed-over variable or an attribute of a Python object (`W`, `model.W`, `self.layer.b`)
-  is recorded as an `External`: its `Place` (a module's globals dict and a name, a closure
-  cell, or an object and an attribute name) and what the compiled code assumes about it.
+  a closed-over variable, a number or array attribute of a module (`config.W`) or an
+  attribute of a Python object (`W`, `model.W`, `self.layer.b`) is recorded as an `External`:
+  its `Place` (a module's globals dict and a name, a closure cell, an object and an attribute
+  name, a tuple or list and an index) and what the compiled code assumes about it.
 - Floats and float arrays (f64/f32, at least 1-d) are *inputs*: each place gets one hidden
   graph input (`input_var`), after the user's arguments in first-read order, and compiled code
   gets their current values at every call. Everything else compiled code uses is a
@@ -25,7 +26,9 @@ Contract:
 - `bind(code, reads, result, rebuild)` is the entry point of compiled code with externals:
   it fetches the inputs, checks every guard (inputs: type, shape and dtype) and returns
   `code(*args, *inputs)`. When a guard fails it runs an earlier compilation whose guards hold,
-  or `rebuild()`s one for the current values (one compilation per state of the externals).
+  or `rebuild()`s one for the current values (one compilation per state of the externals;
+  a `RuntimeWarning` at the MANY-th, naming the values that changed; a `RuntimeError` when
+  the new one's guards fail at once: a value that changes at every read).
   `holds(reads)` checks the guards now. An argument array `jit`'s code writes into that
   shares memory with an array it reads from outside raises `ValueError` (compiled code reads
   that array at entry).
