@@ -61,7 +61,7 @@ def sized(x):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_global_array_changed_between_calls(backend):
     global W, GAIN
-    saved = W, GAIN
+    saved = W.copy(), GAIN
     try:
         f, df = jit(weighted, backend=backend), grad(weighted, backend=backend)
         x = np.array([0.3, 0.1, -0.4])
@@ -313,6 +313,7 @@ def model_loss(x):
 def test_object_attributes_nested_and_methods(backend):
     global model
     saved = model
+    model = Model()  # changed below
     try:
         f, df = jit(model_loss, backend=backend), grad(model_loss, backend=backend)
         x = np.array([0.3, -0.2])
