@@ -10,6 +10,9 @@ where <name> is the function's name (`<name>_grad` for a gradient), and returns 
 The exported symbol carries the `adlite_` prefix so that a kernel named like a C library
 function (`exp`, `free`) neither calls itself nor replaces the C library's in the program
 that links it.
+Module-level and closed-over floats the function reads (see `frontend/externals.py`) are
+baked in with their values at build time (the header lists them: a C caller has no Python
+globals); a kernel reading an array from outside its arguments is refused (`AotError`).
 The status codes are those of the JIT (`status.py`, listed in the header; the
 loader raises the matching Python exception). `portable=True` targets the baseline x86-64
 CPU instead of the host's. Kernels compute scalars only, and cannot print or raise (`print`,
@@ -29,8 +32,11 @@ from .api import Transformed
 from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import c_identifier, has_arrays, lower_module
+from .frontend import externals
 from .ir import dtypes
-from .ir.core import Graph, Type, walk_eqns
+from .ir.builder import Builder
+from .ir.core import Const, Graph, Type, Var, walk_eqns
+from .ir.transform import inline
 from .primitives.effects import EFFECTS
 
 C_TYPES = {dtypes.F64: "double", dtypes.I64: "int64_t", dtypes.BOOL: "int64_t"}
@@ -123,11 +129,31 @@ def {name}({", ".join(ins)}):
 '''
 
 
+def _bake_externals(graph: Graph) -> tuple[Graph, str]:
+    """`graph` with the floats it reads from outside its arguments replaced by their current
+    values, and a note listing them."""
+    hidden = [e for e in externals.of(graph) if e.type is not None]
+    if not hidden:
+        return graph, ""
+    arrays = [e.place.title for e in hidden if e.type.is_array]
+    if arrays:
+        raise AotError(f"{graph.name} reads the array(s) {', '.join(arrays)} from outside its "
+                       "arguments (module-level, closed over or an object's attribute); an "
+                       "ahead-of-time kernel has no Python values to read: pass them as "
+                       "arguments")
+    b = Builder()
+    inputs = [Var(v.type, v.hint) for v in graph.inputs[:len(graph.inputs) - len(hidden)]]
+    outputs = inline(b, graph, inputs + [Const(float(e.value), e.type) for e in hidden])
+    note = ", ".join(f"{e.place.title} = {float(e.value)!r}" for e in hidden)
+    return Graph(inputs, b.eqns, outputs, graph.name), note
+
+
 def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int, ...] | None
                 = None, portable: bool = False) -> dict[str, Path]:
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
     graph, _ = transformed.ir_for(tuple(types))
+    graph, baked = _bake_externals(graph)
     if has_arrays(graph):
         raise AotError("ahead-of-time kernels take and compute scalars only for now; compile "
                        "array code with jit/grad")
@@ -138,6 +164,8 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     name = graph.name
     what = (f"{fn.__name__}" if kind == "jit" else
             f"gradient of {fn.__name__} w.r.t. arguments {', '.join(map(str, grad_wrt))}")
+    if baked:
+        what += f"; values read from Python, baked in at build time: {baked}"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tm = _target_machine(portable)

@@ -24,6 +24,13 @@ Contract:
   the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
   and `hessian` differentiate with respect to the argument values at entry and never modify
   the caller's arrays.
+- Module-level and closed-over numbers and arrays and attributes of Python objects the
+  function reads are read at every call, never stale (`frontend/externals.py`): floats and
+  arrays are passed to the compiled code, other values (ints sizing arrays, functions,
+  objects) are checked, and a change of one of them, or of an array's shape or dtype,
+  compiles again (one compilation per state, cached). They are constants for the
+  derivatives: `grad`, `jvp`, `vjp` and `hessian` take and return derivatives for the
+  arguments only.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import numpy as np
 
 from . import pipeline
 from .compile_once import once
+from .frontend import externals
 from .frontend.aliasing import view_key
 from .frontend.to_ir import Layout
 from .ir.core import BOOL, F64, I64, Graph, Type
@@ -141,8 +149,10 @@ class Transformed:
             raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
                             f"but {len(types)} were given")
         types = self.signature_types(list(types))
-        graph, is_tuple = once(self.cache, ("ir",) + types,
-                               lambda: self.graphs(types, effects=False)[1:])
+        key = ("ir",) + types
+        graph, is_tuple = once(self.cache, key, lambda: self.graphs(types, effects=False)[1:])
+        if not externals.holds(externals.of(graph)):  # a value it reads has changed
+            graph, is_tuple = self.cache[key] = self.graphs(types, effects=False)[1:]
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
             is_tuple = self.multi or self.kind == "value_and_grad"
         return graph, is_tuple

@@ -7,7 +7,10 @@ Contract:
   `ad` stage takes, whether `jit` also returns the final values of the argument arrays the
   function writes, the backend) and holds what the stages made: `primal` (the frontend's
   graph), `graph` (the current one), `result` (whether the function returns a tuple, or the
-  `Layout` of a `jit` call) and `code` (the callable `lower` made).
+  `Layout` of a `jit` call), `code` (the callable `lower` made) and `externals` (what the
+  function reads from outside its arguments, `frontend/externals.py`: the graphs take the
+  float ones as their last inputs, after the derivative's seeds, and `code` fetches them
+  and checks the others at every call, compiling again when one changed).
 - `run(compilation, stages)` runs the named stages in order. `JIT` and `DIFFERENTIATE` are the
   two sequences; `api.py` only chooses one of them, or a prefix of it (`through`).
 - Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,
@@ -34,6 +37,8 @@ from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
 from .backends.python import graph_to_source
+from .compile_once import once
+from .frontend import externals
 from .frontend.source import get_source
 from .frontend.to_ir import build_graph, build_program
 from .ir.builder import Builder
@@ -66,6 +71,8 @@ class Compilation:
     graph: Graph | None = None
     result: Any = None
     code: Callable | None = None
+    externals: tuple = ()  # what the function reads from outside its arguments (the
+    # graphs' last inputs; `code` fetches them at every call)
 
 
 def frontend(c: Compilation) -> None:
@@ -76,6 +83,7 @@ def frontend(c: Compilation) -> None:
     else:
         c.primal, _, c.result = build_graph(c.fn, list(c.types))
     c.graph = c.primal
+    c.externals = externals.of(c.primal)
 
 
 def optimize_stage(c: Compilation) -> None:
@@ -84,11 +92,35 @@ def optimize_stage(c: Compilation) -> None:
 
 def ad(c: Compilation) -> None:
     d = c.derivative
-    if d.mode == "jvp":
-        c.graph = jvp_graph(c.graph, d.wrt)
+    n_args, n_hidden = len(c.types), externals.n_inputs(c.externals)
+    if d.mode == "jvp":  # tangents for the arguments only: externals are constants
+        wrt = d.wrt if d.wrt is not None or not n_hidden else range(n_args)
+        c.graph = _hidden_last(jvp_graph(c.graph, wrt), n_args, n_hidden)
         return
-    c.graph = vjp_graph(c.graph) if d.mode == "vjp" else _gradient(c)
+    if d.mode == "vjp":
+        c.graph = _hidden_last(_without_hidden_cotangents(vjp_graph(c.graph), c.graph,
+                                                          n_hidden), n_args, n_hidden)
+    else:
+        c.graph = _gradient(c)
     run_pass("scatter", accumulate_scatters, c.graph)
+
+
+def _hidden_last(graph: Graph, n_args: int, n_hidden: int) -> Graph:
+    """The derivative's inputs `arguments, externals, seeds` reordered to `arguments, seeds,
+    externals` (compiled code takes the externals last)."""
+    if not n_hidden:
+        return graph
+    ins = graph.inputs
+    inputs = ins[:n_args] + ins[n_args + n_hidden:] + ins[n_args:n_args + n_hidden]
+    return Graph(inputs, graph.eqns, graph.outputs, graph.name)
+
+
+def _without_hidden_cotangents(full: Graph, primal: Graph, n_hidden: int) -> Graph:
+    """The vjp graph without the cotangents of the float externals (its last outputs)."""
+    n_float = sum(v.type.is_float for v in primal.inputs[len(primal.inputs) - n_hidden:])
+    if not n_float:
+        return full
+    return Graph(full.inputs, full.eqns, full.outputs[:-n_float], full.name)
 
 
 def _gradient(c: Compilation) -> Graph:
@@ -128,6 +160,25 @@ def through(stages: Sequence[str], name: str) -> tuple[str, ...]:
 
 
 def run(c: Compilation, stages: Sequence[str]) -> Compilation:
+    """Run `stages`; code with externals is bound to fetch them (and recompile when a guard
+    fails, see `externals.bind`)."""
+    _stages(c, stages)
+    if c.externals:
+        externals.attach(c.graph, c.externals)
+        if c.code is not None:
+            c.code = externals.bind(c.code, c.externals, c.result,
+                                    lambda: _again(c, stages))
+    return c
+
+
+def _again(c: Compilation, stages: Sequence[str]) -> tuple:
+    """(code, externals, result) of a fresh compilation of `c` for the current values."""
+    fresh = Compilation(c.fn, c.types, c.derivative, c.effects, c.backend)
+    once({}, "fresh", lambda: _stages(fresh, stages))  # builds run one at a time
+    return fresh.code, fresh.externals, fresh.result
+
+
+def _stages(c: Compilation, stages: Sequence[str]) -> None:
     for name in stages:
         STAGES[name](c)
         if dump_requested(name):
@@ -136,7 +187,6 @@ def run(c: Compilation, stages: Sequence[str]) -> Compilation:
             print(text, file=sys.stderr)
         if os.environ.get("ADLITE_VERIFY") and name != "lower":
             verify(c.graph)
-    return c
 
 
 def llvm_supports(graph: Graph) -> bool:

@@ -31,6 +31,11 @@ compiling, and they cross an `if` or a loop when every path binds the same value
 otherwise, naming the variable). `assert`, `raise` and `print` statements become effect
 equations (`statements.py`). A variable assigned in only some paths and read afterwards is
 an `AdliteSyntaxError` (Python would fail at run time).
+Module-level and closed-over names and attributes of Python objects (`W`, `model.W`,
+`self.layer.b`) are externals (see `externals.py`): floats and float arrays become hidden
+graph inputs after the arguments, read at every call, other values are compile-time values
+guarded at every call; methods of objects are inlined with the object as `self`. Writing into
+such an array or assigning an attribute is refused naming the line.
 """
 
 from __future__ import annotations
@@ -51,7 +56,15 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, closures, functions, sequences, statements, static_values
+from . import (
+    array_functions,
+    closures,
+    externals,
+    functions,
+    sequences,
+    statements,
+    static_values,
+)
 from .aliasing import (
     LIVE,
     Ref,
@@ -133,22 +146,26 @@ def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
     """The pure graph: results only, computed from the argument values at entry (writes into
     argument arrays are not outputs: `grad` and friends differentiate the values at entry)."""
     if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
-        graph, is_tuple = fn.ir_for(tuple(arg_types))
-        b = Builder()
-        inputs = [Var(t, v.hint) for t, v in zip(arg_types, graph.inputs, strict=True)]
-        args = [cast(b, a, v.type) for a, v in zip(inputs, graph.inputs, strict=True)]
-        outputs = inline(b, graph, args)
-        return Graph(inputs, b.eqns, outputs, graph.name), len(outputs), is_tuple
+        with externals.recording():
+            graph, is_tuple = fn.ir_for(tuple(arg_types))
+            b = Builder()
+            own, hidden = externals.bind_graph(graph)
+            inputs = [Var(t, v.hint) for t, v in zip(arg_types, own, strict=True)]
+            args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
+            outputs = inline(b, graph, args + hidden)
+            graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
+            return graph, len(outputs), is_tuple
     p = build_program(fn, arg_types)
     graph = p.graph
     pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name)
+    externals.attach(pure, externals.of(graph))
     if p.written:
         dce(pure)
     return pure, p.n_results, p.is_tuple
 
 
 def build_program(fn, arg_types: list[Type]) -> Program:
-    with nesting_guard(fn):
+    with nesting_guard(fn), externals.recording():
         return _build_program(fn, arg_types)
 
 
@@ -173,7 +190,7 @@ def _build_program(fn, arg_types: list[Type]) -> Program:
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
-    graph = Graph(inputs, b.eqns, outputs + finals, fn.__name__)
+    graph = externals.finish(Graph(inputs, b.eqns, outputs + finals, fn.__name__))
     return Program(graph, len(outputs), isinstance(result, tuple),
                    tuple(i for i, _ in written), returned)
 
@@ -291,6 +308,20 @@ class FunctionConverter:
             self.bind(target.id, value, ref)
             self.maybe_undefined.discard(target.id)
         elif isinstance(target, gast.Subscript):
+            outside, root = target.value, target.value
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            local = isinstance(root, gast.Name) and root.id in self.env and (
+                isinstance(self.env[root.id], Var | Const) or self.env[root.id] is LIVE)
+            if not local and (isinstance(outside, gast.Attribute) or isinstance(
+                    root, gast.Name) and root.id in self.globals):
+                raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
+                                                "array from outside the function (module-level, "
+                                                "closed over or an object's attribute): "
+                                                "compiled code reads such arrays at every call "
+                                                "but does not write them",
+                                        "pass the array as an argument: compiled code writes "
+                                        "into argument arrays")
             if not isinstance(target.value, gast.Name) or target.value.id not in self.env:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
@@ -309,6 +340,12 @@ class FunctionConverter:
             refs = ref if isinstance(ref, tuple) else (None,) * len(value)
             for t, v, r in zip(target.elts, value, refs, strict=True):
                 self.assign(t, v, r)
+        elif isinstance(target, gast.Attribute):
+            raise self.source.error(target, f"assignment to the attribute "
+                                            f"{gast.unparse(target)!r}: compiled code does not "
+                                            "change Python objects",
+                                    "return the new value and assign it outside the compiled "
+                                    "function")
         else:
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
@@ -362,6 +399,14 @@ class FunctionConverter:
         if not isinstance(ref, Ref):
             self.array(self.env[name], node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
+        outside = externals.outside_title(ref.obj)
+        if outside is not None:
+            raise self.source.error(node, f"write into {name!r}, which is the array "
+                                          f"{outside} from outside the function (or a view of "
+                                          "it): compiled code reads such arrays at every call "
+                                          "but does not write them",
+                                    "pass the array as an argument, or use .copy() to make "
+                                    "an independent array")
         if ref.maybe:  # a counted loop unrolled binds it one way per trip
             raise _unrollable(self.source.error(
                 node, f"write into {name!r}, which is bound to different arrays depending on the "
@@ -448,6 +493,9 @@ class FunctionConverter:
             return value.value
         if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:
             return value
+        is_known, known = externals.known(value)  # a module-level float: guarded by value
+        if is_known:
+            return known
         raise self.source.error(node, "this value must be known when compiling (a constant, "
                                       "x.shape, len(x), ...)")
 
@@ -543,18 +591,39 @@ class FunctionConverter:
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
-            return self.resolve_global(self.globals[name], node)
+            return self.resolve_global(self.globals[name], node,
+                                       externals.global_place(self.fn, name))
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
         raise self.source.error(node, f"name {name!r} is not defined")
 
-    def resolve_global(self, obj, node):
-        if isinstance(obj, bool | int | float) and not isinstance(obj, complex):
+    def resolve_global(self, obj, node, place: externals.Place | None = None):
+        """A value from outside the function. One with a `place` (a module-level or
+        closed-over name, an object's attribute) is read at every call (see externals.py):
+        floats and float arrays as hidden inputs, other values guarded."""
+        if isinstance(obj, bool | int | np.integer | np.bool_):
+            if place is not None:
+                externals.guard(place, obj)
             return const(obj if not hasattr(obj, "item") else obj.item())
-        if isinstance(obj, np.ndarray):
-            raise self.source.error(node, f"global array {node.id!r} used in compiled code",
-                                    "pass the array as an argument")
-        return obj  # modules and functions are resolved by Attribute / Call
+        if place is None:  # a builtin, or a value whose place is unknown: as it is now
+            if isinstance(obj, np.ndarray):
+                raise self.source.error(node, "an array from outside the function whose "
+                                              "place compiled code cannot find",
+                                        "pass the array as an argument")
+            return const(obj) if isinstance(obj, float) else obj
+        if isinstance(obj, float | np.floating | np.ndarray):
+            t = externals.input_type(obj)
+            if isinstance(t, str):
+                raise self.source.error(node, f"{place.title!r} is {t}",
+                                        "pass it as an argument")
+            return externals.input_var(place, obj, t)
+        externals.guard(place, obj)
+        if type(obj) in (tuple, list):  # its items are read at every call too
+            if isinstance(obj, list):
+                externals.guard(externals.Place(obj, "len", 0, f"len({place.title})"), len(obj))
+            return tuple(self.resolve_global(v, node, externals.Place(
+                obj, "item", i, f"{place.title}[{i}]")) for i, v in enumerate(obj))
+        return obj  # modules, functions and objects are resolved by Attribute / Call
 
     def expr_Attribute(self, node, base=None):
         ref = None
@@ -573,7 +642,18 @@ class FunctionConverter:
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"module {base.__name__!r} has no attribute "
                                               f"{node.attr!r}")
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
+            if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
+                    type(value) in (tuple, list):  # a module's numbers: read at every call
+                return self.resolve_global(value, node, externals.Place(
+                    vars(base), "item", node.attr, f"{base.__name__}.{node.attr}"))
+            return value
+        if _is_object(base):  # a Python object's attribute, read at every call
+            if not hasattr(base, node.attr):
+                raise self.source.error(node, f"{type(base).__name__!r} object has no "
+                                              f"attribute {node.attr!r}")
+            return self.resolve_global(getattr(base, node.attr), node, externals.Place(
+                base, "attr", node.attr, f"{gast.unparse(node.value)}.{node.attr}"))
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
 
@@ -607,12 +687,22 @@ class FunctionConverter:
         if isinstance(node, gast.Attribute) and node.attr == "T":
             base, ref = self.expr_ref(node.value)
             value = self.expr_Attribute(node, base)
-            return value, _frozen(ref)
+            return value, _frozen(self.outside(base, ref))
         if isinstance(node, gast.Call):
             return self.call(node)
         if isinstance(node, gast.IfExp):
             return self.ifexp(node)
-        return self.expr(node), None
+        value = self.expr(node)
+        return value, self.outside(value, None)
+
+    def outside(self, value, ref):
+        """`ref`, or for an array read from outside the function the Ref of its own object
+        (compiled code refuses writes into it, see externals.py)."""
+        if ref is None:
+            obj = externals.outside_object(value)
+            if obj is not None:
+                return Ref(obj, frozen=True)
+        return ref
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
@@ -628,8 +718,10 @@ class FunctionConverter:
             if not isinstance(index, int) or not -len(base) <= index < len(base):
                 raise self.source.error(node, "unsupported tuple index",
                                         "index tuples with integer constants in range")
-            return base[index], (ref[index] if isinstance(ref, tuple) else None)
+            return base[index], self.outside(base[index], ref[index] if isinstance(ref, tuple)
+                                             else None)
         x = self.array(base, node)
+        ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
         value = self.b.index(x, *ints, spec=spec)
         if not isinstance(ref, Ref) or not value.type.is_array:
@@ -736,7 +828,8 @@ class FunctionConverter:
                                         "compare numbers with < <= > >= == !=; `is`, `in` "
                                         "and `==` on strings, None and functions")
             else:
-                test = self.b.op(prim, *self.promote(left, right, node))
+                test = self.b.op(prim, *self.promote(*externals.fold_comparison(left, right),
+                                                      node))
             result = test if result is None else self.b.and_(result, test)
             left = right
         return result
@@ -801,6 +894,8 @@ class FunctionConverter:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
                                               "transformations", "pass arguments by position")
             return self.inline_transformed(func, args, node), None
+        if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+            return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
         if isinstance(func, types.FunctionType | closures.Closure):
             return self.inline(func, pairs, kwpairs, node)
         if not static_values.is_static(func):
@@ -828,8 +923,9 @@ class FunctionConverter:
             graph, is_tuple = transformed.ir_for(tuple(a.type for a in atoms))
         except TypeError as e:
             raise self.source.error(node, str(e)) from None
-        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, graph.inputs, strict=True)]
-        outputs = inline(self.b, graph, atoms)
+        own, hidden = externals.bind_graph(graph)
+        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
+        outputs = inline(self.b, graph, atoms + hidden)
         return tuple(outputs) if is_tuple else outputs[0]
 
     def inline(self, fn, pairs, kwpairs, node):
@@ -1336,6 +1432,13 @@ class _Method:
 
 VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
 VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
+
+
+def _is_object(value) -> bool:
+    """A Python object whose attributes compiled code reads (not a value of compiled code,
+    a module, a string or None)."""
+    return not (isinstance(value, Var | Const | _Method | types.ModuleType | str)
+                or type(value) is tuple or value is None or value is LIVE)
 
 
 def _frozen(ref):
