@@ -36,7 +36,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions, statements
+from . import array_functions, functions, numpy_functions, statements
 from .aliasing import (
     LIVE,
     Ref,
@@ -240,12 +240,14 @@ class FunctionConverter:
 
     def stmt(self, s) -> None:
         if isinstance(s, gast.Assign):
-            if len(s.targets) != 1:
-                raise self.source.error(s, "chained assignment", "assign one target per "
-                                                                  "statement")
             if getattr(s, "augmented", False) and self.in_place(s):
                 return
-            self.assign(s.targets[0], *self.expr_ref(s.value))
+            value, ref = self.expr_ref(s.value)
+            if len(s.targets) > 1 and ref is None and isinstance(value, Var | Const) and \
+                    value.type.is_array:
+                ref = Ref(new_object())  # `a = b = np.zeros(n)`: one new object, two names
+            for target in s.targets:  # left to right, as Python
+                self.assign(target, value, ref)
         elif isinstance(s, gast.If):
             self.stmt_if(s)
         elif isinstance(s, gast.While):
@@ -290,6 +292,8 @@ class FunctionConverter:
             self.expr(target.value)  # refuses a poisoned or maybe-undefined name
             self.write(target.value.id, target.slice, None, self.value(value, target), target)
         elif isinstance(target, gast.Tuple):
+            if isinstance(value, Var | Const) and value.type.is_array:
+                value, ref = self.rows(value, ref, len(target.elts), target)
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
                                                 f"{len(target.elts)} elements")
@@ -300,6 +304,19 @@ class FunctionConverter:
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
                                     "assign to a plain variable name")
+
+    def rows(self, x: Atom, ref, n: int, node) -> tuple[tuple, tuple]:
+        """`a, b, c = x` of an array: its items along the first axis (numbers, or rows that
+        are views of x), or Python's ValueError at compile time when there are not n."""
+        length = x.type.shape[0]
+        if length != n:
+            raise self.source.error(node, f"ValueError: too many values to unpack (expected "
+                                          f"{n})" if length > n else
+                                    f"ValueError: not enough values to unpack (expected {n}, "
+                                    f"got {length})")
+        items = [self.b.index(x, const(i), spec=(Int(),)) for i in range(n)]
+        return tuple(items), tuple(self.view_ref(ref, (Int(),), [const(i)], item)
+                                   for i, item in enumerate(items))
 
     # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
 
@@ -593,17 +610,21 @@ class FunctionConverter:
         x = self.array(base, node)
         spec, ints = self.index_spec(x, node.slice)
         value = self.b.index(x, *ints, spec=spec)
+        return value, self.view_ref(ref, spec, ints, value)
+
+    def view_ref(self, ref, spec, ints, value):
+        """The Ref of `value`, read from the array `ref` names by the index (spec, ints)."""
         if not isinstance(ref, Ref) or not value.type.is_array:
-            return value, None
+            return None
         if not (is_static_view(spec, ints) and (ref.plain or ref.view)):
-            return value, _frozen(ref)
+            return _frozen(ref)
         view = static_spec(spec, ints)
         if ref.view:
             shape = self.env[self.base_name(ref.obj)].type.shape
             view = compose(shape, ref.view, view)
             if view is None:
-                return value, _frozen(ref)
-        return value, Ref(ref.obj, view=view)
+                return _frozen(ref)
+        return Ref(ref.obj, view=view)
 
     def index_spec(self, x, index_node):
         """(spec, runtime integer operands) of a basic numpy index (ints, slices with
@@ -725,6 +746,8 @@ class FunctionConverter:
         if any(kw.arg is None for kw in node.keywords):
             raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
+        if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
+            return numpy_functions.syntactic(func)(self, node), None
         pairs = [self.expr_ref(a) for a in node.args]
         args = [v for v, _ in pairs]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
@@ -735,6 +758,8 @@ class FunctionConverter:
         if lowering is not None:
             value = lowering(self, args, kwargs, node)
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
+            if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
+                return value, pairs[0][1]
             return value, (_frozen(pairs[0][1]) if view else None)
         if kwargs:
             raise self.source.error(node, "keyword arguments in calls to Python functions",
@@ -744,10 +769,12 @@ class FunctionConverter:
             func = func.fn  # inlined as Python, so that writes into arguments are seen
         if hasattr(func, "ir_for"):
             return self.inline_transformed(func, args, node), None
-        if isinstance(func, types.FunctionType):
+        library = numpy_functions.library_function(func)  # never inlined: numpy's source
+        if isinstance(func, types.FunctionType) and library is None:
             return self.inline(func, pairs, node)
         name = getattr(func, "__name__", type(func).__name__)
-        raise self.source.error(node, f"unsupported function {name!r}",
+        raise self.source.error(node, f"{library}() is not supported" if library else
+                                f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
                                 "functions defined with def")
 
