@@ -325,10 +325,13 @@ def _repeat(conv, args, kwargs, node):
 
 def _einsum(conv, node):
     """np.einsum('subscripts', *operands): the subscripts string is read from the call's
-    syntax (a string constant); the operands are converted to one float type."""
+    syntax (a string literal; else a compile-time string value); the operands are converted
+    to one float type."""
     first = node.args[0] if node.args else None
-    if not (isinstance(first, gast.Constant) and isinstance(first.value, str)):
-        raise conv.source.error(node, "np.einsum needs its subscripts as a string literal",
+    literal = isinstance(first, gast.Constant) and isinstance(first.value, str)
+    subscripts = first.value if literal else conv.expr(first) if first else None
+    if not isinstance(subscripts, str):
+        raise conv.source.error(node, "np.einsum needs its subscripts string first",
                                 "write np.einsum('ij,jk->ik', a, b)")
     for kw in node.keywords:
         if kw.arg != "optimize":
@@ -339,7 +342,7 @@ def _einsum(conv, node):
     dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
         if operands else F64
     operands = [conv.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
-    return _run(conv, node, ac.einsum, first.value, operands,
+    return _run(conv, node, ac.einsum, subscripts, operands,
                 [x.type.shape or () for x in operands])
 
 
