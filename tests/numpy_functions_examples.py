@@ -112,7 +112,8 @@ def einsum_vectors(x, y):
 
 
 def einsum_batched(q, k):
-    return np.einsum("bhqd,bhkd->bhqk", q, k) + np.einsum("bij,bjk->bik", q[0], k[1].transpose(0, 2, 1))[None]
+    kt = k[1].transpose(0, 2, 1)
+    return np.einsum("bhqd,bhkd->bhqk", q, k) + np.einsum("bij,bjk->bik", q[0], kt)[None]
 
 
 def einsum_transpose(a):
@@ -154,3 +155,35 @@ def einsum_ellipsis(x):
 
 def einsum_no_subscripts(x):
     return np.einsum(x, x)
+
+
+def jacobi_swaps(f, n):
+    u = np.zeros_like(f)
+    u_new = u.copy()
+    for _ in range(n):
+        center = u_new[1:-1]
+        center[:] = 0.5 * (u[2:] + u[:-2]) + f[1:-1] * u[1:-1]
+        u, u_new = u_new, u
+    return u * 2.0 + u_new
+
+
+def rotations(f):
+    a = f * 1.0
+    b = f * 2.0
+    c = np.ones_like(f)
+    for _ in range(4):
+        a[1:] = a[1:] + b[:-1] * c[1:]
+        c[0] = c[0] * 0.5 + a[-1]
+        a, b, c = b, c, a
+    return a + 2.0 * b + 3.0 * c
+
+
+def swap_seen_by_another_name(f):
+    u = np.zeros_like(f)
+    kept = u
+    u_new = u.copy()
+    for _ in range(3):
+        u_new[1:-1] = u[2:] + f[1:-1]
+        u, u_new = u_new, u
+    return u + kept
+

@@ -41,12 +41,14 @@ from .aliasing import (
     LIVE,
     Ref,
     ambiguous,
+    blur,
     compose,
     hidden_name,
     is_static_view,
     join,
     new_object,
     objects_of,
+    private_objects,
     signature,
     spec_operands,
     static_spec,
@@ -1003,6 +1005,7 @@ class FunctionConverter:
         carry_types = {n: self.env[n].type for n in assigned + aliases
                        if isinstance(self.env.get(n), Var | Const)}
         amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
+        private: frozenset = frozenset()  # objects only traded among names by the body
         extra_poison: dict[str, int] = {}
         for _attempt in range(MAX_LOOP_ATTEMPTS):
             head_refs = {**self.refs, **amb}
@@ -1043,6 +1046,9 @@ class FunctionConverter:
                        and signature(n, head_refs, old, known) !=
                        (signature(n, arm.refs, old, known) if isinstance(arm.refs.get(n), Ref)
                         else None)}
+            traded = private_objects(set(new_amb), head_refs, arm.refs, known, old)
+            if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
+                new_amb, private = {}, private | traded
             new_poison = {n: line for n, line in arm.poisoned.items()
                           if n in entry and n not in head_poison}
             if widened == carry_types and not new_amb and not new_poison:
@@ -1079,7 +1085,8 @@ class FunctionConverter:
                 self.maybe_undefined.add(name)
         for n, r in amb.items():
             head_refs[n] = ambiguous(r, arm.refs.get(n))
-        self.refs = {**head_refs, **{n: r for n, r in arm.refs.items() if n not in entry}}
+        self.refs = {**head_refs, **blur({n: r for n, r in arm.refs.items() if n not in entry},
+                                         private)}
         self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
                                            if n not in entry}}
 
