@@ -13,10 +13,14 @@ environment; Python's numeric tower is followed (bool < int < float,
 equation whose outputs are the variables assigned in either arm; `while` becomes a `while`
 equation whose carries are the variables assigned in its body (types are widened to a fixed
 point, e.g. `total = 0` then `total += x` makes `total` a float carry). Conditions known at
-compile time are folded. Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain or adlite-decorated) are inlined; `assert`, `raise` and
-`print` statements become effect equations (`statements.py`). A variable assigned in only
-some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
+compile time are folded. Chained assignment (`a = b = v`) binds every target, left to right,
+to the one value (one array object); unpacking an array (`a, b = x`) takes its items along
+the first axis (rows are views of x). Calls to math/numpy/builtin functions become
+primitives (a numpy/scipy function without a lowering is refused at the call, never
+inlined); calls to other Python functions (plain or adlite-decorated) are inlined;
+`assert`, `raise` and `print` statements become effect equations (`statements.py`). A
+variable assigned in only some paths and read afterwards is an `AdliteSyntaxError` (Python
+would fail at run time).
 """
 
 from __future__ import annotations
