@@ -5,8 +5,10 @@ Contract:
   derivatives, comparisons and logic (giving booleans), `select(cond, x, y)` (numpy's `where`)
   and `constant(value, like)` (a scalar of `like`'s float type), the reductions `reduce_sum`,
   `reduce_max` and `reduce_prod` (numpy's, over `axis`, keeping dims or not; only the tape,
-  which alone has `prod`, answers `reduce_prod`). Python floats may stand for
-  operands next to a value of the vocabulary (they take its type).
+  which alone has `prod`, answers `reduce_prod`), the shape words (`reshape`, `transpose`,
+  `sum_to`, `slice_along` with an optional step, `concatenate` of a list along an axis,
+  `expand`). Python floats may stand for operands next to a value of the vocabulary (they
+  take its type).
 - A `Formula` gives, for an elementwise primitive with inputs `x...` and output `out`, one
   partial derivative per input: `partials(ops, *inputs, out)`. A partial is `None` (zero),
   `ONE`, `MINUS_ONE`, a `Mask(cond)` (the derivative is 1 where `cond`, else exactly 0: the
