@@ -18,7 +18,8 @@ names, saved tensors (a formula declares whether it reads the inputs and/or the 
 summing of broadcast cotangents back to each input's shape. Conventions at ties are therefore
 the same in both by construction. `composites` holds the numpy functions both sides build
 from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `logsumexp`,
-`softmax`), written once the same way.
+`softmax`), written once the same way; `array_composites` the array-building ones (`diag`,
+`diff`, `roll`, `cross`, `cumsum`, `tile`, `repeat`, `einsum`, ...).
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """

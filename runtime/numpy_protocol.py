@@ -3,7 +3,8 @@
 Contract: a numpy ufunc or function called with a Tensor argument runs the matching tape
 operation (so `np.sin(t)`, `np.sum(t, axis=0)`, `a @ t`, `np.where(c, t, 0)` record the graph).
 Anything not in the tables raises a TypeError naming the function and the supported ones;
-`out=` arguments are rejected (results are always new tensors).
+`out=` arguments are rejected (results are always new tensors). The array-building functions
+of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
+from . import numpy_functions
 
 UFUNCS = {
     np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply,
@@ -28,7 +30,7 @@ UFUNCS = {
     np.cosh: F.cosh, np.arcsin: F.arcsin, np.arccos: F.arccos, np.arctan: F.arctan,
     np.hypot: F.hypot, np.log2: F.log2, np.log10: F.log10, np.fmax: F.fmax,
     np.fmin: F.fmin, np.fabs: F.abs, np.floor_divide: F.floor_divide,
-    np.remainder: F.remainder,
+    np.remainder: F.remainder, **numpy_functions.UFUNCS,
 }
 
 
@@ -61,7 +63,7 @@ FUNCTIONS = {
     np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
-    np.squeeze: F.squeeze,
+    np.squeeze: F.squeeze, **numpy_functions.FUNCTIONS,
 }
 
 

@@ -63,8 +63,12 @@ class TensorOps:
     cast = staticmethod(F.astype)
 
     @staticmethod
-    def slice_along(x: Any, axis: int, start: int, stop: int) -> Any:
-        return F.index(x, (slice(None),) * axis + (slice(start, stop),))
+    def slice_along(x: Any, axis: int, start: int, stop: int, step: int | None = None) -> Any:
+        return F.index(x, (slice(None),) * axis + (slice(start, stop, step),))
+
+    @staticmethod
+    def concatenate(xs: Any, axis: int) -> Any:
+        return F.concatenate(xs, axis)
 
     @staticmethod
     def take(x: Any, key: Any) -> Any:

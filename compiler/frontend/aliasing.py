@@ -16,6 +16,10 @@ writing into the base. Contract:
 - `Ref.maybe` (non-empty) marks a name whose object depends on the path taken (the arms of an
   `if`, or the iterations of a loop, bind it differently): writes through it are refused and
   writes to any of the objects it may be poison it.
+- A loop whose body only trades objects among some names (`u, u_new = u_new, u`), objects no
+  other name sees, keeps those names plain (`private_objects`): which object a name holds is
+  then unobservable, the loop carries each name's value, and the body's own names left
+  bound to one of them are made `maybe` over them after the loop (`blur`).
 Refusals are `AdliteSyntaxError`s raised by the converter naming the line; this module only
 holds the data and the joins.
 """
@@ -162,3 +166,35 @@ def signature(name: str, refs: dict, old: set[int], names) -> tuple:
                       if n != name and n in names and isinstance(q, Ref) and not q.maybe
                       and q.obj == r.obj)
     return label(r.obj), r.view, r.frozen, frozenset(map(label, r.maybe)), peers
+
+
+def private_objects(names, head: dict, end: dict, known, old: set[int]) -> frozenset | None:
+    """The objects `names` hold at a loop's head when the body only trades them among these
+    names (each ends plain, on one of them or on an object the body made, aliased among
+    themselves as at the head) and no other name of the loop's (`known`; at the head: any)
+    sees them; else None."""
+    if not names or not all(isinstance(head.get(n), Ref) and head[n].plain and
+                            isinstance(end.get(n), Ref) and end[n].plain for n in names):
+        return None
+    at_head = frozenset(head[n].obj for n in names)
+    at_end = frozenset(end[n].obj for n in names)
+    if any(obj in old and obj not in at_head for obj in at_end):
+        return None
+    if any(n not in names and objects_of([r]) & at_head for n, r in head.items()) or \
+            any(n not in names and n in known and objects_of([r]) & (at_head | at_end)
+                for n, r in end.items()):
+        return None
+    if any((head[n].obj == head[m].obj) != (end[n].obj == end[m].obj)
+           for n in names for m in names):
+        return None
+    return at_head | at_end
+
+
+def blur(refs: dict, objects: frozenset) -> dict:
+    """`refs` with every name that may see one of `objects` made ambiguous over them."""
+    out = {}
+    for n, r in refs.items():
+        if isinstance(r, Ref) and r.objects() & objects:
+            r = Ref(new_object(), frozen=r.frozen or bool(r.view), maybe=objects | r.maybe)
+        out[n] = r
+    return out

@@ -2,14 +2,14 @@
 
 Contract: registers lowerings `(conv, args, kwargs, node)` for `np.sum / mean / var / std /
 max / min / amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty /
-zeros_like / ones_like / empty_like / arange / where / clip / concatenate / outer /
+zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
 linalg.norm / expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in
-`sequences.py`; mean, var, std and norm are the composites of
-`adlite.derivatives.composites`, which the eager tape builds too) and implements the array
-methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through `method` and
-`attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time constants.
-`np.arange` gives float64. A max/min over no element raises numpy's ValueError when
-executed (`empty_extremum`), not at compile time.
+`sequences.py`, `np.arange` and `np.asarray` in `numpy_functions.py`; mean, var, std and norm
+are the composites of `adlite.derivatives.composites`, which the eager tape builds too) and
+implements the array methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through
+`method` and `attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time
+constants. A max/min over no element raises numpy's ValueError when executed
+(`empty_extremum`), not at compile time.
 """
 
 from __future__ import annotations
@@ -146,12 +146,6 @@ def _filled_like(value):
     return lower
 
 
-def _arange(conv, args, kwargs, node):
-    if len(args) != 1:
-        raise conv.source.error(node, "np.arange with more than one argument",
-                                "use np.arange(n) with a constant n")
-    n = conv.static(args[0], node)
-    return conv.b.op("arange", n=int(n), dtype=_dtype(conv, kwargs, node))
 
 
 def _where(conv, args, kwargs, node):
@@ -196,7 +190,6 @@ register_with_keywords([np.ones], _filled(1.0))
 register_with_keywords([np.full], _filled(None))
 register_with_keywords([np.zeros_like, np.empty_like], _filled_like(0.0))
 register_with_keywords([np.ones_like], _filled_like(1.0))
-register_with_keywords([np.arange], _arange)
 register_with_keywords([np.where], _where)
 register_with_keywords([np.clip], _clip)
 

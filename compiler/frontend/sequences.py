@@ -381,7 +381,7 @@ def _sequence_arg(conv, args, node, name):
     return [conv.b.index(x, const(i), spec=(Int(),)) for i in range(x.type.shape[0])]
 
 
-def _np_array(conv, args, kwargs, node):
+def np_array(conv, args, kwargs, node):
     opts = _options(conv, kwargs, ("dtype", "axis"), node)
     if args and isinstance(args[0], Var | Const) and args[0].type.is_array:
         value = args[0]  # np.array(x): a copy
@@ -492,6 +492,6 @@ register_with_keywords([zip_strict_length], _zip_strict_length)
 register_with_keywords([builtins.range], _range)
 register_with_keywords([builtins.list], _list)
 register_with_keywords([builtins.sum], _sum)
-register_with_keywords([np.array, np.asarray, np.stack], _np_array)
+register_with_keywords([np.stack], np_array)
 register_with_keywords([np.vstack], _vstack)
 register_with_keywords([np.hstack], _hstack)

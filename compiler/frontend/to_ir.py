@@ -20,8 +20,11 @@ loop and why); after a `break`/`return` with a run-time condition each later tri
 under an `if` on the loop's flags. After a loop whose trip count is known to be positive,
 the variables its body assigns on every path are defined. Python lists are compile-time
 containers of values (`sequences.py`). Conditions known at compile time are folded.
-Calls to math/numpy/builtin functions become primitives; calls to
-other Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures,
+Chained assignment (`a = b = v`) binds every target, left to right, to the one value (one
+array object); unpacking an array (`a, b = x`) takes its items along the first axis (rows
+are views of x). Calls to math/numpy/builtin functions become primitives (a numpy/scipy
+function without a lowering is refused at the call, never inlined); calls to other Python
+functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures,
 which read their free variables when called) are inlined, their arguments bound as Python
 binds them: defaults, keywords, `*args` and `f(*t)` (see `closures.py`). Functions are values:
 passed as arguments, stored in variables, called in loops. Compile-time values (strings,
@@ -61,6 +64,7 @@ from . import (
     closures,
     externals,
     functions,
+    numpy_functions,
     sequences,
     statements,
     static_values,
@@ -69,12 +73,14 @@ from .aliasing import (
     LIVE,
     Ref,
     ambiguous,
+    blur,
     compose,
     hidden_name,
     is_static_view,
     join,
     new_object,
     objects_of,
+    private_objects,
     signature,
     spec_operands,
     static_spec,
@@ -265,12 +271,14 @@ class FunctionConverter:
 
     def stmt(self, s) -> None:
         if isinstance(s, gast.Assign):
-            if len(s.targets) != 1:
-                raise self.source.error(s, "chained assignment", "assign one target per "
-                                                                  "statement")
             if getattr(s, "augmented", False) and self.in_place(s):
                 return
-            self.assign(s.targets[0], *self.expr_ref(s.value))
+            value, ref = self.expr_ref(s.value)
+            if len(s.targets) > 1 and ref is None and isinstance(value, Var | Const) and \
+                    value.type.is_array:
+                ref = Ref(new_object())  # `a = b = np.zeros(n)`: one new object, two names
+            for target in s.targets:  # left to right, as Python
+                self.assign(target, value, ref)
         elif isinstance(s, gast.If):
             self.stmt_if(s)
         elif isinstance(s, gast.While):
@@ -334,6 +342,8 @@ class FunctionConverter:
         elif isinstance(target, gast.Tuple | gast.List):
             if isinstance(value, ListValue | RangeValue):  # unpacks like a tuple
                 value, ref = sequences.unpacked(self, value, target)
+            elif isinstance(value, Var | Const) and value.type.is_array:
+                value, ref = self.rows(value, ref, len(target.elts), target)
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise self.source.error(target, "cannot unpack: the value is not a tuple of "
                                                 f"{len(target.elts)} elements")
@@ -350,6 +360,19 @@ class FunctionConverter:
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
                                     "assign to a plain variable name")
+
+    def rows(self, x: Atom, ref, n: int, node) -> tuple[tuple, tuple]:
+        """`a, b, c = x` of an array: its items along the first axis (numbers, or rows that
+        are views of x), or Python's ValueError at compile time when there are not n."""
+        length = x.type.shape[0]
+        if length != n:
+            raise self.source.error(node, f"ValueError: too many values to unpack (expected "
+                                          f"{n})" if length > n else
+                                    f"ValueError: not enough values to unpack (expected {n}, "
+                                    f"got {length})")
+        items = [self.b.index(x, const(i), spec=(Int(),)) for i in range(n)]
+        return tuple(items), tuple(self.view_ref(ref, (Int(),), [const(i)], item)
+                                   for i, item in enumerate(items))
 
     # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
 
@@ -724,17 +747,21 @@ class FunctionConverter:
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
         value = self.b.index(x, *ints, spec=spec)
+        return value, self.view_ref(ref, spec, ints, value)
+
+    def view_ref(self, ref, spec, ints, value):
+        """The Ref of `value`, read from the array `ref` names by the index (spec, ints)."""
         if not isinstance(ref, Ref) or not value.type.is_array:
-            return value, None
+            return None
         if not (is_static_view(spec, ints) and (ref.plain or ref.view)):
-            return value, _frozen(ref)
+            return _frozen(ref)
         view = static_spec(spec, ints)
         if ref.view:
             shape = self.env[self.base_name(ref.obj)].type.shape
             view = compose(shape, ref.view, view)
             if view is None:
-                return value, _frozen(ref)
-        return value, Ref(ref.obj, view=view)
+                return _frozen(ref)
+        return Ref(ref.obj, view=view)
 
     def index_spec(self, x, index_node):
         """(spec, runtime integer operands) of a basic numpy index (ints, slices with
@@ -871,6 +898,8 @@ class FunctionConverter:
         func = self.expr(node.func)
         if isinstance(func, closures.Unusable):
             func.refuse(self, node)
+        if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
+            return numpy_functions.syntactic(func)(self, node), None
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = {kw.arg: self.expr_ref(kw.value) for kw in node.keywords}
@@ -885,6 +914,8 @@ class FunctionConverter:
             args = [sequences.as_tuples(a) for a in args]
             value = lowering(self, args, kwargs, node)
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
+            if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
+                return value, pairs[0][1]
             return value, (_frozen(pairs[0][1]) if view else None)
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
@@ -894,14 +925,17 @@ class FunctionConverter:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
                                               "transformations", "pass arguments by position")
             return self.inline_transformed(func, args, node), None
-        if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+        library = numpy_functions.library_function(getattr(func, "__func__", func))
+        if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType) \
+                and library is None:  # never inlined: numpy's or scipy's source
             return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
-        if isinstance(func, types.FunctionType | closures.Closure):
+        if isinstance(func, types.FunctionType | closures.Closure) and library is None:
             return self.inline(func, pairs, kwpairs, node)
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
         name = getattr(func, "__name__", type(func).__name__)
-        raise self.source.error(node, f"unsupported function {name!r}",
+        raise self.source.error(node, f"{library}() is not supported" if library else
+                                f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
                                 "functions defined with def")
 
@@ -1269,6 +1303,7 @@ class FunctionConverter:
         carry_types = {n: self.env[n].type for n in assigned + aliases
                        if isinstance(self.env.get(n), Var | Const)}
         amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
+        private: frozenset = frozenset()  # objects only traded among names by the body
         extra_poison: dict[str, int] = {}
         for _attempt in range(MAX_LOOP_ATTEMPTS):
             head_refs = {**self.refs, **amb}
@@ -1310,6 +1345,9 @@ class FunctionConverter:
                        and signature(n, head_refs, old, known) !=
                        (signature(n, arm.refs, old, known) if isinstance(arm.refs.get(n), Ref)
                         else None)}
+            traded = private_objects(set(new_amb), head_refs, arm.refs, known, old)
+            if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
+                new_amb, private = {}, private | traded
             new_poison = {n: line for n, line in arm.poisoned.items()
                           if n in entry and n not in head_poison}
             if widened == carry_types and not new_amb and not new_poison:
@@ -1348,7 +1386,8 @@ class FunctionConverter:
                 self.maybe_undefined.add(name)
         for n, r in amb.items():
             head_refs[n] = ambiguous(r, arm.refs.get(n))
-        self.refs = {**head_refs, **{n: r for n, r in arm.refs.items() if n not in entry}}
+        self.refs = {**head_refs, **blur({n: r for n, r in arm.refs.items() if n not in entry},
+                                         private)}
         self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
                                            if n not in entry}}
         for n, v in statics.items():  # bound only in the body (no trip: undefined)

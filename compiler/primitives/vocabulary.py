@@ -8,10 +8,11 @@ operand's shape (`reshape` then `broadcast_to`), `reduce_sum` is the `sum` primi
 `reduce_max` the `max` primitive (beside an `empty_extremum` when it sees no element), a
 scalar's being itself; `reshape`, `transpose`, `sum_to` take their shape or axes as
 arguments (a reshape to shape None gives the scalar); dtypes are the operands' scalar `Type`s
-(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice. An indexing
-`key` is an `IndexKey` (the index spec and its integer operands): `take` is the `index`
-primitive, `scatter_add` an `index_update` (mode add) into `full` zeros and `zero_at` an
-`index_update` (mode set) of a zero.
+(`cast` is the `convert` primitive); `slice_along` is an `index` by a slice (a step too),
+`concatenate` takes a list (one array: itself). An indexing `key` is an `IndexKey` (the
+index spec and its integer operands): `take` is the `index` primitive, `scatter_add` an
+`index_update` (mode add) into `full` zeros and `zero_at` an `index_update` (mode set) of a
+zero.
 """
 
 from __future__ import annotations
@@ -65,8 +66,12 @@ class BuilderOps:
     def sum_to(self, x: Atom, shape: tuple[int, ...] | None) -> Atom:
         return self.b.sum_to(x, shape=shape)
 
-    def slice_along(self, x: Atom, axis: int, start: int, stop: int) -> Atom:
-        return self.b.index(x, spec=(WHOLE,) * axis + (Slice(start, stop),))
+    def slice_along(self, x: Atom, axis: int, start: int, stop: int,
+                    step: int | None = None) -> Atom:
+        return self.b.index(x, spec=(WHOLE,) * axis + (Slice(start, stop, step),))
+
+    def concatenate(self, xs: Sequence[Atom], axis: int) -> Atom:
+        return xs[0] if len(xs) == 1 else self.b.concatenate(*xs, axis=axis)
 
     def take(self, x: Atom, key: IndexKey) -> Atom:
         return self.b.index(x, *key.ints, spec=key.spec)

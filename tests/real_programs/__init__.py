@@ -77,10 +77,11 @@ NOT_COMPILING: dict[str, str] = {
         "Transformed.__call__() got an unexpected keyword argument 'dt'"),
     "stencil_alias": ('default argument value of the entry point (n=12): TypeError: compliance() '
         'takes 2 positional arguments but 1 were given'),
-    "cubic_spline": "np.diff: AdliteSyntaxError: cubic_spline.py:9:9: unsupported function 'diff'",
-    "gp_loglik": ('tuple unpacking of an array (lengthscale, variance, noise = '
-        'np.exp(log_params)): AdliteSyntaxError: gp_loglik.py:13:5: cannot unpack: the value is '
-        'not a tuple of 3 elements'),
+    "cubic_spline": ("np.linalg.solve: AdliteSyntaxError: cubic_spline.py:18:9: "
+                     "np.linalg.solve() is not supported"),
+    "gp_loglik": ("keyword arguments in the call of a Python function (rbf_kernel(X, X, "
+                  "lengthscale=...)): AdliteSyntaxError: gp_loglik.py:15:9: keyword arguments in "
+                  "calls to Python functions"),
     "portfolio": ('keyword arguments in the call of the entry point: TypeError: '
         "Transformed.__call__() got an unexpected keyword argument 'risk_aversion'"),
     "spring_chain": ('default argument value of the entry point (g=9.81): TypeError: '
@@ -99,9 +100,8 @@ NOT_COMPILING: dict[str, str] = {
         'an array of int64; compiled functions take float64 or float32 arrays'),
     "lstm": ('a list appended in a loop (all_states.append): AdliteSyntaxError: lstm.py:37:5: '
         "'all_states' holds a tuple, which cannot cross an if or a loop"),
-    "ridge_hyper": ('np.eye(d), reported inside numpy: AdliteSyntaxError: '
-        'numpy/lib/_twodim_base_impl.py:178:1: unsupported signature: *args, **kwargs, '
-        'keyword-only or positional-only parameters'),
+    "ridge_hyper": ("np.linalg.solve: AdliteSyntaxError: ridge_hyper.py:9:12: "
+                    "np.linalg.solve() is not supported"),
     "wave_equation": ('default argument value of a called function (wave(u0, c=1.0, ...)): '
         'AdliteSyntaxError: wave_equation.py:23:1: unsupported signature: default argument '
         'values'),
@@ -130,7 +130,8 @@ NOT_COMPILING: dict[str, str] = {
 }
 
 TAPE_LIMITATIONS: dict[str, str] = {
-    "gmm": 'np.diag is not supported on Tensors',
+    "gmm": ("a Tensor written into a numpy array (main_term[:, ik] = ...: RuntimeError: Can't "
+            "call numpy() on Tensor that requires grad)"),
     "black_scholes": ('scipy.stats.norm.cdf converts the Tensor to a numpy array (RuntimeError: '
         "Can't call numpy() on Tensor that requires grad)"),
     "heat_equation": 'Tensor has no .copy() (AttributeError)',
@@ -149,25 +150,21 @@ TAPE_LIMITATIONS: dict[str, str] = {
     "gp_loglik": 'np.linalg.cholesky is not supported on Tensors',
     "portfolio": ('f-string format spec on a Tensor (TypeError: unsupported format string passed '
         'to Tensor.__format__)'),
-    "spring_chain": 'np.diff is not supported on Tensors',
+    "spring_chain": "np.linalg.norm(..., axis=1) on Tensors (TypeError: unexpected keyword 'axis')",
     "rosenbrock": ("np.asarray(tensor) (RuntimeError: Can't call numpy() on Tensor that requires "
         'grad)'),
-    "burgers": 'np.roll is not supported on Tensors',
     "sir_model": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor that "
         'requires grad)'),
     "van_der_pol": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor that "
         'requires grad)'),
     "hmm_forward": 'scipy.special.logsumexp converts the Tensor to a numpy array',
-    "bundle_adjustment": 'np.cross is not supported on Tensors',
     "lstm": ("rows of a numpy copy written with Tensors (RuntimeError: Can't call numpy() on "
         'Tensor that requires grad)'),
     "ridge_hyper": 'np.linalg.solve is not supported on Tensors',
     "wave_equation": 'Tensor has no .copy() (AttributeError)',
-    "projectile": 'np.radians is not supported on Tensors',
     "crank_nicolson": ("np.empty(n) written with Tensor values (ValueError: setting an array "
                        "element with a sequence)"),
-    "attention": "np.einsum is not supported on Tensors",
-    "bayes_linreg": "np.diag is not supported on Tensors",
+    "bayes_linreg": "np.linalg.solve is not supported on Tensors",
 }
 
 

@@ -1,0 +1,390 @@
+"""More numpy functions in compiled code, composed from existing primitives (so AD, both
+backends and the eager tape's formulas come with them).
+
+Contract: registers lowerings (see `functions.register_with_keywords`) for `np.eye`,
+`np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
+`np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
+`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
+`np.cumprod`, `np.tile`, `np.repeat`; the array-building ones are those of
+`adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
+shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
+algorithm, step included). `np.arange` follows numpy's length rule for int and float
+constants and gives float64 (as `np.arange(n)` always has here). `np.asarray(x)` of an array
+of the requested dtype is `x` itself (the caller binds the same object: `SAME_OBJECT`),
+`np.array(x)` a copy.
+`syntactic(func)` gives the lowerings `(conv, call_node)` that read their arguments' syntax
+(`np.einsum`'s subscripts string is read from the call's first argument, a string constant);
+`library_function(func)` names a numpy/scipy Python function compiled code does not support
+(`np.linalg.solve`), so the call is refused at the user's line instead of being inlined.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gast
+import numpy as np
+
+from adlite.derivatives import array_composites as ac
+
+from ..ir.builder import const
+from ..ir.core import F64, Const, Var
+from ..primitives.vocabulary import BuilderOps
+from . import array_functions, sequences
+from .functions import register_with_keywords
+
+_REQUIRED = object()
+LIBRARIES = {"numpy": "np", "scipy": "scipy"}
+
+
+def _bind(conv, name, args, kwargs, params: dict, node) -> dict:
+    """The arguments of `np.<name>` by parameter name (`params`: name -> default, in order)."""
+    names = list(params)
+    if len(args) > len(names):
+        raise conv.source.error(node, f"np.{name}() takes at most {len(names)} positional "
+                                      f"arguments here, got {len(args)}")
+    bound = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise conv.source.error(node, f"np.{name}(): unsupported keyword argument {key!r}",
+                                    f"supported here: {', '.join(names)}")
+        if key in bound:
+            raise conv.source.error(node, f"np.{name}() got multiple values for argument "
+                                          f"{key!r}")
+        bound[key] = value
+    for key, default in params.items():
+        if key not in bound:
+            if default is _REQUIRED:
+                raise conv.source.error(node, f"np.{name}() missing required argument {key!r}")
+            bound[key] = const(default) if isinstance(default, int | float) else default
+    return bound
+
+
+def _int(conv, value, what, node) -> int:
+    value = conv.static(value, node)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise conv.source.error(node, f"{what} must be an integer known when compiling, got "
+                                      f"{value!r}")
+    return value
+
+
+def _axis(conv, value, ndim, node) -> int:
+    axis = _int(conv, value, "axis", node)
+    if not -ndim <= axis < ndim:
+        raise conv.source.error(node, f"axis {axis} is out of bounds for array of dimension "
+                                      f"{ndim}")
+    return axis % ndim
+
+
+def _run(conv, node, composite, *args, **kwargs):
+    """A composite of `array_composites` emitted with the converter's builder; its
+    ValueErrors (numpy's) name the user's line."""
+    try:
+        return composite(BuilderOps(conv.b), *args, **kwargs)
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
+
+
+def _float_array(conv, value, node):
+    return conv.as_float(conv.array(value, node), node)
+
+
+# ---- creation -----------------------------------------------------------------------------
+
+def _eye_mask(conv, n: int, m: int, k: int):
+    """The boolean (n, m) array that is true on diagonal k."""
+    rows = conv.b.reshape(conv.b.op("arange", n=n, dtype=F64), shape=(n, 1))
+    columns = conv.b.reshape(conv.b.op("arange", n=m, dtype=F64), shape=(1, m))
+    return conv.b.eq(conv.b.add(rows, const(float(k))), columns)
+
+
+def _eye(conv, args, kwargs, node):
+    p = _bind(conv, "eye", args, kwargs, {"N": _REQUIRED, "M": None, "k": 0, "dtype": float},
+              node)
+    n = _int(conv, p["N"], "N", node)
+    m = n if conv.static(p["M"], node) is None else _int(conv, p["M"], "M", node)
+    dtype = array_functions.DTYPES.get(conv.static(p["dtype"], node))
+    if dtype is None or min(n, m) < 0:
+        raise conv.source.error(node, "np.eye(N, M, k, dtype): N, M >= 0 and a float dtype")
+    return conv.to_type(_eye_mask(conv, n, m, _int(conv, p["k"], "k", node)),
+                        dtype.with_shape((n, m)))
+
+
+def _identity(conv, args, kwargs, node):
+    p = _bind(conv, "identity", args, kwargs, {"n": _REQUIRED, "dtype": float}, node)
+    return _eye(conv, [p["n"]], {"dtype": p["dtype"]}, node)
+
+
+def _linspace(conv, args, kwargs, node):
+    """numpy's algorithm: `arange(num) * step + start` (`step` = (stop - start) / div; a zero
+    step scales by the span instead), the last element set to `stop` when `endpoint`."""
+    p = _bind(conv, "linspace", args, kwargs, {"start": _REQUIRED, "stop": _REQUIRED,
+                                               "num": 50, "endpoint": True, "retstep": False},
+              node)
+    num = _int(conv, p["num"], "num", node)
+    if num < 0:
+        raise conv.source.error(node, f"Number of samples, {num}, must be non-negative.")
+    endpoint, retstep = (bool(conv.static(p[k], node)) for k in ("endpoint", "retstep"))
+    start, stop = (conv.to_type(conv.scalar(p[k], node), F64) for k in ("start", "stop"))
+    b = conv.b
+    div = num - 1 if endpoint else num
+    y = b.op("arange", n=num, dtype=F64)
+    delta = b.sub(stop, start)
+    if div > 0:
+        step = b.div(delta, const(float(div)))
+        if isinstance(step, Const):
+            scaled = b.mul(y, step) if step.value else b.mul(b.div(y, const(float(div))), delta)
+        else:
+            scaled = b.select(b.eq(step, const(0.0)), b.mul(b.div(y, const(float(div))), delta),
+                              b.mul(y, step))
+    else:
+        step = const(math.nan)
+        scaled = b.mul(y, delta)
+    y = b.add(scaled, start)
+    if endpoint and num > 1:
+        o = BuilderOps(b)
+        y = o.concatenate([o.slice_along(y, 0, 0, num - 1), b.broadcast_to(stop, shape=(1,))],
+                          0)
+    return (y, step) if retstep else y
+
+
+def _arange(conv, args, kwargs, node):
+    """np.arange(stop), (start, stop) or (start, stop, step) of constants: numpy's length
+    (ceil((stop - start) / step)) and values (start + i * delta)."""
+    p = _bind(conv, "arange", args, kwargs, {"start": _REQUIRED, "stop": None, "step": None,
+                                             "dtype": None}, node)
+    start, stop, step = (conv.static(p[k], node) for k in ("start", "stop", "step"))
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if not all(isinstance(v, int | float) for v in (start, stop, step)):
+        raise conv.source.error(node, "np.arange bounds must be numbers known when compiling",
+                                "use constants, len(x) or x.shape")
+    if step == 0:
+        raise conv.source.error(node, "Maximum allowed size exceeded")
+    dtype = array_functions._dtype(conv, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        n, delta = len(range(start, stop, step)), step
+    else:
+        n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
+    y = conv.b.op("arange", n=n, dtype=dtype)
+    if delta != 1:
+        y = conv.b.mul(y, const(float(delta), dtype))
+    return conv.b.add(y, const(float(start), dtype)) if start else y
+
+
+def _array_of_array(original):
+    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`)."""
+
+    def lower(conv, args, kwargs, node):
+        if not (args and isinstance(args[0], Var | Const) and args[0].type.is_array):
+            return original(conv, args, kwargs, node)
+        p = _bind(conv, "array", args, kwargs, {"object": _REQUIRED, "dtype": None}, node)
+        x = args[0]
+        if p["dtype"] is None:
+            return x
+        return conv.to_type(x, array_functions._dtype(conv, {"dtype": p["dtype"]}, node)
+                            .with_shape(x.type.shape))
+
+    return lower
+
+
+# ---- reshaping and reading ----------------------------------------------------------------
+
+def _diag(conv, args, kwargs, node):
+    p = _bind(conv, "diag", args, kwargs, {"v": _REQUIRED, "k": 0}, node)
+    v = _float_array(conv, p["v"], node)
+    k = _int(conv, p["k"], "k", node)
+    shape = v.type.shape
+    if len(shape) == 1:
+        return _run(conv, node, ac.diag_matrix, v, shape[0], k)
+    if len(shape) == 2:
+        return _run(conv, node, ac.diagonal, v, shape, k)
+    raise conv.source.error(node, "Input must be 1- or 2-d.")
+
+
+def _two_axes(conv, p, x, node):
+    """`x` with the axes `axis1`, `axis2` moved last (np.diagonal / np.trace)."""
+    ndim = len(x.type.shape)
+    if ndim < 2:
+        raise conv.source.error(node, "diag requires an array of at least two dimensions")
+    a1, a2 = (_axis(conv, p[k], ndim, node) for k in ("axis1", "axis2"))
+    if a1 == a2:
+        raise conv.source.error(node, "axis1 and axis2 cannot be the same")
+    rest = tuple(i for i in range(ndim) if i not in (a1, a2))
+    if rest + (a1, a2) != tuple(range(ndim)):
+        x = conv.b.transpose(x, axes=rest + (a1, a2))
+    return x
+
+
+def _diagonal(name):
+    def lower(conv, args, kwargs, node):
+        p = _bind(conv, name, args, kwargs, {"a": _REQUIRED, "offset": 0, "axis1": 0,
+                                             "axis2": 1}, node)
+        x = _two_axes(conv, p, _float_array(conv, p["a"], node), node)
+        d = _run(conv, node, ac.diagonal, x, x.type.shape, _int(conv, p["offset"], "offset",
+                                                                   node))
+        if name == "diagonal":
+            return d
+        return conv.b.sum(d, axis=(len(d.type.shape) - 1,), keepdims=False)
+
+    return lower
+
+
+def _diff(conv, args, kwargs, node):
+    p = _bind(conv, "diff", args, kwargs, {"a": _REQUIRED, "n": 1, "axis": -1}, node)
+    x = conv.numeric(conv.array(p["a"], node), node)
+    axis = _axis(conv, p["axis"], len(x.type.shape), node)
+    return _run(conv, node, ac.diff, x, x.type.shape, _int(conv, p["n"], "n", node), axis)
+
+
+def _roll(conv, args, kwargs, node):
+    p = _bind(conv, "roll", args, kwargs, {"a": _REQUIRED, "shift": _REQUIRED, "axis": None},
+              node)
+    x = conv.array(p["a"], node)
+    shape = x.type.shape
+    shift, axis = conv.static(p["shift"], node), conv.static(p["axis"], node)
+    flat = axis is None and len(shape) != 1
+    if flat:
+        x = conv.b.reshape(x, shape=(math.prod(shape),))
+    shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(0 if axis is None
+                                                                      else axis))
+    if shifts.ndim > 1 or not all(isinstance(v, int) for v in shifts.ravel().tolist() +
+                                  axes.ravel().tolist()):
+        raise conv.source.error(node, "np.roll: shift and axis must be integers (or tuples "
+                                      "of integers) known when compiling")
+    total: dict[int, int] = {}
+    for s, a in zip(shifts.ravel().tolist(), axes.ravel().tolist(), strict=True):
+        a = _axis(conv, const(a), len(x.type.shape), node)
+        total[a] = total.get(a, 0) + s
+    rolled = _run(conv, node, ac.roll, x, x.type.shape, total)
+    return conv.b.reshape(rolled, shape=shape) if flat else rolled
+
+
+def _angle(factor):
+    def lower(conv, args, kwargs, node):
+        array_functions._options(conv, kwargs, (), node)
+        x = conv.as_float(conv.one(args, node), node)
+        return conv.b.mul(x, const(factor, x.type.scalar))
+
+    return lower
+
+
+def _cross(conv, args, kwargs, node):
+    array_functions._options(conv, kwargs, (), node)
+    a, b = (conv.as_float(conv.array(v, node), node) for v in conv.exactly(args, 2, node))
+    a, b = conv.promote(a, b, node)
+    return _run(conv, node, ac.cross, a, b, a.type.shape, b.type.shape)
+
+
+def _cumulative(name, op):
+    def lower(conv, args, kwargs, node):
+        p = _bind(conv, name, args, kwargs, {"a": _REQUIRED, "axis": None}, node)
+        x = conv.numeric(p["a"], node)
+        if not x.type.is_array or conv.static(p["axis"], node) is None:
+            shape = (math.prod(x.type.shape),) if x.type.is_array else (1,)
+            x = conv.b.reshape(x, shape=shape) if x.type.shape != shape else x
+            axis = 0
+        else:
+            axis = _axis(conv, p["axis"], len(x.type.shape), node)
+        o = BuilderOps(conv.b)
+        return _run(conv, node, ac.cumulative, x, x.type.shape, axis, getattr(o, op))
+
+    return lower
+
+
+def _tile(conv, args, kwargs, node):
+    array_functions._options(conv, kwargs, (), node)
+    x, reps = conv.exactly(args, 2, node)
+    x = conv.array(x, node)
+    reps = conv.static(reps, node)
+    reps = reps if isinstance(reps, tuple) else (reps,)
+    if not all(isinstance(r, int) and r >= 0 for r in reps):
+        raise conv.source.error(node, "np.tile: reps must be non-negative integers known when "
+                                      "compiling")
+    return _run(conv, node, ac.tile, x, x.type.shape, reps)
+
+
+def _repeat(conv, args, kwargs, node):
+    p = _bind(conv, "repeat", args, kwargs, {"a": _REQUIRED, "repeats": _REQUIRED,
+                                             "axis": None}, node)
+    x = conv.array(p["a"], node)
+    repeats = _int(conv, p["repeats"], "repeats", node)
+    if repeats < 0:
+        raise conv.source.error(node, "negative dimensions are not allowed")
+    if conv.static(p["axis"], node) is None:
+        if len(x.type.shape) != 1:
+            x = conv.b.reshape(x, shape=(math.prod(x.type.shape),))
+        axis = 0
+    else:
+        axis = _axis(conv, p["axis"], len(x.type.shape), node)
+    return _run(conv, node, ac.repeat, x, x.type.shape, repeats, axis)
+
+
+# ---- einsum -------------------------------------------------------------------------------
+
+def _einsum(conv, node):
+    """np.einsum('subscripts', *operands): the subscripts string is read from the call's
+    syntax (a string literal; else a compile-time string value); the operands are converted
+    to one float type."""
+    first = node.args[0] if node.args else None
+    literal = isinstance(first, gast.Constant) and isinstance(first.value, str)
+    subscripts = first.value if literal else conv.expr(first) if first else None
+    if not isinstance(subscripts, str):
+        raise conv.source.error(node, "np.einsum needs its subscripts string first",
+                                "write np.einsum('ij,jk->ik', a, b)")
+    for kw in node.keywords:
+        if kw.arg != "optimize":
+            raise conv.source.error(node, f"np.einsum(): unsupported keyword argument "
+                                          f"{kw.arg!r}", "supported here: optimize")
+        conv.static(conv.expr(kw.value), node)  # a path choice: the result is the same
+    operands = [conv.as_float(conv.expr(a), a) for a in node.args[1:]]
+    dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
+        if operands else F64
+    operands = [conv.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
+    return _run(conv, node, ac.einsum, subscripts, operands,
+                [x.type.shape or () for x in operands])
+
+
+_SYNTACTIC = {id(np.einsum): (np.einsum, _einsum)}
+
+
+def syntactic(func):
+    """The lowering `(conv, call_node)` of a function whose arguments are read from the
+    call's syntax, or None."""
+    entry = _SYNTACTIC.get(id(func))
+    return entry[1] if entry is not None and entry[0] is func else None
+
+
+def library_function(func) -> str | None:
+    """`np.eye`-style name of a function of numpy or scipy (never inlined), or None."""
+    if not callable(func) or not isinstance(getattr(func, "__name__", None), str):
+        return None
+    module = getattr(func, "__module__", "") or ""
+    top = module.split(".")[0]
+    if top not in LIBRARIES:
+        return None
+    public = [part for part in module.split(".")[1:] if not part.startswith("_")]
+    return ".".join([LIBRARIES[top], *public, func.__name__])
+
+
+SAME_OBJECT = (np.asarray,)  # of an array of the requested dtype: the argument itself
+
+register_with_keywords([np.eye], _eye)
+register_with_keywords([np.identity], _identity)
+register_with_keywords([np.linspace], _linspace)
+register_with_keywords([np.arange], _arange)
+register_with_keywords([np.array], _array_of_array(sequences.np_array))
+register_with_keywords([np.asarray], _array_of_array(sequences.np_array))
+register_with_keywords([np.diag], _diag)
+register_with_keywords([np.diagonal], _diagonal("diagonal"))
+register_with_keywords([np.trace], _diagonal("trace"))
+register_with_keywords([np.diff], _diff)
+register_with_keywords([np.roll], _roll)
+register_with_keywords([np.radians, np.deg2rad], _angle(math.pi / 180.0))
+register_with_keywords([np.degrees, np.rad2deg], _angle(180.0 / math.pi))
+register_with_keywords([np.cross], _cross)
+register_with_keywords([np.cumsum], _cumulative("cumsum", "add"))
+register_with_keywords([np.cumprod], _cumulative("cumprod", "mul"))
+register_with_keywords([np.tile], _tile)
+register_with_keywords([np.repeat], _repeat)

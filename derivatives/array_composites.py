@@ -1,0 +1,250 @@
+"""numpy array functions composed from shape primitives, written once (against `Ops`) for the
+compiler's frontend and the eager tape alike; their derivatives come from the primitives'.
+
+Shapes are passed in (the vocabulary has no word for them) as tuples; axes are normalised
+(non-negative) by the caller unless stated. Bad arguments raise ValueError with numpy's
+message, which each side reports its own way.
+
+- `diagonal(x, shape, offset)`: the diagonal of the last two axes (a strided slice of them
+  flattened), as `np.diagonal(x, offset, -2, -1)`; `diag_matrix(v, n, k)`: `np.diag` of a
+  vector (v on diagonal k of a square matrix of zeros, built by concatenation: no product
+  with a mask, so an inf in v stays where numpy puts it);
+- `diff(x, shape, n, axis)`: `np.diff` (`x[1:] - x[:-1]` along `axis`, n times);
+- `roll(x, shape, shifts)`: `np.roll` by constant shifts (`{axis: shift}`), two slices
+  concatenated per axis;
+- `cross(a, b)`: `np.cross` of 3-vectors along the last axis (broadcast), numpy's formula
+  and operation order (`a1*b2 - a2*b1`, ...);
+- `cumulative(x, shape, axis, op)`: `np.cumsum` / `np.cumprod` (`op` is `o.add` / `o.mul`)
+  along `axis`: the left fold numpy computes (bit for bit) up to `SEQUENTIAL_SCAN` elements,
+  a log-depth scan beyond (the same sums, associated differently: a few ulps apart);
+- `tile(x, shape, reps)`, `repeat(x, shape, repeats, axis)`: `np.tile` / `np.repeat` with
+  constant counts, by a broadcast between reshapes;
+- `einsum(subscripts, operands, shapes)`: `np.einsum` for any explicit or implicit subscripts
+  string without `...`: repeated letters in one operand take its diagonal, letters only one
+  operand has and the output lacks are summed first, two operands contracted over shared
+  letters without batch letters are one `matmul`, anything else is a broadcast product
+  summed over the letters the output lacks, transposed to the output's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .vocabulary import Ops
+
+SEQUENTIAL_SCAN = 128
+Shape = tuple[int, ...]
+
+
+def zeros(o: Ops, like: Any, shape: Shape) -> Any:
+    """Zeros of `like`'s float type."""
+    return o.expand(o.constant(0.0, like), shape, None)
+
+
+def diagonal(o: Ops, x: Any, shape: Shape, offset: int = 0) -> Any:
+    *lead, n, m = shape
+    length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+    start = offset if offset >= 0 else -offset * m
+    flat = o.reshape(x, (*lead, n * m))
+    stop = start + (length - 1) * (m + 1) + 1 if length else start
+    return o.slice_along(flat, len(lead), start, stop, m + 1)
+
+
+def diag_matrix(o: Ops, v: Any, n: int, k: int = 0) -> Any:
+    padded = o.concatenate([o.reshape(v, (n, 1)), zeros(o, v, (n, n))], 1)  # (n, n + 1)
+    flat = o.slice_along(o.reshape(padded, (n * (n + 1),)), 0, 0, n * n)
+    square = o.reshape(flat, (n, n))
+    a = abs(k)
+    if not a:
+        return square
+    m = n + a
+    if k > 0:
+        rows = o.concatenate([zeros(o, v, (n, a)), square], 1)
+        return o.concatenate([rows, zeros(o, v, (a, m))], 0)
+    columns = o.concatenate([zeros(o, v, (a, n)), square], 0)
+    return o.concatenate([columns, zeros(o, v, (m, a))], 1)
+
+
+def diff(o: Ops, x: Any, shape: Shape, n: int, axis: int) -> Any:
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    length = shape[axis]
+    for _ in range(n):
+        x = o.sub(o.slice_along(x, axis, 1, length), o.slice_along(x, axis, 0, length - 1))
+        length = max(length - 1, 0)
+    return x
+
+
+def roll(o: Ops, x: Any, shape: Shape, shifts: dict[int, int]) -> Any:
+    for axis, shift in sorted(shifts.items()):
+        n = shape[axis]
+        s = shift % n if n else 0
+        if s:
+            x = o.concatenate([o.slice_along(x, axis, n - s, n),
+                               o.slice_along(x, axis, 0, n - s)], axis)
+    return x
+
+
+def cross(o: Ops, a: Any, b: Any, a_shape: Shape, b_shape: Shape) -> Any:
+    if a_shape[-1:] != (3,) or b_shape[-1:] != (3,):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 3)")
+    ca = [o.slice_along(a, len(a_shape) - 1, k, k + 1) for k in range(3)]
+    cb = [o.slice_along(b, len(b_shape) - 1, k, k + 1) for k in range(3)]
+    parts = [o.sub(o.mul(ca[i], cb[j]), o.mul(ca[j], cb[i])) for i, j in ((1, 2), (2, 0), (0, 1))]
+    return o.concatenate(parts, max(len(a_shape), len(b_shape)) - 1)
+
+
+def cumulative(o: Ops, x: Any, shape: Shape, axis: int, op: Callable[[Any, Any], Any]) -> Any:
+    n = shape[axis]
+    if n <= 1:
+        return x
+    if n <= SEQUENTIAL_SCAN:
+        parts = [o.slice_along(x, axis, 0, 1)]
+        for k in range(1, n):
+            parts.append(op(parts[-1], o.slice_along(x, axis, k, k + 1)))
+        return o.concatenate(parts, axis)
+    shift = 1
+    while shift < n:
+        x = o.concatenate([o.slice_along(x, axis, 0, shift),
+                           op(o.slice_along(x, axis, shift, n),
+                              o.slice_along(x, axis, 0, n - shift))], axis)
+        shift *= 2
+    return x
+
+
+def tile(o: Ops, x: Any, shape: Shape, reps: Sequence[int]) -> Any:
+    d = max(len(shape), len(reps))
+    shape = (1,) * (d - len(shape)) + tuple(shape)
+    reps = (1,) * (d - len(reps)) + tuple(reps)
+    spread = tuple(v for r, s in zip(reps, shape, strict=True) for v in (r, s))
+    x = o.expand(x, spread, tuple(range(0, 2 * d, 2)))
+    return o.reshape(x, tuple(r * s for r, s in zip(reps, shape, strict=True)))
+
+
+def repeat(o: Ops, x: Any, shape: Shape, repeats: int, axis: int) -> Any:
+    spread = tuple(shape[:axis + 1]) + (repeats,) + tuple(shape[axis + 1:])
+    x = o.expand(x, spread, (axis + 1,))
+    return o.reshape(x, tuple(shape[:axis]) + (shape[axis] * repeats,) + tuple(shape[axis + 1:]))
+
+
+# ---- einsum -----------------------------------------------------------------------------------
+
+def parse_einsum(subscripts: str, shapes: Sequence[Shape]) -> tuple[list[str], str, dict]:
+    """(letters of each operand, output letters, size of each letter), checked as numpy does."""
+    spec = subscripts.replace(" ", "")
+    if "." in spec:
+        raise ValueError("einsum with '...' (ellipsis) is not supported: name every axis")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError("more operands provided to einstein sum function than specified in "
+                         "the subscripts string" if len(shapes) > len(terms) else
+                         "fewer operands provided to einstein sum function than specified in "
+                         "the subscripts string")
+    letters = "".join(terms)
+    for c in letters + output:
+        if not c.isalpha():
+            raise ValueError(f"invalid subscript '{c}' in einstein sum subscripts string, "
+                             "subscripts must be letters")
+    if not arrow:
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    sizes: dict[str, int] = {}
+    for term, shape in zip(terms, shapes, strict=True):
+        if len(term) != len(shape):
+            raise ValueError("operand has more dimensions than subscripts given in einstein "
+                             "sum, but no '...' ellipsis provided to broadcast the extra "
+                             "dimensions." if len(shape) > len(term) else
+                             "einstein sum subscripts string contains too many subscripts for "
+                             "operand")
+        for c, n in zip(term, shape, strict=True):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"operands could not be broadcast together: subscript '{c}' "
+                                 f"has sizes {sizes[c]} and {n}")
+    for c in output:
+        if output.count(c) > 1:
+            raise ValueError(f"einstein sum subscripts string includes output subscript "
+                             f"'{c}' multiple times")
+        if c not in sizes:
+            raise ValueError(f"einstein sum subscripts string included output subscript '{c}' "
+                             "which never appeared in an input")
+    return terms, output, sizes
+
+
+def _transposed(o: Ops, x: Any, letters: str, order: str) -> tuple[Any, str]:
+    """`x` (axes named by `letters`) with its axes in the order they appear in `order`."""
+    target = "".join(sorted(letters, key=order.index))
+    if target != letters:
+        x = o.transpose(x, tuple(letters.index(c) for c in target))
+    return x, target
+
+
+def _distinct(o: Ops, x: Any, letters: str, sizes: dict) -> tuple[Any, str]:
+    """A repeated letter takes the diagonal of its two axes (moved last)."""
+    while len(set(letters)) != len(letters):
+        c = next(c for c in letters if letters.count(c) > 1)
+        p = letters.index(c)
+        q = letters.index(c, p + 1)
+        rest = [i for i in range(len(letters)) if i not in (p, q)]
+        if rest + [p, q] != list(range(len(letters))):
+            x = o.transpose(x, (*rest, p, q))
+        kept = "".join(letters[i] for i in rest)
+        x = diagonal(o, x, tuple(sizes[d] for d in kept) + (sizes[c], sizes[c]))
+        letters = kept + c
+    return x, letters
+
+
+def _sum_out(o: Ops, x: Any, letters: str, drop: set) -> tuple[Any, str]:
+    axes = tuple(i for i, c in enumerate(letters) if c in drop)
+    if not axes:
+        return x, letters
+    return o.reduce_sum(x, axes, False), "".join(c for c in letters if c not in drop)
+
+
+def _reshaped(o: Ops, x: Any, shape: Shape) -> Any:
+    return o.reshape(x, shape) if shape else o.reshape(x, None)
+
+
+def _contract(o: Ops, a: Any, la: str, b: Any, lb: str, output: str, sizes: dict):
+    """Two operands without batch letters contracted over their shared letters: a matmul."""
+    shared = [c for c in la if c in lb]
+    left = [c for c in la if c not in lb]
+    right = [c for c in lb if c not in la]
+    a, _ = _transposed(o, a, la, "".join(left + shared))
+    b, _ = _transposed(o, b, lb, "".join(shared + right))
+    size = {name: math.prod(sizes[c] for c in part) for name, part in
+            (("left", left), ("shared", shared), ("right", right))}
+    a = _reshaped(o, a, ((size["left"],) if left else ()) + (size["shared"],))
+    b = _reshaped(o, b, (size["shared"],) + ((size["right"],) if right else ()))
+    product = o.matmul(a, b)
+    letters = "".join(left + right)
+    full = tuple(sizes[c] for c in letters)
+    if len(full) != (1 if left else 0) + (1 if right else 0):
+        product = o.reshape(product, full)
+    product, letters = _transposed(o, product, letters, output)
+    return product
+
+
+def einsum(o: Ops, subscripts: str, operands: Sequence[Any], shapes: Sequence[Shape]) -> Any:
+    terms, output, sizes = parse_einsum(subscripts, shapes)
+    xs, names = [], []
+    for k, (x, letters) in enumerate(zip(operands, terms, strict=True)):
+        x, letters = _distinct(o, x, letters, sizes)
+        elsewhere = set(output).union(*(t for j, t in enumerate(terms) if j != k))
+        x, letters = _sum_out(o, x, letters, set(letters) - elsewhere)
+        xs.append(x)
+        names.append(letters)
+    if len(xs) == 2 and names[0] and names[1]:
+        shared = set(names[0]) & set(names[1])
+        if shared and not shared & set(output):
+            return _contract(o, xs[0], names[0], xs[1], names[1], output, sizes)
+    order = output + "".join(dict.fromkeys(c for n in names for c in n if c not in output))
+    product = None
+    for x, letters in zip(xs, names, strict=True):
+        x, letters = _transposed(o, x, letters, order)
+        if letters and letters != order:
+            x = o.reshape(x, tuple(sizes[c] if c in letters else 1 for c in order))
+        product = x if product is None else o.mul(product, x)
+    product, _ = _sum_out(o, product, order, set(order) - set(output))
+    return product
