@@ -33,15 +33,27 @@ import inspect
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import pipeline
+from . import arguments, pipeline
+from .arguments import (
+    NeedStatic,
+    Node,
+    Static,
+    Tree,
+    arg_type,  # noqa: F401 - part of this module's interface (tests, tools)
+    differentiable,
+    flatten,
+    leaf_types,
+    target_of,
+    unflatten,
+)
 from .compile_once import once
 from .frontend.aliasing import view_key
 from .frontend.to_ir import Layout
-from .ir.core import BOOL, F64, I64, Graph, Type
+from .ir.core import F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
@@ -49,41 +61,33 @@ from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
 BACKENDS = ("llvm", "python")
 
 
-ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
-
-
-def arg_type(value: Any, position: int) -> Type:
-    if isinstance(value, np.ndarray):
-        if value.dtype not in ARRAY_DTYPES:
-            raise TypeError(f"argument {position} is an array of {value.dtype}; compiled "
-                            "functions take float64 or float32 arrays")
-        if value.ndim == 0:
-            raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
-        return Type(ARRAY_DTYPES[value.dtype], value.shape)
-    if isinstance(value, bool | np.bool_):
-        return BOOL
-    if isinstance(value, int | np.integer):
-        return I64
-    if isinstance(value, float | np.floating):
-        return F64
-    raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
-                    "functions take Python or numpy scalars (float, int, bool) and float64 or "
-                    "float32 numpy arrays")
+class Call(NamedTuple):
+    """A call bound to the compiled function's parameters: the signature (`trees`, one per
+    parameter after the callable's own bound values, differentiated ones promoted to floats),
+    the runtime leaves to pass, and per differentiated argument (first flat position, its
+    tree)."""
+    trees: tuple
+    leaves: list
+    groups: tuple[tuple[int, Tree], ...]
+    plain: bool  # the leaves are the positional arguments themselves
 
 
 class Transformed:
     """A compiled transformation of `fn`, specialised and cached per argument signature."""
 
-    def __init__(self, fn: Callable, kind: str, wrt: int | tuple[int, ...] = 0,
+    def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
                  backend: str = "llvm") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.fn, self.kind, self.backend = fn, kind, backend
-        self.wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
-        self.multi = not isinstance(wrt, int)
-        self.cache: dict[tuple, tuple] = {}
+        self.wrt = (wrt,) if isinstance(wrt, int | str) else tuple(wrt)
+        self.multi = not isinstance(wrt, int | str)
+        self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
-        self.n_params = len(inspect.signature(fn).parameters)
+        self.static_ints: set[str] = set()  # int parameters that size arrays: specialised
+        self.target, bound = target_of(fn)
+        self.bound = tuple(Static(v) for v in bound)
+        self.names = tuple(inspect.signature(fn).parameters)
         functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
 
     @property
@@ -99,86 +103,223 @@ class Transformed:
         wrt = self.wrt if self.multi else self.wrt[0]
         return Transformed, (self.fn, self.kind, wrt, self.backend)
 
-    def signature(self, args: Sequence[Any]) -> tuple[Type, ...]:
-        if len(args) != self.n_params:
-            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
-                            f"but {len(args)} were given")
-        return self.signature_types([arg_type(a, i) for i, a in enumerate(args)])
+    # ---- binding a call ---------------------------------------------------------------------
 
-    def signature_types(self, types: list[Type]) -> tuple[Type, ...]:
-        """Argument types after promotion: differentiated arguments are floats."""
-        if self.kind != "jit":
-            for i in self.wrt:
-                if not -len(types) <= i < len(types):
-                    raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(types)} "
-                                    "arguments")
-                if not types[i].is_float:
-                    types[i] = F64
-        return tuple(types)
+    def bind(self, args: Sequence[Any], kwargs: dict) -> Call:
+        """Bind a call (Python's TypeError for a wrong one), flatten its arguments and check
+        the differentiated ones."""
+        binding = arguments.bind(self.fn, tuple(args), kwargs)
+        where = {p: str(i) for i, (p, vi) in enumerate(binding.positions) if vi is None}
+        targets = [] if self.kind == "jit" else [self._target(w, binding, len(args))
+                                                 for w in self.wrt]
+        differentiated = {p for p, _ in targets}
+        trees, leaves = [], []
+        for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
+            if p < binding.n_bound:
+                continue
+            static = name in self.static_ints and p not in differentiated
+            if (p, 0) in binding.positions:  # *args: each element named by its position
+                start = binding.positions.index((p, 0))
+                pairs = [flatten(v, str(start + i), static) for i, v in enumerate(value)]
+                tree = Node("tuple", tuple(t for t, _ in pairs))
+                flat = [leaf for _, ls in pairs for leaf in ls]
+            else:
+                tree, flat = flatten(value, where.get(p, repr(name)), static)
+            trees.append(tree)
+            leaves += flat
+        trees = self._promote(trees, targets, binding, where)
+        plain = not kwargs and not binding.n_bound and len(leaves) == len(args) and \
+            all(isinstance(t, Type) for t in trees) and \
+            all(x is a for x, a in zip(leaves, args, strict=True))
+        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plain)
+
+    def _target(self, w: int | str, binding: arguments.Binding, n_args: int) -> tuple:
+        """(parameter index, index in *args or None) of the differentiated argument `w`:
+        an int counts the call's positional arguments (then the parameters), a str names a
+        parameter."""
+        name = getattr(self.fn, "__name__", "the function")
+        user = binding.names[binding.n_bound:]
+        if isinstance(w, str):
+            if w not in user:
+                raise TypeError(f"wrt={w!r} but {name}() has no parameter {w!r} (it has "
+                                f"{', '.join(user)})")
+            return binding.names.index(w), None
+        if -n_args <= w < n_args:
+            return binding.positions[w % n_args]
+        if n_args <= w < len(user):
+            return w + binding.n_bound, None
+        raise TypeError(f"wrt={w} but {name} got {n_args} arguments")
+
+    def _promote(self, trees: list, targets: list, binding, where: dict) -> list:
+        """Differentiated arguments are floats (ints are taken as floats)."""
+        for p, vi in targets:
+            k = p - binding.n_bound
+            if vi is None:
+                trees[k] = differentiable(trees[k], where.get(p, repr(binding.names[p])))
+            else:
+                children = list(trees[k].children)
+                children[vi] = differentiable(children[vi],
+                                              str(binding.positions.index((p, vi))))
+                trees[k] = Node("tuple", tuple(children))
+        return trees
+
+    @staticmethod
+    def _groups(trees: list, targets: list, n_bound: int) -> tuple:
+        """(first flat input position, tree) of each differentiated argument."""
+        starts, k = [], 0
+        for tree in trees:
+            starts.append(k)
+            k += len(leaf_types(tree))
+        groups = []
+        for p, vi in targets:
+            tree, start = trees[p - n_bound], starts[p - n_bound]
+            if vi is not None:
+                start += sum(len(leaf_types(c)) for c in tree.children[:vi])
+                tree = tree.children[vi]
+            groups.append((start, tree))
+        return tuple(groups)
+
+    def _trees_targets(self, types: Sequence) -> tuple[list, list]:
+        """For a signature given as types (one per parameter, the callable's own bound values
+        left out): the trees, and the differentiated parameters (ints count parameters)."""
+        if len(types) != len(self.names):
+            raise TypeError(f"{self.fn.__name__}() takes {len(self.names)} arguments but "
+                            f"{len(types)} were given")
+        n = len(self.bound)
+        targets = [] if self.kind == "jit" else [
+            (self.names.index(w) + n if isinstance(w, str) else
+             self._target(w, _positional(self.names, n), len(types))[0], None)
+            for w in self.wrt]
+        trees = list(types)
+        for p, _ in targets:
+            trees[p - n] = differentiable(trees[p - n], str(p - n))
+        return trees, targets
+
+    # ---- compiling --------------------------------------------------------------------------
 
     @property
     def stages(self) -> tuple[str, ...]:
         return JIT if self.kind == "jit" else DIFFERENTIATE
 
-    def compilation(self, types: tuple[Type, ...], effects: bool = True) -> Compilation:
+    def compilation(self, trees: tuple, groups: tuple = (), effects: bool = True
+                    ) -> Compilation:
         """What to compile for one signature. With `effects`, `jit`'s graph also returns the
         final values of the argument arrays the function writes (its result is a `Layout`
-        instead of the tuple flag)."""
-        derivative = None if self.kind == "jit" else Derivative(self.kind, self.wrt)
-        return Compilation(self.fn, types, derivative, effects and self.kind == "jit",
-                           self.backend)
+        instead of the result's tree)."""
+        wrt = tuple(start + i for start, tree in groups for i in range(len(leaf_types(tree))))
+        derivative = None if self.kind == "jit" else Derivative(self.kind, wrt)
+        return Compilation(self.target, self.bound + tuple(trees), derivative,
+                           effects and self.kind == "jit", self.backend)
 
-    def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
-        """(primal graph, transformed graph, result is a tuple or `Layout`) for one
-        signature: the pipeline up to lowering."""
-        c = pipeline.run(self.compilation(types, effects), self.stages[:-1])
+    def graphs(self, types: Sequence, effects: bool = True) -> tuple[Graph, Graph, Any]:
+        """(primal graph, transformed graph, result tree or `Layout`) for one signature given
+        as types (one per parameter): the pipeline up to lowering."""
+        trees, targets = self._trees_targets(types)
+        c = self.compilation(tuple(trees), self._groups(trees, targets, len(self.bound)),
+                             effects)
+        c = pipeline.run(c, self.stages[:-1])
         return c.primal, c.graph, c.result
 
-    def ir_for(self, types: tuple[Type, ...]) -> tuple[Graph, bool]:
-        """The optimised graph of this transformation for argument types `types` (used to
-        inline it into other compiled code, or to transform it again: grad of grad)."""
-        if len(types) != self.n_params:
-            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
-                            f"but {len(types)} were given")
-        types = self.signature_types(list(types))
-        graph, is_tuple = once(self.cache, ("ir",) + types,
-                               lambda: self.graphs(types, effects=False)[1:])
+    def ir_for(self, types: Sequence) -> tuple[Graph, bool]:
+        """The optimised graph of this transformation for parameter types `types` (used to
+        inline it into other compiled code, or to transform it again: grad of grad). Inputs
+        and outputs are flat (the leaves of structured arguments and results)."""
+        trees, targets = self._trees_targets(types)
+        groups = self._groups(trees, targets, len(self.bound))
+        graph, tree = once(self.cache, ("ir",) + tuple(trees) + (groups,),
+                           lambda: self._graph(tuple(trees), groups))
+        is_tuple = not isinstance(tree, Type) or len(graph.outputs) != 1
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
-            is_tuple = self.multi or self.kind == "value_and_grad"
+            is_tuple = self.multi or self.kind == "value_and_grad" or len(graph.outputs) != 1
         return graph, is_tuple
 
-    def compiled(self, types: tuple[Type, ...]):
-        """(run, result is a tuple) for one signature; `run(*args)` returns a tuple."""
-        return once(self.cache, types, lambda: self._compile(types))
+    def _graph(self, trees: tuple, groups: tuple):
+        c = pipeline.run(self.compilation(trees, groups, effects=False), self.stages[:-1])
+        return c.graph, c.result
 
-    def _compile(self, types: tuple[Type, ...]):
-        c = pipeline.run(self.compilation(types), self.stages)
+    def compiled(self, trees: tuple, groups: tuple = ()):
+        """(run, result tree or `Layout`) for one signature; `run(*leaves)` returns a tuple."""
+        return once(self.cache, (trees, groups), lambda: self._compile(trees, groups))
+
+    def _compile(self, trees: tuple, groups: tuple):
+        c = pipeline.run(self.compilation(trees, groups), self.stages)
         return c.code, c.result
 
-    def __call__(self, *args: Any):
-        fast = self.dispatch.get(_dispatch_key(args))
-        if fast is None:
-            fast = self._prepare(args)
-        return fast(*args)
+    # ---- calling ----------------------------------------------------------------------------
 
-    def _prepare(self, args: Sequence[Any]) -> Callable:
-        """Validate a new argument signature, compile it and cache the entry point that
-        shapes the native result like the Python function's (keyed by the argument types)."""
-        run, is_tuple = self.compiled(self.signature(args))
-        if isinstance(is_tuple, Layout):
-            fast = _jit_entry(run, is_tuple, self.backend)
-        elif self.kind == "jit":
-            fast = run if is_tuple else (lambda *a: run(*a)[0])
-        elif self.kind == "value_and_grad" and self.multi:
-            def fast(*a):
-                values = run(*a)
-                return values[0], values[1:]
-        elif self.kind == "value_and_grad":
-            fast = run  # (value, gradient) already
-        else:
-            fast = run if self.multi else (lambda *a: run(*a)[0])
-        self.dispatch[_dispatch_key(args)] = fast
-        return fast
+    def __call__(self, *args: Any, **kwargs: Any):
+        if not kwargs:
+            fast = self.dispatch.get(_dispatch_key(args))
+            if fast is not None:
+                return fast(*args)
+        return self._prepare(args, kwargs)
+
+    def _prepare(self, args: Sequence[Any], kwargs: dict):
+        """Bind and validate a call, compile its signature (again with the int parameters
+        the function needs as compile-time values, see `arguments.NeedStatic`) and run it;
+        plain calls cache the entry point by argument types for the next ones."""
+        call, fast = _bound(self, args, kwargs, self.entry)
+        if call.plain:
+            self.dispatch[_dispatch_key(args)] = fast
+        return fast(*call.leaves)
+
+    def _specialise(self, e: NeedStatic, call: Call) -> None:
+        """Make the int parameters `e` names compile-time values, or raise its error."""
+        names = self.names[:len(call.trees)]
+        ints = {n for n, t in zip(names, call.trees, strict=True)
+                if I64 in leaf_types(t) and n not in self.static_ints}
+        differentiated = set() if self.kind == "jit" else {
+            w if isinstance(w, str) else names[w] for w in self.wrt
+            if isinstance(w, str) or -len(names) <= w < len(names)}
+        wanted = (e.names & ints) - differentiated
+        if not wanted:
+            raise e.error
+        self.static_ints |= wanted
+
+    def entry(self, call: Call) -> Callable:
+        """The entry point for the signature of `call`, taking its runtime leaves and
+        returning what the Python function (or the transformation) returns."""
+        run, result = self.compiled(call.trees, call.groups)
+        if isinstance(result, Layout):
+            return _jit_entry(run, result, self.backend)
+        if self.kind == "jit":
+            return _shaper(run, result)
+        shapes = [tree for _, tree in call.groups]
+        if all(isinstance(t, Type) for t in shapes):
+            if self.kind == "value_and_grad" and self.multi:
+                def fast(*a):
+                    values = run(*a)
+                    return values[0], values[1:]
+                return fast
+            if self.kind == "value_and_grad":
+                return run  # (value, gradient) already
+            return run if self.multi else (lambda *a: run(*a)[0])
+        first = 1 if self.kind == "value_and_grad" else 0
+
+        def structured(*a):
+            values = iter(run(*a))
+            value = next(values) if first else None
+            grads = tuple(unflatten(t, values) for t in shapes)
+            grads = grads if self.multi else grads[0]
+            return (value, grads) if first else grads
+
+        return structured
+
+
+def _positional(names: tuple, n_bound: int) -> arguments.Binding:
+    """A binding of positional arguments only (for signatures given as types)."""
+    return arguments.Binding(None, (None,) * n_bound + names, (), n_bound,
+                             tuple((p + n_bound, None) for p in range(len(names))))
+
+
+def _shaper(run: Callable, tree: Tree) -> Callable:
+    """`run` returning the result's structure instead of its flat leaves."""
+    if isinstance(tree, Type):
+        return lambda *a: run(*a)[0]
+    if isinstance(tree, Node) and tree.kind == "tuple" and all(
+            isinstance(t, Type) for t in tree.children):
+        return run
+    return lambda *a: unflatten(tree, run(*a))
 
 
 def _by_name(module: str, qualname: str) -> Any:
@@ -196,7 +337,7 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
     n, written, returned = program.n_results, program.written, program.returned
     simple = not written and not any(r is not None for r in returned) and backend != "python"
     if simple:
-        return run if program.is_tuple else (lambda *a: run(*a)[0])
+        return _shaper(run, program.tree)
     keys = [None if source is None or source[1] is None else view_key(source[1])
             for source in returned]  # the numpy index of each returned view
 
@@ -220,7 +361,7 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
                 value = value.copy()  # a new array, as in Python (the Python backend may
                 # hand back an argument's buffer)
             results.append(value)
-        return tuple(results) if program.is_tuple else results[0]
+        return unflatten(program.tree, results)
 
     return fast
 
@@ -237,7 +378,7 @@ def jit(fn: Callable | None = None, *, backend: str = "llvm"):
     return Transformed(fn, "jit", backend=backend)
 
 
-def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
+def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *,
          backend: str = "llvm"):
     """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode)."""
     if fn is None:
@@ -245,7 +386,7 @@ def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
     return Transformed(fn, "grad", wrt, backend)
 
 
-def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str = "llvm"):
+def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm"):
     """Like `grad`, returning `(value, gradient)`."""
     return Transformed(fn, "value_and_grad", wrt, backend)
 
@@ -254,7 +395,7 @@ _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _compile_extended(fn, types, derivative: Derivative):
-    """(primal graph, compiled derivative, result is a tuple), cached per function, argument
+    """(primal graph, compiled derivative, result tree), cached per function, argument
     types and derivative like the other transformations."""
     def build():
         c = pipeline.run(Compilation(fn, types, derivative), DIFFERENTIATE)
@@ -265,63 +406,94 @@ def _compile_extended(fn, types, derivative: Derivative):
     return once(per_fn, key, build)
 
 
+def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
+    """(call, build(call)) for a call of `t`, compiling again with the int parameters the
+    function needs as compile-time values (`NeedStatic`)."""
+    while True:
+        call = t.bind(args, kwargs)
+        try:
+            return call, build(call)
+        except NeedStatic as e:
+            t._specialise(e, call)
+
+
+def _extended(fn: Callable, primals: Sequence[Any], derivative: Derivative):
+    """(call, primal graph, run, result tree) of vjp/jvp of `fn` at `primals`."""
+    t = Transformed(fn, "jit")
+    call, (primal, run, tree) = _bound(t, primals, {}, lambda call: _compile_extended(
+        t.target, t.bound + call.trees, derivative))
+    return call, primal, run, tree
+
+
 def _zero_like(t: Type):
     return np.zeros(t.shape, dtype=np.float32 if t.name == "f32" else np.float64) \
         if t.is_array else 0.0
 
 
+def _outputs(tree: Tree, values: Sequence) -> Any:
+    """Output values (or tangents of float outputs, all outputs being floats) shaped like the
+    function's result; a flat tuple when some outputs are not floats."""
+    if len(values) == len(leaf_types(tree)):
+        return unflatten(tree, values)
+    return tuple(values)
+
+
 def vjp(fn: Callable, *primals: Any):
-    """`(outputs, pullback)`: `pullback(*cotangents)` gives cotangents of the float inputs."""
-    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    primal, run, is_tuple = _compile_extended(fn, types, Derivative("vjp"))
+    """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
+    leaf and gives the cotangents of the float input leaves (flat, in argument order)."""
+    call, primal, run, tree = _extended(fn, primals, Derivative("vjp"))
     n_out = len(primal.outputs)
     float_outs = [a.type for a in primal.outputs if a.type.is_float]
-    outs = run(*primals, *(_zero_like(t) for t in float_outs))[:n_out]
+    outs = run(*call.leaves, *(_zero_like(t) for t in float_outs))[:n_out]
 
     def pullback(*cotangents: Any):
         if len(cotangents) != len(float_outs):
             raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
                             f"{len(cotangents)}")
-        return run(*primals, *cotangents)[n_out:]
+        return run(*call.leaves, *cotangents)[n_out:]
 
-    return (outs if is_tuple else outs[0]), pullback
+    return _outputs(tree, outs), pullback
 
 
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
-    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode)."""
-    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    n_float = sum(t.is_float for t in types)
+    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one
+    tangent per float input leaf (flat, in argument order); outputs and their tangents are
+    shaped like the function's result."""
+    call, primal, run, tree = _extended(fn, primals, Derivative("jvp"))
+    n_float = sum(t.is_float for tree in call.trees for t in leaf_types(tree))
     if len(tangents) != n_float:
         raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
                         f"{len(tangents)}")
-    primal, run, is_tuple = _compile_extended(fn, types, Derivative("jvp"))
-    values = run(*primals, *tangents)
+    values = run(*call.leaves, *tangents)
     n_out = len(primal.outputs)
-    outs, touts = values[:n_out], values[n_out:]
-    return (outs, touts) if is_tuple else (outs[0], touts[0])
+    return _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
 
 
-def hessian(fn: Callable, wrt: int = 0):
-    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array), by
-    forward over reverse: one Hessian-vector product `jvp(grad(fn))` per input component,
-    loops included. For an array of shape S the result has shape S + S."""
+def hessian(fn: Callable, wrt: int | str = 0):
+    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array; an int
+    position or a parameter name), by forward over reverse: one Hessian-vector product
+    `jvp(grad(fn))` per input component, loops included. For an array of shape S the result
+    has shape S + S."""
     return functools.partial(_hessian_at, grad(fn, wrt=wrt), wrt)  # picklable
 
 
-def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
-    x = np.asarray(args[wrt], dtype=float)
-    types = tuple(arg_type(a, i) for i, a in enumerate(args))
-    if not types[wrt].is_float:
-        raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
-    # only argument `wrt` moves: the others are constants, not zero tangents (which would
-    # give 0 * inf = nan where the gradient is infinite in them)
-    _, run, _ = _compile_extended(gradient, types, Derivative("jvp", (wrt,)))
+def _hessian_at(gradient: Transformed, wrt: int | str, *args: Any, **kwargs: Any):
+    def build(call: Call):
+        start, tree = call.groups[0]
+        if not isinstance(tree, Type):
+            raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
+        # only argument `wrt` moves: the others are constants, not zero tangents (which
+        # would give 0 * inf = nan where the gradient is infinite in them)
+        return _compile_extended(gradient, call.trees, Derivative("jvp", (start,)))[1]
+
+    call, run = _bound(gradient, args, kwargs, build)
+    x = np.asarray(call.leaves[call.groups[0][0]], dtype=float)
     columns = []
     for k in range(x.size):
         basis = np.zeros(x.size)
         basis[k] = 1.0
         tangent = basis.reshape(x.shape) if x.ndim else 1.0
-        columns.append(np.asarray(run(*args, tangent)[1], dtype=float))
+        columns.append(np.asarray(run(*call.leaves, tangent)[1], dtype=float))
     if x.ndim == 0:
         return float(columns[0])
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
@@ -352,7 +524,9 @@ def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = N
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
     transformed = Transformed(fn, "grad" if grad or stage == "ad" else "jit", backend=backend)
-    c = transformed.compilation(transformed.signature_types(list(types)))
+    trees, targets = transformed._trees_targets(types)
+    c = transformed.compilation(tuple(trees), transformed._groups(trees, targets,
+                                                                  len(transformed.bound)))
     pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
                                      else "optimize"))
     if stage == "lower":

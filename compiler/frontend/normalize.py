@@ -91,11 +91,6 @@ class Normalizer:
     # ---- entry ----------------------------------------------------------------------------
 
     def function(self, fdef: gast.FunctionDef) -> gast.FunctionDef:
-        args = fdef.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            raise self.source.error(fdef, "unsupported signature: *args, **kwargs, keyword-only "
-                                          "or positional-only parameters",
-                                    "use plain positional parameters")
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
         body = self.desugar(body)
         if not _always_returns(body):
