@@ -125,7 +125,8 @@ def bind(fn: Callable, args: tuple, kwargs: dict) -> Binding:
         signature = inspect.signature(fn)
         ba = signature.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError(f"{name}() {e}") from None
+        raise TypeError(_python_message(target, bound + tuple(args), kwargs) or
+                        f"{name}() {e}") from None
     except ValueError as e:  # no signature (a builtin)
         raise TypeError(f"cannot compile {name!r}: {e}") from None
     ba.apply_defaults()
@@ -145,6 +146,24 @@ def bind(fn: Callable, args: tuple, kwargs: dict) -> Binding:
         names = (first,) + names
     values = bound + tuple(ba.arguments.values())
     return Binding(target, names, values, len(bound), tuple(positions))
+
+
+def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
+    """The message of the TypeError Python raises for this wrong call of `fn`: a function
+    with `fn`'s parameters (defaults replaced, the body empty) is called with the arguments."""
+    signature = inspect.signature(fn)
+    params = [p.replace(default=None if p.default is not p.empty else p.empty,
+                        annotation=p.empty) for p in signature.parameters.values()]
+    text = str(signature.replace(parameters=params, return_annotation=signature.empty))
+    namespace: dict = {}
+    exec(f"def {fn.__name__}{text}:\n    pass", namespace)  # parameter names only
+    stub = namespace[fn.__name__]
+    stub.__code__ = stub.__code__.replace(co_qualname=fn.__qualname__)
+    try:
+        stub(*args, **kwargs)
+    except TypeError as e:
+        return str(e)
+    return None
 
 
 def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, list]:

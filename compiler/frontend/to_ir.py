@@ -566,8 +566,6 @@ class FunctionConverter:
         v = node.value
         if isinstance(v, bool | int | float) and not isinstance(v, complex):
             return const(v)
-        if isinstance(v, str):  # a compile-time value (a dict key, an option)
-            return v
         raise self.source.error(node, f"unsupported constant {v!r}", "use int or float values")
 
     def expr_Name(self, node):
@@ -626,11 +624,17 @@ class FunctionConverter:
 
     def expr_Dict(self, node):
         """A dict display with string keys (a compile-time structure of values)."""
-        keys = [None if k is None else self.static(self.expr(k), k) for k in node.keys]
+        keys = [None if k is None else self.key(k) for k in node.keys]
         if not all(isinstance(k, str) for k in keys):
             raise self.source.error(node, "dict keys must be string constants",
                                     "use string keys: {'w': w, 'b': b}")
         return dict(zip(keys, (self.expr(v) for v in node.values), strict=True))
+
+    def key(self, node):
+        """A dict key: a string constant, or a compile-time value."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, str):
+            return node.value
+        return self.static(self.expr(node), node)
 
     expr_List = expr_Tuple  # list displays are immutable sequences here (np.array([...]))
 
@@ -666,7 +670,7 @@ class FunctionConverter:
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
         if isinstance(base, dict):
-            key = self.static(self.expr(node.slice), node)
+            key = self.key(node.slice)
             if key not in base:
                 raise self.source.error(node, f"KeyError: {key!r} (the dict has keys "
                                               f"{', '.join(map(repr, base))})")
