@@ -69,7 +69,8 @@ class Call(NamedTuple):
     trees: tuple
     leaves: list
     groups: tuple[tuple[int, Tree], ...]
-    plain: bool  # the leaves are the positional arguments themselves
+    plan: tuple | None  # where each leaf comes from, when every argument is one number or
+    # array: ("a", position) or ("k", keyword) of the call, ("c", value) a default's leaf
 
 
 class Transformed:
@@ -113,25 +114,34 @@ class Transformed:
         targets = [] if self.kind == "jit" else [self._target(w, binding, len(args))
                                                  for w in self.wrt]
         differentiated = {p for p, _ in targets}
-        trees, leaves = [], []
+        trees, leaves, sources = [], [], []
         for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
             if p < binding.n_bound:
                 continue
             static = name in self.static_ints and p not in differentiated
             if (p, 0) in binding.positions:  # *args: each element named by its position
                 start = binding.positions.index((p, 0))
-                pairs = [flatten(v, str(start + i), static) for i, v in enumerate(value)]
-                tree = Node("tuple", tuple(t for t, _ in pairs))
-                flat = [leaf for _, ls in pairs for leaf in ls]
+                parts = [(flatten(v, str(start + i), static), ("a", start + i))
+                         for i, v in enumerate(value)]
+                tree = Node("tuple", tuple(t for (t, _), _ in parts))
+            elif name == binding.var_keyword:  # **kwargs: each element a keyword argument
+                parts = [(flatten(v, repr(k), static), ("k", k)) for k, v in value.items()]
+                tree = Node("dict", tuple(t for (t, _), _ in parts), tuple(value))
             else:
-                tree, flat = flatten(value, where.get(p, repr(name)), static)
+                source = ("a", int(where[p])) if p in where else \
+                    ("k", name) if name in kwargs else None
+                parts = [(flatten(value, where.get(p, repr(name)), static), source)]
+                tree = parts[0][0][0]
             trees.append(tree)
-            leaves += flat
+            for (t, flat), source in parts:
+                leaves += flat
+                # a leaf is the call's argument itself, or a constant (from a default)
+                sources += [source if isinstance(t, Type) else None] if source else \
+                    [("c", leaf) for leaf in flat]
         trees = self._promote(trees, targets, binding, where)
-        plain = not kwargs and not binding.n_bound and len(leaves) == len(args) and \
-            all(isinstance(t, Type) for t in trees) and \
-            all(x is a for x, a in zip(leaves, args, strict=True))
-        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plain)
+        plan = tuple(sources) if None not in sources and \
+            len([s for s in sources if s[0] != "c"]) == len(args) + len(kwargs) else None
+        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plan)
 
     def _target(self, w: int | str, binding: arguments.Binding, n_args: int) -> tuple:
         """(parameter index, index in *args or None) of the differentiated argument `w`:
@@ -252,16 +262,21 @@ class Transformed:
             fast = self.dispatch.get(_dispatch_key(args))
             if fast is not None:
                 return fast(*args)
+        else:
+            fast = self.dispatch.get(_dispatch_key(args, kwargs))
+            if fast is not None:
+                return fast(*args, **kwargs)
         return self._prepare(args, kwargs)
 
     def _prepare(self, args: Sequence[Any], kwargs: dict):
         """Bind and validate a call, compile its signature (again with the int parameters
-        the function needs as compile-time values, see `arguments.NeedStatic`) and run it;
-        plain calls cache the entry point by argument types for the next ones."""
-        call, fast = _bound(self, args, kwargs, self.entry)
-        if call.plain:
-            self.dispatch[_dispatch_key(args)] = fast
-        return fast(*call.leaves)
+        the function needs as compile-time values, see `arguments.NeedStatic`) and run it.
+        Calls whose arguments are each one number or array cache their entry point by
+        argument types (and keywords) for the next ones."""
+        call, entry = _bound(self, args, kwargs, self.entry)
+        if call.plan is not None:
+            self.dispatch[_dispatch_key(args, kwargs)] = _planned(entry, call.plan)
+        return entry(*call.leaves)
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
         """Make the int parameters `e` names compile-time values, or raise its error."""
@@ -366,9 +381,27 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
     return fast
 
 
-def _dispatch_key(args) -> tuple:
-    """Argument types, plus shape and dtype for arrays (what selects a specialisation)."""
-    return tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
+def _dispatch_key(args: tuple, kwargs: dict | None = None) -> tuple:
+    """Argument types, plus shape and dtype for arrays, and keywords (what selects a
+    specialisation when every argument is one number or array)."""
+    key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
+    if kwargs:
+        key += tuple((k, (a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a))
+                     for k, a in kwargs.items())
+    return key
+
+
+def _planned(entry: Callable, plan: tuple) -> Callable:
+    """`entry` called with the leaves `plan` takes from a call's arguments (the arguments
+    themselves when they are all positional and no default is used)."""
+    if all(kind == "a" and value == i for i, (kind, value) in enumerate(plan)):
+        return entry
+
+    def fast(*args, **kwargs):
+        return entry(*[args[v] if kind == "a" else kwargs[v] if kind == "k" else v
+                       for kind, v in plan])
+
+    return fast
 
 
 def jit(fn: Callable | None = None, *, backend: str = "llvm"):

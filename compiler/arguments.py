@@ -108,6 +108,7 @@ class Binding:
     values: tuple
     n_bound: int  # leading parameters bound by the callable itself (a method's self)
     positions: tuple[tuple[int, int | None], ...]  # call position -> (parameter, index in *args)
+    var_keyword: str | None  # the name of the **kwargs parameter
 
 
 def target_of(fn: Callable) -> tuple[Callable, tuple]:
@@ -145,7 +146,9 @@ def bind(fn: Callable, args: tuple, kwargs: dict) -> Binding:
         first = next(iter(inspect.signature(target).parameters), "self")
         names = (first,) + names
     values = bound + tuple(ba.arguments.values())
-    return Binding(target, names, values, len(bound), tuple(positions))
+    var_keyword = next((p.name for p in signature.parameters.values()
+                        if p.kind == p.VAR_KEYWORD), None)
+    return Binding(target, names, values, len(bound), tuple(positions), var_keyword)
 
 
 def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
