@@ -71,6 +71,7 @@ class Call(NamedTuple):
     groups: tuple[tuple[int, Tree], ...]
     plan: tuple | None  # where each leaf comes from, when every argument is one number or
     # array: ("a", position) or ("k", keyword) of the call, ("c", value) a default's leaf
+    given: tuple[bool, ...]  # per leaf: part of an argument of the call (not a default)
 
 
 class Transformed:
@@ -114,7 +115,7 @@ class Transformed:
         targets = [] if self.kind == "jit" else [self._target(w, binding, len(args))
                                                  for w in self.wrt]
         differentiated = {p for p, _ in targets}
-        trees, leaves, sources = [], [], []
+        trees, leaves, sources, given = [], [], [], []
         for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
             if p < binding.n_bound:
                 continue
@@ -135,13 +136,15 @@ class Transformed:
             trees.append(tree)
             for (t, flat), source in parts:
                 leaves += flat
+                given += [source is not None] * len(flat)
                 # a leaf is the call's argument itself, or a constant (from a default)
                 sources += [source if isinstance(t, Type) else None] if source else \
                     [("c", leaf) for leaf in flat]
         trees = self._promote(trees, targets, binding, where)
         plan = tuple(sources) if None not in sources and \
             len([s for s in sources if s[0] != "c"]) == len(args) + len(kwargs) else None
-        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plan)
+        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plan,
+                    tuple(given))
 
     def _target(self, w: int | str, binding: arguments.Binding, n_args: int) -> tuple:
         """(parameter index, index in *args or None) of the differentiated argument `w`:
@@ -324,7 +327,7 @@ class Transformed:
 def _positional(names: tuple, n_bound: int) -> arguments.Binding:
     """A binding of positional arguments only (for signatures given as types)."""
     return arguments.Binding(None, (None,) * n_bound + names, (), n_bound,
-                             tuple((p + n_bound, None) for p in range(len(names))))
+                             tuple((p + n_bound, None) for p in range(len(names))), None)
 
 
 def _shaper(run: Callable, tree: Tree) -> Callable:
@@ -450,12 +453,22 @@ def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
             t._specialise(e, call)
 
 
-def _extended(fn: Callable, primals: Sequence[Any], derivative: Derivative):
-    """(call, primal graph, run, result tree) of vjp/jvp of `fn` at `primals`."""
+def _extended(fn: Callable, primals: Sequence[Any], mode: str):
+    """(call, primal graph, run, result tree, float input positions) of vjp/jvp of `fn` at
+    `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
+    constants)."""
     t = Transformed(fn, "jit")
-    call, (primal, run, tree) = _bound(t, primals, {}, lambda call: _compile_extended(
-        t.target, t.bound + call.trees, derivative))
-    return call, primal, run, tree
+
+    def build(call: Call):
+        types = [t for tree in call.trees for t in leaf_types(tree)]
+        floats = tuple(i for i, t in enumerate(types) if t.is_float and call.given[i])
+        derivative = Derivative(mode, floats if mode == "jvp" else None)
+        return _compile_extended(t.target, t.bound + call.trees, derivative) + (
+            [k for k, i in enumerate(i for i, t in enumerate(types) if t.is_float)
+             if i in floats],)
+
+    call, (primal, run, tree, floats) = _bound(t, primals, {}, build)
+    return call, primal, run, tree, floats
 
 
 def _zero_like(t: Type):
@@ -473,8 +486,9 @@ def _outputs(tree: Tree, values: Sequence) -> Any:
 
 def vjp(fn: Callable, *primals: Any):
     """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
-    leaf and gives the cotangents of the float input leaves (flat, in argument order)."""
-    call, primal, run, tree = _extended(fn, primals, Derivative("vjp"))
+    leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
+    defaults are constants)."""
+    call, primal, run, tree, floats = _extended(fn, primals, "vjp")
     n_out = len(primal.outputs)
     float_outs = [a.type for a in primal.outputs if a.type.is_float]
     outs = run(*call.leaves, *(_zero_like(t) for t in float_outs))[:n_out]
@@ -483,19 +497,19 @@ def vjp(fn: Callable, *primals: Any):
         if len(cotangents) != len(float_outs):
             raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
                             f"{len(cotangents)}")
-        return run(*call.leaves, *cotangents)[n_out:]
+        bars = run(*call.leaves, *cotangents)[n_out:]
+        return tuple(bars[k] for k in floats)
 
     return _outputs(tree, outs), pullback
 
 
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one
-    tangent per float input leaf (flat, in argument order); outputs and their tangents are
-    shaped like the function's result."""
-    call, primal, run, tree = _extended(fn, primals, Derivative("jvp"))
-    n_float = sum(t.is_float for tree in call.trees for t in leaf_types(tree))
-    if len(tangents) != n_float:
-        raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
+    tangent per float leaf of `primals` (flat, in argument order; defaults are constants);
+    outputs and their tangents are shaped like the function's result."""
+    call, primal, run, tree, floats = _extended(fn, primals, "jvp")
+    if len(tangents) != len(floats):
+        raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
                         f"{len(tangents)}")
     values = run(*call.leaves, *tangents)
     n_out = len(primal.outputs)
