@@ -1,29 +1,52 @@
 """User-facing transformations: `jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `show`.
 
 Contract:
-- Each transformation returns a callable that compiles the function once per call signature
-  (the tuple of argument types: float -> f64, int -> i64, bool -> bool) and caches the result;
-  later calls with the same signature run the cached code without tracing or compiling
-  (`.compile_count` tells how often it compiled). Threads asking for the same new signature
-  at once share one compilation.
+- A transformed function is called like the Python function: positional and keyword
+  arguments, default values, keyword-only parameters, `*args` (its arity is part of the
+  signature) and `**kwargs`, bound as Python binds them (`arguments.bind`); a wrong call raises
+  the `TypeError` Python raises, with Python's message. A bound method (`grad(model.loss)`),
+  a `staticmethod` or a `classmethod` is an entry point too: `self`/`cls` is a compile-time
+  value (by identity) and is not counted by `wrt`.
+- Arguments: floats, ints and bools (runtime values), float64/float32 arrays, int64 and bool
+  arrays (data: labels, indices, masks; never differentiated), tuples, lists and dicts with
+  string keys of them, nested (the graph takes their leaves). Other objects (strings, None,
+  functions, modules, class instances) are compile-time values: part of the signature, by
+  value for str/bytes/None and by identity otherwise. An int argument the function needs
+  when compiling (an array length `np.zeros(n)`, a shape, a slice bound) is specialised on
+  its value automatically: the first such call compiles again with that parameter
+  compile-time (`arguments.NeedStatic`), and later calls compile once per distinct value;
+  ints used only as loop counts stay runtime values.
+- Each transformation compiles the function once per call signature (the structure of the
+  arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
+  caches the result; later calls with the same signature run the cached code without tracing
+  or compiling (`.compile_count` tells how often it compiled). Threads asking for the same new
+  signature at once share one compilation.
+- Results have the structure the Python function returns: a number, an array, or tuples,
+  lists (list displays) and dicts (dict displays) of them, nested.
 - Transformed functions pickle at any time (before or after their first call) as the function,
   the transformation and its arguments, never as native code: the receiving process compiles
   again or loads the code from the disk cache. The function must be picklable (defined at
   module level); a module-level `@jit def f` is pickled by name. `hessian(f)` results pickle
   too.
 - `grad(f, wrt=0)` differentiates a function with one float result with respect to argument
-  `wrt` (an int, or a tuple of ints, then a tuple of gradients is returned). Arguments that
-  are differentiated are taken as floats even when given as ints.
-- Arguments are checked before any generated code runs: wrong count or non-numeric values
-  raise `TypeError`.
+  `wrt`: an int (a position in the call's positional arguments, then in the parameters) or a
+  parameter name, or a tuple of them (then a tuple of gradients is returned). The gradient
+  w.r.t. a structured argument has its structure (a dict of arrays gives a dict of gradient
+  arrays). Arguments that are differentiated are taken as floats even when given as ints;
+  differentiating an int or bool array or a compile-time value raises `TypeError`.
+- `vjp` and `jvp` take and give cotangents and tangents flat: one per float leaf of the
+  arguments given (defaults are constants), in order; their outputs (and `jvp`'s output
+  tangents) have the result's structure. `hessian(f, wrt)` takes a float or float array
+  argument (by position or name).
 - `backend="python"` runs the readable Python produced by the Python backend (the reference).
 - Arrays are shared objects, as in numpy: `jit` of a function that writes into an argument
-  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view or an inlined callee)
-  writes the final values back into the caller's array (`np.copyto`, any memory layout), and
-  a returned argument is the caller's very array. Arguments that share memory with an argument
-  the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
-  and `hessian` differentiate with respect to the argument values at entry and never modify
-  the caller's arrays.
+  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view, an inlined callee,
+  or inside a tuple or list argument) writes the final values back into the caller's array
+  (`np.copyto`, any memory layout), and a returned argument is the caller's very array.
+  Writes into arrays inside a dict argument are refused when compiling. Arguments that share
+  memory with an argument the function writes raise `ValueError` at call time. `grad`,
+  `value_and_grad`, `vjp`, `jvp` and `hessian` differentiate with respect to the argument
+  values at entry and never modify the caller's arrays.
 """
 
 from __future__ import annotations
