@@ -597,8 +597,11 @@ def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = N
     trees, targets = transformed._trees_targets(types)
     c = transformed.compilation(tuple(trees), transformed._groups(trees, targets,
                                                                   len(transformed.bound)))
-    pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
-                                     else "optimize"))
+    try:
+        pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
+                                         else "optimize"))
+    except NeedStatic as e:  # types alone give no values to specialise on
+        raise e.error from None
     if stage == "lower":
         return pipeline.lowered_text(c, backend)
     return graph_to_dot(c.graph) if dot else print_graph(c.graph)

@@ -159,9 +159,9 @@ def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
                         annotation=p.empty) for p in signature.parameters.values()]
     text = str(signature.replace(parameters=params, return_annotation=signature.empty))
     namespace: dict = {}
-    exec(f"def {fn.__name__}{text}:\n    pass", namespace)  # parameter names only
-    stub = namespace[fn.__name__]
-    stub.__code__ = stub.__code__.replace(co_qualname=fn.__qualname__)
+    exec(f"def stub{text}:\n    pass", namespace)  # parameter names only
+    stub = namespace["stub"]
+    stub.__name__, stub.__qualname__ = fn.__name__, fn.__qualname__
     try:
         stub(*args, **kwargs)
     except TypeError as e:

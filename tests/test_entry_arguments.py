@@ -119,6 +119,13 @@ def test_wrong_calls_raise_pythons_own_type_error(args, kwargs):
     assert python_error(grad(damped), *args, **kwargs) == expected
 
 
+def test_wrong_calls_of_a_method_raise_pythons_own_type_error():
+    m = Model()
+    for args in [(1.0,), (1.0, 2.0, 3.0)]:
+        assert python_error(jit(m.loss), *args) == python_error(m.loss, *args)
+        assert python_error(grad(Model.loss), m, *args) == python_error(Model.loss, m, *args)
+
+
 def test_wrt_names_a_parameter():
     with pytest.raises(TypeError, match="no parameter 'y'"):
         grad(damped, wrt="y")(1.0)
@@ -223,6 +230,18 @@ def doubled(x, n):
     return np.sum(np.ones(n * 2) * x)
 
 
+def zeros_of(k):
+    return np.zeros(k)
+
+
+def sized_in_loop_and_callee(x, n):
+    s = 0.0
+    for i in range(3):
+        z = np.ones(n) * (x + i)
+        s = s + np.sum(z * z)
+    return s + np.sum(zeros_of(n) + x)
+
+
 def test_int_arguments_that_size_arrays_are_specialised_per_value():
     f = jit(padded)
     for n in (3, 5, 3, 5, 2):
@@ -232,6 +251,11 @@ def test_int_arguments_that_size_arrays_are_specialised_per_value():
     assert g(2.0, 2, 3) == grid(2.0, 2, 3)
     assert g(2.0, 3, 3) == grid(2.0, 3, 3)
     assert jit(doubled)(1.5, 3) == doubled(1.5, 3)  # a size computed from n
+    h = jit(sized_in_loop_and_callee)  # inside a loop body, and in an inlined callee
+    assert h(0.5, 3) == pytest.approx(sized_in_loop_and_callee(0.5, 3), rel=1e-12)
+    assert h(0.5, 4) == pytest.approx(sized_in_loop_and_callee(0.5, 4), rel=1e-12)
+    assert grad(sized_in_loop_and_callee)(0.5, 4) == pytest.approx(
+        fd(lambda v: sized_in_loop_and_callee(v, 4), 0.5), rel=1e-6)
 
 
 def test_int_loop_counts_stay_runtime_values():
