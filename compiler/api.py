@@ -113,7 +113,33 @@ class Transformed:
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
         self.names = tuple(inspect.signature(fn).parameters)
+        self.methods: dict[int, tuple[Any, Transformed]] = {}  # see __get__
+        self.attribute: str | None = None  # the name of a method defined with @jit
+        self.read_from: tuple | None = None  # (instance, attribute) this method was read as
         functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attribute = name
+
+    def __get__(self, obj: Any, owner: type | None = None):
+        """A transformed function defined in a class body is a method, as a `def` is: read
+        on an instance, it is the transformation of the bound method, stored in the
+        instance's `__dict__` under the attribute's name (as `functools.cached_property`
+        does), so that its compilations are reused and live as long as the instance."""
+        if obj is None:
+            return self
+        cached = self.methods.get(id(obj))
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        wrt = self.wrt if self.multi else self.wrt[0]
+        method = Transformed(self.fn.__get__(obj, owner), self.kind, wrt, self.backend)
+        if self.attribute is not None:
+            method.read_from = (obj, self.attribute)  # how it pickles
+        if self.attribute is not None and hasattr(obj, "__dict__"):
+            obj.__dict__[self.attribute] = method
+        else:  # no instance dict (__slots__): kept for the life of the transformation
+            self.methods[id(obj)] = (obj, method)
+        return method
 
     @property
     def compile_count(self) -> int:
@@ -122,7 +148,11 @@ class Transformed:
 
     def __reduce__(self):
         """Pickle the function and the transformation, never native state: a module-level
-        `@jit def f` by name, anything else by rebuilding it from (fn, kind, wrt, backend)."""
+        `@jit def f` by name, a method defined with `@jit` read on an instance as that
+        attribute of the instance, anything else by rebuilding it from (fn, kind, wrt,
+        backend)."""
+        if self.read_from is not None:  # a method defined with @jit, read on an instance
+            return getattr, self.read_from
         if _by_name(self.__module__, self.__qualname__) is self:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]

@@ -4,7 +4,9 @@ arguments that size arrays (specialised per value), int and bool arrays as argum
 
 Every derivative is checked against central finite differences computed here with numpy."""
 
+import gc
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -180,6 +182,39 @@ def test_unbound_method_takes_self_as_a_compile_time_value_by_identity():
     assert f.compile_count == 1
     assert f(b, 3.0, 2.0) == b.loss(3.0, 2.0)
     assert f.compile_count == 2
+
+
+class Body:
+    @jit
+    def energy(self, x):
+        return square(x) * 0.5
+
+    @grad
+    def force(self, x):
+        return square(x) * 0.5
+
+    @staticmethod
+    @jit
+    def tripled(x):
+        return x * 3.0
+
+
+def test_methods_defined_with_jit_bind_self_like_def():
+    b = Body()
+    assert b.energy(3.0) == Body().energy.fn(3.0) == 4.5
+    assert b.energy(2.0) == 2.0 and b.energy.compile_count == 1  # reused per instance
+    assert b.force(3.0) == pytest.approx(fd(lambda v: 0.5 * v * v, 3.0), rel=1e-6)
+    assert Body.energy(b, 3.0) == 4.5
+    assert Body.tripled(2.0) == b.tripled(2.0) == 6.0
+    other = Body()
+    assert other.energy(1.0) == 0.5
+    gone = weakref.ref(other)
+    del other
+    gc.collect()
+    assert gone() is None  # the instance's compilations do not keep it alive
+    copy = pickle.loads(pickle.dumps(b))
+    assert copy.energy(3.0) == 4.5
+    assert pickle.loads(pickle.dumps(b.force))(2.0) == pytest.approx(2.0, rel=1e-12)
 
 
 def apply(fn, x, label="unused", option=None):
