@@ -4,8 +4,9 @@ Contract:
 - `bind(fn, args, kwargs)` binds a call to `fn`'s parameters as Python does
   (`inspect.signature(...).bind` with defaults applied; a wrong call raises Python's
   `TypeError`) and returns a `Binding`: the function whose source is compiled (`fn.__func__`
-  for a bound method), its parameter names and one value per parameter, in order (a bound
-  method's `self`/`cls` first, `*args` as a tuple, `**kwargs` as a dict).
+  for a bound method, `type(fn).__call__` for an instance of a class defining `__call__`),
+  its parameter names and one value per parameter, in order (a bound method's `self`/`cls`
+  or the called instance first, `*args` as a tuple, `**kwargs` as a dict).
 - `flatten(value, where, static_ints)` describes one parameter value as a hashable tree and
   lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int, bool,
   float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
@@ -116,6 +117,9 @@ def target_of(fn: Callable) -> tuple[Callable, tuple]:
     arguments: a bound method's `self` or `cls`)."""
     if inspect.ismethod(fn):
         return fn.__func__, (fn.__self__,)
+    call = inspect.getattr_static(type(fn), "__call__", None)
+    if not inspect.isfunction(fn) and not hasattr(fn, "ir_for") and inspect.isfunction(call):
+        return call, (fn,)  # an instance of a class with a __call__ method
     return fn, ()
 
 

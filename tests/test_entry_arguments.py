@@ -217,6 +217,20 @@ def test_methods_defined_with_jit_bind_self_like_def():
     assert pickle.loads(pickle.dumps(b.force))(2.0) == pytest.approx(2.0, rel=1e-12)
 
 
+class Loss:
+    def __call__(self, x, scale=2.0):
+        return scale * cube(x)
+
+
+def test_an_instance_with_a_call_method_is_an_entry_point():
+    loss = Loss()
+    assert jit(loss)(1.5) == loss(1.5)
+    assert grad(loss)(1.5) == pytest.approx(fd(loss, 1.5), rel=1e-6)
+    assert grad(loss, wrt="scale")(1.5) == pytest.approx(fd(lambda s: loss(1.5, s), 2.0),
+                                                         rel=1e-6)
+    assert python_error(jit(loss)) == python_error(loss)
+
+
 def apply(fn, x, label="unused", option=None):
     return fn(x) + 1.0
 
@@ -254,6 +268,10 @@ def grid(x, n, m):
     return np.sum(a * a)
 
 
+def shaped(x, shape):
+    return np.sum(np.ones(shape) * x)
+
+
 def repeated(x, n):
     s = 0.0
     for _ in range(n):
@@ -286,6 +304,8 @@ def test_int_arguments_that_size_arrays_are_specialised_per_value():
     assert g(2.0, 2, 3) == grid(2.0, 2, 3)
     assert g(2.0, 3, 3) == grid(2.0, 3, 3)
     assert jit(doubled)(1.5, 3) == doubled(1.5, 3)  # a size computed from n
+    s = jit(shaped)  # a tuple or list of ints as a shape
+    assert s(2.0, (2, 3)) == shaped(2.0, (2, 3)) and s(2.0, [3, 3]) == shaped(2.0, [3, 3])
     h = jit(sized_in_loop_and_callee)  # inside a loop body, and in an inlined callee
     assert h(0.5, 3) == pytest.approx(sized_in_loop_and_callee(0.5, 3), rel=1e-12)
     assert h(0.5, 4) == pytest.approx(sized_in_loop_and_callee(0.5, 4), rel=1e-12)
