@@ -97,7 +97,7 @@ class NeedStatic(Exception):  # noqa: N818 - an internal signal, caught by the A
     `error` is what to raise when they cannot be made static."""
 
     def __init__(self, names: frozenset[str], error: Exception) -> None:
-        super().__init__(", ".join(sorted(names)))
+        super().__init__(f"{error} (needs the value of {', '.join(sorted(names))})")
         self.names, self.error = names, error
 
 
