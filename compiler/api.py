@@ -112,7 +112,8 @@ class Transformed:
         self.static_ints: set[str] = set()  # int parameters that size arrays: specialised
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
-        self.names = tuple(inspect.signature(fn).parameters)
+        self.signature = inspect.signature(fn)
+        self.names = tuple(self.signature.parameters)
         self.methods: dict[int, tuple[Any, Transformed]] = {}  # see __get__
         self.attribute: str | None = None  # the name of a method defined with @jit
         self.read_from: tuple | None = None  # (instance, attribute) this method was read as
@@ -163,7 +164,7 @@ class Transformed:
     def bind(self, args: Sequence[Any], kwargs: dict) -> Call:
         """Bind a call (Python's TypeError for a wrong one), flatten its arguments and check
         the differentiated ones."""
-        binding = arguments.bind(self.fn, tuple(args), kwargs)
+        binding = arguments.bind(self.fn, tuple(args), kwargs, self.signature)
         where = {p: str(i) for i, (p, vi) in enumerate(binding.positions) if vi is None}
         targets = [] if self.kind == "jit" else [self._target(w, binding, len(args))
                                                  for w in self.wrt]

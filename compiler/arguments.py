@@ -23,6 +23,7 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def arg_type(value: Any, position: int | str) -> Type:
                             "with .astype)")
         if value.ndim == 0:
             raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
-        return Type(ARRAY_DTYPES[value.dtype], value.shape)
+        return _array_type(ARRAY_DTYPES[value.dtype], value.shape)
     if isinstance(value, bool | np.bool_):
         return BOOL
     if isinstance(value, int | np.integer):
@@ -56,6 +57,11 @@ def arg_type(value: Any, position: int | str) -> Type:
     raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
                     "functions take Python or numpy scalars (float, int, bool) and float64, "
                     "float32, int64 or bool numpy arrays")
+
+
+@functools.lru_cache(maxsize=1024)
+def _array_type(dtype: str, shape: tuple[int, ...]) -> Type:
+    return Type(dtype, shape)
 
 
 class Static:
@@ -123,11 +129,13 @@ def target_of(fn: Callable) -> tuple[Callable, tuple]:
     return fn, ()
 
 
-def bind(fn: Callable, args: tuple, kwargs: dict) -> Binding:
+def bind(fn: Callable, args: tuple, kwargs: dict,
+         signature: inspect.Signature | None = None) -> Binding:
+    """(`signature`: `inspect.signature(fn)`, when the caller has it already.)"""
     target, bound = target_of(fn)
     name = getattr(fn, "__name__", type(fn).__name__)
     try:
-        signature = inspect.signature(fn)
+        signature = signature or inspect.signature(fn)
         ba = signature.bind(*args, **kwargs)
     except TypeError as e:
         raise TypeError(_python_message(target, bound + tuple(args), kwargs) or
