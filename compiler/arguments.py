@@ -11,10 +11,10 @@ Contract:
   lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int, bool,
   float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
   functions, modules, other objects, compared by value for str/bytes/None/int and by identity
-  otherwise; ints only where `static_ints`), or a `Node` (a tuple, list or dict with string
-  keys, nested). The signature of a call is the tuple of its parameters' trees: the cache key
-  of a compilation, and what the frontend rebuilds the parameters from (graph inputs are the
-  flat leaves, in order).
+  otherwise; ints only where `static_ints`), or a `Node` (a tuple, named tuple, list or dict
+  with string keys, nested). The signature of a call is the tuple of its parameters' trees:
+  the cache key of a compilation, and what the frontend rebuilds the parameters from (graph
+  inputs are the flat leaves, in order; named tuples are tuples there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int
@@ -89,10 +89,12 @@ class Static:
 
 @dataclass(frozen=True)
 class Node:
-    """A tuple, list or dict (string `keys`, in order) of trees."""
+    """A tuple, list or dict (string `keys`, in order) of trees; a named tuple is a tuple
+    with its class (`named`)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
+    named: type | None = None
 
 
 Tree = Type | Static | Node
@@ -190,9 +192,11 @@ def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, li
         return arg_type(value, where), [value]
     if isinstance(value, complex | np.complexfloating):
         arg_type(value, where)  # raises: complex numbers are not supported
-    if type(value) in (tuple, list):
+    named = isinstance(value, tuple) and hasattr(type(value), "_fields")
+    if type(value) in (tuple, list) or named:
         pairs = [flatten(v, f"{where}[{i}]", static_ints) for i, v in enumerate(value)]
-        return Node(type(value).__name__, tuple(t for t, _ in pairs)), \
+        kind = "list" if isinstance(value, list) else "tuple"
+        return Node(kind, tuple(t for t, _ in pairs), named=type(value) if named else None), \
             [leaf for _, leaves in pairs for leaf in leaves]
     if type(value) is dict:
         for key in value:
@@ -227,6 +231,8 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     children = [_unflatten(child, leaves) for child in tree.children]
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
+    if tree.named is not None:
+        return tree.named(*children)
     return list(children) if tree.kind == "list" else tuple(children)
 
 
@@ -235,7 +241,7 @@ def differentiable(tree: Tree, where: str) -> Tree:
     and bool arrays and compile-time values cannot be differentiated (TypeError)."""
     if isinstance(tree, Node):
         return Node(tree.kind, tuple(differentiable(c, where) for c in tree.children),
-                    tree.keys)
+                    tree.keys, tree.named)
     if isinstance(tree, Static):
         raise TypeError(f"argument {where} has type {type(tree.value).__name__}; it cannot "
                         "be differentiated (only floats and float arrays can)")
