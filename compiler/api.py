@@ -204,7 +204,7 @@ class Transformed:
         """(parameter index, index in *args or None) of the differentiated argument `w`:
         an int counts the call's positional arguments (then the parameters), a str names a
         parameter."""
-        name = getattr(self.fn, "__name__", "the function")
+        name = self.target.__name__
         user = binding.names[binding.n_bound:]
         if isinstance(w, str):
             if w not in user:
@@ -250,7 +250,7 @@ class Transformed:
         """For a signature given as types (one per parameter, the callable's own bound values
         left out): the trees, and the differentiated parameters (ints count parameters)."""
         if len(types) != len(self.names):
-            raise TypeError(f"{self.fn.__name__}() takes {len(self.names)} arguments but "
+            raise TypeError(f"{self.target.__name__}() takes {len(self.names)} arguments but "
                             f"{len(types)} were given")
         n = len(self.bound)
         targets = [] if self.kind == "jit" else [
