@@ -1,29 +1,52 @@
 """User-facing transformations: `jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `show`.
 
 Contract:
-- Each transformation returns a callable that compiles the function once per call signature
-  (the tuple of argument types: float -> f64, int -> i64, bool -> bool) and caches the result;
-  later calls with the same signature run the cached code without tracing or compiling
-  (`.compile_count` tells how often it compiled). Threads asking for the same new signature
-  at once share one compilation.
+- A transformed function is called like the Python function: positional and keyword
+  arguments, default values, keyword-only parameters, `*args` (its arity is part of the
+  signature) and `**kwargs`, bound as Python binds them (`arguments.bind`); a wrong call raises
+  the `TypeError` Python raises, with Python's message. A bound method (`grad(model.loss)`),
+  a `staticmethod` or a `classmethod` is an entry point too: `self`/`cls` is a compile-time
+  value (by identity) and is not counted by `wrt`.
+- Arguments: floats, ints and bools (runtime values), float64/float32 arrays, int64 and bool
+  arrays (data: labels, indices, masks; never differentiated), tuples, lists and dicts with
+  string keys of them, nested (the graph takes their leaves). Other objects (strings, None,
+  functions, modules, class instances) are compile-time values: part of the signature, by
+  value for str/bytes/None and by identity otherwise. An int argument the function needs
+  when compiling (an array length `np.zeros(n)`, a shape, a slice bound) is specialised on
+  its value automatically: the first such call compiles again with that parameter
+  compile-time (`arguments.NeedStatic`), and later calls compile once per distinct value;
+  ints used only as loop counts stay runtime values.
+- Each transformation compiles the function once per call signature (the structure of the
+  arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
+  caches the result; later calls with the same signature run the cached code without tracing
+  or compiling (`.compile_count` tells how often it compiled). Threads asking for the same new
+  signature at once share one compilation.
+- Results have the structure the Python function returns: a number, an array, or tuples,
+  lists (list displays) and dicts (dict displays) of them, nested.
 - Transformed functions pickle at any time (before or after their first call) as the function,
   the transformation and its arguments, never as native code: the receiving process compiles
   again or loads the code from the disk cache. The function must be picklable (defined at
   module level); a module-level `@jit def f` is pickled by name. `hessian(f)` results pickle
   too.
 - `grad(f, wrt=0)` differentiates a function with one float result with respect to argument
-  `wrt` (an int, or a tuple of ints, then a tuple of gradients is returned). Arguments that
-  are differentiated are taken as floats even when given as ints.
-- Arguments are checked before any generated code runs: wrong count or non-numeric values
-  raise `TypeError`.
+  `wrt`: an int (a position in the call's positional arguments, then in the parameters) or a
+  parameter name, or a tuple of them (then a tuple of gradients is returned). The gradient
+  w.r.t. a structured argument has its structure (a dict of arrays gives a dict of gradient
+  arrays). Arguments that are differentiated are taken as floats even when given as ints;
+  differentiating an int or bool array or a compile-time value raises `TypeError`.
+- `vjp` and `jvp` take and give cotangents and tangents flat: one per float leaf of the
+  arguments given (defaults are constants), in order; their outputs (and `jvp`'s output
+  tangents) have the result's structure. `hessian(f, wrt)` takes a float or float array
+  argument (by position or name).
 - `backend="python"` runs the readable Python produced by the Python backend (the reference).
 - Arrays are shared objects, as in numpy: `jit` of a function that writes into an argument
-  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view or an inlined callee)
-  writes the final values back into the caller's array (`np.copyto`, any memory layout), and
-  a returned argument is the caller's very array. Arguments that share memory with an argument
-  the function writes raise `ValueError` at call time. `grad`, `value_and_grad`, `vjp`, `jvp`
-  and `hessian` differentiate with respect to the argument values at entry and never modify
-  the caller's arrays.
+  array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view, an inlined callee,
+  or inside a tuple or list argument) writes the final values back into the caller's array
+  (`np.copyto`, any memory layout), and a returned argument is the caller's very array.
+  Writes into arrays inside a dict argument are refused when compiling. Arguments that share
+  memory with an argument the function writes raise `ValueError` at call time. `grad`,
+  `value_and_grad`, `vjp`, `jvp` and `hessian` differentiate with respect to the argument
+  values at entry and never modify the caller's arrays.
 - Module-level and closed-over numbers and arrays and attributes of Python objects the
   function reads are read at every call, never stale (`frontend/externals.py`): floats and
   arrays are passed to the compiled code, other values (ints sizing arrays, functions,
@@ -40,16 +63,28 @@ import inspect
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import pipeline
+from . import arguments, pipeline
+from .arguments import (
+    NeedStatic,
+    Node,
+    Static,
+    Tree,
+    arg_type,  # noqa: F401 - part of this module's interface (tests, tools)
+    differentiable,
+    flatten,
+    leaf_types,
+    target_of,
+    unflatten,
+)
 from .compile_once import once
 from .frontend import externals
 from .frontend.aliasing import view_key
 from .frontend.to_ir import Layout
-from .ir.core import BOOL, F64, I64, Graph, Type
+from .ir.core import F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
@@ -57,42 +92,63 @@ from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
 BACKENDS = ("llvm", "python")
 
 
-ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
-
-
-def arg_type(value: Any, position: int) -> Type:
-    if isinstance(value, np.ndarray):
-        if value.dtype not in ARRAY_DTYPES:
-            raise TypeError(f"argument {position} is an array of {value.dtype}; compiled "
-                            "functions take float64 or float32 arrays")
-        if value.ndim == 0:
-            raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
-        return Type(ARRAY_DTYPES[value.dtype], value.shape)
-    if isinstance(value, bool | np.bool_):
-        return BOOL
-    if isinstance(value, int | np.integer):
-        return I64
-    if isinstance(value, float | np.floating):
-        return F64
-    raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
-                    "functions take Python or numpy scalars (float, int, bool) and float64 or "
-                    "float32 numpy arrays")
+class Call(NamedTuple):
+    """A call bound to the compiled function's parameters: the signature (`trees`, one per
+    parameter after the callable's own bound values, differentiated ones promoted to floats),
+    the runtime leaves to pass, and per differentiated argument (first flat position, its
+    tree)."""
+    trees: tuple
+    leaves: list
+    groups: tuple[tuple[int, Tree], ...]
+    plan: tuple | None  # where each leaf comes from, when every argument is one number or
+    # array: ("a", position) or ("k", keyword) of the call, ("c", value) a default's leaf
+    given: tuple[bool, ...]  # per leaf: part of an argument of the call (not a default)
 
 
 class Transformed:
     """A compiled transformation of `fn`, specialised and cached per argument signature."""
 
-    def __init__(self, fn: Callable, kind: str, wrt: int | tuple[int, ...] = 0,
+    def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
                  backend: str = "llvm") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.fn, self.kind, self.backend = fn, kind, backend
-        self.wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
-        self.multi = not isinstance(wrt, int)
-        self.cache: dict[tuple, tuple] = {}
+        self.wrt = (wrt,) if isinstance(wrt, int | str) else tuple(wrt)
+        self.multi = not isinstance(wrt, int | str)
+        self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
-        self.n_params = len(inspect.signature(fn).parameters)
+        self.static_ints: set[str] = set()  # int parameters that size arrays: specialised
+        self.target, bound = target_of(fn)
+        self.bound = tuple(Static(v) for v in bound)
+        self.signature = inspect.signature(fn)
+        self.names = tuple(self.signature.parameters)
+        self.methods: dict[int, tuple[Any, Transformed]] = {}  # see __get__
+        self.attribute: str | None = None  # the name of a method defined with @jit
+        self.read_from: tuple | None = None  # (instance, attribute) this method was read as
         functools.update_wrapper(self, fn, updated=())  # keep our own __dict__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attribute = name
+
+    def __get__(self, obj: Any, owner: type | None = None):
+        """A transformed function defined in a class body is a method, as a `def` is: read
+        on an instance, it is the transformation of the bound method, stored in the
+        instance's `__dict__` under the attribute's name (as `functools.cached_property`
+        does), so that its compilations are reused and live as long as the instance."""
+        if obj is None:
+            return self
+        cached = self.methods.get(id(obj))
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        wrt = self.wrt if self.multi else self.wrt[0]
+        method = Transformed(self.fn.__get__(obj, owner), self.kind, wrt, self.backend)
+        if self.attribute is not None:
+            method.read_from = (obj, self.attribute)  # how it pickles
+        if self.attribute is not None and hasattr(obj, "__dict__"):
+            obj.__dict__[self.attribute] = method
+        else:  # no instance dict (__slots__): kept for the life of the transformation
+            self.methods[id(obj)] = (obj, method)
+        return method
 
     @property
     def compile_count(self) -> int:
@@ -101,94 +157,251 @@ class Transformed:
 
     def __reduce__(self):
         """Pickle the function and the transformation, never native state: a module-level
-        `@jit def f` by name, anything else by rebuilding it from (fn, kind, wrt, backend)."""
+        `@jit def f` by name, a method defined with `@jit` read on an instance as that
+        attribute of the instance, anything else by rebuilding it from (fn, kind, wrt,
+        backend)."""
+        if self.read_from is not None:  # a method defined with @jit, read on an instance
+            return getattr, self.read_from
         if _by_name(self.__module__, self.__qualname__) is self:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
         return Transformed, (self.fn, self.kind, wrt, self.backend)
 
-    def signature(self, args: Sequence[Any]) -> tuple[Type, ...]:
-        if len(args) != self.n_params:
-            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
-                            f"but {len(args)} were given")
-        return self.signature_types([arg_type(a, i) for i, a in enumerate(args)])
+    # ---- binding a call ---------------------------------------------------------------------
 
-    def signature_types(self, types: list[Type]) -> tuple[Type, ...]:
-        """Argument types after promotion: differentiated arguments are floats."""
-        if self.kind != "jit":
-            for i in self.wrt:
-                if not -len(types) <= i < len(types):
-                    raise TypeError(f"wrt={i} but {self.fn.__name__} got {len(types)} "
-                                    "arguments")
-                if not types[i].is_float:
-                    types[i] = F64
-        return tuple(types)
+    def bind(self, args: Sequence[Any], kwargs: dict) -> Call:
+        """Bind a call (Python's TypeError for a wrong one), flatten its arguments and check
+        the differentiated ones."""
+        binding = arguments.bind(self.fn, tuple(args), kwargs, self.signature)
+        where = {p: str(i) for i, (p, vi) in enumerate(binding.positions) if vi is None}
+        targets = [] if self.kind == "jit" else [self._target(w, binding, len(args))
+                                                 for w in self.wrt]
+        differentiated = {p for p, _ in targets}
+        trees, leaves, sources, given = [], [], [], []
+        for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
+            if p < binding.n_bound:
+                continue
+            static = name in self.static_ints and p not in differentiated
+            if (p, 0) in binding.positions:  # *args: each element named by its position
+                start = binding.positions.index((p, 0))
+                parts = [(flatten(v, str(start + i), static), ("a", start + i))
+                         for i, v in enumerate(value)]
+                tree = Node("tuple", tuple(t for (t, _), _ in parts))
+            elif name == binding.var_keyword:  # **kwargs: each element a keyword argument
+                parts = [(flatten(v, repr(k), static), ("k", k)) for k, v in value.items()]
+                tree = Node("dict", tuple(t for (t, _), _ in parts), tuple(value))
+            else:
+                source = ("a", int(where[p])) if p in where else \
+                    ("k", name) if name in kwargs else None
+                parts = [(flatten(value, where.get(p, repr(name)), static), source)]
+                tree = parts[0][0][0]
+            trees.append(tree)
+            for (t, flat), source in parts:
+                leaves += flat
+                given += [source is not None] * len(flat)
+                # a leaf is the call's argument itself, or a constant (from a default)
+                sources += [source if isinstance(t, Type) else None] if source else \
+                    [("c", leaf) for leaf in flat]
+        trees = self._promote(trees, targets, binding, where)
+        plan = tuple(sources) if None not in sources and \
+            len([s for s in sources if s[0] != "c"]) == len(args) + len(kwargs) else None
+        return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plan,
+                    tuple(given))
+
+    def _target(self, w: int | str, binding: arguments.Binding, n_args: int) -> tuple:
+        """(parameter index, index in *args or None) of the differentiated argument `w`:
+        an int counts the call's positional arguments (then the parameters), a str names a
+        parameter."""
+        name = self.target.__name__
+        user = binding.names[binding.n_bound:]
+        if isinstance(w, str):
+            if w not in user:
+                raise TypeError(f"wrt={w!r} but {name}() has no parameter {w!r} (it has "
+                                f"{', '.join(user)})")
+            return binding.names.index(w), None
+        if -n_args <= w < n_args:
+            return binding.positions[w % n_args]
+        if n_args <= w < len(user):
+            return w + binding.n_bound, None
+        raise TypeError(f"wrt={w} but {name} got {n_args} arguments")
+
+    def _promote(self, trees: list, targets: list, binding, where: dict) -> list:
+        """Differentiated arguments are floats (ints are taken as floats)."""
+        for p, vi in targets:
+            k = p - binding.n_bound
+            if vi is None:
+                trees[k] = differentiable(trees[k], where.get(p, repr(binding.names[p])))
+            else:
+                children = list(trees[k].children)
+                children[vi] = differentiable(children[vi],
+                                              str(binding.positions.index((p, vi))))
+                trees[k] = Node("tuple", tuple(children))
+        return trees
+
+    @staticmethod
+    def _groups(trees: list, targets: list, n_bound: int) -> tuple:
+        """(first flat input position, tree) of each differentiated argument."""
+        starts, k = [], 0
+        for tree in trees:
+            starts.append(k)
+            k += len(leaf_types(tree))
+        groups = []
+        for p, vi in targets:
+            tree, start = trees[p - n_bound], starts[p - n_bound]
+            if vi is not None:
+                start += sum(len(leaf_types(c)) for c in tree.children[:vi])
+                tree = tree.children[vi]
+            groups.append((start, tree))
+        return tuple(groups)
+
+    def _trees_targets(self, types: Sequence) -> tuple[list, list]:
+        """For a signature given as types (one per parameter, the callable's own bound values
+        left out): the trees, and the differentiated parameters (ints count parameters)."""
+        if len(types) != len(self.names):
+            raise TypeError(f"{self.target.__name__}() takes {len(self.names)} arguments but "
+                            f"{len(types)} were given")
+        n = len(self.bound)
+        targets = [] if self.kind == "jit" else [
+            (self.names.index(w) + n if isinstance(w, str) else
+             self._target(w, _positional(self.names, n), len(types))[0], None)
+            for w in self.wrt]
+        trees = list(types)
+        for p, _ in targets:
+            trees[p - n] = differentiable(trees[p - n], str(p - n))
+        return trees, targets
+
+    # ---- compiling --------------------------------------------------------------------------
 
     @property
     def stages(self) -> tuple[str, ...]:
         return JIT if self.kind == "jit" else DIFFERENTIATE
 
-    def compilation(self, types: tuple[Type, ...], effects: bool = True) -> Compilation:
+    def compilation(self, trees: tuple, groups: tuple = (), effects: bool = True
+                    ) -> Compilation:
         """What to compile for one signature. With `effects`, `jit`'s graph also returns the
         final values of the argument arrays the function writes (its result is a `Layout`
-        instead of the tuple flag)."""
-        derivative = None if self.kind == "jit" else Derivative(self.kind, self.wrt)
-        return Compilation(self.fn, types, derivative, effects and self.kind == "jit",
-                           self.backend)
+        instead of the result's tree)."""
+        wrt = tuple(start + i for start, tree in groups for i in range(len(leaf_types(tree))))
+        derivative = None if self.kind == "jit" else Derivative(self.kind, wrt)
+        return Compilation(self.target, self.bound + tuple(trees), derivative,
+                           effects and self.kind == "jit", self.backend)
 
-    def graphs(self, types: tuple[Type, ...], effects: bool = True) -> tuple[Graph, Graph, Any]:
-        """(primal graph, transformed graph, result is a tuple or `Layout`) for one
-        signature: the pipeline up to lowering."""
-        c = pipeline.run(self.compilation(types, effects), self.stages[:-1])
+    def graphs(self, types: Sequence, effects: bool = True) -> tuple[Graph, Graph, Any]:
+        """(primal graph, transformed graph, result tree or `Layout`) for one signature given
+        as types (one per parameter): the pipeline up to lowering."""
+        trees, targets = self._trees_targets(types)
+        c = self.compilation(tuple(trees), self._groups(trees, targets, len(self.bound)),
+                             effects)
+        c = pipeline.run(c, self.stages[:-1])
         return c.primal, c.graph, c.result
 
-    def ir_for(self, types: tuple[Type, ...]) -> tuple[Graph, bool]:
-        """The optimised graph of this transformation for argument types `types` (used to
-        inline it into other compiled code, or to transform it again: grad of grad)."""
-        if len(types) != self.n_params:
-            raise TypeError(f"{self.fn.__name__}() takes {self.n_params} positional arguments "
-                            f"but {len(types)} were given")
-        types = self.signature_types(list(types))
-        key = ("ir",) + types
-        graph, is_tuple = once(self.cache, key, lambda: self.graphs(types, effects=False)[1:])
+    def ir_for(self, types: Sequence) -> tuple[Graph, bool]:
+        """The optimised graph of this transformation for parameter types `types` (used to
+        inline it into other compiled code, or to transform it again: grad of grad). Inputs
+        and outputs are flat (the leaves of structured arguments and results)."""
+        trees, targets = self._trees_targets(types)
+        groups = self._groups(trees, targets, len(self.bound))
+        key = ("ir",) + tuple(trees) + (groups,)
+        graph, tree = once(self.cache, key, lambda: self._graph(tuple(trees), groups))
         if not externals.holds(externals.of(graph)):  # a value it reads has changed
-            graph, is_tuple = self.cache[key] = self.graphs(types, effects=False)[1:]
+            graph, tree = self.cache[key] = self._graph(tuple(trees), groups)
+        is_tuple = not isinstance(tree, Type) or len(graph.outputs) != 1
         if self.kind != "jit":  # outputs: [value,] gradients (flat)
-            is_tuple = self.multi or self.kind == "value_and_grad"
+            is_tuple = self.multi or self.kind == "value_and_grad" or len(graph.outputs) != 1
         return graph, is_tuple
 
-    def compiled(self, types: tuple[Type, ...]):
-        """(run, result is a tuple) for one signature; `run(*args)` returns a tuple."""
-        return once(self.cache, types, lambda: self._compile(types))
+    def _graph(self, trees: tuple, groups: tuple):
+        c = pipeline.run(self.compilation(trees, groups, effects=False), self.stages[:-1])
+        return c.graph, c.result
 
-    def _compile(self, types: tuple[Type, ...]):
-        c = pipeline.run(self.compilation(types), self.stages)
+    def compiled(self, trees: tuple, groups: tuple = ()):
+        """(run, result tree or `Layout`) for one signature; `run(*leaves)` returns a tuple."""
+        return once(self.cache, (trees, groups), lambda: self._compile(trees, groups))
+
+    def _compile(self, trees: tuple, groups: tuple):
+        c = pipeline.run(self.compilation(trees, groups), self.stages)
         return c.code, c.result
 
-    def __call__(self, *args: Any):
-        fast = self.dispatch.get(_dispatch_key(args))
-        if fast is None:
-            fast = self._prepare(args)
-        return fast(*args)
+    # ---- calling ----------------------------------------------------------------------------
 
-    def _prepare(self, args: Sequence[Any]) -> Callable:
-        """Validate a new argument signature, compile it and cache the entry point that
-        shapes the native result like the Python function's (keyed by the argument types)."""
-        run, is_tuple = self.compiled(self.signature(args))
-        if isinstance(is_tuple, Layout):
-            fast = _jit_entry(run, is_tuple, self.backend)
-        elif self.kind == "jit":
-            fast = run if is_tuple else (lambda *a: run(*a)[0])
-        elif self.kind == "value_and_grad" and self.multi:
-            def fast(*a):
-                values = run(*a)
-                return values[0], values[1:]
-        elif self.kind == "value_and_grad":
-            fast = run  # (value, gradient) already
+    def __call__(self, *args: Any, **kwargs: Any):
+        if not kwargs:
+            fast = self.dispatch.get(_dispatch_key(args))
+            if fast is not None:
+                return fast(*args)
         else:
-            fast = run if self.multi else (lambda *a: run(*a)[0])
-        self.dispatch[_dispatch_key(args)] = fast
-        return fast
+            fast = self.dispatch.get(_dispatch_key(args, kwargs))
+            if fast is not None:
+                return fast(*args, **kwargs)
+        return self._prepare(args, kwargs)
+
+    def _prepare(self, args: Sequence[Any], kwargs: dict):
+        """Bind and validate a call, compile its signature (again with the int parameters
+        the function needs as compile-time values, see `arguments.NeedStatic`) and run it.
+        Calls whose arguments are each one number or array cache their entry point by
+        argument types (and keywords) for the next ones."""
+        call, entry = _bound(self, args, kwargs, self.entry)
+        if call.plan is not None:
+            self.dispatch[_dispatch_key(args, kwargs)] = _planned(entry, call.plan)
+        return entry(*call.leaves)
+
+    def _specialise(self, e: NeedStatic, call: Call) -> None:
+        """Make the int parameters `e` names compile-time values, or raise its error."""
+        names = self.names[:len(call.trees)]
+        ints = {n for n, t in zip(names, call.trees, strict=True)
+                if I64 in leaf_types(t) and n not in self.static_ints}
+        differentiated = set() if self.kind == "jit" else {
+            w if isinstance(w, str) else names[w] for w in self.wrt
+            if isinstance(w, str) or -len(names) <= w < len(names)}
+        wanted = (e.names & ints) - differentiated
+        if not wanted:
+            raise e.error
+        self.static_ints |= wanted
+
+    def entry(self, call: Call) -> Callable:
+        """The entry point for the signature of `call`, taking its runtime leaves and
+        returning what the Python function (or the transformation) returns."""
+        run, result = self.compiled(call.trees, call.groups)
+        if isinstance(result, Layout):
+            return _jit_entry(run, result, self.backend)
+        if self.kind == "jit":
+            return _shaper(run, result)
+        shapes = [tree for _, tree in call.groups]
+        if all(isinstance(t, Type) for t in shapes):
+            if self.kind == "value_and_grad" and self.multi:
+                def fast(*a):
+                    values = run(*a)
+                    return values[0], values[1:]
+                return fast
+            if self.kind == "value_and_grad":
+                return run  # (value, gradient) already
+            return run if self.multi else (lambda *a: run(*a)[0])
+        first = 1 if self.kind == "value_and_grad" else 0
+
+        def structured(*a):
+            values = iter(run(*a))
+            value = next(values) if first else None
+            grads = tuple(unflatten(t, values) for t in shapes)
+            grads = grads if self.multi else grads[0]
+            return (value, grads) if first else grads
+
+        return structured
+
+
+def _positional(names: tuple, n_bound: int) -> arguments.Binding:
+    """A binding of positional arguments only (for signatures given as types)."""
+    return arguments.Binding(None, (None,) * n_bound + names, (), n_bound,
+                             tuple((p + n_bound, None) for p in range(len(names))), None)
+
+
+def _shaper(run: Callable, tree: Tree) -> Callable:
+    """`run` returning the result's structure instead of its flat leaves."""
+    if isinstance(tree, Type):
+        return lambda *a: run(*a)[0]
+    if isinstance(tree, Node) and tree.kind == "tuple" and all(
+            isinstance(t, Type) for t in tree.children):
+        return run
+    return lambda *a: unflatten(tree, run(*a))
 
 
 def _by_name(module: str, qualname: str) -> Any:
@@ -206,7 +419,7 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
     n, written, returned = program.n_results, program.written, program.returned
     simple = not written and not any(r is not None for r in returned) and backend != "python"
     if simple:
-        return run if program.is_tuple else (lambda *a: run(*a)[0])
+        return _shaper(run, program.tree)
     keys = [None if source is None or source[1] is None else view_key(source[1])
             for source in returned]  # the numpy index of each returned view
 
@@ -230,14 +443,32 @@ def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:
                 value = value.copy()  # a new array, as in Python (the Python backend may
                 # hand back an argument's buffer)
             results.append(value)
-        return tuple(results) if program.is_tuple else results[0]
+        return unflatten(program.tree, results)
 
     return fast
 
 
-def _dispatch_key(args) -> tuple:
-    """Argument types, plus shape and dtype for arrays (what selects a specialisation)."""
-    return tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
+def _dispatch_key(args: tuple, kwargs: dict | None = None) -> tuple:
+    """Argument types, plus shape and dtype for arrays, and keywords (what selects a
+    specialisation when every argument is one number or array)."""
+    key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
+    if kwargs:
+        key += tuple((k, (a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a))
+                     for k, a in kwargs.items())
+    return key
+
+
+def _planned(entry: Callable, plan: tuple) -> Callable:
+    """`entry` called with the leaves `plan` takes from a call's arguments (the arguments
+    themselves when they are all positional and no default is used)."""
+    if all(kind == "a" and value == i for i, (kind, value) in enumerate(plan)):
+        return entry
+
+    def fast(*args, **kwargs):
+        return entry(*[args[v] if kind == "a" else kwargs[v] if kind == "k" else v
+                       for kind, v in plan])
+
+    return fast
 
 
 def jit(fn: Callable | None = None, *, backend: str = "llvm"):
@@ -247,7 +478,7 @@ def jit(fn: Callable | None = None, *, backend: str = "llvm"):
     return Transformed(fn, "jit", backend=backend)
 
 
-def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
+def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *,
          backend: str = "llvm"):
     """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode)."""
     if fn is None:
@@ -255,7 +486,7 @@ def grad(fn: Callable | None = None, wrt: int | tuple[int, ...] = 0, *,
     return Transformed(fn, "grad", wrt, backend)
 
 
-def value_and_grad(fn: Callable, wrt: int | tuple[int, ...] = 0, *, backend: str = "llvm"):
+def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm"):
     """Like `grad`, returning `(value, gradient)`."""
     return Transformed(fn, "value_and_grad", wrt, backend)
 
@@ -264,7 +495,7 @@ _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _compile_extended(fn, types, derivative: Derivative):
-    """(primal graph, compiled derivative, result is a tuple), cached per function, argument
+    """(primal graph, compiled derivative, result tree), cached per function, argument
     types and derivative like the other transformations."""
     def build():
         c = pipeline.run(Compilation(fn, types, derivative), DIFFERENTIATE)
@@ -275,63 +506,105 @@ def _compile_extended(fn, types, derivative: Derivative):
     return once(per_fn, key, build)
 
 
+def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
+    """(call, build(call)) for a call of `t`, compiling again with the int parameters the
+    function needs as compile-time values (`NeedStatic`)."""
+    while True:
+        call = t.bind(args, kwargs)
+        try:
+            return call, build(call)
+        except NeedStatic as e:
+            t._specialise(e, call)
+
+
+def _extended(fn: Callable, primals: Sequence[Any], mode: str):
+    """(call, primal graph, run, result tree, float input positions) of vjp/jvp of `fn` at
+    `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
+    constants)."""
+    t = Transformed(fn, "jit")
+
+    def build(call: Call):
+        types = [t for tree in call.trees for t in leaf_types(tree)]
+        floats = tuple(i for i, t in enumerate(types) if t.is_float and call.given[i])
+        derivative = Derivative(mode, floats if mode == "jvp" else None)
+        return _compile_extended(t.target, t.bound + call.trees, derivative) + (
+            [k for k, i in enumerate(i for i, t in enumerate(types) if t.is_float)
+             if i in floats],)
+
+    call, (primal, run, tree, floats) = _bound(t, primals, {}, build)
+    return call, primal, run, tree, floats
+
+
 def _zero_like(t: Type):
     return np.zeros(t.shape, dtype=np.float32 if t.name == "f32" else np.float64) \
         if t.is_array else 0.0
 
 
+def _outputs(tree: Tree, values: Sequence) -> Any:
+    """Output values (or tangents of float outputs, all outputs being floats) shaped like the
+    function's result; a flat tuple when some outputs are not floats."""
+    if len(values) == len(leaf_types(tree)):
+        return unflatten(tree, values)
+    return tuple(values)
+
+
 def vjp(fn: Callable, *primals: Any):
-    """`(outputs, pullback)`: `pullback(*cotangents)` gives cotangents of the float inputs."""
-    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    primal, run, is_tuple = _compile_extended(fn, types, Derivative("vjp"))
+    """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
+    leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
+    defaults are constants)."""
+    call, primal, run, tree, floats = _extended(fn, primals, "vjp")
     n_out = len(primal.outputs)
     float_outs = [a.type for a in primal.outputs if a.type.is_float]
-    outs = run(*primals, *(_zero_like(t) for t in float_outs))[:n_out]
+    outs = run(*call.leaves, *(_zero_like(t) for t in float_outs))[:n_out]
 
     def pullback(*cotangents: Any):
         if len(cotangents) != len(float_outs):
             raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
                             f"{len(cotangents)}")
-        return run(*primals, *cotangents)[n_out:]
+        bars = run(*call.leaves, *cotangents)[n_out:]
+        return tuple(bars[k] for k in floats)
 
-    return (outs if is_tuple else outs[0]), pullback
+    return _outputs(tree, outs), pullback
 
 
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
-    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode)."""
-    types = tuple(arg_type(a, i) for i, a in enumerate(primals))
-    n_float = sum(t.is_float for t in types)
-    if len(tangents) != n_float:
-        raise TypeError(f"jvp needs one tangent per float argument ({n_float}), got "
+    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one
+    tangent per float leaf of `primals` (flat, in argument order; defaults are constants);
+    outputs and their tangents are shaped like the function's result."""
+    call, primal, run, tree, floats = _extended(fn, primals, "jvp")
+    if len(tangents) != len(floats):
+        raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
                         f"{len(tangents)}")
-    primal, run, is_tuple = _compile_extended(fn, types, Derivative("jvp"))
-    values = run(*primals, *tangents)
+    values = run(*call.leaves, *tangents)
     n_out = len(primal.outputs)
-    outs, touts = values[:n_out], values[n_out:]
-    return (outs, touts) if is_tuple else (outs[0], touts[0])
+    return _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
 
 
-def hessian(fn: Callable, wrt: int = 0):
-    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array), by
-    forward over reverse: one Hessian-vector product `jvp(grad(fn))` per input component,
-    loops included. For an array of shape S the result has shape S + S."""
+def hessian(fn: Callable, wrt: int | str = 0):
+    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array; an int
+    position or a parameter name), by forward over reverse: one Hessian-vector product
+    `jvp(grad(fn))` per input component, loops included. For an array of shape S the result
+    has shape S + S."""
     return functools.partial(_hessian_at, grad(fn, wrt=wrt), wrt)  # picklable
 
 
-def _hessian_at(gradient: Transformed, wrt: int, *args: Any):
-    x = np.asarray(args[wrt], dtype=float)
-    types = tuple(arg_type(a, i) for i, a in enumerate(args))
-    if not types[wrt].is_float:
-        raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
-    # only argument `wrt` moves: the others are constants, not zero tangents (which would
-    # give 0 * inf = nan where the gradient is infinite in them)
-    _, run, _ = _compile_extended(gradient, types, Derivative("jvp", (wrt,)))
+def _hessian_at(gradient: Transformed, wrt: int | str, *args: Any, **kwargs: Any):
+    def build(call: Call):
+        start, tree = call.groups[0]
+        if not isinstance(tree, Type):
+            raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
+        # only argument `wrt` moves: the others are constants, not zero tangents (which
+        # would give 0 * inf = nan where the gradient is infinite in them)
+        return _compile_extended(gradient, call.trees, Derivative("jvp", (start,)))[1]
+
+    call, run = _bound(gradient, args, kwargs, build)
+    x = np.asarray(call.leaves[call.groups[0][0]], dtype=float)
     columns = []
     for k in range(x.size):
         basis = np.zeros(x.size)
         basis[k] = 1.0
         tangent = basis.reshape(x.shape) if x.ndim else 1.0
-        columns.append(np.asarray(run(*args, tangent)[1], dtype=float))
+        columns.append(np.asarray(run(*call.leaves, tangent)[1], dtype=float))
     if x.ndim == 0:
         return float(columns[0])
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
@@ -362,9 +635,14 @@ def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = N
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
     transformed = Transformed(fn, "grad" if grad or stage == "ad" else "jit", backend=backend)
-    c = transformed.compilation(transformed.signature_types(list(types)))
-    pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
-                                     else "optimize"))
+    trees, targets = transformed._trees_targets(types)
+    c = transformed.compilation(tuple(trees), transformed._groups(trees, targets,
+                                                                  len(transformed.bound)))
+    try:
+        pipeline.run(c, pipeline.through(transformed.stages[:-1], stage if stage != "lower"
+                                         else "optimize"))
+    except NeedStatic as e:  # types alone give no values to specialise on
+        raise e.error from None
     if stage == "lower":
         return pipeline.lowered_text(c, backend)
     return graph_to_dot(c.graph) if dot else print_graph(c.graph)

@@ -3,7 +3,8 @@
     frontend -> optimize -> ad -> optimize -> lower
 
 Contract:
-- A `Compilation` says what to compile (the function, its argument types, the `Derivative` the
+- A `Compilation` says what to compile (the function, its argument types: one tree per
+  parameter, see `arguments.py`; the `Derivative` the
   `ad` stage takes, whether `jit` also returns the final values of the argument arrays the
   function writes, the backend) and holds what the stages made: `primal` (the frontend's
   graph), `graph` (the current one), `result` (whether the function returns a tuple, or the
@@ -53,8 +54,9 @@ from .passes.scatter import accumulate_scatters
 @dataclass(frozen=True)
 class Derivative:
     """What the `ad` stage computes. `grad` / `value_and_grad`: the gradient of a function
-    with one float result w.r.t. arguments `wrt` (and its value first); `vjp`: `vjp_graph`;
-    `jvp`: `jvp_graph`, with tangents for the float arguments `wrt` (all when None)."""
+    with one float result w.r.t. graph inputs `wrt` (flat positions; its value first);
+    `vjp`: `vjp_graph`; `jvp`: `jvp_graph`, with tangents for the float inputs `wrt` (all
+    when None)."""
 
     mode: str
     wrt: tuple[int, ...] | None = None
@@ -136,7 +138,7 @@ def _gradient(c: Compilation) -> Graph:
     results = inline(b, full, inputs + [Const(1.0, graph.outputs[0].type)])
     float_positions = [i for i, v in enumerate(graph.inputs) if v.type.is_float]
     bars = results[1:]
-    wanted = [bars[float_positions.index(i % len(c.types))] for i in c.derivative.wrt]
+    wanted = [bars[float_positions.index(i)] for i in c.derivative.wrt]
     outputs = ([results[0]] if c.derivative.mode == "value_and_grad" else []) + wanted
     return Graph(inputs, b.eqns, outputs, graph.name + "_grad")
 

@@ -49,12 +49,12 @@ def test_function_without_source():
 
 def test_bad_arguments_are_type_errors():
     g = grad(ex.second_order_target, wrt=(0, 1))
-    with pytest.raises(TypeError, match="takes 2 positional arguments but 1"):
-        g(1.0)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'y'"):
+        g(1.0)  # Python's own message
     with pytest.raises(TypeError, match="argument 1 has type str"):
         g(1.0, "2")
-    with pytest.raises(TypeError, match="argument 0 has type list"):
-        g([1.0], 2.0)
+    with pytest.raises(TypeError, match="argument 0 has type set"):
+        g({1.0}, 2.0)  # (lists, tuples and dicts of floats are structured arguments)
     with pytest.raises(TypeError, match="wrt=5"):
         grad(ex.second_order_target, wrt=5)(1.0, 2.0)
 

@@ -100,3 +100,34 @@ def test_tuples_indexed_or_rebound_in_counted_loops(backend):
     assert jit(tuple_in_counted_loops, backend=backend)(1.5, 3) == tuple_in_counted_loops(1.5, 3)
     assert grad(tuple_in_counted_loops, backend=backend)(1.5, 3) == pytest.approx(
         _central(tuple_in_counted_loops, [1.5, 3], 0), rel=1e-7)
+
+
+def dict_params_loss(params, x, n_steps=3):
+    h = x
+    for _ in range(n_steps):
+        h = np.tanh(params["W"] @ h + params["b"])
+    if params["scale"] > 0:
+        h = h * params["scale"]
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_dict_of_parameters_read_in_a_loop_and_an_if(backend):
+    rng = np.random.default_rng(0)
+    params = {"W": rng.normal(size=(3, 3)), "b": rng.normal(size=3), "scale": 1.5}
+    x = rng.normal(size=3)
+    assert jit(dict_params_loss, backend=backend)(params, x) == pytest.approx(
+        dict_params_loss(params, x), rel=1e-13)
+    g = grad(dict_params_loss, backend=backend)(params, x)
+    eps = 1e-6
+    for key in ("W", "b"):
+        for k in range(params[key].size):
+            up = {**params, key: params[key].copy()}
+            down = {**params, key: params[key].copy()}
+            up[key].flat[k] += eps
+            down[key].flat[k] -= eps
+            fd = (dict_params_loss(up, x) - dict_params_loss(down, x)) / (2 * eps)
+            assert g[key].flat[k] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    fd = (dict_params_loss({**params, "scale": 1.5 + eps}, x)
+          - dict_params_loss({**params, "scale": 1.5 - eps}, x)) / (2 * eps)
+    assert g["scale"] == pytest.approx(fd, rel=1e-6)

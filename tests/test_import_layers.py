@@ -35,7 +35,7 @@ PACKAGE = "adlite.compiler"
 LAYERS = {
     "errors": 0, "status": 0, "compile_once": 0, "gast_adapter": 0,
     "ir": 1,
-    "primitives": 2,
+    "primitives": 2, "arguments": 2,
     "ad": 3, "passes": 3,
     "backends": 4,
     "frontend": 5,

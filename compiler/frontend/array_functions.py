@@ -67,6 +67,9 @@ def reduce(conv, prim, x, axis, keepdims, node, **options):
     axis = _axis(conv, axis, len(x.type.shape), node)
     if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
         conv.b.emit("empty_extremum", [x], kind=prim, axis=axis, keepdims=bool(keepdims))
+    if x.type.name == "bool":  # numpy: the sum of bools is an int; max/min stay bools
+        result = conv.b.op(prim, conv.to_type(x, I64), axis=axis, keepdims=bool(keepdims))
+        return result if prim == "sum" else conv.to_type(result, x.type.scalar)
     return conv.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
 
 

@@ -173,9 +173,9 @@ def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
     out = {}
     for name, arg in bound.arguments.items():
         kind = sig.parameters[name].kind
-        if kind is inspect.Parameter.VAR_KEYWORD:
-            raise conv.source.error(node, f"{fn.__name__}() takes **{name}",
-                                    "name the keyword parameters")
+        if kind is inspect.Parameter.VAR_KEYWORD:  # a dict of the other keywords
+            out[name] = ({k: v for k, (v, _) in arg.items()}, None)
+            continue
         if kind is inspect.Parameter.VAR_POSITIONAL:
             out[name] = (tuple(v for v, _ in arg), tuple(r for _, r in arg))
         else:

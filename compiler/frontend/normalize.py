@@ -187,9 +187,6 @@ class Normalizer:
     # ---- entry ----------------------------------------------------------------------------
 
     def function(self, fdef: gast.FunctionDef) -> gast.FunctionDef:
-        if fdef.args.kwarg:
-            raise self.source.error(fdef, "unsupported signature: **kwargs",
-                                    "name the keyword parameters (`*, a=1.0, b=2.0`)")
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
         body = [_Hoist(self.source).visit(s) for s in body]
         body = self.desugar(end_at_raises(body))

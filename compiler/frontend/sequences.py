@@ -102,11 +102,17 @@ MUTATORS = ("append", "extend", "insert", "pop")
 
 
 def _leaves(value):
-    if isinstance(value, ListValue | tuple):
-        for v in (value.items if isinstance(value, ListValue) else value):
+    if isinstance(value, ListValue | tuple | dict):
+        for v in (value.items if isinstance(value, ListValue) else
+                  value.values() if isinstance(value, dict) else value):
             yield from _leaves(v)
     elif isinstance(value, Var):
         yield value
+
+
+def has_runtime_leaves(value) -> bool:
+    """Does the container (list, tuple, dict, nested) hold run-time values?"""
+    return next(_leaves(value), None) is not None
 
 
 def leaf_operands(conv, name: str) -> list[str]:
@@ -141,6 +147,8 @@ def _copy(value, env, name, counter):
         return copy
     if isinstance(value, tuple):
         return tuple(_copy(v, env, name, counter) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy(v, env, name, counter) for k, v in value.items()}
     return env[f"{LEAF}{name} {next(counter)}"] if isinstance(value, Var) else value
 
 

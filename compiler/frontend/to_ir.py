@@ -1,9 +1,14 @@
 """Normalized gast -> IR graph, specialised to the argument types of one call signature.
 
-Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, is_tuple)`, the results
+Contract: `build_graph(fn, arg_types)` returns `(graph, n_results, result tree)`, the results
 computed from the argument values at entry; `build_program(fn, arg_types)` returns a `Program`
 whose graph also outputs the final values of the argument arrays the function writes into
-(for `jit`'s write-back). Arrays are shared objects as in numpy (see `aliasing.py`): a write
+(for `jit`'s write-back). `arg_types` holds one tree per parameter (`arguments.py`): the
+graph's inputs are its runtime leaves, compile-time values are bound as Python objects, tuples
+and lists as tuples, dicts (string keys) as dicts; the outputs are the result's leaves. When
+a shape or another compile-time value is computed from runtime int parameters of the entry
+function, `arguments.NeedStatic` names them (the API compiles again with them static).
+Arrays are shared objects as in numpy (see `aliasing.py`): a write
 (`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
 view of the written object; `if` outputs and `while` carries are the names whose values
 change, including aliases never named in the block (one carry per object), and aliasing
@@ -44,6 +49,7 @@ such an array or assigning an attribute is refused naming the line.
 from __future__ import annotations
 
 import builtins
+import contextvars
 import types
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -51,7 +57,9 @@ from typing import NamedTuple
 import gast
 import numpy as np
 
+from .. import arguments
 from .. import gast_adapter as g
+from ..arguments import NeedStatic, Node, Static
 from ..errors import AdliteSyntaxError
 from ..ir import dtypes
 from ..ir.builder import Builder, const
@@ -99,7 +107,6 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.GeneratorExp: ("generator expression here", "build a list in a statement before"),
     gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
-    gast.Dict: ("dict", "use separate variables"),
     gast.Set: ("set", "use separate variables"),
     gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a separate statement"),
@@ -107,6 +114,8 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.Yield: ("yield", "return the values instead"),
     gast.Await: ("await", "call the compiled function from synchronous code"),
 }
+ENTRY_INTS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("entry_ints",
+                                                                        default=None)
 MAX_INLINE_DEPTH = 32
 MAX_LOOP_ATTEMPTS = 8
 MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
@@ -124,81 +133,148 @@ class Layout:
     """How `jit` shapes a call's results (see `Program`); plain data, picklable."""
     name: str
     n_results: int
-    is_tuple: bool
+    tree: object
     written: tuple[int, ...]
     returned: tuple[tuple[int, tuple | None] | None, ...]
 
 
 @dataclass(frozen=True)
 class Program:
-    """A function's graph for `jit`: outputs are its `n_results` results, then the final values
-    of the array arguments it writes (positions `written`); `returned[k]` is None for a new
-    value, or (position, view) when result k is an argument's very array (view None) or a
-    basic-slice view of it (a folded index spec): Python returns the caller's array or a view
-    of it."""
+    """A function's graph for `jit`: outputs are the `n_results` leaves of its result (whose
+    structure is `tree`, see `arguments.py`), then the final values of the array arguments it
+    writes (input positions `written`); `returned[k]` is None for a new value, or (position,
+    view) when result leaf k is an argument's very array (view None) or a basic-slice view of
+    it (a folded index spec): Python returns the caller's array or a view of it."""
     graph: Graph
     n_results: int
-    is_tuple: bool
+    tree: object
     written: tuple[int, ...]
     returned: tuple[tuple[int, tuple | None] | None, ...]
 
     @property
     def layout(self) -> Layout:
-        return Layout(self.graph.name, self.n_results, self.is_tuple, self.written,
+        return Layout(self.graph.name, self.n_results, self.tree, self.written,
                       self.returned)
 
 
-def build_graph(fn, arg_types: list[Type]) -> tuple[Graph, int, bool]:
+def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
     """The pure graph: results only, computed from the argument values at entry (writes into
-    argument arrays are not outputs: `grad` and friends differentiate the values at entry)."""
+    argument arrays are not outputs: `grad` and friends differentiate the values at entry).
+    `arg_types` has one tree per parameter (see `arguments.py`; a plain `Type` for a number
+    or an array); the graph's inputs are the trees' runtime leaves, its outputs the
+    result's leaves, and the third element is the result's tree."""
     if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
         with externals.recording():
             graph, is_tuple = fn.ir_for(tuple(arg_types))
             b = Builder()
             own, hidden = externals.bind_graph(graph)
-            inputs = [Var(t, v.hint) for t, v in zip(arg_types, own, strict=True)]
+            leaves = [t for tree in arg_types for t in arguments.leaf_types(tree)]
+            inputs = [Var(t, v.hint) for t, v in zip(leaves, own, strict=True)]
             args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
             outputs = inline(b, graph, args + hidden)
+            tree = Node("tuple", tuple(a.type for a in outputs)) if is_tuple else outputs[0].type
             graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
-            return graph, len(outputs), is_tuple
+            return graph, len(outputs), tree
     p = build_program(fn, arg_types)
     graph = p.graph
     pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name)
     externals.attach(pure, externals.of(graph))
     if p.written:
         dce(pure)
-    return pure, p.n_results, p.is_tuple
+    return pure, p.n_results, p.tree
 
 
-def build_program(fn, arg_types: list[Type]) -> Program:
+def build_program(fn, arg_types: list) -> Program:
     with nesting_guard(fn), externals.recording():
         return _build_program(fn, arg_types)
 
 
-def _build_program(fn, arg_types: list[Type]) -> Program:
+def _build_program(fn, arg_types: list) -> Program:
     b = Builder()
     conv = FunctionConverter(fn, b, stack=())
     params = conv.params
     if len(params) != len(arg_types):
-        raise TypeError(f"{fn.__name__}() takes {len(params)} positional arguments but "
+        raise TypeError(f"{fn.__name__}() takes {len(params)} arguments but "
                         f"{len(arg_types)} were given")
-    inputs = [Var(t, name) for name, t in zip(params, arg_types, strict=True)]
-    result, ref = conv.run(list(inputs))
-    outputs = list(result) if isinstance(result, tuple) else [result]
-    refs = list(ref) if isinstance(result, tuple) else [ref]
-    for o in outputs:
-        if not isinstance(o, Var | Const):
-            raise conv.source.error(conv.fdef, "the function must return numbers, arrays or a "
-                                               "tuple of them")
-    objects = conv.argument_objects  # object -> argument position, in argument order
+    entry = _Entry(conv)
+    values = [entry.parameter(name, tree) for name, tree in zip(params, arg_types, strict=True)]
+    token = ENTRY_INTS.set(entry.ints)
+    try:
+        result, ref = conv.run([v for v, _ in values], [r for _, r in values], entry.bases)
+    finally:
+        ENTRY_INTS.reset(token)
+    inputs = entry.inputs
+    tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
+    objects = conv.argument_objects  # object -> input position, in argument order
     written = [(i, conv.env[conv.hidden[obj]]) for obj, i in objects.items()
                if conv.env[conv.hidden[obj]] is not inputs[i]]
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
     graph = externals.finish(Graph(inputs, b.eqns, outputs + finals, fn.__name__))
-    return Program(graph, len(outputs), isinstance(result, tuple),
-                   tuple(i for i, _ in written), returned)
+    return Program(graph, len(outputs), tree, tuple(i for i, _ in written), returned)
+
+
+class _Entry:
+    """The entry function's parameters rebuilt from their trees: runtime leaves become the
+    graph's inputs (arrays are argument objects, so that writes into them, even inside a
+    tuple, are written back), compile-time values are bound as Python objects (ints as
+    constants), tuples and lists as tuples, dicts as dicts."""
+
+    def __init__(self, conv: FunctionConverter) -> None:
+        self.conv = conv
+        self.inputs: list[Var] = []
+        self.bases: dict[int, Var] = {}
+        self.ints: dict[Var, str] = {}  # runtime int leaves -> parameter (see `static`)
+
+    def parameter(self, name: str, tree, in_dict: bool = False):
+        """(value, Ref) of a parameter (or part of one) described by `tree`."""
+        if isinstance(tree, Type):
+            var = Var(tree, name)
+            self.inputs.append(var)
+            if tree == I64:
+                self.ints[var] = name
+            if not tree.is_array or in_dict:
+                return var, None
+            ref = Ref(new_object())
+            self.bases[ref.obj] = var
+            self.conv.argument_objects[ref.obj] = len(self.inputs) - 1
+            return var, ref
+        if isinstance(tree, Static):
+            v = tree.value
+            return (const(v) if isinstance(v, int) and not isinstance(v, bool) else v), None
+        pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
+        if tree.kind == "dict":
+            return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
+        return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
+
+
+def _result(conv: FunctionConverter, result, ref, node):
+    """(tree, output atoms, their Refs) of the returned value; a list display returns a
+    list (lists are tuples inside the frontend)."""
+    if isinstance(result, Var | Const):
+        return result.type, [result], [ref]
+    if isinstance(result, ListValue):  # a Python list: its items, as a list
+        tree, outputs, refs = _result(conv, tuple(result.items), tuple(result.refs), None)
+        return Node("list", tree.children), outputs, refs
+    if isinstance(result, tuple | dict):
+        items = result.values() if isinstance(result, dict) else result
+        refs = ref if isinstance(ref, tuple) else (None,) * len(result)
+        elts = node.elts if isinstance(node, gast.Tuple | gast.List) and \
+            len(node.elts) == len(result) else [None] * len(result)
+        if isinstance(node, gast.Dict):
+            elts = node.values
+        parts = [_result(conv, v, r, e) for v, r, e in zip(items, refs, elts, strict=True)]
+        kind = "dict" if isinstance(result, dict) else \
+            "list" if isinstance(node, gast.List) else "tuple"
+        keys = tuple(result) if isinstance(result, dict) else ()
+        return (Node(kind, tuple(t for t, _, _ in parts), keys),
+                [o for _, os, _ in parts for o in os], [r for _, _, rs in parts for r in rs])
+    if result is None or isinstance(result, str | bytes | int | float):
+        return Static(result), [], []
+    raise conv.source.error(node if node is not None else conv.fdef,
+                            "the function must return numbers, arrays, strings or None, or "
+                            "tuples, lists and dicts of them")
 
 
 def cast(b: Builder, value: Atom, t: Type) -> Atom:
@@ -519,8 +595,12 @@ class FunctionConverter:
         is_known, known = externals.known(value)  # a module-level float: guarded by value
         if is_known:
             return known
-        raise self.source.error(node, "this value must be known when compiling (a constant, "
-                                      "x.shape, len(x), ...)")
+        error = self.source.error(node, "this value must be known when compiling (a constant, "
+                                        "x.shape, len(x), ...)")
+        names = _entry_ints(self.b, value) if isinstance(value, Var) else None
+        if names:
+            raise NeedStatic(names, error)
+        raise error
 
     def placeholder(self, t: Type, b: Builder | None = None) -> Atom:
         """The value of a variable on a path where it is not assigned (never read there)."""
@@ -686,6 +766,20 @@ class FunctionConverter:
     def expr_List(self, node):
         return sequences.new_list(self, [self.expr_ref(e) for e in node.elts])
 
+    def expr_Dict(self, node):
+        """A dict display with string keys (a compile-time structure of values)."""
+        keys = [None if k is None else self.key(k) for k in node.keys]
+        if not all(isinstance(k, str) for k in keys):
+            raise self.source.error(node, "dict keys must be string constants",
+                                    "use string keys: {'w': w, 'b': b}")
+        return dict(zip(keys, (self.expr(v) for v in node.values), strict=True))
+
+    def key(self, node):
+        """A dict key: a string constant, or a compile-time value."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, str):
+            return node.value
+        return self.static(self.expr(node), node)
+
     def expr_Subscript(self, node):
         return self.subscript(node)[0]
 
@@ -731,6 +825,14 @@ class FunctionConverter:
         base, ref = self.expr_ref(node.value)
         if isinstance(base, ListValue | RangeValue):
             return sequences.getitem(self, base, node)
+        if isinstance(base, dict):
+            key = self.key(node.slice)
+            if key not in base:
+                raise self.source.error(node, f"KeyError: {key!r} (the dict has keys "
+                                              f"{', '.join(map(repr, base))})")
+            value = base[key]
+            frozen = isinstance(value, Var | Const) and value.type.is_array
+            return value, (Ref(new_object(), frozen=True) if frozen else None)
         if isinstance(base, tuple):
             index = self.expr(node.slice)
             if isinstance(index, Var):  # a counted loop unrolled indexes with constants
@@ -925,6 +1027,12 @@ class FunctionConverter:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
                                               "transformations", "pass arguments by position")
             return self.inline_transformed(func, args, node), None
+        if isinstance(func, types.BuiltinMethodType) and type(func.__self__) is dict and \
+                func.__name__ in DICT_READS and not kwargs:  # a compile-time dict, read
+            if func.__name__ == "get" and node.args:
+                args = [self.key(node.args[0])] + args[1:]
+            result = func(*args)
+            return (result if func.__name__ == "get" else tuple(result)), None
         library = numpy_functions.library_function(getattr(func, "__func__", func))
         if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType) \
                 and library is None:  # never inlined: numpy's or scipy's source
@@ -1015,11 +1123,12 @@ class FunctionConverter:
             if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
-        for name in [n for n in names if isinstance(self.env[n], tuple)
-                     and static_values.is_runtime(self.env[n])]:
+        for name in [n for n in names if isinstance(self.env[n], tuple | dict)
+                     and sequences.has_runtime_leaves(self.env[n])]:
             if name in assigned:  # a counted loop unrolled rebinds it once per trip
+                kind = "tuple" if isinstance(self.env[name], tuple) else "dict"
                 raise _unrollable(self.source.error(
-                    nodes[0], f"{name!r} holds a tuple of run-time values, which is rebound "
+                    nodes[0], f"{name!r} holds a {kind} of run-time values, which is rebound "
                               "inside an if or a loop", "unpack it into separate variables"))
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
         objs = objects_of(refs.get(n) for n in names)
@@ -1067,7 +1176,7 @@ class FunctionConverter:
         old = objects_of(self.refs.values())
         candidates = _assigned(nodes)
         for n in self.env:
-            if n in candidates or isinstance(self.env[n], tuple | ListValue) and all(
+            if n in candidates or isinstance(self.env[n], tuple | dict | ListValue) and all(
                     arm.refs.get(n) == self.refs.get(n) for _, _, arm in arms):
                 continue  # containers follow the arrays the arms write (_follow_containers)
             if any(arm.env.get(n) is not start.get(n) or arm.refs.get(n) != self.refs.get(n)
@@ -1469,6 +1578,7 @@ class _Method:
         self.array, self.name, self.ref = array, name, ref
 
 
+DICT_READS = ("get", "keys", "values", "items")  # methods of a dict compiled code calls
 VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
 VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
 
@@ -1513,6 +1623,28 @@ class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-fa
     def __init__(self, fn) -> None:
         super().__init__(fn.__name__)
         self.fn = fn
+
+
+def _entry_ints(b: Builder, value: Var) -> frozenset[str]:
+    """The entry function's runtime int parameters `value` is computed from in builder `b`:
+    the entry's own input vars, or inputs of the if/loop body being built named like one."""
+    ints = ENTRY_INTS.get() or {}
+    names = set(ints.values())
+    producers = {id(o): e for e in b.eqns for o in e.outputs}
+    found, seen, todo = set(), set(), [value]
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        eqn = producers.get(id(v))
+        if eqn is not None:
+            todo += [a for a in eqn.inputs if isinstance(a, Var)]
+        elif v in ints:
+            found.add(ints[v])
+        elif v.type == I64 and v.hint in names:
+            found.add(v.hint)
+    return frozenset(found)
 
 
 def _has_float(*values) -> bool:

@@ -1,8 +1,8 @@
-"""LLVM lowering of float64 / float32 arrays, with elementwise fusion.
+"""LLVM lowering of float64 / float32 / int64 / bool arrays, with elementwise fusion.
 
 Contract (mixed into `FunctionLowering`):
-- An array value is a pointer to contiguous row-major float64 or float32 data (bool arrays:
-  one byte per element) of static shape. Buffers outside loops are slices of the caller's
+- An array value is a pointer to contiguous row-major float64, float32 or int64 data (bool
+  arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
   and freed on every exit path (arrays are immutable, so buffers never alias writes).
 - Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
@@ -45,8 +45,8 @@ F32 = ir.FloatType()
 
 
 def element_type(t):
-    """Storage type of one element: double, float, or a byte for bools."""
-    return {dtypes.BOOL: I8, dtypes.F32: F32}.get(t.dtype, F64)
+    """Storage type of one element: double, float, int64, or a byte for bools."""
+    return {dtypes.BOOL: I8, dtypes.F32: F32, dtypes.I64: I64}.get(t.dtype, F64)
 
 
 def itemsize(t) -> int:
@@ -324,12 +324,17 @@ class ArrayLowering:
 
     def _reduce(self, env, x, axes, kind, out_shape):
         b = self.b
-        init = {"sum": 0.0, "max": -np.inf, "min": np.inf}[kind]
         shape = x.type.shape
+        if x.type.is_float:
+            init = {"sum": 0.0, "max": -np.inf, "min": np.inf}[kind]
+        else:  # int64 (the frontend reduces bool arrays as int64)
+            init = {"sum": 0, "max": np.iinfo(np.int64).min, "min": np.iinfo(np.int64).max}[kind]
 
         def combine(acc, v):
             if kind == "sum":
-                return b.fadd(acc, v)
+                return b.fadd(acc, v) if x.type.is_float else b.add(acc, v)
+            if not x.type.is_float:
+                return b.select(b.icmp_signed(">" if kind == "max" else "<", v, acc), v, acc)
             better = b.fcmp_ordered(">" if kind == "max" else "<", v, acc)
             return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
 

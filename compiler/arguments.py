@@ -1,0 +1,254 @@
+"""Call arguments -> a compile-time signature and flat runtime values, and results back.
+
+Contract:
+- `bind(fn, args, kwargs)` binds a call to `fn`'s parameters as Python does
+  (`inspect.signature(...).bind` with defaults applied; a wrong call raises Python's
+  `TypeError`) and returns a `Binding`: the function whose source is compiled (`fn.__func__`
+  for a bound method, `type(fn).__call__` for an instance of a class defining `__call__`),
+  its parameter names and one value per parameter, in order (a bound method's `self`/`cls`
+  or the called instance first, `*args` as a tuple, `**kwargs` as a dict).
+- `flatten(value, where, static_ints)` describes one parameter value as a hashable tree and
+  lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int, bool,
+  float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
+  functions, modules, other objects, compared by value for str/bytes/None/int and by identity
+  otherwise; ints only where `static_ints`), or a `Node` (a tuple, named tuple, list or dict
+  with string keys, nested). The signature of a call is the tuple of its parameters' trees:
+  the cache key of a compilation, and what the frontend rebuilds the parameters from (graph
+  inputs are the flat leaves, in order; named tuples are tuples there).
+- `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
+  gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
+- `NeedStatic` is the frontend's signal that the compile-time value of entry int
+  parameters is needed (a shape, a slice bound): the API compiles again with them static.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .ir.core import BOOL, F64, I64, Type
+
+ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
+                np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
+SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def arg_type(value: Any, position: int | str) -> Type:
+    """The runtime type of a number or array argument (TypeError for anything else)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype not in ARRAY_DTYPES:
+            raise TypeError(f"argument {position} is an array of {value.dtype}; compiled "
+                            "functions take float64, float32, int64 or bool arrays (convert "
+                            "with .astype)")
+        if value.ndim == 0:
+            raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
+        return _array_type(ARRAY_DTYPES[value.dtype], value.shape)
+    if isinstance(value, bool | np.bool_):
+        return BOOL
+    if isinstance(value, int | np.integer):
+        return I64
+    if isinstance(value, float | np.floating):
+        return F64
+    raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "
+                    "functions take Python or numpy scalars (float, int, bool) and float64, "
+                    "float32, int64 or bool numpy arrays")
+
+
+@functools.lru_cache(maxsize=1024)
+def _array_type(dtype: str, shape: tuple[int, ...]) -> Type:
+    return Type(dtype, shape)
+
+
+class Static:
+    """A compile-time value in a signature: equal by value (str, bytes, None, int) or by
+    identity (functions, modules, objects). Holds the object (so its identity stays
+    unique while a compilation keyed on it lives)."""
+
+    __slots__ = ("_key", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        by_value = value is None or isinstance(value, str | bytes | int) and \
+            not isinstance(value, bool)
+        self._key = (type(value), value) if by_value else ("id", id(value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Static) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"Static({self.value!r})"
+
+
+@dataclass(frozen=True)
+class Node:
+    """A tuple, list or dict (string `keys`, in order) of trees; a named tuple is a tuple
+    with its class (`named`)."""
+    kind: str
+    children: tuple
+    keys: tuple[str, ...] = ()
+    named: type | None = None
+
+
+Tree = Type | Static | Node
+
+
+class NeedStatic(Exception):  # noqa: N818 - an internal signal, caught by the API
+    """The frontend needs the compile-time values of entry int parameters `names`;
+    `error` is what to raise when they cannot be made static."""
+
+    def __init__(self, names: frozenset[str], error: Exception) -> None:
+        super().__init__(f"{error} (needs the value of {', '.join(sorted(names))})")
+        self.names, self.error = names, error
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A call bound to the parameters of `target` (the Python function compiled)."""
+    target: Callable
+    names: tuple[str, ...]
+    values: tuple
+    n_bound: int  # leading parameters bound by the callable itself (a method's self)
+    positions: tuple[tuple[int, int | None], ...]  # call position -> (parameter, index in *args)
+    var_keyword: str | None  # the name of the **kwargs parameter
+
+
+def target_of(fn: Callable) -> tuple[Callable, tuple]:
+    """(the function whose source is compiled, the values bound before the call's
+    arguments: a bound method's `self` or `cls`)."""
+    if inspect.ismethod(fn):
+        return fn.__func__, (fn.__self__,)
+    call = inspect.getattr_static(type(fn), "__call__", None)
+    if not inspect.isfunction(fn) and not hasattr(fn, "ir_for") and inspect.isfunction(call):
+        return call, (fn,)  # an instance of a class with a __call__ method
+    return fn, ()
+
+
+def bind(fn: Callable, args: tuple, kwargs: dict,
+         signature: inspect.Signature | None = None) -> Binding:
+    """(`signature`: `inspect.signature(fn)`, when the caller has it already.)"""
+    target, bound = target_of(fn)
+    name = getattr(fn, "__name__", type(fn).__name__)
+    try:
+        signature = signature or inspect.signature(fn)
+        ba = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(_python_message(target, bound + tuple(args), kwargs) or
+                        f"{name}() {e}") from None
+    except ValueError as e:  # no signature (a builtin)
+        raise TypeError(f"cannot compile {name!r}: {e}") from None
+    ba.apply_defaults()
+    names = tuple(ba.arguments)
+    positions, k = [], 0
+    for p_index, p in enumerate(signature.parameters.values()):
+        if k >= len(args):
+            break
+        if p.kind == p.VAR_POSITIONAL:
+            positions += [(p_index + len(bound), i) for i in range(len(args) - k)]
+            break
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positions.append((p_index + len(bound), None))
+            k += 1
+    if bound:
+        first = next(iter(inspect.signature(target).parameters), "self")
+        names = (first,) + names
+    values = bound + tuple(ba.arguments.values())
+    var_keyword = next((p.name for p in signature.parameters.values()
+                        if p.kind == p.VAR_KEYWORD), None)
+    return Binding(target, names, values, len(bound), tuple(positions), var_keyword)
+
+
+def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
+    """The message of the TypeError Python raises for this wrong call of `fn`: a function
+    with `fn`'s parameters (defaults replaced, the body empty) is called with the arguments."""
+    signature = inspect.signature(fn)
+    params = [p.replace(default=None if p.default is not p.empty else p.empty,
+                        annotation=p.empty) for p in signature.parameters.values()]
+    text = str(signature.replace(parameters=params, return_annotation=signature.empty))
+    namespace: dict = {}
+    exec(f"def stub{text}:\n    pass", namespace)  # parameter names only
+    stub = namespace["stub"]
+    stub.__name__, stub.__qualname__ = fn.__name__, fn.__qualname__
+    try:
+        stub(*args, **kwargs)
+    except TypeError as e:
+        return str(e)
+    return None
+
+
+def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, list]:
+    """(tree, runtime leaves) of one parameter value (see the module docstring)."""
+    if isinstance(value, (np.ndarray, *SCALARS)):
+        if static_ints and isinstance(value, int | np.integer) and \
+                not isinstance(value, bool | np.bool_):
+            return Static(int(value)), []
+        return arg_type(value, where), [value]
+    if isinstance(value, complex | np.complexfloating):
+        arg_type(value, where)  # raises: complex numbers are not supported
+    named = isinstance(value, tuple) and hasattr(type(value), "_fields")
+    if type(value) in (tuple, list) or named:
+        pairs = [flatten(v, f"{where}[{i}]", static_ints) for i, v in enumerate(value)]
+        kind = "list" if isinstance(value, list) else "tuple"
+        return Node(kind, tuple(t for t, _ in pairs), named=type(value) if named else None), \
+            [leaf for _, leaves in pairs for leaf in leaves]
+    if type(value) is dict:
+        for key in value:
+            if not isinstance(key, str):
+                raise TypeError(f"argument {where} is a dict with a key {key!r}; compiled "
+                                "functions take dicts with string keys")
+        pairs = [flatten(v, f"{where}[{k!r}]", static_ints) for k, v in value.items()]
+        return Node("dict", tuple(t for t, _ in pairs), tuple(value)), \
+            [leaf for _, leaves in pairs for leaf in leaves]
+    return Static(value), []
+
+
+def leaf_types(tree: Tree) -> list[Type]:
+    if isinstance(tree, Type):
+        return [tree]
+    if isinstance(tree, Node):
+        return [t for child in tree.children for t in leaf_types(child)]
+    return []
+
+
+def unflatten(tree: Tree, leaves: Iterator | list) -> Any:
+    """The Python value of `tree` with runtime leaves taken in order from `leaves`."""
+    leaves = iter(leaves)
+    return _unflatten(tree, leaves)
+
+
+def _unflatten(tree: Tree, leaves: Iterator) -> Any:
+    if isinstance(tree, Type):
+        return next(leaves)
+    if isinstance(tree, Static):
+        return tree.value
+    children = [_unflatten(child, leaves) for child in tree.children]
+    if tree.kind == "dict":
+        return dict(zip(tree.keys, children, strict=True))
+    if tree.named is not None:
+        return tree.named(*children)
+    return list(children) if tree.kind == "list" else tuple(children)
+
+
+def differentiable(tree: Tree, where: str) -> Tree:
+    """`tree` of a differentiated argument: int and bool numbers are taken as floats; int
+    and bool arrays and compile-time values cannot be differentiated (TypeError)."""
+    if isinstance(tree, Node):
+        return Node(tree.kind, tuple(differentiable(c, where) for c in tree.children),
+                    tree.keys, tree.named)
+    if isinstance(tree, Static):
+        raise TypeError(f"argument {where} has type {type(tree.value).__name__}; it cannot "
+                        "be differentiated (only floats and float arrays can)")
+    if tree.is_float:
+        return tree
+    if tree.is_array:
+        raise TypeError(f"argument {where} is an array of {tree.name}; grad differentiates "
+                        "float arguments only (int and bool arrays are data: labels, "
+                        "indices, masks); differentiate w.r.t. the float arguments")
+    return F64
