@@ -38,8 +38,12 @@ Contract:
   `product(ops, tx, y)` and `product(ops, x, ty)` (`bilinear_jvp`), and
   `adjoint(ops, g, x, y, x_shape, y_shape)` is the pair of operand cotangents (it reads the
   operands, never the output).
+- A `Matrix` primitive (`solve`, `inv`, `det`, `slogdet`, `cholesky`, in `linalg`) gives its
+  whole `vjp` and `jvp`, written with the words `solve`, `inv` and `tril_halfdiag` (the lower
+  triangle with the diagonal halved) besides the others.
+- `digamma` and `trigamma` (the derivatives of `gammaln` and `digamma`, `special`) are words.
 - `FORMULAS` holds every formula by primitive name (filled by `elementwise`, `reductions`,
-  `shapes`, `indexing`, `products`).
+  `shapes`, `indexing`, `products`, `linalg`, `special`).
 """
 
 from __future__ import annotations
@@ -89,6 +93,14 @@ class Ops(Protocol):
     def zero_at(self, x: Any, key: Any) -> Any: ...
     def is_float(self, dtype: Any) -> bool: ...
     def cast(self, x: Any, dtype: Any) -> Any: ...
+    def solve(self, a: Any, b: Any) -> Any: ...
+    def inv(self, a: Any) -> Any: ...
+    def tril_halfdiag(self, x: Any) -> Any: ...
+    def digamma(self, x: Any) -> Any: ...
+    def erf(self, x: Any) -> Any: ...
+    def erfc(self, x: Any) -> Any: ...
+    def abs(self, x: Any) -> Any: ...
+    def trigamma(self, x: Any) -> Any: ...
 
 
 class _Unit:
@@ -158,7 +170,20 @@ class Bilinear:
     reads_output = False
 
 
-AnyFormula = Formula | Reduction | Linear | Cast | Bilinear
+@dataclass(frozen=True)
+class Matrix:
+    """A linear-algebra primitive (`linalg`): `vjp(ops, cts, inputs, outputs, shapes)` gives
+    the operands' cotangents from the outputs' (None = zero), `jvp(ops, tangents, inputs,
+    outputs, shapes)` the outputs' tangents; `shapes` are the operands' shapes."""
+
+    name: str
+    vjp: Callable[..., list[Any]]
+    jvp: Callable[..., list[Any]]
+    reads_inputs: bool = False
+    reads_output: bool = False
+
+
+AnyFormula = Formula | Reduction | Linear | Cast | Bilinear | Matrix
 FORMULAS: dict[str, AnyFormula] = {}
 
 

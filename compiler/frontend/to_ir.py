@@ -36,7 +36,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from ..ir.transform import inline
 from ..passes.dce import dce
-from . import array_functions, functions, statements
+from . import array_functions, functions, linalg_functions, scipy_functions, statements  # noqa: F401
 from .aliasing import (
     LIVE,
     Ref,
@@ -545,6 +545,8 @@ class FunctionConverter:
                 raise self.source.error(node, f"module {base.__name__!r} has no attribute "
                                               f"{node.attr!r}")
             return getattr(base, node.attr)
+        if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
+            return method
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
 
