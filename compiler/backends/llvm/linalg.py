@@ -10,7 +10,7 @@ Contract (mixed into `FunctionLowering` as `LinalgLowering`, next to `ArrayLower
   inv(A) x from the factors.
 - `__adlite_cholesky_<t>(a, n, l) -> info` writes the lower factor of `a` (reading its lower
   triangle only, as LAPACK's potrf) into `l` (zero above the diagonal); `info` is j + 1 where
-  the j-th pivot is not positive (or NaN), as potrf's.
+  the j-th pivot is <= 0 (a NaN pivot goes on, giving NaNs, as numpy's potrf does).
 `solve` and `inv` leave with `status.SINGULAR_MATRIX` when `info` is not 0 and `cholesky`
 with `status.NOT_POSITIVE_DEFINITE`: both raise numpy's LinAlgError with numpy's message.
 `slogdet` / `det_sign` are numpy's: sign = (-1)^(row swaps) prod sign(u_ii), logabsdet =
@@ -212,7 +212,7 @@ def cholesky_function(module: ir.Module, elem) -> ir.Function:
         d = dot_from(j, j)
         fail = k.fn.append_basic_block("not_positive")
         ok = k.fn.append_basic_block("positive")
-        b.cbranch(b.fcmp_ordered(">", d, k.const(0.0)), ok, fail)  # NaN fails too
+        b.cbranch(b.fcmp_ordered("<=", d, k.const(0.0)), fail, ok)  # NaN goes on, as potrf
         b.position_at_end(fail)
         b.ret(b.add(j, one))
         b.position_at_end(ok)
