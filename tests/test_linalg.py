@@ -259,3 +259,23 @@ def test_shapes_numpy_rejects_are_refused_at_the_line_with_numpys_message():
     assert str(numpy_error.value) in str(error.value) and "test_linalg.py" in str(error.value)
     with pytest.raises(AdliteSyntaxError, match="Last 2 dimensions of the array must be square"):
         compiler.jit(_not_square)(np.ones((2, 3)))
+
+
+_first = compiler.grad(_cholesky_sum)
+
+
+def _cholesky_gradient_along_sin(m, k):
+    return np.sum(_first(m, k) * np.sin(m))
+
+
+def test_cholesky_reverse_over_reverse():
+    """grad of an expression of a gradient: differentiates the adjoint code itself (the
+    adjoint of `tril_halfdiag`, phi, is phi: an earlier rule transposed it)."""
+    def numpy_side(m):
+        return np.sum(taped(lambda m: _cholesky_sum(m, tensor(A)), [m])[0] * np.sin(m))
+
+    m = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [0.0, 0.2, 0.6]])
+    expected = central_differences(numpy_side, [m])[0]
+    for backend in BACKENDS:
+        g = compiler.grad(_cholesky_gradient_along_sin, backend=backend)(m, A)
+        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
