@@ -65,7 +65,7 @@ def _series(coefficients: tuple[float, ...], z: float) -> float:
 
 
 def digamma_scalar(x: float) -> float:
-    if math.isnan(x) or (x <= 0.0 and x == math.floor(x)):
+    if math.isnan(x) or (x <= 0.0 and (math.isinf(x) or x == math.floor(x))):
         return -math.inf if x == 0.0 else math.nan
     shift = 0.0
     if x < 0.0:  # psi(x) = psi(1 - x) - pi cot(pi x), with x reduced exactly mod 1
@@ -78,7 +78,7 @@ def digamma_scalar(x: float) -> float:
 
 
 def trigamma_scalar(x: float) -> float:
-    if math.isnan(x) or (x <= 0.0 and x == math.floor(x)):
+    if math.isnan(x) or (x <= 0.0 and (math.isinf(x) or x == math.floor(x))):
         return math.inf if x == 0.0 else math.nan
     sign, shift = 1.0, 0.0
     if x < 0.0:  # psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
