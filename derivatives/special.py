@@ -14,6 +14,7 @@ digamma(0) = -inf and trigamma(0) = +inf (scipy's).
 Composites (scipy's definitions):
 - `ndtr(x)` as scipy computes it: 0.5 + 0.5 erf(x/sqrt 2) where |x/sqrt 2| < 1/sqrt 2, else
   0.5 erfc(|x|/sqrt 2), reflected (1 - that) for x > 0;
+- `log_ndtr(x)`, accurate in both tails (three pieces, see there);
 - `logit(x)` = log(x / (1 - x));
 - `xlogy(x, y)` = 0 where x == 0 and y is not NaN, else x log(y) (the derivative there is 0,
   PyTorch's convention);
@@ -99,6 +100,30 @@ def ndtr(o: Ops, x: Any) -> Any:
     tail = o.mul(0.5, o.erfc(o.abs(z)))
     large = o.select(o.gt(z, 0.0), o.sub(1.0, tail), tail)
     return o.select(o.lt(o.abs(z), _SQRT1_2), small, large)
+
+
+_LOG_NDTR_TERMS = 12  # the asymptotic series' terms: the 12th is below 1e-20 for x <= -20
+
+
+def log_ndtr(o: Ops, x: Any) -> Any:
+    """Three pieces: log1p(-ndtr(-x)) for x > 0, log(ndtr(x)) for -20 < x <= 0, and for
+    x <= -20 scipy's asymptotic series
+    log(pdf(x) / -x) + log(sum_i (-1)^i (2i - 1)!! / x^(2i)). Each piece reads its operand
+    only where it is taken (elsewhere a harmless stand-in), so no NaN or infinity reaches the
+    derivative through a piece that is not taken."""
+    upper = o.gt(x, 0.0)
+    lower = o.le(x, -20.0)
+    right = o.log1p(o.neg(ndtr(o, o.neg(o.select(upper, x, 1.0)))))
+    middle = o.log(ndtr(o, o.select(o.or_(upper, lower), 0.0, x)))
+    far = o.select(lower, x, -30.0)
+    head = o.sub(o.sub(o.div(o.neg(o.mul(far, far)), 2.0), o.log(o.neg(far))), _LOG_SQRT_2PI)
+    step = o.div(1.0, o.mul(far, far))
+    total, term = 1.0, 1.0
+    for i in range(1, _LOG_NDTR_TERMS + 1):
+        term = o.mul(term, o.mul(step, -(2.0 * i - 1.0)))
+        total = o.add(total, term)
+    tail = o.add(head, o.log(total))
+    return o.select(upper, right, o.select(lower, tail, middle))
 
 
 def logit(o: Ops, x: Any) -> Any:

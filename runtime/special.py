@@ -2,8 +2,9 @@
 
 Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma` (VJPs from the shared
 formulas of `adlite.derivatives.special`) and `trigamma` (no derivative: NotImplementedError),
-and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `expit` (the `sigmoid`
-primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf` (the shared composites).
+and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `log_ndtr`, `expit` (the
+`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf` (the shared
+composites).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
 `scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
 `scipy.special` the program has imported are recognised. The values are those of the
@@ -75,6 +76,10 @@ def ndtr(x):
     return special.ndtr(TENSOR_OPS, F.constant(x))
 
 
+def log_ndtr(x):
+    return special.log_ndtr(TENSOR_OPS, F.constant(x))
+
+
 def logit(x):
     return special.logit(TENSOR_OPS, F.constant(x))
 
@@ -101,5 +106,6 @@ def scipy_ufunc(ufunc: Any):
     if sc is None:
         return None
     table = {sc.erf: erf, sc.erfc: erfc, sc.gammaln: gammaln, sc.digamma: digamma,
-             sc.ndtr: ndtr, sc.expit: F.sigmoid, sc.logit: logit, sc.xlogy: xlogy}
+             sc.ndtr: ndtr, sc.log_ndtr: log_ndtr, sc.expit: F.sigmoid, sc.logit: logit,
+             sc.xlogy: xlogy}
     return table.get(ufunc)

@@ -39,6 +39,7 @@ class TensorOps:
     floordiv = staticmethod(F.floor_divide)
     exp = staticmethod(F.exp)
     log = staticmethod(F.log)
+    log1p = staticmethod(F.log1p)
     sqrt = staticmethod(F.sqrt)
     sin = staticmethod(F.sin)
     cos = staticmethod(F.cos)

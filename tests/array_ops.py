@@ -110,7 +110,7 @@ def op_erf_erfc(x):
 
 @unary("n")
 def op_ndtr(x):
-    return np.sum(sc.ndtr(2.0 * x) * x)
+    return np.sum(sc.ndtr(2.0 * x) * x + sc.log_ndtr(12.0 * x))
 
 
 @unary("n")

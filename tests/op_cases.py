@@ -67,6 +67,7 @@ UNARY = {
     "erf": (sc.erf, normal),
     "erfc": (sc.erfc, normal),
     "ndtr": (lambda x: sc.ndtr(x * 2.0), normal),
+    "log_ndtr": (lambda x: sc.log_ndtr(x * 12.0), normal),
     "expit": (sc.expit, normal),
     "logit": (lambda x: sc.logit(sc.expit(x)), normal),
     "gammaln": (sc.gammaln, positive),

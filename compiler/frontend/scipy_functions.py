@@ -1,10 +1,9 @@
 """scipy's special functions and normal distribution in compiled code; scipy stays optional.
 
 Contract: registers a resolver with `functions` (`add_resolver`) that gives the lowerings of
-- `scipy.special`: `erf`, `erfc`, `ndtr`, `expit`, `logit`, `xlogy`, `gammaln`, `digamma`
-  (elementwise, on numbers and arrays), `logsumexp(a, axis=None, keepdims=False)` and
-  `softmax(x, axis=None)` (the composites of `adlite.derivatives.composites`);
-  `log_ndtr` is refused (no lowering accurate in the far tails);
+- `scipy.special`: `erf`, `erfc`, `ndtr`, `log_ndtr`, `expit`, `logit`, `xlogy`, `gammaln`,
+  `digamma` (elementwise, on numbers and arrays), `logsumexp(a, axis=None, keepdims=False)`
+  and `softmax(x, axis=None)` (the composites of `adlite.derivatives.composites`);
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf` with `loc` and `scale` (by position
   or keyword), the composites of `adlite.derivatives.special` (NaN where `scale <= 0`, as
   scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
@@ -87,14 +86,6 @@ def _softmax(conv, args, kwargs, node):
     return composites.softmax(BuilderOps(conv.b), x, axis)
 
 
-def _refused(name, hint):
-    def lower(conv, args, kwargs, node):
-        raise conv.source.error(node, f"scipy.special.{name} is not supported in compiled code",
-                                hint)
-
-    return lower
-
-
 def _distribution(fn):
     """`norm.<method>(x, loc=0, scale=1)`."""
 
@@ -130,9 +121,8 @@ def _load_special() -> None:
             (sc.expit, _unary_primitive("sigmoid")), (sc.gammaln, _unary_primitive("gammaln")),
             (sc.digamma, _unary_primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
-            (sc.logsumexp, _logsumexp), (sc.softmax, _softmax),
-            (sc.log_ndtr, _refused("log_ndtr", "compute np.log(scipy.special.ndtr(x)) where "
-                                               "ndtr(x) does not underflow"))]:
+            (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
+            (sc.softmax, _softmax)]:
         _BY_ID[id(obj)] = (obj, lowering)
 
 
