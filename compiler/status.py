@@ -10,7 +10,9 @@ Messages follow CPython's and numpy's own wording where they define the error.
 
 PENDING (13) is not in ERRORS: native code returns it after calling back into Python for an
 effect of the user's code (a failed `assert` or `raise`, or a `print` that raised), which
-left the exception to raise with the callback (`backends/llvm/effects.py`).
+left the exception to raise with the callback (`backends/llvm/effects.py`). SINGULAR_MATRIX (14)
+and NOT_POSITIVE_DEFINITE (15), from the linear algebra, are in LINALG_ERRORS: they raise
+numpy's `numpy.linalg.LinAlgError` with numpy's message.
 """
 
 NO_MEMORY = 1
@@ -25,6 +27,8 @@ FLOAT_ZERO_DIVISION = 10
 FLOAT_NAN_TO_INT = 11
 FLOAT_INFINITY_TO_INT = 12
 PENDING = 13
+SINGULAR_MATRIX = 14
+NOT_POSITIVE_DEFINITE = 15
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -41,4 +45,10 @@ ERRORS = {
     FLOAT_ZERO_DIVISION: (ZeroDivisionError, "division by zero"),
     FLOAT_NAN_TO_INT: (ValueError, "cannot convert float NaN to integer"),
     FLOAT_INFINITY_TO_INT: (OverflowError, "cannot convert float infinity to integer"),
+}
+
+# numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)
+LINALG_ERRORS = {
+    SINGULAR_MATRIX: "Singular matrix",
+    NOT_POSITIVE_DEFINITE: "Matrix is not positive definite",
 }

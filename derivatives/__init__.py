@@ -19,12 +19,23 @@ summing of broadcast cotangents back to each input's shape. Conventions at ties 
 the same in both by construction. `composites` holds the numpy functions both sides build
 from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `logsumexp`,
 `softmax`), written once the same way; `array_composites` the array-building ones (`diag`,
-`diff`, `roll`, `cross`, `cumsum`, `tile`, `repeat`, `einsum`, ...).
+`diff`, `roll`, `cross`, `cumsum`, `tile`, `repeat`, `einsum`, ...); `linalg` the derivatives
+of the matrix primitives (`solve`, `inv`, `det`, `slogdet`, `cholesky`) and `special` those of
+the special functions (`erf`, `erfc`, `gammaln`, `digamma`) with scipy's composites (`ndtr`,
+`logit`, `xlogy`, the normal distribution's `pdf`, `logpdf`, `cdf`).
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
 
-from . import composites, indexing, products, reductions, shapes  # noqa: F401  (they define formulas)
+from . import (  # noqa: F401  (they define formulas)
+    composites,
+    indexing,
+    linalg,
+    products,
+    reductions,
+    shapes,
+    special,
+)
 from .elementwise import takes_first
 from .vocabulary import (
     FORMULAS,
@@ -35,6 +46,7 @@ from .vocabulary import (
     Formula,
     Linear,
     Mask,
+    Matrix,
     Ops,
     Reduction,
     bilinear_jvp,
@@ -45,5 +57,5 @@ from .vocabulary import (
 )
 
 __all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Bilinear", "Cast", "Formula", "Linear", "Mask",
-           "Ops", "Reduction", "bilinear_jvp", "composites", "jvp", "reduction_jvp",
+           "Matrix", "Ops", "Reduction", "bilinear_jvp", "composites", "jvp", "reduction_jvp",
            "reduction_vjp", "takes_first", "vjp"]

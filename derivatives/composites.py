@@ -12,7 +12,8 @@ sorted tuple of non-negative axes, or None for all) and `keepdims`, normalised b
 - `var(x, ddof)` = sum((x - mean(x))**2) / (n - ddof); `std` = sqrt(var) (numpy's, two-pass);
 - `logsumexp(x)` = log(sum(exp(x - m))) + m with m = max(x) where finite, else 0 (scipy's
   stable form; m is not held constant: its derivative cancels);
-- `softmax(x)` = exp(x - logsumexp(x, keepdims=True)) (scipy's).
+- `softmax(x)` = e / sum(e) with e = exp(x - max(x)) (scipy's; the max is not held constant:
+  its derivative cancels).
 """
 
 from __future__ import annotations
@@ -74,4 +75,5 @@ def logsumexp(o: Ops, x: Any, axis: Axis, keepdims: bool) -> Any:
 
 
 def softmax(o: Ops, x: Any, axis: Axis) -> Any:
-    return o.exp(o.sub(x, logsumexp(o, x, axis, True)))
+    shifted = o.exp(o.sub(x, o.reduce_max(x, axis, True)))
+    return o.div(shifted, o.reduce_sum(shifted, axis, True))

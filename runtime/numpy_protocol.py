@@ -4,7 +4,8 @@ Contract: a numpy ufunc or function called with a Tensor argument runs the match
 operation (so `np.sin(t)`, `np.sum(t, axis=0)`, `a @ t`, `np.where(c, t, 0)` record the graph).
 Anything not in the tables raises a TypeError naming the function and the supported ones;
 `out=` arguments are rejected (results are always new tensors). The array-building functions
-of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too.
+of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
+`np.linalg` functions run the tape's (`linalg`), and scipy.special's ufuncs those of `special`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
-from . import numpy_functions
+from . import linalg, numpy_functions, special
 
 UFUNCS = {
     np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply,
@@ -63,7 +64,7 @@ FUNCTIONS = {
     np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
-    np.squeeze: F.squeeze, **numpy_functions.FUNCTIONS,
+    np.squeeze: F.squeeze, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
 }
 
 
@@ -78,7 +79,7 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) ->
     if kwargs.get("out") is not None:
         raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) is not supported on adlite "
                         "Tensors: assign the result instead")
-    fn = UFUNCS.get(ufunc)
+    fn = UFUNCS.get(ufunc) or special.scipy_ufunc(ufunc)
     if fn is None:
         raise _unsupported(ufunc.__name__, UFUNCS)
     return fn(*inputs)

@@ -3,7 +3,8 @@ functions, so that the shared formulas run on tensors.
 
 Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
 `expand_reduced`; an indexing `key` is a numpy basic index, normalised by
-`functional.normalize_index`); each is a recorded tensor function of `functional`
+`functional.normalize_index`; the linear algebra and special functions are the primitives of
+`linalg` and `special`); each is a recorded tensor function of `functional`
 (comparisons and logic give tensors that never require grad), so a formula run with
 recording on (`create_graph=True`) is itself differentiable.
 """
@@ -38,6 +39,7 @@ class TensorOps:
     floordiv = staticmethod(F.floor_divide)
     exp = staticmethod(F.exp)
     log = staticmethod(F.log)
+    log1p = staticmethod(F.log1p)
     sqrt = staticmethod(F.sqrt)
     sin = staticmethod(F.sin)
     cos = staticmethod(F.cos)
@@ -61,6 +63,35 @@ class TensorOps:
     sum_to = staticmethod(F.sum_to)
 
     cast = staticmethod(F.astype)
+    abs = staticmethod(F.abs)
+
+    @staticmethod
+    def solve(a: Any, b: Any) -> Any:
+        return F.apply("solve", a, b)
+
+    @staticmethod
+    def inv(a: Any) -> Any:
+        return F.apply("inv", a)
+
+    @staticmethod
+    def tril_halfdiag(x: Any) -> Any:
+        return F.apply("tril_halfdiag", x)
+
+    @staticmethod
+    def erf(x: Any) -> Any:
+        return F.apply("erf", x)
+
+    @staticmethod
+    def erfc(x: Any) -> Any:
+        return F.apply("erfc", x)
+
+    @staticmethod
+    def digamma(x: Any) -> Any:
+        return F.apply("digamma", x)
+
+    @staticmethod
+    def trigamma(x: Any) -> Any:
+        return F.apply("trigamma", x)
 
     @staticmethod
     def slice_along(x: Any, axis: int, start: int, stop: int, step: int | None = None) -> Any:

@@ -3,6 +3,7 @@ per-op gradient tables (compiled vs eager tape vs finite differences, first and 
 Operand kinds: "n" normal, "p" positive, "z" away from zero, "d" distinct values."""
 
 import numpy as np
+import scipy.special as sc
 
 UNARY = []
 BINARY = []
@@ -102,6 +103,26 @@ def op_scalar_broadcast(x):
     return np.sum(np.sin(x * 2.0 + 1.0) / 3.0 - 0.5 * x)
 
 
+@unary("n")
+def op_erf_erfc(x):
+    return np.sum(sc.erf(x) * x + sc.erfc(0.5 * x) ** 2)
+
+
+@unary("n")
+def op_ndtr(x):
+    return np.sum(sc.ndtr(2.0 * x) * x + sc.log_ndtr(12.0 * x))
+
+
+@unary("n")
+def op_expit_logit(x):
+    return np.sum(sc.expit(x) * x + sc.logit(sc.expit(0.5 * x) * 0.8 + 0.1))
+
+
+@unary("p")
+def op_gammaln(x):
+    return np.sum(sc.gammaln(x * 3.0) * x)
+
+
 BINARY_KINDS = [("add", "n", "n"), ("sub", "n", "n"), ("mul", "n", "n"), ("div", "n", "z"),
                 ("pow", "p", "n"), ("maximum", "d", "d"), ("minimum", "d", "d")]
 
@@ -144,6 +165,11 @@ def op_minimum(x, y):
 @binary("n", "n")
 def op_select(x, y):
     return np.sum(np.where(x > y, np.sin(x), y * y))
+
+
+@binary("p", "p")
+def op_xlogy(x, y):
+    return np.sum(sc.xlogy(x, y + 0.5) * x)
 
 
 AXIS_CASES = []
@@ -193,3 +219,55 @@ def methods_and_transpose(x):
 def matmul_shapes(x):
     v = np.sum(x, axis=0)
     return np.sum((x @ v) ** 2) + v @ v + np.sum(x @ x.T)
+
+
+# np.linalg: (name, fn, operand kinds); "matrix" is well conditioned (a dominant diagonal),
+# "free" any 3 x 3, "vector" / "rhs" a right-hand side (3,) / (3, 2); Cholesky's operand is
+# built symmetric positive definite inside
+LINALG = []
+
+
+def linalg(*kinds):
+    def register(fn):
+        LINALG.append((fn.__name__, fn, kinds))
+        return fn
+    return register
+
+
+@linalg("matrix", "vector")
+def la_solve_vector(a, b):
+    return np.sum(np.sin(np.linalg.solve(a, b)))
+
+
+@linalg("matrix", "rhs")
+def la_solve_matrix(a, b):
+    return np.sum(np.linalg.solve(a, b) ** 2)
+
+
+@linalg("matrix")
+def la_inv(a):
+    return np.sum(np.sin(np.linalg.inv(a)) * a)
+
+
+@linalg("matrix")
+def la_det(a):
+    return np.linalg.det(a) * np.sum(a)
+
+
+@linalg("matrix")
+def la_slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * logdet + np.sum(a * a)
+
+
+@linalg("free", "matrix")
+def la_cholesky(m, k):
+    spd = m @ m.T + k @ k.T  # symmetric: perturbing m or k perturbs both triangles
+    return np.sum(np.sin(np.linalg.cholesky(spd)))
+
+
+@linalg("free", "matrix", "vector")
+def la_gp_solves(m, k, y):
+    lower = np.linalg.cholesky(m @ m.T + k @ k.T)
+    alpha = np.linalg.solve(lower.T, np.linalg.solve(lower, y))
+    return 0.5 * y @ alpha + np.linalg.slogdet(lower)[1]

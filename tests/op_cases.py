@@ -6,6 +6,7 @@ log/sqrt, distinct values for max/min).
 """
 
 import numpy as np
+import scipy.special as sc
 
 SHAPES = [(), (3,), (2, 3)]
 BROADCAST_PAIRS = [((2, 3), (3,)), ((1, 3), (2, 1)), ((2, 3), ()), ((3, 1), (1, 3))]
@@ -63,7 +64,23 @@ UNARY = {
     "min": (np.min, distinct),
     "prod": (np.prod, away_from_zero),
     "logsumexp": (lambda x: __import__("adlite.runtime").runtime.logsumexp(x), normal),
+    "erf": (sc.erf, normal),
+    "erfc": (sc.erfc, normal),
+    "ndtr": (lambda x: sc.ndtr(x * 2.0), normal),
+    "log_ndtr": (lambda x: sc.log_ndtr(x * 12.0), normal),
+    "expit": (sc.expit, normal),
+    "logit": (lambda x: sc.logit(sc.expit(x)), normal),
+    "gammaln": (sc.gammaln, positive),
+    "norm_logpdf": (lambda x: _special().norm_logpdf(x, 0.5, 1.5), normal),
+    "norm_cdf": (lambda x: _special().norm_cdf(x, -0.2, 0.7), normal),
 }
+
+
+def _special():
+    from adlite.runtime import special
+
+    return special
+
 
 BINARY = {
     "add": (lambda x, y: x + y, normal, normal),
@@ -76,7 +93,14 @@ BINARY = {
     "where": (lambda x, y: np.where(x > 0, x, y), away_from_zero, normal),
     "hypot": (np.hypot, away_from_zero, normal),
     "remainder": (lambda x, y: np.remainder(x * 3.1, y), normal, away_from_zero),
+    "xlogy": (sc.xlogy, normal, positive),
+    "norm_pdf": (lambda x, y: _special().norm_pdf(x, y, y * y + 0.5), normal, normal),
 }
+
+
+def well_conditioned(shape):
+    """A matrix with a dominant diagonal (and an SPD one for Cholesky, built by the case)."""
+    return lambda rng: rng.standard_normal(shape) * 0.5 + 3.0 * np.eye(shape[0])
 
 
 def _axis_cases():
@@ -125,6 +149,15 @@ def _shape_cases():
          [normal((2, 3))]),
         ("broadcast_to", lambda x: np.broadcast_to(x, (2, 3)) ** 2, [normal((3,))]),
         ("setitem", _setitem, [normal((3,)), normal(())]),
+        ("linalg-solve-vector", lambda a, b: np.linalg.solve(a, b),
+         [well_conditioned((3, 3)), normal((3,))]),
+        ("linalg-solve-matrix", lambda a, b: np.linalg.solve(a, b),
+         [well_conditioned((3, 3)), normal((3, 2))]),
+        ("linalg-inv", np.linalg.inv, [well_conditioned((3, 3))]),
+        ("linalg-det", np.linalg.det, [well_conditioned((3, 3))]),
+        ("linalg-slogdet", lambda a: np.linalg.slogdet(a)[1], [well_conditioned((3, 3))]),
+        ("linalg-cholesky", lambda m, k: np.linalg.cholesky(m @ m.T + k @ k.T),
+         [normal((3, 3)), well_conditioned((3, 3))]),
         ("iadd", _iadd, [normal((3,)), normal((3,))]),
     ]
 

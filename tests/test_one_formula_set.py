@@ -81,13 +81,22 @@ def test_a_formula_reads_only_what_it_declares(name):
     if isinstance(formula, derivatives.Linear):  # sees only the cotangent, shapes and params
         params = {"transpose": {"axes": (1, 0)}, "concatenate": {"axis": 0},
                   "index": {"key": object()}, "index_update": {"key": object(), "mode": "set"},
-                  "index_add": {"key": object(), "shape": (3, 2)}}.get(name, {"shape": (3, 2)})
+                  "index_add": {"key": object(), "shape": (3, 2)},
+                  "tril_halfdiag": {}}.get(name, {"shape": (3, 2)})
         formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
     if isinstance(formula, derivatives.Bilinear):  # sees the cotangent, operands and shapes
         for shapes in [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,)),
                        ((2, 2, 3), (3,)), ((3,), (2, 3, 4)), ((5, 1, 2, 3), (4, 3, 2))]:
             assert len(formula.adjoint(_Trace(), object(), value, value, *shapes)) == 2
+        return
+    if isinstance(formula, derivatives.Matrix):  # sees cotangents/tangents, operands, outputs
+        arity = 2 if name == "solve" else 1
+        for shapes in ([(3, 3), (3,)], [(3, 3), (3, 2)]):
+            cts = formula.vjp(_Trace(), [object()], [value] * arity, [output], shapes[:arity])
+            tangents = formula.jvp(_Trace(), [object()] * arity, [value] * arity, [output],
+                                   shapes[:arity])
+            assert (len(cts), len(tangents)) == (arity, 1)
         return
     if isinstance(formula, derivatives.Reduction):
         for axis in (None, (1,)):

@@ -354,9 +354,20 @@ _register([builtins.callable], _class_test("callable", lambda cls: any(
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
+_RESOLVERS = []
+
+
+def add_resolver(resolver) -> None:
+    """`resolver(obj)` gives a lowering for objects the table does not hold by identity
+    (bound methods, functions of modules registered lazily), or None."""
+    _RESOLVERS.append(resolver)
+
+
 def lookup(obj):
     entry = _FUNCTIONS.get(id(obj))
-    return entry[1] if entry is not None and entry[0] is obj else None
+    if entry is not None and entry[0] is obj:
+        return entry[1]
+    return next((r for r in (resolve(obj) for resolve in _RESOLVERS) if r is not None), None)
 
 
 def constant(module, attr: str):

@@ -72,7 +72,9 @@ from . import (
     closures,
     externals,
     functions,
+    linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
     numpy_functions,
+    scipy_functions,
     sequences,
     statements,
     static_values,
@@ -751,6 +753,8 @@ class FunctionConverter:
                 return self.resolve_global(value, node, externals.Place(
                     vars(base), "item", node.attr, f"{base.__name__}.{node.attr}"))
             return value
+        if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
+            return method
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "

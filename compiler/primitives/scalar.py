@@ -70,6 +70,11 @@ def _define(name, type_rule, impl, template, formula=None, differentiable=True,
                        differentiable=differentiable, elementwise=True, formula=formula))
 
 
+def define_unary(name, impl, template, formula) -> None:
+    """Register a float elementwise primitive of one operand (`special` registers its own)."""
+    _define(name, float_only, impl, template, formula)
+
+
 def _formula_vjp(formula):
     return lambda b, e, cts: derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs,
                                              e.outputs[0])

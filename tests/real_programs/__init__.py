@@ -139,7 +139,6 @@ TAPE_LIMITATIONS: dict[str, str] = {
         'requires grad)'),
     "lotka_volterra": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor "
         'that requires grad)'),
-    "kalman_filter": 'np.linalg.inv is not supported on Tensors',
     "softmax_xent": ('`logits -= logits.max(axis=1, keepdims=True)` modifies in place a tensor '
         'that max saved for backward (RuntimeError: ... modified by an inplace operation)'),
     "particles": ("np.array(list of Tensors) (RuntimeError: Can't call numpy() on Tensor that "
@@ -160,7 +159,6 @@ TAPE_LIMITATIONS: dict[str, str] = {
     "hmm_forward": 'scipy.special.logsumexp converts the Tensor to a numpy array',
     "lstm": ("rows of a numpy copy written with Tensors (RuntimeError: Can't call numpy() on "
         'Tensor that requires grad)'),
-    "ridge_hyper": 'np.linalg.solve is not supported on Tensors',
     "wave_equation": 'Tensor has no .copy() (AttributeError)',
     "crank_nicolson": ("np.empty(n) written with Tensor values (ValueError: setting an array "
                        "element with a sequence)"),

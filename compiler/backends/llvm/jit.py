@@ -30,8 +30,9 @@ import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
-from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING
+from ...status import ERRORS, INTERRUPTED, LINALG_ERRORS, NO_MEMORY, PENDING
 from . import effects, interrupt
+from .linalg import raises_linalg_errors
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
 
 _initialized = False
@@ -105,9 +106,12 @@ def python_api_available() -> bool:
 def raise_for_status(status: int) -> NoReturn:
     """Raise the exception of a nonzero status returned by native code (the ctypes path's only
     place doing so; the generated entry point has its own copy of the table in pywrapper;
-    PENDING: the exception an effect of the user's code left, see effects.py)."""
+    PENDING: the exception an effect of the user's code left, see effects.py; the linear
+    algebra's: numpy's LinAlgError, see linalg.py)."""
     if status == PENDING:
         effects.raise_pending()
+    if status in LINALG_ERRORS:
+        raise np.linalg.LinAlgError(LINALG_ERRORS[status])
     error, message = ERRORS[status]
     raise error(message)
 
@@ -219,7 +223,7 @@ class NativeFunction:
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
     if python_api_available() and wraps(in_types + out_types) and \
-            not effects.uses_effects(module):
+            not effects.uses_effects(module) and not raises_linalg_errors(module):
         add_python_wrapper(module, name, [t.name for t in in_types],
                            [t.name for t in out_types])
     with host_target_machine() as tm:

@@ -1,0 +1,131 @@
+"""LLVM lowering of the special functions (`primitives/special.py`), per element, attached to
+the primitive table like the lowerings of `ops.py`.
+
+Contract: `erf`, `erfc` call the C library's (`erff`, `erfcf` for float32), `gammaln` its
+`lgamma` (+inf at the poles, as scipy's), `sigmoid` is 1 / (1 + exp(-x)); `digamma` and
+`trigamma` call internal functions `__adlite_digamma_f64` / `__adlite_trigamma_f64` (float32
+operands are computed in double, then rounded) emitted once per module, running the algorithm
+of `adlite.derivatives.special` with its constants: reflection for x < 0, the recurrence up to
+`ASYMPTOTIC_FROM`, the asymptotic series; NaN at the poles (digamma(0) = -inf,
+trigamma(0) = +inf). The helper names start with `__adlite_`, which no symbol of a compiled
+function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+from adlite.derivatives.special import ASYMPTOTIC_FROM, DIGAMMA_SERIES, TRIGAMMA_SERIES
+
+from ...ir.primitive import attach
+from .declarations import function
+from .ops import F64, _libm
+
+I1 = ir.IntType(1)
+
+
+def _float(value: float):
+    return ir.Constant(F64, value)
+
+
+def _series(b, coefficients, z):
+    total = _float(0.0)
+    for c in reversed(coefficients):
+        total = b.fmul(b.fadd(total, _float(c)), z)
+    return total
+
+
+def _recurrence(b, fn, x, init, step):
+    """Loop `while x < ASYMPTOTIC_FROM: acc = step(acc, x); x += 1` from acc = `init`; returns
+    the final (x, acc)."""
+    pre = b.block
+    head, body, done = (fn.append_basic_block(n) for n in ("rec.head", "rec.body", "rec.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    xv, acc = b.phi(F64), b.phi(F64)
+    xv.add_incoming(x, pre)
+    acc.add_incoming(init, pre)
+    b.cbranch(b.fcmp_ordered("<", xv, _float(ASYMPTOTIC_FROM)), body, done)
+    b.position_at_end(body)
+    acc.add_incoming(step(acc, xv), body)
+    xv.add_incoming(b.fadd(xv, _float(1.0)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    return xv, acc
+
+
+def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
+    """`double __adlite_{di,tri}gamma_f64(double)`."""
+    name = f"__adlite_{('digamma', 'trigamma')[order]}_f64"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(F64, [F64]), name)
+    fn.linkage = "internal"
+    (x,) = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def call(symbol, *args):
+        return b.call(function(module, symbol, F64, [F64] * len(args)), list(args))
+
+    floor = call("llvm.floor.f64", x)
+    pole = b.and_(b.fcmp_ordered("<=", x, _float(0.0)), b.fcmp_ordered("==", x, floor))
+    negative = b.fcmp_ordered("<", x, _float(0.0))
+    angle = b.fmul(_float(math.pi), b.fsub(x, floor))  # x reduced exactly mod 1
+    y = b.select(negative, b.fsub(_float(1.0), x), x)
+    if order == 0:
+        reflection = b.fdiv(_float(-math.pi), call("tan", angle))
+        start = b.select(negative, reflection, _float(0.0))
+        y, shift = _recurrence(b, fn, y, start,
+                               lambda acc, v: b.fsub(acc, b.fdiv(_float(1.0), v)))
+        z = b.fdiv(_float(1.0), b.fmul(y, y))
+        value = b.fsub(b.fsub(call("llvm.log.f64", y), b.fdiv(_float(0.5), y)),
+                       _series(b, DIGAMMA_SERIES, z))
+        value = b.fadd(value, shift)
+        at_pole = b.select(b.fcmp_ordered("==", x, _float(0.0)), _float(-math.inf),
+                           _float(math.nan))
+    else:
+        s = call("sin", angle)
+        reflection = b.fdiv(_float(math.pi * math.pi), b.fmul(s, s))
+        y, total = _recurrence(b, fn, y, _float(0.0),
+                               lambda acc, v: b.fadd(acc, b.fdiv(_float(1.0), b.fmul(v, v))))
+        z = b.fdiv(_float(1.0), b.fmul(y, y))
+        tail = b.fadd(b.fdiv(_float(1.0), y), b.fdiv(_float(0.5), b.fmul(y, y)))
+        total = b.fadd(total, b.fadd(tail, b.fdiv(_series(b, TRIGAMMA_SERIES, z), y)))
+        value = b.select(negative, b.fsub(reflection, total), total)
+        at_pole = b.select(b.fcmp_ordered("==", x, _float(0.0)), _float(math.inf),
+                           _float(math.nan))
+    b.ret(b.select(pole, at_pole, value))
+    return fn
+
+
+def _polygamma(order: int):
+    def lower(cx, args, eqn):
+        (x,) = args
+        b = cx.b
+        wide = x.type != F64
+        value = b.call(_polygamma_function(cx.module, order), [b.fpext(x, F64) if wide else x])
+        return [b.fptrunc(value, x.type) if wide else value]
+
+    return lower
+
+
+def _sigmoid(cx, args, eqn):
+    (x,) = args
+    one = ir.Constant(x.type, 1.0)
+    e = cx.b.call(cx.intrinsic("llvm.exp", x.type), [cx.b.fneg(x)])
+    return [cx.b.fdiv(one, cx.b.fadd(one, e))]
+
+
+LOWERINGS = {
+    "erf": _libm("erf"),
+    "erfc": _libm("erfc"),
+    "gammaln": _libm("lgamma"),
+    "digamma": _polygamma(0),
+    "trigamma": _polygamma(1),
+    "sigmoid": _sigmoid,
+}
+
+for _name, _rule in LOWERINGS.items():
+    attach(_name, llvm=_rule)

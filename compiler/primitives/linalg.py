@@ -1,0 +1,110 @@
+"""Linear algebra of square matrices (`np.linalg`): `solve`, `inv`, `det`, `slogdet` (the log
+of |det|) with `det_sign` (the sign slogdet returns beside it), `cholesky`, and
+`tril_halfdiag` (the lower triangle with the diagonal halved, which the Cholesky derivatives
+use).
+
+Contract: operands are 2-D float64 or float32 arrays of one dtype (no batches); `solve(A, B)`
+takes a vector or a matrix `B`. Shapes numpy rejects raise numpy's own message (`TypeError`
+from the type rule, which the frontend reports at the user's line). The references are
+numpy's functions, so the Python backend raises numpy's LinAlgError ("Singular matrix" from
+`solve` and `inv`, "Matrix is not positive definite" from `cholesky`, which reads the lower
+triangle only); the LLVM backend's LU and Cholesky kernels (`backends/llvm/linalg.py`) leave
+with the statuses that raise the same. `det` of a singular matrix is 0 and `slogdet` gives
+(0, -inf), as numpy's. The VJP and JVP rules are the shared formulas of
+`adlite.derivatives.linalg`, run with the IR builder; `det_sign` is not differentiable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from adlite import derivatives
+
+from ..ir.core import Type
+from ..ir.primitive import Primitive, register
+from .arrays import _linear_rules as linear_rules
+from .vocabulary import BuilderOps
+
+
+def _numpy_message(fn, *types: Type) -> str:
+    """What numpy says calling `fn` on operands of these shapes (identity-like matrices)."""
+    probes = [np.eye(*t.shape) if len(t.shape or ()) == 2 else np.zeros(t.shape or ())
+              for t in types]
+    try:
+        fn(*probes)
+    except ValueError as e:  # LinAlgError included
+        return str(e)
+    return "batched (more than 2-D) matrices are not supported in compiled code"
+
+
+def _float(t: Type, name: str) -> None:
+    if not t.is_float:
+        raise TypeError(f"{name}: expected a float matrix, got {t}")
+
+
+def _square_type(fn, name):
+    def rule(in_types, params):
+        (a,) = in_types
+        _float(a, name)
+        if not a.is_array or len(a.shape) != 2 or a.shape[0] != a.shape[1]:
+            raise TypeError(_numpy_message(fn, a))
+        return [a]
+
+    return rule
+
+
+def _scalar_of(rule):
+    return lambda in_types, params: [rule(in_types, params)[0].scalar]
+
+
+def _solve_type(in_types, params):
+    a, b = in_types
+    _float(a, "solve")
+    if a.name != b.name:
+        raise TypeError(f"solve: operands of one dtype expected, got {a} and {b}")
+    ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
+          and len(b.shape) in (1, 2) and b.shape[0] == a.shape[0])
+    if not ok:
+        raise TypeError(_numpy_message(np.linalg.solve, a, b))
+    return [b]
+
+
+def tril_halfdiag(x: np.ndarray) -> np.ndarray:
+    return np.tril(x) - 0.5 * np.diag(np.diag(x))
+
+
+def _rules(name: str) -> dict:
+    formula = derivatives.FORMULAS[name]
+
+    def shapes(e):
+        return [a.type.shape for a in e.inputs]
+
+    def vjp(b, e, cts):
+        return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e))
+
+    def jvp(b, e, t):
+        return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e))
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
+
+
+def _define(name, type_rule, impl, template, rules=True):
+    register(Primitive(name, type_rule, lambda *xs: (impl(*xs),), py=lambda args, e:
+                       template.format(*args), differentiable=rules,
+                       **(_rules(name) if rules else {"vjp": None, "jvp": None})))
+
+
+_define("solve", _solve_type, np.linalg.solve, "np.linalg.solve({0}, {1})")
+_define("inv", _square_type(np.linalg.inv, "inv"), np.linalg.inv, "np.linalg.inv({0})")
+_define("det", _scalar_of(_square_type(np.linalg.det, "det")), np.linalg.det,
+        "np.linalg.det({0})")
+_define("slogdet", _scalar_of(_square_type(np.linalg.slogdet, "slogdet")),
+        lambda a: np.linalg.slogdet(a)[1], "np.linalg.slogdet({0})[1]")
+_define("det_sign", _scalar_of(_square_type(np.linalg.slogdet, "slogdet")),
+        lambda a: np.linalg.slogdet(a)[0], "np.linalg.slogdet({0})[0]", rules=False)
+_define("cholesky", _square_type(np.linalg.cholesky, "cholesky"), np.linalg.cholesky,
+        "np.linalg.cholesky({0})")
+register(Primitive("tril_halfdiag", _square_type(tril_halfdiag, "tril_halfdiag"),
+                   lambda x: (tril_halfdiag(x),),
+                   py=lambda args, e: f"_rt.linalg.tril_halfdiag({args[0]})",
+                   **linear_rules("tril_halfdiag")))

@@ -1,0 +1,153 @@
+"""Special functions (scipy.special, scipy.stats.norm): the partial derivatives of the
+elementwise primitives `erf`, `erfc`, `gammaln`, `digamma` (see `vocabulary.Formula`), and the
+functions both sides build from primitives, each written once against `Ops`.
+
+Primitives: erf' = 2/sqrt(pi) exp(-x^2), erfc' = -erf', gammaln' = digamma,
+digamma' = trigamma (`trigamma` has no derivative: third derivatives of `gammaln` are refused).
+`expit` is the `sigmoid` primitive (`elementwise`).
+The values of `digamma` and `trigamma` (both sides' references; the LLVM backend emits the same
+algorithm): `digamma_scalar` / `trigamma_scalar`, the recurrence psi(x) = psi(x + 1) - 1/x
+(psi1(x) = psi1(x + 1) + 1/x^2) up to x >= `ASYMPTOTIC_FROM`, then the asymptotic series with
+the Bernoulli coefficients `DIGAMMA_SERIES` / `TRIGAMMA_SERIES`, after the reflection formulas
+for x < 0 (x reduced exactly mod 1 for the trigonometric part). At the poles: NaN, but
+digamma(0) = -inf and trigamma(0) = +inf (scipy's).
+Composites (scipy's definitions):
+- `ndtr(x)` as scipy computes it: 0.5 + 0.5 erf(x/sqrt 2) where |x/sqrt 2| < 1/sqrt 2, else
+  0.5 erfc(|x|/sqrt 2), reflected (1 - that) for x > 0;
+- `log_ndtr(x)`, accurate in both tails (three pieces, see there);
+- `logit(x)` = log(x / (1 - x));
+- `xlogy(x, y)` = 0 where x == 0 and y is not NaN, else x log(y) (the derivative there is 0,
+  PyTorch's convention);
+- `norm_pdf`, `norm_logpdf`, `norm_cdf` (scipy.stats.norm with `loc` and `scale`):
+  z = (x - loc) / scale, pdf = exp(-z^2/2) / sqrt(2 pi) / scale,
+  logpdf = -z^2/2 - log(sqrt(2 pi)) - log(scale), cdf = ndtr(z).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .vocabulary import Formula, Ops, define
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT1_2 = math.sqrt(0.5)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+
+def _erf_partial(o, x, out):
+    return (o.mul(_TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
+
+
+def _erfc_partial(o, x, out):
+    return (o.mul(-_TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
+
+
+define(Formula("erf", _erf_partial, reads_inputs=True))
+define(Formula("erfc", _erfc_partial, reads_inputs=True))
+define(Formula("gammaln", lambda o, x, out: (o.digamma(x),), reads_inputs=True))
+define(Formula("digamma", lambda o, x, out: (o.trigamma(x),), reads_inputs=True))
+
+
+ASYMPTOTIC_FROM = 10.0
+# psi(x) ~ log x - 1/(2x) - sum_k B_2k / (2k x^2k), k = 1..7 (coefficients of z = 1/x^2)
+DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+# psi1(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), k = 1..8 (coefficients of z = 1/x^2)
+TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def _series(coefficients: tuple[float, ...], z: float) -> float:
+    """sum_k c_k z^(k+1), Horner's scheme from the last coefficient."""
+    total = 0.0
+    for c in reversed(coefficients):
+        total = (total + c) * z
+    return total
+
+
+def digamma_scalar(x: float) -> float:
+    if math.isnan(x) or (x <= 0.0 and (math.isinf(x) or x == math.floor(x))):
+        return -math.inf if x == 0.0 else math.nan
+    shift = 0.0
+    if x < 0.0:  # psi(x) = psi(1 - x) - pi cot(pi x), with x reduced exactly mod 1
+        shift = -math.pi / math.tan(math.pi * (x - math.floor(x)))
+        x = 1.0 - x
+    while x < ASYMPTOTIC_FROM:
+        shift -= 1.0 / x
+        x += 1.0
+    return math.log(x) - 0.5 / x - _series(DIGAMMA_SERIES, 1.0 / (x * x)) + shift
+
+
+def trigamma_scalar(x: float) -> float:
+    if math.isnan(x) or (x <= 0.0 and (math.isinf(x) or x == math.floor(x))):
+        return math.inf if x == 0.0 else math.nan
+    sign, shift = 1.0, 0.0
+    if x < 0.0:  # psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
+        s = math.sin(math.pi * (x - math.floor(x)))
+        sign, shift = -1.0, math.pi * math.pi / (s * s)
+        x = 1.0 - x
+    total = 0.0
+    while x < ASYMPTOTIC_FROM:
+        total += 1.0 / (x * x)
+        x += 1.0
+    total += 1.0 / x + 0.5 / (x * x) + _series(TRIGAMMA_SERIES, 1.0 / (x * x)) / x
+    return shift + sign * total
+
+
+def ndtr(o: Ops, x: Any) -> Any:
+    z = o.mul(x, _SQRT1_2)
+    small = o.add(0.5, o.mul(0.5, o.erf(z)))
+    tail = o.mul(0.5, o.erfc(o.abs(z)))
+    large = o.select(o.gt(z, 0.0), o.sub(1.0, tail), tail)
+    return o.select(o.lt(o.abs(z), _SQRT1_2), small, large)
+
+
+_LOG_NDTR_TERMS = 12  # the asymptotic series' terms: the 12th is below 1e-20 for x <= -20
+
+
+def log_ndtr(o: Ops, x: Any) -> Any:
+    """Three pieces: log1p(-ndtr(-x)) for x > 0, log(ndtr(x)) for -20 < x <= 0, and for
+    x <= -20 scipy's asymptotic series
+    log(pdf(x) / -x) + log(sum_i (-1)^i (2i - 1)!! / x^(2i)). Each piece reads its operand
+    only where it is taken (elsewhere a harmless stand-in), so no NaN or infinity reaches the
+    derivative through a piece that is not taken."""
+    upper = o.gt(x, 0.0)
+    lower = o.le(x, -20.0)
+    right = o.log1p(o.neg(ndtr(o, o.neg(o.select(upper, x, 1.0)))))
+    middle = o.log(ndtr(o, o.select(o.or_(upper, lower), 0.0, x)))
+    far = o.select(lower, x, -30.0)
+    head = o.sub(o.sub(o.div(o.neg(o.mul(far, far)), 2.0), o.log(o.neg(far))), _LOG_SQRT_2PI)
+    step = o.div(1.0, o.mul(far, far))
+    total, term = 1.0, 1.0
+    for i in range(1, _LOG_NDTR_TERMS + 1):
+        term = o.mul(term, o.mul(step, -(2.0 * i - 1.0)))
+        total = o.add(total, term)
+    tail = o.add(head, o.log(total))
+    return o.select(upper, right, o.select(lower, tail, middle))
+
+
+def logit(o: Ops, x: Any) -> Any:
+    return o.log(o.div(x, o.sub(1.0, x)))
+
+
+def xlogy(o: Ops, x: Any, y: Any) -> Any:
+    zero = o.and_(o.eq(x, 0.0), o.eq(y, y))
+    return o.select(zero, 0.0, o.mul(x, o.log(y)))
+
+
+def _standardized(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    return o.div(o.sub(x, loc), scale)
+
+
+def norm_pdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    z = _standardized(o, x, loc, scale)
+    return o.div(o.div(o.exp(o.div(o.neg(o.mul(z, z)), 2.0)), _SQRT_2PI), scale)
+
+
+def norm_logpdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    z = _standardized(o, x, loc, scale)
+    return o.sub(o.sub(o.div(o.neg(o.mul(z, z)), 2.0), _LOG_SQRT_2PI), o.log(scale))
+
+
+def norm_cdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    return ndtr(o, _standardized(o, x, loc, scale))

@@ -1,0 +1,111 @@
+"""scipy.special and scipy.stats.norm on the eager tape.
+
+Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma` (VJPs from the shared
+formulas of `adlite.derivatives.special`) and `trigamma` (no derivative: NotImplementedError),
+and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `log_ndtr`, `expit` (the
+`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf` (the shared
+composites).
+scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
+`scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
+`scipy.special` the program has imported are recognised. The values are those of the
+compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and
+`digamma_scalar` / `trigamma_scalar` of `adlite.derivatives.special`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from adlite.derivatives import special
+
+from . import functional as F
+from .primitives import RuleContext, _elementwise, primitive
+from .vocabulary import TENSOR_OPS
+
+
+def _each(scalar_fn):
+    """`scalar_fn` applied to every element (the dtype of a float array kept)."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        out = np.array([scalar_fn(float(v)) for v in x.ravel()], dtype=np.float64)
+        return out.astype(np.result_type(x.dtype, np.float32)).reshape(x.shape)
+
+    return apply
+
+
+def _gammaln_scalar(x: float) -> float:
+    if x <= 0.0 and x == math.floor(x):
+        return math.inf
+    return math.lgamma(x) if math.isfinite(x) else abs(x) if x == x else x
+
+
+_elementwise("erf", "ErfBackward0", _each(math.erf))
+_elementwise("erfc", "ErfcBackward0", _each(math.erfc))
+_elementwise("gammaln", "LgammaBackward0", _each(_gammaln_scalar))
+_elementwise("digamma", "DigammaBackward0", _each(special.digamma_scalar))
+
+
+@primitive("trigamma", "PolygammaBackward0", _each(special.trigamma_scalar))
+def _trigamma_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    raise NotImplementedError("the derivative of trigamma (third derivatives of "
+                              "scipy.special.gammaln) is not supported")
+
+
+def erf(x):
+    return F.apply("erf", x)
+
+
+def erfc(x):
+    return F.apply("erfc", x)
+
+
+def gammaln(x):
+    return F.apply("gammaln", x)
+
+
+def digamma(x):
+    return F.apply("digamma", x)
+
+
+def ndtr(x):
+    return special.ndtr(TENSOR_OPS, F.constant(x))
+
+
+def log_ndtr(x):
+    return special.log_ndtr(TENSOR_OPS, F.constant(x))
+
+
+def logit(x):
+    return special.logit(TENSOR_OPS, F.constant(x))
+
+
+def xlogy(x, y):
+    return special.xlogy(TENSOR_OPS, F.constant(x), F.constant(y))
+
+
+def _distribution(fn):
+    def call(x, loc=0.0, scale=1.0):
+        return fn(TENSOR_OPS, F.constant(x), F.constant(loc), F.constant(scale))
+
+    return call
+
+
+norm_cdf = _distribution(special.norm_cdf)
+norm_pdf = _distribution(special.norm_pdf)
+norm_logpdf = _distribution(special.norm_logpdf)
+
+
+def scipy_ufunc(ufunc: Any):
+    """The tape function of a `scipy.special` ufunc, or None."""
+    sc = sys.modules.get("scipy.special")
+    if sc is None:
+        return None
+    table = {sc.erf: erf, sc.erfc: erfc, sc.gammaln: gammaln, sc.digamma: digamma,
+             sc.ndtr: ndtr, sc.log_ndtr: log_ndtr, sc.expit: F.sigmoid, sc.logit: logit,
+             sc.xlogy: xlogy}
+    return table.get(ufunc)
