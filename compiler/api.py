@@ -84,7 +84,7 @@ from .compile_once import once
 from .frontend import externals
 from .frontend.aliasing import view_key
 from .frontend.to_ir import Layout
-from .ir.core import F64, I64, Graph, Type
+from .ir.core import BOOL, F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
@@ -349,7 +349,7 @@ class Transformed:
         """Make the int parameters `e` names compile-time values, or raise its error."""
         names = self.names[:len(call.trees)]
         ints = {n for n, t in zip(names, call.trees, strict=True)
-                if I64 in leaf_types(t) and n not in self.static_ints}
+                if {I64, BOOL} & set(leaf_types(t)) and n not in self.static_ints}
         differentiated = set() if self.kind == "jit" else {
             w if isinstance(w, str) else names[w] for w in self.wrt
             if isinstance(w, str) or -len(names) <= w < len(names)}

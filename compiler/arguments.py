@@ -17,8 +17,10 @@ Contract:
   inputs are the flat leaves, in order; named tuples are tuples there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
-- `NeedStatic` is the frontend's signal that the compile-time value of entry int
-  parameters is needed (a shape, a slice bound): the API compiles again with them static.
+- `NeedStatic` is the frontend's signal that the compile-time value of entry int or bool
+  parameters is needed (a shape, a slice bound, the trip count of a loop that must be
+  unrolled, a flag choosing between values of different shapes): the API compiles again with
+  them static.
 """
 
 from __future__ import annotations
@@ -186,8 +188,9 @@ def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
 def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, list]:
     """(tree, runtime leaves) of one parameter value (see the module docstring)."""
     if isinstance(value, (np.ndarray, *SCALARS)):
-        if static_ints and isinstance(value, int | np.integer) and \
-                not isinstance(value, bool | np.bool_):
+        if static_ints and isinstance(value, bool | np.bool_):
+            return Static(bool(value)), []
+        if static_ints and isinstance(value, int | np.integer):
             return Static(int(value)), []
         return arg_type(value, where), [value]
     if isinstance(value, complex | np.complexfloating):

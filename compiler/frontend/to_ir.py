@@ -234,7 +234,7 @@ class _Entry:
         if isinstance(tree, Type):
             var = Var(tree, name)
             self.inputs.append(var)
-            if tree == I64:
+            if tree in (I64, BOOL):
                 self.ints[var] = name
             if not tree.is_array or in_dict:
                 return var, None
@@ -244,7 +244,7 @@ class _Entry:
             return var, ref
         if isinstance(tree, Static):
             v = tree.value
-            return (const(v) if isinstance(v, int) and not isinstance(v, bool) else v), None
+            return (const(v) if isinstance(v, int) else v), None  # bools too
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
@@ -1219,7 +1219,11 @@ class FunctionConverter:
                 t = present[0].type if len(present) == 1 else join_type(present[0].type,
                                                                         present[1].type)
             except TypeError as e:
-                raise self.source.error(nodes[0], f"{name!r}: {e} in the two branches") from None
+                error = self.source.error(nodes[0], f"{name!r}: {e} in the two branches")
+                flags = _entry_ints(self.b, test) if isinstance(test, Var) else None
+                if flags:  # an entry flag chooses the shape: compile once per value
+                    raise NeedStatic(flags, error) from None
+                raise error from None
             r = joined[name]
             key = r.obj if isinstance(r, Ref) and r.plain else ("name", name)
             if key not in groups:
@@ -1336,6 +1340,8 @@ class FunctionConverter:
         if not hasattr(s, "counter"):
             return self._loop(s, None)
         count = self.expr(s.trips)  # names only: nothing emitted
+        sizes = frozenset().union(*(_entry_ints(self.b, c) for c in (
+            count if isinstance(count, tuple) else (count,)) if isinstance(c, Var)))
         if isinstance(count, tuple):  # (low, high): Python ints never overflow
             count = const(count[1].value - count[0].value) \
                 if all(isinstance(c, Const) for c in count) else None
@@ -1344,7 +1350,7 @@ class FunctionConverter:
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
         if any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
                 sequences.mutated(self, s.body):
-            return self.unroll(s, trips, "its body changes or iterates over a Python list")
+            return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
         try:
             return self._loop(s, trips)
         except AdliteSyntaxError as e:
@@ -1355,20 +1361,24 @@ class FunctionConverter:
                     f"(at most {MAX_UNROLL}): such a loop is unrolled"
                 raise AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
                                         hint) from None
-            return self.unroll(s, trips, e.message)
+            return self.unroll(s, trips, e.message, sizes)
 
-    def unroll(self, s, trips: int | None, reason: str) -> None:
+    def unroll(self, s, trips: int | None, reason: str, sizes=frozenset()) -> None:
         """Run the body of the counted loop `s` once per trip. After a `break` (or return)
         with a run-time condition, the rest of each trip is guarded by the loop's flags (the
-        hidden item fetch and counter step run unguarded)."""
+        hidden item fetch and counter step run unguarded). A trip count computed from the
+        entry's int parameters `sizes` asks the API to compile once per value of them."""
         if trips is None or trips > MAX_UNROLL:
             count = "only known at run time" if trips is None else f"{trips} (more than " \
                                                                    f"{MAX_UNROLL})"
-            raise self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
-                                       f"but its trip count is {count}",
-                                    "loop over a range(n) with n known when compiling, or "
-                                    "keep arrays of one shape in the loop and preallocate "
-                                    "arrays instead of lists (`xs = np.zeros(n)`)")
+            error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                         f"but its trip count is {count}",
+                                      "loop over a range(n) with n known when compiling, or "
+                                      "keep arrays of one shape in the loop and preallocate "
+                                      "arrays instead of lists (`xs = np.zeros(n)`)")
+            if trips is None and sizes:
+                raise NeedStatic(sizes, error)
+            raise error
         prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
         fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
                    if isinstance(t, gast.Name) and t.id.startswith("__item")]
@@ -1646,7 +1656,7 @@ def _entry_ints(b: Builder, value: Var) -> frozenset[str]:
             todo += [a for a in eqn.inputs if isinstance(a, Var)]
         elif v in ints:
             found.add(ints[v])
-        elif v.type == I64 and v.hint in names:
+        elif v.type in (I64, BOOL) and v.hint in names:
             found.add(v.hint)
     return frozenset(found)
 
