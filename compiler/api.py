@@ -349,7 +349,7 @@ class Transformed:
         """Make the int parameters `e` names compile-time values, or raise its error."""
         names = self.names[:len(call.trees)]
         ints = {n for n, t in zip(names, call.trees, strict=True)
-                if {I64, BOOL} & set(leaf_types(t)) and n not in self.static_ints}
+                if {I64, BOOL, F64} & set(leaf_types(t)) and n not in self.static_ints}
         differentiated = set() if self.kind == "jit" else {
             w if isinstance(w, str) else names[w] for w in self.wrt
             if isinstance(w, str) or -len(names) <= w < len(names)}

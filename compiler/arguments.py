@@ -17,8 +17,8 @@ Contract:
   inputs are the flat leaves, in order; named tuples are tuples there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
-- `NeedStatic` is the frontend's signal that the compile-time value of entry int or bool
-  parameters is needed (a shape, a slice bound, the trip count of a loop that must be
+- `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
+  float parameters is needed (a shape, a slice bound, the trip count of a loop that must be
   unrolled, a flag choosing between values of different shapes): the API compiles again with
   them static.
 """
@@ -192,6 +192,8 @@ def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, li
             return Static(bool(value)), []
         if static_ints and isinstance(value, int | np.integer):
             return Static(int(value)), []
+        if static_ints and isinstance(value, float | np.floating):
+            return Static(float(value)), []
         return arg_type(value, where), [value]
     if isinstance(value, complex | np.complexfloating):
         arg_type(value, where)  # raises: complex numbers are not supported

@@ -234,7 +234,7 @@ class _Entry:
         if isinstance(tree, Type):
             var = Var(tree, name)
             self.inputs.append(var)
-            if tree in (I64, BOOL):
+            if tree in (I64, BOOL, F64):  # may size an array: see `static`
                 self.ints[var] = name
             if not tree.is_array or in_dict:
                 return var, None
@@ -244,7 +244,7 @@ class _Entry:
             return var, ref
         if isinstance(tree, Static):
             v = tree.value
-            return (const(v) if isinstance(v, int) else v), None  # bools too
+            return (const(v) if isinstance(v, int | float) else v), None  # bools too
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
@@ -1062,6 +1062,24 @@ class FunctionConverter:
         refs = ref if isinstance(ref, tuple) else (None,) * len(value)
         return list(zip(value, refs, strict=True))
 
+    def _passed(self, value, ref, bases: dict):
+        """The Ref a callee gets for an argument, recording in `bases` the current value of
+        each array object passed (an object no name holds, e.g. a list item, is the value
+        itself; a view of such an object is passed frozen)."""
+        if isinstance(ref, tuple):
+            values = value if isinstance(value, tuple) else (None,) * len(ref)
+            return tuple(self._passed(v, r, bases) for v, r in zip(values, ref, strict=True))
+        if not isinstance(ref, Ref) or not (ref.plain or ref.view):
+            return ref
+        name = self.base_name(ref.obj)
+        if name is not None:
+            bases[ref.obj] = self.env[name]
+        elif ref.plain and isinstance(value, Var | Const):
+            bases[ref.obj] = value
+        else:
+            return _frozen(ref)
+        return ref
+
     def inline_transformed(self, transformed, args, node):
         """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...)."""
         atoms = [self.value(a, node) for a in args]
@@ -1088,11 +1106,8 @@ class FunctionConverter:
         bound = closures.bind(self, fn, pairs, kwpairs, node)
         args = [v for v, _ in bound.values()]
         loc = self.b.loc
-        refs = [r for _, r in bound.values()]
         bases = {}
-        for r in _flat_refs(refs):
-            if r.plain or r.view:
-                bases[r.obj] = self.env[self.base_name(r.obj)]
+        refs = [self._passed(v, r, bases) for v, r in bound.values()]
         result, ref = callee.run(args, refs, bases, list(bound))
         self.b.loc = loc
         for obj, before in bases.items():
@@ -1656,7 +1671,7 @@ def _entry_ints(b: Builder, value: Var) -> frozenset[str]:
             todo += [a for a in eqn.inputs if isinstance(a, Var)]
         elif v in ints:
             found.add(ints[v])
-        elif v.type in (I64, BOOL) and v.hint in names:
+        elif v.type in (I64, BOOL, F64) and v.hint in names:
             found.add(v.hint)
     return frozenset(found)
 
