@@ -837,6 +837,14 @@ class FunctionConverter:
             value = base[key]
             frozen = isinstance(value, Var | Const) and value.type.is_array
             return value, (Ref(new_object(), frozen=True) if frozen else None)
+        if isinstance(base, tuple) and isinstance(node.slice, gast.Slice):  # t[1:], t[::-1]
+            bounds = [None if part is None else self.static(self.expr(part), node.slice)
+                      for part in (node.slice.lower, node.slice.upper, node.slice.step)]
+            if not all(b is None or isinstance(b, int) for b in bounds) or bounds[2] == 0:
+                raise self.source.error(node, "tuple slices need integer bounds known when "
+                                              "compiling and a nonzero step")
+            part = slice(*bounds)
+            return base[part], (ref[part] if isinstance(ref, tuple) else None)
         if isinstance(base, tuple):
             index = self.expr(node.slice)
             if isinstance(index, Var):  # a counted loop unrolled indexes with constants
@@ -999,8 +1007,6 @@ class FunctionConverter:
     def call(self, node):
         """(value, Ref) of a call: views for numpy's view-making functions, the callee's
         result refs for inlined functions."""
-        if any(kw.arg is None for kw in node.keywords):
-            raise self.source.error(node, "**kwargs in calls", "pass arguments explicitly")
         func = self.expr(node.func)
         if isinstance(func, closures.Unusable):
             func.refuse(self, node)
@@ -1008,7 +1014,7 @@ class FunctionConverter:
             return numpy_functions.syntactic(func)(self, node), None
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
-        kwpairs = {kw.arg: self.expr_ref(kw.value) for kw in node.keywords}
+        kwpairs = self.call_keywords(node)
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
@@ -1050,6 +1056,26 @@ class FunctionConverter:
                                 f"unsupported function {name!r}",
                                 f"supported: {functions.supported_names()}, and Python "
                                 "functions defined with def")
+
+    def call_keywords(self, node) -> dict:
+        """{keyword: (value, Ref)} of a call's keyword arguments, `**d` of a dict included
+        (its arrays are passed as views compiled code does not follow: read-only)."""
+        pairs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is not None:
+                items = [(kw.arg, self.expr_ref(kw.value))]
+            else:
+                d = self.expr(kw.value)
+                if not isinstance(d, dict):
+                    raise self.source.error(kw.value, "argument after ** must be a dict")
+                items = [(k, (v, Ref(new_object(), frozen=True) if isinstance(v, Var | Const)
+                              and v.type.is_array else None)) for k, v in d.items()]
+            for key, pair in items:
+                if key in pairs:
+                    raise self.source.error(node, f"TypeError: got multiple values for keyword "
+                                                  f"argument {key!r}")
+                pairs[key] = pair
+        return pairs
 
     def call_argument(self, node) -> list:
         """The (value, Ref) pairs an argument passes: one, or a tuple's elements for `*t`."""
@@ -1372,10 +1398,13 @@ class FunctionConverter:
             if not getattr(e, "unrollable", False):
                 raise
             if trips is None or trips > MAX_UNROLL:  # the user's construct, at its line
-                hint = f"{e.hint}; or loop over a range(n) with n known when compiling " \
-                    f"(at most {MAX_UNROLL}): such a loop is unrolled"
-                raise AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
-                                        hint) from None
+                hint = "loop over a range(n) with n known when compiling (at most " \
+                    f"{MAX_UNROLL}): such a loop is unrolled"
+                error = AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
+                                          f"{e.hint}; or {hint}" if e.hint else hint)
+                if trips is None and sizes:  # compile once per value of the entry's sizes
+                    raise NeedStatic(sizes, error) from None
+                raise error from None
             return self.unroll(s, trips, e.message, sizes)
 
     def unroll(self, s, trips: int | None, reason: str, sizes=frozenset()) -> None:
@@ -1516,9 +1545,13 @@ class FunctionConverter:
         outs = self.b.emit("while", [self.env[n] for n in consts] + init, cond=cond, body=body,
                            n_consts=len(consts))
         by_rep = dict(zip(reps, outs, strict=True))
+        for n, value in zip(reps, init, strict=True):
+            if body_env.get(n) is k_in[n] and n in self.env:  # the body never changes it
+                by_rep[n] = value  # (e.g. an argument array only rebound: not written)
         for name in carried:
             var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
-            var.hint = var.hint or name
+            if isinstance(var, Var):
+                var.hint = var.hint or name
             self.env[name] = var
             if name not in defined_before and not (trips and name not in arm.undefined):
                 self.maybe_undefined.add(name)
