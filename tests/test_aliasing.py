@@ -207,9 +207,11 @@ def swap_in_loop(a, b):
 
 
 def swap_in_loop_of_runtime_length(a, b, n):
-    for _ in range(n):
+    k = 0
+    while k < n:  # not a counted loop: never unrolled
         a[0] = a[0] + 1.0
         a, b = b, a
+        k += 1
     return np.sum(a)
 
 

@@ -431,11 +431,24 @@ def append_in_while(x, tol):
     return len(xs)
 
 
-def append_in_runtime_range(x, n):
+def append_in_runtime_range(x, counts):
     xs = []
-    for i in range(n):
+    for i in range(counts[0]):  # read from an array: known only at run time
         xs.append(x * i)
     return np.sum(np.array(xs))
+
+
+def append_in_entry_range(x, n):
+    xs = []
+    for i in range(n):  # an int argument: compiled once per value
+        xs.append(x * i)
+    return np.sum(np.array(xs))
+
+
+def test_append_in_a_loop_over_an_int_argument_compiles_per_value():
+    f = jit(append_in_entry_range)
+    assert [f(1.5, n) for n in (3, 4, 3)] == [append_in_entry_range(1.5, n) for n in (3, 4, 3)]
+    assert f.compile_count == 2
 
 
 def too_long_to_unroll(x):
@@ -475,7 +488,8 @@ def _line(fn, fragment):
 
 @pytest.mark.parametrize("fn, args, fragment, words", [
     (append_in_while, (0.5, 0.1), "xs.append(err)", "'xs' holds a Python list"),
-    (append_in_runtime_range, (1.0, 3), "for i in range(n)", "only known at run time"),
+    (append_in_runtime_range, (1.0, np.array([3])), "for i in range(counts[0])",
+     "only known at run time"),
     (too_long_to_unroll, (1.0,), "for i in range(1001)", "1001 (more than 1000)"),
     (iterate_a_number, (1.0,), "[v for v in x]", "list comprehension over a number"),
     (runtime_filter, (1.0,), "if v > 1.0", "list comprehension whose `if` filter"),
