@@ -11,6 +11,7 @@ recording on (`create_graph=True`) is itself differentiable.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -65,33 +66,13 @@ class TensorOps:
     cast = staticmethod(F.astype)
     abs = staticmethod(F.abs)
 
-    @staticmethod
-    def solve(a: Any, b: Any) -> Any:
-        return F.apply("solve", a, b)
-
-    @staticmethod
-    def inv(a: Any) -> Any:
-        return F.apply("inv", a)
-
-    @staticmethod
-    def tril_halfdiag(x: Any) -> Any:
-        return F.apply("tril_halfdiag", x)
-
-    @staticmethod
-    def erf(x: Any) -> Any:
-        return F.apply("erf", x)
-
-    @staticmethod
-    def erfc(x: Any) -> Any:
-        return F.apply("erfc", x)
-
-    @staticmethod
-    def digamma(x: Any) -> Any:
-        return F.apply("digamma", x)
-
-    @staticmethod
-    def trigamma(x: Any) -> Any:
-        return F.apply("trigamma", x)
+    solve = staticmethod(functools.partial(F.apply, "solve"))  # the tape's primitives
+    inv = staticmethod(functools.partial(F.apply, "inv"))
+    tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
+    erf = staticmethod(functools.partial(F.apply, "erf"))
+    erfc = staticmethod(functools.partial(F.apply, "erfc"))
+    digamma = staticmethod(functools.partial(F.apply, "digamma"))
+    trigamma = staticmethod(functools.partial(F.apply, "trigamma"))
 
     @staticmethod
     def slice_along(x: Any, axis: int, start: int, stop: int, step: int | None = None) -> Any:

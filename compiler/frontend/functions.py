@@ -33,7 +33,7 @@ from ..primitives.vocabulary import BuilderOps
 from . import static_values
 
 
-def _unary(prim):
+def unary(prim):
     return lambda conv, args, node: conv.b.op(prim, conv.as_float(conv.one(args, node), node))
 
 
@@ -303,23 +303,35 @@ def register_with_keywords(objects, lowering):
         _FUNCTIONS[id(obj)] = (obj, lowering)
 
 
-def _register(objects, lowering):
-    """`lowering(conv, args, node)` handles calls without keyword arguments."""
+def refuse_keywords(conv, kwargs, node, allowed=()) -> None:
+    """Refuse the keyword arguments not in `allowed`, naming them."""
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
+                                f"supported here: {', '.join(allowed) or 'none'} (pass the "
+                                "others by position)")
+
+
+def without_keywords(lowering):
+    """The keyword-taking form of `lowering(conv, args, node)`, refusing keywords."""
 
     def lower(conv, args, kwargs, node):
-        if kwargs:
-            raise conv.source.error(node, f"unexpected keyword argument(s) "
-                                          f"{', '.join(kwargs)}", "pass arguments by position")
+        refuse_keywords(conv, kwargs, node)
         return lowering(conv, args, node)
 
-    register_with_keywords(objects, lower)
+    return lower
+
+
+def _register(objects, lowering):
+    """`lowering(conv, args, node)` handles calls without keyword arguments."""
+    register_with_keywords(objects, without_keywords(lowering))
 
 
 for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1",
               "cbrt"]:
-    _register([getattr(np, _name), getattr(math, _name)], _unary(_name))
+    _register([getattr(np, _name), getattr(math, _name)], unary(_name))
 for _np_name, _math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
-    _register([getattr(np, _np_name), getattr(math, _math_name)], _unary(_np_name))
+    _register([getattr(np, _np_name), getattr(math, _math_name)], unary(_np_name))
 _register([np.log, math.log], _log)
 _register([np.log2, math.log2], _log_base(2.0))
 _register([np.log10, math.log10], _log_base(10.0))
@@ -337,7 +349,7 @@ _register([builtins.any], _truth_fold("any"))
 _register([builtins.all], _truth_fold("all"))
 _register([builtins.round], _rounding_to_digits(True))
 _register([np.round, np.around], _rounding_to_digits(False))
-_register([np.sign], _unary("sign"))
+_register([np.sign], unary("sign"))
 _register([np.floor], _rounding("floor", False))
 _register([np.ceil], _rounding("ceil", False))
 _register([math.floor], _rounding("floor", True))

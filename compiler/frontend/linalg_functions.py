@@ -12,38 +12,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .functions import register_with_keywords
-
-
-def _no_keywords(conv, kwargs, node, allowed=()):
-    unknown = sorted(set(kwargs) - set(allowed))
-    if unknown:
-        raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
-                                f"supported here: {', '.join(allowed) or 'none'}")
-
-
-def _matrix(prim):
-    def lower(conv, args, kwargs, node):
-        _no_keywords(conv, kwargs, node)
-        return conv.b.op(prim, conv.as_float(conv.one(args, node), node))
-
-    return lower
+from .functions import refuse_keywords, register_with_keywords, unary, without_keywords
 
 
 def _solve(conv, args, kwargs, node):
-    _no_keywords(conv, kwargs, node)
+    refuse_keywords(conv, kwargs, node)
     a, b = (conv.as_float(v, node) for v in conv.exactly(args, 2, node))
     return conv.b.op("solve", *conv.promote(a, b, node))
 
 
 def _slogdet(conv, args, kwargs, node):
-    _no_keywords(conv, kwargs, node)
+    refuse_keywords(conv, kwargs, node)
     a = conv.as_float(conv.one(args, node), node)
     return conv.b.op("det_sign", a), conv.b.op("slogdet", a)
 
 
 def _cholesky(conv, args, kwargs, node):
-    _no_keywords(conv, kwargs, node, ("upper",))
+    refuse_keywords(conv, kwargs, node, ("upper",))
     upper = conv.static(kwargs["upper"], node) if "upper" in kwargs else False
     if not isinstance(upper, bool):
         raise conv.source.error(node, "cholesky: `upper` must be True or False when compiling")
@@ -52,7 +37,7 @@ def _cholesky(conv, args, kwargs, node):
 
 
 register_with_keywords([np.linalg.solve], _solve)
-register_with_keywords([np.linalg.inv], _matrix("inv"))
-register_with_keywords([np.linalg.det], _matrix("det"))
+register_with_keywords([np.linalg.inv], without_keywords(unary("inv")))
+register_with_keywords([np.linalg.det], without_keywords(unary("det")))
 register_with_keywords([np.linalg.slogdet], _slogdet)
 register_with_keywords([np.linalg.cholesky], _cholesky)

@@ -25,31 +25,20 @@ from adlite.derivatives import composites, special
 from ..ir.builder import const
 from ..primitives.vocabulary import BuilderOps
 from . import array_functions
-from .functions import add_resolver
+from .functions import add_resolver, refuse_keywords, unary, without_keywords
 
 _BY_ID: dict[int, tuple[object, object]] = {}
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
 
 
-def _keywords(conv, kwargs, node, allowed):
-    unknown = sorted(set(kwargs) - set(allowed))
-    if unknown:
-        raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
-                                f"supported here: {', '.join(allowed) or 'none'}")
-
-
-def _unary_primitive(prim):
-    def lower(conv, args, kwargs, node):
-        _keywords(conv, kwargs, node, ())
-        return conv.b.op(prim, conv.as_float(conv.one(args, node), node))
-
-    return lower
+def _primitive(prim):
+    return without_keywords(unary(prim))
 
 
 def _composite(fn, arity=1):
     def lower(conv, args, kwargs, node):
-        _keywords(conv, kwargs, node, ())
+        refuse_keywords(conv, kwargs, node, ())
         values = [conv.as_float(a, node) for a in conv.exactly(args, arity, node)]
         if arity == 2:
             values = conv.promote(*values, node)
@@ -60,7 +49,7 @@ def _composite(fn, arity=1):
 
 def _axis_option(conv, args, kwargs, node, names):
     """The options `names` (`axis` first), by position after the operand or by keyword."""
-    _keywords(conv, kwargs, node, names)
+    refuse_keywords(conv, kwargs, node, names)
     if len(args) > 1 + len(names):
         raise conv.source.error(node, f"expected at most {1 + len(names)} arguments")
     given = dict(zip(names, args[1:], strict=False)) | kwargs
@@ -90,7 +79,7 @@ def _distribution(fn):
     """`norm.<method>(x, loc=0, scale=1)`."""
 
     def lower(conv, args, kwargs, node):
-        _keywords(conv, kwargs, node, ("loc", "scale"))
+        refuse_keywords(conv, kwargs, node, ("loc", "scale"))
         if not 1 <= len(args) <= 3:
             raise conv.source.error(node, "expected x, loc and scale")
         given = dict(zip(("x", "loc", "scale"), args, strict=False))
@@ -117,9 +106,9 @@ def _load_special() -> None:
     import scipy.special as sc
 
     for obj, lowering in [
-            (sc.erf, _unary_primitive("erf")), (sc.erfc, _unary_primitive("erfc")),
-            (sc.expit, _unary_primitive("sigmoid")), (sc.gammaln, _unary_primitive("gammaln")),
-            (sc.digamma, _unary_primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
+            (sc.erf, _primitive("erf")), (sc.erfc, _primitive("erfc")),
+            (sc.expit, _primitive("sigmoid")), (sc.gammaln, _primitive("gammaln")),
+            (sc.digamma, _primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
             (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
             (sc.softmax, _softmax)]:
