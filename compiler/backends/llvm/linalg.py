@@ -102,16 +102,29 @@ class _Kernel:
         return ir.Constant(self.elem, value)
 
 
-def lu_function(module: ir.Module, elem) -> ir.Function:
-    name = f"__adlite_lu_{_suffix(elem)}"
-    if name in module.globals:
-        return module.globals[name]
-    k = _Kernel(module, name, I64, [PTR, I64, PTR], elem)
+def _once_per_module(kind: str, ret, params):
+    """`build(kernel)` defines the function `kind` for one element type; the decorated
+    `(module, elem)` returns it, emitted once per module."""
+
+    def wrap(build):
+        def get(module: ir.Module, elem) -> ir.Function:
+            name = f"__adlite_{kind}_{_suffix(elem)}"
+            if name not in module.globals:
+                build(_Kernel(module, name, ret, params, elem))
+            return module.globals[name]
+
+        return get
+
+    return wrap
+
+
+@_once_per_module("lu", I64, [PTR, I64, PTR])
+def lu_function(k: _Kernel) -> None:
     a, n, piv = k.fn.args
     b, one = k.b, ir.Constant(I64, 1)
     fabs = k.intrinsic("fabs")
     info = k.slot(I64, ir.Constant(I64, 0))
-    best, row = k.entry.alloca(elem), k.entry.alloca(I64)
+    best, row = k.entry.alloca(k.elem), k.entry.alloca(I64)
 
     def step(c):
         b.store(b.call(fabs, [k.load(a, c, c, n)]), best)
@@ -119,14 +132,14 @@ def lu_function(module: ir.Module, elem) -> ir.Function:
 
         def search(i):
             v = b.call(fabs, [k.load(a, i, c, n)])
-            larger = b.fcmp_ordered(">", v, b.load(best, typ=elem))
-            b.store(b.select(larger, v, b.load(best, typ=elem)), best)
+            larger = b.fcmp_ordered(">", v, b.load(best, typ=k.elem))
+            b.store(b.select(larger, v, b.load(best, typ=k.elem)), best)
             b.store(b.select(larger, i, b.load(row, typ=I64)), row)
 
         k.loop(b.add(c, one), n, search)
         p = b.load(row, typ=I64)
         b.store(p, b.gep(piv, [c], inbounds=True, source_etype=I64))
-        zero = b.fcmp_ordered("==", b.load(best, typ=elem), k.const(0.0))
+        zero = b.fcmp_ordered("==", b.load(best, typ=k.elem), k.const(0.0))
         with b.if_else(zero) as (singular, regular):
             with singular:
                 first = b.icmp_signed("==", b.load(info, typ=I64), ir.Constant(I64, 0))
@@ -151,14 +164,10 @@ def lu_function(module: ir.Module, elem) -> ir.Function:
 
     k.loop(ir.Constant(I64, 0), n, step)
     b.ret(b.load(info, typ=I64))
-    return k.fn
 
 
-def lu_solve_function(module: ir.Module, elem) -> ir.Function:
-    name = f"__adlite_lu_solve_{_suffix(elem)}"
-    if name in module.globals:
-        return module.globals[name]
-    k = _Kernel(module, name, ir.VoidType(), [PTR, I64, PTR, PTR, I64], elem)
+@_once_per_module("lu_solve", ir.VoidType(), [PTR, I64, PTR, PTR, I64])
+def lu_solve_function(k: _Kernel) -> None:
     a, n, piv, x, m = k.fn.args
     b, zero, one = k.b, ir.Constant(I64, 0), ir.Constant(I64, 1)
 
@@ -187,26 +196,22 @@ def lu_solve_function(module: ir.Module, elem) -> ir.Function:
     k.loop(zero, n, lambda i: k.loop(zero, i, lambda j: subtract(i, j)))
     k.loop(zero, n, backward)
     b.ret_void()
-    return k.fn
 
 
-def cholesky_function(module: ir.Module, elem) -> ir.Function:
-    name = f"__adlite_cholesky_{_suffix(elem)}"
-    if name in module.globals:
-        return module.globals[name]
-    k = _Kernel(module, name, I64, [PTR, I64, PTR], elem)
+@_once_per_module("cholesky", I64, [PTR, I64, PTR])
+def cholesky_function(k: _Kernel) -> None:
     a, n, lower = k.fn.args
     b, zero, one = k.b, ir.Constant(I64, 0), ir.Constant(I64, 1)
-    total = k.entry.alloca(elem)
+    total = k.entry.alloca(k.elem)
     k.loop(zero, n, lambda i: k.loop(zero, n, lambda j: k.store(k.const(0.0), lower, i, j, n)))
 
     def dot_from(i, j):
         """a[i, j] - sum_{c < j} l[i, c] l[j, c], into `total`."""
         b.store(k.load(a, i, j, n), total)
         k.loop(zero, j, lambda c: b.store(
-            b.fsub(b.load(total, typ=elem), b.fmul(k.load(lower, i, c, n),
+            b.fsub(b.load(total, typ=k.elem), b.fmul(k.load(lower, i, c, n),
                                                      k.load(lower, j, c, n))), total))
-        return b.load(total, typ=elem)
+        return b.load(total, typ=k.elem)
 
     def column(j):
         d = dot_from(j, j)
@@ -223,7 +228,6 @@ def cholesky_function(module: ir.Module, elem) -> ir.Function:
 
     k.loop(zero, n, column)
     b.ret(zero)
-    return k.fn
 
 
 class LinalgLowering:
