@@ -44,3 +44,20 @@ def finite_difference_gradient(fn, args, wrt, eps=1e-6):
 def assert_close(actual, expected, rtol, atol, what):
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
+
+
+def central_differences(fn, args, eps=1e-6) -> list:
+    """Central finite differences of a float-valued fn w.r.t. each of `args` (numbers or
+    arrays, taken as float arrays): one gradient per argument, of its shape."""
+    args = [np.asarray(a, dtype=float) for a in args]
+    grads = []
+    for k, a in enumerate(args):
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            step = np.zeros_like(a)
+            step[i] = eps
+            up = [a + step if j == k else v for j, v in enumerate(args)]
+            down = [a - step if j == k else v for j, v in enumerate(args)]
+            g[i] = (fn(*up) - fn(*down)) / (2 * eps)
+        grads.append(g)
+    return grads

@@ -12,6 +12,7 @@ from adlite.compiler import AdliteSyntaxError
 from adlite.runtime import tensor
 
 from .array_ops import LINALG
+from .gradients import central_differences
 
 BACKENDS = ["llvm", "python"]
 
@@ -22,20 +23,6 @@ def operand(kind, rng):
     if kind == "free":
         return rng.standard_normal((3, 3))
     return rng.standard_normal({"vector": (3,), "rhs": (3, 2)}[kind])
-
-
-def central_differences(fn, args, eps=1e-6):
-    grads = []
-    for k, a in enumerate(args):
-        g = np.zeros_like(a)
-        for i in np.ndindex(a.shape):
-            step = np.zeros_like(a)
-            step[i] = eps
-            up = [v + step if j == k else v for j, v in enumerate(args)]
-            down = [v - step if j == k else v for j, v in enumerate(args)]
-            g[i] = (fn(*up) - fn(*down)) / (2 * eps)
-        grads.append(g)
-    return grads
 
 
 def taped(fn, args):

@@ -18,6 +18,8 @@ from adlite import compiler
 from adlite.runtime import special as tape_special
 from adlite.runtime import tensor
 
+from .gradients import central_differences
+
 BACKENDS = ["llvm", "python"]
 X = np.array([-40.0, -9.5, -3.2, -0.6, -1e-3, 0.0, 0.4, 0.7071, 1.9, 6.5, 38.0])
 
@@ -120,21 +122,6 @@ def _taped_model(x, loc, scale):
             + sc.expit(x) * sc.logit(sc.expit(x * 0.5)) + s.norm_pdf(x)).sum()
 
 
-def _differences(fn, args, eps=1e-6):
-    grads = []
-    for k, a in enumerate(args):
-        a = np.asarray(a, dtype=float)
-        g = np.zeros_like(a)
-        for i in np.ndindex(a.shape):
-            step = np.zeros_like(a)
-            step[i] = eps
-            up = [a + step if j == k else v for j, v in enumerate(args)]
-            down = [a - step if j == k else v for j, v in enumerate(args)]
-            g[i] = (fn(*up) - fn(*down)) / (2 * eps)
-        grads.append(g)
-    return grads
-
-
 ARGS = (np.array([-1.3, 0.2, 0.9, 2.5]), np.array(0.4), np.array(1.3))
 
 
@@ -145,7 +132,7 @@ def test_gradients_against_differences_and_the_tape(backend):
                                                                        float(scale))
     tensors = [tensor(a, requires_grad=True) for a in ARGS]
     _taped_model(*tensors).backward()
-    for c, d, t in zip(compiled, _differences(_model, list(ARGS)), tensors, strict=True):
+    for c, d, t in zip(compiled, central_differences(_model, list(ARGS)), tensors, strict=True):
         np.testing.assert_allclose(c, d, rtol=1e-7, atol=1e-7)
         np.testing.assert_allclose(c, t.grad.data, rtol=1e-12, atol=1e-14)
 
