@@ -383,15 +383,6 @@ def filled(x):
     return np.sum(np.full(N, GAIN) * x)
 
 
-def test_global_float_used_as_compile_time_value():
-    global GAIN
-    try:
-        f = jit(filled)
-        assert f(1.5) == filled(1.5)
-        GAIN = -4.0
-        assert f(1.5) == filled(1.5)
-    finally:
-        GAIN = 2.0
 
 
 class Fresh:
@@ -543,15 +534,15 @@ def branch_on_float_flag(x):
     return np.sum(y)
 
 
-def test_outside_float_compared_with_a_constant_folds_and_recompiles():
-    global THRESHOLD
-    try:
-        f = jit(branch_on_float_flag)
-        assert f(1.5) == branch_on_float_flag(1.5)
-        THRESHOLD = -2.0
-        assert f(1.5) == branch_on_float_flag(1.5)
-    finally:
-        THRESHOLD = 1.0
+@pytest.mark.parametrize("fn, name, new", [
+    (filled, "GAIN", -4.0),  # np.full(N, GAIN): a float used when compiling
+    (branch_on_float_flag, "THRESHOLD", -2.0),  # compared with a constant: folded
+])
+def test_outside_floats_used_when_compiling_recompile_when_changed(fn, name, new, monkeypatch):
+    f = jit(fn)
+    assert f(1.5) == fn(1.5)
+    monkeypatch.setitem(globals(), name, new)
+    assert f(1.5) == fn(1.5)
 
 
 STEP = 0
