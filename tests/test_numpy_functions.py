@@ -204,3 +204,24 @@ def test_names_left_on_traded_objects_are_ambiguous_after_the_loop():
 def test_a_swap_seen_by_another_name_in_a_counted_loop_is_unrolled():
     np.testing.assert_array_equal(jit(ex.swap_seen_by_another_name)(V.copy()),
                                   ex.swap_seen_by_another_name(V.copy()))
+
+
+RANDOM_STATE = np.random.RandomState(0)
+
+
+def draws_inside(x):
+    return x + RANDOM_STATE.randn()
+
+
+def draws_with_numpy_random(x):
+    return x + np.random.normal()
+
+
+@pytest.mark.parametrize("fn, text", [(draws_inside, "RANDOM_STATE.randn()"),
+                                      (draws_with_numpy_random, "np.random.normal()")])
+def test_random_draws_are_refused_with_a_hint_to_pass_them_in(fn, text):
+    with pytest.raises(AdliteSyntaxError) as info:
+        jit(fn)(1.0)
+    assert "is not supported" in info.value.message
+    assert "pass them in as an argument" in info.value.hint
+    assert info.value.line == _line_of(fn, text)

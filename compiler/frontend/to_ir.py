@@ -1052,10 +1052,11 @@ class FunctionConverter:
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
         name = getattr(func, "__name__", type(func).__name__)
+        hint = "draw the random numbers outside the compiled function and pass them in as an " \
+            "argument" if library and library.startswith("np.random.") else \
+            f"supported: {functions.supported_names()}, and Python functions defined with def"
         raise self.source.error(node, f"{library}() is not supported" if library else
-                                f"unsupported function {name!r}",
-                                f"supported: {functions.supported_names()}, and Python "
-                                "functions defined with def")
+                                f"unsupported function {name!r}", hint)
 
     def call_keywords(self, node) -> dict:
         """{keyword: (value, Ref)} of a call's keyword arguments, `**d` of a dict included
