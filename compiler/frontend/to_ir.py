@@ -71,6 +71,7 @@ from . import (
     array_functions,
     closures,
     externals,
+    fancy,
     functions,
     linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
     numpy_functions,
@@ -529,6 +530,11 @@ class FunctionConverter:
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
             spec, ints = self.index_spec(x, index)
+            if fancy.has_arrays(spec):
+                raise self.source.error(node, f"write into {name!r} through an index array",
+                                        "build the new values with np.where, or (to add at "
+                                        "repeated indices) np.add.at is not supported either: "
+                                        "use a loop over the indices")
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
         updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec, mode="set")
@@ -852,6 +858,8 @@ class FunctionConverter:
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
+        if fancy.has_arrays(spec):
+            return fancy.gather(self, x, spec, ints, node), None
         value = self.b.index(x, *ints, spec=spec)
         return value, self.view_ref(ref, spec, ints, value)
 
@@ -897,7 +905,13 @@ class FunctionConverter:
                     raise self.source.error(item, "slice step cannot be zero")
                 spec.append(Slice(*bounds))
             else:
-                i = self.scalar(self.expr(item), item)
+                value = self.expr(item)
+                array = fancy.index_array(self, value, item)
+                if array is not None:
+                    spec.append(array)
+                    dim += 1
+                    continue
+                i = self.scalar(value, item)
                 if i.type != I64:
                     raise self.source.error(item, f"array indices must be integers, got "
                                                   f"{i.type}")
