@@ -5,7 +5,8 @@ Contract: registers lowerings (see `functions.register_with_keywords`) for `np.e
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
 `np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
-`np.cumprod`, `np.tile`, `np.repeat`; the array-building ones are those of
+`np.cumprod`, `np.tile`, `np.repeat`, `np.searchsorted` (a count of comparisons: sorted `a`
+assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
@@ -28,7 +29,7 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from ..ir.builder import const
-from ..ir.core import F64, Const, Var
+from ..ir.core import F64, I64, Const, Var
 from ..primitives.vocabulary import BuilderOps
 from . import array_functions, sequences
 from .functions import register_with_keywords
@@ -323,6 +324,35 @@ def _repeat(conv, args, kwargs, node):
 
 # ---- einsum -------------------------------------------------------------------------------
 
+def _searchsorted(conv, args, kwargs, node):
+    """np.searchsorted(a, v, side): for sorted 1-D `a`, how many elements of `a` are below
+    each `v` (side 'left': `<`, 'right': `<=`), with numpy's order (NaN after everything): a
+    count of comparisons, an int64 scalar or array of `v`'s shape, not differentiated."""
+    p = _bind(conv, "searchsorted", args, kwargs,
+              {"a": _REQUIRED, "v": _REQUIRED, "side": "left", "sorter": None}, node)
+    side = conv.static(p["side"], node)
+    if side not in ("left", "right"):
+        raise conv.source.error(node, f"side must be 'left' or 'right' (got {side!r})")
+    if p["sorter"] is not None:
+        raise conv.source.error(node, "np.searchsorted(sorter=...) is not supported",
+                                "pass a sorted array: a[sorter]")
+    a = conv.array(p["a"], node)
+    if len(a.type.shape) != 1:
+        raise conv.source.error(node, "object too deep for desired array")
+    v = conv.value(p["v"], node)
+    a, v = conv.promote(a, v, node)
+    b, n = conv.b, a.type.shape[0]
+    shape = v.type.shape or ()
+    column = b.reshape(v, shape=shape + (1,))
+    nan_v = b.ne(column, column)
+    if side == "left":  # a[j] < v, NaN above every number
+        below = b.or_(b.lt(a, column), b.and_(nan_v, b.eq(a, a)))
+    else:
+        below = b.or_(b.le(a, column), nan_v)
+    return b.sum(conv.to_type(below, I64.with_shape(shape + (n,))), axis=(len(shape),),
+                 keepdims=False)
+
+
 def _einsum(conv, node):
     """np.einsum('subscripts', *operands): the subscripts string is read from the call's
     syntax (a string literal; else a compile-time string value); the operands are converted
@@ -380,6 +410,7 @@ register_with_keywords([np.diag], _diag)
 register_with_keywords([np.diagonal], _diagonal("diagonal"))
 register_with_keywords([np.trace], _diagonal("trace"))
 register_with_keywords([np.diff], _diff)
+register_with_keywords([np.searchsorted], _searchsorted)
 register_with_keywords([np.roll], _roll)
 register_with_keywords([np.radians, np.deg2rad], _angle(math.pi / 180.0))
 register_with_keywords([np.degrees, np.rad2deg], _angle(180.0 / math.pi))
