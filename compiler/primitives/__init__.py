@@ -27,7 +27,6 @@ in reverse and forward mode alike):
 from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
-from . import (  # noqa: F401  (populate the table)
-    arrays, control, effects, gather, linalg, scalar, special)
+from . import arrays, control, effects, gather, linalg, scalar, special  # noqa: F401  (populate the table)
 
 __all__ = ["PRIMITIVES"]
