@@ -58,6 +58,11 @@ def int_of_int(x, idx, perm):
     return np.sum(x[perm[idx]])
 
 
+def stepped_arange(x, idx):
+    return np.sum(x[np.arange(1, 4, 2) - 1, idx[:2]][:, None] *
+                  x[2 * np.arange(2), :2][:, idx[:2]])
+
+
 IDX = np.array([0, 3, 3, -1, -6])
 CASES = [
     ("vector_repeated", vector_repeated, X1, (IDX,)),
@@ -67,6 +72,7 @@ CASES = [
     ("broadcast_pairs", broadcast_pairs, X2, (np.array([2, 0, 2]), np.array([1, -1]))),
     ("picked_by_arange", picked_by_arange, X2, (np.array([4, 0, 2, 2]),)),
     ("computed_index", computed_index, X2, (np.array([0, 1, 2, 2, 3]),)),
+    ("stepped_arange", stepped_arange, X2, (np.array([1, -1, 0]),)),
     ("int_of_int", int_of_int, X1, (np.array([0, 2, 2, 5]), np.array([5, 4, 3, 2, 1, 0]))),
 ]
 IDS = [c[0] for c in CASES]
@@ -144,10 +150,15 @@ def float_index(x):
     return np.sum(x[x * 2.0])
 
 
+def float_arange_index(x):
+    return np.sum(x[np.arange(3.0)])
+
+
 @pytest.mark.parametrize("fn,args,message", [
     (masked, (X1,), "boolean mask index"),
     (written, (X1, IDX), "through an index array"),
     (float_index, (X1,), "must be of integer (or boolean) type"),
+    (float_arange_index, (X1,), "must be of integer (or boolean) type"),
 ])
 def test_refused_clearly_at_the_users_line(fn, args, message):
     with pytest.raises(AdliteSyntaxError, match="test_fancy_indexing.py") as e:

@@ -3,7 +3,8 @@
 Contract:
 - `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
   (an int64 array; a float64 array made by `np.arange` of integers, which adlite types
-  float64, is converted), None when `value` is not an array. A boolean mask is refused (its
+  float64 where numpy makes int64, is converted, also after adding or multiplying integer
+  constants), None when `value` is not an array. A boolean mask is refused (its
   result's shape depends on the values), as is any other float array.
 - `gather(conv, x, spec, ints, node)`: `x[index]` for a spec from `index_spec` holding
   `IndexArray` items: the basic part (slices, ints, None) first, then the index arrays,
@@ -26,6 +27,7 @@ import numpy as np
 from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis
+from .numpy_functions import INTEGER_ARANGES
 
 _INTEGRAL_STEPS = {"add", "sub", "mul", "neg"}
 
@@ -49,20 +51,19 @@ def index_array(conv, value, node) -> IndexArray | None:
         value = conv.to_type(value, I64.with_shape(value.type.shape))
     if value.type != I64.with_shape(value.type.shape):
         raise conv.source.error(node, f"arrays used as indices must be of integer (or boolean) "
-                                      f"type, got {value.type}", "use an int array, e.g. "
-                                                                 "idx.astype(int)")
+                                      f"type, got {value.type}",
+                                "pass an int array as an argument, or use np.arange with "
+                                "integer bounds")
     return IndexArray(value, node)
 
 
 def _made_by_arange(b, value) -> bool:
     """Whether the float array `value` is `np.arange` of integers (times / plus integers)."""
+    if isinstance(value, Var) and value.uid in INTEGER_ARANGES:
+        return True
     producers = {id(o): e for e in b.eqns for o in e.outputs}
     eqn = producers.get(id(value))
-    if eqn is None:
-        return False
-    if eqn.prim == "arange":
-        return True
-    if eqn.prim not in _INTEGRAL_STEPS:
+    if eqn is None or eqn.prim not in _INTEGRAL_STEPS:
         return False
     arrays = [a for a in eqn.inputs if a.type.is_array]
     constants = [a for a in eqn.inputs if not a.type.is_array]

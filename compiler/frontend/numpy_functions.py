@@ -10,7 +10,9 @@ assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
-constants and gives float64 (as `np.arange(n)` always has here). `np.asarray(x)` of an array
+constants and gives float64 (as `np.arange(n)` always has here); the `uid`s of those numpy
+would make int64 (integer bounds, no dtype) are in `INTEGER_ARANGES`, so that they index as
+numpy's int arrays do (`fancy.py`). `np.asarray(x)` of an array
 of the requested dtype is `x` itself (the caller binds the same object: `SAME_OBJECT`),
 `np.array(x)` a copy.
 `syntactic(func)` gives the lowerings `(conv, call_node)` that read their arguments' syntax
@@ -35,6 +37,7 @@ from . import array_functions, sequences
 from .functions import register_with_keywords
 
 _REQUIRED = object()
+INTEGER_ARANGES: set[int] = set()  # uids of the float64 np.arange results numpy makes int64
 LIBRARIES = {"numpy": "np", "scipy": "scipy"}
 
 
@@ -164,14 +167,18 @@ def _arange(conv, args, kwargs, node):
     if step == 0:
         raise conv.source.error(node, "Maximum allowed size exceeded")
     dtype = array_functions._dtype(conv, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
-    if all(isinstance(v, int) for v in (start, stop, step)):
+    integers = all(isinstance(v, int) for v in (start, stop, step))
+    if integers:
         n, delta = len(range(start, stop, step)), step
     else:
         n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
     y = conv.b.op("arange", n=n, dtype=dtype)
     if delta != 1:
         y = conv.b.mul(y, const(float(delta), dtype))
-    return conv.b.add(y, const(float(start), dtype)) if start else y
+    y = conv.b.add(y, const(float(start), dtype)) if start else y
+    if integers and p["dtype"] is None:
+        INTEGER_ARANGES.add(y.uid)
+    return y
 
 
 def _array_of_array(original):
