@@ -136,13 +136,66 @@ def test_out_of_bounds_is_numpys_index_error(fn, x, idx, backend):
     assert str(got.value) == str(expected.value)
 
 
+def add_then_set(x, v, idx):
+    y = x * 1.0
+    y[idx] += v
+    y[idx[:2]] = 2.0 * v[:2]
+    return np.sum(y ** 2 * np.arange(1.0, 1.0 + x.size))
+
+
+def rows_and_columns_written(x, v, idx):
+    y = x.copy()
+    y[:, idx] = v[0]
+    y[idx, :] += x[idx] * v[1:3, None]
+    return np.sum(np.sin(y))
+
+
+WRITES = [
+    ("add_then_set", add_then_set, (X1, np.array([1.0, 2.0, 3.0, 4.0]),
+                                    np.array([1, 1, -1, 4]))),
+    ("rows_and_columns", rows_and_columns_written, (X2, np.array([0.3, -1.0, 2.0]),
+                                                     np.array([0, -2]))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name,fn,args", WRITES, ids=[w[0] for w in WRITES])
+def test_writes_match_numpy_repeats_included(name, fn, args, backend):
+    """numpy's `y[idx] += v` does not accumulate repeated indices: the last write wins."""
+    x, v, idx = args
+    assert compiler.jit(fn, backend=backend)(*args) == pytest.approx(fn(*args), rel=1e-13)
+    gx, gv = compiler.grad(fn, wrt=(0, 1), backend=backend)(*args)
+    np.testing.assert_allclose(gx, central_differences(fn, x, (v, idx)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gv, central_differences(lambda v, x, i: fn(x, v, i), v,
+                                                       (x, idx)), rtol=1e-6, atol=1e-7)
+    dx, dv = RNG.standard_normal(x.shape), RNG.standard_normal(v.shape)
+    _, tangent = compiler.jvp(fn, args, [dx, dv])
+    assert tangent == pytest.approx(np.sum(gx * dx) + np.sum(gv * dv), rel=1e-10)
+
+
+def write_out_of_bounds(x, idx):
+    y = x.copy()
+    y[idx] = 0.0
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_out_of_bounds_is_numpys_index_error(backend):
+    args = (X1, np.array([0, -7]))
+    with pytest.raises(IndexError) as expected:
+        write_out_of_bounds(*args)
+    with pytest.raises(IndexError) as got:
+        compiler.jit(write_out_of_bounds, backend=backend)(*args)
+    assert str(got.value) == str(expected.value)
+
+
 def masked(x):
     return np.sum(x[x > 0])
 
 
-def written(x, idx):
+def written_mixed(x, idx):
     y = x.copy()
-    y[idx] += 1.0
+    y[0, idx] = 1.0
     return np.sum(y)
 
 
@@ -156,7 +209,7 @@ def float_arange_index(x):
 
 @pytest.mark.parametrize("fn,args,message", [
     (masked, (X1,), "boolean mask index"),
-    (written, (X1, IDX), "through an index array"),
+    (written_mixed, (X2, IDX), "write through index arrays mixed with ints"),
     (float_index, (X1,), "must be of integer (or boolean) type"),
     (float_arange_index, (X1,), "must be of integer (or boolean) type"),
 ])

@@ -1,4 +1,4 @@
-"""Integer-array (fancy) indexing of arrays on the read side, as numpy does it.
+"""Integer-array (fancy) indexing of arrays, as numpy does it.
 
 Contract:
 - `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
@@ -13,8 +13,11 @@ Contract:
   by a `check`), negative ones wrapped, combined into one flat index into the indexed
   dimensions (adjacent, as numpy requires to keep them in place) and read with `take`, whose
   adjoint scatters the cotangent back with repeated indices accumulating.
-Index arrays separated by a slice, None or `...` (numpy moves their dimensions first) and
-writes through index arrays are refused with a hint.
+- `scatter(conv, x, spec, ints, v, node)`: `x` after `x[index] = v` for an index of arrays
+  and whole dimensions (`:`), with `put` (the last write to a repeated index wins, as numpy's;
+  `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate, as in numpy).
+Index arrays separated by a slice, None or `...` (numpy moves their dimensions first), and
+writes through index arrays mixed with ints or slices, are refused with a hint.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis
+from ..primitives.gather import taken_shape
 from .numpy_functions import INTEGER_ARANGES
 
 _INTEGRAL_STEPS = {"add", "sub", "mul", "neg"}
@@ -76,6 +80,31 @@ def has_arrays(spec) -> bool:
 
 
 def gather(conv, x: Atom, spec, ints, node) -> Atom:
+    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    return conv.b.take(y, flat, axis=axis)
+
+
+def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
+    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`."""
+    if any(not isinstance(item, IndexArray) and item != WHOLE for item in spec):
+        raise conv.source.error(node, "write through index arrays mixed with ints, slices, "
+                                      "None or ...", "index with arrays and whole dimensions "
+                                                     "(:) only, or write into a slice first")
+    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    taken = taken_shape(y.type.shape, flat.type.shape, axis)
+    if np.broadcast_shapes(v.type.shape or (), taken) != taken:
+        raise conv.source.error(node, f"shape mismatch: value array of shape "
+                                      f"{v.type.shape or ()} could not be broadcast to "
+                                      f"indexing result of shape {taken}")
+    if v.type.shape != taken:
+        v = conv.b.broadcast_to(v, shape=taken)
+    updated = conv.b.put(y, v, flat, axis=axis)
+    return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
+
+
+def _flattened(conv, x: Atom, spec, ints, node):
+    """(y, flat, axis) with `x[index]` = `take(y, flat, axis)`: `y` is `x` after the basic
+    part of the index, its indexed dimensions merged into `axis`."""
     advanced = [k for k, item in enumerate(spec) if isinstance(item, IndexArray | Int)]
     if advanced != list(range(advanced[0], advanced[-1] + 1)):
         raise conv.source.error(node, "index arrays separated by a slice, None or ... (numpy "
@@ -112,7 +141,7 @@ def gather(conv, x: Atom, spec, ints, node) -> Atom:
     if len(arrays) > 1:
         y = conv.b.reshape(y, shape=shape[:first] + (math.prod(sizes),) +
                            shape[first + len(arrays):])
-    return conv.b.take(y, flat, axis=first)
+    return y, flat, first
 
 
 def _checked(conv, i: Atom, axis: int, n: int) -> Atom:

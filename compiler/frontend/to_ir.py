@@ -530,14 +530,13 @@ class FunctionConverter:
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
             spec, ints = self.index_spec(x, index)
-            if fancy.has_arrays(spec):
-                raise self.source.error(node, f"write into {name!r} through an index array",
-                                        "build the new values with np.where, or (to add at "
-                                        "repeated indices) np.add.at is not supported either: "
-                                        "use a loop over the indices")
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
-        updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec, mode="set")
+        if fancy.has_arrays(spec):
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node)
+        else:
+            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
+                                          mode="set")
         if ref.view:
             vspec, vints = spec_operands(ref.view)
             updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,

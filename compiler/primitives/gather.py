@@ -8,15 +8,20 @@
 - `take_add[axis, shape] g idx`: zeros of `shape` into which `g` (the shape `take` gives) is
   added at `idx` along `axis`, repeated indices accumulating (`np.add.at`): the adjoint of
   `take`, whose adjoint is `take` again.
-Both are linear in their first operand: the JVP applies the primitive to the tangent; `idx`
-is not differentiated.
+- `put[axis] x v idx`: a copy of `x` with `v` (of the shape `take` gives) written at `idx`
+  along `axis`, in row-major order of `idx`, so that the last write to a position wins (numpy's
+  `x[idx] = v`; `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate). Its
+  cotangent goes to `x` where nothing was written and to the element of `v` that won.
+`take` and `take_add` are linear in their first operand (the JVP applies the primitive to the
+tangent), `put` in its first two; `idx` is not differentiated.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import I64
+from ..ir.builder import const
+from ..ir.core import F64, I64
 from ..ir.primitive import Primitive, register
 
 
@@ -66,3 +71,47 @@ register(Primitive(
     lambda b, e, t: [None if t[0] is None else b.take_add(t[0], e.inputs[1], **e.params)],
     lambda args, e: (f"_rt.take_add({args[0]}, {args[1]}, {e.params['axis']}, "
                      f"{e.params['shape']})")))
+
+
+def _put_type(in_types, params):
+    x, v, idx = in_types
+    taken = _take_type([x, idx], params)[0]
+    if v != taken:
+        raise TypeError(f"put: {v} does not fit the {taken} part of {x}")
+    return [x]
+
+
+def put_impl(x, v, idx, axis):
+    out = np.array(x, copy=True)
+    out[(slice(None),) * axis + (idx,)] = v
+    return out
+
+
+def _put_vjp(b, e, cts):
+    x, v, idx = e.inputs
+    axis, g = e.params["axis"], cts[0]
+    n = x.type.shape[axis]
+    count = int(np.prod(idx.type.shape))
+    flat = b.reshape(idx, shape=(count,))
+    position = b.op("arange", n=count, dtype=F64)
+    last = b.put(b.full(const(-1.0), shape=(n,), dtype=F64), position, flat, axis=0)
+    wins = b.eq(b.take(last, flat, axis=0), position)
+    rest = len(x.type.shape) - axis - 1
+    wins = b.reshape(wins, shape=(1,) * axis + idx.type.shape + (1,) * rest)
+    taken = b.take(g, idx, axis=axis)
+    return [b.put(g, b.zeros(v.type), idx, axis=axis),
+            b.select(wins, taken, b.zeros(v.type)), None]
+
+
+def _put_jvp(b, e, t):
+    x, v, idx = e.inputs
+    if t[0] is None and t[1] is None:
+        return [None]
+    tx = b.zeros(x.type) if t[0] is None else t[0]
+    tv = b.zeros(v.type) if t[1] is None else t[1]
+    return [b.put(tx, tv, idx, **e.params)]
+
+
+register(Primitive(
+    "put", _put_type, lambda x, v, idx, axis: (put_impl(x, v, idx, axis),), _put_vjp, _put_jvp,
+    lambda args, e: f"_rt.put({args[0]}, {args[1]}, {args[2]}, {e.params['axis']})"))

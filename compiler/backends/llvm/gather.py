@@ -4,7 +4,8 @@ Contract (mixed into `FunctionLowering` as `GatherLowering`, next to `ArrayLower
 `take` loops over its result, reading `x` at the position whose `axis` coordinate is the
 index array's element (checked in `[0, n)`, else status INDEX: never a read outside `x`);
 `take_add` zeroes its result, then loops over `g` adding each element at the position the
-index gives (so repeated indices accumulate, as `np.add.at`).
+index gives (so repeated indices accumulate, as `np.add.at`); `put` copies `x`, then loops
+over `v` storing each element at the position the index gives (the last write wins).
 """
 
 from __future__ import annotations
@@ -55,4 +56,17 @@ class GatherLowering:
             self.store(ptr, out.type, off, value)
 
         self.loop_nest(g.type.shape, add)
+        return [ptr]
+
+    def lower_put(self, eqn, env):
+        x, v, idx = eqn.inputs
+        axis = eqn.params["axis"]
+        shape = x.type.shape
+        ptr = self.copy_array(env[id(x)], x.type)
+
+        def write(co):
+            off = self.offset(shape, self._gathered(env, idx, list(co), axis, shape[axis]))
+            self.store(ptr, x.type, off, self.element(env, v, co))
+
+        self.loop_nest(v.type.shape, write)
         return [ptr]
