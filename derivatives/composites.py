@@ -3,8 +3,9 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
 
 - `square(x)` = x * x; `hypot(x, y)` = sqrt(x*x + y*y) (no rescaling, as both sides had it);
 - `log_base(x, base)` = log(x) / log(base) (`np.log2`, `np.log10`, `math.log(x, base)`);
-- `norm(x)` = sqrt(sum(x * x)): `np.linalg.norm` without options (2-norm of a vector,
-  Frobenius norm of a matrix; a scalar's is its absolute value).
+- `norm(x, axis, keepdims)` = sqrt(sum(x * x, axis, keepdims)): `np.linalg.norm` with its
+  default `ord` (2-norm of vectors along one axis, Frobenius norm of matrices along two, of
+  all elements when `axis` is None; a scalar's is its absolute value).
 
 The reductions take the operand's `shape` (the vocabulary has no word for it), `axis` (a
 sorted tuple of non-negative axes, or None for all) and `keepdims`, normalised by the caller:
@@ -39,8 +40,8 @@ def log_base(o: Ops, x: Any, base: Any) -> Any:
     return o.div(o.log(x), log_of_base)
 
 
-def norm(o: Ops, x: Any) -> Any:
-    return o.sqrt(o.reduce_sum(o.mul(x, x), None, False))
+def norm(o: Ops, x: Any, axis: tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
+    return o.sqrt(o.reduce_sum(o.mul(x, x), axis, keepdims))
 
 
 Axis = tuple[int, ...] | None

@@ -340,9 +340,16 @@ def outer(x, y):
     return reshape(x, (x.size, 1)) * reshape(y, (1, y.size))
 
 
-def norm(x):
-    """2-norm of a vector, Frobenius norm of a matrix (np.linalg.norm without options)."""
-    return composites.norm(_ops(), x)
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's parameter name
+    """np.linalg.norm with its default `ord`: 2-norm of vectors along one axis, Frobenius
+    norm of matrices along two (of all elements when `axis` is None)."""
+    if ord is not None:
+        raise NotImplementedError(f"np.linalg.norm(ord={ord!r}) on tensors")
+    x = constant(x)
+    axes = normalize_axis(axis, x.ndim)
+    if axes is not None and len(axes) > 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    return composites.norm(_ops(), x, axes, bool(keepdims))
 
 
 def squeeze(x):

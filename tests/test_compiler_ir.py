@@ -167,7 +167,7 @@ BINARY = {"add", "sub", "mul", "div", "pow", "mod", "maximum", "minimum"}
 ARRAY_PRIMITIVES = {"sum", "max", "min", "reshape", "transpose", "broadcast_to", "sum_to",
                     "matmul", "index", "index_update", "full", "pack", "arange",
                     "concatenate", "solve", "inv", "det", "slogdet", "cholesky",
-                    "tril_halfdiag"}
+                    "tril_halfdiag", "take", "take_add", "put"}
 # trigamma's rules refuse (third derivatives of gammaln): tests/test_special.py
 SKIP = {"while", "cond", "push", "pop", "convert", "select", "floordiv", "sign", "floor",
         "ceil", "trigamma"} | ARRAY_PRIMITIVES

@@ -221,10 +221,26 @@ def _outer(conv, args, kwargs, node):
 
 
 def _norm(conv, args, kwargs, node):
-    """np.linalg.norm(x): the 2-norm of a vector, the Frobenius norm of a matrix."""
-    _options(conv, kwargs, (), node)
-    x = conv.as_float(conv.one(args, node), node)
-    return composites.norm(BuilderOps(conv.b), x)
+    """np.linalg.norm(x, ord=None, axis=None, keepdims=False): the 2-norm of vectors along
+    one axis (all of a vector's), the Frobenius norm of matrices along two (all of a
+    matrix's)."""
+    names = ("x", "ord", "axis", "keepdims")
+    if not 1 <= len(args) <= len(names):
+        raise conv.source.error(node, f"np.linalg.norm() takes 1 to 4 positional arguments, "
+                                      f"got {len(args)}")
+    options = {"ord": None, "axis": None, "keepdims": False,
+               **{k: conv.static(v, node) for k, v in zip(names[1:], args[1:], strict=False)},
+               **_options(conv, kwargs, names[1:], node)}
+    x = conv.as_float(args[0], node)
+    ndim = len(x.type.shape or ())
+    axis = _axis(conv, options["axis"], ndim, node)
+    if options["ord"] is not None:
+        raise conv.source.error(node, f"np.linalg.norm(ord={options['ord']!r}) is not "
+                                      "supported", "leave ord out (2-norm of vectors, "
+                                                   "Frobenius norm of matrices)")
+    if axis is not None and len(axis) > 2:
+        raise conv.source.error(node, "Improper number of dimensions to norm.")
+    return composites.norm(BuilderOps(conv.b), x, axis, bool(options["keepdims"]))
 
 
 def _expand_dims(conv, args, kwargs, node):

@@ -5,11 +5,14 @@ Contract: registers lowerings (see `functions.register_with_keywords`) for `np.e
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
 `np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
-`np.cumprod`, `np.tile`, `np.repeat`; the array-building ones are those of
+`np.cumprod`, `np.tile`, `np.repeat`, `np.searchsorted` (a count of comparisons: sorted `a`
+assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
-constants and gives float64 (as `np.arange(n)` always has here). `np.asarray(x)` of an array
+constants and gives float64 (as `np.arange(n)` always has here); the `uid`s of those numpy
+would make int64 (integer bounds, no dtype) are in `INTEGER_ARANGES`, so that they index as
+numpy's int arrays do (`fancy.py`). `np.asarray(x)` of an array
 of the requested dtype is `x` itself (the caller binds the same object: `SAME_OBJECT`),
 `np.array(x)` a copy.
 `syntactic(func)` gives the lowerings `(conv, call_node)` that read their arguments' syntax
@@ -28,12 +31,13 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from ..ir.builder import const
-from ..ir.core import F64, Const, Var
+from ..ir.core import F64, I64, Const, Var
 from ..primitives.vocabulary import BuilderOps
 from . import array_functions, sequences
 from .functions import register_with_keywords
 
 _REQUIRED = object()
+INTEGER_ARANGES: set[int] = set()  # uids of the float64 np.arange results numpy makes int64
 LIBRARIES = {"numpy": "np", "scipy": "scipy"}
 
 
@@ -163,14 +167,18 @@ def _arange(conv, args, kwargs, node):
     if step == 0:
         raise conv.source.error(node, "Maximum allowed size exceeded")
     dtype = array_functions._dtype(conv, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
-    if all(isinstance(v, int) for v in (start, stop, step)):
+    integers = all(isinstance(v, int) for v in (start, stop, step))
+    if integers:
         n, delta = len(range(start, stop, step)), step
     else:
         n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
     y = conv.b.op("arange", n=n, dtype=dtype)
     if delta != 1:
         y = conv.b.mul(y, const(float(delta), dtype))
-    return conv.b.add(y, const(float(start), dtype)) if start else y
+    y = conv.b.add(y, const(float(start), dtype)) if start else y
+    if integers and p["dtype"] is None:
+        INTEGER_ARANGES.add(y.uid)
+    return y
 
 
 def _array_of_array(original):
@@ -323,6 +331,35 @@ def _repeat(conv, args, kwargs, node):
 
 # ---- einsum -------------------------------------------------------------------------------
 
+def _searchsorted(conv, args, kwargs, node):
+    """np.searchsorted(a, v, side): for sorted 1-D `a`, how many elements of `a` are below
+    each `v` (side 'left': `<`, 'right': `<=`), with numpy's order (NaN after everything): a
+    count of comparisons, an int64 scalar or array of `v`'s shape, not differentiated."""
+    p = _bind(conv, "searchsorted", args, kwargs,
+              {"a": _REQUIRED, "v": _REQUIRED, "side": "left", "sorter": None}, node)
+    side = conv.static(p["side"], node)
+    if side not in ("left", "right"):
+        raise conv.source.error(node, f"side must be 'left' or 'right' (got {side!r})")
+    if p["sorter"] is not None:
+        raise conv.source.error(node, "np.searchsorted(sorter=...) is not supported",
+                                "pass a sorted array: a[sorter]")
+    a = conv.array(p["a"], node)
+    if len(a.type.shape) != 1:
+        raise conv.source.error(node, "object too deep for desired array")
+    v = conv.value(p["v"], node)
+    a, v = conv.promote(a, v, node)
+    b, n = conv.b, a.type.shape[0]
+    shape = v.type.shape or ()
+    column = b.reshape(v, shape=shape + (1,))
+    nan_v = b.ne(column, column)
+    if side == "left":  # a[j] < v, NaN above every number
+        below = b.or_(b.lt(a, column), b.and_(nan_v, b.eq(a, a)))
+    else:
+        below = b.or_(b.le(a, column), nan_v)
+    return b.sum(conv.to_type(below, I64.with_shape(shape + (n,))), axis=(len(shape),),
+                 keepdims=False)
+
+
 def _einsum(conv, node):
     """np.einsum('subscripts', *operands): the subscripts string is read from the call's
     syntax (a string literal; else a compile-time string value); the operands are converted
@@ -380,6 +417,7 @@ register_with_keywords([np.diag], _diag)
 register_with_keywords([np.diagonal], _diagonal("diagonal"))
 register_with_keywords([np.trace], _diagonal("trace"))
 register_with_keywords([np.diff], _diff)
+register_with_keywords([np.searchsorted], _searchsorted)
 register_with_keywords([np.roll], _roll)
 register_with_keywords([np.radians, np.deg2rad], _angle(math.pi / 180.0))
 register_with_keywords([np.degrees, np.rad2deg], _angle(180.0 / math.pi))

@@ -71,6 +71,7 @@ from . import (
     array_functions,
     closures,
     externals,
+    fancy,
     functions,
     linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
     numpy_functions,
@@ -531,7 +532,11 @@ class FunctionConverter:
             spec, ints = self.index_spec(x, index)
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
-        updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec, mode="set")
+        if fancy.has_arrays(spec):
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node)
+        else:
+            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
+                                          mode="set")
         if ref.view:
             vspec, vints = spec_operands(ref.view)
             updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
@@ -860,6 +865,8 @@ class FunctionConverter:
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
+        if fancy.has_arrays(spec):
+            return fancy.gather(self, x, spec, ints, node), None
         value = self.b.index(x, *ints, spec=spec)
         return value, self.view_ref(ref, spec, ints, value)
 
@@ -905,7 +912,13 @@ class FunctionConverter:
                     raise self.source.error(item, "slice step cannot be zero")
                 spec.append(Slice(*bounds))
             else:
-                i = self.scalar(self.expr(item), item)
+                value = self.expr(item)
+                array = fancy.index_array(self, value, item)
+                if array is not None:
+                    spec.append(array)
+                    dim += 1
+                    continue
+                i = self.scalar(value, item)
                 if i.type != I64:
                     raise self.source.error(item, f"array indices must be integers, got "
                                                   f"{i.type}")

@@ -32,6 +32,7 @@ from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
 from .declarations import function
 from .effects import EffectLowering
+from .gather import GatherLowering
 from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
@@ -53,7 +54,7 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering, LinalgLowering, EffectLowering):
+class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:

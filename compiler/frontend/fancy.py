@@ -1,0 +1,161 @@
+"""Integer-array (fancy) indexing of arrays, as numpy does it.
+
+Contract:
+- `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
+  (an int64 array; a float64 array made by `np.arange` of integers, which adlite types
+  float64 where numpy makes int64, is converted, also after adding or multiplying integer
+  constants), None when `value` is not an array. A boolean mask is refused (its
+  result's shape depends on the values), as is any other float array.
+- `gather(conv, x, spec, ints, node)`: `x[index]` for a spec from `index_spec` holding
+  `IndexArray` items: the basic part (slices, ints, None) first, then the index arrays,
+  broadcast together and checked (numpy's IndexError `index 5 is out of bounds for axis 0
+  with size 3`, the first offending element of the first offending array, raised at run time
+  by a `check`), negative ones wrapped, combined into one flat index into the indexed
+  dimensions (adjacent, as numpy requires to keep them in place) and read with `take`, whose
+  adjoint scatters the cotangent back with repeated indices accumulating.
+- `scatter(conv, x, spec, ints, v, node)`: `x` after `x[index] = v` for an index of arrays
+  and whole dimensions (`:`), with `put` (the last write to a repeated index wins, as numpy's;
+  `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate, as in numpy).
+Index arrays separated by a slice, None or `...` (numpy moves their dimensions first), and
+writes through index arrays mixed with ints or slices, are refused with a hint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..ir.builder import const
+from ..ir.core import F64, I64, Atom, Const, Var
+from ..ir.index import WHOLE, Int, NewAxis
+from ..primitives.gather import taken_shape
+from .numpy_functions import INTEGER_ARANGES
+
+_INTEGRAL_STEPS = {"add", "sub", "mul", "neg"}
+
+
+class IndexArray(NamedTuple):
+    """An integer array at one position of an index (a frontend-only spec item)."""
+
+    value: Atom
+    node: object
+
+
+def index_array(conv, value, node) -> IndexArray | None:
+    if not (isinstance(value, Var | Const) and value.type.is_array):
+        return None
+    if value.type.name == "bool":
+        raise conv.source.error(node, "boolean mask index: the result's shape depends on the "
+                                      "mask's values, which compiled code must know when "
+                                      "compiling", "use np.where(mask, x, 0) (and np.sum "
+                                                   "of it) to keep the shape")
+    if value.type.is_float and _made_by_arange(conv.b, value):
+        value = conv.to_type(value, I64.with_shape(value.type.shape))
+    if value.type != I64.with_shape(value.type.shape):
+        raise conv.source.error(node, f"arrays used as indices must be of integer (or boolean) "
+                                      f"type, got {value.type}",
+                                "pass an int array as an argument, or use np.arange with "
+                                "integer bounds")
+    return IndexArray(value, node)
+
+
+def _made_by_arange(b, value) -> bool:
+    """Whether the float array `value` is `np.arange` of integers (times / plus integers)."""
+    if isinstance(value, Var) and value.uid in INTEGER_ARANGES:
+        return True
+    producers = {id(o): e for e in b.eqns for o in e.outputs}
+    eqn = producers.get(id(value))
+    if eqn is None or eqn.prim not in _INTEGRAL_STEPS:
+        return False
+    arrays = [a for a in eqn.inputs if a.type.is_array]
+    constants = [a for a in eqn.inputs if not a.type.is_array]
+    return (len(arrays) == 1 and all(isinstance(c, Const) and float(c.value).is_integer()
+                                     for c in constants) and _made_by_arange(b, arrays[0]))
+
+
+def has_arrays(spec) -> bool:
+    return any(isinstance(item, IndexArray) for item in spec)
+
+
+def gather(conv, x: Atom, spec, ints, node) -> Atom:
+    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    return conv.b.take(y, flat, axis=axis)
+
+
+def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
+    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`."""
+    if any(not isinstance(item, IndexArray) and item != WHOLE for item in spec):
+        raise conv.source.error(node, "write through index arrays mixed with ints, slices, "
+                                      "None or ...", "index with arrays and whole dimensions "
+                                                     "(:) only, or write into a slice first")
+    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    taken = taken_shape(y.type.shape, flat.type.shape, axis)
+    if np.broadcast_shapes(v.type.shape or (), taken) != taken:
+        raise conv.source.error(node, f"shape mismatch: value array of shape "
+                                      f"{v.type.shape or ()} could not be broadcast to "
+                                      f"indexing result of shape {taken}")
+    if v.type.shape != taken:
+        v = conv.b.broadcast_to(v, shape=taken)
+    updated = conv.b.put(y, v, flat, axis=axis)
+    return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
+
+
+def _flattened(conv, x: Atom, spec, ints, node):
+    """(y, flat, axis) with `x[index]` = `take(y, flat, axis)`: `y` is `x` after the basic
+    part of the index, its indexed dimensions merged into `axis`."""
+    advanced = [k for k, item in enumerate(spec) if isinstance(item, IndexArray | Int)]
+    if advanced != list(range(advanced[0], advanced[-1] + 1)):
+        raise conv.source.error(node, "index arrays separated by a slice, None or ... (numpy "
+                                      "then moves their dimensions first)",
+                                "index with the arrays next to each other, or transpose x "
+                                "first")
+    basic = tuple(WHOLE if isinstance(item, IndexArray) else item for item in spec)
+    arrays, x_axes, first = [], [], None
+    dim = out = 0
+    for item in spec:
+        if isinstance(item, IndexArray):
+            arrays.append(item)
+            x_axes.append(dim)
+            first = out if first is None else first
+        if not isinstance(item, Int):
+            out += 1
+        if not isinstance(item, NewAxis):
+            dim += 1
+    y = conv.b.index(x, *ints, spec=basic) if any(i != WHOLE for i in basic) else x
+    shape = y.type.shape
+    sizes = [x.type.shape[a] for a in x_axes]
+    try:
+        common = np.broadcast_shapes(*(a.value.type.shape for a in arrays))
+    except ValueError:
+        shapes = " ".join(str(a.value.type.shape) for a in arrays)
+        raise conv.source.error(node, f"shape mismatch: indexing arrays could not be broadcast "
+                                      f"together with shapes {shapes}") from None
+    flat = None
+    for a, axis, n in zip(arrays, x_axes, sizes, strict=True):
+        i = _checked(conv, a.value, axis, n)
+        if i.type.shape != common:
+            i = conv.b.broadcast_to(i, shape=common)
+        flat = i if flat is None else conv.b.add(conv.b.mul(flat, const(n)), i)
+    if len(arrays) > 1:
+        y = conv.b.reshape(y, shape=shape[:first] + (math.prod(sizes),) +
+                           shape[first + len(arrays):])
+    return y, flat, first
+
+
+def _checked(conv, i: Atom, axis: int, n: int) -> Atom:
+    """`i` wrapped into [0, n), after a run-time check raising numpy's IndexError."""
+    b = conv.b
+    count = math.prod(i.type.shape)
+    if count:
+        flat = b.reshape(i, shape=(count,))
+        bad = b.or_(b.lt(flat, const(-n)), b.ge(flat, const(n)))
+        position = b.op("arange", n=count, dtype=F64)
+        where = b.min(b.select(bad, position, const(float(count))), axis=None, keepdims=False)
+        value = b.sum(b.select(b.eq(position, where), flat, const(0)), axis=None,
+                      keepdims=False)
+        b.emit("check", [b.eq(where, const(float(count))), value], error="IndexError",
+               args=(("str", ("index ", (0, None, ()),
+                              f" is out of bounds for axis {axis} with size {n}")),))
+    return b.select(b.lt(i, const(0)), b.add(i, const(n)), i)
