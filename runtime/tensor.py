@@ -222,6 +222,10 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __format__(self, spec: str) -> str:
+        """Formatted as numpy formats the values (`f"{loss:.4f}"` of a 0-d tensor)."""
+        return format(self.data, spec)
+
     def __repr__(self) -> str:
         body = np.array2string(self.data, separator=", ", prefix="tensor(")
         extra = ""
@@ -408,6 +412,7 @@ class Tensor:
     clip = clamp
 
     def clone(self): return F.clone(self)                     # noqa: E704
+    copy = clone  # numpy's name (ndarray.copy): a recorded copy
     def exp(self): return F.exp(self)                         # noqa: E704
     def log(self): return F.log(self)                         # noqa: E704
     def sqrt(self): return F.sqrt(self)                       # noqa: E704

@@ -265,3 +265,14 @@ def test_reduction_options_that_would_be_ignored_are_rejected():
         np.sum(x, out=np.empty(()))
     with pytest.raises(TypeError, match="initial"):
         np.max(x, initial=3.0)
+
+
+def test_copy_is_a_recorded_copy_and_format_is_numpys():
+    u = tensor([1.0, 2.0], requires_grad=True)
+    c = u.copy()  # numpy's name, as in code written for arrays
+    (c * c).sum().backward()
+    np.testing.assert_array_equal(u.grad.numpy(), [2.0, 4.0])
+    loss = (u * u).sum()
+    assert f"{loss:.3f}" == f"{np.float64(5.0):.3f}" == "5.000"
+    with pytest.raises(TypeError):
+        f"{u:.2f}"  # numpy refuses a format spec for a 1-d array too

@@ -3,7 +3,7 @@ gradient right?, adlite's error) and "N of M compile as written"."""
 
 from __future__ import annotations
 
-from . import NOT_COMPILING, PROGRAMS, TAPE_LIMITATIONS
+from . import NOT_COMPILING, PROGRAMS, TAPE_LIMITATIONS, TAPE_WRONG
 from .checks import FD_RTOL, TAPE_RTOL, VALUE_RTOL, program
 
 
@@ -18,7 +18,7 @@ def gradient_verdict(name: str) -> str:
     fd = p.finite_difference_error()
     if fd > FD_RTOL:
         bad.append(f"finite differences off by {fd:.1e}")
-    if name not in TAPE_LIMITATIONS:
+    if name not in TAPE_LIMITATIONS and name not in TAPE_WRONG:
         for compiled, tape in zip(p.gradient_leaves(), p.tape_gradient(), strict=True):
             scale = max(float(abs(tape).max(initial=0.0)), 1e-300)
             if float(abs(compiled - tape).max(initial=0.0)) > TAPE_RTOL * scale:
