@@ -75,6 +75,11 @@ def logsumexp(o: Ops, x: Any, axis: Axis, keepdims: bool) -> Any:
     return o.add(o.reduce_sum(total, axis, keepdims), o.reduce_sum(peak, axis, keepdims))
 
 
+def log_softmax(o: Ops, x: Any, axis: Axis) -> Any:
+    """`x - logsumexp(x, axis, keepdims=True)` (scipy.special.log_softmax)."""
+    return o.sub(x, logsumexp(o, x, axis, True))
+
+
 def softmax(o: Ops, x: Any, axis: Axis) -> Any:
     shifted = o.exp(o.sub(x, o.reduce_max(x, axis, True)))
     return o.div(shifted, o.reduce_sum(shifted, axis, True))

@@ -151,3 +151,8 @@ def norm_logpdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
 
 def norm_cdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
     return ndtr(o, _standardized(o, x, loc, scale))
+
+
+def norm_logcdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    """log of the normal cdf, accurate in both tails (`log_ndtr` of the standardized x)."""
+    return log_ndtr(o, _standardized(o, x, loc, scale))

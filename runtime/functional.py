@@ -8,7 +8,7 @@ Contract:
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
   too (`square`, `hypot`, `log2`, `log10`, `norm`, `mean`, `var`, `std`) and `logsumexp`,
-  `softmax` are `adlite.derivatives.composites`.
+  `softmax`, `log_softmax` are `adlite.derivatives.composites`.
 - Axes are normalised here (negative axes, ints, tuples) so that rules see one form.
 """
 
@@ -382,6 +382,11 @@ def logsumexp(x, axis: Axis = None, keepdims: bool = False):
 def softmax(x, axis: int = -1):
     x = constant(x)
     return composites.softmax(_ops(), x, normalize_axis(axis, x.ndim))
+
+
+def log_softmax(x, axis: int = -1):
+    x = constant(x)
+    return composites.log_softmax(_ops(), x, normalize_axis(axis, x.ndim))
 
 
 def zeros_like(x, dtype=None):

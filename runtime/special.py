@@ -3,8 +3,8 @@
 Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma` (VJPs from the shared
 formulas of `adlite.derivatives.special`) and `trigamma` (no derivative: NotImplementedError),
 and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `log_ndtr`, `expit` (the
-`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf` (the shared
-composites).
+`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`
+(the shared composites).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
 `scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
 `scipy.special` the program has imported are recognised. The values are those of the
@@ -98,6 +98,7 @@ def _distribution(fn):
 norm_cdf = _distribution(special.norm_cdf)
 norm_pdf = _distribution(special.norm_pdf)
 norm_logpdf = _distribution(special.norm_logpdf)
+norm_logcdf = _distribution(special.norm_logcdf)
 
 
 def scipy_ufunc(ufunc: Any):

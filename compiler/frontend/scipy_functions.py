@@ -75,6 +75,13 @@ def _softmax(conv, args, kwargs, node):
     return composites.softmax(BuilderOps(conv.b), x, axis)
 
 
+def _log_softmax(conv, args, kwargs, node):
+    options = _axis_option(conv, args, kwargs, node, ("axis",))
+    x = conv.as_float(args[0], node)
+    axis = array_functions._axis(conv, options.get("axis"), len(x.type.shape or ()), node)
+    return composites.log_softmax(BuilderOps(conv.b), x, axis)
+
+
 def _distribution(fn):
     """`norm.<method>(x, loc=0, scale=1)`."""
 
@@ -111,7 +118,7 @@ def _load_special() -> None:
             (sc.digamma, _primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
             (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
-            (sc.softmax, _softmax)]:
+            (sc.softmax, _softmax), (sc.log_softmax, _log_softmax)]:
         _BY_ID[id(obj)] = (obj, lowering)
 
 
@@ -120,7 +127,7 @@ def _load_stats() -> None:
 
     owner = type(scipy.stats.norm)
     for name, fn in [("cdf", special.norm_cdf), ("pdf", special.norm_pdf),
-                     ("logpdf", special.norm_logpdf)]:
+                     ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf)]:
         _METHODS[(owner, name)] = _distribution(fn)
 
 
