@@ -94,7 +94,8 @@ def optimize_stage(c: Compilation) -> None:
 
 def ad(c: Compilation) -> None:
     d = c.derivative
-    n_args, n_hidden = len(c.types), externals.n_inputs(c.externals)
+    n_hidden = externals.n_inputs(c.externals)
+    n_args = len(c.graph.inputs) - n_hidden  # the arguments' leaves (structured, static: any)
     if d.mode == "jvp":  # tangents for the arguments only: externals are constants
         wrt = d.wrt if d.wrt is not None or not n_hidden else range(n_args)
         c.graph = _hidden_last(jvp_graph(c.graph, wrt), n_args, n_hidden)

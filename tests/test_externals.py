@@ -562,3 +562,26 @@ def test_many_recompilations_warn_naming_the_value():
                 assert f(1.5) == uses_step(1.5)
     finally:
         STEP = 0
+
+
+CUBE_GAIN = 2.0
+
+
+def cubes_with_a_size(x, n=3):
+    padding = np.zeros(n)  # n sizes an array: specialised, so the call has a static argument
+    return np.sum(CUBE_GAIN * x ** 3) + np.sum(padding)
+
+
+def cubes_of_a_dict(p, y):
+    return np.sum(CUBE_GAIN * p["a"] ** 3 * y)
+
+
+def test_forward_and_second_order_with_outside_values_and_structured_arguments():
+    """The derivative's inputs are the arguments' leaves then the outside values: counted in
+    leaves, not parameters (a static or a dict argument used to shift them)."""
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(hessian(cubes_with_a_size)(x), np.diag(6.0 * CUBE_GAIN * x))
+    value, tangent = jvp(cubes_of_a_dict, ({"a": x}, 2.0), (np.ones(2), 0.5))
+    assert value == pytest.approx(np.sum(CUBE_GAIN * x ** 3 * 2.0))
+    assert tangent == pytest.approx(np.sum(3 * CUBE_GAIN * x ** 2 * 2.0)
+                                    + 0.5 * np.sum(CUBE_GAIN * x ** 3))
