@@ -10,11 +10,19 @@ differences and on the eager tape.
 - A program in `NOT_COMPILING`: adlite refuses it clearly (an AdliteSyntaxError at a line of
   the program's file, or a TypeError naming that file); the test fails
   when it starts compiling, so that the mark is removed.
+- Second order (forward over reverse): `hessian` w.r.t. the first differentiated argument
+  (a float or an array of at most 40 numbers) agrees with central second differences of the
+  plain Python function along a random direction (relative 1e-3: the differences' own error),
+  except the programs of `SLOW_SECOND_ORDER` (tens of seconds each: CI time).
 """
+
+import contextlib
+import io
 
 import numpy as np
 import pytest
 
+from adlite.compiler import hessian
 from tests.real_programs import NOT_COMPILING, PROGRAMS, TAPE_LIMITATIONS, TAPE_WRONG
 from tests.real_programs.checks import FD_RTOL, TAPE_RTOL, VALUE_RTOL, program
 
@@ -89,3 +97,33 @@ def test_not_compiling_is_refused_clearly(name):
     assert error is not None, f"{name} compiles now: remove it from NOT_COMPILING"
     assert p.is_clear_refusal(error), \
         f"{name}: unclear refusal {type(error).__name__}: {error}"
+
+
+SLOW_SECOND_ORDER = {"particles", "sir_model", "unrolled_sgd", "binomial_tree"}  # 4-36 s each
+
+
+def _second_order_case(name):
+    case = compiling(name).case
+    wrt = case.wrt if isinstance(case.wrt, int) else case.wrt[0]
+    x = case.args[wrt]
+    if name in SLOW_SECOND_ORDER or not isinstance(x, float | np.ndarray) or np.size(x) > 40:
+        pytest.skip("second order not checked here (slow, or a structured/large argument)")
+    return case, wrt, np.asarray(x, dtype=float)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_hessian_matches_second_differences(name):
+    case, wrt, x = _second_order_case(name)
+    v = np.random.default_rng(0).standard_normal(x.shape)
+
+    def along(s):
+        args = list(case.args)
+        args[wrt] = x + s * v if x.ndim else float(x + s * v)
+        return case.entry(*args, **case.kwargs)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        h = np.asarray(hessian(case.entry, wrt=wrt)(*case.args, **case.kwargs))
+        eps = 1e-4 * max(1.0, float(np.max(np.abs(x))))
+        expected = (along(eps) - 2.0 * along(0.0) + along(-eps)) / eps ** 2
+    got = float(v.ravel() @ h.reshape(x.size, x.size) @ v.ravel())
+    assert got == pytest.approx(expected, rel=1e-3, abs=1e-6)
