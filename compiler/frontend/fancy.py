@@ -4,8 +4,8 @@ Contract:
 - `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
   (an int64 array; a float64 array made by `np.arange` of integers, which adlite types
   float64 where numpy makes int64, is converted, also after adding or multiplying integer
-  constants), None when `value` is not an array. A boolean mask is refused (its
-  result's shape depends on the values), as is any other float array.
+  constants), None when `value` is not an array. Other float arrays are refused (boolean
+  masks are masks.py's).
 - `gather(conv, x, spec, ints, node)`: `x[index]` for a spec from `index_spec` holding
   `IndexArray` items: the basic part (slices, ints, None) first, then the index arrays,
   broadcast together and checked (numpy's IndexError `index 5 is out of bounds for axis 0
@@ -46,11 +46,6 @@ class IndexArray(NamedTuple):
 def index_array(conv, value, node) -> IndexArray | None:
     if not (isinstance(value, Var | Const) and value.type.is_array):
         return None
-    if value.type.name == "bool":
-        raise conv.source.error(node, "boolean mask index: the result's shape depends on the "
-                                      "mask's values, which compiled code must know when "
-                                      "compiling", "use np.where(mask, x, 0) (and np.sum "
-                                                   "of it) to keep the shape")
     if value.type.is_float and _made_by_arange(conv.b, value):
         value = conv.to_type(value, I64.with_shape(value.type.shape))
     if value.type != I64.with_shape(value.type.shape):

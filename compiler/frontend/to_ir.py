@@ -74,6 +74,7 @@ from . import (
     fancy,
     functions,
     linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
+    masks,
     numpy_functions,
     scipy_functions,
     sequences,
@@ -532,7 +533,9 @@ class FunctionConverter:
             spec, ints = self.index_spec(x, index)
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
-        if fancy.has_arrays(spec):
+        if masks.is_mask(spec):
+            updated = masks.write(self, x, spec[0], v, node)
+        elif fancy.has_arrays(spec):
             updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node)
         else:
             updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
@@ -738,7 +741,10 @@ class FunctionConverter:
     def expr_Attribute(self, node, base=None):
         ref = None
         if base is None:
+            masks.expect_method(node)
             base, ref = self.expr_ref(node.value)
+        if isinstance(base, masks.Masked):
+            return _Method(base, node.attr, None)
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
                 return _Method(base, node.attr, ref)
@@ -865,6 +871,8 @@ class FunctionConverter:
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
+        if masks.is_mask(spec):
+            return masks.read(self, x, spec[0], node), None
         if fancy.has_arrays(spec):
             return fancy.gather(self, x, spec, ints, node), None
         value = self.b.index(x, *ints, spec=spec)
@@ -913,6 +921,11 @@ class FunctionConverter:
                 spec.append(Slice(*bounds))
             else:
                 value = self.expr(item)
+                mask = masks.mask_item(self, x, value, len(items), item)
+                if mask is not None:
+                    spec.append(mask)
+                    dim += len(value.type.shape)
+                    continue
                 array = fancy.index_array(self, value, item)
                 if array is not None:
                     spec.append(array)
@@ -939,6 +952,10 @@ class FunctionConverter:
         x, y = self.expr(node.left), self.expr(node.right)
         if isinstance(x, ListValue) or isinstance(y, ListValue):
             return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
+        if isinstance(x, masks.MaskedRead):  # x[mask] op= y
+            x, y = masks.augmented_operands(self, x, y, node)
+        if masks.is_bitwise(node.op):
+            return masks.bitwise(self, node.op, x, y, node)
         if isinstance(node.op, gast.MatMult):
             return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
@@ -966,7 +983,9 @@ class FunctionConverter:
             return self.b.neg(self.numeric(x, node))
         if isinstance(node.op, gast.UAdd):
             return self.numeric(x, node)
-        raise self.source.error(node, "unsupported operator ~", "use arithmetic operators")
+        if isinstance(node.op, gast.Invert):
+            return masks.invert(self, x, node)
+        raise self.source.error(node, f"unsupported operator {type(node.op).__name__}")
 
     def expr_Compare(self, node):
         result = None
@@ -1025,10 +1044,16 @@ class FunctionConverter:
             func.refuse(self, node)
         if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
             return numpy_functions.syntactic(func)(self, node), None
+        masks.expect_reduction(func, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = self.call_keywords(node)
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
+        if isinstance(func, _Method) and isinstance(func.array, masks.Masked):
+            return masks.reduce(self, func.name, func.array, args, kwargs, node), None
+        if args and isinstance(args[0], masks.Masked):
+            return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
+                                node), None
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
