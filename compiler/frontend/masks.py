@@ -145,7 +145,8 @@ def read(conv, x: Atom, mask: Mask, node):
         return MaskedRead(x, mask.value)
     raise conv.source.error(node, "boolean mask index here: the result's shape depends on the "
                                   "mask's values, which compiled code must know when compiling",
-                            f"supported: {_USES}; otherwise use np.where(mask, x, 0)")
+                            f"supported: {_USES}; apply functions before masking "
+                            "(np.sum((x ** 2)[mask])), or use np.where(mask, x, 0)")
 
 
 def _whole(conv, mask: Atom, x: Atom) -> Atom:
