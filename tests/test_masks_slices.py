@@ -69,6 +69,21 @@ def bool_scalars(x, y):
     return x[0] * 2.0 if c else x[1]
 
 
+def added_at(x, y, idx):
+    z = x * 1.0
+    np.add.at(z, idx, y[:4] * x[0])
+    np.add.at(z, 1, y[0])
+    np.add.at(z, x > 0.5, 2.0)
+    return np.sum(z ** 2)
+
+
+def added_at_pairs(x, r, c):
+    z = x * 0.5
+    np.add.at(z, (r, c), x[0, 0] * 3.0)
+    np.add.at(z, r, x[1])
+    return np.sum(np.sin(z))
+
+
 Y1 = RNG.standard_normal(7)
 Y2 = RNG.standard_normal(5)
 CASES = [
@@ -79,6 +94,8 @@ CASES = [
     ("masked_writes", masked_writes, X1, (Y1,)),
     ("row_writes", row_writes, X2, (Y2,)),
     ("bool_scalars", bool_scalars, X1, (Y1,)),
+    ("added_at", added_at, X1, (Y1, np.array([0, 2, 2, -1]))),
+    ("added_at_pairs", added_at_pairs, X2, (np.array([1, 3, 1, -3]), np.array([0, 2, 0, 0]))),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -95,7 +112,8 @@ def test_values_and_gradients(name, fn, x, rest, backend):
 @pytest.mark.parametrize("name,fn,x,rest", CASES, ids=IDS)
 def test_forward_mode(name, fn, x, rest):
     d = RNG.standard_normal(x.shape)
-    value, tangent = compiler.jvp(fn, (x, *rest), [d, *map(np.zeros_like, rest)])
+    zeros = [np.zeros_like(r) for r in rest if r.dtype == float]
+    value, tangent = compiler.jvp(fn, (x, *rest), [d, *zeros])
     eps = 1e-6
     expected = (fn(x + eps * d, *rest) - fn(x - eps * d, *rest)) / (2 * eps)
     assert value == pytest.approx(fn(x, *rest), rel=1e-13)
@@ -117,6 +135,18 @@ def test_bool_array_results_and_integers(backend):
                                   bool_arrays(X1))
     ints = np.array([3, -1, 0, 5])
     assert compiler.jit(int_results, backend=backend)(ints, 5) == int_results(ints, 5)
+
+
+def int_add_at(counts, labels):
+    np.add.at(counts, labels, 1)
+    return counts * 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_add_at_counts_integers(backend):
+    labels = np.array([2, 0, 2, 2, -1])
+    got = compiler.jit(int_add_at, backend=backend)(np.zeros(4, dtype=np.int64), labels)
+    np.testing.assert_array_equal(got, int_add_at(np.zeros(4, dtype=np.int64), labels))
 
 
 def empty_mean(x):
@@ -165,6 +195,10 @@ def mapped(x):
     return np.sum(x[x > 0] ** 2)
 
 
+def add_at_into_slice(x):
+    np.add.at(x[1:], x > 0, 1.0)
+
+
 def mask_with_axis(x):
     return np.sum(x[x > 0], axis=0)
 
@@ -177,6 +211,7 @@ def mask_with_axis(x):
     (int_and, "`&` on i64 values", "np.logical_and"),
     (inverted_flag, "`~` of a bool scalar", "use `not`"),
     (mapped, "boolean mask index here", "np.sum((x ** 2)[mask])"),
+    (add_at_into_slice, "np.add.at takes an array variable", "x a local array"),
     (mask_with_axis, "sum of x[mask] with arguments", "alone"),
 ])
 def test_refusals_at_the_users_line(fn, message, hint):

@@ -16,6 +16,9 @@ Contract:
 - `scatter(conv, x, spec, ints, v, node)`: `x` after `x[index] = v` for an index of arrays
   and whole dimensions (`:`), with `put` (the last write to a repeated index wins, as numpy's;
   `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate, as in numpy).
+- `add_at(conv, node)`: the statement `np.add.at(x, index, v)` (`is_add_at(func)` tells the
+  callee): `x[index] += v` with repeated indices accumulating (`take_add`), written into the
+  local array `x` as an assignment to `x[index]` is.
 Index arrays separated by a slice, None or `...` (numpy moves their dimensions first), and
 writes through index arrays mixed with ints or slices, are refused with a hint.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import gast
 import numpy as np
 
 from ..ir.builder import const
@@ -79,8 +83,9 @@ def gather(conv, x: Atom, spec, ints, node) -> Atom:
     return conv.b.take(y, flat, axis=axis)
 
 
-def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
-    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`."""
+def scatter(conv, x: Atom, spec, ints, v: Atom, node, accumulate: bool = False) -> Atom:
+    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`; with
+    `accumulate`, after `np.add.at(x, index, v)`."""
     if any(not isinstance(item, IndexArray) and item != WHOLE for item in spec):
         raise conv.source.error(node, "write through index arrays mixed with ints, slices, "
                                       "None or ...", "index with arrays and whole dimensions "
@@ -93,7 +98,10 @@ def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
                                       f"indexing result of shape {taken}")
     if v.type.shape != taken:
         v = conv.b.broadcast_to(v, shape=taken)
-    updated = conv.b.put(y, v, flat, axis=axis)
+    if accumulate:
+        updated = conv.b.add(y, conv.b.take_add(v, flat, axis=axis, shape=y.type.shape))
+    else:
+        updated = conv.b.put(y, v, flat, axis=axis)
     return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
 
 
@@ -154,3 +162,15 @@ def _checked(conv, i: Atom, axis: int, n: int) -> Atom:
                args=(("str", ("index ", (0, None, ()),
                               f" is out of bounds for axis {axis} with size {n}")),))
     return b.select(b.lt(i, const(0)), b.add(i, const(n)), i)
+
+
+def is_add_at(func) -> bool:
+    return isinstance(func, type(np.add.at)) and func == np.add.at
+
+
+def add_at(conv, node) -> None:
+    if len(node.args) != 3 or node.keywords or not isinstance(node.args[0], gast.Name):
+        raise conv.source.error(node, "np.add.at takes an array variable, an index and a value",
+                                "call np.add.at(x, idx, v) with x a local array")
+    v = conv.value(conv.expr(node.args[2]), node.args[2])
+    conv.write(node.args[0].id, node.args[1], None, v, node, accumulate=True)

@@ -19,7 +19,8 @@ Contract:
   raise numpy's ValueError at run time.
 - `write(conv, x, mask, v, node)`: `x` after `x[mask] = v`, i.e. `np.where(mask, v, x)`, for a
   `v` that broadcasts to `x[mask]` whatever the number of True values (a scalar, or an array
-  of the trailing shape); for `x[mask] op= v` the whole-array `x op v`.
+  of the trailing shape); for `x[mask] op= v` the whole-array `x op v`; `np.add.at(x, mask,
+  v)` adds `v` there.
 """
 
 from __future__ import annotations
@@ -216,11 +217,14 @@ def _value(conv, x: Atom, mask: Atom, v: Atom, node) -> Atom:
     return v
 
 
-def write(conv, x: Atom, mask: Mask, v: Atom, node) -> Atom:
+def write(conv, x: Atom, mask: Mask, v: Atom, node, accumulate: bool = False) -> Atom:
+    """`x` after `x[mask] = v` (`np.add.at(x, mask, v)` with `accumulate`)."""
     whole = _whole(conv, mask.value, x)
     if not getattr(node, "augmented", False):
         v = _value(conv, x, mask.value, v, node)
     v = conv.to_type(v, x.type.with_shape(v.type.shape))
+    if accumulate:
+        v = conv.b.add(x, v)
     if v.type.shape != x.type.shape and v.type.is_array:
         v = conv.b.broadcast_to(v, shape=x.type.shape)
     return conv.b.select(whole, v, x)

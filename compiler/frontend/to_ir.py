@@ -495,9 +495,10 @@ class FunctionConverter:
         self.env[name] = self.view_value(ref, base)
         self.refs[name] = Ref(ref.obj, frozen=True)
 
-    def write(self, name: str, index, index_spec, v: Atom, node) -> None:
+    def write(self, name: str, index, index_spec, v: Atom, node, accumulate=False) -> None:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
-        object `name` is bound to, seen through all of its names and views."""
+        object `name` is bound to, seen through all of its names and views; with
+        `accumulate`, `np.add.at(name, index, v)`."""
         ref = self.refs.get(name)
         if not isinstance(ref, Ref):
             self.array(self.env[name], node)  # raises: not an array
@@ -534,12 +535,13 @@ class FunctionConverter:
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
         if masks.is_mask(spec):
-            updated = masks.write(self, x, spec[0], v, node)
+            updated = masks.write(self, x, spec[0], v, node, accumulate)
         elif fancy.has_arrays(spec):
-            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node)
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
+                                    accumulate)
         else:
             updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
-                                          mode="set")
+                                          mode="add" if accumulate else "set")
         if ref.view:
             vspec, vints = spec_operands(ref.view)
             updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
@@ -1044,6 +1046,8 @@ class FunctionConverter:
             func.refuse(self, node)
         if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
             return numpy_functions.syntactic(func)(self, node), None
+        if fancy.is_add_at(func):
+            return fancy.add_at(self, node), None
         masks.expect_reduction(func, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
