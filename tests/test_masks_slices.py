@@ -1,5 +1,6 @@
 """Boolean masks in the forms that keep shapes static (writes, `op=` writes, sum/mean/max/min
-of `x[mask]`), `& | ^ ~` on booleans: values against numpy's, gradients against central
+of `x[mask]`), `& | ^ ~` on booleans, `np.add.at`, slices with run-time bounds and a length
+known when compiling (`x[i:i + 3]`): values against numpy's, gradients against central
 differences computed here with numpy, forward mode, both backends; numpy's errors (IndexError
 at compile time, ValueError of an empty max at run time) and clear refusals at the user's
 line."""
@@ -84,6 +85,25 @@ def added_at_pairs(x, r, c):
     return np.sum(np.sin(z))
 
 
+def windows(x, y):
+    s = 0.0
+    for i in range(x.shape[0] - 2):
+        s = s + np.sum(x[i:i + 3] * y[:3]) * x[i]
+    return s
+
+
+def window_writes(x, y, n):
+    z = x * 1.0
+    j = n - 1
+    z[j:j + 2] = x[n:n + 2] ** 2
+    z[j - 1:n + 1] += y[0]
+    return np.sum(z * x) + np.sum(x[n - 2 + 1:2 + n] * 2.0)
+
+
+def row_windows(x, y, k):
+    return np.sum(x[k:k + 2, :] ** 2) + np.sum(x[:, k - 1:k + 1] * y[0])
+
+
 Y1 = RNG.standard_normal(7)
 Y2 = RNG.standard_normal(5)
 CASES = [
@@ -94,6 +114,9 @@ CASES = [
     ("masked_writes", masked_writes, X1, (Y1,)),
     ("row_writes", row_writes, X2, (Y2,)),
     ("bool_scalars", bool_scalars, X1, (Y1,)),
+    ("windows", windows, X1, (Y1,)),
+    ("window_writes", window_writes, X1, (Y1, 3)),
+    ("row_windows", row_windows, X2, (Y2, 1)),
     ("added_at", added_at, X1, (Y1, np.array([0, 2, 2, -1]))),
     ("added_at_pairs", added_at_pairs, X2, (np.array([1, 3, 1, -3]), np.array([0, 2, 0, 0]))),
 ]
@@ -112,7 +135,7 @@ def test_values_and_gradients(name, fn, x, rest, backend):
 @pytest.mark.parametrize("name,fn,x,rest", CASES, ids=IDS)
 def test_forward_mode(name, fn, x, rest):
     d = RNG.standard_normal(x.shape)
-    zeros = [np.zeros_like(r) for r in rest if r.dtype == float]
+    zeros = [np.zeros_like(r) for r in rest if np.asarray(r).dtype == float]
     value, tangent = compiler.jvp(fn, (x, *rest), [d, *zeros])
     eps = 1e-6
     expected = (fn(x + eps * d, *rest) - fn(x - eps * d, *rest)) / (2 * eps)
@@ -147,6 +170,20 @@ def test_add_at_counts_integers(backend):
     labels = np.array([2, 0, 2, 2, -1])
     got = compiler.jit(int_add_at, backend=backend)(np.zeros(4, dtype=np.int64), labels)
     np.testing.assert_array_equal(got, int_add_at(np.zeros(4, dtype=np.int64), labels))
+
+
+def window_at(x, i):
+    return np.sum(x[i:i + 3])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_window_out_of_range_raises_at_run_time(backend):
+    fn = compiler.jit(window_at, backend=backend)
+    assert fn(X1, 4) == pytest.approx(window_at(X1, 4), rel=1e-13)
+    for start in (5, -1):
+        with pytest.raises(IndexError, match=f"slice start {start} leaves fewer than 3 "
+                                             "elements of an axis of size 7"):
+            fn(X1, start)
 
 
 def empty_mean(x):
@@ -199,6 +236,16 @@ def add_at_into_slice(x):
     np.add.at(x[1:], x > 0, 1.0)
 
 
+def window_of_runtime_length(x):
+    i = int(x[0] > 0)
+    return np.sum(x[i:2 * i])
+
+
+def window_past_the_axis(x):
+    i = int(x[0] > 0)
+    return np.sum(x[i:i + 9])
+
+
 def mask_with_axis(x):
     return np.sum(x[x > 0], axis=0)
 
@@ -212,6 +259,8 @@ def mask_with_axis(x):
     (inverted_flag, "`~` of a bool scalar", "use `not`"),
     (mapped, "boolean mask index here", "np.sum((x ** 2)[mask])"),
     (add_at_into_slice, "np.add.at takes an array variable", "x a local array"),
+    (window_of_runtime_length, "whose length depends on run-time values", "x[i:i + k]"),
+    (window_past_the_axis, "slice x[i:i + 9] of an axis of size 7", "between 0 and 7"),
     (mask_with_axis, "sum of x[mask] with arguments", "alone"),
 ])
 def test_refusals_at_the_users_line(fn, message, hint):
@@ -219,7 +268,8 @@ def test_refusals_at_the_users_line(fn, message, hint):
     with pytest.raises(AdliteSyntaxError) as info:
         compiler.jit(fn)(arg)
     text = str(info.value)
-    line = fn.__code__.co_firstlineno + 1
+    two_lines = (window_of_runtime_length, window_past_the_axis)
+    line = fn.__code__.co_firstlineno + 1 + (fn in two_lines)
     assert f"test_masks_slices.py:{line}:" in text
     assert message in text
     if hint:

@@ -70,6 +70,7 @@ from ..passes.dce import dce
 from . import (
     array_functions,
     closures,
+    dynamic_slices,
     externals,
     fancy,
     functions,
@@ -914,8 +915,14 @@ class FunctionConverter:
                 raise self.source.error(index_node, f"too many indices for an array of "
                                                     f"dimension {ndim}")
             if isinstance(item, gast.Slice):
-                bounds = [None if part is None else self.static(self.expr(part), item)
-                          for part in (item.lower, item.upper, item.step)]
+                parts = [None if part is None else self.expr(part)
+                         for part in (item.lower, item.upper, item.step)]
+                positions = dynamic_slices.index_item(self, x.type.shape[dim], parts, item)
+                if positions is not None:
+                    spec.append(positions)
+                    dim += 1
+                    continue
+                bounds = [None if part is None else self.static(part, item) for part in parts]
                 if not all(b is None or isinstance(b, int) for b in bounds):
                     raise self.source.error(item, "slice bounds must be integer constants")
                 if bounds[2] == 0:
