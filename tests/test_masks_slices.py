@@ -246,6 +246,14 @@ def window_past_the_axis(x):
     return np.sum(x[i:i + 9])
 
 
+def where_of_one(x):
+    return np.sum(np.where(x > 0))
+
+
+def nonzero(x):
+    return np.nonzero(x)
+
+
 def mask_with_axis(x):
     return np.sum(x[x > 0], axis=0)
 
@@ -261,6 +269,9 @@ def mask_with_axis(x):
     (add_at_into_slice, "np.add.at takes an array variable", "x a local array"),
     (window_of_runtime_length, "whose length depends on run-time values", "x[i:i + k]"),
     (window_past_the_axis, "slice x[i:i + 9] of an axis of size 7", "between 0 and 7"),
+    (where_of_one, "np.where(cond) with one argument returns the indices", "np.where(cond, "
+                                                                           "x, y)"),
+    (nonzero, "np.nonzero returns the indices", "np.where(cond, x, y)"),
     (mask_with_axis, "sum of x[mask] with arguments", "alone"),
 ])
 def test_refusals_at_the_users_line(fn, message, hint):

@@ -11,12 +11,13 @@ Contract:
   its shape is not a leading part of `x`'s, refused when mixed with other index items.
 - `read(conv, x, mask, node)`: `x[mask]` where the compiled code may use it: the operand of a
   reduction (`np.sum/np.mean/np.max/np.min(x[mask])`, `x[mask].sum()` ..., marked by
-  `expect_reduction`/`expect_method` before the operand is evaluated) gives a `Masked`, which
+  `before_call`/`expect_method` before the operand is evaluated) gives a `Masked`, which
   `reduce` lowers to a reduction of `np.where(mask, x, fill)`; the read of `x[mask] op= v`
   (marked `augmented` by the normalizer) gives a `MaskedRead`, which `augmented_operands`
   turns into the whole array and `v`; any other use is refused (its shape depends on the
   mask's values). `np.mean` of an empty selection is nan, as numpy's; `np.max/np.min` of one
-  raise numpy's ValueError at run time.
+  raise numpy's ValueError at run time. `before_call` also refuses `np.where(cond)` with one
+  argument, np.nonzero, np.argwhere and np.flatnonzero (their shapes depend on the values).
 - `write(conv, x, mask, v, node)`: `x` after `x[mask] = v`, i.e. `np.where(mask, v, x)`, for a
   `v` that broadcasts to `x[mask]` whatever the number of True values (a scalar, or an array
   of the trailing shape); for `x[mask] op= v` the whole-array `x op v`; `np.add.at(x, mask,
@@ -37,6 +38,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Var
 _BITWISE = {gast.BitAnd: ("and_", "&"), gast.BitOr: ("or_", "|"), gast.BitXor: ("ne", "^")}
 REDUCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max", np.min: "min",
               np.amin: "min"}
+_INDICES = {np.nonzero, np.argwhere, np.flatnonzero}
 _USES = "np.sum/np.mean/np.max/np.min(x[mask]), x[mask].sum() (.mean/.max/.min), x[mask] = v " \
     "and x[mask] += v (-=, *=, /=)"
 
@@ -115,9 +117,18 @@ def is_mask(spec) -> bool:
     return len(spec) == 1 and isinstance(spec[0], Mask)
 
 
-def expect_reduction(func, node) -> None:
-    """Before `node`'s arguments are evaluated: `np.sum(x[mask])` may read `x[mask]`."""
-    if _hashable(func) in REDUCTIONS and node.args and isinstance(node.args[0], gast.Subscript):
+def before_call(conv, func, node) -> None:
+    """Before `node`'s arguments are evaluated: `np.sum(x[mask])` may read `x[mask]`; the
+    index-returning functions (`np.where(cond)`, np.nonzero ...) are refused."""
+    func = _hashable(func)
+    if func in _INDICES or func is np.where and len(node.args) == 1 and not node.keywords:
+        name = "np.where(cond) with one argument" if func is np.where else \
+            f"np.{func.__name__}"
+        raise conv.source.error(node, f"{name} returns the indices of the True values, whose "
+                                      "number is known only at run time (compiled code needs "
+                                      "array shapes when compiling)",
+                                f"use np.where(cond, x, y), or {_USES}")
+    if func in REDUCTIONS and node.args and isinstance(node.args[0], gast.Subscript):
         node.args[0].mask_reduction = True
 
 

@@ -1055,7 +1055,7 @@ class FunctionConverter:
             return numpy_functions.syntactic(func)(self, node), None
         if fancy.is_add_at(func):
             return fancy.add_at(self, node), None
-        masks.expect_reduction(func, node)
+        masks.before_call(self, func, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = self.call_keywords(node)
