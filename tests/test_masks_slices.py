@@ -285,3 +285,18 @@ def test_refusals_at_the_users_line(fn, message, hint):
     assert message in text
     if hint:
         assert hint in text
+
+
+def prefix(x, n):
+    z = x.copy()
+    z[:n] = 0.5
+    return np.sum(x[:n] ** 2) + np.sum(z)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prefix_of_an_int_argument_is_specialised(backend):
+    fn = compiler.jit(prefix, backend=backend)
+    for n in (2, 5, 2):
+        assert fn(X1, n) == pytest.approx(prefix(X1, n), rel=1e-13)
+    np.testing.assert_allclose(compiler.grad(prefix, backend=backend)(X1, 3),
+                               central_differences(prefix, X1, (3,)), rtol=1e-6, atol=1e-7)
