@@ -189,8 +189,8 @@ def test_write_out_of_bounds_is_numpys_index_error(backend):
     assert str(got.value) == str(expected.value)
 
 
-def masked(x):
-    return np.sum(x[x > 0])
+def masked(x):  # np.sum(x[x > 0]) compiles (test_masks_slices.py); this shape is dynamic
+    return x[x > 0] * 2.0
 
 
 def written_mixed(x, idx):

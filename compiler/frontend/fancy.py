@@ -4,8 +4,8 @@ Contract:
 - `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
   (an int64 array; a float64 array made by `np.arange` of integers, which adlite types
   float64 where numpy makes int64, is converted, also after adding or multiplying integer
-  constants), None when `value` is not an array. A boolean mask is refused (its
-  result's shape depends on the values), as is any other float array.
+  constants), None when `value` is not an array. Other float arrays are refused (boolean
+  masks are masks.py's).
 - `gather(conv, x, spec, ints, node)`: `x[index]` for a spec from `index_spec` holding
   `IndexArray` items: the basic part (slices, ints, None) first, then the index arrays,
   broadcast together and checked (numpy's IndexError `index 5 is out of bounds for axis 0
@@ -16,6 +16,9 @@ Contract:
 - `scatter(conv, x, spec, ints, v, node)`: `x` after `x[index] = v` for an index of arrays
   and whole dimensions (`:`), with `put` (the last write to a repeated index wins, as numpy's;
   `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate, as in numpy).
+- `add_at(conv, node)`: the statement `np.add.at(x, index, v)` (`is_add_at(func)` tells the
+  callee): `x[index] += v` with repeated indices accumulating (`take_add`), written into the
+  local array `x` as an assignment to `x[index]` is.
 Index arrays separated by a slice, None or `...` (numpy moves their dimensions first), and
 writes through index arrays mixed with ints or slices, are refused with a hint.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import gast
 import numpy as np
 
 from ..ir.builder import const
@@ -46,11 +50,6 @@ class IndexArray(NamedTuple):
 def index_array(conv, value, node) -> IndexArray | None:
     if not (isinstance(value, Var | Const) and value.type.is_array):
         return None
-    if value.type.name == "bool":
-        raise conv.source.error(node, "boolean mask index: the result's shape depends on the "
-                                      "mask's values, which compiled code must know when "
-                                      "compiling", "use np.where(mask, x, 0) (and np.sum "
-                                                   "of it) to keep the shape")
     if value.type.is_float and _made_by_arange(conv.b, value):
         value = conv.to_type(value, I64.with_shape(value.type.shape))
     if value.type != I64.with_shape(value.type.shape):
@@ -84,8 +83,9 @@ def gather(conv, x: Atom, spec, ints, node) -> Atom:
     return conv.b.take(y, flat, axis=axis)
 
 
-def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
-    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`."""
+def scatter(conv, x: Atom, spec, ints, v: Atom, node, accumulate: bool = False) -> Atom:
+    """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`; with
+    `accumulate`, after `np.add.at(x, index, v)`."""
     if any(not isinstance(item, IndexArray) and item != WHOLE for item in spec):
         raise conv.source.error(node, "write through index arrays mixed with ints, slices, "
                                       "None or ...", "index with arrays and whole dimensions "
@@ -98,7 +98,10 @@ def scatter(conv, x: Atom, spec, ints, v: Atom, node) -> Atom:
                                       f"indexing result of shape {taken}")
     if v.type.shape != taken:
         v = conv.b.broadcast_to(v, shape=taken)
-    updated = conv.b.put(y, v, flat, axis=axis)
+    if accumulate:
+        updated = conv.b.add(y, conv.b.take_add(v, flat, axis=axis, shape=y.type.shape))
+    else:
+        updated = conv.b.put(y, v, flat, axis=axis)
     return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
 
 
@@ -159,3 +162,15 @@ def _checked(conv, i: Atom, axis: int, n: int) -> Atom:
                args=(("str", ("index ", (0, None, ()),
                               f" is out of bounds for axis {axis} with size {n}")),))
     return b.select(b.lt(i, const(0)), b.add(i, const(n)), i)
+
+
+def is_add_at(func) -> bool:
+    return isinstance(func, type(np.add.at)) and func == np.add.at
+
+
+def add_at(conv, node) -> None:
+    if len(node.args) != 3 or node.keywords or not isinstance(node.args[0], gast.Name):
+        raise conv.source.error(node, "np.add.at takes an array variable, an index and a value",
+                                "call np.add.at(x, idx, v) with x a local array")
+    v = conv.value(conv.expr(node.args[2]), node.args[2])
+    conv.write(node.args[0].id, node.args[1], None, v, node, accumulate=True)

@@ -258,6 +258,7 @@ class Normalizer:
             stmt.augmented = True
             return stmt
         if isinstance(s.target, gast.Subscript):
+            s.target.augmented = True  # masks.py: `x[mask] op= v` reads and writes x[mask]
             load = copy.deepcopy(s.target)
             load.ctx = gast.Load()
             value = g.binop(load, s.op, s.value, at=s)

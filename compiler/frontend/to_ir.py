@@ -70,10 +70,12 @@ from ..passes.dce import dce
 from . import (
     array_functions,
     closures,
+    dynamic_slices,
     externals,
     fancy,
     functions,
     linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
+    masks,
     numpy_functions,
     scipy_functions,
     sequences,
@@ -494,9 +496,10 @@ class FunctionConverter:
         self.env[name] = self.view_value(ref, base)
         self.refs[name] = Ref(ref.obj, frozen=True)
 
-    def write(self, name: str, index, index_spec, v: Atom, node) -> None:
+    def write(self, name: str, index, index_spec, v: Atom, node, accumulate=False) -> None:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
-        object `name` is bound to, seen through all of its names and views."""
+        object `name` is bound to, seen through all of its names and views; with
+        `accumulate`, `np.add.at(name, index, v)`."""
         ref = self.refs.get(name)
         if not isinstance(ref, Ref):
             self.array(self.env[name], node)  # raises: not an array
@@ -532,11 +535,14 @@ class FunctionConverter:
             spec, ints = self.index_spec(x, index)
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
-        if fancy.has_arrays(spec):
-            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node)
+        if masks.is_mask(spec):
+            updated = masks.write(self, x, spec[0], v, node, accumulate)
+        elif fancy.has_arrays(spec):
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
+                                    accumulate)
         else:
             updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
-                                          mode="set")
+                                          mode="add" if accumulate else "set")
         if ref.view:
             vspec, vints = spec_operands(ref.view)
             updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
@@ -738,7 +744,10 @@ class FunctionConverter:
     def expr_Attribute(self, node, base=None):
         ref = None
         if base is None:
+            masks.expect_method(node)
             base, ref = self.expr_ref(node.value)
+        if isinstance(base, masks.Masked):
+            return _Method(base, node.attr, None)
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
                 return _Method(base, node.attr, ref)
@@ -865,6 +874,8 @@ class FunctionConverter:
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
+        if masks.is_mask(spec):
+            return masks.read(self, x, spec[0], node), None
         if fancy.has_arrays(spec):
             return fancy.gather(self, x, spec, ints, node), None
         value = self.b.index(x, *ints, spec=spec)
@@ -904,8 +915,14 @@ class FunctionConverter:
                 raise self.source.error(index_node, f"too many indices for an array of "
                                                     f"dimension {ndim}")
             if isinstance(item, gast.Slice):
-                bounds = [None if part is None else self.static(self.expr(part), item)
-                          for part in (item.lower, item.upper, item.step)]
+                parts = [None if part is None else self.expr(part)
+                         for part in (item.lower, item.upper, item.step)]
+                positions = dynamic_slices.index_item(self, x.type.shape[dim], parts, item)
+                if positions is not None:
+                    spec.append(positions)
+                    dim += 1
+                    continue
+                bounds = [None if part is None else self.static(part, item) for part in parts]
                 if not all(b is None or isinstance(b, int) for b in bounds):
                     raise self.source.error(item, "slice bounds must be integer constants")
                 if bounds[2] == 0:
@@ -913,6 +930,11 @@ class FunctionConverter:
                 spec.append(Slice(*bounds))
             else:
                 value = self.expr(item)
+                mask = masks.mask_item(self, x, value, len(items), item)
+                if mask is not None:
+                    spec.append(mask)
+                    dim += len(value.type.shape)
+                    continue
                 array = fancy.index_array(self, value, item)
                 if array is not None:
                     spec.append(array)
@@ -939,6 +961,10 @@ class FunctionConverter:
         x, y = self.expr(node.left), self.expr(node.right)
         if isinstance(x, ListValue) or isinstance(y, ListValue):
             return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
+        if isinstance(x, masks.MaskedRead):  # x[mask] op= y
+            x, y = masks.augmented_operands(self, x, y, node)
+        if masks.is_bitwise(node.op):
+            return masks.bitwise(self, node.op, x, y, node)
         if isinstance(node.op, gast.MatMult):
             return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
@@ -966,7 +992,9 @@ class FunctionConverter:
             return self.b.neg(self.numeric(x, node))
         if isinstance(node.op, gast.UAdd):
             return self.numeric(x, node)
-        raise self.source.error(node, "unsupported operator ~", "use arithmetic operators")
+        if isinstance(node.op, gast.Invert):
+            return masks.invert(self, x, node)
+        raise self.source.error(node, f"unsupported operator {type(node.op).__name__}")
 
     def expr_Compare(self, node):
         result = None
@@ -1025,10 +1053,18 @@ class FunctionConverter:
             func.refuse(self, node)
         if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
             return numpy_functions.syntactic(func)(self, node), None
+        if fancy.is_add_at(func):
+            return fancy.add_at(self, node), None
+        masks.before_call(self, func, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = self.call_keywords(node)
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
+        if isinstance(func, _Method) and isinstance(func.array, masks.Masked):
+            return masks.reduce(self, func.name, func.array, args, kwargs, node), None
+        if args and isinstance(args[0], masks.Masked):
+            return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
+                                node), None
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)

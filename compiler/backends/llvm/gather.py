@@ -45,14 +45,15 @@ class GatherLowering:
         g, idx = eqn.inputs
         out = eqn.outputs[0]
         axis, shape = eqn.params["axis"], eqn.params["shape"]
-        elem = element_type(out.type)
+        elem, floats = element_type(out.type), out.type.is_float
         ptr = self.alloc(shape, elem)
         self.loop_nest(shape, lambda co: self.store(
-            ptr, out.type, self.offset(shape, co), ir.Constant(elem, 0.0)))
+            ptr, out.type, self.offset(shape, co), ir.Constant(elem, 0.0 if floats else 0)))
+        plus = self.b.fadd if floats else self.b.add  # int64 sums: np.add.at of int arrays
 
         def add(co):
             off = self.offset(shape, self._gathered(env, idx, list(co), axis, shape[axis]))
-            value = self.b.fadd(self.load(ptr, out.type, off), self.element(env, g, co))
+            value = plus(self.load(ptr, out.type, off), self.element(env, g, co))
             self.store(ptr, out.type, off, value)
 
         self.loop_nest(g.type.shape, add)
