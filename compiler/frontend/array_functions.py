@@ -87,8 +87,11 @@ def _reduction(prim):
 def transpose(conv, x, axes, node):
     x = conv.array(x, node)
     ndim = len(x.type.shape)
+    if axes and not (all(isinstance(a, int) and -ndim <= a < ndim for a in axes)
+                     and sorted(a % ndim for a in axes) == list(range(ndim))):
+        raise conv.source.error(node, "axes don't match array")
     axes = tuple(range(ndim))[::-1] if not axes else tuple(a % ndim for a in axes)
-    return conv.b.transpose(x, axes=axes)
+    return x if axes == tuple(range(ndim)) else conv.b.transpose(x, axes=axes)
 
 
 def reshape(conv, x, shape, node):
@@ -184,8 +187,8 @@ register_with_keywords([np.min, np.amin], _reduction("min"))
 register_with_keywords([np.dot, np.matmul], _plain(dot))
 register_with_keywords([np.transpose],
                        lambda conv, args, kw, node: transpose(
-                           conv, args[0], conv.static(args[1], node) if len(args) > 1 else None,
-                           node))
+                           conv, args[0], conv.static(args[1], node) if len(args) > 1 else
+                           _options(conv, kw, ("axes",), node).get("axes"), node))
 register_with_keywords([np.reshape], lambda conv, args, kw, node: reshape(
     conv, args[0], conv.static(args[1], node), node))
 register_with_keywords([np.zeros, np.empty], _filled(0.0))
@@ -301,6 +304,20 @@ def method(conv, x, name: str, args, kwargs, node):
         return dot(conv, x, args[0], node)
     if name == "copy":
         return x
+    if name in ("ravel", "flatten") and not args:
+        from . import numpy_functions
+        return numpy_functions.ravel(conv, x, node)
+    if name == "swapaxes" and len(args) == 2:
+        from . import numpy_functions
+        return numpy_functions.swapaxes(conv, x, *args, node)
+    if name == "astype" and len(args) == 1:
+        return astype(conv, x, conv.static(args[0], node), node)
     raise conv.source.error(node, f"unsupported array method .{name}()",
                             "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
-                            "copy")
+                            "copy, ravel, flatten, swapaxes, astype")
+
+
+def astype(conv, x, dtype, node):
+    """`x.astype(float64 / float32 / float)`: a converted copy (of int and bool arrays too)."""
+    x = conv.value(x, node)
+    return conv.to_type(x, resolve_dtype(conv, dtype, node).with_shape(x.type.shape))

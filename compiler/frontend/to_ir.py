@@ -1655,8 +1655,9 @@ class _Method:
 
 
 DICT_READS = ("get", "keys", "values", "items")  # methods of a dict compiled code calls
-VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
-VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
+VIEW_METHODS = {"reshape", "transpose", "ravel", "swapaxes"}  # numpy returns views: followed as frozen views
+VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims, np.ravel, np.swapaxes,
+                  np.moveaxis, np.flip, np.fliplr, np.flipud, np.broadcast_to)
 
 
 def _is_object(value) -> bool:
@@ -1691,7 +1692,8 @@ def _returned(ref, bases: dict):
     return ref
 
 
-ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy"}
+ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
+                 "ravel", "flatten", "swapaxes", "astype"}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 
