@@ -26,6 +26,9 @@ message, which each side reports its own way.
 - `atleast(x, shape, ndim)`: `np.atleast_1d/2d/3d` (numpy's placement of the new axes);
   `column_stack(xs, shapes)`, `dstack(xs, shapes)`: 1-D columns / `atleast_3d` parts
   concatenated;
+- `meshgrid(xs, indexing)`: `np.meshgrid` of vectors (a tuple, each broadcast along the
+  other axes; 'xy' swaps the first two); `pad_widths(pad_width, ndim)` and
+  `pad(x, shape, widths, value)`: `np.pad(mode='constant')`, constant blocks concatenated;
 - `einsum(subscripts, operands, shapes)`: `np.einsum` for any explicit or implicit subscripts
   string without `...`: repeated letters in one operand take its diagonal, letters only one
   operand has and the output lacks are summed first, two operands contracted over shared
@@ -163,6 +166,56 @@ def _axes(axes: Sequence[int], ndim: int, name: str) -> list[int]:
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in `{name}` argument")
     return out
+
+
+def meshgrid(o: Ops, xs: Sequence[Any], sizes: Sequence[int], indexing: str) -> tuple:
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    order = list(range(len(xs)))
+    if indexing == "xy" and len(xs) > 1:
+        order[0], order[1] = 1, 0
+    shape = [0] * len(xs)
+    for i, n in enumerate(sizes):
+        shape[order[i]] = n
+    return tuple(o.expand(x, tuple(shape), tuple(a for a in range(len(xs)) if a != order[i]))
+                 for i, x in enumerate(xs))
+
+
+def pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+    """numpy's reading of `np.pad`'s pad_width: an int, (before, after) or one pair per axis."""
+    nested = isinstance(pad_width, tuple | list) and any(
+        isinstance(v, tuple | list) for v in pad_width)
+    if nested and not all(isinstance(v, tuple | list) for v in pad_width):
+        raise ValueError("setting an array element with a sequence. The requested array has "
+                         "an inhomogeneous shape after 1 dimensions.")
+    rows = [_pad_pair(v) for v in pad_width] if nested else [_pad_pair(pad_width)]
+    if len(rows) not in (1, ndim):
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: ({len(rows)},2)  and requested shape "
+                         f"({ndim},2)")
+    return rows * ndim if len(rows) == 1 else rows
+
+
+def _pad_pair(v: Any) -> tuple[int, int]:
+    v = tuple(v) if isinstance(v, tuple | list) else (v,)
+    if len(v) not in (1, 2) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                       for n in v):
+        raise ValueError("`pad_width` must be of integral type.")
+    if min(v) < 0:
+        raise ValueError("index can't contain negative values")
+    return (v[0], v[-1])
+
+
+def pad(o: Ops, x: Any, shape: Shape, widths: Sequence[tuple[int, int]], value: float) -> Any:
+    shape = list(shape)
+    for axis, (before, after) in enumerate(widths):
+        parts = []
+        for n in (before, after):
+            block = tuple(shape[:axis]) + (n,) + tuple(shape[axis + 1:])
+            parts.append(o.expand(o.constant(value, x), block, None) if n else None)
+        x = o.concatenate([p for p in (parts[0], x, parts[1]) if p is not None], axis)
+        shape[axis] += before + after
+    return x
 
 
 def triangle(o: Ops, x: Any, shape: Shape, mask: Any) -> Any:

@@ -7,7 +7,8 @@ Contract: registers lowerings (see `functions.register_with_keywords`) for `np.e
 `np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
 `np.cumprod`, `np.tile`, `np.repeat`, `np.ravel`, `np.swapaxes`, `np.moveaxis`, `np.flip` /
 `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`, `np.column_stack`, `np.dstack`,
-`np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.searchsorted` (a count of comparisons: sorted `a`
+`np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.meshgrid` (a tuple), `np.pad` (mode
+'constant' with a constant scalar), `np.searchsorted` (a count of comparisons: sorted `a`
 assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
@@ -465,6 +466,40 @@ def _broadcast_to(conv, args, kwargs, node):
     return conv.b.broadcast_to(x, shape=shape) if shape else x
 
 
+def _meshgrid(conv, args, kwargs, node):
+    opts = array_functions._options(conv, kwargs, ("indexing", "sparse", "copy"), node)
+    if opts.get("sparse"):
+        raise conv.source.error(node, "np.meshgrid(sparse=True) is not supported",
+                                "leave sparse out: the full grids")
+    xs = [conv.value(a, node) for a in args]
+    xs = [conv.b.reshape(x, shape=(math.prod(x.type.shape or ()),)) if len(x.type.shape or ())
+          != 1 else x for x in xs]
+    return _run(conv, node, ac.meshgrid, xs, [x.type.shape[0] for x in xs],
+                opts.get("indexing", "xy"))
+
+
+def _pad(conv, args, kwargs, node):
+    p = _bind(conv, "pad", args, kwargs, {"array": _REQUIRED, "pad_width": _REQUIRED,
+                                          "mode": "constant", "constant_values": 0}, node)
+    mode, value = conv.static(p["mode"], node), conv.static(p["constant_values"], node)
+    if mode != "constant":
+        raise conv.source.error(node, f"np.pad(mode={mode!r}) is not supported",
+                                "mode='constant' (the default) is")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise conv.source.error(node, "np.pad: constant_values must be a number known when "
+                                      "compiling", "one scalar for every side")
+    x = conv.array(p["array"], node)
+    if x.type.name == "bool":
+        raise conv.source.error(node, "np.pad of a bool array is not supported",
+                                "pad x.astype(float)")
+    value = float(value) if x.type.is_float else int(value)
+    try:
+        widths = ac.pad_widths(conv.static(p["pad_width"], node), len(x.type.shape))
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
+    return _run(conv, node, ac.pad, x, x.type.shape, widths, value)
+
+
 # ---- einsum -------------------------------------------------------------------------------
 
 def _searchsorted(conv, args, kwargs, node):
@@ -576,3 +611,5 @@ register_with_keywords([np.atleast_1d], _atleast(1))
 register_with_keywords([np.atleast_2d], _atleast(2))
 register_with_keywords([np.atleast_3d], _atleast(3))
 register_with_keywords([np.broadcast_to], _broadcast_to)
+register_with_keywords([np.meshgrid], _meshgrid)
+register_with_keywords([np.pad], _pad)
