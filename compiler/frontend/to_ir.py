@@ -1655,7 +1655,8 @@ class _Method:
 
 
 DICT_READS = ("get", "keys", "values", "items")  # methods of a dict compiled code calls
-VIEW_METHODS = {"reshape", "transpose", "ravel", "swapaxes"}  # numpy returns views: followed as frozen views
+# numpy returns views: followed as frozen views
+VIEW_METHODS = {"reshape", "transpose", "ravel", "swapaxes"}
 VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims, np.ravel, np.swapaxes,
                   np.moveaxis, np.flip, np.fliplr, np.flipud, np.broadcast_to)
 
