@@ -286,3 +286,54 @@ def test_shapes_numpy_rejects_are_refused_at_the_users_line(fn, arg, message, te
 def test_numpy_rejects_them_too(fn, arg, message, text):
     with pytest.raises(ValueError):
         fn(arg)
+
+
+def write_through_ravel(x):
+    y = np.ravel(x)
+    y[0] = 5.0
+    return x.sum()
+
+
+def write_through_flip(x):
+    y = np.flip(x)
+    y[0] = 5.0
+    return x.sum()
+
+
+def write_through_swapaxes(x):
+    y = x.swapaxes(0, 1)
+    y[0] = 5.0
+    return x.sum()
+
+
+def write_through_atleast(x):
+    a, b = np.atleast_2d(x, x * 2.0)
+    a[0, 0] = 5.0
+    return x.sum() + b.sum()
+
+
+@pytest.mark.parametrize("fn", [write_through_ravel, write_through_flip,
+                                write_through_swapaxes, write_through_atleast])
+def test_writes_through_numpys_views_are_refused(fn):
+    """numpy's ravel/flip/swapaxes/atleast_nd return views of their argument: a write
+    through one would change it, which compiled code does not follow, so it refuses."""
+    with pytest.raises(AdliteSyntaxError) as info:
+        jit(fn)(np.arange(4.0).reshape(2, 2))
+    assert "a numpy view" in str(info.value)
+    assert info.value.line == _line_of(fn, "] = 5.0")
+
+
+def write_into_copies(x):
+    y = x.flatten()
+    y[0] = 5.0
+    z = x.astype(np.float64)
+    z[1] = 7.0
+    p = np.pad(x, 1)
+    p[1] = 9.0
+    return x.sum() * 100.0 + y.sum() * 10.0 + z.sum() + p.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_into_copies_leave_the_argument_alone(backend):
+    x = np.arange(4.0)
+    assert jit(write_into_copies, backend=backend)(x.copy()) == write_into_copies(x.copy())
