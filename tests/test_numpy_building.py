@@ -250,7 +250,7 @@ def bad_grid(x):
 
 
 REFUSALS = [
-    (bad_swap, A, "axis 2 is out of bounds for array of dimension 2", "np.swapaxes"),
+    (bad_swap, A, "axis 2 is out of bounds for", "np.swapaxes"),
     (bad_move, C, "`source` and `destination` arguments must have the same number",
      "np.moveaxis"),
     (bad_flip, V, "Input must be >= 2-d.", "np.fliplr"),

@@ -334,29 +334,13 @@ def _repeat(conv, args, kwargs, node):
 
 def _ravel(conv, args, kwargs, node):
     p = _bind(conv, "ravel", args, kwargs, {"a": _REQUIRED}, node)
-    return ravel(conv, p["a"], node)
-
-
-def ravel(conv, x, node):
-    """`np.ravel(x)` / `x.ravel()` / `x.flatten()`: the elements in C order, a vector."""
-    x = conv.array(x, node)
-    shape = (math.prod(x.type.shape),)
-    return x if x.type.shape == shape else conv.b.reshape(x, shape=shape)
-
-
-def swapaxes(conv, x, axis1, axis2, node):
-    x = conv.array(x, node)
-    ndim = len(x.type.shape)
-    a1, a2 = (_axis(conv, a, ndim, node) for a in (axis1, axis2))
-    axes = list(range(ndim))
-    axes[a1], axes[a2] = a2, a1
-    return x if a1 == a2 else conv.b.transpose(x, axes=tuple(axes))
+    return array_functions.ravel(conv, p["a"], node)
 
 
 def _swapaxes(conv, args, kwargs, node):
     p = _bind(conv, "swapaxes", args, kwargs, {"a": _REQUIRED, "axis1": _REQUIRED,
                                                "axis2": _REQUIRED}, node)
-    return swapaxes(conv, p["a"], p["axis1"], p["axis2"], node)
+    return array_functions.swapaxes(conv, p["a"], p["axis1"], p["axis2"], node)
 
 
 def _int_axes(conv, value, what, node) -> tuple[int, ...]:
