@@ -337,3 +337,15 @@ def write_into_copies(x):
 def test_writes_into_copies_leave_the_argument_alone(backend):
     x = np.arange(4.0)
     assert jit(write_into_copies, backend=backend)(x.copy()) == write_into_copies(x.copy())
+
+
+def of_a_number(s):
+    return np.flip(s) * 2.0 + np.ravel(s).sum() * np.atleast_2d(s) + np.broadcast_to(s, (2, 3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_number_is_flipped_raveled_and_broadcast_as_numpy_does(backend):
+    np.testing.assert_array_equal(jit(of_a_number, backend=backend)(1.5), of_a_number(1.5))
+    loss = _weighted(of_a_number)
+    np.testing.assert_allclose(grad(loss, backend=backend)(1.5),
+                               (loss(1.5 + 1e-6) - loss(1.5 - 1e-6)) / 2e-6, rtol=1e-6)

@@ -320,7 +320,9 @@ def method(conv, x, name: str, args, kwargs, node):
 
 def ravel(conv, x, node):
     """`np.ravel(x)` / `x.ravel()` / `x.flatten()`: the elements in C order, a vector."""
-    x = conv.array(x, node)
+    x = conv.value(x, node)
+    if not x.type.is_array:
+        return conv.b.broadcast_to(x, shape=(1,))
     shape = (int(np.prod(x.type.shape)),)
     return x if x.type.shape == shape else conv.b.reshape(x, shape=shape)
 

@@ -368,8 +368,8 @@ def _flip_axes(name, fixed):
     def lower(conv, args, kwargs, node):
         params = {"m": _REQUIRED} if fixed is not None else {"m": _REQUIRED, "axis": None}
         p = _bind(conv, name, args, kwargs, params, node)
-        x = conv.array(p["m"], node)
-        ndim = len(x.type.shape)
+        x = conv.value(p["m"], node)
+        ndim = len(x.type.shape or ())
         if fixed is not None:
             if ndim <= fixed:
                 raise conv.source.error(node, f"Input must be >= {fixed + 1}-d.")
@@ -381,7 +381,7 @@ def _flip_axes(name, fixed):
                 axes = tuple(ac._axes(_int_axes(conv, p["axis"], "axis", node), ndim, "axis"))
             except ValueError as e:
                 raise conv.source.error(node, str(e).removeprefix("axis: ")) from None
-        return _run(conv, node, ac.flip, x, axes)
+        return _run(conv, node, ac.flip, x, axes) if axes else x
 
     return lower
 
