@@ -19,6 +19,16 @@ message, which each side reports its own way.
   a log-depth scan beyond (the same sums, associated differently: a few ulps apart);
 - `tile(x, shape, reps)`, `repeat(x, shape, repeats, axis)`: `np.tile` / `np.repeat` with
   constant counts, by a broadcast between reshapes;
+- `flip(x, axes)`: `np.flip` (a reversed slice along each axis); `moved_axes(ndim, source,
+  destination)`: the permutation of `np.moveaxis` (numpy's checks and messages);
+  `triangle(x, shape, mask)`: `np.tril` / `np.triu` given the boolean mask of the kept
+  elements (a select, not a product: an inf outside the triangle gives 0 as numpy's does);
+- `atleast(x, shape, ndim)`: `np.atleast_1d/2d/3d` (numpy's placement of the new axes);
+  `column_stack(xs, shapes)`, `dstack(xs, shapes)`: 1-D columns / `atleast_3d` parts
+  concatenated;
+- `meshgrid(xs, indexing)`: `np.meshgrid` of vectors (a tuple, each broadcast along the
+  other axes; 'xy' swaps the first two); `pad_widths(pad_width, ndim)` and
+  `pad(x, shape, widths, value)`: `np.pad(mode='constant')`, constant blocks concatenated;
 - `einsum(subscripts, operands, shapes)`: `np.einsum` for any explicit or implicit subscripts
   string without `...`: repeated letters in one operand take its diagonal, letters only one
   operand has and the output lacks are summed first, two operands contracted over shared
@@ -127,6 +137,128 @@ def repeat(o: Ops, x: Any, shape: Shape, repeats: int, axis: int) -> Any:
     spread = tuple(shape[:axis + 1]) + (repeats,) + tuple(shape[axis + 1:])
     x = o.expand(x, spread, (axis + 1,))
     return o.reshape(x, tuple(shape[:axis]) + (shape[axis] * repeats,) + tuple(shape[axis + 1:]))
+
+
+def flip(o: Ops, x: Any, axes: Sequence[int]) -> Any:
+    for axis in axes:
+        x = o.slice_along(x, axis, None, None, -1)
+    return x
+
+
+def moved_axes(ndim: int, source: Sequence[int], destination: Sequence[int]) -> Shape:
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number of "
+                         "elements")
+    src, dst = (_axes(axes, ndim, name) for axes, name in ((source, "source"),
+                                                          (destination, "destination")))
+    order = [n for n in range(ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return tuple(order)
+
+
+def _axes(axes: Sequence[int], ndim: int, name: str) -> list[int]:
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in `{name}` argument")
+    return out
+
+
+def meshgrid(o: Ops, xs: Sequence[Any], sizes: Sequence[int], indexing: str) -> tuple:
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    order = list(range(len(xs)))
+    if indexing == "xy" and len(xs) > 1:
+        order[0], order[1] = 1, 0
+    shape = [0] * len(xs)
+    for i, n in enumerate(sizes):
+        shape[order[i]] = n
+    return tuple(o.expand(x, tuple(shape), tuple(a for a in range(len(xs)) if a != order[i]))
+                 for i, x in enumerate(xs))
+
+
+def pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+    """numpy's reading of `np.pad`'s pad_width: an int, (before, after) or one pair per axis."""
+    nested = isinstance(pad_width, tuple | list) and any(
+        isinstance(v, tuple | list) for v in pad_width)
+    if nested and not all(isinstance(v, tuple | list) for v in pad_width):
+        raise ValueError("setting an array element with a sequence. The requested array has "
+                         "an inhomogeneous shape after 1 dimensions.")
+    rows = [_pad_pair(v) for v in pad_width] if nested else [_pad_pair(pad_width)]
+    if len(rows) not in (1, ndim):
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: ({len(rows)},2)  and requested shape "
+                         f"({ndim},2)")
+    return rows * ndim if len(rows) == 1 else rows
+
+
+def _pad_pair(v: Any) -> tuple[int, int]:
+    v = tuple(v) if isinstance(v, tuple | list) else (v,)
+    if len(v) not in (1, 2) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                       for n in v):
+        raise ValueError("`pad_width` must be of integral type.")
+    if min(v) < 0:
+        raise ValueError("index can't contain negative values")
+    return (v[0], v[-1])
+
+
+def pad(o: Ops, x: Any, shape: Shape, widths: Sequence[tuple[int, int]], value: float) -> Any:
+    shape = list(shape)
+    for axis, (before, after) in enumerate(widths):
+        parts = []
+        for n in (before, after):
+            block = tuple(shape[:axis]) + (n,) + tuple(shape[axis + 1:])
+            parts.append(o.expand(o.constant(value, x), block, None) if n else None)
+        x = o.concatenate([p for p in (parts[0], x, parts[1]) if p is not None], axis)
+        shape[axis] += before + after
+    return x
+
+
+def triangle(o: Ops, x: Any, shape: Shape, mask: Any) -> Any:
+    return o.select(mask, x, zeros(o, x, shape))
+
+
+def atleast(o: Ops, x: Any, shape: Shape, ndim: int) -> Any:
+    new = _atleast_shape(shape, ndim)
+    return x if new == tuple(shape) else o.reshape(x, new)
+
+
+def column_stack(o: Ops, xs: Sequence[Any], shapes: Sequence[Shape]) -> Any:
+    shapes = [(s[0], 1) if len(s) == 1 else _atleast_shape(s, 2) for s in shapes]
+    columns = [o.reshape(x, s) for x, s in zip(xs, shapes, strict=True)]
+    return _joined(o, columns, shapes, 1)
+
+
+def dstack(o: Ops, xs: Sequence[Any], shapes: Sequence[Shape]) -> Any:
+    parts = [atleast(o, x, s, 3) for x, s in zip(xs, shapes, strict=True)]
+    return _joined(o, parts, [_atleast_shape(s, 3) for s in shapes], 2)
+
+
+def _atleast_shape(shape: Shape, ndim: int) -> Shape:
+    shape = tuple(shape)
+    if len(shape) >= ndim:
+        return shape
+    if ndim == 3 and len(shape) == 2:
+        return shape + (1,)
+    if ndim == 3:
+        return (1,) + (shape or (1,)) + (1,)
+    return (1,) * (ndim - len(shape)) + shape
+
+
+def _joined(o: Ops, parts: Sequence[Any], shapes: Sequence[Shape], axis: int) -> Any:
+    first = shapes[0]
+    for s in shapes[1:]:
+        if len(s) != len(first):
+            raise ValueError("all the input array dimensions except for the concatenation axis "
+                             "must match exactly")
+        if any(a != b for i, (a, b) in enumerate(zip(first, s, strict=True)) if i != axis):
+            raise ValueError("all the input array dimensions except for the concatenation axis "
+                             "must match exactly")
+    return o.concatenate(list(parts), axis)
 
 
 # ---- einsum -----------------------------------------------------------------------------------

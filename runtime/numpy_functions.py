@@ -2,7 +2,10 @@
 composites the compiler emits), for `numpy_protocol`'s tables.
 
 Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.roll`,
-`np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum` to tensor
+`np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum`, `np.ravel`,
+`np.moveaxis`, `np.flip` / `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`,
+`np.column_stack`, `np.dstack`, `np.atleast_1d/2d/3d`, `np.meshgrid`, `np.pad` (mode
+'constant') to tensor
 functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
 and `dtype=` are not accepted); `UFUNCS` maps `np.radians` / `np.deg2rad` / `np.degrees` /
 `np.rad2deg`. Results are recorded tensors (differentiable to any order).
@@ -102,6 +105,75 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = False) -> Any:
     return ac.einsum(O, subscripts, operands, [x.shape for x in operands])
 
 
+def ravel(a: Any) -> Any:
+    return _flat(F.constant(a))
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    a = F.constant(a)
+    source, destination = ((v,) if isinstance(v, int) else tuple(v)
+                           for v in (source, destination))
+    return F.transpose(a, ac.moved_axes(a.ndim, source, destination))
+
+
+def flip(m: Any, axis: Any = None) -> Any:
+    m = F.constant(m)
+    axes = range(m.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return ac.flip(O, m, ac._axes(tuple(axes), m.ndim, "axis"))
+
+
+def _fixed_flip(axis: int):
+    def call(m: Any) -> Any:
+        m = F.constant(m)
+        if m.ndim <= axis:
+            raise ValueError(f"Input must be >= {axis + 1}-d.")
+        return ac.flip(O, m, (axis,))
+
+    return call
+
+
+def _triangle(lower: bool):
+    def call(m: Any, k: int = 0) -> Any:
+        m = F.constant(m)
+        if m.ndim == 1:
+            m = F.broadcast_to(m, (m.shape[0],) * 2)
+        n, c = m.shape[-2:]
+        kept = np.tri(n, c, k, dtype=bool) if lower else ~np.tri(n, c, k - 1, dtype=bool)
+        mask = np.broadcast_to(kept, m.shape)
+        return ac.triangle(O, m, m.shape, mask)
+
+    return call
+
+
+def _stacked(composite):
+    def call(tup: Any) -> Any:
+        xs = [F.constant(x) for x in tup]
+        return composite(O, xs, [x.shape for x in xs])
+
+    return call
+
+
+def _atleast(ndim: int):
+    def call(*arys: Any) -> Any:
+        out = [ac.atleast(O, x, x.shape, ndim) for x in map(F.constant, arys)]
+        return out[0] if len(out) == 1 else tuple(out)
+
+    return call
+
+
+def meshgrid(*xi: Any, indexing: str = "xy") -> tuple:
+    xs = [_flat(x) if x.ndim != 1 else x for x in map(F.constant, xi)]
+    return ac.meshgrid(O, xs, [x.shape[0] for x in xs], indexing)
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
+    if mode != "constant":
+        raise ValueError(f"np.pad(mode={mode!r}) is not supported on tensors")
+    x = F.constant(array)
+    widths = ac.pad_widths(pad_width, x.ndim)
+    return ac.pad(O, x, x.shape, widths, constant_values)
+
+
 def _times(factor: float):
     return lambda x: F.multiply(x, factor)
 
@@ -109,7 +181,12 @@ def _times(factor: float):
 FUNCTIONS = {
     np.diag: diag, np.diagonal: diagonal, np.trace: trace, np.diff: diff, np.roll: roll,
     np.cross: cross, np.cumsum: _cumulative(O.add), np.cumprod: _cumulative(O.mul),
-    np.tile: tile, np.repeat: repeat, np.einsum: einsum,
+    np.tile: tile, np.repeat: repeat, np.einsum: einsum, np.ravel: ravel,
+    np.moveaxis: moveaxis, np.flip: flip, np.flipud: _fixed_flip(0), np.fliplr: _fixed_flip(1),
+    np.tril: _triangle(True), np.triu: _triangle(False),
+    np.column_stack: _stacked(ac.column_stack), np.dstack: _stacked(ac.dstack),
+    np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
+    np.meshgrid: meshgrid, np.pad: pad,
 }
 UFUNCS = {
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),

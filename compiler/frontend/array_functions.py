@@ -6,7 +6,9 @@ zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
 linalg.norm / expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in
 `sequences.py`, `np.arange` and `np.asarray` in `numpy_functions.py`; mean, var, std and norm
 are the composites of `adlite.derivatives.composites`, which the eager tape builds too) and
-implements the array methods and attributes (`x.sum(...)`, `x.T`, `x.shape`, ...) through
+implements the array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`,
+`x.swapaxes(a, b)`, `x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes
+reversed), `x.shape`, ...) through
 `method` and `attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time
 constants. A max/min over no element raises numpy's ValueError when executed
 (`empty_extremum`), not at compile time.
@@ -87,8 +89,11 @@ def _reduction(prim):
 def transpose(conv, x, axes, node):
     x = conv.array(x, node)
     ndim = len(x.type.shape)
+    if axes and not (all(isinstance(a, int) and -ndim <= a < ndim for a in axes)
+                     and sorted(a % ndim for a in axes) == list(range(ndim))):
+        raise conv.source.error(node, "axes don't match array")
     axes = tuple(range(ndim))[::-1] if not axes else tuple(a % ndim for a in axes)
-    return conv.b.transpose(x, axes=axes)
+    return x if axes == tuple(range(ndim)) else conv.b.transpose(x, axes=axes)
 
 
 def reshape(conv, x, shape, node):
@@ -184,8 +189,8 @@ register_with_keywords([np.min, np.amin], _reduction("min"))
 register_with_keywords([np.dot, np.matmul], _plain(dot))
 register_with_keywords([np.transpose],
                        lambda conv, args, kw, node: transpose(
-                           conv, args[0], conv.static(args[1], node) if len(args) > 1 else None,
-                           node))
+                           conv, args[0], conv.static(args[1], node) if len(args) > 1 else
+                           _options(conv, kw, ("axes",), node).get("axes"), node))
 register_with_keywords([np.reshape], lambda conv, args, kw, node: reshape(
     conv, args[0], conv.static(args[1], node), node))
 register_with_keywords([np.zeros, np.empty], _filled(0.0))
@@ -286,7 +291,8 @@ def attribute(conv, x, name: str, node):
 
 def method(conv, x, name: str, args, kwargs, node):
     """`x.sum(...)`, `x.mean(...)`, `x.var(...)`, `x.std(...)`, `x.max(...)`, `x.min(...)`,
-    `x.reshape(...)`, `x.transpose(...)`, `x.dot(y)`, `x.copy()`."""
+    `x.reshape(...)`, `x.transpose(...)`, `x.dot(y)`, `x.copy()`, `x.ravel()`, `x.flatten()`,
+    `x.swapaxes(a, b)`, `x.astype(dtype)`."""
     if name in ("sum", "mean", "var", "std", "max", "min"):
         return _reduction(name)(conv, [x] + list(args), kwargs, node)
     _options(conv, kwargs, (), node)
@@ -301,6 +307,37 @@ def method(conv, x, name: str, args, kwargs, node):
         return dot(conv, x, args[0], node)
     if name == "copy":
         return x
+    if name in ("ravel", "flatten") and not args:
+        return ravel(conv, x, node)
+    if name == "swapaxes" and len(args) == 2:
+        return swapaxes(conv, x, *args, node)
+    if name == "astype" and len(args) == 1:
+        return astype(conv, x, conv.static(args[0], node), node)
     raise conv.source.error(node, f"unsupported array method .{name}()",
                             "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
-                            "copy")
+                            "copy, ravel, flatten, swapaxes, astype")
+
+
+def ravel(conv, x, node):
+    """`np.ravel(x)` / `x.ravel()` / `x.flatten()`: the elements in C order, a vector."""
+    x = conv.value(x, node)
+    if not x.type.is_array:
+        return conv.b.broadcast_to(x, shape=(1,))
+    shape = (int(np.prod(x.type.shape)),)
+    return x if x.type.shape == shape else conv.b.reshape(x, shape=shape)
+
+
+def swapaxes(conv, x, axis1, axis2, node):
+    """`np.swapaxes(x, axis1, axis2)` / `x.swapaxes(axis1, axis2)` (constant axes)."""
+    x = conv.array(x, node)
+    ndim = len(x.type.shape)
+    a1, a2 = (_axis(conv, conv.static(a, node), ndim, node)[0] for a in (axis1, axis2))
+    axes = list(range(ndim))
+    axes[a1], axes[a2] = a2, a1
+    return x if a1 == a2 else conv.b.transpose(x, axes=tuple(axes))
+
+
+def astype(conv, x, dtype, node):
+    """`x.astype(float64 / float32 / float)`: a converted copy (of int and bool arrays too)."""
+    x = conv.value(x, node)
+    return conv.to_type(x, resolve_dtype(conv, dtype, node).with_shape(x.type.shape))

@@ -5,7 +5,10 @@ Contract: registers lowerings (see `functions.register_with_keywords`) for `np.e
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
 `np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
-`np.cumprod`, `np.tile`, `np.repeat`, `np.searchsorted` (a count of comparisons: sorted `a`
+`np.cumprod`, `np.tile`, `np.repeat`, `np.ravel`, `np.swapaxes`, `np.moveaxis`, `np.flip` /
+`np.fliplr` / `np.flipud`, `np.tril` / `np.triu`, `np.column_stack`, `np.dstack`,
+`np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.meshgrid` (a tuple), `np.pad` (mode
+'constant' with a constant scalar), `np.searchsorted` (a count of comparisons: sorted `a`
 assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
@@ -329,6 +332,158 @@ def _repeat(conv, args, kwargs, node):
     return _run(conv, node, ac.repeat, x, x.type.shape, repeats, axis)
 
 
+def _ravel(conv, args, kwargs, node):
+    p = _bind(conv, "ravel", args, kwargs, {"a": _REQUIRED}, node)
+    return array_functions.ravel(conv, p["a"], node)
+
+
+def _swapaxes(conv, args, kwargs, node):
+    p = _bind(conv, "swapaxes", args, kwargs, {"a": _REQUIRED, "axis1": _REQUIRED,
+                                               "axis2": _REQUIRED}, node)
+    return array_functions.swapaxes(conv, p["a"], p["axis1"], p["axis2"], node)
+
+
+def _int_axes(conv, value, what, node) -> tuple[int, ...]:
+    value = conv.static(value, node)
+    axes = value if isinstance(value, tuple | list) else (value,)
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        raise conv.source.error(node, f"{what} must be integers known when compiling, got "
+                                      f"{value!r}")
+    return tuple(axes)
+
+
+def _moveaxis(conv, args, kwargs, node):
+    p = _bind(conv, "moveaxis", args, kwargs, {"a": _REQUIRED, "source": _REQUIRED,
+                                               "destination": _REQUIRED}, node)
+    x = conv.array(p["a"], node)
+    source, destination = (_int_axes(conv, p[k], k, node) for k in ("source", "destination"))
+    try:
+        axes = ac.moved_axes(len(x.type.shape), source, destination)
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
+    return x if axes == tuple(range(len(axes))) else conv.b.transpose(x, axes=axes)
+
+
+def _flip_axes(name, fixed):
+    def lower(conv, args, kwargs, node):
+        params = {"m": _REQUIRED} if fixed is not None else {"m": _REQUIRED, "axis": None}
+        p = _bind(conv, name, args, kwargs, params, node)
+        x = conv.value(p["m"], node)
+        ndim = len(x.type.shape or ())
+        if fixed is not None:
+            if ndim <= fixed:
+                raise conv.source.error(node, f"Input must be >= {fixed + 1}-d.")
+            axes = (fixed,)
+        elif conv.static(p["axis"], node) is None:
+            axes = tuple(range(ndim))
+        else:
+            try:
+                axes = tuple(ac._axes(_int_axes(conv, p["axis"], "axis", node), ndim, "axis"))
+            except ValueError as e:
+                raise conv.source.error(node, str(e).removeprefix("axis: ")) from None
+        return _run(conv, node, ac.flip, x, axes) if axes else x
+
+    return lower
+
+
+def _triangle(name):
+    def lower(conv, args, kwargs, node):
+        p = _bind(conv, name, args, kwargs, {"m": _REQUIRED, "k": 0}, node)
+        x = _float_array(conv, p["m"], node)
+        k = _int(conv, p["k"], "k", node)
+        shape = x.type.shape
+        if len(shape) == 1:  # numpy: a vector is broadcast to a square matrix
+            x = conv.b.broadcast_to(x, shape=(shape[0],) * 2)
+            shape = x.type.shape
+        n, m = shape[-2:]
+        b = conv.b
+        rows = b.reshape(b.op("arange", n=n, dtype=F64), shape=(n, 1))
+        columns = b.reshape(b.op("arange", n=m, dtype=F64), shape=(1, m))
+        diagonal = b.add(rows, const(float(k)))
+        mask = b.ge(diagonal, columns) if name == "tril" else b.le(diagonal, columns)
+        mask = b.broadcast_to(mask, shape=shape)
+        return _run(conv, node, ac.triangle, x, shape, mask)
+
+    return lower
+
+
+def _stacked(name, composite):
+    def lower(conv, args, kwargs, node):
+        p = _bind(conv, name, args, kwargs, {"tup": _REQUIRED}, node)
+        items = [conv.array(v, node) if conv.value(v, node).type.is_array
+                 else conv.value(v, node)
+                 for v in sequences._sequence_arg(conv, [p["tup"]], node, f"np.{name}")]
+        if not items:
+            raise conv.source.error(node, "need at least one array to concatenate")
+        dtype = F64 if any(v.type.scalar == F64 for v in items) else items[0].type.scalar
+        items = [conv.to_type(v, dtype.with_shape(v.type.shape)) for v in items]
+        return _run(conv, node, composite, items, [v.type.shape or () for v in items])
+
+    return lower
+
+
+def _atleast(ndim):
+    def lower(conv, args, kwargs, node):
+        array_functions._options(conv, kwargs, (), node)
+        if not args:
+            raise conv.source.error(node, f"np.atleast_{ndim}d() needs an array")
+        results = []
+        for a in args:
+            x = conv.value(a, node)
+            results.append(ac.atleast(BuilderOps(conv.b), x, x.type.shape or (), ndim))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    return lower
+
+
+def _broadcast_to(conv, args, kwargs, node):
+    p = _bind(conv, "broadcast_to", args, kwargs, {"array": _REQUIRED, "shape": _REQUIRED},
+              node)
+    x = conv.value(p["array"], node)
+    shape = array_functions._shape_of(conv, p["shape"], node)
+    try:
+        np.broadcast_to(np.empty(x.type.shape or (), dtype=np.bool_), shape)
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
+    if (x.type.shape or ()) == shape:
+        return x
+    return conv.b.broadcast_to(x, shape=shape) if shape else x
+
+
+def _meshgrid(conv, args, kwargs, node):
+    opts = array_functions._options(conv, kwargs, ("indexing", "sparse", "copy"), node)
+    if opts.get("sparse"):
+        raise conv.source.error(node, "np.meshgrid(sparse=True) is not supported",
+                                "leave sparse out: the full grids")
+    xs = [conv.value(a, node) for a in args]
+    xs = [conv.b.reshape(x, shape=(math.prod(x.type.shape or ()),)) if len(x.type.shape or ())
+          != 1 else x for x in xs]
+    return _run(conv, node, ac.meshgrid, xs, [x.type.shape[0] for x in xs],
+                opts.get("indexing", "xy"))
+
+
+def _pad(conv, args, kwargs, node):
+    p = _bind(conv, "pad", args, kwargs, {"array": _REQUIRED, "pad_width": _REQUIRED,
+                                          "mode": "constant", "constant_values": 0}, node)
+    mode, value = conv.static(p["mode"], node), conv.static(p["constant_values"], node)
+    if mode != "constant":
+        raise conv.source.error(node, f"np.pad(mode={mode!r}) is not supported",
+                                "mode='constant' (the default) is")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise conv.source.error(node, "np.pad: constant_values must be a number known when "
+                                      "compiling", "one scalar for every side")
+    x = conv.array(p["array"], node)
+    if x.type.name == "bool":
+        raise conv.source.error(node, "np.pad of a bool array is not supported",
+                                "pad x.astype(float)")
+    value = float(value) if x.type.is_float else int(value)
+    try:
+        widths = ac.pad_widths(conv.static(p["pad_width"], node), len(x.type.shape))
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
+    return _run(conv, node, ac.pad, x, x.type.shape, widths, value)
+
+
 # ---- einsum -------------------------------------------------------------------------------
 
 def _searchsorted(conv, args, kwargs, node):
@@ -426,3 +581,19 @@ register_with_keywords([np.cumsum], _cumulative("cumsum", "add"))
 register_with_keywords([np.cumprod], _cumulative("cumprod", "mul"))
 register_with_keywords([np.tile], _tile)
 register_with_keywords([np.repeat], _repeat)
+register_with_keywords([np.ravel], _ravel)
+register_with_keywords([np.swapaxes], _swapaxes)
+register_with_keywords([np.moveaxis], _moveaxis)
+register_with_keywords([np.flip], _flip_axes("flip", None))
+register_with_keywords([np.flipud], _flip_axes("flipud", 0))
+register_with_keywords([np.fliplr], _flip_axes("fliplr", 1))
+register_with_keywords([np.tril], _triangle("tril"))
+register_with_keywords([np.triu], _triangle("triu"))
+register_with_keywords([np.column_stack], _stacked("column_stack", ac.column_stack))
+register_with_keywords([np.dstack], _stacked("dstack", ac.dstack))
+register_with_keywords([np.atleast_1d], _atleast(1))
+register_with_keywords([np.atleast_2d], _atleast(2))
+register_with_keywords([np.atleast_3d], _atleast(3))
+register_with_keywords([np.broadcast_to], _broadcast_to)
+register_with_keywords([np.meshgrid], _meshgrid)
+register_with_keywords([np.pad], _pad)

@@ -1077,6 +1077,8 @@ class FunctionConverter:
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
             if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
                 return value, pairs[0][1]
+            if view and type(value) is tuple and len(value) == len(pairs) > 1:  # atleast_2d(a, b)
+                return value, tuple(_frozen(ref) for _, ref in pairs)
             return value, (_frozen(pairs[0][1]) if view else None)
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
@@ -1691,8 +1693,11 @@ class _Method:
 
 
 DICT_READS = ("get", "keys", "values", "items")  # methods of a dict compiled code calls
-VIEW_METHODS = {"reshape", "transpose"}  # numpy returns views: followed as frozen views
-VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims)
+# numpy returns views: followed as frozen views
+VIEW_METHODS = {"reshape", "transpose", "ravel", "swapaxes"}
+VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims, np.ravel, np.swapaxes,
+                  np.moveaxis, np.flip, np.fliplr, np.flipud, np.broadcast_to, np.atleast_1d,
+                  np.atleast_2d, np.atleast_3d)
 
 
 def _is_object(value) -> bool:
@@ -1727,7 +1732,8 @@ def _returned(ref, bases: dict):
     return ref
 
 
-ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy"}
+ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
+                 "ravel", "flatten", "swapaxes", "astype"}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 
