@@ -15,7 +15,7 @@ Contract:
   negative ones count from the end); a run-time index into a list of numbers or of arrays
   of one shape indexes their stack (`np.stack(xs)[i]`, a copy: writing into the item is
   refused).
-- Lowerings registered in `functions`: `len`, `range`, `list`, `sum` (of a list, tuple or
+- Lowerings registered in `functions`: `len`, `range`, `list`, `tuple`, `sum` (of a list, tuple or
   array: Python's left fold from 0), `np.array` / `np.asarray` / `np.stack` of numbers,
   arrays or nested lists (stacked along a new first axis), `np.vstack`, `np.hstack`; other
   registered lowerings receive lists as tuples (`as_tuples`).
@@ -483,6 +483,12 @@ def _list(conv, args, kwargs, node):
     return ListValue(_sequence_arg(conv, args, node, "list()"), None, conv.b)
 
 
+def _tuple(conv, args, kwargs, node):
+    if kwargs or len(args) > 1:
+        raise conv.source.error(node, "tuple() takes at most one argument")
+    return tuple(_sequence_arg(conv, args, node, "tuple()")) if args else ()
+
+
 def _sum(conv, args, kwargs, node):
     if kwargs or not 1 <= len(args) <= 2:
         raise conv.source.error(node, "sum() takes an iterable and an optional start")
@@ -499,6 +505,7 @@ register_with_keywords([iteration_length], _iteration_length)
 register_with_keywords([zip_strict_length], _zip_strict_length)
 register_with_keywords([builtins.range], _range)
 register_with_keywords([builtins.list], _list)
+register_with_keywords([builtins.tuple], _tuple)
 register_with_keywords([builtins.sum], _sum)
 register_with_keywords([np.stack], np_array)
 register_with_keywords([np.vstack], _vstack)

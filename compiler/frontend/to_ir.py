@@ -817,6 +817,8 @@ class FunctionConverter:
         if isinstance(node, gast.Tuple):
             pairs = [self.expr_ref(e) for e in node.elts]
             return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
+        if isinstance(node, gast.BinOp):
+            return self.binop_ref(node)
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
         if isinstance(node, gast.Attribute) and node.attr == "T":
@@ -958,7 +960,17 @@ class FunctionConverter:
         return self.b.select(self.b.lt(i, 0), self.b.add(i, n), i)
 
     def expr_BinOp(self, node):
-        x, y = self.expr(node.left), self.expr(node.right)
+        return self.binop_ref(node)[0]
+
+    def binop_ref(self, node):
+        """(value, Ref) of a binary operation: tuples concatenate (`shape + (1,)`) and repeat
+        (`(0.0,) * n`, n known when compiling), keeping their items' objects."""
+        (x, rx), (y, ry) = self.expr_ref(node.left), self.expr_ref(node.right)
+        if isinstance(x, tuple) or isinstance(y, tuple):
+            return _tuple_binop(self, node, x, rx, y, ry)
+        return self.binop(node, x, y), None
+
+    def binop(self, node, x, y):
         if isinstance(x, ListValue) or isinstance(y, ListValue):
             return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
         if isinstance(x, masks.MaskedRead):  # x[mask] op= y
@@ -1678,6 +1690,22 @@ def _follow_tuple(values: tuple, refs: tuple, obj: int, value: Atom) -> tuple:
     return tuple(_follow_tuple(v, r, obj, value) if isinstance(r, tuple) else
                  value if isinstance(r, Ref) and r.plain and r.obj == obj else v
                  for v, r in zip(values, refs, strict=True))
+
+
+def _tuple_binop(conv, node, x, rx, y, ry):
+    """`t + u` of two tuples, `t * n` / `n * t` with n an int known when compiling."""
+    def refs(value, ref):
+        return ref if isinstance(ref, tuple) else (None,) * len(value)
+
+    if isinstance(node.op, gast.Add) and isinstance(x, tuple) and isinstance(y, tuple):
+        return x + y, refs(x, rx) + refs(y, ry)
+    if isinstance(node.op, gast.Mult):
+        (t, rt), n = ((x, rx), y) if isinstance(x, tuple) else ((y, ry), x)
+        count = conv.static(n, node) if isinstance(n, Var | Const) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            return t * count, refs(t, rt) * count
+    raise conv.source.error(node, "unsupported operation on a tuple",
+                            "tuples support `t + u` and `t * n` with n known when compiling")
 
 
 def _rebound(nodes) -> list[str]:
