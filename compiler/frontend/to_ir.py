@@ -79,6 +79,7 @@ from . import (
     sequences,
     statements,
     static_values,
+    ufuncs,  # noqa: F401 - registers numpy's ufuncs called by name
 )
 from .aliasing import (
     LIVE,
