@@ -217,6 +217,21 @@ def axis_case(fn):
 
 
 @axis_case
+def prod_axis0(x):
+    return np.sum(np.sin(np.prod(x, axis=0)))
+
+
+@axis_case
+def prod_axis1_keepdims(x):
+    return np.sum(x * np.prod(x + 0.5, axis=-1, keepdims=True))
+
+
+@axis_case
+def prod_all(x):
+    return np.prod(np.cos(x))
+
+
+@axis_case
 def sum_axis0(x):
     return np.sum(np.sin(np.sum(x, axis=0)))
 

@@ -63,7 +63,7 @@ def _reduce_py(fn):
                             f"keepdims={e.params['keepdims']})")
 
 
-for _name in ("sum", "max", "min"):
+for _name in ("sum", "max", "min", "prod"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
