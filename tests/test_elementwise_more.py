@@ -245,3 +245,53 @@ def test_prod_gradient_with_zeros_matches_the_tape(backend):
     prod_loss(t).backward()
     np.testing.assert_allclose(grad(prod_loss, backend=backend)(x), t.grad.numpy(), rtol=1e-15)
     assert grad(prod_loss, backend=backend)(x)[0, 1] == pytest.approx(3.0 * math.cos(0.0))
+
+
+def argmax1(x): return np.argmax(x, axis=1)                # noqa: E704
+def argmin0(x): return np.argmin(x, 0)                     # noqa: E704
+def argmax_all(x): return np.argmax(x)                     # noqa: E704
+def argmin_last(x): return np.argmin(x, axis=-1)           # noqa: E704
+def any0(x): return np.any(x, axis=0)                      # noqa: E704
+def all1k(x): return np.all(x, axis=1, keepdims=True)      # noqa: E704
+def any_all(x): return np.any(x)                           # noqa: E704
+def all_all(x): return np.all(x)                           # noqa: E704
+
+
+TRUTH_INPUTS = [np.array([[1.0, np.nan, 3.0, np.nan], [2.0, -1.0, 0.5, 2.0],
+                          [0.0, 7.0, 7.0, -3.0]]),
+                np.array([[0.0, -0.0], [np.nan, 0.0]], dtype=np.float32),
+                np.array([[3, 1, 3], [0, 2, 2]]), np.array([[True, False], [False, False]])]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", TRUTH_INPUTS, ids=["f64-nan", "f32", "int", "bool"])
+@pytest.mark.parametrize("fn", [argmax1, argmin0, argmax_all, argmin_last, any0, all1k,
+                                any_all, all_all], ids=lambda f: f.__name__)
+def test_argmax_argmin_any_all_match_numpy(fn, x, backend):
+    got, want = jit(fn, backend=backend)(x), fn(x)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn", [any0, all1k, any_all, all_all], ids=lambda f: f.__name__)
+def test_any_all_over_no_element(fn):
+    x = np.zeros((0, 3))
+    np.testing.assert_array_equal(jit(fn)(x), fn(x))
+
+
+def argmax_loss(x):
+    return np.sum(x * np.argmax(x, axis=0))
+
+
+def test_argmax_is_not_differentiated():
+    x = np.array([[1.0, 5.0], [3.0, 2.0]])
+    np.testing.assert_array_equal(grad(argmax_loss)(x), np.array([[1.0, 0.0], [1.0, 0.0]]))
+
+
+def argmax_empty(x):
+    return np.argmax(x, axis=0)
+
+
+def test_argmax_of_nothing_is_refused_as_numpy_raises():
+    with pytest.raises(AdliteSyntaxError, match="attempt to get argmax of an empty sequence"):
+        jit(argmax_empty)(np.zeros((0, 2)))
