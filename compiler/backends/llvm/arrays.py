@@ -12,7 +12,7 @@ Contract (mixed into `FunctionLowering`):
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
   loop with no temporaries.
-- Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
+- Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it
   (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
