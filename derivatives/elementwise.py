@@ -71,6 +71,9 @@ def _arctan2(o, y, x, out):
 
 
 _formula("arctan2", _arctan2, inputs=True)
+# np.fmod (C's, the sign of x): out = x - n y with n = trunc(x / y) = (x - out) / y
+_formula("fmod", lambda o, x, y, out: (ONE, o.neg(o.div(o.sub(x, out), y))), inputs=True,
+         output=True)
 
 
 def _pow(o, x, y, out):

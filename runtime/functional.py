@@ -158,6 +158,7 @@ def arcsin(x): return apply("arcsin", x)                       # noqa: E704
 def arccos(x): return apply("arccos", x)                       # noqa: E704
 def arctan(x): return apply("arctan", x)                       # noqa: E704
 def arctan2(y, x): return apply("arctan2", y, x)              # noqa: E704
+def fmod(x, y): return apply("fmod", x, y)                    # noqa: E704
 def maximum(x, y): return apply("maximum", x, y)               # noqa: E704
 def minimum(x, y): return apply("minimum", x, y)               # noqa: E704
 def fmax(x, y): return apply("fmax", x, y)                     # noqa: E704

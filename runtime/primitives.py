@@ -135,6 +135,7 @@ for _name, _node, _impl in [
         ("arccos", "AcosBackward0", _quiet(np.arccos)),
         ("arctan", "AtanBackward0", np.arctan),
         ("arctan2", "Atan2Backward0", np.arctan2),
+        ("fmod", "FmodBackward0", _quiet(np.fmod)),
         ("sigmoid", "SigmoidBackward0", _sigmoid),
         ("abs", "AbsBackward0", np.abs),
         ("add", "AddBackward0", np.add),

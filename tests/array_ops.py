@@ -177,6 +177,11 @@ def op_arctan2(x, y):
     return np.sum(np.arctan2(x, y) * x)
 
 
+@binary("n", "z")
+def op_fmod(x, y):
+    return np.sum(np.fmod(x * 3.1, y) * y)
+
+
 @binary("n", "n")
 def op_logaddexp(x, y):
     return np.sum(np.logaddexp(x, 2.0 * y) * x)

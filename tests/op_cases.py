@@ -96,6 +96,7 @@ BINARY = {
     "where": (lambda x, y: np.where(x > 0, x, y), away_from_zero, normal),
     "hypot": (np.hypot, away_from_zero, normal),
     "arctan2": (np.arctan2, normal, away_from_zero),
+    "fmod": (lambda x, y: np.fmod(x * 3.1, y), normal, away_from_zero),
     "logaddexp": (np.logaddexp, normal, normal),
     "heaviside": (lambda x, y: np.heaviside(x, y) * y, away_from_zero, normal),
     "remainder": (lambda x, y: np.remainder(x * 3.1, y), normal, away_from_zero),

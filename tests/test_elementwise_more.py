@@ -27,6 +27,7 @@ def u_true_divide(x, y): return np.true_divide(x, y)      # noqa: E704
 def u_mod(x, y): return np.mod(x, y)                      # noqa: E704
 def u_remainder(x, y): return np.remainder(x, y)          # noqa: E704
 def u_floor_divide(x, y): return np.floor_divide(x, y)    # noqa: E704
+def u_fmod(x, y): return np.fmod(x, y)                    # noqa: E704
 def u_arctan2(x, y): return np.arctan2(x, y)              # noqa: E704
 def u_heaviside(x, y): return np.heaviside(x, y)          # noqa: E704
 def u_logaddexp(x, y): return np.logaddexp(x, y)          # noqa: E704
@@ -51,8 +52,8 @@ def u_sinc(x): return np.sinc(x)                          # noqa: E704
 
 
 EXACT_BINARY = [u_add, u_subtract, u_multiply, u_divide, u_true_divide, u_mod, u_remainder,
-                u_floor_divide, u_heaviside, u_greater, u_greater_equal, u_less, u_less_equal,
-                u_equal, u_not_equal, u_logical_and, u_logical_or, u_logical_xor]
+                u_fmod, u_floor_divide, u_heaviside, u_greater, u_greater_equal, u_less,
+                u_less_equal, u_equal, u_not_equal, u_logical_and, u_logical_or, u_logical_xor]
 EXACT_UNARY = [u_negative, u_positive, u_logical_not, u_isnan, u_isinf, u_isfinite,
                u_reciprocal]
 LIBM_BINARY = [u_arctan2, u_logaddexp]  # libm / exp+log1p: within a few ulp of numpy's
@@ -209,6 +210,7 @@ def with_out(x, y):
 @pytest.mark.parametrize("fn,args,text", [
     (int_reciprocal, (np.array([1, 2]),), "np.reciprocal of integers"),
     (with_out, (np.ones(2), np.ones(2)), "unsupported keyword argument(s) out"),
+    (u_fmod, (np.array([5, -7]), np.array([3, 2])), "np.fmod of integers"),
 ])
 def test_refusals_name_the_line(fn, args, text):
     with pytest.raises(AdliteSyntaxError, match=r"test_elementwise_more\.py:\d+") as e:

@@ -2,7 +2,8 @@
 
 Contract: registers, into the table of `functions.py`, lowerings for `np.add`, `np.subtract`,
 `np.multiply`, `np.divide` / `np.true_divide` (a float quotient, as numpy's), `np.negative`,
-`np.positive`, `np.floor_divide`, `np.mod` (Python's sign of the divisor), the comparisons
+`np.positive`, `np.floor_divide`, `np.mod` (Python's sign of the divisor), `np.fmod` (C's
+sign of the dividend, floats; a primitive), the comparisons
 `np.greater` ... `np.not_equal`, `np.logical_and/or/xor/not` (nonzero is true), `np.isnan`,
 `np.isinf`, `np.isfinite` (and math's: bool results, nothing flows back through them),
 `np.arctan2` / `math.atan2` (a primitive), `np.exp2`, `np.reciprocal` (floats), `np.sinc`,
@@ -46,6 +47,13 @@ def _integer_division(prim):
         return conv.b.op(prim, x, y)
 
     return lower
+
+
+def _fmod(conv, args, node):
+    x, y = conv.promote(*conv.exactly(args, 2, node), node)
+    if not x.type.is_float:
+        raise conv.source.error(node, "np.fmod of integers", "use np.fmod(float(x), y) or %")
+    return conv.b.op("fmod", x, y)
 
 
 def _negative(conv, args, node):
@@ -163,7 +171,7 @@ def _register_all() -> None:
         ([np.multiply], _binary("mul")), ([np.divide, np.true_divide], _binary("div", True)),
         ([np.negative], _negative), ([np.positive], _positive),
         ([np.floor_divide], _integer_division("floordiv")),
-        ([np.mod, np.remainder], _integer_division("mod")),
+        ([np.mod, np.remainder], _integer_division("mod")), ([np.fmod], _fmod),
         ([np.greater], _binary("gt")), ([np.greater_equal], _binary("ge")),
         ([np.less], _binary("lt")), ([np.less_equal], _binary("le")),
         ([np.equal], _binary("eq")), ([np.not_equal], _binary("ne")),
