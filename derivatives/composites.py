@@ -3,6 +3,13 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
 
 - `square(x)` = x * x; `hypot(x, y)` = sqrt(x*x + y*y) (no rescaling, as both sides had it);
 - `log_base(x, base)` = log(x) / log(base) (`np.log2`, `np.log10`, `math.log(x, base)`);
+- `exp2(x)` = 2.0 ** x; `reciprocal(x)` = 1.0 / x (floats);
+- `sinc(x)` = sin(y) / y with y = pi * x, x = 0 taken as 1e-20 (numpy's own formula; its
+  derivative at 0 is 0, its second derivative there is not taken through the limit);
+- `heaviside(x, h0)` = 0 where x < 0, h0 where x == 0, 1 where x > 0, NaN where x is NaN;
+- `logaddexp(x, y)` = log(exp(x) + exp(y)), numpy's stable form: m + log1p(exp(-|x - y|))
+  with m the larger operand, and (x + y) / 2 + log 2 where x == y (so infinities of one sign
+  give that infinity; the derivative is shared evenly there);
 - `norm(x, axis, keepdims)` = sqrt(sum(x * x, axis, keepdims)): `np.linalg.norm` with its
   default `ord` (2-norm of vectors along one axis, Frobenius norm of matrices along two, of
   all elements when `axis` is None; a scalar's is its absolute value).
@@ -38,6 +45,31 @@ def log_base(o: Ops, x: Any, base: Any) -> Any:
     """`base` is a Python number (its log is taken now) or a value."""
     log_of_base = math.log(base) if isinstance(base, int | float) else o.log(base)
     return o.div(o.log(x), log_of_base)
+
+
+def exp2(o: Ops, x: Any) -> Any:
+    return o.pow(o.constant(2.0, x), x)
+
+
+def reciprocal(o: Ops, x: Any) -> Any:
+    return o.div(o.constant(1.0, x), x)
+
+
+def sinc(o: Ops, x: Any) -> Any:
+    y = o.mul(o.select(o.eq(x, 0.0), o.constant(1e-20, x), x), math.pi)
+    return o.div(o.sin(y), y)
+
+
+def heaviside(o: Ops, x: Any, h0: Any) -> Any:
+    step = o.select(o.lt(x, 0.0), o.constant(0.0, x), o.constant(1.0, x))
+    return o.select(o.ne(x, x), x, o.select(o.eq(x, 0.0), h0, step))
+
+
+def logaddexp(o: Ops, x: Any, y: Any) -> Any:
+    top = o.select(o.ge(x, y), x, y)
+    apart = o.add(top, o.log1p(o.exp(o.neg(o.abs(o.sub(x, y))))))
+    tie = o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), math.log(2.0))
+    return o.select(o.eq(x, y), tie, apart)
 
 
 def norm(o: Ops, x: Any, axis: tuple[int, ...] | None = None, keepdims: bool = False) -> Any:

@@ -64,6 +64,18 @@ _formula("floordiv", lambda o, x, y, out: (None, None))
 _formula("mod", lambda o, x, y, out: (ONE, o.neg(o.floordiv(x, y))), inputs=True)
 
 
+def _arctan2(o, y, x, out):
+    """np.arctan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)."""
+    r2 = o.add(o.mul(x, x), o.mul(y, y))
+    return o.div(x, r2), o.neg(o.div(y, r2))
+
+
+_formula("arctan2", _arctan2, inputs=True)
+# np.fmod (C's, the sign of x): out = x - n y with n = trunc(x / y) = (x - out) / y
+_formula("fmod", lambda o, x, y, out: (ONE, o.neg(o.div(o.sub(x, out), y))), inputs=True,
+         output=True)
+
+
 def _pow(o, x, y, out):
     """d/dx x**y = y x**(y-1); d/dy = x**y log x, taken as 0 where x == 0 and y >= 0."""
     zero_base = o.and_(o.eq(x, 0.0), o.ge(y, 0.0))

@@ -157,6 +157,8 @@ def cosh(x): return apply("cosh", x)                           # noqa: E704
 def arcsin(x): return apply("arcsin", x)                       # noqa: E704
 def arccos(x): return apply("arccos", x)                       # noqa: E704
 def arctan(x): return apply("arctan", x)                       # noqa: E704
+def arctan2(y, x): return apply("arctan2", y, x)              # noqa: E704
+def fmod(x, y): return apply("fmod", x, y)                    # noqa: E704
 def maximum(x, y): return apply("maximum", x, y)               # noqa: E704
 def minimum(x, y): return apply("minimum", x, y)               # noqa: E704
 def fmax(x, y): return apply("fmax", x, y)                     # noqa: E704
@@ -363,6 +365,26 @@ def hypot(x, y):
 
 def log2(x):
     return composites.log_base(_ops(), x, 2.0)
+
+
+def exp2(x):
+    return composites.exp2(_ops(), constant(x))
+
+
+def reciprocal(x):
+    return composites.reciprocal(_ops(), constant(x))
+
+
+def sinc(x):
+    return composites.sinc(_ops(), constant(x))
+
+
+def heaviside(x, h0):
+    return composites.heaviside(_ops(), constant(x), constant(h0))
+
+
+def logaddexp(x, y):
+    return composites.logaddexp(_ops(), constant(x), constant(y))
 
 
 def log10(x):

@@ -29,6 +29,8 @@ UFUNCS = {
     np.logical_or: F.logical_or, np.logical_not: F.logical_not, np.isfinite: F.isfinite,
     np.isnan: F.isnan, np.log1p: F.log1p, np.expm1: F.expm1, np.cbrt: F.cbrt, np.sinh: F.sinh,
     np.cosh: F.cosh, np.arcsin: F.arcsin, np.arccos: F.arccos, np.arctan: F.arctan,
+    np.arctan2: F.arctan2, np.fmod: F.fmod, np.exp2: F.exp2, np.reciprocal: F.reciprocal,
+    np.heaviside: F.heaviside, np.logaddexp: F.logaddexp,
     np.hypot: F.hypot, np.log2: F.log2, np.log10: F.log10, np.fmax: F.fmax,
     np.fmin: F.fmin, np.fabs: F.abs, np.floor_divide: F.floor_divide,
     np.remainder: F.remainder, **numpy_functions.UFUNCS,
@@ -64,7 +66,7 @@ FUNCTIONS = {
     np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
-    np.squeeze: F.squeeze, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
+    np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
 }
 
 

@@ -134,6 +134,8 @@ for _name, _node, _impl in [
         ("arcsin", "AsinBackward0", _quiet(np.arcsin)),
         ("arccos", "AcosBackward0", _quiet(np.arccos)),
         ("arctan", "AtanBackward0", np.arctan),
+        ("arctan2", "Atan2Backward0", np.arctan2),
+        ("fmod", "FmodBackward0", _quiet(np.fmod)),
         ("sigmoid", "SigmoidBackward0", _sigmoid),
         ("abs", "AbsBackward0", np.abs),
         ("add", "AddBackward0", np.add),

@@ -172,12 +172,68 @@ def op_xlogy(x, y):
     return np.sum(sc.xlogy(x, y + 0.5) * x)
 
 
+@binary("n", "z")
+def op_arctan2(x, y):
+    return np.sum(np.arctan2(x, y) * x)
+
+
+@binary("n", "z")
+def op_fmod(x, y):
+    return np.sum(np.fmod(x * 3.1, y) * y)
+
+
+@binary("n", "n")
+def op_logaddexp(x, y):
+    return np.sum(np.logaddexp(x, 2.0 * y) * x)
+
+
+@binary("n", "n")
+def op_ufuncs_by_name(x, y):
+    s = np.add(np.multiply(x, y), np.subtract(x, np.negative(y)))
+    return np.sum(np.divide(s, np.add(np.multiply(y, y), 1.0)))
+
+
+@binary("z", "n")
+def op_heaviside(x, y):
+    return np.sum(np.heaviside(x, y) * y * x)
+
+
+@unary("n")
+def op_exp2(x):
+    return np.sum(np.exp2(x) * x)
+
+
+@unary("z")
+def op_reciprocal(x):
+    return np.sum(np.reciprocal(x) * x * x)
+
+
+@unary("n")
+def op_sinc(x):
+    return np.sum(np.sinc(x) * x)
+
+
 AXIS_CASES = []
 
 
 def axis_case(fn):
     AXIS_CASES.append((fn.__name__, fn))
     return fn
+
+
+@axis_case
+def prod_axis0(x):
+    return np.sum(np.sin(np.prod(x, axis=0)))
+
+
+@axis_case
+def prod_axis1_keepdims(x):
+    return np.sum(x * np.prod(x + 0.5, axis=-1, keepdims=True))
+
+
+@axis_case
+def prod_all(x):
+    return np.prod(np.cos(x))
 
 
 @axis_case

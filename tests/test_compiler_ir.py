@@ -163,8 +163,9 @@ def test_every_primitive_has_every_rule():
 
 
 UNARY_DOMAIN = {"log": 1.3, "sqrt": 1.7, "arcsin": 0.3, "arccos": -0.4, "log1p": 0.6}
-BINARY = {"add", "sub", "mul", "div", "pow", "mod", "maximum", "minimum"}
-ARRAY_PRIMITIVES = {"sum", "max", "min", "reshape", "transpose", "broadcast_to", "sum_to",
+BINARY = {"add", "sub", "mul", "div", "pow", "mod", "maximum", "minimum", "arctan2",
+          "fmod"}
+ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadcast_to", "sum_to",
                     "matmul", "index", "index_update", "full", "pack", "arange",
                     "concatenate", "solve", "inv", "det", "slogdet", "cholesky",
                     "tril_halfdiag", "take", "take_add", "put"}

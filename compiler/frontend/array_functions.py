@@ -69,9 +69,9 @@ def reduce(conv, prim, x, axis, keepdims, node, **options):
     axis = _axis(conv, axis, len(x.type.shape), node)
     if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
         conv.b.emit("empty_extremum", [x], kind=prim, axis=axis, keepdims=bool(keepdims))
-    if x.type.name == "bool":  # numpy: the sum of bools is an int; max/min stay bools
+    if x.type.name == "bool":  # numpy: sums/products of bools are ints; max/min stay bools
         result = conv.b.op(prim, conv.to_type(x, I64), axis=axis, keepdims=bool(keepdims))
-        return result if prim == "sum" else conv.to_type(result, x.type.scalar)
+        return result if prim in ("sum", "prod") else conv.to_type(result, x.type.scalar)
     return conv.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
 
 
@@ -182,6 +182,7 @@ def _plain(fn):
 
 register_with_keywords([np.sum], _reduction("sum"))
 register_with_keywords([np.mean], _reduction("mean"))
+register_with_keywords([np.prod], _reduction("prod"))
 register_with_keywords([np.var], _reduction("var"))
 register_with_keywords([np.std], _reduction("std"))
 register_with_keywords([np.max, np.amax], _reduction("max"))

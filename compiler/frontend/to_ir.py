@@ -81,6 +81,8 @@ from . import (
     sequences,
     statements,
     static_values,
+    truth_reductions,  # noqa: F401 - registers np.any/all/argmax/argmin
+    ufuncs,  # noqa: F401 - registers numpy's ufuncs called by name
 )
 from .aliasing import (
     LIVE,

@@ -2,7 +2,7 @@
 
 Shapes are static (functions are specialised per argument shape, as in JAX). Each `register`
 block holds the primitive's type rule, numpy implementation, VJP, JVP and Python lowering.
-The reductions `sum`, `max`, `min`, the shape changes `reshape`, `transpose`,
+The reductions `sum`, `prod`, `max`, `min`, the shape changes `reshape`, `transpose`,
 `broadcast_to`, `concatenate`, the indexing `index`, `index_update` and `matmul` take their
 VJP and JVP from the derivative formulas shared with the eager tape (`adlite.derivatives`, run
 through `vocabulary.BuilderOps`).
@@ -63,7 +63,7 @@ def _reduce_py(fn):
                             f"keepdims={e.params['keepdims']})")
 
 
-for _name in ("sum", "max", "min"):
+for _name in ("sum", "max", "min", "prod"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),

@@ -105,6 +105,9 @@ _arith("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})", "_rt.int64({
 _arith("sub", numeric, _checked(lambda x, y: x - y), "({0} - {1})", "_rt.int64({0} - {1})")
 _arith("mul", numeric, _checked(lambda x, y: x * y), "({0} * {1})", "_rt.int64({0} * {1})")
 _arith("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})")
+_arith("arctan2", float_only, lambda y, x: np.arctan2(_float(y), _float(x)),
+       "np.arctan2({0}, {1})")
+_arith("fmod", float_only, lambda x, y: np.fmod(_float(x), _float(y)), "np.fmod({0}, {1})")
 _arith("pow", numeric, lambda x, y: int_pow(x, y) if _python_ints(x, y) else np.power(x, y),
        "({0} ** {1})", "_rt.int_pow({0}, {1})")
 

@@ -94,6 +94,10 @@ class BuilderOps:
         """numpy's sum; a scalar's is itself."""
         return self.b.sum(x, axis=axis, keepdims=keepdims) if x.type.is_array else x
 
+    def reduce_prod(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
+        """numpy's prod; a scalar's is itself."""
+        return self.b.prod(x, axis=axis, keepdims=keepdims) if x.type.is_array else x
+
     def reduce_max(self, x: Atom, axis: tuple[int, ...] | None, keepdims: bool) -> Atom:
         """numpy's max (ValueError when executed over no element); a scalar's is itself."""
         if not x.type.is_array:

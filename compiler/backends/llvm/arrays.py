@@ -12,7 +12,7 @@ Contract (mixed into `FunctionLowering`):
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
   loop with no temporaries.
-- Reductions (`sum`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
+- Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it
   (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
@@ -326,13 +326,16 @@ class ArrayLowering:
         b = self.b
         shape = x.type.shape
         if x.type.is_float:
-            init = {"sum": 0.0, "max": -np.inf, "min": np.inf}[kind]
+            init = {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
         else:  # int64 (the frontend reduces bool arrays as int64)
-            init = {"sum": 0, "max": np.iinfo(np.int64).min, "min": np.iinfo(np.int64).max}[kind]
+            init = {"sum": 0, "prod": 1, "max": np.iinfo(np.int64).min,
+                    "min": np.iinfo(np.int64).max}[kind]
 
         def combine(acc, v):
             if kind == "sum":
                 return b.fadd(acc, v) if x.type.is_float else b.add(acc, v)
+            if kind == "prod":  # int products wrap, as numpy's
+                return b.fmul(acc, v) if x.type.is_float else b.mul(acc, v)
             if not x.type.is_float:
                 return b.select(b.icmp_signed(">" if kind == "max" else "<", v, acc), v, acc)
             better = b.fcmp_ordered(">" if kind == "max" else "<", v, acc)
@@ -384,6 +387,9 @@ class ArrayLowering:
 
     def lower_sum(self, eqn, env):
         return self._reduction("sum")(eqn, env)
+
+    def lower_prod(self, eqn, env):
+        return self._reduction("prod")(eqn, env)
 
     def lower_max(self, eqn, env):
         return self._reduction("max")(eqn, env)

@@ -318,6 +318,8 @@ LOWERINGS = {
     "arcsin": _libm("asin"),
     "arccos": _libm("acos"),
     "arctan": _libm("atan"),
+    "arctan2": _libm("atan2"),
+    "fmod": lambda cx, args, eqn: [cx.b.frem(*args)],  # C's fmod, exact
     "log1p": _libm("log1p"),
     "expm1": _libm("expm1"),
     "cbrt": _libm("cbrt"),
