@@ -968,7 +968,7 @@ class FunctionConverter:
         """(value, Ref) of a binary operation: tuples concatenate (`shape + (1,)`) and repeat
         (`(0.0,) * n`, n known when compiling), keeping their items' objects."""
         (x, rx), (y, ry) = self.expr_ref(node.left), self.expr_ref(node.right)
-        if isinstance(x, tuple) or isinstance(y, tuple):
+        if type(x) is tuple or type(y) is tuple:  # (not a masks.MaskedRead)
             return _tuple_binop(self, node, x, rx, y, ry)
         return self.binop(node, x, y), None
 
