@@ -61,3 +61,20 @@ def central_differences(fn, args, eps=1e-6) -> list:
             g[i] = (fn(*up) - fn(*down)) / (2 * eps)
         grads.append(g)
     return grads
+
+
+def central_difference_in(fn, args, wrt: int, eps=1e-6) -> np.ndarray | float:
+    """Central finite differences of a float-valued fn w.r.t. argument `wrt` (a float or an
+    array); array arguments are copied for every evaluation (fn may write into them)."""
+    x = np.array(args[wrt], dtype=float)
+    g = np.zeros(x.shape)
+    for k in np.ndindex(*x.shape):
+        shifted = []
+        for sign in (1.0, -1.0):
+            y = x.copy()
+            y[k] += sign * eps
+            a = [np.array(v) if isinstance(v, np.ndarray) else v for v in args]
+            a[wrt] = y if x.ndim else float(y)
+            shifted.append(fn(*a))
+        g[k] = (shifted[0] - shifted[1]) / (2 * eps)
+    return g if x.ndim else float(g)

@@ -15,6 +15,7 @@ from adlite.compiler.errors import AdliteSyntaxError
 from adlite.runtime import Tensor
 
 from . import numpy_functions_examples as ex
+from .gradients import central_difference_in
 
 BACKENDS = ("llvm", "python")
 RNG = np.random.default_rng(7)
@@ -73,21 +74,6 @@ def _weighted(fn, arity):
     return loss2
 
 
-def _central(f, args, wrt, h=1e-6):
-    x = np.array(args[wrt], dtype=float)
-    g = np.zeros(x.shape)
-    for k in np.ndindex(*x.shape):
-        shifted = []
-        for sign in (1.0, -1.0):
-            y = x.copy()
-            y[k] += sign * h
-            a = list(_copies(args))
-            a[wrt] = y if x.ndim else float(y)
-            shifted.append(f(*a))
-        g[k] = (shifted[0] - shifted[1]) / (2 * h)
-    return g
-
-
 GRADIENT = [(case, name) for case, name in zip(CASES, IDS, strict=True)
             if case[0] not in (ex.chained, ex.unpacked_rows, ex.long_scan)]
 
@@ -101,7 +87,8 @@ def test_gradients_equal_finite_differences(fn, args, backend):
         if not isinstance(args[wrt], np.ndarray | float):
             continue
         got = grad(loss, wrt=wrt, backend=backend)(*_copies(args))
-        np.testing.assert_allclose(got, _central(loss, args, wrt), rtol=1e-6, atol=1e-6)
+        expected = central_difference_in(loss, args, wrt)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("fn,args", [(ex.einsum_batched, (Q, K)), (ex.diag_of_vector, (V,)),
@@ -126,8 +113,8 @@ def test_hessian_equals_finite_differences(fn, args):
     x = np.array(args[0])
     for k in np.ndindex(*x.shape):
         def partial(z, k=k):
-            return _central(loss, (z, *args[1:]), 0, h=1e-5)[k]
-        rows.append(_central(partial, (x,), 0, h=1e-4))
+            return central_difference_in(loss, (z, *args[1:]), 0, eps=1e-5)[k]
+        rows.append(central_difference_in(partial, (x,), 0, eps=1e-4))
     expected = np.stack(rows).reshape(x.shape + x.shape)
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
