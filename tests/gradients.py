@@ -1,7 +1,9 @@
 """Reference gradients for the compiler tests: the eager tape and central differences."""
 
 import numpy as np
+import pytest
 
+from adlite import compiler
 from adlite.runtime import Tensor
 
 
@@ -78,3 +80,13 @@ def central_difference_in(fn, args, wrt: int, eps=1e-6) -> np.ndarray | float:
             shifted.append(fn(*a))
         g[k] = (shifted[0] - shifted[1]) / (2 * eps)
     return g if x.ndim else float(g)
+
+
+def check_value_and_gradient(fn, x, rest, backend: str) -> None:
+    """`jit(fn)(x, *rest)` equals Python's value and `grad(fn)` (w.r.t. x) equals central
+    differences."""
+    assert compiler.jit(fn, backend=backend)(x, *rest) == pytest.approx(fn(x, *rest),
+                                                                        rel=1e-13)
+    g = compiler.grad(fn, backend=backend)(x, *rest)
+    np.testing.assert_allclose(g, central_difference_in(fn, (x, *rest), 0), rtol=1e-6,
+                               atol=1e-7)

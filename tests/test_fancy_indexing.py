@@ -10,7 +10,7 @@ from adlite import compiler
 from adlite.compiler import AdliteSyntaxError
 from adlite.runtime import tensor
 
-from .gradients import central_difference_in
+from .gradients import central_difference_in, check_value_and_gradient
 
 BACKENDS = ["llvm", "python"]
 RNG = np.random.default_rng(11)
@@ -78,10 +78,7 @@ IDS = [c[0] for c in CASES]
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name,fn,x,rest", CASES, ids=IDS)
 def test_values_and_gradients(name, fn, x, rest, backend):
-    assert compiler.jit(fn, backend=backend)(x, *rest) == pytest.approx(fn(x, *rest),
-                                                                        rel=1e-13)
-    g = compiler.grad(fn, backend=backend)(x, *rest)
-    np.testing.assert_allclose(g, central_differences(fn, x, rest), rtol=1e-6, atol=1e-7)
+    check_value_and_gradient(fn, x, rest, backend)
 
 
 @pytest.mark.parametrize("name,fn,x,rest", CASES, ids=IDS)
