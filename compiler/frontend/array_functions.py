@@ -24,7 +24,7 @@ from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
 from ..primitives.shapes import reduces_nothing
 from ..primitives.vocabulary import BuilderOps
-from .functions import register_with_keywords
+from .functions import lookup, register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
 
@@ -261,9 +261,22 @@ def _expand_dims(conv, args, kwargs, node):
 
 
 def _squeeze(conv, args, kwargs, node):
-    _options(conv, kwargs, (), node)
-    x = conv.array(conv.one(args, node), node)
-    shape = tuple(n for n in x.type.shape if n != 1)
+    """`np.squeeze(x, axis=None)`: the axes of length 1 (all, or those named; naming one of
+    another length is numpy's ValueError, at compile time)."""
+    opts = _options(conv, kwargs, ("axis",), node)
+    if not 1 <= len(args) <= 2 or len(args) == 2 and "axis" in opts:
+        raise conv.source.error(node, "np.squeeze takes an array and an optional axis")
+    x = conv.array(args[0], node)
+    ndim = len(x.type.shape)
+    given = conv.static(args[1], node) if len(args) == 2 else opts.get("axis")
+    if given is None:
+        axes = tuple(i for i, n in enumerate(x.type.shape) if n == 1)
+    else:
+        axes = _axis(conv, given, ndim, node)
+    if any(x.type.shape[a] != 1 for a in axes):
+        raise conv.source.error(node, "ValueError: cannot select an axis to squeeze out which "
+                                      "has size not equal to one")
+    shape = tuple(n for i, n in enumerate(x.type.shape) if i not in axes)
     return conv.b.reshape(x, shape=shape or None)
 
 
@@ -290,12 +303,19 @@ def attribute(conv, x, name: str, node):
                             "min, reshape, transpose, dot")
 
 
+METHODS_AS_FUNCTIONS = {"prod", "any", "all", "argmax", "argmin", "cumsum", "cumprod", "clip",
+                        "round", "trace", "diagonal", "squeeze", "repeat"}
+
+
 def method(conv, x, name: str, args, kwargs, node):
     """`x.sum(...)`, `x.mean(...)`, `x.var(...)`, `x.std(...)`, `x.max(...)`, `x.min(...)`,
     `x.reshape(...)`, `x.transpose(...)`, `x.dot(y)`, `x.copy()`, `x.ravel()`, `x.flatten()`,
-    `x.swapaxes(a, b)`, `x.astype(dtype)`."""
+    `x.swapaxes(a, b)`, `x.astype(dtype)`, and the methods that are numpy functions of the
+    array (METHODS_AS_FUNCTIONS: `x.prod(axis)` is `np.prod(x, axis)`)."""
     if name in ("sum", "mean", "var", "std", "max", "min"):
         return _reduction(name)(conv, [x] + list(args), kwargs, node)
+    if name in METHODS_AS_FUNCTIONS:  # x.prod(axis) is np.prod(x, axis), ...
+        return lookup(getattr(np, name))(conv, [x] + list(args), kwargs, node)
     _options(conv, kwargs, (), node)
     if name == "reshape":
         shape = tuple(conv.static(a, node) for a in args)
@@ -316,7 +336,8 @@ def method(conv, x, name: str, args, kwargs, node):
         return astype(conv, x, conv.static(args[0], node), node)
     raise conv.source.error(node, f"unsupported array method .{name}()",
                             "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
-                            "copy, ravel, flatten, swapaxes, astype")
+                            "copy, ravel, flatten, swapaxes, astype, "
+                            f"{', '.join(sorted(METHODS_AS_FUNCTIONS))}")
 
 
 def ravel(conv, x, node):

@@ -1763,7 +1763,7 @@ def _returned(ref, bases: dict):
 
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
-                 "ravel", "flatten", "swapaxes", "astype"}
+                 "ravel", "flatten", "swapaxes", "astype", *array_functions.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 
