@@ -24,7 +24,7 @@ from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
 from ..primitives.shapes import reduces_nothing
 from ..primitives.vocabulary import BuilderOps
-from .functions import lookup, register_with_keywords
+from .functions import lookup, refuse_keywords, register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
 
@@ -43,11 +43,8 @@ def _axis(conv, value, ndim, node):
 
 
 def _options(conv, kwargs, allowed, node):
-    unknown = set(kwargs) - set(allowed)
-    if unknown:
-        raise conv.source.error(node, f"unsupported keyword argument(s) "
-                                      f"{', '.join(sorted(unknown))}",
-                                f"supported here: {', '.join(allowed)}")
+    """The keyword arguments (only `allowed` ones), as compile-time values."""
+    refuse_keywords(conv, kwargs, node, allowed)
     return {k: conv.static(v, node) for k, v in kwargs.items()}
 
 

@@ -308,8 +308,7 @@ def refuse_keywords(conv, kwargs, node, allowed=()) -> None:
     unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
-                                f"supported here: {', '.join(allowed) or 'none'} (pass the "
-                                "others by position)")
+                                f"supported here: {', '.join(allowed) or 'none'}")
 
 
 def without_keywords(lowering):

@@ -191,12 +191,11 @@ def getitem(conv, seq, node):
     """(value, ref) of `seq[index]` for a list or range `seq`."""
     index_node = node.slice
     if isinstance(index_node, gast.Slice):
-        bounds = [None if part is None else conv.static(conv.expr(part), index_node)
-                  for part in (index_node.lower, index_node.upper, index_node.step)]
+        part = conv.static_slice(conv.slice_parts(index_node), index_node)
         if isinstance(seq, RangeValue):
-            r = seq.range[slice(*bounds)]
+            r = seq.range[part]
             return RangeValue(r.start, r.stop, r.step), None
-        picked = range(len(seq.items))[slice(*bounds)]
+        picked = range(len(seq.items))[part]
         return ListValue([seq.items[i] for i in picked], [seq.refs[i] for i in picked],
                          conv.b), None
     index = conv.scalar(conv.expr(index_node), index_node)

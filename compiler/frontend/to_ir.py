@@ -856,12 +856,7 @@ class FunctionConverter:
             frozen = isinstance(value, Var | Const) and value.type.is_array
             return value, (Ref(new_object(), frozen=True) if frozen else None)
         if isinstance(base, tuple) and isinstance(node.slice, gast.Slice):  # t[1:], t[::-1]
-            bounds = [None if part is None else self.static(self.expr(part), node.slice)
-                      for part in (node.slice.lower, node.slice.upper, node.slice.step)]
-            if not all(b is None or isinstance(b, int) for b in bounds) or bounds[2] == 0:
-                raise self.source.error(node, "tuple slices need integer bounds known when "
-                                              "compiling and a nonzero step")
-            part = slice(*bounds)
+            part = self.static_slice(self.slice_parts(node.slice), node.slice)
             return base[part], (ref[part] if isinstance(ref, tuple) else None)
         if isinstance(base, tuple):
             index = self.expr(node.slice)
@@ -919,19 +914,14 @@ class FunctionConverter:
                 raise self.source.error(index_node, f"too many indices for an array of "
                                                     f"dimension {ndim}")
             if isinstance(item, gast.Slice):
-                parts = [None if part is None else self.expr(part)
-                         for part in (item.lower, item.upper, item.step)]
+                parts = self.slice_parts(item)
                 positions = dynamic_slices.index_item(self, x.type.shape[dim], parts, item)
                 if positions is not None:
                     spec.append(positions)
                     dim += 1
                     continue
-                bounds = [None if part is None else self.static(part, item) for part in parts]
-                if not all(b is None or isinstance(b, int) for b in bounds):
-                    raise self.source.error(item, "slice bounds must be integer constants")
-                if bounds[2] == 0:
-                    raise self.source.error(item, "slice step cannot be zero")
-                spec.append(Slice(*bounds))
+                bounds = self.static_slice(parts, item)
+                spec.append(Slice(bounds.start, bounds.stop, bounds.step))
             else:
                 value = self.expr(item)
                 mask = masks.mask_item(self, x, value, len(items), item)
@@ -952,6 +942,21 @@ class FunctionConverter:
                 spec.append(Int())
             dim += 1
         return tuple(spec), ints
+
+    def slice_parts(self, node: gast.Slice) -> list:
+        """The values of a slice's lower, upper and step (None where absent)."""
+        return [None if part is None else self.expr(part)
+                for part in (node.lower, node.upper, node.step)]
+
+    def static_slice(self, parts, node) -> slice:
+        """The slice of bounds `parts` (see `slice_parts`), which must be ints known when
+        compiling, with a nonzero step (Python's message)."""
+        bounds = [None if part is None else self.static(part, node) for part in parts]
+        if not all(b is None or isinstance(b, int) for b in bounds):
+            raise self.source.error(node, "slice bounds must be integer constants")
+        if bounds[2] == 0:
+            raise self.source.error(node, "slice step cannot be zero")
+        return slice(*bounds)
 
     def wrap_index(self, i, n, node):
         if isinstance(i, Const):
@@ -1641,7 +1646,7 @@ class FunctionConverter:
             if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
                 for n, r in self.refs.items():
                     if isinstance(r, tuple):
-                        self.env[n] = _follow_tuple(self.env[n], r, ref.obj, value)
+                        self.env[n] = self._store_tuple(self.env[n], r, ref.obj, value, n, line)
                 sequences.store_items(self, ref.obj, value, line)
 
 
@@ -1685,13 +1690,6 @@ def _conjuncts(test) -> list:
     if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
         return list(test.values)
     return [test]
-
-
-def _follow_tuple(values: tuple, refs: tuple, obj: int, value: Atom) -> tuple:
-    """The tuple with the items bound to array object `obj` replaced by its new value."""
-    return tuple(_follow_tuple(v, r, obj, value) if isinstance(r, tuple) else
-                 value if isinstance(r, Ref) and r.plain and r.obj == obj else v
-                 for v, r in zip(values, refs, strict=True))
 
 
 def _tuple_binop(conv, node, x, rx, y, ry):
