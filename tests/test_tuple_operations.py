@@ -51,3 +51,21 @@ def test_items_of_a_concatenation_are_the_callers_arrays(backend):
 def test_repetition_by_a_run_time_count_is_refused_at_its_line():
     with pytest.raises(AdliteSyntaxError, match="unsupported operation on a tuple|known when"):
         jit(repeat_by_runtime)(np.array([2.0]))
+
+
+def tuple_zero_step(x):
+    t = (x, x)
+    return t[::0][0]
+
+
+def list_float_bound(x):
+    xs = [x, x, x]
+    return xs[:1.5][0]
+
+
+@pytest.mark.parametrize("fn, message", [(tuple_zero_step, "slice step cannot be zero"),
+                                         (list_float_bound, "slice bounds must be integer")])
+def test_bad_slices_of_tuples_and_lists_are_refused_at_their_line(fn, message):
+    with pytest.raises(AdliteSyntaxError, match=message) as info:
+        jit(fn)(1.0)
+    assert "[" in info.value.source_line
