@@ -11,11 +11,12 @@ Contract:
   arrays (data: labels, indices, masks; never differentiated), tuples, lists and dicts with
   string keys of them, nested (the graph takes their leaves). Other objects (strings, None,
   functions, modules, class instances) are compile-time values: part of the signature, by
-  value for str/bytes/None and by identity otherwise. An int argument the function needs
-  when compiling (an array length `np.zeros(n)`, a shape, a slice bound) is specialised on
-  its value automatically: the first such call compiles again with that parameter
+  value for str/bytes/None and by identity otherwise. An int, bool or float argument the
+  function needs when compiling (an array length `np.zeros(n)`, a shape, a slice bound, the
+  trip count of a loop that must be unrolled, a flag choosing between shapes) is specialised
+  on its value automatically: the first such call compiles again with that parameter
   compile-time (`arguments.NeedStatic`), and later calls compile once per distinct value;
-  ints used only as loop counts stay runtime values.
+  values used only at run time (loop counts) stay runtime values.
 - Each transformation compiles the function once per call signature (the structure of the
   arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
   caches the result; later calls with the same signature run the cached code without tracing
@@ -117,7 +118,7 @@ class Transformed:
         self.multi = not isinstance(wrt, int | str)
         self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
-        self.static_ints: set[str] = set()  # int parameters that size arrays: specialised
+        self.static_scalars: set[str] = set()  # int/bool/float parameters specialised per value
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
         self.signature = inspect.signature(fn)
@@ -181,7 +182,7 @@ class Transformed:
         for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
             if p < binding.n_bound:
                 continue
-            static = name in self.static_ints and p not in differentiated
+            static = name in self.static_scalars and p not in differentiated
             if (p, 0) in binding.positions:  # *args: each element named by its position
                 start = binding.positions.index((p, 0))
                 parts = [(flatten(v, str(start + i), static), ("a", start + i))
@@ -346,17 +347,17 @@ class Transformed:
         return entry(*call.leaves)
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
-        """Make the int parameters `e` names compile-time values, or raise its error."""
+        """Make the scalar parameters `e` names compile-time values, or raise its error."""
         names = self.names[:len(call.trees)]
-        ints = {n for n, t in zip(names, call.trees, strict=True)
-                if {I64, BOOL, F64} & set(leaf_types(t)) and n not in self.static_ints}
+        scalars = {n for n, t in zip(names, call.trees, strict=True)
+                if {I64, BOOL, F64} & set(leaf_types(t)) and n not in self.static_scalars}
         differentiated = set() if self.kind == "jit" else {
             w if isinstance(w, str) else names[w] for w in self.wrt
             if isinstance(w, str) or -len(names) <= w < len(names)}
-        wanted = (e.names & ints) - differentiated
+        wanted = (e.names & scalars) - differentiated
         if not wanted:
             raise e.error
-        self.static_ints |= wanted
+        self.static_scalars |= wanted
 
     def entry(self, call: Call) -> Callable:
         """The entry point for the signature of `call`, taking its runtime leaves and

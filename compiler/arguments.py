@@ -7,14 +7,14 @@ Contract:
   for a bound method, `type(fn).__call__` for an instance of a class defining `__call__`),
   its parameter names and one value per parameter, in order (a bound method's `self`/`cls`
   or the called instance first, `*args` as a tuple, `**kwargs` as a dict).
-- `flatten(value, where, static_ints)` describes one parameter value as a hashable tree and
-  lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int, bool,
-  float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
+- `flatten(value, where, static_scalars)` describes one parameter value as a hashable tree
+  and lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int,
+  bool, float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
   functions, modules, other objects, compared by value for str/bytes/None/int and by identity
-  otherwise; ints only where `static_ints`), or a `Node` (a tuple, named tuple, list or dict
-  with string keys, nested). The signature of a call is the tuple of its parameters' trees:
-  the cache key of a compilation, and what the frontend rebuilds the parameters from (graph
-  inputs are the flat leaves, in order; named tuples are tuples there).
+  otherwise; ints, bools and floats only where `static_scalars`), or a `Node` (a tuple, named
+  tuple, list or dict with string keys, nested). The signature of a call is the tuple of its
+  parameters' trees: the cache key of a compilation, and what the frontend rebuilds the
+  parameters from (graph inputs are the flat leaves, in order; named tuples are tuples there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
@@ -185,21 +185,21 @@ def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
     return None
 
 
-def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, list]:
+def flatten(value: Any, where: str, static_scalars: bool = False) -> tuple[Tree, list]:
     """(tree, runtime leaves) of one parameter value (see the module docstring)."""
     if isinstance(value, (np.ndarray, *SCALARS)):
-        if static_ints and isinstance(value, bool | np.bool_):
+        if static_scalars and isinstance(value, bool | np.bool_):
             return Static(bool(value)), []
-        if static_ints and isinstance(value, int | np.integer):
+        if static_scalars and isinstance(value, int | np.integer):
             return Static(int(value)), []
-        if static_ints and isinstance(value, float | np.floating):
+        if static_scalars and isinstance(value, float | np.floating):
             return Static(float(value)), []
         return arg_type(value, where), [value]
     if isinstance(value, complex | np.complexfloating):
         arg_type(value, where)  # raises: complex numbers are not supported
     named = isinstance(value, tuple) and hasattr(type(value), "_fields")
     if type(value) in (tuple, list) or named:
-        pairs = [flatten(v, f"{where}[{i}]", static_ints) for i, v in enumerate(value)]
+        pairs = [flatten(v, f"{where}[{i}]", static_scalars) for i, v in enumerate(value)]
         kind = "list" if isinstance(value, list) else "tuple"
         return Node(kind, tuple(t for t, _ in pairs), named=type(value) if named else None), \
             [leaf for _, leaves in pairs for leaf in leaves]
@@ -208,7 +208,7 @@ def flatten(value: Any, where: str, static_ints: bool = False) -> tuple[Tree, li
             if not isinstance(key, str):
                 raise TypeError(f"argument {where} is a dict with a key {key!r}; compiled "
                                 "functions take dicts with string keys")
-        pairs = [flatten(v, f"{where}[{k!r}]", static_ints) for k, v in value.items()]
+        pairs = [flatten(v, f"{where}[{k!r}]", static_scalars) for k, v in value.items()]
         return Node("dict", tuple(t for t, _ in pairs), tuple(value)), \
             [leaf for _, leaves in pairs for leaf in leaves]
     return Static(value), []

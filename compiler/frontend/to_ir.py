@@ -121,8 +121,8 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.Yield: ("yield", "return the values instead"),
     gast.Await: ("await", "call the compiled function from synchronous code"),
 }
-ENTRY_INTS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("entry_ints",
-                                                                        default=None)
+ENTRY_SCALARS: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "entry_scalars", default=None)
 MAX_INLINE_DEPTH = 32
 MAX_LOOP_ATTEMPTS = 8
 MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
@@ -205,11 +205,11 @@ def _build_program(fn, arg_types: list) -> Program:
                         f"{len(arg_types)} were given")
     entry = _Entry(conv)
     values = [entry.parameter(name, tree) for name, tree in zip(params, arg_types, strict=True)]
-    token = ENTRY_INTS.set(entry.ints)
+    token = ENTRY_SCALARS.set(entry.scalars)
     try:
         result, ref = conv.run([v for v, _ in values], [r for _, r in values], entry.bases)
     finally:
-        ENTRY_INTS.reset(token)
+        ENTRY_SCALARS.reset(token)
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
@@ -232,7 +232,7 @@ class _Entry:
         self.conv = conv
         self.inputs: list[Var] = []
         self.bases: dict[int, Var] = {}
-        self.ints: dict[Var, str] = {}  # runtime int leaves -> parameter (see `static`)
+        self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
 
     def parameter(self, name: str, tree, in_dict: bool = False):
         """(value, Ref) of a parameter (or part of one) described by `tree`."""
@@ -240,7 +240,7 @@ class _Entry:
             var = Var(tree, name)
             self.inputs.append(var)
             if tree in (I64, BOOL, F64):  # may size an array: see `static`
-                self.ints[var] = name
+                self.scalars[var] = name
             if not tree.is_array or in_dict:
                 return var, None
             ref = Ref(new_object())
@@ -612,7 +612,7 @@ class FunctionConverter:
             return known
         error = self.source.error(node, "this value must be known when compiling (a constant, "
                                         "x.shape, len(x), ...)")
-        names = _entry_ints(self.b, value) if isinstance(value, Var) else None
+        names = _entry_scalars(self.b, value) if isinstance(value, Var) else None
         if names:
             raise NeedStatic(names, error)
         raise error
@@ -1332,7 +1332,7 @@ class FunctionConverter:
                                                                         present[1].type)
             except TypeError as e:
                 error = self.source.error(nodes[0], f"{name!r}: {e} in the two branches")
-                flags = _entry_ints(self.b, test) if isinstance(test, Var) else None
+                flags = _entry_scalars(self.b, test) if isinstance(test, Var) else None
                 if flags:  # an entry flag chooses the shape: compile once per value
                     raise NeedStatic(flags, error) from None
                 raise error from None
@@ -1452,7 +1452,7 @@ class FunctionConverter:
         if not hasattr(s, "counter"):
             return self._loop(s, None)
         count = self.expr(s.trips)  # names only: nothing emitted
-        sizes = frozenset().union(*(_entry_ints(self.b, c) for c in (
+        sizes = frozenset().union(*(_entry_scalars(self.b, c) for c in (
             count if isinstance(count, tuple) else (count,)) if isinstance(c, Var)))
         if isinstance(count, tuple):  # (low, high): Python ints never overflow
             count = const(count[1].value - count[0].value) \
@@ -1771,11 +1771,12 @@ class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-fa
         self.fn = fn
 
 
-def _entry_ints(b: Builder, value: Var) -> frozenset[str]:
-    """The entry function's runtime int parameters `value` is computed from in builder `b`:
-    the entry's own input vars, or inputs of the if/loop body being built named like one."""
-    ints = ENTRY_INTS.get() or {}
-    names = set(ints.values())
+def _entry_scalars(b: Builder, value: Var) -> frozenset[str]:
+    """The entry function's runtime int, bool and float parameters `value` is computed from in
+    builder `b`: the entry's own input vars, or inputs of the if/loop body being built named
+    like one."""
+    scalars = ENTRY_SCALARS.get() or {}
+    names = set(scalars.values())
     producers = {id(o): e for e in b.eqns for o in e.outputs}
     found, seen, todo = set(), set(), [value]
     while todo:
@@ -1786,8 +1787,8 @@ def _entry_ints(b: Builder, value: Var) -> frozenset[str]:
         eqn = producers.get(id(v))
         if eqn is not None:
             todo += [a for a in eqn.inputs if isinstance(a, Var)]
-        elif v in ints:
-            found.add(ints[v])
+        elif v in scalars:
+            found.add(scalars[v])
         elif v.type in (I64, BOOL, F64) and v.hint in names:
             found.add(v.hint)
     return frozenset(found)
