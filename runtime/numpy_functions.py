@@ -4,8 +4,9 @@ composites the compiler emits), for `numpy_protocol`'s tables.
 Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.roll`,
 `np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum`, `np.ravel`,
 `np.moveaxis`, `np.flip` / `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`,
-`np.column_stack`, `np.dstack`, `np.atleast_1d/2d/3d`, `np.meshgrid`, `np.pad` (mode
-'constant') to tensor
+`np.column_stack`, `np.dstack`, `np.hstack`, `np.vstack`, `np.atleast_1d/2d/3d`,
+`np.meshgrid`, `np.pad` (mode 'constant'), `np.linspace` (of numbers), `np.round` (not
+differentiated) to tensor
 functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
 and `dtype=` are not accepted); `UFUNCS` maps `np.radians` / `np.deg2rad` / `np.degrees` /
 `np.rad2deg`. Results are recorded tensors (differentiable to any order).
@@ -161,6 +162,35 @@ def _atleast(ndim: int):
     return call
 
 
+def hstack(tup: Any) -> Any:
+    xs = [ac.atleast(O, x, x.shape, 1) for x in map(F.constant, tup)]
+    return F.concatenate(xs, 0 if xs[0].ndim == 1 else 1)
+
+
+def vstack(tup: Any) -> Any:
+    return F.concatenate([ac.atleast(O, x, x.shape, 2) for x in map(F.constant, tup)], 0)
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True) -> Any:
+    """numpy's algorithm for number `start` and `stop`: `arange(num) * step + start`, the last
+    element set to `stop` when `endpoint`."""
+    start, stop = F.constant(start), F.constant(stop)
+    if start.ndim or stop.ndim:
+        raise ValueError("np.linspace on tensors takes numbers for start and stop")
+    div = num - 1 if endpoint else num
+    y = np.arange(num, dtype=np.float64)
+    delta = stop - start
+    if div > 0:
+        step = delta / float(div)
+        y = F.where(step.data == 0, y / float(div) * delta, y * step)
+    else:
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y = F.concatenate([y[:-1], F.reshape(stop, (1,))], 0)
+    return y
+
+
 def meshgrid(*xi: Any, indexing: str = "xy") -> tuple:
     xs = [_flat(x) if x.ndim != 1 else x for x in map(F.constant, xi)]
     return ac.meshgrid(O, xs, [x.shape[0] for x in xs], indexing)
@@ -186,7 +216,8 @@ FUNCTIONS = {
     np.tril: _triangle(True), np.triu: _triangle(False),
     np.column_stack: _stacked(ac.column_stack), np.dstack: _stacked(ac.dstack),
     np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
-    np.meshgrid: meshgrid, np.pad: pad,
+    np.meshgrid: meshgrid, np.pad: pad, np.hstack: hstack, np.vstack: vstack,
+    np.linspace: linspace, np.round: F.round,
 }
 UFUNCS = {
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),

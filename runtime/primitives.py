@@ -12,8 +12,9 @@ Contract:
   `vocabulary.TENSOR_OPS`), recorded in `formula`, and so do the reductions sum/max/min and
   prod (which refuses second order through a product with two or more zeros), the
   shape changes, `astype`, `where`, the indexing `index`, `index_add`, `index_put` (the
-  formula `index_update` in mode set) and `matmul` (batched, > 2-D operands included); the
-  others (`fill`, `clone`) have their own rules here.
+  formula `index_update` in mode set; a value written to a position a later write of the
+  same fancy index overwrites gets no gradient, as numpy keeps the last write) and `matmul`
+  (batched, > 2-D operands included); the others (`fill`, `clone`) have their own rules here.
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -272,7 +273,32 @@ def _shared_indexing(name: str, node_name: str, impl: Callable[..., np.ndarray],
 _shared_indexing("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True),
                  "index")
 _shared_indexing("index_add", "IndexAddBackward0", _index_add, "index_add")
-_shared_indexing("index_put", "CopySlices", _index_put, "index_update", mode="set")
+_INDEX_UPDATE = derivatives.FORMULAS["index_update"]
+
+
+def _last_writes(shape: tuple[int, ...], key: Any) -> np.ndarray | None:
+    """Where numpy's `x[key] = v` keeps the write (of shape `x[key].shape`: the last write to
+    a position wins, as a 0/1 float mask); None when no position is written twice."""
+    written = np.zeros(shape, dtype=np.int64)[key].shape
+    slots = np.arange(int(np.prod(written)), dtype=np.int64).reshape(written)
+    last = np.full(shape, -1, dtype=np.int64)
+    last[key] = slots
+    kept = last[key] == slots
+    return None if kept.all() else kept.astype(np.float64)
+
+
+def _index_put_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared `index_update` adjoint (mode set), except that `v` gets nothing for the
+    writes a later write to the same position overwrote (repeated fancy indices)."""
+    key = ctx.params["index"]
+    gx, gv = _INDEX_UPDATE.adjoint(TENSOR_OPS, g, ctx.shapes, key=key, mode="set")
+    kept = _last_writes(ctx.shapes[0], key)
+    if kept is not None:
+        gv = F.sum_to(F.multiply(F.index(g, key), kept), ctx.shapes[1])
+    return gx, gv
+
+
+_register_shared("index_put", "CopySlices", _index_put, _index_put_vjp, _INDEX_UPDATE)
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))

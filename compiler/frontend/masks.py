@@ -184,7 +184,8 @@ def reduce(conv, name: str, masked: Masked, args, kwargs, node) -> Atom:
         if name == "sum":
             return total
         count = b.mul(_count(conv, masked.mask), const(float(rest)))
-        return b.div(conv.as_float(total, node), count)
+        total = conv.as_float(total, node)
+        return b.div(total, conv.to_type(count, total.type))  # float32 stays float32
     fill = -np.inf if name == "max" else np.inf
     if not x.type.is_float:
         info = np.iinfo(np.int64)

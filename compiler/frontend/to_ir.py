@@ -894,20 +894,26 @@ class FunctionConverter:
                 return _frozen(ref)
         return Ref(ref.obj, view=view)
 
+    def is_newaxis(self, item) -> bool:
+        """`None`, or a name or attribute whose value is None (`np.newaxis`)."""
+        if isinstance(item, gast.Constant):
+            return item.value is None
+        return isinstance(item, gast.Name | gast.Attribute) and self.expr(item) is None
+
     def index_spec(self, x, index_node):
         """(spec, runtime integer operands) of a basic numpy index (ints, slices with
         constant bounds, None, ...); negative runtime indices are wrapped at run time."""
         items = index_node.elts if isinstance(index_node, gast.Tuple) else [index_node]
         ndim = len(x.type.shape)
-        used = sum(not (isinstance(i, gast.Constant) and i.value in (None, Ellipsis))
-                   for i in items)
+        used = sum(not (isinstance(i, gast.Constant) and i.value is Ellipsis or
+                        self.is_newaxis(i)) for i in items)
         spec, ints, dim = [], [], 0
         for item in items:
             if isinstance(item, gast.Constant) and item.value is Ellipsis:
                 spec.extend([WHOLE] * (ndim - used))
                 dim += ndim - used
                 continue
-            if isinstance(item, gast.Constant) and item.value is None:
+            if self.is_newaxis(item):
                 spec.append(NewAxis())
                 continue
             if dim >= ndim:

@@ -10,7 +10,8 @@ precedes the code coming from each source line. Floats are numpy float64 scalars
 division by zero or overflow gives inf/nan as IEEE (and the LLVM backend) do; ints are Python
 ints whose results are checked to fit int64 (`_rt.int64`: OverflowError otherwise, as the
 LLVM backend's checked arithmetic);
-`compile_graph` runs the code under `np.errstate(all="ignore")`.
+`compile_graph` runs the code under `np.errstate(all="ignore")` and returns numbers as Python
+numbers, float32 ones as numpy float32 scalars (numpy's and the LLVM backend's result type).
 """
 
 from __future__ import annotations
@@ -251,13 +252,17 @@ def compile_graph(graph: Graph, name: str, line_text=None):
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our generated code
     fn = namespace[name]
     casts = [_argument_cast(v.type) for v in graph.inputs]
+    # float32 numbers come back as numpy's float32 (as numpy and the LLVM backend give them),
+    # other numbers as Python numbers
+    kept = tuple(o.type.shape is None and o.type.name == "f32" for o in graph.outputs)
 
     def run(*args):
         if len(args) != len(casts):
             raise TypeError(f"{name}() takes {len(casts)} positional arguments")
         with np.errstate(all="ignore"):
             values = fn(*(cast(a) for cast, a in zip(casts, args, strict=True)))
-        return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+        return tuple(np.float32(v) if f32 else v.item() if isinstance(v, np.generic) else v
+                     for v, f32 in zip(values, kept, strict=True))
 
     run.source = source
     return run
