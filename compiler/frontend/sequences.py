@@ -399,15 +399,23 @@ def np_array(conv, args, kwargs, node):
         else value
 
 
+def _at_least(conv, value, ndim: int, node) -> Var | Const:
+    """np.atleast_1d / np.atleast_2d of one item of np.hstack / np.vstack (numbers too)."""
+    v = conv.value(value, node)
+    shape = v.type.shape or ()
+    if len(shape) >= ndim:
+        return v
+    new = (1,) * (ndim - len(shape)) + shape
+    return conv.b.reshape(v, shape=new) if shape else conv.b.broadcast_to(v, shape=new)
+
+
 def _vstack(conv, args, kwargs, node):
-    items = [conv.array(v, node) for v in _sequence_arg(conv, args, node, "np.vstack")]
-    rows = [conv.b.reshape(v, shape=(1,) + v.type.shape) if len(v.type.shape) == 1 else v
-            for v in items]
+    rows = [_at_least(conv, v, 2, node) for v in _sequence_arg(conv, args, node, "np.vstack")]
     return conv.b.concatenate(*rows, axis=0)
 
 
 def _hstack(conv, args, kwargs, node):
-    items = [conv.array(v, node) for v in _sequence_arg(conv, args, node, "np.hstack")]
+    items = [_at_least(conv, v, 1, node) for v in _sequence_arg(conv, args, node, "np.hstack")]
     return conv.b.concatenate(*items, axis=0 if len(items[0].type.shape) == 1 else 1)
 
 
