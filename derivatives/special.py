@@ -34,6 +34,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
+_SQRT_PI_2 = math.sqrt(math.pi) / 2.0
+_SQRT2 = math.sqrt(2.0)
 
 
 def _erf_partial(o, x, out):
@@ -48,6 +50,10 @@ define(Formula("erf", _erf_partial, reads_inputs=True))
 define(Formula("erfc", _erfc_partial, reads_inputs=True))
 define(Formula("gammaln", lambda o, x, out: (o.digamma(x),), reads_inputs=True))
 define(Formula("digamma", lambda o, x, out: (o.trigamma(x),), reads_inputs=True))
+define(Formula("erfinv", lambda o, x, out: (o.mul(_SQRT_PI_2, o.exp(o.mul(out, out))),),
+               reads_output=True))
+define(Formula("erfcinv", lambda o, x, out: (o.mul(-_SQRT_PI_2, o.exp(o.mul(out, out))),),
+               reads_output=True))
 
 
 ASYMPTOTIC_FROM = 10.0
@@ -92,6 +98,59 @@ def trigamma_scalar(x: float) -> float:
         x += 1.0
     total += 1.0 / x + 0.5 / (x * x) + _series(TRIGAMMA_SERIES, 1.0 / (x * x)) / x
     return shift + sign * total
+
+
+# erfinv(z) = w + sum_k c_k w^(2k+1), w = sqrt(pi)/2 z (Maclaurin series; coefficients of w^2)
+ERFINV_SERIES = (1 / 3, 7 / 30, 127 / 630, 4369 / 22680)
+HALLEY_STEPS = 4  # from the starting points below: relative error < 1e-5 -> exact after 2
+
+
+def _halley(y: float, target: float, fn, sign: float) -> float:
+    """Halley's iteration for fn(y) = target, fn = erf (sign 1) or erfc (sign -1), whose
+    derivative is sign 2/sqrt(pi) exp(-y^2) and second derivative -2y times that: the step is
+    u / (1 + y u) with u the Newton step."""
+    for _ in range(HALLEY_STEPS):
+        u = (fn(y) - target) / (sign * _TWO_OVER_SQRT_PI * math.exp(-y * y))
+        y -= u / (1.0 + y * u)
+    return y
+
+
+def inverse_erf_central(a: float) -> float:
+    """erfinv(a) for 0 <= a <= 1/2: the series' first terms, then Halley on erf."""
+    w = _SQRT_PI_2 * a
+    return _halley(w + w * _series(ERFINV_SERIES, w * w), a, math.erf, 1.0)
+
+
+def inverse_erfc_tail(q: float) -> float:
+    """erfcinv(q) for 0 < q <= 1/2: the asymptotic start y^2 = t - log(sqrt(pi t)),
+    t = -log q (from erfc(y) ~ exp(-y^2) / (y sqrt(pi))), then Halley on erfc."""
+    t = -math.log(q)
+    return _halley(math.sqrt(t - math.log(math.sqrt(math.pi * t))), q, math.erfc, -1.0)
+
+
+def erfinv_scalar(x: float) -> float:
+    """scipy's erfinv: NaN outside [-1, 1], +-inf at +-1; |x| > 1/2 through erfcinv(1 - |x|)
+    (1 - |x| is exact there)."""
+    if not abs(x) < 1.0:
+        return math.copysign(math.inf, x) if abs(x) == 1.0 else math.nan
+    a = abs(x)
+    return math.copysign(inverse_erf_central(a) if a <= 0.5 else inverse_erfc_tail(1.0 - a), x)
+
+
+def erfcinv_scalar(q: float) -> float:
+    """scipy's erfcinv: NaN outside [0, 2], inf at 0, -inf at 2; q > 1 by -erfcinv(2 - q),
+    1/2 <= q <= 1 by erfinv(1 - q) (both differences exact)."""
+    if not 0.0 < q < 2.0:
+        return (math.inf if q == 0.0 else -math.inf) if q in (0.0, 2.0) else math.nan
+    if q > 1.0:
+        return -erfcinv_scalar(2.0 - q)
+    return inverse_erf_central(1.0 - q) if q >= 0.5 else inverse_erfc_tail(q)
+
+
+def ndtri(o: Ops, p: Any) -> Any:
+    """The standard normal quantile, -sqrt(2) erfcinv(2p) (0 - ... so that ndtri(1/2) is
+    +0.0 as scipy's)."""
+    return o.sub(0.0, o.mul(_SQRT2, o.erfcinv(o.mul(p, 2.0))))
 
 
 def ndtr(o: Ops, x: Any) -> Any:
@@ -156,3 +215,20 @@ def norm_cdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
 def norm_logcdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
     """log of the normal cdf, accurate in both tails (`log_ndtr` of the standardized x)."""
     return log_ndtr(o, _standardized(o, x, loc, scale))
+
+
+def norm_sf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    return ndtr(o, o.neg(_standardized(o, x, loc, scale)))
+
+
+def norm_logsf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
+    return log_ndtr(o, o.neg(_standardized(o, x, loc, scale)))
+
+
+def norm_ppf(o: Ops, q: Any, loc: Any, scale: Any) -> Any:
+    """scipy's order: ndtri(q) * scale + loc."""
+    return o.add(o.mul(ndtri(o, q), scale), loc)
+
+
+def norm_isf(o: Ops, q: Any, loc: Any, scale: Any) -> Any:
+    return o.add(o.mul(o.neg(ndtri(o, q)), scale), loc)

@@ -1,15 +1,17 @@
 """scipy.special and scipy.stats.norm on the eager tape.
 
-Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma` (VJPs from the shared
-formulas of `adlite.derivatives.special`) and `trigamma` (no derivative: NotImplementedError),
-and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `log_ndtr`, `expit` (the
-`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`
-(the shared composites).
+Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv` (VJPs
+from the shared formulas of `adlite.derivatives.special`) and `trigamma` (no derivative:
+NotImplementedError), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv`, `ndtri`, `ndtr`,
+`log_ndtr`, `expit` (the `sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`,
+`norm_logpdf`, `norm_logcdf`, `norm_sf`, `norm_logsf`, `norm_ppf`, `norm_isf` (the shared
+composites).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
 `scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
 `scipy.special` the program has imported are recognised. The values are those of the
 compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and
-`digamma_scalar` / `trigamma_scalar` of `adlite.derivatives.special`.
+`digamma_scalar`, `trigamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of
+`adlite.derivatives.special`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ _elementwise("erf", "ErfBackward0", _each(math.erf))
 _elementwise("erfc", "ErfcBackward0", _each(math.erfc))
 _elementwise("gammaln", "LgammaBackward0", _each(_gammaln_scalar))
 _elementwise("digamma", "DigammaBackward0", _each(special.digamma_scalar))
+_elementwise("erfinv", "ErfinvBackward0", _each(special.erfinv_scalar))
+_elementwise("erfcinv", "ErfcinvBackward0", _each(special.erfcinv_scalar))
 
 
 @primitive("trigamma", "PolygammaBackward0", _each(special.trigamma_scalar))
@@ -70,6 +74,18 @@ def gammaln(x):
 
 def digamma(x):
     return F.apply("digamma", x)
+
+
+def erfinv(x):
+    return F.apply("erfinv", x)
+
+
+def erfcinv(x):
+    return F.apply("erfcinv", x)
+
+
+def ndtri(x):
+    return special.ndtri(TENSOR_OPS, F.constant(x))
 
 
 def ndtr(x):
@@ -99,6 +115,10 @@ norm_cdf = _distribution(special.norm_cdf)
 norm_pdf = _distribution(special.norm_pdf)
 norm_logpdf = _distribution(special.norm_logpdf)
 norm_logcdf = _distribution(special.norm_logcdf)
+norm_sf = _distribution(special.norm_sf)
+norm_logsf = _distribution(special.norm_logsf)
+norm_ppf = _distribution(special.norm_ppf)
+norm_isf = _distribution(special.norm_isf)
 
 
 def scipy_ufunc(ufunc: Any):
@@ -108,5 +128,5 @@ def scipy_ufunc(ufunc: Any):
         return None
     table = {sc.erf: erf, sc.erfc: erfc, sc.gammaln: gammaln, sc.digamma: digamma,
              sc.ndtr: ndtr, sc.log_ndtr: log_ndtr, sc.expit: F.sigmoid, sc.logit: logit,
-             sc.xlogy: xlogy}
+             sc.xlogy: xlogy, sc.erfinv: erfinv, sc.erfcinv: erfcinv, sc.ndtri: ndtri}
     return table.get(ufunc)

@@ -71,6 +71,7 @@ class TensorOps:
     tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
+    erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))
     digamma = staticmethod(functools.partial(F.apply, "digamma"))
     trigamma = staticmethod(functools.partial(F.apply, "trigamma"))
 

@@ -1,12 +1,13 @@
 """scipy's special functions and normal distribution in compiled code; scipy stays optional.
 
 Contract: registers a resolver with `functions` (`add_resolver`) that gives the lowerings of
-- `scipy.special`: `erf`, `erfc`, `ndtr`, `log_ndtr`, `expit`, `logit`, `xlogy`, `gammaln`,
-  `digamma` (elementwise, on numbers and arrays), `logsumexp(a, axis=None, keepdims=False)`
-  and `softmax(x, axis=None)` (the composites of `adlite.derivatives.composites`);
-- `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf` with `loc` and `scale` (by position
-  or keyword), the composites of `adlite.derivatives.special` (NaN where `scale <= 0`, as
-  scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
+- `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
+  `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays),
+  `logsumexp(a, axis=None, keepdims=False)` and `softmax(x, axis=None)` (the composites of
+  `adlite.derivatives.composites`);
+- `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
+  with `loc` and `scale` (by position or keyword), the composites of
+  `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
   method at every access): `method(obj, name)` gives it for an attribute access.
 by identity, like numpy's functions. Nothing here imports scipy: a table is filled the first
 time an object is resolved after the user's program imported `scipy.special` / `scipy.stats`
@@ -118,6 +119,8 @@ def _load_special() -> None:
             (sc.digamma, _primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
             (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
+            (sc.erfinv, _primitive("erfinv")), (sc.erfcinv, _primitive("erfcinv")),
+            (sc.ndtri, _composite(special.ndtri)),
             (sc.softmax, _softmax), (sc.log_softmax, _log_softmax)]:
         _BY_ID[id(obj)] = (obj, lowering)
 
@@ -127,7 +130,9 @@ def _load_stats() -> None:
 
     owner = type(scipy.stats.norm)
     for name, fn in [("cdf", special.norm_cdf), ("pdf", special.norm_pdf),
-                     ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf)]:
+                     ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf),
+                     ("sf", special.norm_sf), ("logsf", special.norm_logsf),
+                     ("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
         _METHODS[(owner, name)] = _distribution(fn)
 
 
