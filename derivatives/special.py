@@ -217,6 +217,46 @@ def norm_logcdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
     return log_ndtr(o, _standardized(o, x, loc, scale))
 
 
+def mvn_shapes(x: tuple[int, ...], mean: tuple[int, ...] | None,
+               cov: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """scipy's `multivariate_normal` shapes: the dimension d (the mean's size, else from
+    `cov`: 1 for a number, its length for a diagonal, its rows for a matrix) and the shape of
+    the result (x's points are its last axis, or x's elements when d = 1; a lone point gives
+    a number, numpy's squeeze). ValueError with scipy's message for shapes it rejects."""
+    if len(cov) > 2:
+        raise ValueError(f"Array 'cov' must be at most two-dimensional, but cov.ndim = "
+                         f"{len(cov)}")
+    if len(cov) == 2 and cov[0] != cov[1]:
+        raise ValueError(f"Array 'cov' must be square if it is two dimensional, but cov.shape "
+                         f"= {cov}.")
+    d = math.prod(mean) if mean is not None else cov[0] if cov else 1
+    if mean is not None and len(mean) > 1:
+        raise ValueError(f"Array 'mean' must be a vector of length {d}.")
+    if cov and cov[0] != d:
+        what = f"is of shape {cov}" if len(cov) == 2 else f"is a vector of length {cov[0]}"
+        raise ValueError(f"Dimension mismatch: array 'cov' {what}, but 'mean' is a vector of "
+                         f"length {d}.")
+    if d != 1 or len(x) > 1:
+        if not x or x[-1] != d:
+            raise ValueError(f"x has {x[-1] if x else 1} coordinates where the distribution "
+                             f"has {d}")
+        x = x[:-1]
+    return d, tuple(n for n in x if n != 1)
+
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def mvn_logpdf(o: Ops, x: Any, mean: Any, cov: Any, d: int) -> Any:
+    """The log density at the rows of x (n, d): -(d log(2 pi) + log det cov + |z|^2) / 2 with
+    z = solve(L, x - mean), L = cholesky(cov) (LinAlgError when cov is not positive definite,
+    only its lower triangle read) and log det cov = 2 log |det L|; a vector of n."""
+    lower = o.cholesky(cov)
+    z = o.solve(lower, o.transpose(o.sub(x, mean), (1, 0)))
+    maha = o.reduce_sum(o.mul(z, z), (0,), False)
+    return o.mul(-0.5, o.add(o.add(maha, d * _LOG_2PI), o.mul(2.0, o.slogdet(lower))))
+
+
 def norm_sf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
     return ndtr(o, o.neg(_standardized(o, x, loc, scale)))
 

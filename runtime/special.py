@@ -121,6 +121,22 @@ norm_ppf = _distribution(special.norm_ppf)
 norm_isf = _distribution(special.norm_isf)
 
 
+def multivariate_normal_logpdf(x, mean=None, cov=1.0):
+    """scipy.stats.multivariate_normal.logpdf (see `special.mvn_shapes` for the shapes)."""
+    x, cov = F.constant(x), F.constant(cov)
+    mean = None if mean is None else F.constant(mean)
+    d, shape = special.mvn_shapes(x.shape, None if mean is None else mean.shape, cov.shape)
+    if cov.ndim < 2:
+        cov = cov * np.eye(d)
+    value = special.mvn_logpdf(TENSOR_OPS, F.reshape(x, (-1, d)),
+                               0.0 if mean is None else mean, cov, d)
+    return F.reshape(value, shape)
+
+
+def multivariate_normal_pdf(x, mean=None, cov=1.0):
+    return F.exp(multivariate_normal_logpdf(x, mean, cov))
+
+
 def scipy_ufunc(ufunc: Any):
     """The tape function of a `scipy.special` ufunc, or None."""
     sc = sys.modules.get("scipy.special")

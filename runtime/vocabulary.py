@@ -72,6 +72,8 @@ class TensorOps:
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
     erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))
+    cholesky = staticmethod(functools.partial(F.apply, "cholesky"))
+    slogdet = staticmethod(functools.partial(F.apply, "slogdet"))  # log |det|
     digamma = staticmethod(functools.partial(F.apply, "digamma"))
     trigamma = staticmethod(functools.partial(F.apply, "trigamma"))
 
