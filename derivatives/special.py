@@ -15,12 +15,19 @@ Composites (scipy's definitions):
 - `ndtr(x)` as scipy computes it: 0.5 + 0.5 erf(x/sqrt 2) where |x/sqrt 2| < 1/sqrt 2, else
   0.5 erfc(|x|/sqrt 2), reflected (1 - that) for x > 0;
 - `log_ndtr(x)`, accurate in both tails (three pieces, see there);
-- `logit(x)` = log(x / (1 - x));
+- `logit(x)` as scipy's (two pieces, see there);
 - `xlogy(x, y)` = 0 where x == 0 and y is not NaN, else x log(y) (the derivative there is 0,
   PyTorch's convention);
 - `norm_pdf`, `norm_logpdf`, `norm_cdf` (scipy.stats.norm with `loc` and `scale`):
   z = (x - loc) / scale, pdf = exp(-z^2/2) / sqrt(2 pi) / scale,
-  logpdf = -z^2/2 - log(sqrt(2 pi)) - log(scale), cdf = ndtr(z).
+  logpdf = -z^2/2 - log(sqrt(2 pi)) - log(scale), cdf = ndtr(z), sf = ndtr(-z),
+  logsf = log_ndtr(-z), ppf = ndtri(q) scale + loc, isf = -ndtri(q) scale + loc;
+- `mvn_shapes`, `mvn_logpdf`: scipy.stats.multivariate_normal (see there);
+- `erfinv_scalar`, `erfcinv_scalar` (the primitives' values; the LLVM backend emits the same
+  algorithm): Halley's iteration on the C library's erf (|x| <= 1/2, from the Maclaurin
+  series' first terms) or erfc (the tails, from the asymptotic start), `HALLEY_STEPS` steps;
+  `ndtri(p)` = -sqrt(2) erfcinv(2p). Measured: within 1 ulp of the exact values (mpmath),
+  within 6 ulps of scipy's (Cephes' erfcinv/ndtri are themselves up to 4 ulps off).
 """
 
 from __future__ import annotations
@@ -186,7 +193,13 @@ def log_ndtr(o: Ops, x: Any) -> Any:
 
 
 def logit(o: Ops, x: Any) -> Any:
-    return o.log(o.div(x, o.sub(1.0, x)))
+    """scipy's: log(x / (1 - x)) outside [0.3, 0.65], log1p(s) - log1p(-s) with s = 2x - 1
+    inside (where the quotient would lose precision)."""
+    middle = o.and_(o.ge(x, 0.3), o.le(x, 0.65))
+    s = o.mul(2.0, o.sub(o.select(middle, x, 0.5), 0.5))
+    outside = o.select(middle, 0.25, x)
+    return o.select(middle, o.sub(o.log1p(s), o.log1p(o.neg(s))),
+                    o.log(o.div(outside, o.sub(1.0, outside))))
 
 
 def xlogy(o: Ops, x: Any, y: Any) -> Any:
@@ -265,10 +278,12 @@ def norm_logsf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
     return log_ndtr(o, o.neg(_standardized(o, x, loc, scale)))
 
 
-def norm_ppf(o: Ops, q: Any, loc: Any, scale: Any) -> Any:
-    """scipy's order: ndtri(q) * scale + loc."""
-    return o.add(o.mul(ndtri(o, q), scale), loc)
+def norm_ppf(o: Ops, z: Any, loc: Any, scale: Any) -> Any:
+    """From z = ndtri(q), which the callers compute at q's dtype as scipy does (a float32 q
+    gives a float32 ndtri): z * scale + loc, scipy's order."""
+    return o.add(o.mul(z, scale), loc)
 
 
-def norm_isf(o: Ops, q: Any, loc: Any, scale: Any) -> Any:
-    return o.add(o.mul(o.neg(ndtri(o, q)), scale), loc)
+def norm_isf(o: Ops, z: Any, loc: Any, scale: Any) -> Any:
+    """From z = ndtri(q) as for `norm_ppf`: -z * scale + loc."""
+    return o.add(o.mul(o.neg(z), scale), loc)

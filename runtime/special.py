@@ -84,29 +84,34 @@ def erfcinv(x):
     return F.apply("erfcinv", x)
 
 
-def ndtri(x):
-    return special.ndtri(TENSOR_OPS, F.constant(x))
+def _composite(fn):
+    """An elementwise composite; float32 operands are computed in double and the result
+    rounded (scipy's float32 loops), other dtypes as they come."""
+
+    def call(*args):
+        tensors = [F.constant(a) for a in args]
+        dtype = np.result_type(*(t.dtype for t in tensors))
+        if dtype != np.float32:
+            return fn(TENSOR_OPS, *tensors)
+        return F.astype(fn(TENSOR_OPS, *(F.astype(t, np.float64) for t in tensors)), dtype)
+
+    return call
 
 
-def ndtr(x):
-    return special.ndtr(TENSOR_OPS, F.constant(x))
+ndtri = _composite(special.ndtri)
+ndtr = _composite(special.ndtr)
+log_ndtr = _composite(special.log_ndtr)
+logit = _composite(special.logit)
+xlogy = _composite(special.xlogy)
 
 
-def log_ndtr(x):
-    return special.log_ndtr(TENSOR_OPS, F.constant(x))
+def _distribution(fn, quantile: bool = False):
+    """scipy.stats computes in double whatever its arguments' dtype (a `quantile` method's x
+    is ndtri(q) at q's dtype, scipy's)."""
 
-
-def logit(x):
-    return special.logit(TENSOR_OPS, F.constant(x))
-
-
-def xlogy(x, y):
-    return special.xlogy(TENSOR_OPS, F.constant(x), F.constant(y))
-
-
-def _distribution(fn):
     def call(x, loc=0.0, scale=1.0):
-        return fn(TENSOR_OPS, F.constant(x), F.constant(loc), F.constant(scale))
+        x = ndtri(x) if quantile else x
+        return fn(TENSOR_OPS, *(F.astype(F.constant(v), np.float64) for v in (x, loc, scale)))
 
     return call
 
@@ -117,8 +122,8 @@ norm_logpdf = _distribution(special.norm_logpdf)
 norm_logcdf = _distribution(special.norm_logcdf)
 norm_sf = _distribution(special.norm_sf)
 norm_logsf = _distribution(special.norm_logsf)
-norm_ppf = _distribution(special.norm_ppf)
-norm_isf = _distribution(special.norm_isf)
+norm_ppf = _distribution(special.norm_ppf, quantile=True)
+norm_isf = _distribution(special.norm_isf, quantile=True)
 
 
 def multivariate_normal_logpdf(x, mean=None, cov=1.0):

@@ -39,12 +39,17 @@ def _primitive(prim):
 
 
 def _composite(fn, arity=1):
+    """An elementwise composite; float32 operands are computed in double and the result
+    rounded, as scipy's float32 loops of these functions do."""
+
     def lower(conv, args, kwargs, node):
         refuse_keywords(conv, kwargs, node, ())
         values = [conv.as_float(a, node) for a in conv.exactly(args, arity, node)]
         if arity == 2:
             values = conv.promote(*values, node)
-        return fn(BuilderOps(conv.b), *values)
+        scalar = values[0].type.scalar
+        value = fn(BuilderOps(conv.b), *(conv.to_type(v, F64) for v in values))
+        return conv.to_type(value, scalar)
 
     return lower
 
@@ -102,11 +107,14 @@ def _bind(conv, args, kwargs, node, names: tuple[str, ...]) -> dict:
     return given
 
 
-def _distribution(fn):
-    """`norm.<method>(x, loc=0, scale=1)`."""
+def _distribution(fn, quantile: bool = False):
+    """`norm.<method>(x, loc=0, scale=1)`; a `quantile` method's x is ndtri(q), computed at
+    q's dtype (scipy's), then in double."""
 
     def lower(conv, args, kwargs, node):
         given = _bind(conv, args, kwargs, node, ("x", "loc", "scale"))
+        if quantile:
+            given["x"] = _NDTRI(conv, [given["x"]], {}, node)
         x, loc, scale = _doubles(conv, [given["x"], given.get("loc", const(0.0)),
                                         given.get("scale", const(1.0))], node)
         value = fn(BuilderOps(conv.b), x, loc, scale)
@@ -116,6 +124,9 @@ def _distribution(fn):
         return value
 
     return lower
+
+
+_NDTRI = _composite(special.ndtri)
 
 
 def _shape(value) -> tuple[int, ...]:
@@ -203,7 +214,7 @@ def _load_special() -> None:
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
             (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
             (sc.erfinv, _primitive("erfinv")), (sc.erfcinv, _primitive("erfcinv")),
-            (sc.ndtri, _composite(special.ndtri)),
+            (sc.ndtri, _NDTRI),
             (sc.softmax, _softmax), (sc.log_softmax, _log_softmax)]:
         _BY_ID[id(obj)] = (obj, lowering)
 
@@ -214,9 +225,10 @@ def _load_stats() -> None:
     owner = type(scipy.stats.norm)
     for name, fn in [("cdf", special.norm_cdf), ("pdf", special.norm_pdf),
                      ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf),
-                     ("sf", special.norm_sf), ("logsf", special.norm_logsf),
-                     ("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
+                     ("sf", special.norm_sf), ("logsf", special.norm_logsf)]:
         _METHODS[(owner, name)] = _distribution(fn)
+    for name, fn in [("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
+        _METHODS[(owner, name)] = _distribution(fn, quantile=True)
     owner = type(scipy.stats.multivariate_normal)
     _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
     _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)

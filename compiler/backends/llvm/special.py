@@ -27,7 +27,7 @@ from adlite.derivatives.special import (
 
 from ...ir.primitive import attach
 from .declarations import function
-from .ops import F64, _libm
+from .ops import F64
 
 I1 = ir.IntType(1)
 
@@ -205,6 +205,10 @@ def _erfcinv_function(module: ir.Module) -> ir.Function:
     return fn
 
 
+def _libm_double(symbol: str):
+    return lambda module: function(module, symbol, F64, [F64])
+
+
 def _in_double(make_function):
     """Lower to a call of the double function `make_function(module)`; float32 operands are
     widened and the result rounded (scipy's float32 loops compute these in double)."""
@@ -227,9 +231,9 @@ def _sigmoid(cx, args, eqn):
 
 
 LOWERINGS = {
-    "erf": _libm("erf"),
-    "erfc": _libm("erfc"),
-    "gammaln": _libm("lgamma"),
+    "erf": _in_double(_libm_double("erf")),
+    "erfc": _in_double(_libm_double("erfc")),
+    "gammaln": _in_double(_libm_double("lgamma")),
     "digamma": _in_double(lambda module: _polygamma_function(module, 0)),
     "trigamma": _in_double(lambda module: _polygamma_function(module, 1)),
     "erfinv": _in_double(_erfinv_function),
