@@ -1,17 +1,19 @@
-"""scipy.special and scipy.stats.norm on the eager tape.
+"""scipy.special and scipy.stats on the eager tape.
 
 Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv` (VJPs
 from the shared formulas of `adlite.derivatives.special`) and `trigamma` (no derivative:
-NotImplementedError), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv`, `ndtri`, `ndtr`,
-`log_ndtr`, `expit` (the `sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`,
-`norm_logpdf`, `norm_logcdf`, `norm_sf`, `norm_logsf`, `norm_ppf`, `norm_isf` (the shared
-composites).
+NotImplementedError), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`,
+`erfcinv`, `ndtri`, `ndtr`, `log_ndtr`, `expit` (the `sigmoid` primitive), `logit`, `xlogy`
+(the shared composites; float32 operands computed in double, the result rounded, as scipy's
+float32 loops), `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`, `norm_sf`, `norm_logsf`,
+`norm_ppf`, `norm_isf` (in double, as scipy.stats), `multivariate_normal_logpdf` /
+`multivariate_normal_pdf` (`special.mvn_logpdf`).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
 `scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
 `scipy.special` the program has imported are recognised. The values are those of the
 compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and
 `digamma_scalar`, `trigamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of
-`adlite.derivatives.special`.
+`adlite.derivatives.special`, each in double (a float32 array's result rounded).
 """
 
 from __future__ import annotations

@@ -1,17 +1,28 @@
-"""scipy's special functions and normal distribution in compiled code; scipy stays optional.
+"""scipy's special functions and distributions in compiled code; scipy stays optional.
 
 Contract: registers a resolver with `functions` (`add_resolver`) that gives the lowerings of
 - `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
-  `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays),
-  `logsumexp(a, axis=None, keepdims=False)` and `softmax(x, axis=None)` (the composites of
-  `adlite.derivatives.composites`);
+  `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
+  compute float32 operands in double and round the result, as scipy's float32 loops do),
+  `logsumexp(a, axis=None, keepdims=False)`, `softmax(x, axis=None)`, `log_softmax` (the
+  composites of `adlite.derivatives.composites`);
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
   with `loc` and `scale` (by position or keyword), the composites of
-  `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
-  method at every access): `method(obj, name)` gives it for an attribute access.
-by identity, like numpy's functions. Nothing here imports scipy: a table is filled the first
-time an object is resolved after the user's program imported `scipy.special` / `scipy.stats`
-(they are then in `sys.modules`).
+  `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
+  operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
+- `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
+  allow_singular=False)` (`allow_singular=True` refused), the shapes of
+  `special.mvn_shapes` (refused at the call's line with scipy's message), `cov` a matrix, a
+  diagonal or a number, in double; a covariance that is not positive definite raises
+  numpy's LinAlgError (a ValueError, like scipy's errors) at run time;
+- frozen distributions: `norm(loc, scale)` and `multivariate_normal(mean, cov)` called in
+  compiled code give a `_Frozen` whose methods take x and the frozen arguments; a frozen
+  `norm` of numbers made outside (a global) is read when compiling.
+Functions are resolved by identity, like numpy's; a method by its owner's type and name
+(`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
+attribute access. Nothing here imports scipy: a table is filled the first time an object is
+resolved after the user's program imported `scipy.special` / `scipy.stats` (they are then in
+`sys.modules`).
 """
 
 from __future__ import annotations
@@ -157,8 +168,8 @@ def _multivariate_normal(log: bool):
             diagonal = conv.b.broadcast_to(cov, shape=(d, d))
             cov = conv.b.select(numpy_functions._eye_mask(conv, d, d, 0), diagonal,
                                 const(0.0, cov.type.scalar))
-        value = special.mvn_logpdf(o, o.reshape(x, (math.prod(_shape(x)) // d, d)), mean[0] if mean else
-                                   const(0.0, x.type.scalar), cov, d)
+        points = o.reshape(x, (math.prod(_shape(x)) // d, d))
+        value = special.mvn_logpdf(o, points, mean[0] if mean else const(0.0, F64), cov, d)
         value = o.reshape(value, shape or None)
         return value if log else conv.b.exp(value)
 

@@ -1,13 +1,17 @@
 """LLVM lowering of the special functions (`primitives/special.py`), per element, attached to
 the primitive table like the lowerings of `ops.py`.
 
-Contract: `erf`, `erfc` call the C library's (`erff`, `erfcf` for float32), `gammaln` its
-`lgamma` (+inf at the poles, as scipy's), `sigmoid` is 1 / (1 + exp(-x)); `digamma` and
-`trigamma` call internal functions `__adlite_digamma_f64` / `__adlite_trigamma_f64` (float32
-operands are computed in double, then rounded) emitted once per module, running the algorithm
-of `adlite.derivatives.special` with its constants: reflection for x < 0, the recurrence up to
-`ASYMPTOTIC_FROM`, the asymptotic series; NaN at the poles (digamma(0) = -inf,
-trigamma(0) = +inf). The helper names start with `__adlite_`, which no symbol of a compiled
+Contract: every function is computed in double, a float32 operand widened and the result
+rounded (scipy's float32 loops of these functions do the same), except `sigmoid`,
+1 / (1 + exp(-x)) in the operand's type (scipy's float32 expit is). `erf`, `erfc` call the C
+library's, `gammaln` its `lgamma` (+inf at the poles, as scipy's); `digamma`, `trigamma`,
+`erfinv`, `erfcinv` call internal functions `__adlite_<name>_f64` emitted once per module,
+running the algorithms of `adlite.derivatives.special` with its constants: for the polygammas
+reflection for x < 0, the recurrence up to `ASYMPTOTIC_FROM`, the asymptotic series, NaN at
+the poles (digamma(0) = -inf, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley
+steps on erf (`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`)
+from the series / asymptotic start, each branch run only where taken, scipy's values at and
+outside the ends. The helper names start with `__adlite_`, which no symbol of a compiled
 function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
 """
 
