@@ -1,6 +1,8 @@
 """scipy.special erfinv, erfcinv, ndtri and scipy.stats.norm ppf, isf, sf, logsf in compiled
 code: values within a stated ulp bound of scipy's over dense sweeps (tails included), scipy's
-edge values, gradients against central differences and the tape, second derivatives."""
+edge values, gradients against central differences and the tape, second derivatives; every
+special function on float32 arrays against scipy's float32 loops (stated ulp bounds, both
+backends and the tape) with float32 gradients; logit's two pieces near 1/2."""
 
 import numpy as np
 import pytest
@@ -242,3 +244,13 @@ def test_scipy_stats_computes_float32_operands_in_double():
             assert c.dtype == e.dtype == np.float64
             np.testing.assert_allclose(c, e, rtol=1e-14)
     assert tape_special.norm_cdf(tensor(x)).data.dtype == np.float64
+
+
+def _logit(p):
+    return sc.logit(p)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_logit_near_one_half_is_scipys_two_piece_formula(backend):
+    p = np.linspace(0.29, 0.66, 20001)  # log(p / (1 - p)) was 1e5 ulps off near 1/2
+X
