@@ -1,15 +1,19 @@
-"""scipy.special and scipy.stats.norm on the eager tape.
+"""scipy.special and scipy.stats on the eager tape.
 
-Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma` (VJPs from the shared
-formulas of `adlite.derivatives.special`) and `trigamma` (no derivative: NotImplementedError),
-and the functions `erf`, `erfc`, `gammaln`, `digamma`, `ndtr`, `log_ndtr`, `expit` (the
-`sigmoid` primitive), `logit`, `xlogy`, `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`
-(the shared composites).
+Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv` (VJPs
+from the shared formulas of `adlite.derivatives.special`) and `trigamma` (no derivative:
+NotImplementedError), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`,
+`erfcinv`, `ndtri`, `ndtr`, `log_ndtr`, `expit` (the `sigmoid` primitive), `logit`, `xlogy`
+(the shared composites; float32 operands computed in double, the result rounded, as scipy's
+float32 loops), `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`, `norm_sf`, `norm_logsf`,
+`norm_ppf`, `norm_isf` (in double, as scipy.stats), `multivariate_normal_logpdf` /
+`multivariate_normal_pdf` (`special.mvn_logpdf`).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
 `scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
 `scipy.special` the program has imported are recognised. The values are those of the
 compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and
-`digamma_scalar` / `trigamma_scalar` of `adlite.derivatives.special`.
+`digamma_scalar`, `trigamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of
+`adlite.derivatives.special`, each in double (a float32 array's result rounded).
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ _elementwise("erf", "ErfBackward0", _each(math.erf))
 _elementwise("erfc", "ErfcBackward0", _each(math.erfc))
 _elementwise("gammaln", "LgammaBackward0", _each(_gammaln_scalar))
 _elementwise("digamma", "DigammaBackward0", _each(special.digamma_scalar))
+_elementwise("erfinv", "ErfinvBackward0", _each(special.erfinv_scalar))
+_elementwise("erfcinv", "ErfcinvBackward0", _each(special.erfcinv_scalar))
 
 
 @primitive("trigamma", "PolygammaBackward0", _each(special.trigamma_scalar))
@@ -72,25 +78,42 @@ def digamma(x):
     return F.apply("digamma", x)
 
 
-def ndtr(x):
-    return special.ndtr(TENSOR_OPS, F.constant(x))
+def erfinv(x):
+    return F.apply("erfinv", x)
 
 
-def log_ndtr(x):
-    return special.log_ndtr(TENSOR_OPS, F.constant(x))
+def erfcinv(x):
+    return F.apply("erfcinv", x)
 
 
-def logit(x):
-    return special.logit(TENSOR_OPS, F.constant(x))
+def _composite(fn):
+    """An elementwise composite; float32 operands are computed in double and the result
+    rounded (scipy's float32 loops), other dtypes as they come."""
+
+    def call(*args):
+        tensors = [F.constant(a) for a in args]
+        dtype = np.result_type(*(t.dtype for t in tensors))
+        if dtype != np.float32:
+            return fn(TENSOR_OPS, *tensors)
+        return F.astype(fn(TENSOR_OPS, *(F.astype(t, np.float64) for t in tensors)), dtype)
+
+    return call
 
 
-def xlogy(x, y):
-    return special.xlogy(TENSOR_OPS, F.constant(x), F.constant(y))
+ndtri = _composite(special.ndtri)
+ndtr = _composite(special.ndtr)
+log_ndtr = _composite(special.log_ndtr)
+logit = _composite(special.logit)
+xlogy = _composite(special.xlogy)
 
 
-def _distribution(fn):
+def _distribution(fn, quantile: bool = False):
+    """scipy.stats computes in double whatever its arguments' dtype (a `quantile` method's x
+    is ndtri(q) at q's dtype, scipy's)."""
+
     def call(x, loc=0.0, scale=1.0):
-        return fn(TENSOR_OPS, F.constant(x), F.constant(loc), F.constant(scale))
+        x = ndtri(x) if quantile else x
+        return fn(TENSOR_OPS, *(F.astype(F.constant(v), np.float64) for v in (x, loc, scale)))
 
     return call
 
@@ -99,6 +122,26 @@ norm_cdf = _distribution(special.norm_cdf)
 norm_pdf = _distribution(special.norm_pdf)
 norm_logpdf = _distribution(special.norm_logpdf)
 norm_logcdf = _distribution(special.norm_logcdf)
+norm_sf = _distribution(special.norm_sf)
+norm_logsf = _distribution(special.norm_logsf)
+norm_ppf = _distribution(special.norm_ppf, quantile=True)
+norm_isf = _distribution(special.norm_isf, quantile=True)
+
+
+def multivariate_normal_logpdf(x, mean=None, cov=1.0):
+    """scipy.stats.multivariate_normal.logpdf (see `special.mvn_shapes` for the shapes)."""
+    x, cov = F.constant(x), F.constant(cov)
+    mean = None if mean is None else F.constant(mean)
+    d, shape = special.mvn_shapes(x.shape, None if mean is None else mean.shape, cov.shape)
+    if cov.ndim < 2:
+        cov = cov * np.eye(d)
+    value = special.mvn_logpdf(TENSOR_OPS, F.reshape(x, (-1, d)),
+                               0.0 if mean is None else mean, cov, d)
+    return F.reshape(value, shape)
+
+
+def multivariate_normal_pdf(x, mean=None, cov=1.0):
+    return F.exp(multivariate_normal_logpdf(x, mean, cov))
 
 
 def scipy_ufunc(ufunc: Any):
@@ -108,5 +151,5 @@ def scipy_ufunc(ufunc: Any):
         return None
     table = {sc.erf: erf, sc.erfc: erfc, sc.gammaln: gammaln, sc.digamma: digamma,
              sc.ndtr: ndtr, sc.log_ndtr: log_ndtr, sc.expit: F.sigmoid, sc.logit: logit,
-             sc.xlogy: xlogy}
+             sc.xlogy: xlogy, sc.erfinv: erfinv, sc.erfcinv: erfcinv, sc.ndtri: ndtri}
     return table.get(ufunc)

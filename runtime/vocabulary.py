@@ -71,6 +71,9 @@ class TensorOps:
     tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
+    erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))
+    cholesky = staticmethod(functools.partial(F.apply, "cholesky"))
+    slogdet = staticmethod(functools.partial(F.apply, "slogdet"))  # log |det|
     digamma = staticmethod(functools.partial(F.apply, "digamma"))
     trigamma = staticmethod(functools.partial(F.apply, "trigamma"))
 

@@ -1,16 +1,28 @@
-"""scipy's special functions and normal distribution in compiled code; scipy stays optional.
+"""scipy's special functions and distributions in compiled code; scipy stays optional.
 
 Contract: registers a resolver with `functions` (`add_resolver`) that gives the lowerings of
-- `scipy.special`: `erf`, `erfc`, `ndtr`, `log_ndtr`, `expit`, `logit`, `xlogy`, `gammaln`,
-  `digamma` (elementwise, on numbers and arrays), `logsumexp(a, axis=None, keepdims=False)`
-  and `softmax(x, axis=None)` (the composites of `adlite.derivatives.composites`);
-- `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf` with `loc` and `scale` (by position
-  or keyword), the composites of `adlite.derivatives.special` (NaN where `scale <= 0`, as
-  scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
-  method at every access): `method(obj, name)` gives it for an attribute access.
-by identity, like numpy's functions. Nothing here imports scipy: a table is filled the first
-time an object is resolved after the user's program imported `scipy.special` / `scipy.stats`
-(they are then in `sys.modules`).
+- `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
+  `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
+  compute float32 operands in double and round the result, as scipy's float32 loops do),
+  `logsumexp(a, axis=None, keepdims=False)`, `softmax(x, axis=None)`, `log_softmax` (the
+  composites of `adlite.derivatives.composites`);
+- `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
+  with `loc` and `scale` (by position or keyword), the composites of
+  `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
+  operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
+- `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
+  allow_singular=False)` (`allow_singular=True` refused), the shapes of
+  `special.mvn_shapes` (refused at the call's line with scipy's message), `cov` a matrix, a
+  diagonal or a number, in double; a covariance that is not positive definite raises
+  numpy's LinAlgError (a ValueError, like scipy's errors) at run time;
+- frozen distributions: `norm(loc, scale)` and `multivariate_normal(mean, cov)` called in
+  compiled code give a `_Frozen` whose methods take x and the frozen arguments; a frozen
+  `norm` of numbers made outside (a global) is read when compiling.
+Functions are resolved by identity, like numpy's; a method by its owner's type and name
+(`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
+attribute access. Nothing here imports scipy: a table is filled the first time an object is
+resolved after the user's program imported `scipy.special` / `scipy.stats` (they are then in
+`sys.modules`).
 """
 
 from __future__ import annotations
@@ -23,8 +35,9 @@ import types
 from adlite.derivatives import composites, special
 
 from ..ir.builder import const
+from ..ir.core import F64
 from ..primitives.vocabulary import BuilderOps
-from . import array_functions
+from . import array_functions, numpy_functions
 from .functions import add_resolver, refuse_keywords, unary, without_keywords
 
 _BY_ID: dict[int, tuple[object, object]] = {}
@@ -37,12 +50,17 @@ def _primitive(prim):
 
 
 def _composite(fn, arity=1):
+    """An elementwise composite; float32 operands are computed in double and the result
+    rounded, as scipy's float32 loops of these functions do."""
+
     def lower(conv, args, kwargs, node):
         refuse_keywords(conv, kwargs, node, ())
         values = [conv.as_float(a, node) for a in conv.exactly(args, arity, node)]
         if arity == 2:
             values = conv.promote(*values, node)
-        return fn(BuilderOps(conv.b), *values)
+        scalar = values[0].type.scalar
+        value = fn(BuilderOps(conv.b), *(conv.to_type(v, F64) for v in values))
+        return conv.to_type(value, scalar)
 
     return lower
 
@@ -82,24 +100,34 @@ def _log_softmax(conv, args, kwargs, node):
     return composites.log_softmax(BuilderOps(conv.b), x, axis)
 
 
-def _distribution(fn):
-    """`norm.<method>(x, loc=0, scale=1)`."""
+def _doubles(conv, values, node) -> list:
+    """float64 operands: scipy.stats computes in double whatever its arguments' dtype."""
+    return [conv.to_type(conv.as_float(v, node), F64) for v in values]
+
+
+def _bind(conv, args, kwargs, node, names: tuple[str, ...]) -> dict:
+    """The arguments `names` (the first required), by position or (after the first) keyword."""
+    refuse_keywords(conv, kwargs, node, names[1:])
+    if not 1 <= len(args) <= len(names):
+        raise conv.source.error(node, f"expected {', '.join(names)}")
+    given = dict(zip(names, args, strict=False))
+    for name, value in kwargs.items():
+        if name in given:
+            raise conv.source.error(node, f"got multiple values for argument {name!r}")
+        given[name] = value
+    return given
+
+
+def _distribution(fn, quantile: bool = False):
+    """`norm.<method>(x, loc=0, scale=1)`; a `quantile` method's x is ndtri(q), computed at
+    q's dtype (scipy's), then in double."""
 
     def lower(conv, args, kwargs, node):
-        refuse_keywords(conv, kwargs, node, ("loc", "scale"))
-        if not 1 <= len(args) <= 3:
-            raise conv.source.error(node, "expected x, loc and scale")
-        given = dict(zip(("x", "loc", "scale"), args, strict=False))
-        for name in ("loc", "scale"):
-            if name in kwargs:
-                if name in given:
-                    raise conv.source.error(node, f"got multiple values for argument {name!r}")
-                given[name] = kwargs[name]
-        x = conv.as_float(given["x"], node)
-        loc = conv.as_float(given.get("loc", const(0.0)), node)
-        scale = conv.as_float(given.get("scale", const(1.0)), node)
-        x, loc = conv.promote(x, loc, node)
-        x, scale = conv.promote(x, scale, node)
+        given = _bind(conv, args, kwargs, node, ("x", "loc", "scale"))
+        if quantile:
+            given["x"] = _NDTRI(conv, [given["x"]], {}, node)
+        x, loc, scale = _doubles(conv, [given["x"], given.get("loc", const(0.0)),
+                                        given.get("scale", const(1.0))], node)
         value = fn(BuilderOps(conv.b), x, loc, scale)
         if scale.type.is_array or not (getattr(scale, "value", 0.0) > 0.0):
             value = conv.b.select(conv.b.gt(scale, const(0.0, scale.type.scalar)), value,
@@ -107,6 +135,84 @@ def _distribution(fn):
         return value
 
     return lower
+
+
+_NDTRI = _composite(special.ndtri)
+
+
+def _shape(value) -> tuple[int, ...]:
+    return tuple(value.type.shape or ())
+
+
+def _multivariate_normal(log: bool):
+    """`multivariate_normal.logpdf` / `.pdf(x, mean=None, cov=1, allow_singular=False)`: a
+    number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`."""
+
+    def lower(conv, args, kwargs, node):
+        given = _bind(conv, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
+        if conv.static(given.get("allow_singular", const(False)), node) is not False:
+            raise conv.source.error(node, "multivariate_normal(allow_singular=True) is not "
+                                          "supported in compiled code",
+                                    "the covariance is factored by Cholesky: it must be "
+                                    "positive definite")
+        mean = given.get("mean")
+        x, cov, *mean = _doubles(conv, [v for v in (given["x"], given.get("cov", const(1.0)),
+                                                    mean) if v is not None], node)
+        try:
+            d, shape = special.mvn_shapes(_shape(x), _shape(mean[0]) if mean else None,
+                                          _shape(cov))
+        except ValueError as e:
+            raise conv.source.error(node, str(e)) from None
+        o = BuilderOps(conv.b)
+        if len(_shape(cov)) < 2:
+            diagonal = conv.b.broadcast_to(cov, shape=(d, d))
+            cov = conv.b.select(numpy_functions._eye_mask(conv, d, d, 0), diagonal,
+                                const(0.0, cov.type.scalar))
+        points = o.reshape(x, (math.prod(_shape(x)) // d, d))
+        value = special.mvn_logpdf(o, points, mean[0] if mean else const(0.0, F64), cov, d)
+        value = o.reshape(value, shape or None)
+        return value if log else conv.b.exp(value)
+
+    return lower
+
+
+class _Frozen:
+    """A distribution frozen in compiled code (`norm(mu, sigma)`): its owner's type and the
+    arguments that follow x in its methods."""
+
+    def __init__(self, owner: type, args: list, kwargs: dict) -> None:
+        self.owner, self.args, self.kwargs = owner, args, kwargs
+
+
+class _FrozenMethod:
+    """`frozen.name`: the owner's method `name` with the frozen arguments after x."""
+
+    def __init__(self, frozen: _Frozen, name: str) -> None:
+        self.frozen, self.lowering = frozen, _METHODS[(frozen.owner, name)]
+
+    def lower(self, conv, args, kwargs, node):
+        if len(args) != 1:
+            raise conv.source.error(node, "a frozen distribution's method takes x only")
+        for name in kwargs.keys() & self.frozen.kwargs.keys():
+            raise conv.source.error(node, f"got multiple values for argument {name!r}")
+        return self.lowering(conv, [*args, *self.frozen.args], self.frozen.kwargs | kwargs,
+                             node)
+
+
+def _freeze(owner: type):
+    return lambda conv, args, kwargs, node: _Frozen(owner, list(args), dict(kwargs))
+
+
+def _static_frozen(obj) -> _Frozen | None:
+    """A frozen `norm` made outside the compiled code with numbers (read when compiling)."""
+    import scipy.stats
+
+    numbers = (*getattr(obj, "args", ()), *getattr(obj, "kwds", {}).values())
+    if type(getattr(obj, "dist", None)) is not type(scipy.stats.norm) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
+        return None
+    return _Frozen(type(obj.dist), [const(float(v)) for v in obj.args],
+                   {k: const(float(v)) for k, v in obj.kwds.items()})
 
 
 def _load_special() -> None:
@@ -118,6 +224,8 @@ def _load_special() -> None:
             (sc.digamma, _primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
             (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
             (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
+            (sc.erfinv, _primitive("erfinv")), (sc.erfcinv, _primitive("erfcinv")),
+            (sc.ndtri, _NDTRI),
             (sc.softmax, _softmax), (sc.log_softmax, _log_softmax)]:
         _BY_ID[id(obj)] = (obj, lowering)
 
@@ -127,8 +235,16 @@ def _load_stats() -> None:
 
     owner = type(scipy.stats.norm)
     for name, fn in [("cdf", special.norm_cdf), ("pdf", special.norm_pdf),
-                     ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf)]:
+                     ("logpdf", special.norm_logpdf), ("logcdf", special.norm_logcdf),
+                     ("sf", special.norm_sf), ("logsf", special.norm_logsf)]:
         _METHODS[(owner, name)] = _distribution(fn)
+    for name, fn in [("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
+        _METHODS[(owner, name)] = _distribution(fn, quantile=True)
+    owner = type(scipy.stats.multivariate_normal)
+    _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
+    _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)
+    for distribution in (scipy.stats.norm, scipy.stats.multivariate_normal):
+        _BY_ID[id(distribution)] = (distribution, _freeze(type(distribution)))
 
 
 def _load() -> None:
@@ -142,6 +258,8 @@ def _resolve(obj):
     if "scipy" not in sys.modules:
         return None
     _load()
+    if isinstance(obj, _FrozenMethod):
+        return obj.lower
     entry = _BY_ID.get(id(obj))
     if entry is not None and entry[0] is obj:
         return entry[1]
@@ -159,6 +277,9 @@ def method(obj, name: str):
     if "scipy" not in sys.modules or inspect.isclass(obj):
         return None
     _load()
+    frozen = obj if isinstance(obj, _Frozen) else _static_frozen(obj)
+    if frozen is not None:
+        return _FrozenMethod(frozen, name) if (frozen.owner, name) in _METHODS else None
     if (type(obj), name) not in _METHODS:
         return None
     if not isinstance(inspect.getattr_static(type(obj), name, None), types.FunctionType):

@@ -1,9 +1,12 @@
 """Special functions as elementwise primitives: `erf`, `erfc`, `gammaln` (log |Gamma|),
-`digamma`, `trigamma`, `sigmoid` (scipy's `expit`), with their numpy references.
+`digamma`, `trigamma`, `erfinv`, `erfcinv`, `sigmoid` (scipy's `expit`), with their numpy
+references.
 
 Contract: each is registered like the math primitives of `scalar` (float operands, numpy
 broadcasting, derivatives from the shared formulas of `adlite.derivatives.special`, and
-`sigmoid`'s from `elementwise`). The references use the C library's `erf`, `erfc`, `lgamma`
+`sigmoid`'s from `elementwise`). `erfinv` and `erfcinv` run
+`adlite.derivatives.special.erfinv_scalar` / `erfcinv_scalar` on each element (the LLVM backend
+emits the same algorithm). The references use the C library's `erf`, `erfc`, `lgamma`
 (Python's `math`), which the LLVM backend calls too, so both backends agree bit for bit;
 `gammaln` is +inf at the poles (0, -1, -2, ...) as scipy's. `digamma` and `trigamma` apply
 `adlite.derivatives.special.digamma_scalar` / `trigamma_scalar` to each element, whose
@@ -50,6 +53,8 @@ erfc = _elementwise(math.erfc)
 gammaln = _elementwise(_gammaln_scalar)
 digamma = _elementwise(special.digamma_scalar)
 trigamma = _elementwise(special.trigamma_scalar)
+erfinv = _elementwise(special.erfinv_scalar)
+erfcinv = _elementwise(special.erfcinv_scalar)
 
 
 def expit(x):
@@ -58,7 +63,8 @@ def expit(x):
         return one / (one + np.exp(-x))
 
 
-for _name, _fn in [("erf", erf), ("erfc", erfc), ("gammaln", gammaln), ("digamma", digamma)]:
+for _name, _fn in [("erf", erf), ("erfc", erfc), ("gammaln", gammaln), ("digamma", digamma),
+                   ("erfinv", erfinv), ("erfcinv", erfcinv)]:
     define_unary(_name, _fn, f"_rt.special.{_name}({{0}})", derivatives.FORMULAS[_name])
 define_unary("sigmoid", expit, "_rt.special.expit({0})", derivatives.FORMULAS["sigmoid"])
 

@@ -1,13 +1,17 @@
 """LLVM lowering of the special functions (`primitives/special.py`), per element, attached to
 the primitive table like the lowerings of `ops.py`.
 
-Contract: `erf`, `erfc` call the C library's (`erff`, `erfcf` for float32), `gammaln` its
-`lgamma` (+inf at the poles, as scipy's), `sigmoid` is 1 / (1 + exp(-x)); `digamma` and
-`trigamma` call internal functions `__adlite_digamma_f64` / `__adlite_trigamma_f64` (float32
-operands are computed in double, then rounded) emitted once per module, running the algorithm
-of `adlite.derivatives.special` with its constants: reflection for x < 0, the recurrence up to
-`ASYMPTOTIC_FROM`, the asymptotic series; NaN at the poles (digamma(0) = -inf,
-trigamma(0) = +inf). The helper names start with `__adlite_`, which no symbol of a compiled
+Contract: every function is computed in double, a float32 operand widened and the result
+rounded (scipy's float32 loops of these functions do the same), except `sigmoid`,
+1 / (1 + exp(-x)) in the operand's type (scipy's float32 expit is). `erf`, `erfc` call the C
+library's, `gammaln` its `lgamma` (+inf at the poles, as scipy's); `digamma`, `trigamma`,
+`erfinv`, `erfcinv` call internal functions `__adlite_<name>_f64` emitted once per module,
+running the algorithms of `adlite.derivatives.special` with its constants: for the polygammas
+reflection for x < 0, the recurrence up to `ASYMPTOTIC_FROM`, the asymptotic series, NaN at
+the poles (digamma(0) = -inf, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley
+steps on erf (`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`)
+from the series / asymptotic start, each branch run only where taken, scipy's values at and
+outside the ends. The helper names start with `__adlite_`, which no symbol of a compiled
 function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
 """
 
@@ -17,11 +21,17 @@ import math
 
 from llvmlite import ir
 
-from adlite.derivatives.special import ASYMPTOTIC_FROM, DIGAMMA_SERIES, TRIGAMMA_SERIES
+from adlite.derivatives.special import (
+    ASYMPTOTIC_FROM,
+    DIGAMMA_SERIES,
+    ERFINV_SERIES,
+    HALLEY_STEPS,
+    TRIGAMMA_SERIES,
+)
 
 from ...ir.primitive import attach
 from .declarations import function
-from .ops import F64, _libm
+from .ops import F64
 
 I1 = ir.IntType(1)
 
@@ -100,12 +110,118 @@ def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
     return fn
 
 
-def _polygamma(order: int):
+def _internal(module: ir.Module, name: str):
+    """A new internal `double name(double)`, its argument and a builder at its entry, and a
+    caller of the C library's / LLVM's double functions inside it; None if defined already."""
+    if name in module.globals:
+        return None
+    fn = ir.Function(module, ir.FunctionType(F64, [F64]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def call(symbol, *args):
+        return b.call(function(module, symbol, F64, [F64] * len(args)), list(args))
+
+    return fn, fn.args[0], b, call
+
+
+def _halley(b, call, y, target, symbol: str, sign: float):
+    """`HALLEY_STEPS` steps of `adlite.derivatives.special._halley` for symbol(y) = target."""
+    for _ in range(HALLEY_STEPS):
+        slope = b.fmul(_float(sign * 2.0 / math.sqrt(math.pi)),
+                       call("llvm.exp.f64", b.fneg(b.fmul(y, y))))
+        u = b.fdiv(b.fsub(call(symbol, y), target), slope)
+        y = b.fsub(y, b.fdiv(u, b.fadd(_float(1.0), b.fmul(y, u))))
+    return y
+
+
+def _central_function(module: ir.Module) -> ir.Function:
+    """`__adlite_erfinv_central_f64`: `inverse_erf_central` (0 <= a <= 1/2)."""
+    name = "__adlite_erfinv_central_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, a, b, call = made
+    w = b.fmul(_float(math.sqrt(math.pi) / 2.0), a)
+    start = b.fadd(w, b.fmul(w, _series(b, ERFINV_SERIES, b.fmul(w, w))))
+    b.ret(_halley(b, call, start, a, "erf", 1.0))
+    return fn
+
+
+def _tail_function(module: ir.Module) -> ir.Function:
+    """`__adlite_erfcinv_tail_f64`: `inverse_erfc_tail` (0 < q <= 1/2)."""
+    name = "__adlite_erfcinv_tail_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, q, b, call = made
+    t = b.fneg(call("llvm.log.f64", q))
+    shift = call("llvm.log.f64", call("llvm.sqrt.f64", b.fmul(_float(math.pi), t)))
+    start = call("llvm.sqrt.f64", b.fsub(t, shift))
+    b.ret(_halley(b, call, start, q, "erfc", -1.0))
+    return fn
+
+
+def _branches(b, fn, central, a, q):
+    """`inverse_erf_central(a)` where `central` (an i1) holds, else `inverse_erfc_tail(q)`,
+    each called on its branch only."""
+    pre_central, pre_tail, done = (fn.append_basic_block(n) for n in ("inv.c", "inv.t", "inv.d"))
+    b.cbranch(central, pre_central, pre_tail)
+    values = []
+    for block, callee, arg in ((pre_central, _central_function, a), (pre_tail, _tail_function, q)):
+        b.position_at_end(block)
+        values.append((b.call(callee(fn.module), [arg]), b.block))
+        b.branch(done)
+    b.position_at_end(done)
+    y = b.phi(F64)
+    for value, block in values:
+        y.add_incoming(value, block)
+    return y
+
+
+def _erfinv_function(module: ir.Module) -> ir.Function:
+    """`__adlite_erfinv_f64`: `erfinv_scalar`."""
+    name = "__adlite_erfinv_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, x, b, call = made
+    a = call("llvm.fabs.f64", x)
+    y = _branches(b, fn, b.fcmp_ordered("<=", a, _float(0.5)), a, b.fsub(_float(1.0), a))
+    edge = b.select(b.fcmp_ordered("==", a, _float(1.0)),
+                    call("llvm.copysign.f64", _float(math.inf), x), _float(math.nan))
+    b.ret(b.select(b.fcmp_ordered("<", a, _float(1.0)), call("llvm.copysign.f64", y, x), edge))
+    return fn
+
+
+def _erfcinv_function(module: ir.Module) -> ir.Function:
+    """`__adlite_erfcinv_f64`: `erfcinv_scalar`."""
+    name = "__adlite_erfcinv_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, q, b, call = made
+    upper = b.fcmp_ordered(">", q, _float(1.0))
+    r = b.select(upper, b.fsub(_float(2.0), q), q)
+    y = _branches(b, fn, b.fcmp_ordered(">=", r, _float(0.5)), b.fsub(_float(1.0), r), r)
+    y = b.select(upper, b.fneg(y), y)
+    edge = b.select(b.fcmp_ordered("==", q, _float(0.0)), _float(math.inf),
+                    b.select(b.fcmp_ordered("==", q, _float(2.0)), _float(-math.inf),
+                             _float(math.nan)))
+    inside = b.and_(b.fcmp_ordered(">", q, _float(0.0)), b.fcmp_ordered("<", q, _float(2.0)))
+    b.ret(b.select(inside, y, edge))
+    return fn
+
+
+def _libm_double(symbol: str):
+    return lambda module: function(module, symbol, F64, [F64])
+
+
+def _in_double(make_function):
+    """Lower to a call of the double function `make_function(module)`; float32 operands are
+    widened and the result rounded (scipy's float32 loops compute these in double)."""
+
     def lower(cx, args, eqn):
         (x,) = args
         b = cx.b
         wide = x.type != F64
-        value = b.call(_polygamma_function(cx.module, order), [b.fpext(x, F64) if wide else x])
+        value = b.call(make_function(cx.module), [b.fpext(x, F64) if wide else x])
         return [b.fptrunc(value, x.type) if wide else value]
 
     return lower
@@ -119,11 +235,13 @@ def _sigmoid(cx, args, eqn):
 
 
 LOWERINGS = {
-    "erf": _libm("erf"),
-    "erfc": _libm("erfc"),
-    "gammaln": _libm("lgamma"),
-    "digamma": _polygamma(0),
-    "trigamma": _polygamma(1),
+    "erf": _in_double(_libm_double("erf")),
+    "erfc": _in_double(_libm_double("erfc")),
+    "gammaln": _in_double(_libm_double("lgamma")),
+    "digamma": _in_double(lambda module: _polygamma_function(module, 0)),
+    "trigamma": _in_double(lambda module: _polygamma_function(module, 1)),
+    "erfinv": _in_double(_erfinv_function),
+    "erfcinv": _in_double(_erfcinv_function),
     "sigmoid": _sigmoid,
 }
 
