@@ -8,8 +8,8 @@ Contract (mixed into `FunctionLowering` as `LinalgLowering`, next to `ArrayLower
   float64 for numpy's functions, scipy's float32 in float32), so the values are numpy's to
   the bit: `solve` and `inv` `?gesv` (`inv` with the identity as right-hand
   side), `det` / `slogdet` / `det_sign` `?getrf`, `cholesky` and `scipy_cholesky` `?potrf`
-  ('L'), `solve_triangular` `?trtrs` on the transposed matrix as scipy calls it on a
-  C-ordered one (the triangle and `trans` flipped);
+  ('L', or 'U' for scipy's upper factor), `solve_triangular` `?trtrs` on the transposed
+  matrix as scipy calls it on a C-ordered one (the triangle and `trans` flipped);
 - `slogdet` / `det_sign` are numpy's from the LU factors: sign = (-1)^(row swaps) prod
   sign(u_ii), logabsdet = sum log |u_ii| in order, (0, -inf) when a pivot is zero; `det` =
   sign exp(logabsdet) as numpy computes it;
@@ -151,36 +151,39 @@ class LinalgLowering:
         exp = function(self.module, f"llvm.exp.{suffix(sign.type)}", sign.type, [sign.type])
         return [self._narrowed(self.b.fmul(sign, self.b.call(exp, [logdet])), elem)]
 
-    def _cholesky(self, env, a, failure, work=None):
-        """The lower factor of matrix operand `a`, computed in element type `work` (default:
-        `a`'s); `failure(info)` is the status to leave with when the `info`-th leading minor
-        is not positive definite."""
+    def _cholesky(self, env, a, failure, work=None, lower=True):
+        """The lower (`lower`) or upper factor of matrix operand `a` (read from that
+        triangle), computed in element type `work` (default: `a`'s); `failure(info)` is the
+        status to leave with when the `info`-th leading minor is not positive definite."""
         n = a.type.shape[0]
         elem = element_type(a.type)
         b = self.b
-        if not arrays.blas():
-            lower = self.alloc((n, n), elem)
+        if arrays.blas():
+            lapack = Lapack(self)
+            work = work or elem
+            factor = lapack.column_major(env[id(a)], n, n, elem, work)
+            info = lapack.call("potrf", work, [n, factor, n], chars="L" if lower else "U")
+        else:  # the upper factor is the lower one of the transpose, transposed
+            work = elem
+            operand = env[id(a)] if lower else Lapack(self).column_major(env[id(a)], n, n, elem)
+            factor = self.alloc((n, n), elem)
             info = b.call(cholesky_function(self.module, elem),
-                          [env[id(a)], ir.Constant(I64, n), lower])
-            self.check(b.icmp_signed("==", info, ir.Constant(I64, 0)), failure(info))
-            return lower
-        lapack = Lapack(self)
-        work = work or elem
-        factor = lapack.column_major(env[id(a)], n, n, elem, work)
-        info = lapack.call("potrf", work, [n, factor, n], chars="L")
+                          [operand, ir.Constant(I64, n), factor])
+            if lower:
+                factor = Lapack(self).column_major(factor, n, n, elem)
         self.check(b.icmp_signed("==", info, ir.Constant(I64, 0)), failure(info))
-        lower = self.alloc((n, n), elem)
+        out = self.alloc((n, n), elem)
 
-        def move(co):  # the lower triangle back to row-major, zeros above it (as numpy)
+        def move(co):  # the factor back to row-major, zeros in the other triangle (as numpy)
             i, j = co
             src = b.gep(factor, [b.add(b.mul(j, ir.Constant(I64, n)), i)], source_etype=work)
-            value = b.select(b.icmp_signed("<=", j, i),
+            value = b.select(b.icmp_signed("<=" if lower else ">=", j, i),
                              self._narrowed(b.load(src, typ=work), elem),
                              ir.Constant(elem, 0.0))
-            self.store(lower, a.type, self.offset((n, n), co), value)
+            self.store(out, a.type, self.offset((n, n), co), value)
 
         self.loop_nest((n, n), move)
-        return lower
+        return out
 
     def lower_cholesky(self, eqn, env):
         return [self._cholesky(env, eqn.inputs[0], lambda info: status.NOT_POSITIVE_DEFINITE,
@@ -188,7 +191,8 @@ class LinalgLowering:
 
     def lower_scipy_cholesky(self, eqn, env):
         return [self._cholesky(env, eqn.inputs[0],
-                               lambda info: self._with_status(status.NOT_POSITIVE_MINOR, info))]
+                               lambda info: self._with_status(status.NOT_POSITIVE_MINOR, info),
+                               lower=eqn.params["lower"])]
 
     def lower_solve_triangular(self, eqn, env):
         a, rhs = eqn.inputs
