@@ -13,7 +13,8 @@ Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = 
   `S = inv(L).T P inv(L)`, `gA = (S + S.T) / 2` (a symmetric cotangent), where `phi` keeps the
   lower triangle and halves the diagonal (`tril_halfdiag`).
 - solve_triangular (`op(T) X = B`, `T` the triangle of `A` it reads, `op` the transpose when
-  `trans`): `gB = solve_triangular(A, g, not trans)`, `gA = triangle(-gB X.T)` (transposed
+  `trans`, 1 or 2 (the conjugate transpose: the same for reals)):
+  `gB = solve_triangular(A, g, not trans)`, `gA = triangle(-gB X.T)` (transposed
   first when `trans`), zero on the diagonal when `unit_diagonal`.
 Forward mode: `dX = solve(A, dB - dA X)`, `dAi = -Ai dA Ai`, `d det = det sum(inv(A).T * dA)`,
 `d logabsdet = sum(inv(A).T * dA)`, `dL = L phi(inv(L) dA inv(L).T)`,
@@ -87,7 +88,8 @@ def _solve_triangular_vjp(o, cts, inputs, outputs, shapes, *, trans, lower, unit
     (g,), (a, _), (x,) = cts, inputs, outputs
     if g is None:
         return [None, None]
-    gb = o.solve_triangular(a, g, trans=1 - trans, lower=lower, unit_diagonal=unit_diagonal)
+    gb = o.solve_triangular(a, g, trans=0 if trans else 1, lower=lower,
+                            unit_diagonal=unit_diagonal)
     outer = _outer(o, gb, x, shapes)
     ga = _triangle_of(o, o.transpose(outer, T) if trans else outer, lower, unit_diagonal)
     return [o.neg(ga), gb]

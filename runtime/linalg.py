@@ -80,8 +80,8 @@ def _checked(a, check_finite: bool):
 
 def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
                      check_finite: bool = True):
-    """scipy.linalg.solve_triangular (trans 0, 1 or 2, or 'N', 'T', 'C': 2 is 1 for reals)."""
-    trans = {"N": 0, "T": 1, "C": 1, 2: 1}.get(trans, trans)
+    """scipy.linalg.solve_triangular (trans 0, 1 or 2, or 'N', 'T', 'C')."""
+    trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)
     a, b = _checked(a, check_finite), _checked(b, check_finite)
     return F.apply("solve_triangular", a, b, trans=trans, lower=lower,
                    unit_diagonal=unit_diagonal)

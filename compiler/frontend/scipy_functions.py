@@ -7,7 +7,8 @@ Contract: registers a resolver with `functions` (`add_resolver`) that gives the 
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf` with `loc` and `scale` (by position
   or keyword), the composites of `adlite.derivatives.special` (NaN where `scale <= 0`, as
   scipy's). A method is resolved by its owner's type and name (`norm.cdf` is a new bound
-  method at every access): `method(obj, name)` gives it for an attribute access.
+  method at every access): `method(obj, name)` gives it for an attribute access;
+- `scipy.linalg`: the lowerings of `scipy_linalg`.
 by identity, like numpy's functions. Nothing here imports scipy: a table is filled the first
 time an object is resolved after the user's program imported `scipy.special` / `scipy.stats`
 (they are then in `sys.modules`).
@@ -131,8 +132,16 @@ def _load_stats() -> None:
         _METHODS[(owner, name)] = _distribution(fn)
 
 
+def _load_linalg() -> None:
+    from . import scipy_linalg
+
+    for obj, lowering in scipy_linalg.lowerings():
+        _BY_ID[id(obj)] = (obj, lowering)
+
+
 def _load() -> None:
-    for module, load in (("scipy.special", _load_special), ("scipy.stats", _load_stats)):
+    for module, load in (("scipy.special", _load_special), ("scipy.stats", _load_stats),
+                         ("scipy.linalg", _load_linalg)):
         if module in sys.modules and module not in _LOADED:
             _LOADED.add(module)
             load()

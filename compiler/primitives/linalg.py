@@ -1,7 +1,7 @@
 """Linear algebra of square matrices (`np.linalg`): `solve`, `inv`, `det`, `slogdet` (the log
 of |det|) with `det_sign` (the sign slogdet returns beside it), `cholesky`, and
 `tril_halfdiag` (the lower triangle with the diagonal halved, which the Cholesky derivatives
-use); from `scipy.linalg`: `solve_triangular(A, B, trans=0|1, lower, unit_diagonal)`,
+use); from `scipy.linalg`: `solve_triangular(A, B, trans=0|1|2, lower, unit_diagonal)`,
 `scipy_cholesky(A, lower)` (scipy's factor: the upper one `U` with A = U.T U by
 default), `check_finite` (the identity, or
 scipy's ValueError for a NaN or infinity: scipy's `check_finite=True`), and `triangle`

@@ -9,7 +9,8 @@ Contract (mixed into `FunctionLowering` as `LinalgLowering`, next to `ArrayLower
   the bit: `solve` and `inv` `?gesv` (`inv` with the identity as right-hand
   side), `det` / `slogdet` / `det_sign` `?getrf`, `cholesky` and `scipy_cholesky` `?potrf`
   ('L', or 'U' for scipy's upper factor), `solve_triangular` `?trtrs` on the transposed
-  matrix as scipy calls it on a C-ordered one (the triangle and `trans` flipped);
+  matrix as scipy calls it on a C-ordered one (the triangle and `trans` flipped; `trans` 2,
+  'C', on a column-major copy, as scipy);
 - `slogdet` / `det_sign` are numpy's from the LU factors: sign = (-1)^(row swaps) prod
   sign(u_ii), logabsdet = sum log |u_ii| in order, (0, -inf) when a pivot is zero; `det` =
   sign exp(logabsdet) as numpy computes it;
@@ -201,12 +202,15 @@ class LinalgLowering:
         lower, trans = eqn.params["lower"], eqn.params["trans"]
         unit = eqn.params["unit_diagonal"]
         b = self.b
-        if arrays.blas():  # scipy's call for a C-ordered matrix: trtrs of its transpose
+        if arrays.blas():  # scipy's calls: trtrs of the transpose of a C-ordered matrix
             lapack = Lapack(self)
             x = lapack.column_major(env[id(rhs)], n, columns, elem)
-            info = lapack.call("trtrs", elem, [n, columns, env[id(a)], n, x, n],
-                               chars=("U" if lower else "L") + ("N" if trans else "T")
-                               + ("U" if unit else "N"))
+            diag = "U" if unit else "N"
+            if trans == 2:  # 'C': of a Fortran-ordered copy, as scipy does
+                matrix, chars = lapack.column_major(env[id(a)], n, n, elem), "LT" if lower else "UT"
+            else:
+                matrix, chars = env[id(a)], ("U" if lower else "L") + ("N" if trans else "T")
+            info = lapack.call("trtrs", elem, [n, columns, matrix, n, x, n], chars=chars + diag)
         else:
             matrix = env[id(a)]
             if trans:  # solve with the transposed triangle
