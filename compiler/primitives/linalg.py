@@ -124,6 +124,8 @@ register(Primitive("tril_halfdiag", _square_type(tril_halfdiag, "tril_halfdiag")
 def _scipy_cholesky_type(in_types, params):
     import scipy.linalg
 
+    if not in_types[0].is_array:  # scipy makes a number a 1 x 1 matrix
+        raise TypeError("cholesky: expected a matrix in compiled code, got a number")
     return _square_type(scipy.linalg.cholesky, "cholesky")(in_types, params)
 
 
