@@ -21,6 +21,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'  # the peers (JAX); `make test` needs none
 	$(PY) -m benchmarks
 
 clean:

@@ -3,8 +3,8 @@
 Prints, per workload, the primal and gradient times (best of several repeats), the
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
-time relative to adlite's; then the ADBench GMM table. Peers that are not installed are
-listed as such; nothing here asserts a timing.
+time relative to adlite's; then the linear-algebra rows (`linalg`) and the ADBench GMM
+table. Peers that are not installed are listed as such; nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import timeit
 from . import workloads
 from .array_peers import ARRAY_PEERS
 from .gmm import DATA, arguments, gmm_objective
+from .linalg import linalg_table
 from .peers import PEERS
 
 WORKLOADS = {  # name: (description, function name in workloads, wrt, peers)
@@ -131,6 +132,7 @@ def main() -> None:
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     matmul_row()
+    linalg_table(best_time, fmt)
     gmm_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")

@@ -12,7 +12,10 @@ PENDING (13) is not in ERRORS: native code returns it after calling back into Py
 effect of the user's code (a failed `assert` or `raise`, or a `print` that raised), which
 left the exception to raise with the callback (`backends/llvm/effects.py`). SINGULAR_MATRIX (14)
 and NOT_POSITIVE_DEFINITE (15), from the linear algebra, are in LINALG_ERRORS: they raise
-numpy's `numpy.linalg.LinAlgError` with numpy's message.
+numpy's `numpy.linalg.LinAlgError` with numpy's message. scipy.linalg's LinAlgErrors name where
+the factorisation failed: SINGULAR_DIAGONAL + k ("... at diagonal k") and NOT_POSITIVE_MINOR + k
+("k-th leading minor ..."); `linalg_message(status)` gives the message of any of them (None for
+another status). NOT_FINITE is scipy's check of its operands (`check_finite`).
 """
 
 NO_MEMORY = 1
@@ -29,6 +32,9 @@ FLOAT_INFINITY_TO_INT = 12
 PENDING = 13
 SINGULAR_MATRIX = 14
 NOT_POSITIVE_DEFINITE = 15
+NOT_FINITE = 16
+SINGULAR_DIAGONAL = 1 << 20  # + the 0-based index of the zero diagonal element
+NOT_POSITIVE_MINOR = 2 << 20  # + the order of the leading minor
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -45,6 +51,7 @@ ERRORS = {
     FLOAT_ZERO_DIVISION: (ZeroDivisionError, "division by zero"),
     FLOAT_NAN_TO_INT: (ValueError, "cannot convert float NaN to integer"),
     FLOAT_INFINITY_TO_INT: (OverflowError, "cannot convert float infinity to integer"),
+    NOT_FINITE: (ValueError, "array must not contain infs or NaNs"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)
@@ -52,3 +59,15 @@ LINALG_ERRORS = {
     SINGULAR_MATRIX: "Singular matrix",
     NOT_POSITIVE_DEFINITE: "Matrix is not positive definite",
 }
+
+
+def linalg_message(status: int) -> str | None:
+    """The LinAlgError message of a linear-algebra status, None for any other status."""
+    if status in LINALG_ERRORS:
+        return LINALG_ERRORS[status]
+    if SINGULAR_DIAGONAL <= status < NOT_POSITIVE_MINOR:
+        return f"singular matrix: resolution failed at diagonal {status - SINGULAR_DIAGONAL}"
+    if NOT_POSITIVE_MINOR <= status < 3 << 20:
+        return (f"{status - NOT_POSITIVE_MINOR}-th leading minor of the array is not positive "
+                "definite")
+    return None

@@ -1,6 +1,9 @@
 """The derivatives of the linear-algebra primitives of square matrices, each written once (see
 `vocabulary.Matrix`): `solve`, `inv`, `det`, `slogdet` (its `logabsdet`; the sign is
-piecewise constant), `cholesky`, and the linear `tril_halfdiag` the Cholesky rules use.
+piecewise constant), `cholesky` and `scipy_cholesky` (the lower factor, or the upper one
+`U = L.T` read from the upper triangle), `solve_triangular`, `check_finite` (the identity),
+and the linear `tril_halfdiag` the Cholesky rules use and `triangle` (`tril` / `triu` with
+the diagonal kept or dropped) the triangular solve uses.
 
 Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = solve(A, B)`,
 `Ai = inv(A)`. Reverse mode (the textbook rules, e.g. Giles 2008, Murray 2016):
@@ -9,8 +12,16 @@ Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = 
 - cholesky (`A = L L.T`, only the lower triangle read): with `P = phi(L.T g)`,
   `S = inv(L).T P inv(L)`, `gA = (S + S.T) / 2` (a symmetric cotangent), where `phi` keeps the
   lower triangle and halves the diagonal (`tril_halfdiag`).
+- solve_triangular (`op(T) X = B`, `T` the triangle of `A` it reads, `op` the transpose when
+  `trans`, 1 or 2 (the conjugate transpose: the same for reals)):
+  `gB = solve_triangular(A, g, not trans)`, `gA = triangle(-gB X.T)` (transposed
+  first when `trans`), zero on the diagonal when `unit_diagonal`.
 Forward mode: `dX = solve(A, dB - dA X)`, `dAi = -Ai dA Ai`, `d det = det sum(inv(A).T * dA)`,
-`d logabsdet = sum(inv(A).T * dA)`, `dL = L phi(inv(L) dA inv(L).T)`.
+`d logabsdet = sum(inv(A).T * dA)`, `dL = L phi(inv(L) dA inv(L).T)`,
+`dX = solve_triangular(A, dB - op(triangle(dA)) X)`.
+The references of the scipy primitives, shared by the compiler and the tape, are here too:
+`scipy_cholesky`, `solve_triangular`, `check_finite` (scipy's check: ValueError "array must
+not contain infs or NaNs") and `triangle`; they import scipy when called.
 `shapes` are the operands' shapes. At a singular matrix the rules that need `inv(A)` raise
 numpy's LinAlgError (numpy's det is 0 there, but its derivative is not defined by these
 formulas).
@@ -18,9 +29,41 @@ formulas).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .vocabulary import Linear, Matrix, define
 
 T = (1, 0)
+
+
+def _scipy_cholesky_vjp(o, cts, inputs, outputs, shapes, *, lower):
+    """The upper factor U of A is the lower one of A.T, transposed (the cotangent of A is
+    symmetric)."""
+    if lower or cts[0] is None:
+        return _cholesky_vjp(o, cts, inputs, outputs, shapes)
+    return _cholesky_vjp(o, [o.transpose(cts[0], T)], inputs, [o.transpose(outputs[0], T)],
+                         shapes)
+
+
+def _scipy_cholesky_jvp(o, tangents, inputs, outputs, shapes, *, lower):
+    if lower or tangents[0] is None:
+        return _cholesky_jvp(o, tangents, inputs, outputs, shapes)
+    (dl,) = _cholesky_jvp(o, [o.transpose(tangents[0], T)], inputs,
+                          [o.transpose(outputs[0], T)], shapes)
+    return [o.transpose(dl, T)]
+
+
+def _outer(o, gb, x, shapes):
+    """gB X.T, for a vector or matrix right-hand side."""
+    if len(shapes[1]) == 1:
+        n = shapes[1][0]
+        return o.mul(o.reshape(gb, (n, 1)), o.reshape(x, (1, n)))
+    return o.matmul(gb, o.transpose(x, T))
+
+
+def _minus(o, tb, moved):
+    """tb - moved, either None (zero)."""
+    return tb if moved is None else o.neg(moved) if tb is None else o.sub(tb, moved)
 
 
 def _solve_vjp(o, cts, inputs, outputs, shapes):
@@ -28,19 +71,40 @@ def _solve_vjp(o, cts, inputs, outputs, shapes):
     if g is None:
         return [None, None]
     gb = o.solve(o.transpose(a, T), g)
-    if len(shapes[1]) == 1:
-        n = shapes[1][0]
-        ga = o.mul(o.reshape(gb, (n, 1)), o.reshape(x, (1, n)))
-    else:
-        ga = o.matmul(gb, o.transpose(x, T))
-    return [o.neg(ga), gb]
+    return [o.neg(_outer(o, gb, x, shapes)), gb]
 
 
 def _solve_jvp(o, tangents, inputs, outputs, shapes):
     (ta, tb), (a, _), (x,) = tangents, inputs, outputs
-    moved = None if ta is None else o.matmul(ta, x)
-    rhs = tb if moved is None else o.neg(moved) if tb is None else o.sub(tb, moved)
+    rhs = _minus(o, tb, None if ta is None else o.matmul(ta, x))
     return [None if rhs is None else o.solve(a, rhs)]
+
+
+def _triangle_of(o, x, lower, unit_diagonal):
+    return o.triangle(x, lower=lower, diagonal=0.0 if unit_diagonal else 1.0)
+
+
+def _solve_triangular_vjp(o, cts, inputs, outputs, shapes, *, trans, lower, unit_diagonal):
+    (g,), (a, _), (x,) = cts, inputs, outputs
+    if g is None:
+        return [None, None]
+    gb = o.solve_triangular(a, g, trans=0 if trans else 1, lower=lower,
+                            unit_diagonal=unit_diagonal)
+    outer = _outer(o, gb, x, shapes)
+    ga = _triangle_of(o, o.transpose(outer, T) if trans else outer, lower, unit_diagonal)
+    return [o.neg(ga), gb]
+
+
+def _solve_triangular_jvp(o, tangents, inputs, outputs, shapes, *, trans, lower,
+                          unit_diagonal):
+    (ta, tb), (a, _), (x,) = tangents, inputs, outputs
+    moved = None
+    if ta is not None:
+        t = _triangle_of(o, ta, lower, unit_diagonal)
+        moved = o.matmul(o.transpose(t, T) if trans else t, x)
+    rhs = _minus(o, tb, moved)
+    return [None if rhs is None else o.solve_triangular(
+        a, rhs, trans=trans, lower=lower, unit_diagonal=unit_diagonal)]
 
 
 def _inv_vjp(o, cts, inputs, outputs, shapes):
@@ -108,5 +172,38 @@ define(Matrix("inv", _inv_vjp, _inv_jvp, reads_output=True))
 define(Matrix("det", _det_vjp, _det_jvp, reads_inputs=True, reads_output=True))
 define(Matrix("slogdet", _logabsdet_vjp, _logabsdet_jvp, reads_inputs=True))
 define(Matrix("cholesky", _cholesky_vjp, _cholesky_jvp, reads_output=True))
+define(Matrix("scipy_cholesky", _scipy_cholesky_vjp, _scipy_cholesky_jvp, reads_output=True))
+define(Matrix("solve_triangular", _solve_triangular_vjp, _solve_triangular_jvp,
+              reads_inputs=True, reads_output=True))
+define(Matrix("check_finite", lambda o, cts, inputs, outputs, shapes: list(cts),
+              lambda o, tangents, inputs, outputs, shapes: list(tangents)))
 # phi is self-adjoint: <phi(x), y> = sum_{i > j} x_ij y_ij + sum_i x_ii y_ii / 2 = <x, phi(y)>
 define(Linear("tril_halfdiag", lambda o, g, shapes: [o.tril_halfdiag(g)]))
+# a mask: self-adjoint too
+define(Linear("triangle", lambda o, g, shapes, *, lower, diagonal: [
+    o.triangle(g, lower=lower, diagonal=diagonal)]))
+
+
+def scipy_cholesky(a: np.ndarray, *, lower: bool) -> np.ndarray:
+    import scipy.linalg
+
+    return scipy.linalg.cholesky(a, lower=lower, check_finite=False)
+
+
+def solve_triangular(a: np.ndarray, b: np.ndarray, *, trans: int, lower: bool,
+                     unit_diagonal: bool) -> np.ndarray:
+    import scipy.linalg
+
+    return scipy.linalg.solve_triangular(a, b, trans=trans, lower=lower,
+                                         unit_diagonal=unit_diagonal, check_finite=False)
+
+
+def check_finite(x: np.ndarray) -> np.ndarray:
+    if not np.isfinite(x).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
+def triangle(x: np.ndarray, *, lower: bool, diagonal: float) -> np.ndarray:
+    kept = np.tril(x, -1) if lower else np.triu(x, 1)
+    return kept + diagonal * np.diag(np.diag(x)) if diagonal else kept

@@ -69,6 +69,8 @@ class TensorOps:
     solve = staticmethod(functools.partial(F.apply, "solve"))  # the tape's primitives
     inv = staticmethod(functools.partial(F.apply, "inv"))
     tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
+    triangle = staticmethod(functools.partial(F.apply, "triangle"))
+    solve_triangular = staticmethod(functools.partial(F.apply, "solve_triangular"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
     erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))

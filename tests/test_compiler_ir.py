@@ -168,7 +168,8 @@ BINARY = {"add", "sub", "mul", "div", "pow", "mod", "maximum", "minimum", "arcta
 ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadcast_to", "sum_to",
                     "matmul", "index", "index_update", "full", "pack", "arange",
                     "concatenate", "solve", "inv", "det", "slogdet", "cholesky",
-                    "tril_halfdiag", "take", "take_add", "put"}
+                    "tril_halfdiag", "take", "take_add", "put", "scipy_cholesky",
+                    "solve_triangular", "check_finite", "triangle"}
 # trigamma's rules refuse (third derivatives of gammaln): tests/test_special.py
 SKIP = {"while", "cond", "push", "pop", "convert", "select", "floordiv", "sign", "floor",
         "ceil", "trigamma"} | ARRAY_PRIMITIVES

@@ -63,7 +63,7 @@ class _Trace:
         if word not in derivatives.Ops.__dict__:
             raise AttributeError(f"{word!r} is not in the derivative vocabulary")
 
-        def apply(*args):
+        def apply(*args, **params):
             assert all(a is not _UNREAD for a in args), f"{word} applied to an unread value"
             return object()
 
@@ -82,7 +82,8 @@ def test_a_formula_reads_only_what_it_declares(name):
         params = {"transpose": {"axes": (1, 0)}, "concatenate": {"axis": 0},
                   "index": {"key": object()}, "index_update": {"key": object(), "mode": "set"},
                   "index_add": {"key": object(), "shape": (3, 2)},
-                  "tril_halfdiag": {}}.get(name, {"shape": (3, 2)})
+                  "tril_halfdiag": {}, "triangle": {"lower": True, "diagonal": 0.0}
+                  }.get(name, {"shape": (3, 2)})
         formula.adjoint(_Trace(), object(), [(2, 3), (1, 3)], **params)
         return
     if isinstance(formula, derivatives.Bilinear):  # sees the cotangent, operands and shapes
@@ -91,11 +92,15 @@ def test_a_formula_reads_only_what_it_declares(name):
             assert len(formula.adjoint(_Trace(), object(), value, value, *shapes)) == 2
         return
     if isinstance(formula, derivatives.Matrix):  # sees cotangents/tangents, operands, outputs
-        arity = 2 if name == "solve" else 1
+        arity = 2 if name in ("solve", "solve_triangular") else 1
+        params = {"scipy_cholesky": {"lower": False},
+                  "solve_triangular": {"trans": 1, "lower": True, "unit_diagonal": True}
+                  }.get(name, {})
         for shapes in ([(3, 3), (3,)], [(3, 3), (3, 2)]):
-            cts = formula.vjp(_Trace(), [object()], [value] * arity, [output], shapes[:arity])
+            cts = formula.vjp(_Trace(), [object()], [value] * arity, [output], shapes[:arity],
+                              **params)
             tangents = formula.jvp(_Trace(), [object()] * arity, [value] * arity, [output],
-                                   shapes[:arity])
+                                   shapes[:arity], **params)
             assert (len(cts), len(tangents)) == (arity, 1)
         return
     if isinstance(formula, derivatives.Reduction):

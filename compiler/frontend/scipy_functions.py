@@ -17,7 +17,8 @@ Contract: registers a resolver with `functions` (`add_resolver`) that gives the 
   numpy's LinAlgError (a ValueError, like scipy's errors) at run time;
 - frozen distributions: `norm(loc, scale)` and `multivariate_normal(mean, cov)` called in
   compiled code give a `_Frozen` whose methods take x and the frozen arguments; a frozen
-  `norm` of numbers made outside (a global) is read when compiling.
+  `norm` of numbers made outside (a global) is read when compiling;
+- `scipy.linalg`: the lowerings of `scipy_linalg`.
 Functions are resolved by identity, like numpy's; a method by its owner's type and name
 (`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
 attribute access. Nothing here imports scipy: a table is filled the first time an object is
@@ -247,8 +248,16 @@ def _load_stats() -> None:
         _BY_ID[id(distribution)] = (distribution, _freeze(type(distribution)))
 
 
+def _load_linalg() -> None:
+    from . import scipy_linalg
+
+    for obj, lowering in scipy_linalg.lowerings():
+        _BY_ID[id(obj)] = (obj, lowering)
+
+
 def _load() -> None:
-    for module, load in (("scipy.special", _load_special), ("scipy.stats", _load_stats)):
+    for module, load in (("scipy.special", _load_special), ("scipy.stats", _load_stats),
+                         ("scipy.linalg", _load_linalg)):
         if module in sys.modules and module not in _LOADED:
             _LOADED.add(module)
             load()

@@ -1,7 +1,14 @@
 """Linear algebra of square matrices (`np.linalg`): `solve`, `inv`, `det`, `slogdet` (the log
 of |det|) with `det_sign` (the sign slogdet returns beside it), `cholesky`, and
 `tril_halfdiag` (the lower triangle with the diagonal halved, which the Cholesky derivatives
-use).
+use); from `scipy.linalg`: `solve_triangular(A, B, trans=0|1|2, lower, unit_diagonal)`,
+`scipy_cholesky(A, lower)` (scipy's factor: the upper one `U` with A = U.T U by
+default), `check_finite` (the identity, or
+scipy's ValueError for a NaN or infinity: scipy's `check_finite=True`), and `triangle`
+(`tril` (`lower`) or `triu` with the diagonal scaled by `diagonal`, 1 or 0), which the
+triangular solve's derivatives use. Their references are those of `adlite.derivatives.linalg`
+(shared with the tape), which import scipy when called (the frontend emits them only for
+programs that imported scipy).
 
 Contract: operands are 2-D float64 or float32 arrays of one dtype (no batches); `solve(A, B)`
 takes a vector or a matrix `B`. Shapes numpy rejects raise numpy's own message (`TypeError`
@@ -10,7 +17,9 @@ numpy's functions, so the Python backend raises numpy's LinAlgError ("Singular m
 `solve` and `inv`, "Matrix is not positive definite" from `cholesky`, which reads the lower
 triangle only); the LLVM backend's LU and Cholesky kernels (`backends/llvm/linalg.py`) leave
 with the statuses that raise the same. `det` of a singular matrix is 0 and `slogdet` gives
-(0, -inf), as numpy's. The VJP and JVP rules are the shared formulas of
+(0, -inf), as numpy's. scipy's errors are scipy's: "singular matrix: resolution failed at
+diagonal k", "k-th leading minor of the array is not positive definite" (LinAlgError), and
+its messages for shapes it rejects. The VJP and JVP rules are the shared formulas of
 `adlite.derivatives.linalg`, run with the IR builder; `det_sign` is not differentiable.
 """
 
@@ -19,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from adlite import derivatives
+from adlite.derivatives.linalg import check_finite, scipy_cholesky, solve_triangular, triangle
 
 from ..ir.core import Type
 from ..ir.primitive import Primitive, register
@@ -27,7 +37,8 @@ from .vocabulary import BuilderOps
 
 
 def _numpy_message(fn, *types: Type) -> str:
-    """What numpy says calling `fn` on operands of these shapes (identity-like matrices)."""
+    """What numpy (or scipy) says calling `fn` on operands of these shapes (identity-like
+    matrices)."""
     probes = [np.eye(*t.shape) if len(t.shape or ()) == 2 else np.zeros(t.shape or ())
               for t in types]
     try:
@@ -80,10 +91,10 @@ def _rules(name: str) -> dict:
         return [a.type.shape for a in e.inputs]
 
     def vjp(b, e, cts):
-        return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e))
+        return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e), **e.params)
 
     def jvp(b, e, t):
-        return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e))
+        return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e), **e.params)
 
     return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
@@ -108,3 +119,49 @@ register(Primitive("tril_halfdiag", _square_type(tril_halfdiag, "tril_halfdiag")
                    lambda x: (tril_halfdiag(x),),
                    py=lambda args, e: f"_rt.linalg.tril_halfdiag({args[0]})",
                    **linear_rules("tril_halfdiag")))
+
+
+def _scipy_cholesky_type(in_types, params):
+    import scipy.linalg
+
+    if not in_types[0].is_array:  # scipy makes a number a 1 x 1 matrix
+        raise TypeError("cholesky: expected a matrix in compiled code, got a number")
+    return _square_type(scipy.linalg.cholesky, "cholesky")(in_types, params)
+
+
+def _solve_triangular_type(in_types, params):
+    import scipy.linalg
+
+    a, b = in_types
+    _float(a, "solve_triangular")
+    if a.name != b.name:
+        raise TypeError(f"solve_triangular: operands of one dtype expected, got {a} and {b}")
+    ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
+          and len(b.shape) in (1, 2) and b.shape[0] == a.shape[0])
+    if not ok:
+        raise TypeError(_numpy_message(scipy.linalg.solve_triangular, a, b))
+    return [b]
+
+
+def _same_type(in_types, params):
+    return [in_types[0]]
+
+
+def _call(name, keys=()):
+    """The Python lowering: the reference `name` of this module, with parameters `keys`."""
+    def py(args, e):
+        return f"_rt.linalg.{name}({', '.join([*args, *(f'{k}={e.params[k]!r}' for k in keys)])})"
+
+    return py
+
+
+register(Primitive("scipy_cholesky", _scipy_cholesky_type,
+                   lambda a, **p: (scipy_cholesky(a, **p),),
+                   py=_call("scipy_cholesky", ("lower",)), **_rules("scipy_cholesky")))
+_define("check_finite", _same_type, check_finite, "_rt.linalg.check_finite({0})")
+register(Primitive("solve_triangular", _solve_triangular_type,
+                   lambda a, b, **p: (solve_triangular(a, b, **p),),
+                   py=_call("solve_triangular", ("trans", "lower", "unit_diagonal")),
+                   **_rules("solve_triangular")))
+register(Primitive("triangle", _same_type, lambda x, **p: (triangle(x, **p),),
+                   py=_call("triangle", ("lower", "diagonal")), **linear_rules("triangle")))

@@ -14,7 +14,8 @@ Contract (mixed into `FunctionLowering`):
   loop with no temporaries.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it
+  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
+  linear algebra calls its LAPACK: `linalg.py`)
   (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
   library the code of `graph` calls, part of the disk-cache key);
   `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
@@ -122,9 +123,14 @@ def blas() -> str | None:
     return None
 
 
+# the primitives whose code calls numpy's OpenBLAS (BLAS, or LAPACK: `linalg.py`) when found
+CALLS_OPENBLAS = {"matmul", "solve", "inv", "det", "slogdet", "det_sign", "cholesky",
+                  "scipy_cholesky", "solve_triangular"}
+
+
 def blas_for(graph) -> str:
     """The BLAS library the code of `graph` calls ("" when it calls none), loaded."""
-    if any(e.prim == "matmul" for e in walk_eqns(graph)):
+    if any(e.prim in CALLS_OPENBLAS for e in walk_eqns(graph)):
         return blas() or ""
     return ""
 

@@ -30,7 +30,7 @@ import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
-from ...status import ERRORS, INTERRUPTED, LINALG_ERRORS, NO_MEMORY, PENDING
+from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
 from . import effects, interrupt
 from .linalg import raises_linalg_errors
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
@@ -110,8 +110,8 @@ def raise_for_status(status: int) -> NoReturn:
     algebra's: numpy's LinAlgError, see linalg.py)."""
     if status == PENDING:
         effects.raise_pending()
-    if status in LINALG_ERRORS:
-        raise np.linalg.LinAlgError(LINALG_ERRORS[status])
+    if linalg_message(status) is not None:
+        raise np.linalg.LinAlgError(linalg_message(status))
     error, message = ERRORS[status]
     raise error(message)
 

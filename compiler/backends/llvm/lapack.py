@@ -1,0 +1,77 @@
+"""Calls of the LAPACK in numpy's OpenBLAS from generated code: the Fortran routines numpy and
+scipy call (`?gesv`, `?getrf`, `?potrf`, `?trtrs`; 64-bit ints: `scipy_dgesv_64_`, ...),
+given operands laid out as numpy and scipy lay them out, so results are theirs to the bit.
+
+Contract: `Lapack(lowering)` (a `FunctionLowering`: `b`, `entry`, `alloc`, `loop_nest` and
+`module` are used) emits
+- `column_major(ptr, rows, cols, elem, to=None)`: a new buffer with the rows x cols
+  row-major matrix of `elem`s at `ptr` in column-major order (its transpose row-major;
+  numpy's "linearize" step), converted to element type `to` when given (numpy's linear
+  algebra computes float32 in float64);
+- `call(routine, elem, ints_and_pointers, chars) -> info`: a call of routine `routine` for
+  element type `elem` (`s` float32, `d` float64): an int operand (a Python int or an i64
+  value) is passed by reference, a pointer as it is, the `chars` (Fortran character
+  arguments such as 'L') by reference first with their lengths (1) as the trailing hidden
+  arguments of gfortran's convention; returns the routine's `info` (an i64 value).
+`calls_lapack(module)` tells whether a module calls any of them. The library is loaded by
+`arrays.blas()`, which callers check first.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .declarations import function
+from .ops import I64
+
+PTR = ir.PointerType()
+I8 = ir.IntType(8)
+ROUTINES = ("gesv", "getrf", "potrf", "trtrs")
+
+
+def symbol(routine: str, elem) -> str:
+    return f"scipy_{'s' if isinstance(elem, ir.FloatType) else 'd'}{routine}_64_"
+
+
+def calls_lapack(module: ir.Module) -> bool:
+    return any(symbol(r, e) in module.globals for r in ROUTINES
+               for e in (ir.FloatType(), ir.DoubleType()))
+
+
+class Lapack:
+    def __init__(self, lowering) -> None:
+        self.low = lowering
+
+    def _by_reference(self, value, typ=I64):
+        slot = self.low.entry.alloca(typ)
+        self.low.b.store(ir.Constant(typ, value) if isinstance(value, int) else value, slot)
+        return slot
+
+    def column_major(self, ptr, rows: int, cols: int, elem, to=None):
+        low, b = self.low, self.low.b
+        to = to or elem
+        out = low.alloc((cols, rows), to)
+        widen = isinstance(elem, ir.FloatType) and not isinstance(to, ir.FloatType)
+
+        def move(co):
+            i, j = co
+            src = b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)], source_etype=elem)
+            dst = b.gep(out, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=to)
+            value = b.load(src, typ=elem)
+            if to != elem:
+                value = b.fpext(value, to) if widen else b.fptrunc(value, to)
+            b.store(value, dst)
+
+        low.loop_nest((rows, cols), move)
+        return out
+
+    def call(self, routine: str, elem, operands, chars: str = ""):
+        info = self._by_reference(0)
+        args = [self._by_reference(ord(c), I8) for c in chars]
+        args += [v if isinstance(v, ir.Value) and v.type == PTR else self._by_reference(v)
+                 for v in operands]
+        args += [info] + [ir.Constant(I64, 1)] * len(chars)
+        fn = function(self.low.module, symbol(routine, elem), ir.VoidType(),
+                      [PTR] * (len(args) - len(chars)) + [I64] * len(chars))
+        self.low.b.call(fn, args)
+        return self.low.b.load(info, typ=I64)

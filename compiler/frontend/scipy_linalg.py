@@ -1,0 +1,125 @@
+"""scipy.linalg in compiled code: `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
+
+Contract: `lowerings()` (called by `scipy_functions` once the program has imported
+`scipy.linalg`) gives the (function, lowering) pairs. Arguments bind as scipy's signatures
+bind them (by position or keyword); the options are known when compiling:
+- `solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+  check_finite=True)`: the primitive `solve_triangular` (`trans` 0, 1 or 2 for 'N', 'T',
+  'C');
+- `cholesky(a, lower=False, overwrite_a=False, check_finite=True)`: `scipy_cholesky`, the
+  upper factor by default (read from the upper triangle), as scipy's;
+- `cho_factor(a, lower=False, overwrite_a=False, check_finite=True)`: `(c, lower)`, `c` the
+  factor with what `a` has in the other triangle, as scipy's;
+- `cho_solve((c, lower), b, overwrite_b=False, check_finite=True)`: two triangular solves
+  with the factor.
+`check_finite=True` (scipy's default) checks every matrix operand (`check_finite`: scipy's
+ValueError for a NaN or infinity); `overwrite_a` / `overwrite_b` must be False (compiled
+code never writes into the caller's arrays). Operands of two float dtypes promote as
+numpy's, int arrays become float64; shapes scipy rejects are refused at the call's line with
+scipy's message, and failures raise scipy's LinAlgError (`primitives/linalg.py`).
+"""
+
+from __future__ import annotations
+
+from ..ir.builder import const
+from .functions import refuse_keywords
+
+_REQUIRED = object()
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+
+def _bind(conv, args, kwargs, node, signature: dict) -> dict:
+    """The arguments by parameter name, as Python binds them to `signature` (name: default)."""
+    names = list(signature)
+    refuse_keywords(conv, kwargs, node, names)
+    if len(args) > len(names):
+        raise conv.source.error(node, f"expected at most {len(names)} arguments, got "
+                                      f"{len(args)}")
+    given = dict(zip(names, args, strict=False))
+    for name in kwargs:
+        if name in given:
+            raise conv.source.error(node, f"got multiple values for argument {name!r}")
+    given |= kwargs
+    missing = [n for n, d in signature.items() if d is _REQUIRED and n not in given]
+    if missing:
+        raise conv.source.error(node, f"missing required argument {missing[0]!r}")
+    return {n: given[n] if n in given else const(d) for n, d in signature.items()}
+
+
+def _flag(conv, bound, name, node) -> bool:
+    value = conv.static(bound[name], node)
+    if not isinstance(value, bool | int):
+        raise conv.source.error(node, f"`{name}` must be True or False when compiling")
+    if name.startswith("overwrite_") and value:
+        raise conv.source.error(node, f"{name}=True is not supported in compiled code",
+                                "compiled code never writes into its arguments: leave it False")
+    return bool(value)
+
+
+def _operands(conv, bound, names, node) -> list:
+    """The float matrix operands `names`, promoted to one dtype, checked when scipy would."""
+    values = [conv.as_float(bound[n], node) for n in names]
+    if len(values) == 2:
+        values = list(conv.promote(*values, node))
+    if _flag(conv, bound, "check_finite", node):
+        values = [conv.b.op("check_finite", v) for v in values]
+    return values
+
+
+def _solve_triangular(conv, args, kwargs, node):
+    bound = _bind(conv, args, kwargs, node, {
+        "a": _REQUIRED, "b": _REQUIRED, "trans": 0, "lower": False, "unit_diagonal": False,
+        "overwrite_b": False, "check_finite": True})
+    trans = conv.static(bound["trans"], node)
+    if isinstance(trans, bool) or trans not in _TRANS:
+        raise conv.source.error(node, "solve_triangular: `trans` must be 0, 1, 2, 'N', 'T' "
+                                      "or 'C' when compiling")
+    _flag(conv, bound, "overwrite_b", node)
+    a, b = _operands(conv, bound, ("a", "b"), node)
+    return conv.b.op("solve_triangular", a, b, trans=_TRANS[trans],
+                     lower=_flag(conv, bound, "lower", node),
+                     unit_diagonal=_flag(conv, bound, "unit_diagonal", node))
+
+
+_FACTOR_SIGNATURE = {"a": _REQUIRED, "lower": False, "overwrite_a": False,
+                     "check_finite": True}
+
+
+def _factor(conv, args, kwargs, node):
+    """(the factor, lower) of scipy's `cholesky` / `cho_factor` signature."""
+    bound = _bind(conv, args, kwargs, node, _FACTOR_SIGNATURE)
+    _flag(conv, bound, "overwrite_a", node)
+    lower = _flag(conv, bound, "lower", node)
+    (a,) = _operands(conv, bound, ("a",), node)
+    return conv.b.op("scipy_cholesky", a, lower=lower), lower, a
+
+
+def _cholesky(conv, args, kwargs, node):
+    return _factor(conv, args, kwargs, node)[0]
+
+
+def _cho_factor(conv, args, kwargs, node):
+    factor, lower, a = _factor(conv, args, kwargs, node)
+    other = conv.b.op("triangle", a, lower=not lower, diagonal=0.0)
+    return conv.b.add(factor, other), const(lower)
+
+
+def _cho_solve(conv, args, kwargs, node):
+    bound = _bind(conv, args, kwargs, node, {
+        "c_and_lower": _REQUIRED, "b": _REQUIRED, "overwrite_b": False, "check_finite": True})
+    pair = bound["c_and_lower"]
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise conv.source.error(node, "cho_solve: expected the pair (c, lower) of cho_factor")
+    _flag(conv, bound, "overwrite_b", node)
+    lower = _flag(conv, {"lower": pair[1]}, "lower", node)
+    c, b = _operands(conv, {**bound, "c": pair[0]}, ("c", "b"), node)
+    first, second = (0, 1) if lower else (1, 0)  # L L.T x = b, or U.T U x = b
+    y = conv.b.op("solve_triangular", c, b, trans=first, lower=lower, unit_diagonal=False)
+    return conv.b.op("solve_triangular", c, y, trans=second, lower=lower, unit_diagonal=False)
+
+
+def lowerings() -> list:
+    import scipy.linalg as la
+
+    return [(la.solve_triangular, _solve_triangular), (la.cholesky, _cholesky),
+            (la.cho_factor, _cho_factor), (la.cho_solve, _cho_solve)]
