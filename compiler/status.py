@@ -12,7 +12,8 @@ PENDING (13) is not in ERRORS: native code returns it after calling back into Py
 effect of the user's code (a failed `assert` or `raise`, or a `print` that raised), which
 left the exception to raise with the callback (`backends/llvm/effects.py`). SINGULAR_MATRIX (14)
 and NOT_POSITIVE_DEFINITE (15), from the linear algebra, are in LINALG_ERRORS: they raise
-numpy's `numpy.linalg.LinAlgError` with numpy's message.
+numpy's `numpy.linalg.LinAlgError` with numpy's message, as do the decompositions' failures
+to converge (21, 22).
 """
 
 NO_MEMORY = 1
@@ -29,6 +30,8 @@ FLOAT_INFINITY_TO_INT = 12
 PENDING = 13
 SINGULAR_MATRIX = 14
 NOT_POSITIVE_DEFINITE = 15
+EIGENVALUES_DID_NOT_CONVERGE = 21
+SVD_DID_NOT_CONVERGE = 22
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -51,4 +54,6 @@ ERRORS = {
 LINALG_ERRORS = {
     SINGULAR_MATRIX: "Singular matrix",
     NOT_POSITIVE_DEFINITE: "Matrix is not positive definite",
+    EIGENVALUES_DID_NOT_CONVERGE: "Eigenvalues did not converge",
+    SVD_DID_NOT_CONVERGE: "SVD did not converge",
 }

@@ -29,6 +29,7 @@ This package imports nothing of adlite (numpy-free too), so both sides import it
 
 from . import (  # noqa: F401  (they define formulas)
     composites,
+    decompositions,
     indexing,
     linalg,
     products,

@@ -238,9 +238,10 @@ def _norm(conv, args, kwargs, node):
     ndim = len(x.type.shape or ())
     axis = _axis(conv, options["axis"], ndim, node)
     if options["ord"] is not None:
-        raise conv.source.error(node, f"np.linalg.norm(ord={options['ord']!r}) is not "
-                                      "supported", "leave ord out (2-norm of vectors, "
-                                                   "Frobenius norm of matrices)")
+        from .decomposition_functions import norm_with_ord  # it imports this module
+
+        return norm_with_ord(conv, x, options["ord"], options["axis"], options["keepdims"],
+                             node)
     if axis is not None and len(axis) > 2:
         raise conv.source.error(node, "Improper number of dimensions to norm.")
     return composites.norm(BuilderOps(conv.b), x, axis, bool(options["keepdims"]))

@@ -28,5 +28,6 @@ from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
 from . import arrays, control, effects, gather, linalg, scalar, special  # noqa: F401  (populate the table)
+from . import decompositions  # noqa: F401, I001  (populate the table)
 
 __all__ = ["PRIMITIVES"]

@@ -37,6 +37,7 @@ from ...ir.core import Const, Var, walk_eqns
 from ...ir.index import Int, NewAxis, has_runtime_index
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
+from ...primitives.decompositions import LAPACK
 from .ops import F64, I1, I64
 
 PTR = ir.PointerType()
@@ -124,7 +125,7 @@ def blas() -> str | None:
 
 def blas_for(graph) -> str:
     """The BLAS library the code of `graph` calls ("" when it calls none), loaded."""
-    if any(e.prim == "matmul" for e in walk_eqns(graph)):
+    if any(e.prim == "matmul" or e.prim in LAPACK for e in walk_eqns(graph)):
         return blas() or ""
     return ""
 

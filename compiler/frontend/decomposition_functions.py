@@ -1,0 +1,234 @@
+"""`np.linalg` decompositions in compiled code: `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`,
+`matrix_rank`, `pinv`, `cond`, and `norm` with `ord` (`norm_with_ord`, called by
+`array_functions._norm`).
+
+Contract: the operand (int arrays become float64) is computed in float64 as numpy does, the
+results rounded back to float32 for a float32 operand; each call emits one packed primitive of
+`primitives/decompositions.py` and splits it into numpy's tuple (a Python tuple: unpack it or
+index it; the named fields of numpy's result objects are not supported). Options are
+compile-time values:
+- `eigh(a, UPLO='L')` / `eigvalsh`: the matrix is rebuilt symmetric from the triangle numpy
+  reads (`where(i >= j, a, a.T)` for 'L'), so the other triangle gets no derivative, as its
+  values have no influence;
+- `svd(a, full_matrices=True, compute_uv=True, hermitian=False)` (hermitian=True refused);
+  with `full_matrices` on a non-square matrix, differentiating U (m > n) or Vt (m < n) is
+  refused at the call's line (the extra singular vectors are not unique);
+- `qr(a, mode='reduced')`, also 'complete' and 'r' ('raw' refused); derivatives need m >= n
+  (refused otherwise) and, with 'complete' and m > n, are refused for Q;
+- `lstsq(a, b, rcond=None)`: `(x, residuals, rank, s)`; `rank` is an int, `residuals` is
+  numpy's empty array when m <= n; when m > n it has shape (r,) ((1,) for a vector b), and
+  reading it raises `numpy.linalg.LinAlgError` at run time where numpy would return an empty
+  array (rank < n). Derivatives of x and residuals need m >= n (refused otherwise) and
+  assume full column rank;
+- `norm(x, ord, axis, keepdims)`: numpy's formulas for vector ords (inf, -inf, 0, 1, 2, any
+  other number) and matrix ords ('fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' on
+  2-D matrices only); `matrix_rank(a)` (default tolerance), `pinv(a)` (default rcond),
+  `cond(a)` (2-norm) follow numpy's definitions through the singular value decomposition.
+Refusals and numpy's errors are reported at the call's line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from adlite.derivatives import composites
+from adlite.derivatives.decompositions import layout, unpack
+
+from ..ir.builder import const
+from ..ir.core import F32, F64
+from ..primitives.vocabulary import BuilderOps
+from .functions import register_with_keywords
+from .numpy_functions import _REQUIRED, _bind
+
+
+def _matrix(conv, value, node):
+    """(float64 operand, dtype of the results)."""
+    x = conv.as_float(value, node)
+    if not x.type.is_array:
+        raise conv.source.error(node, f"{len(x.type.shape or ())}-dimensional array given. "
+                                      "Array must be at least two-dimensional")
+    out = F32 if x.type.scalar == F32 else F64
+    return conv.to_type(x, F64), out
+
+
+def _decompose(conv, name, operands, node, **params):
+    packed = conv.b.op(name, *operands, **params)
+    parts = layout(name, [a.type.shape for a in operands], params)
+    return unpack(BuilderOps(conv.b), packed, parts)
+
+
+def _guard(conv, x, node, message, hint):
+    error = conv.source.error(node, message, hint)
+    refusal = (error.message, error.filename, error.line, error.col, error.source_line,
+               error.hint)
+    return conv.b.op("no_derivative", x, refusal=refusal)
+
+
+def _static_choice(conv, value, name, choices, node):
+    value = conv.static(value, node)
+    if value not in choices:
+        raise conv.source.error(node, f"{name}={value!r} is not supported here",
+                                f"use one of {', '.join(map(repr, choices))}")
+    return value
+
+
+def _symmetric(conv, a, uplo):
+    """`a` rebuilt from its lower (uplo 'L') or upper triangle."""
+    b = conv.b
+    n = a.type.shape[0]
+    rows = b.reshape(b.op("arange", n=n, dtype=F64), shape=(n, 1))
+    columns = b.reshape(b.op("arange", n=n, dtype=F64), shape=(1, n))
+    keep = b.ge(rows, columns) if uplo == "L" else b.le(rows, columns)
+    return b.select(b.broadcast_to(keep, shape=(n, n)), a, b.transpose(a, axes=(1, 0)))
+
+
+def _square(conv, a, node):
+    shape = a.type.shape
+    if len(shape) == 2 and shape[0] != shape[1]:
+        raise conv.source.error(node, "Last 2 dimensions of the array must be square")
+
+
+def _eigh(name):
+    def lower(conv, args, kwargs, node):
+        p = _bind(conv, f"linalg.{name}", args, kwargs, {"a": _REQUIRED, "UPLO": "L"}, node)
+        a, out = _matrix(conv, p["a"], node)
+        uplo = _static_choice(conv, p["UPLO"], "UPLO", ("L", "U"), node)
+        _square(conv, a, node)
+        if len(a.type.shape) == 2:
+            a = _symmetric(conv, a, uplo)
+        parts = _decompose(conv, name, [a], node, uplo=uplo)
+        parts = [conv.to_type(x, out) for x in parts]
+        return tuple(parts) if name == "eigh" else parts[0]
+
+    return lower
+
+
+def _svd(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.svd", args, kwargs, {"a": _REQUIRED, "full_matrices": True,
+                                                  "compute_uv": True, "hermitian": False}, node)
+    a, out = _matrix(conv, p["a"], node)
+    full, compute_uv, hermitian = (bool(conv.static(p[k], node)) for k in
+                                   ("full_matrices", "compute_uv", "hermitian"))
+    if hermitian:
+        raise conv.source.error(node, "svd(hermitian=True) is not supported in compiled code",
+                                "leave hermitian out (the general SVD gives the same values)")
+    if not compute_uv:
+        return conv.to_type(_decompose(conv, "svdvals", [a], node)[0], out)
+    u, s, vt = _decompose(conv, "svd", [a], node, full=full)
+    m, n = a.type.shape
+    hint = "pass full_matrices=False: its singular vectors have unique derivatives"
+    if full and m > n:
+        u = _guard(conv, u, node, "svd(full_matrices=True) of a matrix with more rows than "
+                                  "columns: U's derivative is not unique", hint)
+    if full and n > m:
+        vt = _guard(conv, vt, node, "svd(full_matrices=True) of a matrix with more columns "
+                                    "than rows: Vt's derivative is not unique", hint)
+    return tuple(conv.to_type(x, out) for x in (u, s, vt))
+
+
+def _qr(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.qr", args, kwargs, {"a": _REQUIRED, "mode": "reduced"}, node)
+    a, out = _matrix(conv, p["a"], node)
+    mode = conv.static(p["mode"], node)
+    if mode == "raw":
+        raise conv.source.error(node, "qr(mode='raw') is not supported in compiled code",
+                                "use mode='reduced', 'complete' or 'r'")
+    mode = _static_choice(conv, mode, "mode", ("reduced", "complete", "r"), node)
+    q, r = _decompose(conv, "qr", [a], node, complete=mode == "complete")
+    m, n = a.type.shape
+    if m < n:
+        message = "the derivative of qr is supported for matrices with rows >= columns only"
+        hint = "differentiate the QR decomposition of a.T, or use another factorization"
+        q, r = (_guard(conv, x, node, message, hint) for x in (q, r))
+    elif mode == "complete" and m > n:
+        q = _guard(conv, q, node, "qr(mode='complete') of a matrix with more rows than "
+                                  "columns: Q's derivative is not unique",
+                   "use mode='reduced': its Q has a unique derivative")
+    if mode == "r":
+        return conv.to_type(r, out)
+    return conv.to_type(q, out), conv.to_type(r, out)
+
+
+def _svdvals(conv, a, node):
+    return _decompose(conv, "svdvals", [a], node)[0]
+
+
+# ---- norm -----------------------------------------------------------------------------------
+
+def _vector_norm(o, x, order, axis, keepdims, out):
+    if order == math.inf:
+        return o.reduce_max(o.abs(x), axis, keepdims)
+    if order == -math.inf:
+        return o.neg(o.reduce_max(o.neg(o.abs(x)), axis, keepdims))
+    if order == 0:
+        return o.reduce_sum(o.cast(o.ne(x, 0.0), out), axis, keepdims)
+    if order == 1:
+        return o.reduce_sum(o.abs(x), axis, keepdims)
+    if order == 2:
+        return composites.norm(o, x, axis, keepdims)
+    dtype = np.float32 if out == F32 else np.float64
+    total = o.reduce_sum(o.pow(o.abs(x), float(dtype(order))), axis, keepdims)
+    return o.pow(total, float(np.reciprocal(dtype(order))))
+
+
+def _keep(conv, value, shape, axes):
+    return conv.b.reshape(value, shape=tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _matrix_norm(conv, o, x, order, axes, keepdims, node):
+    row, col = axes
+    shape = x.type.shape
+    if order in (2, -2, "nuc"):
+        if len(shape) != 2:
+            raise conv.source.error(node, f"norm(ord={order!r}) of batched matrices is not "
+                                          "supported in compiled code")
+        a = x if (row, col) == (0, 1) else o.transpose(x, (1, 0))
+        s = conv.to_type(_svdvals(conv, conv.to_type(a, F64), node), x.type.scalar)
+        value = o.reduce_sum(s, None, False) if order == "nuc" else \
+            o.reduce_max(s, None, False) if order == 2 else \
+            o.neg(o.reduce_max(o.neg(s), None, False))
+    elif order in (1, -1, math.inf, -math.inf):
+        first, second = (row, col) if order in (1, -1) else (col, row)
+        if second > first:
+            second -= 1
+        total = o.reduce_sum(o.abs(x), (first,), False)
+        value = o.reduce_max(total, (second,), False) if order > 0 else \
+            o.neg(o.reduce_max(o.neg(total), (second,), False))
+    elif order in ("fro", "f"):
+        value = composites.norm(o, x, tuple(sorted(axes)), False)
+    else:
+        raise conv.source.error(node, "Invalid norm order for matrices.")
+    return _keep(conv, value, shape, axes) if keepdims else value
+
+
+def norm_with_ord(conv, x, order, axis, keepdims, node):
+    """np.linalg.norm(x, ord, axis, keepdims) for an `ord` given (compile-time values)."""
+    o = BuilderOps(conv.b)
+    ndim = len(x.type.shape or ())
+    if axis is None:
+        if ndim not in (1, 2):
+            raise conv.source.error(node, "Improper number of dimensions to norm.")
+        axes = tuple(range(ndim))
+    else:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
+            raise conv.source.error(node, f"axis {axis} is out of bounds for an array of "
+                                          f"dimension {ndim}")
+        axes = tuple(a % ndim for a in axes)
+        if len(axes) == 2 and axes[0] == axes[1]:
+            raise conv.source.error(node, "Duplicate axes given.")
+    if len(axes) == 1:
+        if isinstance(order, str):
+            raise conv.source.error(node, f"Invalid norm order '{order}' for vectors")
+        return _vector_norm(o, x, order, axes, bool(keepdims), x.type.scalar)
+    if len(axes) == 2:
+        return _matrix_norm(conv, o, x, order, axes, bool(keepdims), node)
+    raise conv.source.error(node, "Improper number of dimensions to norm.")
+
+
+register_with_keywords([np.linalg.eigh], _eigh("eigh"))
+register_with_keywords([np.linalg.eigvalsh], _eigh("eigvalsh"))
+register_with_keywords([np.linalg.svd], _svd)
+register_with_keywords([np.linalg.qr], _qr)
