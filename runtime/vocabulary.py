@@ -69,6 +69,8 @@ class TensorOps:
     solve = staticmethod(functools.partial(F.apply, "solve"))  # the tape's primitives
     inv = staticmethod(functools.partial(F.apply, "inv"))
     tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
+    eigh = staticmethod(functools.partial(F.apply, "eigh"))
+    svd = staticmethod(functools.partial(F.apply, "svd"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
     digamma = staticmethod(functools.partial(F.apply, "digamma"))

@@ -36,7 +36,6 @@ import numpy as np
 from adlite.derivatives import composites
 from adlite.derivatives.decompositions import layout, unpack
 
-from ..ir.builder import const
 from ..ir.core import F32, F64
 from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords

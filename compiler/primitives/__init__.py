@@ -27,7 +27,15 @@ in reverse and forward mode alike):
 from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
-from . import arrays, control, effects, gather, linalg, scalar, special  # noqa: F401  (populate the table)
-from . import decompositions  # noqa: F401, I001  (populate the table)
+from . import (  # noqa: F401  (populate the table)
+    arrays,
+    control,
+    decompositions,  # noqa: F401, I001  (populate the table)
+    effects,
+    gather,
+    linalg,
+    scalar,
+    special,
+)
 
 __all__ = ["PRIMITIVES"]
