@@ -27,7 +27,8 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
   `dV = V (F * (S dP + dP^T S)) + (I - V V^T) dA^T U / s`; the VJP is its transpose. With
   `full` on a non-square matrix the rules read the first k columns of U and rows of Vt and
   give the others a zero tangent: their derivative is not unique and the frontend refuses it.
-- qr (m >= n): `C = Q^T dA R^-1`, `Omega = L(C) - L(C)^T` (L: strictly lower part),
+- qr (m >= n; for m < n the rules give zeros, the frontend refuses those derivatives):
+  `C = Q^T dA R^-1`, `Omega = L(C) - L(C)^T` (L: strictly lower part),
   `dR = (C - Omega) R`, `dQ = dA R^-1 - Q (C - Omega)`; transposed:
   `M = gR R^T - Q^T gQ`, `gA = (gQ + Q (M - L(M) + L(M^T))) R^-T`. `L(x) - L(x)^T` and
   `L(x) - L(x^T)` are written with `tril_halfdiag` (the diagonals cancel).
@@ -289,7 +290,8 @@ def _skew_lower(o, c):
 
 def _qr_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (packed,) = cts, outputs
-    if g is None:
+    m, n = shapes[0]
+    if g is None or m < n:
         return [None]
     q, r = _qr_parts(o, shapes, params, packed)
     gq, gr = _qr_parts(o, shapes, params, g)
@@ -301,9 +303,11 @@ def _qr_vjp(o, cts, inputs, outputs, shapes, params):
 
 def _qr_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (packed,) = tangents, outputs
+    m, n = shapes[0]
     if t is None:
         return [None]
-    m, n = shapes[0]
+    if m < n:
+        return [o.mul(packed, 0.0)]
     q, r = _qr_parts(o, shapes, params, packed)
     x = _right_inverse(o, t, r)
     c = o.matmul(_t(o, q), x)

@@ -30,7 +30,7 @@ from ..ir.primitive import PRIMITIVES
 from . import (  # noqa: F401  (populate the table)
     arrays,
     control,
-    decompositions,  # noqa: F401, I001  (populate the table)
+    decompositions,
     effects,
     gather,
     linalg,

@@ -7,7 +7,7 @@ the effects (`check`, `print_`, see `primitives/effects.py`), `take_add` and `pu
 import numpy as np
 
 from ...primitives import (  # noqa: F401 - used by generated code
-    decompositions,  # noqa: F401 - used by generated code
+    decompositions,
     effects,
     linalg,
     special,
