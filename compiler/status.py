@@ -13,7 +13,8 @@ effect of the user's code (a failed `assert` or `raise`, or a `print` that raise
 left the exception to raise with the callback (`backends/llvm/effects.py`). SINGULAR_MATRIX (14)
 and NOT_POSITIVE_DEFINITE (15), from the linear algebra, are in LINALG_ERRORS: they raise
 numpy's `numpy.linalg.LinAlgError` with numpy's message, as do the decompositions' failures
-to converge (21, 22).
+to converge (21, 22, 23) and
+the residuals of a rank-deficient `lstsq` (24, where numpy's would be empty).
 """
 
 NO_MEMORY = 1
@@ -32,6 +33,8 @@ SINGULAR_MATRIX = 14
 NOT_POSITIVE_DEFINITE = 15
 EIGENVALUES_DID_NOT_CONVERGE = 21
 SVD_DID_NOT_CONVERGE = 22
+LSTSQ_DID_NOT_CONVERGE = 23
+LSTSQ_RANK_DEFICIENT = 24
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -56,4 +59,8 @@ LINALG_ERRORS = {
     NOT_POSITIVE_DEFINITE: "Matrix is not positive definite",
     EIGENVALUES_DID_NOT_CONVERGE: "Eigenvalues did not converge",
     SVD_DID_NOT_CONVERGE: "SVD did not converge",
+    LSTSQ_DID_NOT_CONVERGE: "SVD did not converge in Linear Least Squares",
+    LSTSQ_RANK_DEFICIENT: "lstsq: the matrix has rank < n, where numpy returns empty residuals "
+                          "(arrays in compiled code have shapes known when compiling); check "
+                          "the returned rank or compute the residuals from the solution",
 }

@@ -32,11 +32,12 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
   `dR = (C - Omega) R`, `dQ = dA R^-1 - Q (C - Omega)`; transposed:
   `M = gR R^T - Q^T gQ`, `gA = (gQ + Q (M - L(M) + L(M^T))) R^-T`. `L(x) - L(x)^T` and
   `L(x) - L(x^T)` are written with `tril_halfdiag` (the diagonals cancel).
-- lstsq (full column rank, m >= n; the frontend refuses the others): `x` solves the normal
-  equations `A^T A x = A^T b`, so with `r = b - A x` and `G = A^T A`,
-  `dx = G^-1 (dA^T r + A^T (db - dA x))`, `gb = A G^-1 gx`, `gA = r (G^-1 gx)^T - A G^-1 gx x^T`;
-  the residuals `sum(r^2)` give `gA = -2 g r x^T`, `gb = 2 g r` (`A^T r = 0`); `s` is svd's.
-  The rank has no derivative.
+- lstsq (full column rank, m >= n; for m < n the rules give x and the residuals zeros, the
+  frontend refuses those derivatives): `x` solves the normal equations `A^T A x = A^T b`, so
+  with `r = b - A x` and `G = A^T A`, `dx = G^-1 (dA^T r + A^T (db - dA x))`,
+  `gb = A G^-1 gx`, `gA = r (G^-1 gx)^T - A G^-1 gx x^T`; the residuals `sum(r^2)` give
+  `gA = -2 g r x^T`, `gb = 2 g r` (`A^T r = 0`); `s` is svd's. The rank has no derivative.
+  At a rank-deficient matrix (m >= n) these rules raise numpy's "Singular matrix".
 """
 
 from __future__ import annotations
@@ -323,3 +324,58 @@ def _qr_jvp(o, tangents, inputs, outputs, shapes, params):
 
 
 define(Decomposition("qr", _qr_vjp, _qr_jvp, reads_output=True))
+
+
+# ---- lstsq ----------------------------------------------------------------------------------
+
+def _columns(o, b, shapes):
+    """`b` as a matrix (a vector is one column)."""
+    return o.reshape(b, (shapes[1][0], 1)) if len(shapes[1]) == 1 else b
+
+
+def _lstsq_vjp(o, cts, inputs, outputs, shapes, params):
+    (g,), (a, b), (packed,) = cts, inputs, outputs
+    m, n = shapes[0]
+    if g is None:
+        return [None, None]
+    parts = layout("lstsq", shapes, params)
+    gx, gres, gs, _ = unpack(o, g, parts)
+    u, vt = _singular_vectors(o, a, shapes)
+    ga = o.matmul(o.mul(u, gs), vt)
+    if m < n:
+        return [ga, None]
+    x = unpack(o, packed, parts)[0]
+    bm = _columns(o, b, shapes)
+    r = o.sub(bm, o.matmul(a, x))
+    y = o.solve(o.matmul(_t(o, a), a), gx)
+    ay = o.matmul(a, y)
+    weighted = o.mul(r, o.mul(gres, 2.0))
+    gb = o.add(ay, weighted)
+    ga = o.add(ga, o.sub(o.matmul(r, _t(o, y)), o.matmul(o.add(ay, weighted), _t(o, x))))
+    return [ga, o.reshape(gb, shapes[1])]
+
+
+def _lstsq_jvp(o, tangents, inputs, outputs, shapes, params):
+    (ta, tb), (a, b), (packed,) = tangents, inputs, outputs
+    if ta is None and tb is None:
+        return [None]
+    m, n = shapes[0]
+    parts = layout("lstsq", shapes, params)
+    x, res, _, rank = unpack(o, packed, parts)
+    ta = o.mul(a, 0.0) if ta is None else ta
+    u, vt = _singular_vectors(o, a, shapes)
+    ds = _diag_of(o, u, ta, _t(o, vt))
+    if m < n:
+        dx, dres = o.mul(x, 0.0), o.mul(res, 0.0)
+    else:
+        bm = _columns(o, b, shapes)
+        moved = o.neg(o.matmul(ta, x)) if tb is None else \
+            o.sub(_columns(o, tb, shapes), o.matmul(ta, x))
+        r = o.sub(bm, o.matmul(a, x))
+        rhs = o.add(o.matmul(_t(o, ta), r), o.matmul(_t(o, a), moved))
+        dx = o.solve(o.matmul(_t(o, a), a), rhs)
+        dres = o.mul(o.reduce_sum(o.mul(r, moved), (0,), False), 2.0)
+    return [pack(o, [dx, dres, ds, o.mul(rank, 0.0)], parts)]
+
+
+define(Decomposition("lstsq", _lstsq_vjp, _lstsq_jvp, reads_inputs=True, reads_output=True))

@@ -36,18 +36,20 @@ import numpy as np
 from adlite.derivatives import composites
 from adlite.derivatives.decompositions import layout, unpack
 
-from ..ir.core import F32, F64
+from ..ir.builder import const
+from ..ir.core import F32, F64, I64
 from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords
 from .numpy_functions import _REQUIRED, _bind
 
 
-def _matrix(conv, value, node):
-    """(float64 operand, dtype of the results)."""
+def _matrix(conv, value, node, ndim=2):
+    """(float64 operand, dtype of the results); at least `ndim` dimensions."""
     x = conv.as_float(value, node)
-    if not x.type.is_array:
+    if len(x.type.shape or ()) < ndim:
         raise conv.source.error(node, f"{len(x.type.shape or ())}-dimensional array given. "
-                                      "Array must be at least two-dimensional")
+                                      f"Array must be at least {('one', 'two')[ndim - 1]}"
+                                      "-dimensional")
     out = F32 if x.type.scalar == F32 else F64
     return conv.to_type(x, F64), out
 
@@ -150,6 +152,32 @@ def _qr(conv, args, kwargs, node):
     return conv.to_type(q, out), conv.to_type(r, out)
 
 
+def _lstsq(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.lstsq", args, kwargs, {"a": _REQUIRED, "b": _REQUIRED,
+                                                    "rcond": None}, node)
+    (a, out_a), (rhs, out_b) = _matrix(conv, p["a"], node), _matrix(conv, p["b"], node, 1)
+    out = F64 if F64 in (out_a, out_b) else F32
+    if len(a.type.shape) != 2:
+        raise conv.source.error(node, f"{len(a.type.shape)}-dimensional array given. Array "
+                                      "must be two-dimensional")
+    m, n = a.type.shape
+    rcond = conv.static(p["rcond"], node)
+    rcond = float(np.finfo(np.float64).eps * max(m, n) if rcond is None else rcond)
+    x, residuals, s, rank = _decompose(conv, "lstsq", [a, rhs], node, rcond=rcond)
+    b = conv.b
+    if len(rhs.type.shape) == 1:
+        x = b.reshape(x, shape=(n,))
+    if m <= n:
+        residuals = b.full(const(0.0, F64), shape=(0,), dtype=F64)
+    else:
+        residuals = b.op("full_rank_residuals", residuals, rank, n=n)
+    if m < n:
+        x = _guard(conv, x, node, "the derivative of lstsq is supported for matrices with "
+                                  "rows >= columns only", "use np.linalg.pinv(a) @ b")
+    rank = conv.to_type(BuilderOps(b).reshape(rank, None), I64)
+    return conv.to_type(x, out), conv.to_type(residuals, out), rank, conv.to_type(s, out)
+
+
 def _svdvals(conv, a, node):
     return _decompose(conv, "svdvals", [a], node)[0]
 
@@ -231,3 +259,4 @@ register_with_keywords([np.linalg.eigh], _eigh("eigh"))
 register_with_keywords([np.linalg.eigvalsh], _eigh("eigvalsh"))
 register_with_keywords([np.linalg.svd], _svd)
 register_with_keywords([np.linalg.qr], _qr)
+register_with_keywords([np.linalg.lstsq], _lstsq)

@@ -24,6 +24,7 @@ import numpy as np
 from adlite import derivatives
 from adlite.derivatives.decompositions import layout, packed_size
 
+from .. import status
 from ..errors import AdliteSyntaxError
 from ..ir.core import F64, Type
 from ..ir.primitive import Primitive, register
@@ -123,13 +124,37 @@ def _py(name: str, params: tuple[str, ...]):
 
 
 _PARAMS = {"eigh": ("uplo",), "eigvalsh": ("uplo",), "svd": ("full",), "svdvals": (),
-           "qr": ("complete",)}
+           "qr": ("complete",), "lstsq": ("rcond",)}
 
 for _name, _params in _PARAMS.items():
     _impl = IMPLS[_name]
     register(Primitive(_name, _type_rule(_name),
                        lambda *xs, _impl=_impl, **params: (_impl(*xs, **params),),
                        py=_py(_name, _params), **_rules(_name)))
+
+
+def full_rank_residuals(residuals: np.ndarray, rank: np.ndarray, n: int) -> np.ndarray:
+    if rank[0] != n:
+        raise np.linalg.LinAlgError(status.LINALG_ERRORS[status.LSTSQ_RANK_DEFICIENT])
+    return residuals
+
+
+def _residuals_type(in_types, params):
+    return [in_types[0]]
+
+
+def _residuals_vjp(b, e, cts):
+    return [cts[0], None]
+
+
+def _residuals_jvp(b, e, tangents):
+    return [tangents[0]]
+
+
+register(Primitive("full_rank_residuals", _residuals_type,
+                   lambda r, k, n: (full_rank_residuals(r, k, n),), vjp=_residuals_vjp,
+                   jvp=_residuals_jvp, py=lambda args, e: "_rt.decompositions."
+                   f"full_rank_residuals({args[0]}, {args[1]}, {e.params['n']})"))
 
 
 def _refuse(b, e, _):

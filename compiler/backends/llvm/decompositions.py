@@ -8,9 +8,13 @@ Contract (mixed into `FunctionLowering` as `DecompositionLowering`):
 - `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values);
 - `qr`: `dgeqrf`, then R is the upper triangle of the first p rows and Q comes from `dorgqr`
   on the first p columns (p = min(m, n), or m with `complete`), as numpy computes them;
+- `lstsq`: `dgelsd` (the primitive's `rcond`); the residuals are the sums of squares of the
+  rows n.. of the solution LAPACK leaves, per column, in order (NaN where numpy's are empty),
+  and `full_rank_residuals` leaves with `status.LSTSQ_RANK_DEFICIENT` when the rank is not n;
 - `no_derivative` copies its operand.
 A routine reporting failure (`info` != 0: no convergence) leaves with
-`status.EIGENVALUES_DID_NOT_CONVERGE` or `status.SVD_DID_NOT_CONVERGE` (numpy's LinAlgError
+`status.EIGENVALUES_DID_NOT_CONVERGE`, `status.SVD_DID_NOT_CONVERGE` or
+`status.LSTSQ_DID_NOT_CONVERGE` (numpy's LinAlgError
 and message); `raises_decomposition_errors(module)` tells whether code may (its caller must
 then raise through Python). Without numpy's OpenBLAS the lowering refuses with
 NotImplementedError naming the Python backend.
@@ -34,11 +38,13 @@ SIGNATURES = {  # LAPACKE_<name>(int layout, ...) -> lapack_int
     "dgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "dgeqrf64_": [I64, I64, PTR, I64, PTR],
     "dorgqr64_": [I64, I64, I64, PTR, I64, PTR],
+    "dgelsd64_": [I64, I64, I64, PTR, I64, PTR, I64, PTR, F64, PTR],
 }
 
 
 def raises_decomposition_errors(module: ir.Module) -> bool:
-    return any(PREFIX + name in module.globals for name in ("dsyevd64_", "dgesdd64_"))
+    return any(PREFIX + name in module.globals for name in ("dsyevd64_", "dgesdd64_",
+                                                            "dgelsd64_"))
 
 
 def _char(c: str) -> ir.Constant:
@@ -145,3 +151,50 @@ class DecompositionLowering:
     def lower_no_derivative(self, eqn, env):
         x = eqn.inputs[0]
         return [self.copy_array(env[id(x)], x.type)]
+
+    def lower_lstsq(self, eqn, env):
+        a, rhs = eqn.inputs
+        m, n = a.type.shape
+        r = 1 if len(rhs.type.shape) == 1 else rhs.type.shape[1]
+        k = min(m, n)
+        b = self.b
+        out = self.alloc(eqn.outputs[0].type.shape, F64)
+        work = self.copy_array(env[id(a)], a.type)
+        x = self.alloc((max(m, n), r), F64)
+        self.loop_nest((max(m, n) * r,), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
+            x, [co[0]], inbounds=True, source_etype=F64)))
+        self._copy_into(x, env[id(rhs)], m * r)
+        rank = self.alloc((1,), I64)
+        info = self._lapack("dgelsd64_", "lstsq", [
+            _i64(m), _i64(n), _i64(r), work, _i64(n), x, _i64(r), self._at(out, n * r + r),
+            ir.Constant(F64, eqn.params["rcond"]), rank])
+        self._succeeds(info, status.LSTSQ_DID_NOT_CONVERGE)
+        self._copy_into(out, x, n * r)
+        found = b.load(rank, typ=I64)
+        b.store(b.sitofp(found, F64), self._at(out, n * r + r + k))
+        full = b.and_(ir.Constant(ir.IntType(1), m > n), b.icmp_signed("==", found, _i64(n)))
+        total = self.entry.alloca(F64)
+
+        def column(co):
+            (c,) = co
+            b.store(ir.Constant(F64, 0.0), total)
+
+            def add(row):
+                (i,) = row
+                v = b.load(b.gep(x, [b.add(b.mul(b.add(i, _i64(n)), _i64(r)), c)],
+                                 inbounds=True, source_etype=F64), typ=F64)
+                b.store(b.fadd(b.load(total, typ=F64), b.fmul(v, v)), total)
+
+            self.loop_nest((max(m - n, 0),), add)
+            value = b.select(full, b.load(total, typ=F64), ir.Constant(F64, float("nan")))
+            b.store(value, b.gep(out, [b.add(c, _i64(n * r))], inbounds=True, source_etype=F64))
+
+        self.loop_nest((r,), column)
+        return [out]
+
+    def lower_full_rank_residuals(self, eqn, env):
+        residuals, rank = eqn.inputs
+        found = self.b.load(env[id(rank)], typ=F64)
+        self.check(self.b.fcmp_ordered("==", found, ir.Constant(F64, eqn.params["n"])),
+                   status.LSTSQ_RANK_DEFICIENT)
+        return [self.copy_array(env[id(residuals)], residuals.type)]
