@@ -43,10 +43,12 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import composites
 from .vocabulary import define
 
 T = (1, 0)
@@ -379,3 +381,95 @@ def _lstsq_jvp(o, tangents, inputs, outputs, shapes, params):
 
 
 define(Decomposition("lstsq", _lstsq_vjp, _lstsq_jvp, reads_inputs=True, reads_output=True))
+
+
+# ---- norm with ord --------------------------------------------------------------------------
+
+def _least(o, x, axis, keepdims):
+    return o.neg(o.reduce_max(o.neg(x), axis, keepdims))
+
+
+def _vector_norm(o, x, order, axis, keepdims, f32):
+    if order == math.inf:
+        return o.reduce_max(o.abs(x), axis, keepdims)
+    if order == -math.inf:
+        return _least(o, o.abs(x), axis, keepdims)
+    if order == 0:
+        return o.reduce_sum(o.select(o.ne(x, 0.0), o.constant(1.0, x), o.constant(0.0, x)),
+                            axis, keepdims)
+    if order == 1:
+        return o.reduce_sum(o.abs(x), axis, keepdims)
+    if order == 2:
+        return composites.norm(o, x, axis, keepdims)
+    exponent, root = (order, 1.0 / order) if not f32 else _float32_pair(order)
+    return o.pow(o.reduce_sum(o.pow(o.abs(x), exponent), axis, keepdims), root)
+
+
+def _float32_pair(order: float) -> tuple[float, float]:
+    """`order` and numpy's float32 `reciprocal(order)`, as Python floats."""
+    p = struct.unpack("f", struct.pack("f", order))[0]
+    return p, struct.unpack("f", struct.pack("f", 1.0 / p))[0]
+
+
+def _matrix_norm(o, x, shape, order, axes, singular_values):
+    row, col = axes
+    if order in (2, -2, "nuc"):
+        if len(shape) != 2:
+            raise ValueError(f"norm(ord={order!r}) of batched matrices is not supported")
+        s = singular_values(x if axes == (0, 1) else o.transpose(x, T))
+        return o.reduce_sum(s, None, False) if order == "nuc" else \
+            o.reduce_max(s, None, False) if order == 2 else _least(o, s, None, False)
+    if order in (1, -1, math.inf, -math.inf):
+        first, second = (row, col) if order in (1, -1) else (col, row)
+        second -= second > first
+        total = o.reduce_sum(o.abs(x), (first,), False)
+        return o.reduce_max(total, (second,), False) if order > 0 else \
+            _least(o, total, (second,), False)
+    if order in ("fro", "f"):
+        return composites.norm(o, x, tuple(sorted(axes)), False)
+    raise ValueError("Invalid norm order for matrices.")
+
+
+def norm(o: Any, x: Any, shape: Shape, order: Any, axis: Any, keepdims: bool, f32: bool,
+         singular_values: Callable[[Any], Any]) -> Any:
+    """`np.linalg.norm(x, ord, axis, keepdims)` with `ord` given, numpy's formulas and error
+    messages (ValueError); `singular_values(matrix)` gives a 2-D operand's, in its dtype."""
+    ndim = len(shape)
+    if axis is None:
+        if ndim not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        axes = tuple(range(ndim))
+    else:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
+            raise ValueError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
+        axes = tuple(a % ndim for a in axes)
+    if len(axes) == 1:
+        if isinstance(order, str):
+            raise ValueError(f"Invalid norm order '{order}' for vectors")
+        return _vector_norm(o, x, order, axes, keepdims, f32)
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    if axes[0] == axes[1]:
+        raise ValueError("Duplicate axes given.")
+    value = _matrix_norm(o, x, shape, order, axes, singular_values)
+    if keepdims:
+        value = o.reshape(value, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+    return value
+
+
+# ---- pinv and cond --------------------------------------------------------------------------
+
+def pinv(o: Any, u: Any, s: Any, vt: Any, large: Any, k: int) -> Any:
+    """numpy's `pinv` from the reduced SVD: `Vt^T (1/s U^T)`, 1/s replaced by 0 where not
+    `large` (no inf reaches a derivative)."""
+    inverse = o.select(large, o.div(1.0, o.select(large, s, 1.0)), 0.0)
+    return o.matmul(_t(o, vt), o.mul(o.reshape(inverse, (k, 1)), _t(o, u)))
+
+
+def cond(o: Any, s: Any, k: int, p: Any, has_nan: Any) -> Any:
+    """numpy's `cond` for p None, 2 or -2 from the singular values: NaN (0 / 0) becomes inf
+    unless the matrix has a NaN (`has_nan`, a boolean)."""
+    first, last = (o.reshape(o.slice_along(s, 0, i, i + 1), None) for i in (0, k - 1))
+    r = o.div(last, first) if p == -2 else o.div(first, last)
+    return o.select(o.and_(o.ne(r, r), o.eq(has_nan, False)), math.inf, r)

@@ -29,11 +29,9 @@ Refusals and numpy's errors are reported at the call's line.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from adlite.derivatives import composites
+from adlite.derivatives import decompositions
 from adlite.derivatives.decompositions import layout, unpack
 
 from ..ir.builder import const
@@ -41,6 +39,8 @@ from ..ir.core import F32, F64, I64
 from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords
 from .numpy_functions import _REQUIRED, _bind
+
+_UNSET = object()  # pinv's rtol left out (numpy's _NoValue)
 
 
 def _matrix(conv, value, node, ndim=2):
@@ -182,77 +182,83 @@ def _svdvals(conv, a, node):
     return _decompose(conv, "svdvals", [a], node)[0]
 
 
+def _has_nan(o, x):
+    return o.gt(o.reduce_max(o.select(o.ne(x, x), 1.0, 0.0), None, False), 0.0)
+
+
+def _matrix_rank(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.matrix_rank", args, kwargs, {"A": _REQUIRED, "tol": None,
+                                                          "hermitian": False, "rtol": None},
+              node)
+    a, out = _matrix(conv, p["A"], node, 1)
+    tol, hermitian, rtol = (conv.static(p[k], node) for k in ("tol", "hermitian", "rtol"))
+    if hermitian:
+        raise conv.source.error(node, "matrix_rank(hermitian=True) is not supported in "
+                                      "compiled code", "leave hermitian out")
+    if tol is not None and rtol is not None:
+        raise conv.source.error(node, "`tol` and `rtol` can't be both set.")
+    o = BuilderOps(conv.b)
+    if len(a.type.shape) < 2:
+        return conv.to_type(o.reduce_max(o.select(o.ne(a, 0.0), 1.0, 0.0), None, False), I64)
+    s = conv.to_type(_svdvals(conv, a, node), out)
+    if tol is None:
+        eps = float(np.finfo(np.float32 if out == F32 else np.float64).eps)
+        tol = o.mul(o.reduce_max(s, None, False), max(a.type.shape) * eps if rtol is None
+                    else float(rtol))
+    above = o.select(o.gt(s, tol), 1.0, 0.0)
+    return conv.to_type(o.reduce_sum(above, None, False), I64)
+
+
+def _pinv(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.pinv", args, kwargs, {"a": _REQUIRED, "rcond": None,
+                                                   "hermitian": False, "rtol": _UNSET},
+              node)
+    a, out = _matrix(conv, p["a"], node)
+    hermitian = conv.static(p["hermitian"], node)
+    if hermitian:
+        raise conv.source.error(node, "pinv(hermitian=True) is not supported in compiled "
+                                      "code", "leave hermitian out")
+    rcond = conv.static(p["rcond"], node)
+    rtol = p["rtol"] if p["rtol"] is _UNSET else conv.static(p["rtol"], node)
+    if rcond is not None and rtol is not _UNSET:
+        raise conv.source.error(node, "`rtol` and `rcond` can't be both set.")
+    if rcond is None:
+        eps = float(np.finfo(np.float32 if out == F32 else np.float64).eps)
+        rcond = 1e-15 if rtol is _UNSET else max(a.type.shape) * eps if rtol is None \
+            else rtol
+    u, s, vt = (conv.to_type(x, out) for x in _decompose(conv, "svd", [a], node))
+    o = BuilderOps(conv.b)
+    cutoff = o.mul(conv.to_type(o.reduce_max(s, None, False), F64), float(rcond))
+    large = o.gt(conv.to_type(s, F64), cutoff)
+    return decompositions.pinv(o, u, s, vt, large, min(a.type.shape))
+
+
+def _cond(conv, args, kwargs, node):
+    p = _bind(conv, "linalg.cond", args, kwargs, {"x": _REQUIRED, "p": None}, node)
+    x, out = _matrix(conv, p["x"], node)
+    order = conv.static(p["p"], node)
+    if order not in (None, 2, -2):
+        raise conv.source.error(node, f"cond(p={order!r}) is not supported in compiled code",
+                                "use p=None, 2 or -2 (through the singular values)")
+    s = conv.to_type(_svdvals(conv, x, node), out)
+    o = BuilderOps(conv.b)
+    return decompositions.cond(o, s, min(x.type.shape), order, _has_nan(o, x))
+
+
 # ---- norm -----------------------------------------------------------------------------------
-
-def _vector_norm(o, x, order, axis, keepdims, out):
-    if order == math.inf:
-        return o.reduce_max(o.abs(x), axis, keepdims)
-    if order == -math.inf:
-        return o.neg(o.reduce_max(o.neg(o.abs(x)), axis, keepdims))
-    if order == 0:
-        return o.reduce_sum(o.cast(o.ne(x, 0.0), out), axis, keepdims)
-    if order == 1:
-        return o.reduce_sum(o.abs(x), axis, keepdims)
-    if order == 2:
-        return composites.norm(o, x, axis, keepdims)
-    dtype = np.float32 if out == F32 else np.float64
-    total = o.reduce_sum(o.pow(o.abs(x), float(dtype(order))), axis, keepdims)
-    return o.pow(total, float(np.reciprocal(dtype(order))))
-
-
-def _keep(conv, value, shape, axes):
-    return conv.b.reshape(value, shape=tuple(1 if i in axes else d for i, d in enumerate(shape)))
-
-
-def _matrix_norm(conv, o, x, order, axes, keepdims, node):
-    row, col = axes
-    shape = x.type.shape
-    if order in (2, -2, "nuc"):
-        if len(shape) != 2:
-            raise conv.source.error(node, f"norm(ord={order!r}) of batched matrices is not "
-                                          "supported in compiled code")
-        a = x if (row, col) == (0, 1) else o.transpose(x, (1, 0))
-        s = conv.to_type(_svdvals(conv, conv.to_type(a, F64), node), x.type.scalar)
-        value = o.reduce_sum(s, None, False) if order == "nuc" else \
-            o.reduce_max(s, None, False) if order == 2 else \
-            o.neg(o.reduce_max(o.neg(s), None, False))
-    elif order in (1, -1, math.inf, -math.inf):
-        first, second = (row, col) if order in (1, -1) else (col, row)
-        if second > first:
-            second -= 1
-        total = o.reduce_sum(o.abs(x), (first,), False)
-        value = o.reduce_max(total, (second,), False) if order > 0 else \
-            o.neg(o.reduce_max(o.neg(total), (second,), False))
-    elif order in ("fro", "f"):
-        value = composites.norm(o, x, tuple(sorted(axes)), False)
-    else:
-        raise conv.source.error(node, "Invalid norm order for matrices.")
-    return _keep(conv, value, shape, axes) if keepdims else value
-
 
 def norm_with_ord(conv, x, order, axis, keepdims, node):
     """np.linalg.norm(x, ord, axis, keepdims) for an `ord` given (compile-time values)."""
-    o = BuilderOps(conv.b)
-    ndim = len(x.type.shape or ())
-    if axis is None:
-        if ndim not in (1, 2):
-            raise conv.source.error(node, "Improper number of dimensions to norm.")
-        axes = tuple(range(ndim))
-    else:
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        if not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
-            raise conv.source.error(node, f"axis {axis} is out of bounds for an array of "
-                                          f"dimension {ndim}")
-        axes = tuple(a % ndim for a in axes)
-        if len(axes) == 2 and axes[0] == axes[1]:
-            raise conv.source.error(node, "Duplicate axes given.")
-    if len(axes) == 1:
-        if isinstance(order, str):
-            raise conv.source.error(node, f"Invalid norm order '{order}' for vectors")
-        return _vector_norm(o, x, order, axes, bool(keepdims), x.type.scalar)
-    if len(axes) == 2:
-        return _matrix_norm(conv, o, x, order, axes, bool(keepdims), node)
-    raise conv.source.error(node, "Improper number of dimensions to norm.")
+    f32 = x.type.scalar == F32
+
+    def singular_values(matrix):
+        return conv.to_type(_svdvals(conv, conv.to_type(matrix, F64), node), x.type.scalar)
+
+    try:
+        return decompositions.norm(BuilderOps(conv.b), x, x.type.shape or (), order, axis,
+                                   bool(keepdims), f32, singular_values)
+    except ValueError as e:
+        raise conv.source.error(node, str(e)) from None
 
 
 register_with_keywords([np.linalg.eigh], _eigh("eigh"))
@@ -260,3 +266,6 @@ register_with_keywords([np.linalg.eigvalsh], _eigh("eigvalsh"))
 register_with_keywords([np.linalg.svd], _svd)
 register_with_keywords([np.linalg.qr], _qr)
 register_with_keywords([np.linalg.lstsq], _lstsq)
+register_with_keywords([np.linalg.matrix_rank], _matrix_rank)
+register_with_keywords([np.linalg.pinv], _pinv)
+register_with_keywords([np.linalg.cond], _cond)
