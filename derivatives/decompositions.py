@@ -470,6 +470,6 @@ def pinv(o: Any, u: Any, s: Any, vt: Any, large: Any, k: int) -> Any:
 def cond(o: Any, s: Any, k: int, p: Any, has_nan: Any) -> Any:
     """numpy's `cond` for p None, 2 or -2 from the singular values: NaN (0 / 0) becomes inf
     unless the matrix has a NaN (`has_nan`, a boolean)."""
-    first, last = (o.reshape(o.slice_along(s, 0, i, i + 1), None) for i in (0, k - 1))
+    first, last = (o.reshape(o.slice_along(s, 0, i, i + 1), ()) for i in (0, k - 1))
     r = o.div(last, first) if p == -2 else o.div(first, last)
     return o.select(o.and_(o.ne(r, r), o.eq(has_nan, False)), math.inf, r)

@@ -302,3 +302,138 @@ def test_norm_with_a_bad_ord_is_numpys_error_at_the_users_line(order, shape, mes
     with pytest.raises(AdliteSyntaxError, match=message) as info:
         compiler.jit(fn)(np.ones(shape))
     assert info.value.filename == __file__
+
+
+# ---- lstsq, pinv, cond, matrix_rank -------------------------------------------------------------
+
+def _lstsq_all(a, b, c, d):
+    return np.linalg.lstsq(a, b) + np.linalg.lstsq(a, c, rcond=1e-3) + np.linalg.lstsq(c.T, d)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lstsq_is_numpys_to_the_last_bit(backend, dtype):
+    rng = np.random.default_rng(8)
+    args = [rng.standard_normal(s).astype(dtype) for s in ((5, 3), (5,), (5, 2), (2,))]
+    for got, expected in zip(compiler.jit(_lstsq_all, backend=backend)(*args),
+                             _lstsq_all(*args), strict=True):
+        assert np.shape(got) == np.shape(expected)
+        if np.ndim(expected):  # numpy's rank is an np.int32, compiled ints are Python ints
+            assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def _residuals(a, b):
+    return np.linalg.lstsq(a, b)[1]
+
+
+def _solution_and_rank(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return x, rank
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lstsq_residuals_of_a_rank_deficient_matrix_raise_where_numpy_returns_nothing(backend):
+    a = _operand("deficient", (5, 3))
+    a[:, 2] = a[:, 0]
+    b = np.arange(5.0)
+    assert np.linalg.lstsq(a, b)[1].shape == (0,)
+    with pytest.raises(np.linalg.LinAlgError, match="rank < n"):
+        compiler.jit(_residuals, backend=backend)(a, b)
+    x, rank = compiler.jit(_solution_and_rank, backend=backend)(a, b)  # unread: no error
+    np.testing.assert_array_equal(x, np.linalg.lstsq(a, b)[0])
+    assert rank == 2
+
+
+def _lstsq_loss(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(np.sin(x)) + np.sum(residuals) * 0.7 + np.sum(s ** 2) * 0.3
+
+
+def _lstsq_wide_loss(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(np.sin(s)) + rank
+
+
+LSTSQ = [("tall", _lstsq_loss, (5, 3), (5,)), ("tall_columns", _lstsq_loss, (5, 3), (5, 2)),
+         ("square", _lstsq_loss, (3, 3), (3, 2)), ("wide_s", _lstsq_wide_loss, (3, 5), (3,))]
+
+
+def _taped2(fn, a, b):
+    ta, tb = tensor(a, requires_grad=True), tensor(b, requires_grad=True)
+    fn(ta, tb).backward()
+    return ta.grad.data, (np.zeros_like(b) if tb.grad is None else tb.grad.data)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name,fn,a_shape,b_shape", LSTSQ, ids=[c[0] for c in LSTSQ])
+def test_lstsq_derivatives(backend, name, fn, a_shape, b_shape):
+    a, b = _operand(name, a_shape), _operand(name + "b", b_shape)
+    ga, gb = compiler.grad(fn, wrt=(0, 1), backend=backend)(a, b)
+    np.testing.assert_allclose(ga, _differences(lambda x: fn(x, b), a), atol=1e-7, rtol=1e-7)
+    np.testing.assert_allclose(gb, _differences(lambda y: fn(a, y), b), atol=1e-7, rtol=1e-7)
+    ta, tb = _taped2(fn, a, b)
+    np.testing.assert_allclose(ga, ta, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gb, tb, rtol=1e-10, atol=1e-12)
+    da, db = np.ones(a_shape), np.linspace(-1.0, 1.0, b.size).reshape(b_shape)
+    _, tangent = compiler.jvp(fn, (a, b), (da, db))
+    eps = 1e-6
+    expected = (fn(a + eps * da, b + eps * db) - fn(a - eps * da, b - eps * db)) / (2 * eps)
+    assert tangent == pytest.approx(expected, rel=1e-6, abs=1e-7)
+    h = compiler.hessian(fn)(a, b)
+    size = a.size
+    rows = [_differences(lambda x, i=i: _taped2(fn, x, b)[0].ravel()[i], a).ravel()
+            for i in range(size)]
+    np.testing.assert_allclose(np.reshape(h, (size, size)), np.array(rows), rtol=1e-6,
+                               atol=1e-6)
+
+
+def _wide_solution(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0])
+
+
+def test_lstsq_solution_of_a_wide_matrix_is_not_differentiated():
+    with pytest.raises(AdliteSyntaxError, match="rows >= columns") as info:
+        compiler.grad(_wide_solution)(_operand("wide", (2, 3)), np.ones(2))
+    assert "pinv" in info.value.hint
+
+
+def _spectral(a, b, c):
+    return (np.linalg.pinv(a), np.linalg.pinv(b, rtol=None), np.linalg.pinv(c, 1e-3),
+            np.linalg.cond(a), np.linalg.cond(b, -2), np.linalg.cond(np.zeros((2, 2))),
+            np.linalg.matrix_rank(a), np.linalg.matrix_rank(c), np.linalg.matrix_rank(b[0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pinv_cond_matrix_rank_are_numpys(backend, dtype):
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((4, 3)).astype(dtype), rng.standard_normal((2, 5)).astype(dtype)
+    c = np.outer(rng.standard_normal(3), rng.standard_normal(3)).astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = _spectral(a, b, c)
+    for got, want in zip(compiler.jit(_spectral, backend=backend)(a, b, c), expected,
+                         strict=True):
+        assert got == pytest.approx(want, rel=0, abs=0)
+
+
+def _pinv_cond(a):
+    return np.sum(np.sin(np.linalg.pinv(a))) + np.linalg.cond(a) + np.linalg.norm(a, -2)
+
+
+def test_pinv_cond_derivatives_against_differences_and_the_tape():
+    a = _operand("pinv", (4, 3))
+    g = compiler.grad(_pinv_cond)(a)
+    np.testing.assert_allclose(g, _differences(_pinv_cond, a), atol=1e-7, rtol=1e-7)
+    np.testing.assert_allclose(g, _taped(_pinv_cond, a), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", [np.inf, -np.inf, 0, 1, 3, -1.5, "fro", "nuc", 2, -2],
+                         ids=str)
+def test_norm_with_ord_on_the_tape_is_numpys(order):
+    x = _operand(f"tape{order}", (3, 4))
+    matrix = isinstance(order, str) or order in (2, -2)
+    axis = (1, 0) if matrix else 1
+    got = np.linalg.norm(tensor(x), order, axis=axis, keepdims=True)
+    np.testing.assert_allclose(got.data, np.linalg.norm(x, order, axis=axis, keepdims=True),
+                               rtol=1e-15)

@@ -174,7 +174,7 @@ def _lstsq(conv, args, kwargs, node):
     if m < n:
         x = _guard(conv, x, node, "the derivative of lstsq is supported for matrices with "
                                   "rows >= columns only", "use np.linalg.pinv(a) @ b")
-    rank = conv.to_type(BuilderOps(b).reshape(rank, None), I64)
+    rank = conv.to_type(BuilderOps(b).reshape(rank, ()), I64)
     return conv.to_type(x, out), conv.to_type(residuals, out), rank, conv.to_type(s, out)
 
 
