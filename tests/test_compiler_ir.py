@@ -169,6 +169,8 @@ ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadc
                     "matmul", "index", "index_update", "full", "pack", "arange",
                     "concatenate", "solve", "inv", "det", "slogdet", "cholesky",
                     "tril_halfdiag", "take", "take_add", "put"}
+ARRAY_PRIMITIVES |= {"eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",  # test_decompositions
+                     "full_rank_residuals", "no_derivative"}
 # trigamma's rules refuse (third derivatives of gammaln): tests/test_special.py
 SKIP = {"while", "cond", "push", "pop", "convert", "select", "floordiv", "sign", "floor",
         "ceil", "trigamma"} | ARRAY_PRIMITIVES
