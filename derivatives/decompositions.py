@@ -38,6 +38,11 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
   `gb = A G^-1 gx`, `gA = r (G^-1 gx)^T - A G^-1 gx x^T`; the residuals `sum(r^2)` give
   `gA = -2 g r x^T`, `gb = 2 g r` (`A^T r = 0`); `s` is svd's. The rank has no derivative.
   At a rank-deficient matrix (m >= n) these rules raise numpy's "Singular matrix".
+
+Composites written once for both sides: `norm(ops, x, shape, ord, axis, keepdims, f32,
+singular_values)` is `np.linalg.norm` with an `ord` (numpy's formulas and ValueError
+messages), `pinv(ops, u, s, vt, large, k)` and `cond(ops, s, k, p, has_nan)` numpy's
+pseudo-inverse and condition number from the singular value decomposition.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
 from ..primitives.shapes import reduces_nothing
 from ..primitives.vocabulary import BuilderOps
+from .decomposition_functions import norm_with_ord
 from .functions import lookup, refuse_keywords, register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
@@ -238,8 +239,6 @@ def _norm(conv, args, kwargs, node):
     ndim = len(x.type.shape or ())
     axis = _axis(conv, options["axis"], ndim, node)
     if options["ord"] is not None:
-        from .decomposition_functions import norm_with_ord  # it imports this module
-
         return norm_with_ord(conv, x, options["ord"], options["axis"], options["keepdims"],
                              node)
     if axis is not None and len(axis) > 2:

@@ -22,12 +22,17 @@ compile-time values:
   assume full column rank;
 - `norm(x, ord, axis, keepdims)`: numpy's formulas for vector ords (inf, -inf, 0, 1, 2, any
   other number) and matrix ords ('fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' on
-  2-D matrices only); `matrix_rank(a)` (default tolerance), `pinv(a)` (default rcond),
-  `cond(a)` (2-norm) follow numpy's definitions through the singular value decomposition.
+  2-D matrices only), written once in `adlite.derivatives.decompositions.norm`;
+- `matrix_rank(A, tol=None, hermitian=False, rtol=None)`, `pinv(a, rcond=None,
+  hermitian=False, rtol=...)` and `cond(x, p=None)` (p None, 2 or -2) follow numpy's code
+  through the singular values (hermitian=True refused); `matrix_rank` returns an int and has
+  no derivative, `pinv` and `cond` differentiate through `svd` (distinct singular values).
 Refusals and numpy's errors are reported at the call's line.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -38,9 +43,18 @@ from ..ir.builder import const
 from ..ir.core import F32, F64, I64
 from ..primitives.vocabulary import BuilderOps
 from .functions import register_with_keywords
-from .numpy_functions import _REQUIRED, _bind
 
-_UNSET = object()  # pinv's rtol left out (numpy's _NoValue)
+
+def _bind(conv, fn, args, kwargs, node) -> dict:
+    """The arguments of numpy's `fn` by parameter name, numpy's defaults filled in (numbers
+    as constants), by `fn`'s own signature."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise conv.source.error(node, f"np.linalg.{fn.__name__}(): {e}") from None
+    bound.apply_defaults()
+    return {k: const(v) if isinstance(v, int | float) else v
+            for k, v in bound.arguments.items()}
 
 
 def _matrix(conv, value, node, ndim=2):
@@ -93,7 +107,7 @@ def _square(conv, a, node):
 
 def _eigh(name):
     def lower(conv, args, kwargs, node):
-        p = _bind(conv, f"linalg.{name}", args, kwargs, {"a": _REQUIRED, "UPLO": "L"}, node)
+        p = _bind(conv, getattr(np.linalg, name), args, kwargs, node)
         a, out = _matrix(conv, p["a"], node)
         uplo = _static_choice(conv, p["UPLO"], "UPLO", ("L", "U"), node)
         _square(conv, a, node)
@@ -107,8 +121,7 @@ def _eigh(name):
 
 
 def _svd(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.svd", args, kwargs, {"a": _REQUIRED, "full_matrices": True,
-                                                  "compute_uv": True, "hermitian": False}, node)
+    p = _bind(conv, np.linalg.svd, args, kwargs, node)
     a, out = _matrix(conv, p["a"], node)
     full, compute_uv, hermitian = (bool(conv.static(p[k], node)) for k in
                                    ("full_matrices", "compute_uv", "hermitian"))
@@ -130,7 +143,7 @@ def _svd(conv, args, kwargs, node):
 
 
 def _qr(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.qr", args, kwargs, {"a": _REQUIRED, "mode": "reduced"}, node)
+    p = _bind(conv, np.linalg.qr, args, kwargs, node)
     a, out = _matrix(conv, p["a"], node)
     mode = conv.static(p["mode"], node)
     if mode == "raw":
@@ -153,8 +166,7 @@ def _qr(conv, args, kwargs, node):
 
 
 def _lstsq(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.lstsq", args, kwargs, {"a": _REQUIRED, "b": _REQUIRED,
-                                                    "rcond": None}, node)
+    p = _bind(conv, np.linalg.lstsq, args, kwargs, node)
     (a, out_a), (rhs, out_b) = _matrix(conv, p["a"], node), _matrix(conv, p["b"], node, 1)
     out = F64 if F64 in (out_a, out_b) else F32
     if len(a.type.shape) != 2:
@@ -187,9 +199,7 @@ def _has_nan(o, x):
 
 
 def _matrix_rank(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.matrix_rank", args, kwargs, {"A": _REQUIRED, "tol": None,
-                                                          "hermitian": False, "rtol": None},
-              node)
+    p = _bind(conv, np.linalg.matrix_rank, args, kwargs, node)
     a, out = _matrix(conv, p["A"], node, 1)
     tol, hermitian, rtol = (conv.static(p[k], node) for k in ("tol", "hermitian", "rtol"))
     if hermitian:
@@ -210,21 +220,19 @@ def _matrix_rank(conv, args, kwargs, node):
 
 
 def _pinv(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.pinv", args, kwargs, {"a": _REQUIRED, "rcond": None,
-                                                   "hermitian": False, "rtol": _UNSET},
-              node)
+    p = _bind(conv, np.linalg.pinv, args, kwargs, node)
     a, out = _matrix(conv, p["a"], node)
     hermitian = conv.static(p["hermitian"], node)
     if hermitian:
         raise conv.source.error(node, "pinv(hermitian=True) is not supported in compiled "
                                       "code", "leave hermitian out")
     rcond = conv.static(p["rcond"], node)
-    rtol = p["rtol"] if p["rtol"] is _UNSET else conv.static(p["rtol"], node)
-    if rcond is not None and rtol is not _UNSET:
+    rtol = p["rtol"] if p["rtol"] is np._NoValue else conv.static(p["rtol"], node)
+    if rcond is not None and rtol is not np._NoValue:
         raise conv.source.error(node, "`rtol` and `rcond` can't be both set.")
     if rcond is None:
         eps = float(np.finfo(np.float32 if out == F32 else np.float64).eps)
-        rcond = 1e-15 if rtol is _UNSET else max(a.type.shape) * eps if rtol is None \
+        rcond = 1e-15 if rtol is np._NoValue else max(a.type.shape) * eps if rtol is None \
             else rtol
     u, s, vt = (conv.to_type(x, out) for x in _decompose(conv, "svd", [a], node))
     o = BuilderOps(conv.b)
@@ -234,7 +242,7 @@ def _pinv(conv, args, kwargs, node):
 
 
 def _cond(conv, args, kwargs, node):
-    p = _bind(conv, "linalg.cond", args, kwargs, {"x": _REQUIRED, "p": None}, node)
+    p = _bind(conv, np.linalg.cond, args, kwargs, node)
     x, out = _matrix(conv, p["x"], node)
     order = conv.static(p["p"], node)
     if order not in (None, 2, -2):
