@@ -16,6 +16,8 @@ numpy's `numpy.linalg.LinAlgError` with numpy's message. scipy.linalg's LinAlgEr
 the factorisation failed: SINGULAR_DIAGONAL + k ("... at diagonal k") and NOT_POSITIVE_MINOR + k
 ("k-th leading minor ..."); `linalg_message(status)` gives the message of any of them (None for
 another status). NOT_FINITE is scipy's check of its operands (`check_finite`).
+The decompositions' failures to converge (21, 22, 23) and the residuals of a
+rank-deficient `lstsq` (24, where numpy's would be empty) raise LinAlgError too.
 """
 
 NO_MEMORY = 1
@@ -35,6 +37,10 @@ NOT_POSITIVE_DEFINITE = 15
 NOT_FINITE = 16
 SINGULAR_DIAGONAL = 1 << 20  # + the 0-based index of the zero diagonal element
 NOT_POSITIVE_MINOR = 2 << 20  # + the order of the leading minor
+EIGENVALUES_DID_NOT_CONVERGE = 21
+SVD_DID_NOT_CONVERGE = 22
+LSTSQ_DID_NOT_CONVERGE = 23
+LSTSQ_RANK_DEFICIENT = 24
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -58,6 +64,12 @@ ERRORS = {
 LINALG_ERRORS = {
     SINGULAR_MATRIX: "Singular matrix",
     NOT_POSITIVE_DEFINITE: "Matrix is not positive definite",
+    EIGENVALUES_DID_NOT_CONVERGE: "Eigenvalues did not converge",
+    SVD_DID_NOT_CONVERGE: "SVD did not converge",
+    LSTSQ_DID_NOT_CONVERGE: "SVD did not converge in Linear Least Squares",
+    LSTSQ_RANK_DEFICIENT: "lstsq: the matrix has rank < n, where numpy returns empty residuals "
+                          "(arrays in compiled code have shapes known when compiling); check "
+                          "the returned rank or compute the residuals from the solution",
 }
 
 

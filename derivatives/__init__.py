@@ -20,7 +20,9 @@ the same in both by construction. `composites` holds the numpy functions both si
 from primitives (`square`, `hypot`, `log_base`, `norm`, `mean`, `var`, `std`, `logsumexp`,
 `softmax`), written once the same way; `array_composites` the array-building ones (`diag`,
 `diff`, `roll`, `cross`, `cumsum`, `tile`, `repeat`, `einsum`, ...); `linalg` the derivatives
-of the matrix primitives (`solve`, `inv`, `det`, `slogdet`, `cholesky`) and `special` those of
+of the matrix primitives (`solve`, `inv`, `det`, `slogdet`, `cholesky`), `decompositions`
+those of the packed decompositions (`eigh`, `svd`, `qr`, `lstsq`, ...) with `norm` with `ord`,
+`pinv` and `cond`, and `special` those of
 the special functions (`erf`, `erfc`, `gammaln`, `digamma`) with scipy's composites (`ndtr`,
 `logit`, `xlogy`, the normal distribution's `pdf`, `logpdf`, `cdf`).
 
@@ -29,6 +31,7 @@ This package imports nothing of adlite (numpy-free too), so both sides import it
 
 from . import (  # noqa: F401  (they define formulas)
     composites,
+    decompositions,
     indexing,
     linalg,
     products,

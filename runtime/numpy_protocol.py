@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from . import decompositions, linalg, numpy_functions, special
 from . import functional as F
-from . import linalg, numpy_functions, special
 
 UFUNCS = {
     np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply,
@@ -67,6 +67,7 @@ FUNCTIONS = {
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
     np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
+    **decompositions.FUNCTIONS,
 }
 
 

@@ -311,4 +311,4 @@ def clone_vjp(ctx, g):
     return (g,)
 
 
-from . import linalg, special  # noqa: E402, F401  (register their primitives)
+from . import decompositions, linalg, special  # noqa: E402, F401  (register their primitives)

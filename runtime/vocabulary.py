@@ -71,6 +71,8 @@ class TensorOps:
     tril_halfdiag = staticmethod(functools.partial(F.apply, "tril_halfdiag"))
     triangle = staticmethod(functools.partial(F.apply, "triangle"))
     solve_triangular = staticmethod(functools.partial(F.apply, "solve_triangular"))
+    eigh = staticmethod(functools.partial(F.apply, "eigh"))
+    svd = staticmethod(functools.partial(F.apply, "svd"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
     erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))

@@ -13,6 +13,7 @@ import pytest
 
 from adlite import compiler, derivatives
 from adlite.compiler.ir.primitive import PRIMITIVES as COMPILER
+from adlite.derivatives.decompositions import Decomposition
 from adlite.runtime import autograd, tensor
 from adlite.runtime.primitives import PRIMITIVES as TAPE
 
@@ -102,6 +103,14 @@ def test_a_formula_reads_only_what_it_declares(name):
             tangents = formula.jvp(_Trace(), [object()] * arity, [value] * arity, [output],
                                    shapes[:arity], **params)
             assert (len(cts), len(tangents)) == (arity, 1)
+        return
+    if isinstance(formula, Decomposition):  # also sees the parameters of the primitive
+        arity = 2 if name == "lstsq" else 1
+        for shapes in ([(3, 3), (3,)], [(4, 3), (4, 2)], [(3, 4), (3,)]):
+            for params in ({}, {"full": True}, {"complete": True}, {"uplo": "U"}):
+                operands = [value] * arity, [output], shapes[:arity], params
+                assert len(formula.vjp(_Trace(), [object()], *operands)) == arity
+                assert len(formula.jvp(_Trace(), [object()] * arity, *operands)) == 1
         return
     if isinstance(formula, derivatives.Reduction):
         for axis in (None, (1,)):

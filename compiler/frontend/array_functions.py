@@ -24,6 +24,7 @@ from ..ir.builder import const
 from ..ir.core import F32, F64, I64, Const, Type
 from ..primitives.shapes import reduces_nothing
 from ..primitives.vocabulary import BuilderOps
+from .decomposition_functions import norm_with_ord
 from .functions import lookup, refuse_keywords, register_with_keywords
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
@@ -238,9 +239,8 @@ def _norm(conv, args, kwargs, node):
     ndim = len(x.type.shape or ())
     axis = _axis(conv, options["axis"], ndim, node)
     if options["ord"] is not None:
-        raise conv.source.error(node, f"np.linalg.norm(ord={options['ord']!r}) is not "
-                                      "supported", "leave ord out (2-norm of vectors, "
-                                                   "Frobenius norm of matrices)")
+        return norm_with_ord(conv, x, options["ord"], options["axis"], options["keepdims"],
+                             node)
     if axis is not None and len(axis) > 2:
         raise conv.source.error(node, "Improper number of dimensions to norm.")
     return composites.norm(BuilderOps(conv.b), x, axis, bool(options["keepdims"]))

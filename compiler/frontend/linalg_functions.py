@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import decomposition_functions  # noqa: F401 - registers the decompositions
 from .functions import refuse_keywords, register_with_keywords, unary, without_keywords
 
 

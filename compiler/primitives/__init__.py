@@ -4,7 +4,8 @@ Contract: importing this package registers every primitive in the table `PRIMITI
 `adlite.compiler.ir.primitive` (re-exported here; the fields of a `Primitive` are documented
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
 flow and the AD tapes in `control`, the user's run-time checks and prints in `effects`, the
-matrix functions of `np.linalg` in `linalg`, the special functions of scipy in `special`,
+matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`), the
+special functions of scipy in `special`,
 integer-array indexing (`take`, `take_add`) in `gather`;
 `vocabulary` runs the derivative formulas shared with the
 eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
@@ -27,6 +28,15 @@ in reverse and forward mode alike):
 from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
-from . import arrays, control, effects, gather, linalg, scalar, special  # noqa: F401  (populate the table)
+from . import (  # noqa: F401  (populate the table)
+    arrays,
+    control,
+    decompositions,
+    effects,
+    gather,
+    linalg,
+    scalar,
+    special,
+)
 
 __all__ = ["PRIMITIVES"]

@@ -38,6 +38,7 @@ from ...ir.core import Const, Var, walk_eqns
 from ...ir.index import Int, NewAxis, has_runtime_index
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
+from ...primitives.decompositions import LAPACK
 from .ops import F64, I1, I64
 
 PTR = ir.PointerType()
@@ -130,7 +131,7 @@ CALLS_OPENBLAS = {"matmul", "solve", "inv", "det", "slogdet", "det_sign", "chole
 
 def blas_for(graph) -> str:
     """The BLAS library the code of `graph` calls ("" when it calls none), loaded."""
-    if any(e.prim in CALLS_OPENBLAS for e in walk_eqns(graph)):
+    if any(e.prim in CALLS_OPENBLAS or e.prim in LAPACK for e in walk_eqns(graph)):
         return blas() or ""
     return ""
 

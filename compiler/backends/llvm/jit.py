@@ -32,6 +32,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
 from . import effects, interrupt
+from .decompositions import raises_decomposition_errors
 from .linalg import raises_linalg_errors
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
 
@@ -223,7 +224,8 @@ class NativeFunction:
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
     if python_api_available() and wraps(in_types + out_types) and \
-            not effects.uses_effects(module) and not raises_linalg_errors(module):
+            not effects.uses_effects(module) and not raises_linalg_errors(module) and \
+            not raises_decomposition_errors(module):
         add_python_wrapper(module, name, [t.name for t in in_types],
                            [t.name for t in out_types])
     with host_target_machine() as tm:

@@ -31,6 +31,7 @@ from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
 from .declarations import function
+from .decompositions import DecompositionLowering
 from .effects import EffectLowering
 from .gather import GatherLowering
 from .inplace import in_place_updates
@@ -54,7 +55,8 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering):
+class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
+                       DecompositionLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:

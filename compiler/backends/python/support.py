@@ -6,7 +6,12 @@ the effects (`check`, `print_`, see `primitives/effects.py`), `take_add` and `pu
 
 import numpy as np
 
-from ...primitives import effects, linalg, special  # noqa: F401 - used by generated code
+from ...primitives import (  # noqa: F401 - used by generated code
+    decompositions,
+    effects,
+    linalg,
+    special,
+)
 from ...primitives.gather import put_impl as put  # noqa: F401 - used by generated code
 from ...primitives.gather import take_add_impl as take_add  # noqa: F401 - used by generated code
 from ...primitives.ints import int64, int_pow, range_len  # noqa: F401 - used by generated code

@@ -1,0 +1,166 @@
+"""The matrix decompositions of `np.linalg` (`eigh`, `eigvalsh`, `svd`, `svdvals`, `qr`,
+`lstsq`) as packed primitives, and `no_derivative`, the identity that refuses derivatives.
+
+Contract: each decomposition takes 2-D float64 operands (numpy computes float32 input in
+float64 too: the frontend converts around the primitive, as numpy rounds the results) and
+returns the 1-D packed parts of `adlite.derivatives.decompositions` (its docstring has the
+layouts and the derivative formulas, which the `vjp` / `jvp` rules run with the IR builder).
+Parameters: `uplo` ("L" or "U", the triangle LAPACK reads) of `eigh` / `eigvalsh`, `full` of
+`svd`, `complete` of `qr`, `rcond` (a float, numpy's default already resolved) of `lstsq`.
+Shapes numpy rejects raise numpy's message (a `TypeError` of the type rule, which the
+frontend reports at the user's line); empty matrices are refused. The references (`*_packed`,
+also called by the Python backend as `_rt.decompositions.*`) are numpy's functions, so they
+raise numpy's LinAlgError when LAPACK does not converge; the LLVM backend
+(`backends/llvm/decompositions.py`) calls the same LAPACK routines.
+`no_derivative(x, refusal)` is `x`; differentiating it (in either mode) raises the
+`AdliteSyntaxError` whose arguments `refusal` holds (the frontend builds it at the user's
+line): it guards the results whose derivative is not unique.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from adlite import derivatives
+from adlite.derivatives.decompositions import layout, packed_size
+
+from .. import status
+from ..errors import AdliteSyntaxError
+from ..ir.core import F64, Type
+from ..ir.primitive import Primitive, register
+from .vocabulary import BuilderOps
+
+NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linalg.svd,
+         "svdvals": np.linalg.svd, "qr": np.linalg.qr, "lstsq": np.linalg.lstsq}
+
+
+def _pack(*parts) -> np.ndarray:
+    return np.concatenate([np.ravel(p) for p in parts])
+
+
+def eigh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
+    return _pack(*np.linalg.eigh(a, UPLO=uplo))
+
+
+def eigvalsh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
+    return np.linalg.eigvalsh(a, UPLO=uplo)
+
+
+def svd_packed(a: np.ndarray, full: bool = False) -> np.ndarray:
+    return _pack(*np.linalg.svd(a, full_matrices=full))
+
+
+def svdvals_packed(a: np.ndarray) -> np.ndarray:
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def qr_packed(a: np.ndarray, complete: bool = False) -> np.ndarray:
+    return _pack(*np.linalg.qr(a, mode="complete" if complete else "reduced"))
+
+
+def lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=rcond)
+    columns = 1 if b.ndim == 1 else b.shape[1]
+    if residuals.size == 0:
+        residuals = np.full(columns, np.nan)
+    return _pack(x, residuals, s, float(rank))
+
+
+LAPACK = frozenset(NUMPY)  # the primitives the LLVM backend lowers to LAPACK calls
+IMPLS = {"eigh": eigh_packed, "eigvalsh": eigvalsh_packed, "svd": svd_packed,
+         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed}
+
+
+def _numpy_message(name: str, types: list[Type]) -> str | None:
+    """What numpy says calling `name` on operands of these shapes, or None if it accepts."""
+    probes = [np.ones(t.shape or ()) for t in types]
+    try:
+        NUMPY[name](*probes)
+    except (ValueError, TypeError) as e:  # LinAlgError included
+        return str(e)
+    return None
+
+
+def _type_rule(name: str):
+    def rule(in_types, params):
+        for t in in_types:
+            if not t.is_array or t.scalar != F64:
+                raise TypeError(f"{name}: float64 arrays expected, got {t}")
+        message = _numpy_message(name, in_types)
+        if message is not None:
+            raise TypeError(message)
+        if len(in_types[0].shape) != 2:
+            raise TypeError(f"{name}: batched (more than 2-D) matrices are not supported in "
+                            "compiled code")
+        if 0 in in_types[0].shape or (name == "lstsq" and 0 in in_types[1].shape):
+            raise TypeError(f"{name}: empty matrices are not supported in compiled code")
+        parts = layout(name, [t.shape for t in in_types], params)
+        return [F64.with_shape((packed_size(parts),))]
+
+    return rule
+
+
+def _rules(name: str) -> dict:
+    formula = derivatives.FORMULAS[name]
+
+    def shapes(e):
+        return [a.type.shape for a in e.inputs]
+
+    def vjp(b, e, cts):
+        return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e), e.params)
+
+    def jvp(b, e, t):
+        return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e), e.params)
+
+    return {"vjp": vjp, "jvp": jvp, "formula": formula}
+
+
+def _py(name: str, params: tuple[str, ...]):
+    def source(args, e):
+        extra = [repr(e.params[p]) for p in params if p in e.params]
+        return f"_rt.decompositions.{name}_packed({', '.join(list(args) + extra)})"
+
+    return source
+
+
+_PARAMS = {"eigh": ("uplo",), "eigvalsh": ("uplo",), "svd": ("full",), "svdvals": (),
+           "qr": ("complete",), "lstsq": ("rcond",)}
+
+for _name, _params in _PARAMS.items():
+    _impl = IMPLS[_name]
+    register(Primitive(_name, _type_rule(_name),
+                       lambda *xs, _impl=_impl, **params: (_impl(*xs, **params),),
+                       py=_py(_name, _params), **_rules(_name)))
+
+
+def full_rank_residuals(residuals: np.ndarray, rank: np.ndarray, n: int) -> np.ndarray:
+    if rank[0] != n:
+        raise np.linalg.LinAlgError(status.LINALG_ERRORS[status.LSTSQ_RANK_DEFICIENT])
+    return residuals
+
+
+def _residuals_type(in_types, params):
+    return [in_types[0]]
+
+
+def _residuals_vjp(b, e, cts):
+    return [cts[0], None]
+
+
+def _residuals_jvp(b, e, tangents):
+    return [tangents[0]]
+
+
+register(Primitive("full_rank_residuals", _residuals_type,
+                   lambda r, k, n: (full_rank_residuals(r, k, n),), vjp=_residuals_vjp,
+                   jvp=_residuals_jvp, py=lambda args, e: "_rt.decompositions."
+                   f"full_rank_residuals({args[0]}, {args[1]}, {e.params['n']})"))
+
+
+def _refuse(b, e, _):
+    raise AdliteSyntaxError(*e.params["refusal"])
+
+
+register(Primitive("no_derivative", lambda in_types, params: [in_types[0]],
+                   lambda x, **params: (x,), vjp=_refuse, jvp=_refuse,
+                   py=lambda args, e: args[0]))

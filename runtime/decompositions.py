@@ -1,0 +1,156 @@
+"""`np.linalg` decompositions on the eager tape: `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`,
+`pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
+
+Contract: the packed primitives of `adlite.derivatives.decompositions` (numpy's functions as
+implementations, so they raise numpy's LinAlgError), whose VJP is the shared formula; these
+functions convert the operand to float64 and the parts back to float32 for a float32 operand,
+as numpy computes, and return numpy's tuples (plain tuples). `eigh(a, UPLO)` / `eigvalsh`
+rebuild the symmetric matrix from the triangle numpy reads (the other gets no gradient).
+`svd(a, full_matrices=True, compute_uv=True)`: with `full_matrices` on a non-square matrix the
+gradient treats the extra singular vectors as constants (the compiler refuses to differentiate
+them). `qr(a, mode)`: 'reduced', 'complete' or 'r'; its gradient needs rows >= columns.
+`lstsq(a, b, rcond=None)` returns numpy's `(x, residuals, rank, s)` (residuals empty as
+numpy's: the tape runs eagerly); its gradients need rows >= columns and full rank.
+`norm`, `pinv`, `cond` run the shared composites of `adlite.derivatives.decompositions`.
+numpy's `np.linalg.*` called with a Tensor dispatch here (`numpy_protocol`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from adlite import derivatives
+from adlite.derivatives import decompositions
+from adlite.derivatives.decompositions import layout, unpack
+
+from . import functional as F
+from .primitives import RuleContext, _register_shared
+from .vocabulary import TENSOR_OPS
+
+_IMPLS = {"eigh": lambda a, uplo="L": np.concatenate([np.ravel(p) for p in
+                                                      np.linalg.eigh(a, UPLO=uplo)]),
+          "eigvalsh": lambda a, uplo="L": np.linalg.eigvalsh(a, UPLO=uplo),
+          "svd": lambda a, full=False: np.concatenate(
+              [np.ravel(p) for p in np.linalg.svd(a, full_matrices=full)]),
+          "svdvals": lambda a: np.linalg.svd(a, compute_uv=False),
+          "qr": lambda a, complete=False: np.concatenate(
+              [np.ravel(p) for p in np.linalg.qr(a, "complete" if complete else "reduced")]),
+          "lstsq": lambda a, b, rcond: _lstsq_packed(a, b, rcond)}
+
+
+def _lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=rcond)
+    if residuals.size == 0:
+        residuals = np.full(1 if b.ndim == 1 else b.shape[1], np.nan)
+    return np.concatenate([np.ravel(x), residuals, s, [float(rank)]])
+
+
+def _decomposition(name: str) -> None:
+    formula = derivatives.FORMULAS[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        return tuple(formula.vjp(TENSOR_OPS, [g], ctx.inputs, [ctx.output], ctx.shapes,
+                                 ctx.params))
+
+    _register_shared(name, f"Linalg{name.capitalize()}Backward0", _IMPLS[name], vjp, formula)
+
+
+for _name in _IMPLS:
+    _decomposition(_name)
+
+
+def _operand(a) -> tuple[Any, np.dtype]:
+    a = F.constant(a)
+    out = np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64)
+    return F.astype(a, np.float64), out
+
+
+def _parts(name: str, a, out: np.dtype, *more, **params) -> list[Any]:
+    packed = F.apply(name, a, *more, **params)
+    parts = unpack(TENSOR_OPS, packed, layout(name, [a.shape] + [b.shape for b in more],
+                                              params))
+    return [F.astype(p, out) for p in parts]
+
+
+def _symmetric(a, uplo: str):
+    lower = np.tri(a.shape[0], dtype=bool)
+    return F.where(lower if uplo == "L" else lower.T, a, F.transpose(a))
+
+
+def eigh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
+    a, out = _operand(a)
+    return tuple(_parts("eigh", _symmetric(a, UPLO), out, uplo=UPLO))
+
+
+def eigvalsh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
+    a, out = _operand(a)
+    return _parts("eigvalsh", _symmetric(a, UPLO), out, uplo=UPLO)[0]
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True):
+    a, out = _operand(a)
+    if not compute_uv:
+        return _parts("svdvals", a, out)[0]
+    return tuple(_parts("svd", a, out, full=bool(full_matrices)))
+
+
+def qr(a, mode: str = "reduced"):
+    a, out = _operand(a)
+    if mode not in ("reduced", "complete", "r"):
+        raise NotImplementedError(f"np.linalg.qr(mode={mode!r}) on tensors")
+    q, r = _parts("qr", a, out, complete=mode == "complete")
+    return r if mode == "r" else (q, r)
+
+
+def lstsq(a, b, rcond=None):
+    a, out_a = _operand(a)
+    b, out_b = _operand(b)
+    m, n = a.shape
+    out = np.result_type(out_a, out_b)
+    rcond = float(np.finfo(np.float64).eps * max(m, n) if rcond is None else rcond)
+    x, residuals, s, rank = _parts("lstsq", a, out, b, rcond=rcond)
+    if b.ndim == 1:
+        x = F.reshape(x, (n,))
+    rank = int(rank.data[0])
+    if m <= n or rank != n:
+        residuals = F.constant(np.zeros(0, out))
+    return x, residuals, rank, s
+
+
+def _singular_values(a):
+    a, out = _operand(a)
+    return _parts("svdvals", a, out)[0]
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's parameter name
+    if ord is None:
+        return F.norm(x, ord, axis, keepdims)
+    x = F.astype(x, np.float64) if not np.issubdtype(F.constant(x).dtype, np.floating) else \
+        F.constant(x)
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    return decompositions.norm(TENSOR_OPS, x, x.shape, ord, axis, bool(keepdims),
+                               x.dtype == np.float32, _singular_values)
+
+
+def pinv(a, rcond=None):
+    a, out = _operand(a)
+    u, s, vt = _parts("svd", a, out)
+    rcond = 1e-15 if rcond is None else rcond
+    large = F.constant(s.data.astype(np.float64) > rcond * float(np.max(s.data)))
+    return decompositions.pinv(TENSOR_OPS, u, s, vt, large, min(a.shape))
+
+
+def cond(x, p=None):
+    if p not in (None, 2, -2):
+        raise NotImplementedError(f"np.linalg.cond(p={p!r}) on tensors")
+    s = _singular_values(x)
+    has_nan = F.constant(np.isnan(F.constant(x).data).any())
+    with np.errstate(all="ignore"):
+        return decompositions.cond(TENSOR_OPS, s, s.shape[0], p, has_nan)
+
+
+FUNCTIONS = {np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd,
+             np.linalg.qr: qr, np.linalg.lstsq: lstsq, np.linalg.norm: norm,
+             np.linalg.pinv: pinv, np.linalg.cond: cond}
