@@ -21,6 +21,7 @@ from .array_peers import ARRAY_PEERS
 from .gmm import DATA, arguments, gmm_objective
 from .linalg import linalg_table
 from .peers import PEERS
+from .tape import tape_table
 
 WORKLOADS = {  # name: (description, function name in workloads, wrt, peers)
     "W1": ("Rosenbrock, n = 1e6, d/dx", "w1_rosenbrock", (0,), ARRAY_PEERS),
@@ -131,6 +132,7 @@ def main() -> None:
     scalar_peers, array_peers = load_peers(PEERS), load_peers(ARRAY_PEERS)
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
+    tape_table(best_time, fmt)
     matmul_row()
     linalg_table(best_time, fmt)
     gmm_table()

@@ -11,8 +11,11 @@ Reverse mode of `while` (registered as its `ad_forward`):
                     backward equations; dconsts accumulate over iterations
 
 so the adjoint loop runs backwards over the values stored by the forward loop, whatever its
-trip count (data-dependent `while` included). Residuals that are loop constants are not
-stored, they are read from the constants directly. Guards (see `reverse`): a const's
+trip count (data-dependent `while` included). Which residuals are stored is `storage`'s
+choice: loop constants are read directly, loop invariants are computed once before the
+adjoint loop (passed to it as constants), counters and values cheap to recompute are
+recomputed, a carry's new value is the next iteration's old one (the adjoint loop carries
+it), the rest is stored once per iteration. Guards (see `reverse`): a const's
 cotangent is guarded by `trips > 0` (or by "some iteration contributed", a carried bool,
 when the body's contribution is itself guarded); a carry's cotangent carries its guard
 through the adjoint loop when some iteration may pass none on (its body overwrites the
@@ -49,6 +52,7 @@ from .reverse import (
     linearize,
     vjp_graph,
 )
+from .storage import Storage, forward_body, plan_storage
 
 
 def _fresh(vars_) -> list[Var]:
@@ -104,21 +108,19 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
 
     def emit_backward(bb: Builder, cts, guards):
         lin, kinds = linearized_body(cts, guards)
-        stored, same_as, const_slot = _forward_loop(forward, lin, n, body.name, plan)
+        storage = _forward_loop(forward, lin, n, body.name, plan)
         body_inputs = lin.fwd.inputs
         guarded = [i for i in float_carries if kinds[i] == GUARDED]
         rb = Builder(eqn.loc)
         r_consts = [Var(c.type, getattr(c, "hint", "")) for c in consts]
+        r_hoisted = [Var(v.type, v.hint) for v in storage.invariant]
         r_bars = [Var(carries[i].type, "d" + eqn.outputs[i].hint) for i in float_carries]
         r_guards = [Var(BOOL, "g" + eqn.outputs[i].hint) for i in guarded]
         r_acc = [Var(consts[i].type, "d" + body_inputs[i].hint) for i in float_consts]
+        r_next = {j: Var(carries[j].type, eqn.outputs[j].hint) for j in storage.next_carries}
         k = Var(I64, "k")
-        tape = plan.residual
-        popped = {id(r): rb.op("pop", type=r.type, hint=r.hint, tape=tape)
-                  for r in reversed(stored)}
-        popped.update((rid, popped[id(first)]) for rid, first in same_as.items())
-        res_atoms = [r_consts[const_slot[id(r)]] if id(r) in const_slot else popped[id(r)]
-                     for r in lin.residuals]
+        env, starts = storage.reverse_values(rb, r_consts, r_hoisted, r_next, plan.residual)
+        res_atoms = [env[id(r)] for r in lin.residuals]
         results = inline(rb, lin.bwd, res_atoms + r_bars + r_guards)
         bars, in_guards = results[:len(float_inputs)], results[len(float_inputs):]
         const_bars = [(bar, g) for i, bar, g in zip(float_inputs, bars, in_guards, strict=True)
@@ -134,10 +136,11 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
         new_any = [rb.or_(r, const_bars[j][1]) for r, j in zip(r_any, runtime, strict=True)]
         new_guards = [g for i, g in zip(float_carries, carry_guards, strict=True)
                       if kinds[i] == GUARDED]
-        r_inputs = r_consts + r_bars + r_guards + r_acc + r_any + [k]
+        r_inputs = r_consts + r_hoisted + r_bars + r_guards + r_acc + r_any + \
+            list(r_next.values()) + [k]
         rev_body = Graph(r_inputs, rb.eqns,
-                         carry_bars + new_guards + new_acc + new_any + [rb.sub(k, 1)],
-                         body.name + "_bar")
+                         carry_bars + new_guards + new_acc + new_any + list(starts.values())
+                         + [rb.sub(k, 1)], body.name + "_bar")
         cb = Builder(eqn.loc)
         c_inputs = _fresh(r_inputs)
         rev_cond = Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], cond.name + "_bar")
@@ -145,9 +148,13 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
         init_guards = [NEVER if cts[i] is None else ALWAYS if guards[i] is None else guards[i]
                        for i in guarded]
         acc0 = [bb.zeros(consts[i].type) for i in float_consts]
-        outs = bb.emit("while", list(consts) + init + init_guards + acc0 + [NEVER] * len(r_any)
-                       + [trips], cond=rev_cond, body=rev_body, n_consts=n)
-        for out, var in zip(outs, r_bars + r_guards + r_acc + r_any + [k], strict=True):
+        hoisted = storage.hoist(bb, bb.gt(trips, 0), consts)
+        last = [eqn.outputs[j] for j in r_next]  # the carries' values after the last iteration
+        outs = bb.emit("while", list(consts) + hoisted + init + init_guards + acc0
+                       + [NEVER] * len(r_any) + last + [trips], cond=rev_cond, body=rev_body,
+                       n_consts=n + len(hoisted))
+        for out, var in zip(outs, r_bars + r_guards + r_acc + r_any + list(r_next.values())
+                            + [k], strict=True):
             out.hint = var.hint
         out_bars, outs = outs[:len(r_bars)], outs[len(r_bars):]
         out_guards, outs = dict(zip(guarded, outs, strict=False)), outs[len(guarded):]
@@ -168,33 +175,17 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     return emit_backward
 
 
-def _forward_loop(forward: Eqn, lin, n: int, name: str, plan: TapePlan):
-    """Complete the forward loop `forward` with the linearized body `lin`: it also stores
-    the body's residuals on the tape (each distinct value once; loop constants are read
-    directly) and counts the iterations. Returns (stored residuals, residual id -> the
-    stored one it equals, residual id -> its constant slot)."""
-    body_inputs = lin.fwd.inputs
-    const_slot = {id(v): i for i, v in enumerate(body_inputs[:n])}
+def _forward_loop(forward: Eqn, lin, n: int, name: str, plan: TapePlan) -> Storage:
+    """Complete the forward loop `forward` with the linearized body `lin`: it also stores on
+    the tape the values of the body's residuals that `plan_storage` says to store, and counts
+    the iterations."""
+    storage = plan_storage(lin, n)
     b = Builder(forward.loc)
-    inputs, count = _fresh(body_inputs), Var(I64, "trips")
-    results = inline(b, lin.fwd, inputs)
-    n_out = len(results) - len(lin.residuals)
-    first_of: dict[int, Var] = {}
-    same_as: dict[int, Var] = {}
-    stored = []
-    for r, atom in zip(lin.residuals, results[n_out:], strict=True):
-        if id(r) in const_slot:
-            continue
-        key = id(atom) if isinstance(atom, Var) else ("const", atom.type, atom.value)
-        if key in first_of:
-            same_as[id(r)] = first_of[key]
-            continue
-        first_of[key] = r
-        stored.append(r)
-        b.emit("push", [atom], tape=plan.residual)
-    forward.params["body"] = Graph(inputs + [count], b.eqns,
-                                   results[:n_out] + [b.add(count, 1)], name)
-    return stored, same_as, const_slot
+    inputs, count = _fresh(lin.fwd.inputs), Var(I64, "trips")
+    new_carries = forward_body(lin, storage, b, inputs, plan.residual)
+    forward.params["body"] = Graph(inputs + [count], b.eqns, new_carries + [b.add(count, 1)],
+                                   name)
+    return storage
 
 
 def _float_positions(atoms) -> list[int]:

@@ -11,7 +11,8 @@ to a loop with phi nodes for its carries that polls for Ctrl-C once per iteratio
 provably ends within milliseconds (interrupt.py: status INTERRUPTED on the main thread),
 `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
-that live in the function's frame and are freed on every exit path. `name` is a symbol
+that live in the function's frame and are freed on every exit path (on Linux, a tape of 4 MiB
+or more is advised onto transparent huge pages). `name` is a symbol
 private to adlite (`symbol_name`, or `adlite_<name>` for ahead-of-time libraries), so a user
 function named like a C library function (`exp`, `free`) never clashes with the
 declarations the lowering makes.
@@ -20,6 +21,7 @@ declarations the lowering makes.
 from __future__ import annotations
 
 import re
+import sys
 
 import numpy as np
 from llvmlite import ir
@@ -39,6 +41,9 @@ from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
 from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
+
+HUGE_PAGES = sys.platform.startswith("linux")  # large AD tapes on transparent huge pages
+MADV_HUGEPAGE = 14
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -222,8 +227,11 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
                            b.mul(cap, ir.Constant(I64, 2)))
         realloc = self._declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
         data = b.load(slot[0], typ=PTR)
-        grown = b.call(realloc, [data, b.mul(new_cap, ir.Constant(I64, 8))])
+        nbytes = b.mul(new_cap, ir.Constant(I64, 8))
+        grown = b.call(realloc, [data, nbytes])
         self.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), status.NO_MEMORY)
+        if HUGE_PAGES:
+            self._huge_pages(grown, nbytes)
         b.store(grown, slot[0])
         b.store(new_cap, slot[2])
         b.branch(store)
@@ -237,6 +245,29 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
             value = b.fpext(value, F64)
         b.store(value, b.gep(data, [size], inbounds=True, source_etype=elem))
         b.store(b.add(size, ir.Constant(I64, 1)), slot[1])
+
+    def _huge_pages(self, data, nbytes) -> None:
+        """Ask Linux to back a tape of 4 MiB or more with transparent huge pages: a long
+        loop's tape is written once, and a fault per 4 KiB page costs more than the stores.
+        The advice covers the whole allocation (`malloc_usable_size`), pages partly used
+        included, so that the mapping stays one piece that `realloc` can grow in place. Runs
+        when the tape grows; a failure changes nothing."""
+        b = self.b
+        advise = self.fn.append_basic_block("tape.advise")
+        done = self.fn.append_basic_block("tape.advised")
+        b.cbranch(b.icmp_unsigned(">=", nbytes, ir.Constant(I64, 4 << 20)), advise, done)
+        b.position_at_end(advise)
+        usable = b.call(self._declare("malloc_usable_size", ir.FunctionType(I64, [PTR])),
+                        [data])
+        page = ir.Constant(I64, 4095)
+        start = b.and_(b.ptrtoint(data, I64), b.not_(page))
+        end = b.and_(b.add(b.add(b.ptrtoint(data, I64), usable), page), b.not_(page))
+        i32 = ir.IntType(32)
+        madvise = self._declare("madvise", ir.FunctionType(i32, [PTR, I64, i32]))
+        b.call(madvise, [b.inttoptr(start, PTR), b.sub(end, start),
+                         ir.Constant(i32, MADV_HUGEPAGE)])
+        b.branch(done)
+        b.position_at_end(done)
 
     def pop(self, t, tape: int = 0):
         """Pop a value of IR type `t` from tape number `tape`."""
