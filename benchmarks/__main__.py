@@ -16,7 +16,7 @@ import sys
 import time
 import timeit
 
-from . import workloads
+from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
 from .gmm import DATA, arguments, gmm_objective
 from .peers import PEERS
@@ -132,6 +132,7 @@ def main() -> None:
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     matmul_row()
     gmm_table()
+    compile_time.table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")
 

@@ -6,8 +6,8 @@ inputs (`t5 = t4 * x + np.sin(t2)`, `t6 = np.tanh(t5 + t1 * y)`, ...); the array
 runs the same statements on a vector `x` and returns their sum. `first_call_seconds` times
 the first `grad` call of such a function in a fresh process with the compiled-code cache off
 (imports and writing the source excluded). `python -m benchmarks.compile_time [K ...]` prints
-the table and the fitted exponent (the slope of log time against log K between the smallest
-and the largest K); `table()` is the `make bench` row.
+the tables and the fitted exponents (least-squares slope of log time against log K);
+`table()` is the `make bench` section.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 SIZES = (250, 500, 1000, 2000, 5000)
+ARRAY_SIZES = (25, 50, 100)
 _FORMS = (  # (a: the previous value, b: an earlier one, c: another earlier one)
     "{a} * x + np.sin({b})",
     "np.cos({a}) * {b} - 0.5 * y",
@@ -79,18 +80,17 @@ def exponent(sizes: tuple[int, ...], seconds: list[float]) -> float:
         sum((x - mx) ** 2 for x in xs)
 
 
-def table(sizes: tuple[int, ...] = SIZES) -> None:
-    """Print first-call seconds per K (scalar and array variants) and the fitted exponents."""
+def table(sizes: tuple[int, ...] = SIZES, array_sizes: tuple[int, ...] = ARRAY_SIZES) -> None:
+    """Print first-call seconds per K (scalar code; the array variant at smaller K, where
+    LLVM's O3 time still grows about as K^2 with the number of loops) and fitted exponents."""
     print("## First gradient call vs function size (straight-line code, fresh process, "
           "disk cache off)\n")
-    print("| K statements | scalar (s) | array, n = 64 (s) |")
-    print("|---:|---:|---:|")
-    scalar = [first_call_seconds(k) for k in sizes]
-    vector = [first_call_seconds(k, array=True) for k in sizes]
-    for k, s, v in zip(sizes, scalar, vector, strict=True):
-        print(f"| {k} | {s:.2f} | {v:.2f} |")
-    print(f"\nFitted exponent (time ~ K^e): scalar {exponent(sizes, scalar):.2f}, "
-          f"array {exponent(sizes, vector):.2f}.\n")
+    for label, ks, array in (("scalar", sizes, False), ("array, n = 64", array_sizes, True)):
+        seconds = [first_call_seconds(k, array) for k in ks]
+        print(f"| K statements ({label}) | " + " | ".join(map(str, ks)) + " | exponent |")
+        print("|---|" + "---:|" * (len(ks) + 1))
+        print("| first call (s) | " + " | ".join(f"{s:.2f}" for s in seconds) +
+              f" | {exponent(ks, seconds):.2f} |\n")
 
 
 if __name__ == "__main__":

@@ -146,10 +146,11 @@ class ArrayLowering:
 
     def plan_fusion(self, graph) -> set[int]:
         """Ids of the elementwise results computed per element by their consumers (see the
-        module doc). A fused node is computed once per materialised consumer of each fused
-        path to it: that count (users counted as before, fused users weighted by their own
-        count) stays within MAX_SHARED_USES, so recomputation never multiplies along a chain,
-        and no fused tree is deeper than MAX_FUSED_DEPTH (a node deeper is materialised)."""
+        module doc). A fused node is computed once in the loop of each materialised consumer
+        it reaches through fused nodes (memoised within one loop): it is fused only when
+        those loops are at most MAX_SHARED_USES, so recomputation never multiplies along a
+        chain of shared nodes, and no fused tree is deeper than MAX_FUSED_DEPTH (a node
+        deeper is materialised)."""
         uses: dict[int, list] = {}
         for eqn in graph.eqns:
             for a in eqn.inputs:
@@ -158,26 +159,28 @@ class ArrayLowering:
         for a in graph.outputs:
             if isinstance(a, Var):
                 uses.setdefault(id(a), []).append(None)
-        copies: dict[int, int] = {}  # fused node -> times its consumers' loops compute it
+        loops: dict[int, frozenset] = {}  # fused node -> its materialised consumers
         for eqn in reversed(graph.eqns):
             if not elementwise(eqn):
                 continue
             users = uses.get(id(eqn.outputs[0]), [])
             fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
                                              _fills_base(u, eqn)) for u in users)
-            n = sum(copies.get(id(u.outputs[0]), 1) if u is not None and u.outputs else 1
-                    for u in users)
-            shared_ok = n == 1 or (eqn.prim in CHEAP and n <= MAX_SHARED_USES)
-            if users and fusible and shared_ok:
-                copies[id(eqn.outputs[0])] = n
+            shared_ok = len(users) == 1 or (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
+            if not (users and fusible and shared_ok):
+                continue
+            reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
+                                          else {id(u)} for u in users))
+            if len(reached) <= MAX_SHARED_USES:
+                loops[id(eqn.outputs[0])] = reached
         depth: dict[int, int] = {}  # fused node -> levels of fused nodes below it, itself too
         for eqn in graph.eqns:
             out = id(eqn.outputs[0]) if eqn.outputs else None
-            if out in copies:
+            if out in loops:
                 depth[out] = 1 + max((depth.get(id(a), 0) for a in eqn.inputs), default=0)
                 if depth[out] > MAX_FUSED_DEPTH:
-                    del copies[out], depth[out]
-        return set(copies)
+                    del loops[out], depth[out]
+        return set(loops)
 
     # ---- memory and loops ---------------------------------------------------------------------
 
