@@ -11,7 +11,9 @@ Contract (mixed into `FunctionLowering`):
   materialised (one use, or up to three for cheap operations): its consumers' loop nests
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries.
+  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops
+  (each computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`),
+  so the code stays linear in the program's size.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it
