@@ -16,7 +16,7 @@ import sys
 import time
 import timeit
 
-from . import workloads
+from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
 from .gmm import DATA, arguments, gmm_objective
 from .linalg import linalg_table
@@ -136,6 +136,7 @@ def main() -> None:
     matmul_row()
     linalg_table(best_time, fmt)
     gmm_table()
+    compile_time.table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")
 

@@ -11,7 +11,9 @@ Contract (mixed into `FunctionLowering`):
   materialised (one use, or up to three for cheap operations): its consumers' loop nests
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries.
+  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops
+  (each computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`),
+  so the code stays linear in the program's size.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
@@ -58,6 +60,7 @@ VIEWS = {"broadcast_to", "full", "arange"}
 CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
          "and_", "or_", "not_", "broadcast_to", "full", "index"}
 MAX_SHARED_USES = 3
+MAX_FUSED_DEPTH = 32
 
 
 def elementwise(eqn) -> bool:
@@ -151,6 +154,12 @@ class ArrayLowering:
     # ---- planning ---------------------------------------------------------------------------
 
     def plan_fusion(self, graph) -> set[int]:
+        """Ids of the elementwise results computed per element by their consumers (see the
+        module doc). A fused node is computed once in the loop of each materialised consumer
+        it reaches through fused nodes (memoised within one loop): it is fused only when
+        those loops are at most MAX_SHARED_USES, so recomputation never multiplies along a
+        chain of shared nodes, and no fused tree is deeper than MAX_FUSED_DEPTH (a node
+        deeper is materialised)."""
         uses: dict[int, list] = {}
         for eqn in graph.eqns:
             for a in eqn.inputs:
@@ -159,17 +168,28 @@ class ArrayLowering:
         for a in graph.outputs:
             if isinstance(a, Var):
                 uses.setdefault(id(a), []).append(None)
-        lazy = set()
-        for eqn in graph.eqns:
+        loops: dict[int, frozenset] = {}  # fused node -> its materialised consumers
+        for eqn in reversed(graph.eqns):
             if not elementwise(eqn):
                 continue
             users = uses.get(id(eqn.outputs[0]), [])
             fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
                                              _fills_base(u, eqn)) for u in users)
             shared_ok = len(users) == 1 or (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
-            if users and fusible and shared_ok:
-                lazy.add(id(eqn.outputs[0]))
-        return lazy
+            if not (users and fusible and shared_ok):
+                continue
+            reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
+                                          else {id(u)} for u in users))
+            if len(reached) <= MAX_SHARED_USES:
+                loops[id(eqn.outputs[0])] = reached
+        depth: dict[int, int] = {}  # fused node -> levels of fused nodes below it, itself too
+        for eqn in graph.eqns:
+            out = id(eqn.outputs[0]) if eqn.outputs else None
+            if out in loops:
+                depth[out] = 1 + max((depth.get(id(a), 0) for a in eqn.inputs), default=0)
+                if depth[out] > MAX_FUSED_DEPTH:
+                    del loops[out], depth[out]
+        return set(loops)
 
     # ---- memory and loops ---------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """JIT compilation of LLVM modules with MCJIT at O3 for the host CPU, and the call wrapper.
 
 Contract: `jit_module(module, name, in_types, out_types)` optimises the module with the new
-pass manager (loop and SLP vectorisation on, host CPU features), creates an MCJIT engine and
+pass manager (loop and SLP vectorisation on, host CPU features; for very long basic blocks
+SLP off and the blocks split before code generation, see blocks.py), creates an MCJIT engine and
 returns a `NativeFunction` that takes Python scalars and numpy arrays, returns a tuple of
 Python scalars (numpy float32 for f32) and new arrays, and turns nonzero statuses into Python
 exceptions (the table in status.py). Calls from several threads are safe and run in parallel:
@@ -32,6 +33,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
 from . import effects, interrupt
+from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .decompositions import raises_decomposition_errors
 from .linalg import raises_linalg_errors
 from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
@@ -66,14 +68,15 @@ def host_target_machine(jit: bool = True):
                                         codemodel="jitdefault" if jit else "default")
 
 
-def optimize(module_ref, tm) -> None:
-    """Run the O3 pipeline (loop and SLP vectorisation on) over `module_ref`, freeing every
+def optimize(module_ref, tm, slp: bool = True) -> None:
+    """Run the O3 pipeline (loop vectorisation on, SLP vectorisation when `slp`) over
+    `module_ref`, freeing every
     pass-manager object before returning. llvmlite's `ModulePassManager.close()` frees
     nothing (its method resolution order picks `ObjectRef`'s empty `_dispose`), which leaked
     the whole pipeline, about 55 KB per compilation, so the pass manager is disposed of here."""
     with llvm.create_pipeline_tuning_options(speed_level=3) as pto:
         pto.loop_vectorization = True
-        pto.slp_vectorization = True
+        pto.slp_vectorization = slp
         with llvm.create_pass_builder(tm, pto) as pb:
             mpm = pb.getModulePassManager()
             try:
@@ -84,11 +87,19 @@ def optimize(module_ref, tm) -> None:
 
 
 def parse_and_optimize(ir_text: str, tm):
+    """The optimised module, its very long blocks split for code generation (without SLP
+    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`)."""
+    module_ref = _parse(ir_text, tm)
+    optimize(module_ref, tm, slp=longest_block(ir_text) <= SLP_LIMIT)
+    split = split_long_blocks(str(module_ref))
+    return module_ref if split is None else _parse(split, tm)
+
+
+def _parse(ir_text: str, tm):
     module_ref = llvm.parse_assembly(ir_text)
     module_ref.verify()
     module_ref.triple = tm.triple
     module_ref.data_layout = str(tm.target_data)
-    optimize(module_ref, tm)
     return module_ref
 
 
