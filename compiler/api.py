@@ -81,6 +81,7 @@ from .arguments import (
     target_of,
     unflatten,
 )
+from .backends.llvm.jit import native_of
 from .compile_once import once
 from .frontend import externals
 from .frontend.aliasing import view_key
@@ -119,6 +120,7 @@ class Transformed:
         self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
         self.static_scalars: set[str] = set()  # int/bool/float parameters specialised per value
+        self._fast: Callable = self._positional  # see native_entry
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
         self.signature = inspect.signature(fn)
@@ -326,14 +328,18 @@ class Transformed:
     # ---- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any):
-        if not kwargs:
-            fast = self.dispatch.get(_dispatch_key(args))
-            if fast is not None:
-                return fast(*args)
-        else:
-            fast = self.dispatch.get(_dispatch_key(args, kwargs))
-            if fast is not None:
-                return fast(*args, **kwargs)
+        if kwargs:
+            return self._call(args, kwargs)
+        return self._fast(*args)
+
+    def _positional(self, *args: Any):
+        """A positional call that the generated entry point in `_fast` did not take."""
+        return self._call(args, {})
+
+    def _call(self, args: tuple, kwargs: dict):
+        fast = self.dispatch.get(_dispatch_key(args, kwargs))
+        if fast is not None:
+            return fast(*args, **kwargs)
         return self._prepare(args, kwargs)
 
     def _prepare(self, args: Sequence[Any], kwargs: dict):
@@ -344,6 +350,8 @@ class Transformed:
         call, entry = _bound(self, args, kwargs, self.entry)
         if call.plan is not None:
             self.dispatch[_dispatch_key(args, kwargs)] = _planned(entry, call.plan)
+            if _positional_plan(call.plan, len(args)) and not kwargs:
+                self._fast = self.native_entry(call) or self._fast
         return entry(*call.leaves)
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
@@ -358,6 +366,30 @@ class Transformed:
         if not wanted:
             raise e.error
         self.static_scalars |= wanted
+
+    def native_entry(self, call: Call) -> Callable | None:
+        """The generated entry point of the native code compiled for the signature of `call`
+        when it is the whole of `entry(call)` (no externals to fetch, no arrays written
+        back, results as compiled): it takes exactly the arguments of this signature and
+        calls `_positional` with any others (see pywrapper). None otherwise."""
+        run, result = self.compiled(call.trees, call.groups)
+        native = native_of(run)
+        if native is None:
+            return None
+        if isinstance(result, Layout):
+            tree = result.tree
+            plain = not result.written and not any(r is not None for r in result.returned)
+            single = isinstance(tree, Type)
+            plain = plain and (single or isinstance(tree, Node) and tree.kind == "tuple"
+                               and tree.named is None
+                               and all(isinstance(t, Type) for t in tree.children))
+        else:
+            single = self.kind == "grad" and not self.multi
+            plain = all(isinstance(t, Type) for _, t in call.groups) and not (
+                self.kind == "value_and_grad" and self.multi)
+        if not plain or single != (len(native.out_types) == 1):
+            return None
+        return native.strict_entry(self._positional)
 
     def entry(self, call: Call) -> Callable:
         """The entry point for the signature of `call`, taking its runtime leaves and
@@ -459,10 +491,16 @@ def _dispatch_key(args: tuple, kwargs: dict | None = None) -> tuple:
     return key
 
 
+def _positional_plan(plan: tuple, n_args: int) -> bool:
+    """Whether the leaves of `plan` are the call's `n_args` positional arguments, in order."""
+    return len(plan) == n_args and all(kind == "a" and value == i
+                                       for i, (kind, value) in enumerate(plan))
+
+
 def _planned(entry: Callable, plan: tuple) -> Callable:
     """`entry` called with the leaves `plan` takes from a call's arguments (the arguments
     themselves when they are all positional and no default is used)."""
-    if all(kind == "a" and value == i for i, (kind, value) in enumerate(plan)):
+    if _positional_plan(plan, len(plan)):
         return entry
 
     def fast(*args, **kwargs):

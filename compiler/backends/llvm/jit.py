@@ -31,9 +31,15 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, LINALG_ERRORS, NO_MEMORY, PENDING
-from . import effects, interrupt
-from .linalg import raises_linalg_errors
-from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
+from . import effects, interrupt, numpy_api
+from .pywrapper import (
+    CONVERTING,
+    PYTHON_SYMBOLS,
+    STRICT,
+    add_python_wrapper,
+    make_builtin,
+    wraps,
+)
 
 _initialized = False
 
@@ -52,6 +58,7 @@ def initialize() -> None:
                 llvm.load_library_permanently(path)
         interrupt.register()
         effects.register()
+        numpy_api.register()
         _initialized = True
 
 
@@ -178,12 +185,24 @@ class NativeFunction:
               for t in out_types], *([ctypes.c_void_p] if size_fn else []))(self.address)
         self._convert = [_converter(t) for t in in_types]
         self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
-        wrapper = engine.get_function_address(f"py_{name}")
-        if wrapper:
-            self.call, self._method = make_builtin(wrapper, name, self)
-        else:
-            self.call = self._ctypes_call
+        self.name = name
+        self._methods: list = []  # the method definitions of the builtins made
+        wrapper = engine.get_function_address(CONVERTING + name)
+        self.call = self._builtin(wrapper, self._ctypes_call) if wrapper else \
+            self._ctypes_call
         interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
+
+    def _builtin(self, address: int, fallback: Callable) -> Callable:
+        builtin, method = make_builtin(address, self.name, (fallback, raise_for_status, self))
+        self._methods.append(method)
+        return builtin
+
+    def strict_entry(self, fallback: Callable) -> Callable | None:
+        """The generated entry point taking arguments of exactly this signature's types
+        (see pywrapper), calling `fallback(*args)` for any other call; None when this
+        signature has no generated entry point."""
+        address = self.engine.get_function_address(STRICT + self.name)
+        return self._builtin(address, fallback) if address else None
 
     def __call__(self, *args):
         return self.call(*args)
@@ -222,10 +241,8 @@ class NativeFunction:
 
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
-    if python_api_available() and wraps(in_types + out_types) and \
-            not effects.uses_effects(module) and not raises_linalg_errors(module):
-        add_python_wrapper(module, name, [t.name for t in in_types],
-                           [t.name for t in out_types])
+    if python_api_available() and wraps(in_types, out_types):
+        add_python_wrapper(module, name, in_types, out_types)
     with host_target_machine() as tm:
         object_code = tm.emit_object(parse_and_optimize(str(module), tm))
     return jit_object(object_code, name, in_types, out_types)
@@ -237,3 +254,11 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
     return NativeFunction(engine, name, in_types, out_types, object_code)
+
+
+def native_of(call: Callable) -> NativeFunction | None:
+    """The native function whose generated entry point `call` is (a `NativeFunction.call`),
+    or None (Python code, the ctypes path, a Python wrapper)."""
+    owner = getattr(call, "__self__", None)
+    return owner[2] if type(owner) is tuple and len(owner) == 3 and \
+        isinstance(owner[2], NativeFunction) else None
