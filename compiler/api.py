@@ -334,7 +334,10 @@ class Transformed:
 
     def _positional(self, *args: Any):
         """A positional call that the generated entry point in `_fast` did not take."""
-        return self._call(args, {})
+        fast = self.dispatch.get(_dispatch_key(args))
+        if fast is not None:
+            return fast(*args)
+        return self._prepare(args, {})
 
     def _call(self, args: tuple, kwargs: dict):
         fast = self.dispatch.get(_dispatch_key(args, kwargs))

@@ -224,7 +224,8 @@ class NativeFunction:
 
     def _ctypes_call(self, *args):
         if len(args) != len(self.in_types):
-            raise TypeError(f"expected {len(self.in_types)} arguments, got {len(args)}")
+            raise TypeError(f"{self.name}() takes {len(self.in_types)} positional arguments "
+                            f"but {len(args)} were given")
         # the argument lists keep the arrays alive until the call returns
         inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
         outputs = [np.empty(t.shape, dtype=t.dtype.numpy) if t.is_array
