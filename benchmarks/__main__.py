@@ -18,6 +18,7 @@ import timeit
 
 from . import workloads
 from .array_peers import ARRAY_PEERS
+from .call_overhead import call_overhead_table
 from .gmm import DATA, arguments, gmm_objective
 from .peers import PEERS
 
@@ -131,6 +132,7 @@ def main() -> None:
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     matmul_row()
+    call_overhead_table()
     gmm_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")
