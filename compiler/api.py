@@ -372,11 +372,13 @@ class Transformed:
 
     def native_entry(self, call: Call) -> Callable | None:
         """The generated entry point of the native code compiled for the signature of `call`
-        when it is the whole of `entry(call)` (no externals to fetch, no arrays written
-        back, results as compiled): it takes exactly the arguments of this signature and
-        calls `_positional` with any others (see pywrapper). None otherwise."""
+        when it is the whole of `entry(call)` (no arrays written back, results as compiled),
+        behind the guards of the values the code reads from outside if any: it takes exactly
+        the arguments of this signature and calls `_positional` with any others (see
+        pywrapper; also when a guard fails). None otherwise."""
         run, result = self.compiled(call.trees, call.groups)
-        native = native_of(run)
+        reads = getattr(run, "reads", ())  # code fetching values read from outside
+        native = native_of(run.code if reads else run)
         if native is None:
             return None
         if isinstance(result, Layout):
@@ -392,7 +394,11 @@ class Transformed:
                 self.kind == "value_and_grad" and self.multi)
         if not plain or single != (len(native.out_types) == 1):
             return None
-        return native.strict_entry(self._positional)
+        if not reads:
+            return native.strict_entry(self._positional)
+        n = len(call.leaves)
+        strict = native.strict_entry(lambda *leaves: self._positional(*leaves[:n]))
+        return externals.guarded(strict, reads, lambda args: self._positional(*args))
 
     def entry(self, call: Call) -> Callable:
         """The entry point for the signature of `call`, taking its runtime leaves and

@@ -38,6 +38,13 @@ def weighted(x):
     return np.sum(W * x)
 
 
+HEAD = 3
+
+
+def head_weighted(x):
+    return np.sum(W[:HEAD] * x[:HEAD]) + np.sum(x)
+
+
 def increment(x):
     x += 1.0
     return np.sum(x)
@@ -192,6 +199,21 @@ def test_arrays_read_from_outside_are_read_at_every_call():
         assert f(X) == pytest.approx(weighted(X))
     finally:
         W[:] = W[::-1].copy()
+
+
+def test_rebound_and_guarded_outside_values_are_followed():
+    global W, HEAD
+    f = compiled(head_weighted, X)
+    saved = W, HEAD
+    try:
+        for w, head in ((W + 1.0, HEAD), (W, 5), (np.linspace(0.0, 1.0, 12), 7)):
+            W, HEAD = w, head
+            assert f(X) == pytest.approx(head_weighted(X))
+            x = np.linspace(1.0, 2.0, 20)
+            assert f(x) == pytest.approx(head_weighted(x))
+    finally:
+        W, HEAD = saved
+    assert f(X) == pytest.approx(head_weighted(X))
 
 
 def test_run_time_checks_raise_pythons_exceptions():
