@@ -21,7 +21,10 @@ Contract:
   arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
   caches the result; later calls with the same signature run the cached code without tracing
   or compiling (`.compile_count` tells how often it compiled). Threads asking for the same new
-  signature at once share one compilation.
+  signature at once share one compilation. A positional call with the signature compiled
+  last runs native code through its generated entry point directly (`native_entry`: the
+  checks of the arguments are native, see backends/llvm/pywrapper.py; the values read from
+  outside are fetched and guarded first); any other call takes the general path.
 - Results have the structure the Python function returns: a number, an array, or tuples,
   lists (list displays) and dicts (dict displays) of them, nested.
 - Transformed functions pickle at any time (before or after their first call) as the function,

@@ -9,11 +9,12 @@ the GIL is released while native code runs, every call owns its outputs, and scr
 are per call or per thread. Int arguments are range-checked (OverflowError, never reduced mod
 2**64). A call interrupted by Ctrl-C (status INTERRUPTED, see interrupt.py) lets Python run
 its SIGINT handler and starts again if the handler did not raise. Only symbols that resolve
-in this process are called (libm and libc, loaded explicitly), so MCJIT never jumps to an
-unresolved address. The object code can be cached: `object_code` is what `jit_object` loads
-back. `name` is the module's private symbol (`lower.symbol_name`). A compilation keeps no
-native memory once its function is dropped: the pass managers and target machines it creates
-are freed before it returns.
+in this process are called (libm and libc, loaded explicitly; CPython's and numpy's C API for
+the generated entry points, see pywrapper.py and numpy_api.py), so MCJIT never jumps to an
+unresolved address. `native_of(call)` finds the `NativeFunction` of a generated entry point.
+The object code can be cached: `object_code` is what `jit_object` loads back. `name` is the
+module's private symbol (`lower.symbol_name`). A compilation keeps no native memory once its
+function is dropped: the pass managers and target machines it creates are freed before it returns.
 """
 
 from __future__ import annotations
@@ -159,12 +160,16 @@ def _scalar_reader(t) -> Callable:
 class NativeFunction:
     """A compiled graph callable from Python; keeps its engine alive.
 
-    `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin when the C API is
-    available and every input and output is a scalar, else a ctypes call. Both release the GIL
-    while native code runs, so calls from several threads run in parallel: every call owns its
-    output buffers, and the scratch buffer of array code is per call (generated entry point)
-    or per thread (ctypes; a thread runs one native call at a time: native code calls back
-    into Python only for the user's `print` and failed checks, which do not call it again)."""
+    `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin (pywrapper's
+    converting entry point) when the C API is available and the signature's types are ones it
+    takes (`pywrapper.wraps`), else a ctypes call; the builtin hands every call it does not
+    take (an array to convert, a wrong argument count) to the ctypes call, which converts or
+    refuses. `strict_entry(fallback)` is the entry point taking exactly this signature's
+    argument types. All release the GIL while native code runs (but for straight-line scalar
+    code), so calls from several threads run in parallel: every call owns its output buffers,
+    and the scratch buffer of array code is per call (generated entry point) or per thread
+    (ctypes; a thread runs one native call at a time: native code calls back into Python only
+    for the user's `print` and failed checks, which do not call it again)."""
 
     def __init__(self, engine, name: str, in_types: list, out_types: list,
                  object_code: bytes) -> None:
