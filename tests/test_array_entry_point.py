@@ -258,6 +258,7 @@ def test_array_code_releases_the_gil_in_both_entry_points():
     name = symbol_name("long_sum", "test")
     module = lower_module(graph, name)
     add_python_wrapper(module, name, types, [F64])
+    body = str(module.globals[f"entry_{name}"])
+    assert "PyEval_SaveThread" in body and "PyEval_RestoreThread" in body
     for prefix in ("py_", "pyx_"):
-        entry = str(module.globals[prefix + name])
-        assert "PyEval_SaveThread" in entry and "PyEval_RestoreThread" in entry
+        assert f"@\"entry_{name}\"(" in str(module.globals[prefix + name])

@@ -180,6 +180,6 @@ def test_generated_entry_point_releases_the_gil_around_code_that_can_run_long(f,
     name = symbol_name(f.__name__, "test")
     module = lower_module(graph, name)
     add_python_wrapper(module, name, types, [F64])
-    wrapper = str(module.globals[f"py_{name}"])
+    wrapper = str(module.globals[f"entry_{name}"])  # the body of py_ and pyx_
     assert ("PyEval_SaveThread" in wrapper) == releases
     assert ("PyEval_RestoreThread" in wrapper) == releases

@@ -112,10 +112,9 @@ def python_api_available() -> bool:
 
 
 def raise_for_status(status: int) -> NoReturn:
-    """Raise the exception of a nonzero status returned by native code (the ctypes path's only
-    place doing so; the generated entry point has its own copy of the table in pywrapper;
-    PENDING: the exception an effect of the user's code left, see effects.py; the linear
-    algebra's: numpy's LinAlgError, see linalg.py)."""
+    """Raise the exception of a nonzero status returned by native code, for the ctypes path
+    and the generated entry points alike (PENDING: the exception an effect of the user's code
+    left, see effects.py; the linear algebra's: numpy's LinAlgError, see linalg.py)."""
     if status == PENDING:
         effects.raise_pending()
     if status in LINALG_ERRORS:

@@ -24,12 +24,13 @@ share memory with arguments or with an earlier call's. Array code (which defines
 bytes, else from malloc (MemoryError when that fails). The GIL is released around the native
 call (after unboxing and allocating, so other threads run Python or compiled code meanwhile)
 unless the code is straight-line scalar code, which takes less time than releasing the GIL
-costs. A nonzero status becomes the matching Python exception: the table in status.py
-(INTERRUPTED: runs the signal handlers and starts again if none raised, see interrupt.py), and
-for any other status (an effect's pending exception, a linear algebra error) `self[1](status)`
-raises it; results made for a failed call are released. `make_builtin(address, name, owner)`
-wraps an entry point as a Python builtin function; calls cost about as much as calling a
-builtin."""
+costs. A nonzero status becomes the matching Python exception: INTERRUPTED runs the signal
+handlers and starts again if none raised (see interrupt.py); for any other `self[1](status)`
+raises it (`jit.raise_for_status`: the table in status.py, an effect's pending exception, a
+linear algebra error); results made for a failed call are released. The two entry points are
+calls of one body (`entry_<name>`, compiled once), which takes whether it is strict.
+`make_builtin(address, name, owner)` wraps an entry point as a Python builtin function; calls
+cost about as much as calling a builtin."""
 
 from __future__ import annotations
 
@@ -38,12 +39,13 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
-from ...status import ERRORS, INTERRUPTED, NO_MEMORY
+from ...status import INTERRUPTED, NO_MEMORY
 from . import numpy_api
 from .declarations import external_global, function
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
 
+I1 = ir.IntType(1)
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -69,24 +71,16 @@ def wraps(in_types: list, out_types: list) -> bool:
 
 def add_python_wrapper(module: ir.Module, name: str, in_types: list, out_types: list) -> None:
     """Define `py_<name>` and `pyx_<name>` (see the module docstring) for `in_types` and
-    `out_types` (`Type`s that `wraps` accepts)."""
+    `out_types` (`Type`s that `wraps` accepts): two calls of one body (compiled once) that
+    takes whether it is strict as an argument."""
     release_gil = f"{name}_scratch" in module.globals or any(
         _has_cycle(fn) for fn in module.functions if fn.blocks)
-    for prefix in (CONVERTING, STRICT):
-        _Entry(module, name, prefix, release_gil).build(in_types, out_types)
-
-
-def _string(module: ir.Module, name: str, text: str):
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    data = bytearray(text.encode() + b"\0")
-    typ = ir.ArrayType(I8, len(data))
-    var = ir.GlobalVariable(module, typ, name)
-    var.global_constant = True
-    var.linkage = "internal"
-    var.initializer = ir.Constant(typ, data)
-    return var
+    body = _Entry(module, name, release_gil)
+    body.build(in_types, out_types)
+    for prefix, strict in ((CONVERTING, 0), (STRICT, 1)):
+        fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), prefix + name)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.ret(b.call(body.fn, [*fn.args, ir.Constant(I1, strict)]))
 
 
 def _i64(value: int) -> ir.Constant:
@@ -94,13 +88,16 @@ def _i64(value: int) -> ir.Constant:
 
 
 class _Entry:
-    """One entry point under construction: its blocks are made in the order they run."""
+    """The body of the entry points under construction, `ptr entry_<name>(ptr self, ptr
+    const *args, i64 nargs, i1 strict)`: its blocks are made in the order they run."""
 
-    def __init__(self, module: ir.Module, name: str, prefix: str, release_gil: bool) -> None:
-        self.module, self.name, self.prefix = module, name, prefix
-        self.release_gil, self.strict = release_gil, prefix == STRICT
-        self.fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), prefix + name)
-        self.self_, self.args, self.nargs = self.fn.args
+    def __init__(self, module: ir.Module, name: str, release_gil: bool) -> None:
+        self.module, self.name, self.release_gil = module, name, release_gil
+        self.fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64, I1]),
+                              f"entry_{name}")
+        self.fn.linkage = "internal"
+        self.fn.attributes.add("noinline")  # one copy for both entry points
+        self.self_, self.args, self.nargs, self.strict = self.fn.args
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.fallback = self.fn.append_basic_block("fallback")
         self.fail = self.fn.append_basic_block("fail")  # an exception is set, nothing owned
@@ -146,10 +143,9 @@ class _Entry:
 
     def scalar(self, i: int, t, obj):
         b = self.b
-        if self.strict:
-            exact = external_global(self.module, SCALARS[t.name][1], I8)
-            self.check(b.icmp_unsigned("==", self.field(obj, numpy_api.ARRAY["type"], PTR),
-                                       exact), f"arg{i}_type")
+        exact = external_global(self.module, SCALARS[t.name][1], I8)
+        same = b.icmp_unsigned("==", self.field(obj, numpy_api.ARRAY["type"], PTR), exact)
+        self.check(b.or_(b.not_(self.strict), same), f"arg{i}_type")
         if t.name == "f64":
             v = b.call(self.api("PyFloat_AsDouble", F64, [PTR]), [obj])
             maybe = b.fcmp_ordered("==", v, ir.Constant(F64, -1.0))
@@ -166,14 +162,12 @@ class _Entry:
         b.position_at_end(check)
         raised = b.icmp_unsigned("!=", b.call(self.api("PyErr_Occurred", PTR, []), []),
                                  self.null)
-        if self.strict:  # e.g. an int out of range: the fallback raises Python's error
-            clear = self.block(f"arg{i}_clear")
-            b.cbranch(raised, clear, done)
-            b.position_at_end(clear)
-            b.call(self.api("PyErr_Clear", ir.VoidType(), []), [])
-            b.branch(self.fallback)
-        else:
-            b.cbranch(raised, self.fail, done)
+        self.check(raised, f"arg{i}_raised", done)
+        clear = self.block(f"arg{i}_clear")  # strict: the fallback raises Python's error
+        b.cbranch(self.strict, clear, self.fail)  # (e.g. for an int out of range)
+        b.position_at_end(clear)
+        b.call(self.api("PyErr_Clear", ir.VoidType(), []), [])
+        b.branch(self.fallback)
         b.position_at_end(done)
         return v
 
@@ -213,7 +207,7 @@ class _Entry:
             with b.goto_entry_block():
                 return b.alloca(F64 if t.name == "f64" else I64)
         dims = ir.ArrayType(I64, max(1, len(t.shape)))
-        shape = ir.GlobalVariable(self.module, dims, f"{self.prefix}{self.name}_shape{i}")
+        shape = ir.GlobalVariable(self.module, dims, f"{self.name}_shape{i}")
         shape.global_constant, shape.linkage = True, "internal"
         shape.initializer = ir.Constant(dims, list(t.shape) or [0])
         new = self.api(numpy_api.PYARRAY_NEW, PTR,
@@ -245,30 +239,24 @@ class _Entry:
         return status
 
     def statuses(self, status) -> ir.Block:
-        """The blocks raising the exception of a nonzero `status` (returns the first)."""
+        """The blocks raising the exception of a nonzero `status` (returns the first):
+        INTERRUPTED starts the call again unless a signal handler raised; `self[1](status)`
+        raises the exception of any other."""
         b = self.b
         first = self.block("status_error")
         b.position_at_end(first)
+        interrupted = self.block("interrupted")
         other = self.block("status_other")
-        switch = b.switch(status, other)
-        set_error = self.api("PyErr_SetString", ir.VoidType(), [PTR, PTR])
-        for code, (error, text) in ERRORS.items():
-            block = self.block(f"status{code}")
-            switch.add_case(ir.Constant(I32, code), block)
-            b.position_at_end(block)
-            if code == INTERRUPTED:  # no signal handler raised: start again
-                emit_acknowledge(self.module, b, self.again, self.cleanup)
-                continue
-            exc = b.load(external_global(self.module, f"PyExc_{error.__name__}", PTR), typ=PTR)
-            b.call(set_error, [exc, _string(self.module, f"msg_{self.name}_status{code}", text)])
-            b.branch(self.cleanup)
-        b.position_at_end(other)  # self[1](status) raises the exception
+        b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, INTERRUPTED)), interrupted, other)
+        b.position_at_end(interrupted)
+        emit_acknowledge(self.module, b, self.again, self.cleanup)
+        b.position_at_end(other)
         code = b.call(self.api("PyLong_FromLongLong", PTR, [I64]), [b.sext(status, I64)])
         self.check(b.icmp_unsigned("!=", code, self.null), "status_boxed", self.cleanup)
-        box = b.alloca(PTR)
+        with b.goto_entry_block():
+            box = b.alloca(PTR)
         b.store(code, box)
-        raiser = self.item_of_self(1)
-        raised = b.call(self.vectorcall(), [raiser, box, _i64(1), self.null])
+        raised = b.call(self.vectorcall(), [self.item_of_self(1), box, _i64(1), self.null])
         decref = self.api("Py_DecRef", ir.VoidType(), [PTR])
         b.call(decref, [code])
         b.call(decref, [raised])
@@ -290,8 +278,12 @@ class _Entry:
             else:
                 boxes.append(b.call(self.api("PyBool_FromLong", PTR, [I64]),
                                     [b.load(where, typ=I64)]))
-        if self.strict and len(boxes) == 1:
-            return boxes[0]
+        if len(boxes) == 1:  # strict: the result itself
+            single, pack = self.block("single"), self.block("pack")
+            b.cbranch(self.strict, single, pack)
+            b.position_at_end(single)
+            b.ret(boxes[0])
+            b.position_at_end(pack)
         result = b.call(self.api("PyTuple_New", PTR, [I64]), [_i64(len(boxes))])
         for i, box in enumerate(boxes):  # a NULL box (no memory) leaves NULL: the tuple fails
             b.call(self.api("PyTuple_SetItem", I32, [PTR, I64, PTR]), [result, _i64(i), box])
@@ -398,9 +390,8 @@ def make_builtin(address: int, name: str, owner: tuple):
 
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
-                  "PyErr_Clear", "PyErr_SetString", "PyTuple_New", "PyTuple_SetItem",
-                  "PyTuple_GetItem", "PyFloat_FromDouble", "PyLong_FromLongLong",
-                  "PyBool_FromLong", "PyEval_SaveThread", "PyEval_RestoreThread",
-                  "PyErr_CheckSignals", "PyObject_Vectorcall", "Py_DecRef", "PyFloat_Type",
-                  "PyLong_Type", "PyBool_Type",
-                  *(f"PyExc_{error.__name__}" for error, _ in ERRORS.values()))
+                  "PyErr_Clear", "PyTuple_New", "PyTuple_SetItem", "PyTuple_GetItem",
+                  "PyFloat_FromDouble", "PyLong_FromLongLong", "PyBool_FromLong",
+                  "PyEval_SaveThread", "PyEval_RestoreThread", "PyErr_CheckSignals",
+                  "PyObject_Vectorcall", "Py_DecRef", "PyFloat_Type", "PyLong_Type",
+                  "PyBool_Type")
