@@ -28,7 +28,9 @@ costs. A nonzero status becomes the matching Python exception: INTERRUPTED runs 
 handlers and starts again if none raised (see interrupt.py); for any other `self[1](status)`
 raises it (`jit.raise_for_status`: the table in status.py, an effect's pending exception, a
 linear algebra error); results made for a failed call are released. The two entry points are
-calls of one body (`entry_<name>`, compiled once), which takes whether it is strict.
+calls of one body (`entry_<name>`, compiled once without optimisation, which costs a few
+nanoseconds per call and saves milliseconds per compilation), which takes whether it is
+strict; the native function is never inlined into it.
 `make_builtin(address, name, owner)` wraps an entry point as a Python builtin function; calls
 cost about as much as calling a builtin."""
 
@@ -75,6 +77,8 @@ def add_python_wrapper(module: ir.Module, name: str, in_types: list, out_types: 
     takes whether it is strict as an argument."""
     release_gil = f"{name}_scratch" in module.globals or any(
         _has_cycle(fn) for fn in module.functions if fn.blocks)
+    # the native function stays out of line: inlining it would optimise its loops twice
+    module.globals[name].attributes.add("noinline")
     body = _Entry(module, name, release_gil)
     body.build(in_types, out_types)
     for prefix, strict in ((CONVERTING, 0), (STRICT, 1)):
@@ -96,7 +100,8 @@ class _Entry:
         self.fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64, I1]),
                               f"entry_{name}")
         self.fn.linkage = "internal"
-        self.fn.attributes.add("noinline")  # one copy for both entry points
+        self.fn.attributes.add("noinline")  # one copy for both entry points, and not
+        self.fn.attributes.add("optnone")  # optimised: it is straight-line code already
         self.self_, self.args, self.nargs, self.strict = self.fn.args
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.fallback = self.fn.append_basic_block("fallback")
