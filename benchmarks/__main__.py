@@ -18,6 +18,7 @@ import timeit
 
 from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
+from .call_overhead import call_overhead_table
 from .gmm import DATA, arguments, gmm_objective
 from .linalg import linalg_table
 from .peers import PEERS
@@ -135,6 +136,7 @@ def main() -> None:
     tape_table(best_time, fmt)
     matmul_row()
     linalg_table(best_time, fmt)
+    call_overhead_table()
     gmm_table()
     compile_time.table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "

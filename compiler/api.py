@@ -21,7 +21,10 @@ Contract:
   arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
   caches the result; later calls with the same signature run the cached code without tracing
   or compiling (`.compile_count` tells how often it compiled). Threads asking for the same new
-  signature at once share one compilation.
+  signature at once share one compilation. A positional call with the signature compiled
+  last runs native code through its generated entry point directly (`native_entry`: the
+  checks of the arguments are native, see backends/llvm/pywrapper.py; the values read from
+  outside are fetched and guarded first); any other call takes the general path.
 - Results have the structure the Python function returns: a number, an array, or tuples,
   lists (list displays) and dicts (dict displays) of them, nested.
 - Transformed functions pickle at any time (before or after their first call) as the function,
@@ -81,6 +84,7 @@ from .arguments import (
     target_of,
     unflatten,
 )
+from .backends.llvm.jit import native_of
 from .compile_once import once
 from .frontend import externals
 from .frontend.aliasing import view_key
@@ -119,6 +123,7 @@ class Transformed:
         self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
         self.static_scalars: set[str] = set()  # int/bool/float parameters specialised per value
+        self._fast: Callable = self._positional  # see native_entry
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
         self.signature = inspect.signature(fn)
@@ -326,14 +331,21 @@ class Transformed:
     # ---- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any):
-        if not kwargs:
-            fast = self.dispatch.get(_dispatch_key(args))
-            if fast is not None:
-                return fast(*args)
-        else:
-            fast = self.dispatch.get(_dispatch_key(args, kwargs))
-            if fast is not None:
-                return fast(*args, **kwargs)
+        if kwargs:
+            return self._call(args, kwargs)
+        return self._fast(*args)
+
+    def _positional(self, *args: Any):
+        """A positional call that the generated entry point in `_fast` did not take."""
+        fast = self.dispatch.get(_dispatch_key(args))
+        if fast is not None:
+            return fast(*args)
+        return self._prepare(args, {})
+
+    def _call(self, args: tuple, kwargs: dict):
+        fast = self.dispatch.get(_dispatch_key(args, kwargs))
+        if fast is not None:
+            return fast(*args, **kwargs)
         return self._prepare(args, kwargs)
 
     def _prepare(self, args: Sequence[Any], kwargs: dict):
@@ -344,6 +356,8 @@ class Transformed:
         call, entry = _bound(self, args, kwargs, self.entry)
         if call.plan is not None:
             self.dispatch[_dispatch_key(args, kwargs)] = _planned(entry, call.plan)
+            if _positional_plan(call.plan, len(args)) and not kwargs:
+                self._fast = self.native_entry(call) or self._fast
         return entry(*call.leaves)
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
@@ -358,6 +372,36 @@ class Transformed:
         if not wanted:
             raise e.error
         self.static_scalars |= wanted
+
+    def native_entry(self, call: Call) -> Callable | None:
+        """The generated entry point of the native code compiled for the signature of `call`
+        when it is the whole of `entry(call)` (no arrays written back, results as compiled),
+        behind the guards of the values the code reads from outside if any: it takes exactly
+        the arguments of this signature and calls `_positional` with any others (see
+        pywrapper; also when a guard fails). None otherwise."""
+        run, result = self.compiled(call.trees, call.groups)
+        reads = getattr(run, "reads", ())  # code fetching values read from outside
+        native = native_of(run.code if reads else run)
+        if native is None:
+            return None
+        if isinstance(result, Layout):
+            tree = result.tree
+            plain = not result.written and not any(r is not None for r in result.returned)
+            single = isinstance(tree, Type)
+            plain = plain and (single or isinstance(tree, Node) and tree.kind == "tuple"
+                               and tree.named is None
+                               and all(isinstance(t, Type) for t in tree.children))
+        else:
+            single = self.kind == "grad" and not self.multi
+            plain = all(isinstance(t, Type) for _, t in call.groups) and not (
+                self.kind == "value_and_grad" and self.multi)
+        if not plain or single != (len(native.out_types) == 1):
+            return None
+        if not reads:
+            return native.strict_entry(self._positional)
+        n = len(call.leaves)
+        strict = native.strict_entry(lambda *leaves: self._positional(*leaves[:n]))
+        return externals.guarded(strict, reads, lambda args: self._positional(*args))
 
     def entry(self, call: Call) -> Callable:
         """The entry point for the signature of `call`, taking its runtime leaves and
@@ -459,10 +503,16 @@ def _dispatch_key(args: tuple, kwargs: dict | None = None) -> tuple:
     return key
 
 
+def _positional_plan(plan: tuple, n_args: int) -> bool:
+    """Whether the leaves of `plan` are the call's `n_args` positional arguments, in order."""
+    return len(plan) == n_args and all(kind == "a" and value == i
+                                       for i, (kind, value) in enumerate(plan))
+
+
 def _planned(entry: Callable, plan: tuple) -> Callable:
     """`entry` called with the leaves `plan` takes from a call's arguments (the arguments
     themselves when they are all positional and no default is used)."""
-    if all(kind == "a" and value == i for i, (kind, value) in enumerate(plan)):
+    if _positional_plan(plan, len(plan)):
         return entry
 
     def fast(*args, **kwargs):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian, jit, jvp
+from adlite.compiler.backends.llvm.jit import native_of
 from adlite.compiler.backends.llvm.lower import lower_module, symbol_name
 from adlite.compiler.backends.llvm.pywrapper import add_python_wrapper
 from adlite.compiler.ir.core import F64, I64
@@ -153,7 +154,7 @@ def test_ctypes_path_converts_arguments_like_the_generated_entry_point(args):
     f = jit(mixed)
     f(1.0, 2, True)
     (run, _), = f.cache.values()
-    native = run.__self__      # the builtin's owner: the NativeFunction
+    native = native_of(run)    # the NativeFunction whose entry point `run` is
     assert native.call is run
     assert _outcome(native._ctypes_call, *args) == _outcome(run, *args)
 
@@ -178,7 +179,7 @@ def test_generated_entry_point_releases_the_gil_around_code_that_can_run_long(f,
     graph, _ = jit(f).ir_for(types)
     name = symbol_name(f.__name__, "test")
     module = lower_module(graph, name)
-    add_python_wrapper(module, name, [t.name for t in types], ["f64"])
-    wrapper = str(module.globals[f"py_{name}"])
+    add_python_wrapper(module, name, types, [F64])
+    wrapper = str(module.globals[f"entry_{name}"])  # the body of py_ and pyx_
     assert ("PyEval_SaveThread" in wrapper) == releases
     assert ("PyEval_RestoreThread" in wrapper) == releases

@@ -29,9 +29,10 @@ Contract:
   or `rebuild()`s one for the current values (one compilation per state of the externals;
   a `RuntimeWarning` at the MANY-th, naming the values that changed; a `RuntimeError` when
   the new one's guards fail at once: a value that changes at every read).
-  `holds(reads)` checks the guards now. An argument array `jit`'s code writes into that
-  shares memory with an array it reads from outside raises `ValueError` (compiled code reads
-  that array at entry).
+  `holds(reads)` checks the guards now; `guarded(code, reads, miss)` is `code` behind the
+  guards of `reads`, calling `miss(args)` when one fails. An argument array `jit`'s code
+  writes into that shares memory with an array it reads from outside raises `ValueError`
+  (compiled code reads that array at entry).
 """
 
 from __future__ import annotations
@@ -433,6 +434,15 @@ class _Variants:
 
 def bind(code: Callable, reads: tuple[External, ...], result, rebuild: Callable) -> Callable:
     """The entry point running `code` with the current values of its externals (see the
-    module's contract); `rebuild()` -> (code, reads, result) compiles for the current values."""
+    module's contract); `rebuild()` -> (code, reads, result) compiles for the current values.
+    The entry point's attributes `code` and `reads` are the first compilation's."""
     variants = _Variants(reads, result, rebuild)
-    return _variant(code, reads, variants.miss, variants.written)
+    entry = _variant(code, reads, variants.miss, variants.written)
+    entry.code, entry.reads = code, reads
+    return entry
+
+
+def guarded(code: Callable, reads: tuple[External, ...], miss: Callable) -> Callable:
+    """`code(*args, *inputs)` with the current values of the inputs of `reads` when their
+    guards hold, else `miss(args)` (for code that writes no argument array)."""
+    return _variant(code, reads, miss)

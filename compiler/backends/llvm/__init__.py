@@ -3,7 +3,8 @@
 `compile_graph(graph, name)` returns a callable taking Python scalars and returning the tuple
 of outputs. The disk cache is keyed by the printed optimised IR (which determines the code),
 the host CPU and features, a hash of the compiler's source, the BLAS library the code calls
-(for graphs with a `matmul`), and the llvmlite and LLVM versions. The native symbols are
+(for graphs with a `matmul`), numpy's version (the entry points use its C ABI), and the
+llvmlite and LLVM versions. The native symbols are
 private: `__adlite_<digest of the key>_<name>`. Importing does no work: the hash is computed,
 LLVM initialised and BLAS loaded on the first compilation that needs them.
 """
@@ -18,7 +19,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from ...ir.printer import print_graph
-from . import cache
+from . import cache, numpy_api
 from .arrays import blas_for
 from .jit import NativeFunction, host_target_machine, jit_module, jit_object, parse_and_optimize
 from .lower import lower_module, symbol_name
@@ -39,7 +40,7 @@ def _key_and_symbol(graph, name: str) -> tuple[str, str]:
     library when the graph calls it, so cached code that calls it links too."""
     key = cache.key_for(print_graph(graph), name, llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten(), compiler_fingerprint(),
-                        blas_for(graph), llvmlite.__version__,
+                        blas_for(graph), numpy_api.fingerprint(), llvmlite.__version__,
                         ".".join(map(str, llvm.llvm_version_info)))
     return key, symbol_name(name, key[:16])
 

@@ -15,8 +15,7 @@ Contract (mixed into `FunctionLowering` as `DecompositionLowering`):
 A routine reporting failure (`info` != 0: no convergence) leaves with
 `status.EIGENVALUES_DID_NOT_CONVERGE`, `status.SVD_DID_NOT_CONVERGE` or
 `status.LSTSQ_DID_NOT_CONVERGE` (numpy's LinAlgError
-and message); `raises_decomposition_errors(module)` tells whether code may (its caller must
-then raise through Python). Without numpy's OpenBLAS the lowering refuses with
+and message, raised by `jit.raise_for_status`). Without numpy's OpenBLAS the lowering refuses with
 NotImplementedError naming the Python backend.
 """
 
@@ -40,11 +39,6 @@ SIGNATURES = {  # LAPACKE_<name>(int layout, ...) -> lapack_int
     "dorgqr64_": [I64, I64, I64, PTR, I64, PTR],
     "dgelsd64_": [I64, I64, I64, PTR, I64, PTR, I64, PTR, F64, PTR],
 }
-
-
-def raises_decomposition_errors(module: ir.Module) -> bool:
-    return any(PREFIX + name in module.globals for name in ("dsyevd64_", "dgesdd64_",
-                                                            "dgelsd64_"))
 
 
 def _char(c: str) -> ir.Constant:

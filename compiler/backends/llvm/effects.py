@@ -13,9 +13,8 @@ raise (a failed check's, or one `print` raised) for this thread and returns `sta
 primitive, its params and its operand types as a Python literal), so cached object code
 needs nothing from the process that compiled it. `EffectLowering` (mixed into
 `FunctionLowering`) lowers `check` to a branch that calls back only when the check fails, and
-`print` to a call whose nonzero status leaves the function. Code with effects is called
-through ctypes (`uses_effects`: no CPython entry point is generated for it), whose caller
-raises the pending exception.
+`print` to a call whose nonzero status leaves the function; the caller (the generated entry
+point or the ctypes path, through `jit.raise_for_status`) raises the pending exception.
 """
 
 from __future__ import annotations
@@ -96,10 +95,6 @@ def raise_pending():
     """Raises the exception the callback kept for this thread (status PENDING)."""
     error = _pending.__dict__.pop("error")
     raise error.with_traceback(None)
-
-
-def uses_effects(module: ir.Module) -> bool:
-    return SYMBOL in module.globals
 
 
 class EffectLowering:

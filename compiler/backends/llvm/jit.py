@@ -10,11 +10,12 @@ the GIL is released while native code runs, every call owns its outputs, and scr
 are per call or per thread. Int arguments are range-checked (OverflowError, never reduced mod
 2**64). A call interrupted by Ctrl-C (status INTERRUPTED, see interrupt.py) lets Python run
 its SIGINT handler and starts again if the handler did not raise. Only symbols that resolve
-in this process are called (libm and libc, loaded explicitly), so MCJIT never jumps to an
-unresolved address. The object code can be cached: `object_code` is what `jit_object` loads
-back. `name` is the module's private symbol (`lower.symbol_name`). A compilation keeps no
-native memory once its function is dropped: the pass managers and target machines it creates
-are freed before it returns.
+in this process are called (libm and libc, loaded explicitly; CPython's and numpy's C API for
+the generated entry points, see pywrapper.py and numpy_api.py), so MCJIT never jumps to an
+unresolved address. `native_of(call)` finds the `NativeFunction` of a generated entry point.
+The object code can be cached: `object_code` is what `jit_object` loads back. `name` is the
+module's private symbol (`lower.symbol_name`). A compilation keeps no native memory once its
+function is dropped: the pass managers and target machines it creates are freed before it returns.
 """
 
 from __future__ import annotations
@@ -32,11 +33,16 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
-from . import effects, interrupt
+from . import effects, interrupt, numpy_api
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
-from .decompositions import raises_decomposition_errors
-from .linalg import raises_linalg_errors
-from .pywrapper import PYTHON_SYMBOLS, add_python_wrapper, make_builtin, wraps
+from .pywrapper import (
+    CONVERTING,
+    PYTHON_SYMBOLS,
+    STRICT,
+    add_python_wrapper,
+    make_builtin,
+    wraps,
+)
 
 _initialized = False
 
@@ -55,6 +61,7 @@ def initialize() -> None:
                 llvm.load_library_permanently(path)
         interrupt.register()
         effects.register()
+        numpy_api.register()
         _initialized = True
 
 
@@ -116,10 +123,9 @@ def python_api_available() -> bool:
 
 
 def raise_for_status(status: int) -> NoReturn:
-    """Raise the exception of a nonzero status returned by native code (the ctypes path's only
-    place doing so; the generated entry point has its own copy of the table in pywrapper;
-    PENDING: the exception an effect of the user's code left, see effects.py; the linear
-    algebra's: numpy's LinAlgError, see linalg.py)."""
+    """Raise the exception of a nonzero status returned by native code, for the ctypes path
+    and the generated entry points alike (PENDING: the exception an effect of the user's code
+    left, see effects.py; the linear algebra's: numpy's LinAlgError, see linalg.py)."""
     if status == PENDING:
         effects.raise_pending()
     if linalg_message(status) is not None:
@@ -164,12 +170,16 @@ def _scalar_reader(t) -> Callable:
 class NativeFunction:
     """A compiled graph callable from Python; keeps its engine alive.
 
-    `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin when the C API is
-    available and every input and output is a scalar, else a ctypes call. Both release the GIL
-    while native code runs, so calls from several threads run in parallel: every call owns its
-    output buffers, and the scratch buffer of array code is per call (generated entry point)
-    or per thread (ctypes; a thread runs one native call at a time: native code calls back
-    into Python only for the user's `print` and failed checks, which do not call it again)."""
+    `call(*args)` is the fastest entry: the generated METH_FASTCALL builtin (pywrapper's
+    converting entry point) when the C API is available and the signature's types are ones it
+    takes (`pywrapper.wraps`), else a ctypes call; the builtin hands every call it does not
+    take (an array to convert, a wrong argument count) to the ctypes call, which converts or
+    refuses. `strict_entry(fallback)` is the entry point taking exactly this signature's
+    argument types. All release the GIL while native code runs (but for straight-line scalar
+    code), so calls from several threads run in parallel: every call owns its output buffers,
+    and the scratch buffer of array code is per call (generated entry point) or per thread
+    (ctypes; a thread runs one native call at a time: native code calls back into Python only
+    for the user's `print` and failed checks, which do not call it again)."""
 
     def __init__(self, engine, name: str, in_types: list, out_types: list,
                  object_code: bytes) -> None:
@@ -190,12 +200,24 @@ class NativeFunction:
               for t in out_types], *([ctypes.c_void_p] if size_fn else []))(self.address)
         self._convert = [_converter(t) for t in in_types]
         self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
-        wrapper = engine.get_function_address(f"py_{name}")
-        if wrapper:
-            self.call, self._method = make_builtin(wrapper, name, self)
-        else:
-            self.call = self._ctypes_call
+        self.name = name
+        self._methods: list = []  # the method definitions of the builtins made
+        wrapper = engine.get_function_address(CONVERTING + name)
+        self.call = self._builtin(wrapper, self._ctypes_call) if wrapper else \
+            self._ctypes_call
         interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
+
+    def _builtin(self, address: int, fallback: Callable) -> Callable:
+        builtin, method = make_builtin(address, self.name, (fallback, raise_for_status, self))
+        self._methods.append(method)
+        return builtin
+
+    def strict_entry(self, fallback: Callable) -> Callable | None:
+        """The generated entry point taking arguments of exactly this signature's types
+        (see pywrapper), calling `fallback(*args)` for any other call; None when this
+        signature has no generated entry point."""
+        address = self.engine.get_function_address(STRICT + self.name)
+        return self._builtin(address, fallback) if address else None
 
     def __call__(self, *args):
         return self.call(*args)
@@ -217,7 +239,8 @@ class NativeFunction:
 
     def _ctypes_call(self, *args):
         if len(args) != len(self.in_types):
-            raise TypeError(f"expected {len(self.in_types)} arguments, got {len(args)}")
+            raise TypeError(f"{self.name}() takes {len(self.in_types)} positional arguments "
+                            f"but {len(args)} were given")
         # the argument lists keep the arrays alive until the call returns
         inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
         outputs = [np.empty(t.shape, dtype=t.dtype.numpy) if t.is_array
@@ -234,11 +257,8 @@ class NativeFunction:
 
 
 def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
-    if python_api_available() and wraps(in_types + out_types) and \
-            not effects.uses_effects(module) and not raises_linalg_errors(module) and \
-            not raises_decomposition_errors(module):
-        add_python_wrapper(module, name, [t.name for t in in_types],
-                           [t.name for t in out_types])
+    if python_api_available() and wraps(in_types, out_types):
+        add_python_wrapper(module, name, in_types, out_types)
     with host_target_machine() as tm:
         object_code = tm.emit_object(parse_and_optimize(str(module), tm))
     return jit_object(object_code, name, in_types, out_types)
@@ -250,3 +270,11 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
     return NativeFunction(engine, name, in_types, out_types, object_code)
+
+
+def native_of(call: Callable) -> NativeFunction | None:
+    """The native function whose generated entry point `call` is (a `NativeFunction.call`),
+    or None (Python code, the ctypes path, a Python wrapper)."""
+    owner = getattr(call, "__self__", None)
+    return owner[2] if type(owner) is tuple and len(owner) == 3 and \
+        isinstance(owner[2], NativeFunction) else None

@@ -13,8 +13,7 @@ Contract: `Lapack(lowering)` (a `FunctionLowering`: `b`, `entry`, `alloc`, `loop
   value) is passed by reference, a pointer as it is, the `chars` (Fortran character
   arguments such as 'L') by reference first with their lengths (1) as the trailing hidden
   arguments of gfortran's convention; returns the routine's `info` (an i64 value).
-`calls_lapack(module)` tells whether a module calls any of them. The library is loaded by
-`arrays.blas()`, which callers check first.
+The library is loaded by `arrays.blas()`, which callers check first.
 """
 
 from __future__ import annotations
@@ -26,16 +25,10 @@ from .ops import I64
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
-ROUTINES = ("gesv", "getrf", "potrf", "trtrs")
 
 
 def symbol(routine: str, elem) -> str:
     return f"scipy_{'s' if isinstance(elem, ir.FloatType) else 'd'}{routine}_64_"
-
-
-def calls_lapack(module: ir.Module) -> bool:
-    return any(symbol(r, e) in module.globals for r in ROUTINES
-               for e in (ir.FloatType(), ir.DoubleType()))
 
 
 class Lapack:

@@ -19,9 +19,7 @@ Contract (mixed into `FunctionLowering` as `LinalgLowering`, next to `ArrayLower
   `NOT_POSITIVE_MINOR + k` (k the order of the failing minor), `solve_triangular`
   `SINGULAR_DIAGONAL + k` (k the first zero diagonal element), `check_finite` `NOT_FINITE`
   (any NaN or infinity; it returns its operand).
-`raises_linalg_errors(module)` tells whether the code may leave with the LinAlgError statuses
-(its caller must then raise through Python, not the CPython entry point, which knows only the
-built-in exceptions).
+Both entry points raise these statuses through `jit.raise_for_status`.
 """
 
 from __future__ import annotations
@@ -32,22 +30,17 @@ from ... import status
 from . import arrays
 from .arrays import element_type
 from .declarations import function
-from .lapack import Lapack, calls_lapack
+from .lapack import Lapack
 from .linalg_loops import (
     cholesky_function,
     lu_function,
     lu_solve_function,
     suffix,
     trsolve_function,
-    uses_loops,
 )
 from .ops import F64, I1, I64
 
 I32 = ir.IntType(32)
-
-
-def raises_linalg_errors(module: ir.Module) -> bool:
-    return calls_lapack(module) or uses_loops(module)
 
 
 class LinalgLowering:

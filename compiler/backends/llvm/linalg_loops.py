@@ -16,7 +16,6 @@ Contract:
   with inv(T) x, T the lower (`lower` = 1) or upper triangle of `a` (with ones on the
   diagonal when `unit` = 1); `info` is k + 1 for the first zero diagonal element k (x is then
   left as it is), as LAPACK's trtrs.
-`uses_loops(module)` tells whether a module calls them.
 """
 
 
@@ -29,15 +28,10 @@ from .ops import I64
 
 PTR = ir.PointerType()
 I32 = ir.IntType(32)
-KERNELS = ("lu", "cholesky", "trsolve")
 
 
 def suffix(elem) -> str:
     return "f32" if isinstance(elem, ir.FloatType) else "f64"
-
-
-def uses_loops(module: ir.Module) -> bool:
-    return any(f"__adlite_{k}_{t}" in module.globals for k in KERNELS for t in ("f32", "f64"))
 
 
 class _Kernel:
