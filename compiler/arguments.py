@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir.core import BOOL, F64, I64, Type
+from .ir.core import BOOL, F32, F64, I64, Type
 
 ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
                 np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
@@ -54,6 +54,8 @@ def arg_type(value: Any, position: int | str) -> Type:
         return BOOL
     if isinstance(value, int | np.integer):
         return I64
+    if isinstance(value, np.float32):
+        return F32
     if isinstance(value, float | np.floating):
         return F64
     raise TypeError(f"argument {position} has type {type(value).__name__}; compiled "

@@ -34,7 +34,7 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from ..ir.builder import const
-from ..ir.core import F64, I64, Const, Var
+from ..ir.core import F32, F64, I64, Const, Var
 from ..primitives.vocabulary import BuilderOps
 from . import array_functions, sequences
 from .functions import register_with_keywords
@@ -132,20 +132,24 @@ def _linspace(conv, args, kwargs, node):
     if num < 0:
         raise conv.source.error(node, f"Number of samples, {num}, must be non-negative.")
     endpoint, retstep = (bool(conv.static(p[k], node)) for k in ("endpoint", "retstep"))
-    start, stop = (conv.to_type(conv.scalar(p[k], node), F64) for k in ("start", "stop"))
+    start, stop = conv.promote(conv.scalar(p["start"], node), conv.scalar(p["stop"], node),
+                               node)
+    dt = F32 if start.type == F32 else F64  # numpy's result_type(start, stop, float(num))
+    start, stop = conv.to_type(start, dt), conv.to_type(stop, dt)
     b = conv.b
     div = num - 1 if endpoint else num
-    y = b.op("arange", n=num, dtype=F64)
+    y = b.op("arange", n=num, dtype=dt)
     delta = b.sub(stop, start)
     if div > 0:
-        step = b.div(delta, const(float(div)))
+        step = b.div(delta, const(float(div), dt))
         if isinstance(step, Const):
-            scaled = b.mul(y, step) if step.value else b.mul(b.div(y, const(float(div))), delta)
+            scaled = b.mul(y, step) if step.value else \
+                b.mul(b.div(y, const(float(div), dt)), delta)
         else:
-            scaled = b.select(b.eq(step, const(0.0)), b.mul(b.div(y, const(float(div))), delta),
-                              b.mul(y, step))
+            scaled = b.select(b.eq(step, const(0.0, dt)),
+                              b.mul(b.div(y, const(float(div), dt)), delta), b.mul(y, step))
     else:
-        step = const(math.nan)
+        step = const(math.nan, dt)
         scaled = b.mul(y, delta)
     y = b.add(scaled, start)
     if endpoint and num > 1:

@@ -636,12 +636,17 @@ class FunctionConverter:
 
     def promote(self, x, y, node) -> tuple[Atom, Atom]:
         """Common element type of two operands; scalars are weak next to float arrays
-        (float32 array * 2.0 stays float32), as in numpy 2."""
+        (float32 array * 2.0 stays float32) and literals next to float numbers
+        (np.float32 number * 2.0 stays float32), as in numpy 2."""
         x, y = self.numeric(x, node), self.numeric(y, node)
         tx, ty = x.type, y.type
         if tx.is_array != ty.is_array:
             array, scalar = (tx, ty) if tx.is_array else (ty, tx)
             t = array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
+        elif isinstance(y, Const) and not ty.is_array and tx.is_float and ty != BOOL:
+            t = tx.scalar
+        elif isinstance(x, Const) and not tx.is_array and ty.is_float and tx != BOOL:
+            t = ty.scalar
         else:
             t = join_type(tx.scalar, ty.scalar)
         return self.to_type(x, t), self.to_type(y, t)

@@ -149,7 +149,8 @@ def _converter(t) -> Callable:
     `PyFloat_AsDouble` (by ctypes), `PyLong_AsLongLong`, `PyObject_IsTrue`; arrays become
     contiguous arrays of the expected dtype and shape."""
     if not t.is_array:
-        return {dtypes.F64: ctypes.c_double, dtypes.I64: as_int64, dtypes.BOOL: bool}[t.dtype]
+        return {dtypes.F64: ctypes.c_double, dtypes.F32: ctypes.c_float, dtypes.I64: as_int64,
+                dtypes.BOOL: bool}[t.dtype]
 
     def convert(a):
         a = np.ascontiguousarray(a, dtype=t.dtype.numpy)
