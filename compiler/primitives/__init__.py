@@ -5,7 +5,7 @@ Contract: importing this package registers every primitive in the table `PRIMITI
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
 flow and the AD tapes in `control`, the user's run-time checks and prints in `effects`, the
 matrix functions of `np.linalg` in `linalg`, the special functions of scipy in `special`,
-integer-array indexing (`take`, `take_add`) in `gather`;
+integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`;
 `vocabulary` runs the derivative formulas shared with the
 eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
 flow are attached by `adlite.compiler.ad`.
@@ -27,6 +27,6 @@ in reverse and forward mode alike):
 from __future__ import annotations
 
 from ..ir.primitive import PRIMITIVES
-from . import arrays, control, effects, gather, linalg, scalar, special  # noqa: F401  (populate the table)
+from . import arrays, control, effects, gather, linalg, scalar, sorting, special  # noqa: F401  (populate the table)
 
 __all__ = ["PRIMITIVES"]

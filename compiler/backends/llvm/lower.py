@@ -37,6 +37,7 @@ from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
+from .sorting import SortingLowering
 from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
 
 I32 = ir.IntType(32)
@@ -54,7 +55,8 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering):
+class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
+                       SortingLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:
