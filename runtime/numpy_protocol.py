@@ -68,7 +68,7 @@ FUNCTIONS = {
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
     np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
-    **sorting.FUNCTIONS,
+    **sorting.FUNCTIONS, np.round: F.round, np.around: F.round,
 }
 
 
