@@ -1,5 +1,5 @@
-"""Sorting on the tape: `np.sort`, `np.argsort`, `np.take_along_axis` of Tensors and the
-methods `t.sort()` / `t.argsort()`, numpy's semantics (for `numpy_protocol`'s table).
+"""Sorting on the tape: `np.sort`, `np.argsort`, `np.take_along_axis`, `np.median` of Tensors
+and the methods `t.sort()` / `t.argsort()`, numpy's semantics (for `numpy_protocol`'s table).
 
 Contract: the order is numpy's stable one (NaN last, equal elements in their original order)
 whatever `kind` says, as in compiled code (`adlite.compiler.frontend.sorting`); `argsort`
@@ -59,4 +59,29 @@ def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None,
     return take_along_axis(a, argsort(a, axis), axis)
 
 
-FUNCTIONS = {np.sort: sort, np.argsort: argsort, np.take_along_axis: take_along_axis}
+def median(a: Any, axis: int | None = None, out: Any = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """numpy's: the middle of each sorted lane (the mean of the two middle elements for an
+    even length), NaN for a lane holding a NaN."""
+    if out is not None:
+        raise TypeError("numpy.median(..., out=...) is not supported on adlite Tensors")
+    a = F.constant(a)
+    if not np.issubdtype(a.dtype, np.floating):
+        a = F.multiply(a, 1.0)
+    flat = axis is None
+    s = sort(a, axis)
+    axis = 0 if flat else F.normalize_axis(axis, a.ndim)[0]
+    n = s.shape[axis]
+    lane = (slice(None),) * axis
+    middle = s[lane + (slice(n // 2, n // 2 + 1),)]
+    if n % 2 == 0:
+        middle = (s[lane + (slice(n // 2 - 1, n // 2),)] + middle) / 2.0
+    largest = s[lane + (slice(n - 1, n),)]
+    middle = F.where(np.isnan(largest.data), largest, middle)
+    if keepdims:
+        return F.reshape(middle, (1,) * a.ndim if flat else middle.shape)
+    return F.reshape(middle, () if flat else middle.shape[:axis] + middle.shape[axis + 1:])
+
+
+FUNCTIONS = {np.sort: sort, np.argsort: argsort, np.take_along_axis: take_along_axis,
+             np.median: median}

@@ -230,3 +230,60 @@ def test_refusals_name_the_line(fn, message):
     with pytest.raises(AdliteSyntaxError, match=message) as e:
         compiler.jit(fn)(np.ones(3))
     assert "test_sorting.py" in str(e.value)
+
+
+def median_all(x):
+    return np.median(x)
+
+
+def median_axis1(x):
+    return np.median(x, axis=1)
+
+
+def median_last_keepdims(x):
+    return np.median(x, axis=-1, keepdims=True)
+
+
+def median_all_keepdims(x):
+    return np.median(x, keepdims=True)
+
+
+def median_even(x):
+    return np.median(x[:, :, :4], axis=2)
+
+
+MEDIANS = [median_all, median_axis1, median_last_keepdims, median_all_keepdims, median_even]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64], ids=str)
+@pytest.mark.parametrize("fn", MEDIANS, ids=lambda f: f.__name__)
+def test_median_is_numpys(fn, dtype, backend):
+    x = RNG.standard_normal((3, 4, 5))
+    x[1, 2, 3] = np.nan
+    x = RNG.integers(-9, 10, size=x.shape) if dtype == np.int64 else x.astype(dtype)
+    with np.errstate(invalid="ignore"):
+        expected = fn(x)
+    got = compiler.jit(fn, backend=backend)(x)
+    assert np.shape(got) == np.shape(expected)
+    if np.ndim(expected):
+        assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    t = fn(Tensor(x))
+    assert t.shape == np.shape(expected)
+    np.testing.assert_array_equal(t.data, expected)
+
+
+def median_loss(x):
+    return np.sum(np.median(x, axis=0) ** 2) + np.median(x) * 3.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_median_gradient(backend):
+    x = RNG.standard_normal((4, 3))
+    got = compiler.grad(median_loss, backend=backend)(x)
+    np.testing.assert_allclose(got, central_difference_in(median_loss, (x,), 0), rtol=1e-6,
+                               atol=1e-7)
+    t = Tensor(x.copy(), requires_grad=True)
+    median_loss(t).backward()
+    np.testing.assert_allclose(got, t.grad.data, rtol=1e-13, atol=1e-15)

@@ -303,10 +303,10 @@ def refuse_keywords(conv, kwargs, node, allowed=()) -> None:
     hint)."""
     unknown = sorted(set(kwargs) - set(allowed))
     if "out" in unknown:
-        raise conv.source.error(node, "out= is not supported in compiled code (results are "
-                                      "new arrays)", "assign the result: y = np.multiply(a, b), "
-                                                     "or y[...] = np.multiply(a, b) to write "
-                                                     "into a local array y")
+        raise conv.source.error(node, "unsupported keyword argument(s) out: compiled code "
+                                      "makes new arrays",
+                                "assign the result: y = np.multiply(a, b), or "
+                                "y[...] = np.multiply(a, b) to write into a local array y")
     if unknown:
         raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
                                 f"supported here: {', '.join(allowed) or 'none'}")

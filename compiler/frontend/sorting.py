@@ -14,7 +14,9 @@ through the permutation (`take_add`) and its tangent is gathered (`take`), to an
 `arr` on the other axes as numpy does; negative indices wrap, out-of-range ones raise numpy's
 IndexError at run time (`fancy.py`'s check). `x.sort(axis=-1, kind=None)` sorts the local
 array `x` in place (a write into `x`, seen through its views as an assignment `x[...] = ...`
-is). `order=` (structured arrays) is refused.
+is). `order=` (structured arrays) is refused. `np.median(a, axis=None, keepdims=False)` (an
+int axis or None) is numpy's: the middle element of each sorted lane or the mean of the two
+middle ones, NaN for a lane holding a NaN; its gradient flows to those elements.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 from ..ir.builder import const
 from ..ir.core import I64, Atom
 from ..ir.index import WHOLE
+from ..primitives.vocabulary import BuilderOps
 from .fancy import checked_index
 from .functions import register_with_keywords
 from .numpy_functions import _REQUIRED, _axis, _bind
@@ -139,6 +142,39 @@ def _take_along_axis(conv, args, kwargs, node):
     return take_along(conv, x, idx, axis)
 
 
+def _median(conv, args, kwargs, node):
+    """numpy's median: the middle element of each sorted lane, or the mean (a + b) / 2 of
+    the two middle ones; NaN where the lane holds a NaN (it sorts last)."""
+    p = _bind(conv, "median", args, kwargs, {"a": _REQUIRED, "axis": None, "out": None,
+                                             "overwrite_input": False, "keepdims": False},
+              node)
+    if conv.static(p["out"], node) is not None:
+        raise conv.source.error(node, "np.median(out=...) is not supported",
+                                "assign the result")
+    x = conv.as_float(conv.array(p["a"], node), node)
+    shape, keepdims = x.type.shape, bool(conv.static(p["keepdims"], node))
+    x, axis = _lanes(conv, x, p["axis"], node)
+    n = x.type.shape[axis]
+    if n == 0:
+        raise conv.source.error(node, "np.median over an empty axis (numpy returns nan with a "
+                                      "RuntimeWarning)", "check the length first")
+    b, o = conv.b, BuilderOps(conv.b)
+    s = _to_last(conv, sort(conv, x, axis), axis)
+    last = len(s.type.shape) - 1
+    middle = o.slice_along(s, last, n // 2, n // 2 + 1)
+    if n % 2 == 0:
+        below = o.slice_along(s, last, n // 2 - 1, n // 2)
+        middle = b.div(b.add(below, middle), const(2.0, x.type.scalar))
+    largest = o.slice_along(s, last, n - 1, n)
+    middle = b.select(b.ne(largest, largest), largest, middle)
+    if keepdims:
+        out = tuple(1 if conv.static(p["axis"], node) is None or d == axis else size
+                    for d, size in enumerate(shape))
+    else:
+        out = s.type.shape[:-1] if conv.static(p["axis"], node) is not None else ()
+    return o.reshape(middle, out or None)
+
+
 def sort_in_place(conv, x: Atom, args, kwargs, node) -> None:
     """The statement `x.sort(axis=-1, kind=None)` on the local array named `x`."""
     target = node.func.value
@@ -156,3 +192,4 @@ def sort_in_place(conv, x: Atom, args, kwargs, node) -> None:
 register_with_keywords([np.sort], _np_sort)
 register_with_keywords([np.argsort], _np_argsort)
 register_with_keywords([np.take_along_axis], _take_along_axis)
+register_with_keywords([np.median], _median)

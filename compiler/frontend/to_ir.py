@@ -79,6 +79,7 @@ from . import (
     numpy_functions,
     scipy_functions,
     sequences,
+    sorting,
     statements,
     static_values,
     truth_reductions,  # noqa: F401 - registers np.any/all/argmax/argmin
@@ -1085,6 +1086,8 @@ class FunctionConverter:
         if args and isinstance(args[0], masks.Masked):
             return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
                                 node), None
+        if isinstance(func, _Method) and func.name == "sort":
+            return sorting.sort_in_place(self, func.array, args, kwargs, node), None
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
@@ -1765,7 +1768,8 @@ def _returned(ref, bases: dict):
 
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
-                 "ravel", "flatten", "swapaxes", "astype", *array_functions.METHODS_AS_FUNCTIONS}
+                 "ravel", "flatten", "swapaxes", "astype", "sort",
+                 *array_functions.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 
