@@ -2,7 +2,8 @@
 the compiler's frontend and the eager tape alike; their derivatives come from the primitives'.
 
 - `square(x)` = x * x; `hypot(x, y)` = sqrt(x*x + y*y) (no rescaling, as both sides had it);
-- `log_base(x, base)` = log(x) / log(base) (`np.log2`, `np.log10`, `math.log(x, base)`);
+- `log_base(x, base)` = log(x) / log(base) (`math.log(x, base)`; `np.log2` and `np.log10`
+  are primitives: the C library's log2 / log10, as numpy's);
 - `exp2(x)` = 2.0 ** x; `reciprocal(x)` = 1.0 / x (floats);
 - `sinc(x)` = sin(y) / y with y = pi * x, x = 0 taken as 1e-20 (numpy's own formula; its
   derivative at 0 is 0, its second derivative there is not taken through the limit);

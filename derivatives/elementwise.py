@@ -13,6 +13,8 @@ Conventions at ties (PyTorch's; the compiler and the eager tape both run these f
 
 from __future__ import annotations
 
+import math
+
 from .vocabulary import MINUS_ONE, ONE, Formula, Mask, define
 
 
@@ -34,6 +36,8 @@ def _one_over_sqrt_one_minus_square(o, x):
 _formula("neg", lambda o, x, out: (MINUS_ONE,))
 _unary("exp", lambda o, x, out: out, output=True)
 _unary("log", lambda o, x, out: o.div(1.0, x), inputs=True)
+_unary("log2", lambda o, x, out: o.div(1.0 / math.log(2.0), x), inputs=True)
+_unary("log10", lambda o, x, out: o.div(1.0 / math.log(10.0), x), inputs=True)
 _unary("sqrt", lambda o, x, out: o.div(0.5, out), output=True)
 _unary("cbrt", lambda o, x, out: o.div(1.0, o.mul(3.0, o.mul(out, out))), output=True)
 _unary("sin", lambda o, x, out: o.cos(x), inputs=True)

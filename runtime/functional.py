@@ -7,7 +7,7 @@ Contract:
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
-  too (`square`, `hypot`, `log2`, `log10`, `norm`, `mean`, `var`, `std`) and `logsumexp`,
+  too (`square`, `hypot`, `norm`, `mean`, `var`, `std`) and `logsumexp`,
   `softmax`, `log_softmax` are `adlite.derivatives.composites`.
 - Axes are normalised here (negative axes, ints, tuples) so that rules see one form.
 """
@@ -363,8 +363,7 @@ def hypot(x, y):
     return composites.hypot(_ops(), x, y)
 
 
-def log2(x):
-    return composites.log_base(_ops(), x, 2.0)
+def log2(x): return apply("log2", x)                           # noqa: E704
 
 
 def exp2(x):
@@ -387,8 +386,7 @@ def logaddexp(x, y):
     return composites.logaddexp(_ops(), constant(x), constant(y))
 
 
-def log10(x):
-    return composites.log_base(_ops(), x, 10.0)
+def log10(x): return apply("log10", x)                         # noqa: E704
 
 
 def remainder(x, y):

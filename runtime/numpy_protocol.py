@@ -5,7 +5,8 @@ operation (so `np.sin(t)`, `np.sum(t, axis=0)`, `a @ t`, `np.where(c, t, 0)` rec
 Anything not in the tables raises a TypeError naming the function and the supported ones;
 `out=` arguments are rejected (results are always new tensors). The array-building functions
 of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
-`np.linalg` functions run the tape's (`linalg`), and scipy.special's ufuncs those of `special`.
+`np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
+`np.take_along_axis` those of `sorting`, and scipy.special's ufuncs those of `special`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import decompositions, linalg, numpy_functions, special
+from . import decompositions, linalg, numpy_functions, sorting, special
 from . import functional as F
 
 UFUNCS = {
@@ -67,7 +68,7 @@ FUNCTIONS = {
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
     np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
-    **decompositions.FUNCTIONS,
+    **decompositions.FUNCTIONS, **sorting.FUNCTIONS, np.round: F.round, np.around: F.round,
 }
 
 

@@ -122,6 +122,8 @@ for _name, _node, _impl in [
         ("neg", "NegBackward0", np.negative),
         ("exp", "ExpBackward0", _quiet(np.exp)),
         ("log", "LogBackward0", _quiet(np.log)),
+        ("log2", "Log2Backward0", _quiet(np.log2)),
+        ("log10", "Log10Backward0", _quiet(np.log10)),
         ("sqrt", "SqrtBackward0", _quiet(np.sqrt)),
         ("sin", "SinBackward0", np.sin),
         ("cos", "CosBackward0", np.cos),

@@ -429,6 +429,13 @@ class Tensor:
     def argmax(self, axis=None): return F.argmax(self, axis=axis)  # noqa: E704
     def argmin(self, axis=None): return F.argmin(self, axis=axis)  # noqa: E704
 
+    def argsort(self, axis=-1, kind=None, order=None):
+        return sorting.argsort(self, axis, kind, order)
+
+    def sort(self, axis=-1, kind=None, order=None) -> None:
+        """numpy's `ndarray.sort`: in place (a recorded write), returning None."""
+        self._inplace(lambda s: sorting.sort(s, axis, kind, order))
+
     # ---- numpy protocol -------------------------------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -512,3 +519,4 @@ def rand(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> T
 
 
 from . import functional as F  # noqa: E402  (functional needs Tensor defined first)
+from . import sorting  # noqa: E402

@@ -301,7 +301,7 @@ def attribute(conv, x, name: str, node):
 
 
 METHODS_AS_FUNCTIONS = {"prod", "any", "all", "argmax", "argmin", "cumsum", "cumprod", "clip",
-                        "round", "trace", "diagonal", "squeeze", "repeat"}
+                        "round", "trace", "diagonal", "squeeze", "repeat", "argsort"}
 
 
 def method(conv, x, name: str, args, kwargs, node):

@@ -2,10 +2,8 @@
 
 Contract:
 - `index_array(conv, value, node)`: the `IndexArray` an index item evaluating to `value` is
-  (an int64 array; a float64 array made by `np.arange` of integers, which adlite types
-  float64 where numpy makes int64, is converted, also after adding or multiplying integer
-  constants), None when `value` is not an array. Other float arrays are refused (boolean
-  masks are masks.py's).
+  (an int64 array, `np.arange` of integers included), None when `value` is not an array.
+  Float arrays are refused (boolean masks are masks.py's).
 - `gather(conv, x, spec, ints, node)`: `x[index]` for a spec from `index_spec` holding
   `IndexArray` items: the basic part (slices, ints, None) first, then the index arrays,
   broadcast together and checked (numpy's IndexError `index 5 is out of bounds for axis 0
@@ -35,9 +33,6 @@ from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis
 from ..primitives.gather import taken_shape
-from .numpy_functions import INTEGER_ARANGES
-
-_INTEGRAL_STEPS = {"add", "sub", "mul", "neg"}
 
 
 class IndexArray(NamedTuple):
@@ -50,28 +45,12 @@ class IndexArray(NamedTuple):
 def index_array(conv, value, node) -> IndexArray | None:
     if not (isinstance(value, Var | Const) and value.type.is_array):
         return None
-    if value.type.is_float and _made_by_arange(conv.b, value):
-        value = conv.to_type(value, I64.with_shape(value.type.shape))
     if value.type != I64.with_shape(value.type.shape):
         raise conv.source.error(node, f"arrays used as indices must be of integer (or boolean) "
                                       f"type, got {value.type}",
                                 "pass an int array as an argument, or use np.arange with "
                                 "integer bounds")
     return IndexArray(value, node)
-
-
-def _made_by_arange(b, value) -> bool:
-    """Whether the float array `value` is `np.arange` of integers (times / plus integers)."""
-    if isinstance(value, Var) and value.uid in INTEGER_ARANGES:
-        return True
-    producers = {id(o): e for e in b.eqns for o in e.outputs}
-    eqn = producers.get(id(value))
-    if eqn is None or eqn.prim not in _INTEGRAL_STEPS:
-        return False
-    arrays = [a for a in eqn.inputs if a.type.is_array]
-    constants = [a for a in eqn.inputs if not a.type.is_array]
-    return (len(arrays) == 1 and all(isinstance(c, Const) and float(c.value).is_integer()
-                                     for c in constants) and _made_by_arange(b, arrays[0]))
 
 
 def has_arrays(spec) -> bool:
@@ -137,7 +116,7 @@ def _flattened(conv, x: Atom, spec, ints, node):
                                       f"together with shapes {shapes}") from None
     flat = None
     for a, axis, n in zip(arrays, x_axes, sizes, strict=True):
-        i = _checked(conv, a.value, axis, n)
+        i = checked_index(conv, a.value, axis, n)
         if i.type.shape != common:
             i = conv.b.broadcast_to(i, shape=common)
         flat = i if flat is None else conv.b.add(conv.b.mul(flat, const(n)), i)
@@ -147,8 +126,9 @@ def _flattened(conv, x: Atom, spec, ints, node):
     return y, flat, first
 
 
-def _checked(conv, i: Atom, axis: int, n: int) -> Atom:
-    """`i` wrapped into [0, n), after a run-time check raising numpy's IndexError."""
+def checked_index(conv, i: Atom, axis: int, n: int) -> Atom:
+    """`i` wrapped into [0, n), after a run-time check raising numpy's IndexError (for the
+    first offending element in row-major order)."""
     b = conv.b
     count = math.prod(i.type.shape)
     if count:

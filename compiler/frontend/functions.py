@@ -162,14 +162,17 @@ def _truth_fold(name):
 
 
 def _round_half_even(conv, x):
-    """numpy's rint: the nearest integer, ties to even (exact: x - floor(x) is exact)."""
+    """numpy's rint: the nearest integer, ties to even (exact: x - floor(x) is exact), with
+    x's sign when it is zero (rint(-0.5) is -0.0: x * 0.0 keeps the sign)."""
     b = conv.b
     low = b.floor(x)
     frac = b.sub(x, low)
     odd = b.eq(b.mod(low, const(2.0, x.type.scalar)), const(1.0, x.type.scalar))
     up = b.or_(b.gt(frac, const(0.5, x.type.scalar)),
                b.and_(b.eq(frac, const(0.5, x.type.scalar)), odd))
-    return b.select(up, b.add(low, const(1.0, x.type.scalar)), low)
+    rounded = b.select(up, b.add(low, const(1.0, x.type.scalar)), low)
+    zero = const(0.0, x.type.scalar)
+    return b.select(b.eq(rounded, zero), b.mul(x, zero), rounded)
 
 
 def _rounding_to_digits(builtin: bool):
@@ -219,14 +222,6 @@ def _log(conv, args, node):
         x, base = (conv.as_float(a, node) for a in args)
         return composites.log_base(BuilderOps(conv.b), x, base)
     return conv.b.log(conv.as_float(conv.one(args, node), node))
-
-
-def _log_base(base):
-    def lower(conv, args, node):
-        x = conv.as_float(conv.one(args, node), node)
-        return composites.log_base(BuilderOps(conv.b), x, base)
-
-    return lower
 
 
 def _hypot(conv, args, node):
@@ -304,8 +299,14 @@ def register_with_keywords(objects, lowering):
 
 
 def refuse_keywords(conv, kwargs, node, allowed=()) -> None:
-    """Refuse the keyword arguments not in `allowed`, naming them."""
+    """Refuse the keyword arguments not in `allowed`, naming them (`out=` with its own
+    hint)."""
     unknown = sorted(set(kwargs) - set(allowed))
+    if "out" in unknown:
+        raise conv.source.error(node, "unsupported keyword argument(s) out: compiled code "
+                                      "makes new arrays",
+                                "assign the result: y = np.multiply(a, b), or "
+                                "y[...] = np.multiply(a, b) to write into a local array y")
     if unknown:
         raise conv.source.error(node, f"unsupported keyword argument(s) {', '.join(unknown)}",
                                 f"supported here: {', '.join(allowed) or 'none'}")
@@ -332,8 +333,8 @@ for _name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p
 for _np_name, _math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
     _register([getattr(np, _np_name), getattr(math, _math_name)], unary(_np_name))
 _register([np.log, math.log], _log)
-_register([np.log2, math.log2], _log_base(2.0))
-_register([np.log10, math.log10], _log_base(10.0))
+_register([np.log2, math.log2], unary("log2"))
+_register([np.log10, math.log10], unary("log10"))
 _register([np.abs, np.absolute, np.fabs, math.fabs, builtins.abs], _abs)
 _register([np.square], _square)
 _register([np.hypot, math.hypot], _hypot)

@@ -13,11 +13,9 @@ assumed, as numpy does; an int result); the array-building ones are those of
 `adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
 shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
-constants and gives float64 (as `np.arange(n)` always has here); the `uid`s of those numpy
-would make int64 (integer bounds, no dtype) are in `INTEGER_ARANGES`, so that they index as
-numpy's int arrays do (`fancy.py`). `np.asarray(x)` of an array
-of the requested dtype is `x` itself (the caller binds the same object: `SAME_OBJECT`),
-`np.array(x)` a copy.
+constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 or
+`dtype`). `np.asarray(x)` of an array of the requested dtype is `x` itself (the caller
+binds the same object: `SAME_OBJECT`), `np.array(x)` a copy.
 `syntactic(func)` gives the lowerings `(conv, call_node)` that read their arguments' syntax
 (`np.einsum`'s subscripts string is read from the call's first argument, a string constant);
 `library_function(func)` names a numpy/scipy Python function compiled code does not support
@@ -40,7 +38,6 @@ from . import array_functions, sequences
 from .functions import register_with_keywords
 
 _REQUIRED = object()
-INTEGER_ARANGES: set[int] = set()  # uids of the float64 np.arange results numpy makes int64
 LIBRARIES = {"numpy": "np", "scipy": "scipy"}
 
 
@@ -161,7 +158,8 @@ def _linspace(conv, args, kwargs, node):
 
 def _arange(conv, args, kwargs, node):
     """np.arange(stop), (start, stop) or (start, stop, step) of constants: numpy's length
-    (ceil((stop - start) / step)) and values (start + i * delta)."""
+    (ceil((stop - start) / step)) and values (start + i * delta); int64 when every bound is an
+    int and no dtype is given, as numpy's."""
     p = _bind(conv, "arange", args, kwargs, {"start": _REQUIRED, "stop": None, "step": None,
                                              "dtype": None}, node)
     start, stop, step = (conv.static(p[k], node) for k in ("start", "stop", "step"))
@@ -173,19 +171,20 @@ def _arange(conv, args, kwargs, node):
                                 "use constants, len(x) or x.shape")
     if step == 0:
         raise conv.source.error(node, "Maximum allowed size exceeded")
-    dtype = array_functions._dtype(conv, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
     integers = all(isinstance(v, int) for v in (start, stop, step))
+    if integers and p["dtype"] is None:
+        dtype = I64
+    else:
+        dtype = array_functions._dtype(conv, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
     if integers:
         n, delta = len(range(start, stop, step)), step
     else:
         n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
+    number = int if dtype == I64 else float
     y = conv.b.op("arange", n=n, dtype=dtype)
     if delta != 1:
-        y = conv.b.mul(y, const(float(delta), dtype))
-    y = conv.b.add(y, const(float(start), dtype)) if start else y
-    if integers and p["dtype"] is None:
-        INTEGER_ARANGES.add(y.uid)
-    return y
+        y = conv.b.mul(y, const(number(delta), dtype))
+    return conv.b.add(y, const(number(start), dtype)) if start else y
 
 
 def _array_of_array(original):

@@ -351,7 +351,8 @@ def as_tuples(value):
 
 def stack(conv, items, node, axis: int = 0):
     """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
-    along a new axis `axis` (float64, or float32 when every item is)."""
+    along a new axis `axis` (float64; float32 when every item is, int64 when every item is
+    an int, as numpy's)."""
     if not items:
         raise conv.source.error(node, "np.array / np.stack of an empty list",
                                 "build the array with np.zeros(shape)")
@@ -360,13 +361,14 @@ def stack(conv, items, node, axis: int = 0):
             raise conv.source.error(node, f"a list item written at line {v.line} inside an if "
                                           "or a loop", "append a .copy() of the array")
     values = [stack(conv, list(as_tuples(v)), node) if isinstance(v, tuple | ListValue)
-              else conv.as_float(v, node) for v in items]
+              else conv.value(v, node) for v in items]
     shapes = {v.type.shape for v in values}
     if len(shapes) > 1:
         raise conv.source.error(node, "np.array / np.stack of arrays of different shapes "
                                       f"{sorted(map(str, shapes))}",
                                 "all items must have the same shape")
-    dtype = F32 if all(v.type.scalar == F32 for v in values) else F64
+    scalars = {v.type.scalar for v in values}
+    dtype = F32 if scalars == {F32} else I64 if scalars == {I64} else F64
     values = [conv.to_type(v, dtype) for v in values]
     if not values[0].type.is_array:
         return conv.b.pack(*values)

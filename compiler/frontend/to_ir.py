@@ -79,6 +79,7 @@ from . import (
     numpy_functions,
     scipy_functions,
     sequences,
+    sorting,
     statements,
     static_values,
     truth_reductions,  # noqa: F401 - registers np.any/all/argmax/argmin
@@ -899,26 +900,22 @@ class FunctionConverter:
                 return _frozen(ref)
         return Ref(ref.obj, view=view)
 
-    def is_newaxis(self, item) -> bool:
-        """`None`, or a name or attribute whose value is None (`np.newaxis`)."""
-        if isinstance(item, gast.Constant):
-            return item.value is None
-        return isinstance(item, gast.Name | gast.Attribute) and self.expr(item) is None
-
     def index_spec(self, x, index_node):
         """(spec, runtime integer operands) of a basic numpy index (ints, slices with
         constant bounds, None, ...); negative runtime indices are wrapped at run time."""
         items = index_node.elts if isinstance(index_node, gast.Tuple) else [index_node]
         ndim = len(x.type.shape)
-        used = sum(not (isinstance(i, gast.Constant) and i.value is Ellipsis or
-                        self.is_newaxis(i)) for i in items)
+        values = [_Slice if isinstance(item, gast.Slice) else
+                  item.value if isinstance(item, gast.Constant) and item.value in (None, Ellipsis)
+                  else self.expr(item) for item in items]  # np.newaxis is None
+        used = sum(v is not None and v is not Ellipsis for v in values)
         spec, ints, dim = [], [], 0
-        for item in items:
-            if isinstance(item, gast.Constant) and item.value is Ellipsis:
+        for item, value in zip(items, values, strict=True):
+            if value is Ellipsis:
                 spec.extend([WHOLE] * (ndim - used))
                 dim += ndim - used
                 continue
-            if self.is_newaxis(item):
+            if value is None:
                 spec.append(NewAxis())
                 continue
             if dim >= ndim:
@@ -934,7 +931,6 @@ class FunctionConverter:
                 bounds = self.static_slice(parts, item)
                 spec.append(Slice(bounds.start, bounds.stop, bounds.step))
             else:
-                value = self.expr(item)
                 mask = masks.mask_item(self, x, value, len(items), item)
                 if mask is not None:
                     spec.append(mask)
@@ -1095,6 +1091,8 @@ class FunctionConverter:
         if args and isinstance(args[0], masks.Masked):
             return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
                                 node), None
+        if isinstance(func, _Method) and func.name == "sort":
+            return sorting.sort_in_place(self, func.array, args, kwargs, node), None
         if isinstance(func, _Method):
             value = array_functions.method(self, func.array, func.name, args, kwargs, node)
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
@@ -1724,6 +1722,9 @@ def _rebound(nodes) -> list[str]:
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)]
 
 
+_Slice = object()  # an index item that is a slice (index_spec)
+
+
 class _Method:
     """`x.sum` before the call: an array, its Ref and a method name."""
 
@@ -1772,7 +1773,8 @@ def _returned(ref, bases: dict):
 
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
-                 "ravel", "flatten", "swapaxes", "astype", *array_functions.METHODS_AS_FUNCTIONS}
+                 "ravel", "flatten", "swapaxes", "astype", "sort",
+                 *array_functions.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 

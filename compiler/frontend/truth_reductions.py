@@ -4,10 +4,11 @@ Contract: registers, into the table of `functions.py`:
 - `np.any(x, axis=None, keepdims=False)` / `np.all(...)`: whether some (every) element along
   `axis` is true (nonzero; NaN is true): the count of true (false) elements compared with 0,
   so a reduction over no element gives numpy's False (True);
-- `np.argmax(x, axis=None)` / `np.argmin(...)`: the int64 index of the first extremum along
-  `axis` (of the flattened array when None), numpy's NaN rule included (the first NaN wins):
-  the smallest position where `x` equals the reduction's max (min), or is NaN where that is
-  NaN. An empty axis or an axis out of range is refused when compiling, as numpy raises.
+- `np.argmax(x, axis=None, keepdims=False)` / `np.argmin(...)`: the int64 index of the
+  first extremum along `axis` (of the flattened array when None), numpy's NaN rule included
+  (the first NaN wins): the smallest position where `x` equals the reduction's max (min), or
+  is NaN where that is NaN. An empty axis or an axis out of range is refused when compiling,
+  as numpy raises.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def _truth_reduction(name):
 
 def _arg_extremum(name, prim):
     def lower(conv, args, kwargs, node):
-        refuse_keywords(conv, kwargs, node, ("axis",))
+        refuse_keywords(conv, kwargs, node, ("axis", "keepdims"))
+        keepdims = bool(_option(conv, args, kwargs, "keepdims", False, node))
         if not 1 <= len(args) <= 2:
             raise conv.source.error(node, f"np.{name}() takes x and axis, got {len(args)} "
                                           "arguments")
@@ -63,6 +65,7 @@ def _arg_extremum(name, prim):
         b, x = conv.b, conv.numeric(args[0], node)
         if not x.type.is_array:
             return const(0)
+        kept = tuple(1 for _ in x.type.shape)
         if axis is None:
             x, axis = b.reshape(x, shape=(math.prod(x.type.shape),)), 0
         shape = x.type.shape
@@ -79,7 +82,9 @@ def _arg_extremum(name, prim):
             hit = b.or_(hit, b.and_(b.ne(x, x), b.ne(best, best)))
         position = b.reshape(b.op("arange", n=n, dtype=F64),
                              shape=tuple(n if d == axis else 1 for d in range(len(shape))))
-        first = b.min(b.select(hit, position, const(math.inf)), axis=(axis,), keepdims=False)
+        first = b.min(b.select(hit, position, const(math.inf)), axis=(axis,), keepdims=keepdims)
+        if keepdims and first.type.shape != kept and len(shape) == 1:  # axis None
+            first = b.reshape(first, shape=kept)
         return conv.to_type(first, I64.with_shape(first.type.shape) if first.type.is_array
                             else I64)
 

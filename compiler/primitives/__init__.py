@@ -6,7 +6,7 @@ there): scalar and elementwise primitives in `scalar`, array primitives in `arra
 flow and the AD tapes in `control`, the user's run-time checks and prints in `effects`, the
 matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`), the
 special functions of scipy in `special`,
-integer-array indexing (`take`, `take_add`) in `gather`;
+integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`;
 `vocabulary` runs the derivative formulas shared with the
 eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
 flow are attached by `adlite.compiler.ad`.
@@ -36,6 +36,7 @@ from . import (  # noqa: F401  (populate the table)
     gather,
     linalg,
     scalar,
+    sorting,
     special,
 )
 

@@ -40,6 +40,7 @@ from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
+from .sorting import SortingLowering
 from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
 
 HUGE_PAGES = sys.platform.startswith("linux")  # large AD tapes on transparent huge pages
@@ -61,7 +62,7 @@ def register_type(t):
 
 
 class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
-                       DecompositionLowering):
+                       DecompositionLowering, SortingLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:

@@ -306,6 +306,8 @@ LOWERINGS = {
     "sign": _sign,
     "exp": _float_unary_intrinsic("llvm.exp"),
     "log": _float_unary_intrinsic("llvm.log"),
+    "log2": _float_unary_intrinsic("llvm.log2"),
+    "log10": _float_unary_intrinsic("llvm.log10"),
     "sqrt": _float_unary_intrinsic("llvm.sqrt"),
     "sin": _float_unary_intrinsic("llvm.sin"),
     "cos": _float_unary_intrinsic("llvm.cos"),
