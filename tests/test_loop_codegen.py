@@ -118,8 +118,12 @@ def test_w1_reads_the_slices_of_x_in_place(grad):
     assert re.search(r"ret i64 0\b", scratch), scratch  # no buffer: x[:-1] is not copied
 
 
-def test_a_laplacian_gradient_has_no_per_element_select():
-    text, asm = _code(laplace, (40, 50), True)
+@pytest.mark.parametrize(("fn", "shape"), [
+    (three_point, (1000,)), (reversed_pairs, (1000,)), (negative_step, (1000,)),
+    (grid, (40, 50)), (laplace, (40, 50))],
+    ids=["three_point", "reversed_pairs", "negative_step", "grid", "laplace"])
+def test_gradients_of_unit_step_slices_have_no_per_element_select(fn, shape):
+    text, asm = _code(fn, shape, True)
     body = _function(text, "_grad")
     assert "gather" not in body and " select " not in body
     assert not re.search(r"\bv(p)?gather", asm)
