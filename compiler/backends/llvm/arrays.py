@@ -11,7 +11,11 @@ Contract (mixed into `FunctionLowering`):
   materialised (one use, or up to three for cheap operations): its consumers' loop nests
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries.
+  loop with no temporaries. A constant-slice view of a buffer is fused into any number of
+  consumers (it is one load). A loop nest computing fused scatters (the adjoints of slices)
+  is split at their slice boundaries into ranges, run in the same row-major order, each a
+  plain loop that reads contiguous elements with no per-element select (`slice_cuts`,
+  `loop_nest`): the loops vectorise, and the values (sums included) keep their bits.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
