@@ -62,6 +62,11 @@ def grid_reversed(u):
     return np.sum(u[::-1, 1:] * np.cos(u[:, :-1])) + np.sum(u[-1::-2, ::-1][:, 1:] ** 3)
 
 
+def wide_stencil(u):  # 7 ranges per axis at 9x12: over MAX_PIECES, one loop with selects
+    return np.sum(u[3:, 3:] * u[:-3, :-3]) + np.sum(u[2:, 1:] * u[:-2, :-1]) + \
+        np.sum(u[1:, 2:] * np.exp(u[:-1, :-2]))
+
+
 def padded(x):
     y = np.zeros(x.shape)
     y[1:-1] = x[2:] - x[:-2]
@@ -82,7 +87,7 @@ def broadcast_row(x):
 
 
 ONE_D = [rosenbrock, three_point, reversed_pairs, negative_step, strided, ends]
-TWO_D = [grid, laplace, grid_reversed]
+TWO_D = [grid, laplace, grid_reversed, wide_stencil]
 
 
 def _code(fn, shape, grad: bool) -> tuple[str, str]:
@@ -154,6 +159,16 @@ def test_two_d_overlapping_slices(fn, shape):
     g = compiler.grad(fn)(u)
     np.testing.assert_allclose(g, central_differences(fn, [u])[0], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(g, _eager(fn, u), rtol=1e-13, atol=1e-15)
+
+
+def test_three_d_overlapping_slices():
+    def f(v):
+        return np.sum(v[1:, :, ::-1] * np.sin(v[:-1, :, :])) + np.sum(v[:, 1:, 2:] ** 2)
+
+    v = np.random.default_rng(3).uniform(-1.0, 1.0, (3, 4, 5))
+    g = compiler.grad(f)(v)
+    np.testing.assert_allclose(g, central_differences(f, [v])[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(g, _eager(f, v), rtol=1e-13, atol=1e-15)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 10])
