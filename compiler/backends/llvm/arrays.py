@@ -11,9 +11,14 @@ Contract (mixed into `FunctionLowering`):
   materialised (one use, or up to three for cheap operations): its consumers' loop nests
   compute it per element (`element`, memoised per position), with numpy broadcasting applied
   to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops
-  (each computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`),
-  so the code stays linear in the program's size.
+  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops (each
+  computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`), so the
+  code stays linear in the program's size; a constant-slice view of a buffer is one load per
+  element and is fused into any number of consumers. A loop nest computing fused scatters
+  (the adjoints of slices) is split at their slice boundaries into ranges, run in the same
+  row-major order, each a plain loop that reads contiguous elements with no per-element
+  select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
+  keep their bits.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
   OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
@@ -61,6 +66,7 @@ CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge"
          "and_", "or_", "not_", "broadcast_to", "full", "index"}
 MAX_SHARED_USES = 3
 MAX_FUSED_DEPTH = 32
+MAX_PIECES = 32  # at most this many copies of a loop body split at slice boundaries
 
 
 def elementwise(eqn) -> bool:
@@ -94,6 +100,30 @@ def _view_source_coords(eqn, coords, b):
         k += 1
         dim += 1
     return source + list(coords[k:])
+
+
+def _load_view(eqn) -> bool:
+    """A constant-slice view of a variable: one load per element when the variable is a
+    buffer, so it is fused into any number of consumers rather than copied (the variable,
+    reaching all of them through it, is then fused only if that stays within the bound)."""
+    return _static_view(eqn) and isinstance(eqn.inputs[0], Var)
+
+
+def _segments(n: int, cuts) -> list[tuple[int, int]]:
+    """[0, n) split at the cuts inside it."""
+    edges = [0, *sorted(c for c in set(cuts) if 0 < c < n), n]
+    return list(zip(edges[:-1], edges[1:], strict=True))
+
+
+def _slice_span(item, n: int):
+    """(first, last + 1) of the positions a slice of a dimension of length n selects, in
+    increasing order, or None when it selects none."""
+    start, _, step = item.indices(n)
+    length = item.length(n)
+    if length == 0:
+        return None
+    end = start + step * (length - 1)
+    return min(start, end), max(start, end) + 1
 
 
 def _static_view(eqn) -> bool:
@@ -175,12 +205,13 @@ class ArrayLowering:
             users = uses.get(id(eqn.outputs[0]), [])
             fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
                                              _fills_base(u, eqn)) for u in users)
-            shared_ok = len(users) == 1 or (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
+            shared_ok = len(users) == 1 or _load_view(eqn) or \
+                (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
             if not (users and fusible and shared_ok):
                 continue
             reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
                                           else {id(u)} for u in users))
-            if len(reached) <= MAX_SHARED_USES:
+            if len(reached) <= MAX_SHARED_USES or _load_view(eqn):
                 loops[id(eqn.outputs[0])] = reached
         depth: dict[int, int] = {}  # fused node -> levels of fused nodes below it, itself too
         for eqn in graph.eqns:
@@ -209,10 +240,19 @@ class ArrayLowering:
         self.push(self.b.ptrtoint(ptr, I64), "allocs")
         return ptr
 
-    def loop_nest(self, shape, body) -> None:
-        """Run `body(coords)` for every index of `shape` (row-major, innermost fastest)."""
+    def loop_nest(self, shape, body, cuts=None) -> None:
+        """Run `body(coords)` for every index of `shape` (row-major, innermost fastest).
+        `cuts` (one collection of positions per dimension, see `slice_cuts`) splits each
+        dimension into ranges, each its own loop (a range of one position: a constant), in
+        increasing order, so the body runs in the same order; `ranges` tells the body the range
+        of each coordinate, so a fused scatter decides inside/outside per range, not per
+        element (contiguous loads, no selects: the loops vectorise)."""
         b = self.b
         coords = []
+        pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
+        if _size([len(p) for p in pieces]) > MAX_PIECES:
+            pieces = [[(0, n)] for n in shape]
+        outer_ranges, self.ranges = self.ranges, dict(self.ranges)
 
         def level(d):
             if d == len(shape):
@@ -220,24 +260,74 @@ class ArrayLowering:
                 body(coords)
                 self.memo = {}
                 return
-            pre = b.block
-            head = self.fn.append_basic_block(f"for{d}")
-            inner = self.fn.append_basic_block(f"for{d}.body")
-            done = self.fn.append_basic_block(f"for{d}.end")
-            b.branch(head)
-            b.position_at_end(head)
-            i = b.phi(I64)
-            i.add_incoming(ir.Constant(I64, 0), pre)
-            b.cbranch(b.icmp_signed("<", i, ir.Constant(I64, shape[d])), inner, done)
-            b.position_at_end(inner)
-            coords.append(i)
-            level(d + 1)
-            coords.pop()
-            i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
-            b.branch(head)
-            b.position_at_end(done)
+            for lo, hi in pieces[d]:
+                if hi - lo == 1:
+                    coords.append(ir.Constant(I64, lo))
+                    level(d + 1)
+                    coords.pop()
+                    continue
+                pre = b.block
+                head = self.fn.append_basic_block(f"for{d}")
+                inner = self.fn.append_basic_block(f"for{d}.body")
+                done = self.fn.append_basic_block(f"for{d}.end")
+                b.branch(head)
+                b.position_at_end(head)
+                i = b.phi(I64)
+                i.add_incoming(ir.Constant(I64, lo), pre)
+                b.cbranch(b.icmp_signed("<", i, ir.Constant(I64, hi)), inner, done)
+                b.position_at_end(inner)
+                self.ranges[id(i)] = (i, lo, hi)
+                coords.append(i)
+                level(d + 1)
+                coords.pop()
+                i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+                b.branch(head)
+                b.position_at_end(done)
 
-        level(0)
+        try:
+            level(0)
+        finally:
+            self.ranges = outer_ranges
+
+    def coordinate_range(self, c):
+        """(lo, hi) of the values a loop coordinate takes in the current loop, or None."""
+        if isinstance(c, ir.Constant):
+            return c.constant, c.constant + 1
+        known = self.ranges.get(id(c))
+        return known[1:] if known is not None and known[0] is c else None
+
+    def slice_cuts(self, env, atom, shape) -> list[set[int]]:
+        """Per dimension of a loop nest over `shape` computing `atom`: the boundaries of the
+        constant-slice regions of the scatters fused into `atom` that read the loop's
+        coordinates directly (through elementwise operations, broadcasts and scatter bases)."""
+        cuts: list[set[int]] = [set() for _ in shape]
+        seen = set()
+
+        def visit(a, dims):
+            value = env.get(id(a)) if isinstance(a, Var) else None
+            if not isinstance(value, Lazy) or (id(a), tuple(dims)) in seen:
+                return
+            seen.add((id(a), tuple(dims)))
+            mine = a.type.shape
+            dims = [None if n == 1 else d
+                    for d, n in zip(dims[len(dims) - len(mine):], mine, strict=True)]
+            eqn = value.eqn
+            if eqn.prim == "index_update":
+                spans = [item for item in eqn.params["spec"] if not isinstance(item, NewAxis)]
+                for d, item, n in zip(dims, spans, mine, strict=False):
+                    span = _slice_span(item, n)
+                    if d is not None and span is not None:
+                        cuts[d].update(span)
+                visit(eqn.inputs[0], dims)
+            elif eqn.prim not in VIEWS and not _static_view(eqn):
+                for x in eqn.inputs:
+                    if isinstance(x, Var) and x.type.is_array:
+                        visit(x, dims)
+            elif eqn.prim == "broadcast_to":
+                visit(eqn.inputs[0], dims)
+
+        visit(atom, list(range(len(shape))))
+        return cuts
 
     def offset(self, shape, coords):
         """Flat offset of `shape`'s element at the broadcast position `coords`."""
@@ -296,12 +386,15 @@ class ArrayLowering:
         return PRIMITIVES[eqn.prim].llvm(self, args, eqn)[0]
 
     def _scatter_element(self, env, atom, eqn, coords):
+        """c (+) v inside the region, c outside. A coordinate whose loop range (`ranges`) lies
+        inside or outside the slice is decided once, without a select: contiguous loads."""
         b = self.b
         base, v = eqn.inputs
         fill = self.element(env, base, coords)
         shape = atom.type.shape
-        mine = coords[len(coords) - len(shape):]
-        inside = ir.Constant(I1, 1)
+        mine = [ir.Constant(I64, 0) if n == 1 else c
+                for c, n in zip(coords[len(coords) - len(shape):], shape, strict=True)]
+        inside = None  # the run-time condition of the coordinates not decided statically
         region, dim = [], 0
         for item in eqn.params["spec"]:
             if isinstance(item, NewAxis):
@@ -309,20 +402,30 @@ class ArrayLowering:
                 continue
             start, _, step = item.indices(shape[dim])
             length = item.length(shape[dim])
-            rel = b.sub(mine[dim], ir.Constant(I64, start))
+            c = mine[dim]
+            rel = b.sub(c, ir.Constant(I64, start))
+            span, known = _slice_span(item, shape[dim]), self.coordinate_range(c)
+            if span is None or known is not None and (known[1] <= span[0] or
+                                                      known[0] >= span[1]):
+                return fill  # wholly outside
+            if known is not None and abs(step) == 1 and span[0] <= known[0] and \
+                    known[1] <= span[1]:
+                region.append(rel if step == 1 else b.neg(rel))  # wholly inside
+                dim += 1
+                continue
             pos = b.sdiv(rel, ir.Constant(I64, step))
             ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
                                       ir.Constant(I64, 0)),
                         b.and_(b.icmp_signed(">=", pos, ir.Constant(I64, 0)),
                                b.icmp_signed("<", pos, ir.Constant(I64, length))))
-            inside = b.and_(inside, ok)
+            inside = ok if inside is None else b.and_(inside, ok)
             region.append(b.select(ok, pos, ir.Constant(I64, 0)))  # clamped: always in bounds
             dim += 1
         region.extend(mine[dim:])
         value = self.element(env, v, region)
         if eqn.params["mode"] == "add":
             value = b.fadd(fill, value)
-        return b.select(inside, value, fill)
+        return value if inside is None else b.select(inside, value, fill)
 
     def materialize(self, env, var):
         ptr = self.out_buffers.get(id(var)) or \
@@ -333,7 +436,7 @@ class ArrayLowering:
             self.store(ptr, var.type, self.offset(strides, coords),
                        self.element(env, var, coords))
 
-        self.loop_nest(var.type.shape, body)
+        self.loop_nest(var.type.shape, body, self.slice_cuts(env, var, var.type.shape))
         return ptr
 
     # ---- array equations ----------------------------------------------------------------------
@@ -376,7 +479,7 @@ class ArrayLowering:
             def body(coords):
                 b.store(combine(b.load(slot, typ=elem), self.element(env, x, coords)), slot)
 
-            self.loop_nest(shape, body)
+            self.loop_nest(shape, body, self.slice_cuts(env, x, shape))
             return b.load(slot, typ=elem)
         kept = [d for d in range(len(shape)) if d not in axes]
         kept_shape = [shape[d] for d in kept]
@@ -390,7 +493,7 @@ class ArrayLowering:
             ptr = b.gep(out, [off], inbounds=True, source_etype=elem)
             b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
 
-        self.loop_nest(shape, body)
+        self.loop_nest(shape, body, self.slice_cuts(env, x, shape))
         return out
 
     def _reduction(self, kind):

@@ -77,6 +77,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         self.loop_depth = 0
         self.in_place: set[int] = set()  # index_update equations that write in place
         self.memo: dict = {}
+        self.ranges: dict = {}  # id(loop coordinate) -> (coordinate, lo, hi): see loop_nest
         self.out_buffers: dict = {}
         self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))  # allocas only
         self.b = ir.IRBuilder(self.fn.append_basic_block("start"))
