@@ -3,8 +3,8 @@
 Prints, per workload, the primal and gradient times (best of several repeats), the
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
-time relative to adlite's; then the linear-algebra rows (`linalg`) and the ADBench GMM
-table. Peers that are not installed are listed as such; nothing here asserts a timing.
+time relative to adlite's; then the linear-algebra rows (`linalg`), the indexing rows
+(`indexing`) and the ADBench GMM table. Peers that are not installed are listed as such; nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
 from .gmm import DATA, arguments, gmm_objective
+from .indexing import indexing_table
 from .linalg import linalg_table
 from .peers import PEERS
 from .tape import tape_table
@@ -136,6 +137,7 @@ def main() -> None:
     tape_table(best_time, fmt)
     matmul_row()
     linalg_table(best_time, fmt)
+    indexing_table(best_time, fmt)
     call_overhead_table()
     gmm_table()
     compile_time.table()
