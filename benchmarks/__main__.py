@@ -4,7 +4,8 @@ Prints, per workload, the primal and gradient times (best of several repeats), t
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
 time relative to adlite's; then the linear-algebra rows (`linalg`), the indexing rows
-(`indexing`) and the ADBench GMM table. Peers that are not installed are listed as such; nothing here asserts a timing.
+(`indexing`) and the ADBench GMM table. Peers that are not installed are listed as such;
+nothing here asserts a timing.
 """
 
 from __future__ import annotations
