@@ -17,6 +17,8 @@ from adlite import compiler
 from adlite.compiler.backends.llvm import arrays
 from adlite.compiler.ir.core import Type
 
+from .test_linalg import _cholesky, _inv, _solve
+
 
 def _functions(a, b, spd):
     sign, logdet = np.linalg.slogdet(a)
@@ -44,18 +46,6 @@ def test_values_equal_numpys_to_the_bit(n, dtype):
     for name, c, e in zip(NAMES, compiled, expected, strict=True):
         assert np.asarray(c).dtype == np.asarray(e).dtype, name
         np.testing.assert_array_equal(c, e, err_msg=name)
-
-
-def _solve(a, b):
-    return np.linalg.solve(a, b)
-
-
-def _inv(a):
-    return np.linalg.inv(a)
-
-
-def _cholesky(a):
-    return np.linalg.cholesky(a)
 
 
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 1.0]])

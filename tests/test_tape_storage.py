@@ -13,6 +13,7 @@ from adlite.compiler import grad, hessian, jit
 from adlite.compiler.ad.storage import tape_bytes_per_iteration
 from adlite.compiler.ir.core import F64, I64, Type
 from adlite.runtime import Tensor
+from benchmarks.workloads import w4_while
 from examples.oscillator import oscillator
 
 from .gradients import central_difference_in
@@ -75,15 +76,6 @@ def loop_in_branch(k, c):
     return x
 
 
-def data_dependent_while(p):
-    x = 1.0
-    total = 0.0
-    while x < 1000.0:
-        x = x * (1.0 + 0.01 * p) + 0.1
-        total = total + np.sin(x) * p
-    return total
-
-
 def branch_in_loop(x, k):
     for i in range(6):
         if i % 2 == 0:
@@ -107,7 +99,7 @@ CASES = {
     "new_value_stored": (new_value_stored, [F64, F64], (0.3, 0.4), [8], [16]),
     "nested": (nested, [F64, F64], (0.9, 0.3), [8, 8], [8, 24]),
     "loop_in_branch": (loop_in_branch, [F64, F64], (0.8, 0.6), [8], [24]),
-    "data_dependent_while": (data_dependent_while, [F64], (0.7,), [16], [32]),
+    "data_dependent_while": (w4_while, [F64], (0.7,), [16], [32]),
     "branch_in_loop": (branch_in_loop, [F64, F64], (0.5, 0.8), [8], [16]),
 }
 

@@ -68,16 +68,28 @@ def _scalar_of(rule):
     return lambda in_types, params: [rule(in_types, params)[0].scalar]
 
 
-def _solve_type(in_types, params):
-    a, b = in_types
-    _float(a, "solve")
-    if a.name != b.name:
-        raise TypeError(f"solve: operands of one dtype expected, got {a} and {b}")
-    ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
-          and len(b.shape) in (1, 2) and b.shape[0] == a.shape[0])
-    if not ok:
-        raise TypeError(_numpy_message(np.linalg.solve, a, b))
-    return [b]
+def _solver_type(name: str, reference):
+    """The type rule of `name(A, B)` (a square matrix, a vector or matrix of its rows): B's
+    type; `reference()` gives the library function whose message a bad shape gets."""
+
+    def rule(in_types, params):
+        a, b = in_types
+        _float(a, name)
+        if a.name != b.name:
+            raise TypeError(f"{name}: operands of one dtype expected, got {a} and {b}")
+        ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
+              and len(b.shape) in (1, 2) and b.shape[0] == a.shape[0])
+        if not ok:
+            raise TypeError(_numpy_message(reference(), a, b))
+        return [b]
+
+    return rule
+
+
+def _scipy_solve_triangular():
+    import scipy.linalg
+
+    return scipy.linalg.solve_triangular
 
 
 def tril_halfdiag(x: np.ndarray) -> np.ndarray:
@@ -105,7 +117,8 @@ def _define(name, type_rule, impl, template, rules=True):
                        **(_rules(name) if rules else {"vjp": None, "jvp": None})))
 
 
-_define("solve", _solve_type, np.linalg.solve, "np.linalg.solve({0}, {1})")
+_define("solve", _solver_type("solve", lambda: np.linalg.solve), np.linalg.solve,
+        "np.linalg.solve({0}, {1})")
 _define("inv", _square_type(np.linalg.inv, "inv"), np.linalg.inv, "np.linalg.inv({0})")
 _define("det", _scalar_of(_square_type(np.linalg.det, "det")), np.linalg.det,
         "np.linalg.det({0})")
@@ -129,20 +142,6 @@ def _scipy_cholesky_type(in_types, params):
     return _square_type(scipy.linalg.cholesky, "cholesky")(in_types, params)
 
 
-def _solve_triangular_type(in_types, params):
-    import scipy.linalg
-
-    a, b = in_types
-    _float(a, "solve_triangular")
-    if a.name != b.name:
-        raise TypeError(f"solve_triangular: operands of one dtype expected, got {a} and {b}")
-    ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
-          and len(b.shape) in (1, 2) and b.shape[0] == a.shape[0])
-    if not ok:
-        raise TypeError(_numpy_message(scipy.linalg.solve_triangular, a, b))
-    return [b]
-
-
 def _same_type(in_types, params):
     return [in_types[0]]
 
@@ -159,7 +158,8 @@ register(Primitive("scipy_cholesky", _scipy_cholesky_type,
                    lambda a, **p: (scipy_cholesky(a, **p),),
                    py=_call("scipy_cholesky", ("lower",)), **_rules("scipy_cholesky")))
 _define("check_finite", _same_type, check_finite, "_rt.linalg.check_finite({0})")
-register(Primitive("solve_triangular", _solve_triangular_type,
+register(Primitive("solve_triangular",
+                   _solver_type("solve_triangular", _scipy_solve_triangular),
                    lambda a, b, **p: (solve_triangular(a, b, **p),),
                    py=_call("solve_triangular", ("trans", "lower", "unit_diagonal")),
                    **_rules("solve_triangular")))

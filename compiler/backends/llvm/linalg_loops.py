@@ -24,6 +24,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .declarations import function
+from .internal_functions import InternalFunction
 from .ops import I64
 
 PTR = ir.PointerType()
@@ -34,24 +35,16 @@ def suffix(elem) -> str:
     return "f32" if isinstance(elem, ir.FloatType) else "f64"
 
 
-class _Kernel:
+class _Kernel(InternalFunction):
     """An internal function under construction, with counted loops and mutable slots."""
 
     def __init__(self, module, name, ret, args, elem) -> None:
+        super().__init__(module, name, ir.FunctionType(ret, args))
         self.module, self.elem = module, elem
-        self.fn = ir.Function(module, ir.FunctionType(ret, args), name)
-        self.fn.linkage = "internal"
-        self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        start = self.fn.append_basic_block("start")
-        self.entry.branch(start)
-        self.entry.position_at_start(self.entry.block)
-        self.b = ir.IRBuilder(start)
 
     def slot(self, typ, value):
         """A mutable variable (an alloca of the entry block), set to `value` here."""
-        ptr = self.entry.alloca(typ)
-        self.b.store(value, ptr)
-        return ptr
+        return self.new_slot(typ, value)
 
     def get(self, slot, typ=None):
         return self.b.load(slot, typ=typ or self.elem)

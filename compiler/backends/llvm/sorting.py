@@ -17,30 +17,23 @@ import math
 from llvmlite import ir
 
 from .arrays import Lazy, element_type
+from .internal_functions import InternalFunction
 from .ops import I1, I64
 
 PTR = ir.PointerType()
 _SUFFIX = {"double": "f64", "float": "f32", "i64": "i64"}
 
 
-class _Kernel:
+class _Kernel(InternalFunction):
     """The function under construction: mutable slots and structured loops."""
 
     def __init__(self, module: ir.Module, name: str, elem) -> None:
+        super().__init__(module, name,
+                         ir.FunctionType(ir.VoidType(), [PTR, I64, I64, PTR, PTR]))
         self.elem = elem
-        fn_type = ir.FunctionType(ir.VoidType(), [PTR, I64, I64, PTR, PTR])
-        self.fn = ir.Function(module, fn_type, name)
-        self.fn.linkage = "internal"
-        self.entry = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        start = self.fn.append_basic_block("start")
-        self.entry.branch(start)
-        self.entry.position_at_start(self.entry.block)
-        self.b = ir.IRBuilder(start)
 
     def slot(self, value, typ=I64):
-        ptr = self.entry.alloca(typ)
-        self.b.store(value, ptr)
-        return ptr
+        return self.new_slot(typ, value)
 
     def get(self, slot, typ=I64):
         return self.b.load(slot, typ=typ)
