@@ -7,6 +7,8 @@ Anything not in the tables raises a TypeError naming the function and the suppor
 of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
 `np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
 `np.take_along_axis` those of `sorting`, and scipy.special's ufuncs those of `special`.
+`np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
+ndarray `x` cannot hold a Tensor: TypeError).
 """
 
 from __future__ import annotations
@@ -77,7 +79,20 @@ def _unsupported(name: str, table: dict) -> TypeError:
     return TypeError(f"numpy.{name} is not supported on adlite Tensors. Supported: {supported}")
 
 
+def _add_at(x: Any, idx: Any, v: Any) -> None:
+    from .tensor import Tensor
+
+    if not isinstance(x, Tensor):
+        raise TypeError("numpy.add.at writes into its first argument, which must be an adlite "
+                        "Tensor when the values are Tensors")
+    key = F.normalize_index(idx)
+    shape = np.empty(x.shape, dtype=np.bool_)[key].shape
+    x._inplace(lambda s, w: F.add(s, F.index_add(F.broadcast_to(w, shape), key, s.shape)), v)
+
+
 def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    if ufunc is np.add and method == "at" and len(inputs) == 3 and not kwargs:
+        return _add_at(*inputs)
     if method != "__call__":
         raise TypeError(f"numpy.{ufunc.__name__}.{method} is not supported on adlite Tensors")
     if kwargs.get("out") is not None:
