@@ -377,8 +377,7 @@ ELEMENTWISE = [
     Row("fmod", fmod, (OFF, A3)),
     Row("remainder", remainder, (OFF, ("away", ()))),
     Row("radians", radians, (N23,)),
-    Row("degrees", degrees, (N23,), xfail={"float32": "def f(x): return np.degrees(x); "
-        "jit(f)(np.float32([1.0])) gives 57.29578, numpy 57.295776 (x * (f32(180) / f32(pi)))"}),
+    Row("degrees", degrees, (N23,)),
     Row("isnan", isnan, (N23,), smooth=False),
     Row("isfinite", isfinite, (N23,), smooth=False),
     Row("isinf", isinf, (N3,), smooth=False),

@@ -275,11 +275,15 @@ def _roll(conv, args, kwargs, node):
     return conv.b.reshape(rolled, shape=shape) if flat else rolled
 
 
-def _angle(factor):
+def _angle(numerator: float, denominator: float):
+    """x * (numerator / denominator), the quotient rounded in x's precision (numpy's
+    `x * (180.0f / NPY_PIf)` for float32)."""
     def lower(conv, args, kwargs, node):
         array_functions._options(conv, kwargs, (), node)
         x = conv.as_float(conv.one(args, node), node)
-        return conv.b.mul(x, const(factor, x.type.scalar))
+        numpy_type = x.type.scalar.dtype.numpy
+        factor = numpy_type(numerator) / numpy_type(denominator)
+        return conv.b.mul(x, const(float(factor), x.type.scalar))
 
     return lower
 
@@ -577,8 +581,8 @@ register_with_keywords([np.trace], _diagonal("trace"))
 register_with_keywords([np.diff], _diff)
 register_with_keywords([np.searchsorted], _searchsorted)
 register_with_keywords([np.roll], _roll)
-register_with_keywords([np.radians, np.deg2rad], _angle(math.pi / 180.0))
-register_with_keywords([np.degrees, np.rad2deg], _angle(180.0 / math.pi))
+register_with_keywords([np.radians, np.deg2rad], _angle(math.pi, 180.0))
+register_with_keywords([np.degrees, np.rad2deg], _angle(180.0, math.pi))
 register_with_keywords([np.cross], _cross)
 register_with_keywords([np.cumsum], _cumulative("cumsum", "add"))
 register_with_keywords([np.cumprod], _cumulative("cumprod", "mul"))
