@@ -202,16 +202,13 @@ class NativeFunction:
         self._convert = [_converter(t) for t in in_types]
         self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
         self.name = name
-        self._methods: list = []  # the method definitions of the builtins made
         wrapper = engine.get_function_address(CONVERTING + name)
         self.call = self._builtin(wrapper, self._ctypes_call) if wrapper else \
             self._ctypes_call
         interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
 
     def _builtin(self, address: int, fallback: Callable) -> Callable:
-        builtin, method = make_builtin(address, self.name, (fallback, raise_for_status, self))
-        self._methods.append(method)
-        return builtin
+        return make_builtin(address, self.name, (fallback, raise_for_status, self))
 
     def strict_entry(self, fallback: Callable) -> Callable | None:
         """The generated entry point taking arguments of exactly this signature's types
@@ -276,6 +273,6 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -
 def native_of(call: Callable) -> NativeFunction | None:
     """The native function whose generated entry point `call` is (a `NativeFunction.call`),
     or None (Python code, the ctypes path, a Python wrapper)."""
-    owner = getattr(call, "__self__", None)
-    return owner[2] if type(owner) is tuple and len(owner) == 3 and \
+    owner = getattr(call, "__self__", None)  # (fallback, raiser, native, method definition)
+    return owner[2] if type(owner) is tuple and len(owner) == 4 and \
         isinstance(owner[2], NativeFunction) else None

@@ -32,7 +32,10 @@ calls of one body (`entry_<name>`, compiled once without optimisation, which cos
 nanoseconds per call and saves milliseconds per compilation), which takes whether it is
 strict; the native function is never inlined into it.
 `make_builtin(address, name, owner)` wraps an entry point as a Python builtin function; calls
-cost about as much as calling a builtin."""
+cost about as much as calling a builtin. Its method definition lives in the builtin's own
+`self` (the owner tuple plus the definition, last), so it outlives the builtin whatever order
+the garbage collector frees a cycle in (CPython reads it when the builtin is deallocated), and
+its name points into a bytes object kept for the process."""
 
 from __future__ import annotations
 
@@ -386,12 +389,16 @@ _new_builtin.restype = ctypes.py_object
 _new_builtin.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p]
 
 
+_NAMES: dict[str, bytes] = {}  # the builtins' names, never freed (a method definition's
+# name must stay valid while any builtin using it lives)
+
+
 def make_builtin(address: int, name: str, owner: tuple):
-    """A Python builtin calling the entry point at `address`. Its `self` is `owner`: (the
-    fallback, the raiser of statuses, ...), which must keep the machine code and the returned
-    method definition alive: returns (builtin, method definition)."""
-    method = PyMethodDef(name.encode(), address, METH_FASTCALL, None)
-    return _new_builtin(ctypes.addressof(method), owner, None), method
+    """A Python builtin calling the entry point at `address`. Its `self` is `owner` (the
+    fallback, the raiser of statuses, what keeps the machine code alive) followed by the
+    method definition."""
+    method = PyMethodDef(_NAMES.setdefault(name, name.encode()), address, METH_FASTCALL, None)
+    return _new_builtin(ctypes.addressof(method), (*owner, method), None)
 
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
