@@ -24,6 +24,7 @@ from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
 from .peers import PEERS
+from .stencil import stencil_table
 from .tape import tape_table
 
 WORKLOADS = {  # name: (description, function name in workloads, wrt, peers)
@@ -136,6 +137,7 @@ def main() -> None:
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     tape_table(best_time, fmt)
+    stencil_table(best_time, fmt)
     matmul_row()
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)

@@ -12,7 +12,10 @@ provably ends within milliseconds (interrupt.py: status INTERRUPTED on the main 
 `cond` to branches
 joined by phis, and the AD tape to two growable stacks (f64, and int64 for ints and bools)
 that live in the function's frame and are freed on every exit path (on Linux, a tape of 4 MiB
-or more is advised onto transparent huge pages). `name` is a symbol
+or more is advised onto transparent huge pages). The array buffers a loop allocates are freed
+at the end of each iteration except those it carries on and those stored on the AD tape
+(moved to a "stored" list freed on exit), so a loop's memory does not grow with its trip count
+beyond its tape. `name` is a symbol
 private to adlite (`symbol_name`, or `adlite_<name>` for ahead-of-time libraries), so a user
 function named like a C library function (`exp`, `free`) never clashes with the
 declarations the lowering makes.
@@ -28,7 +31,7 @@ from llvmlite import ir
 
 from ... import status
 from ...ir import dtypes
-from ...ir.core import Const, Graph, Var, walk_eqns
+from ...ir.core import Const, Graph, Var
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from .arrays import ArrayLowering, Lazy, itemsize
@@ -215,7 +218,11 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
 
     def push(self, value, kind: str) -> None:
         """Append to tape `kind`: "f64.<n>", "i64.<n>" (ints, bools, array pointers) for AD
-        tape n, or "allocs"."""
+        tape n, "allocs" or "stored". An array stored on an AD tape leaves "allocs" (if it is
+        there) for "stored", so that the loops reclaiming their iterations' buffers keep it
+        until the end of the call."""
+        if value.type == PTR:
+            self._retire(value)
         slot = self.tape(kind)
         elem = F64 if kind.startswith("f64") else I64
         b = self.b
@@ -290,11 +297,71 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         data = b.load(slot[0], typ=PTR)
         return b.load(b.gep(data, [size], inbounds=True, source_etype=elem), typ=elem)
 
+    def _retire(self, ptr) -> None:
+        """Move buffer `ptr` from "allocs" (searched from its newest entry) to "stored"."""
+        b = self.b
+        slots = self.tape("allocs")
+        found = b.call(self._retire_function(), [slots[0], slots[1], b.ptrtoint(ptr, I64)])
+        move = self.fn.append_basic_block("retire.move")
+        done = self.fn.append_basic_block("retire.done")
+        b.cbranch(found, move, done)
+        b.position_at_end(move)
+        self.push(b.ptrtoint(ptr, I64), "stored")
+        b.branch(done)
+        b.position_at_end(done)
+
+    def _retire_function(self):
+        """`retire(data_slot, size_slot, p) -> found`: remove p from the list, keeping the
+        order of the others (it is usually among the newest, so the search is short)."""
+        name = "adlite_retire"
+        if name in self.module.globals:
+            return self.module.globals[name]
+        fn = ir.Function(self.module, ir.FunctionType(I1, [PTR, PTR, I64]), name)
+        fn.linkage = "internal"
+        data_slot, size_slot, p = fn.args
+        blocks = {k: fn.append_basic_block(k) for k in
+                  ("entry", "search", "check", "shift", "move", "moved", "exit", "missing")}
+        b = ir.IRBuilder(blocks["entry"])
+        data = b.load(data_slot, typ=PTR)
+        size = b.load(size_slot, typ=I64)
+        one = ir.Constant(I64, 1)
+        b.branch(blocks["search"])
+        b.position_at_end(blocks["search"])
+        i = b.phi(I64)
+        i.add_incoming(size, blocks["entry"])
+        b.cbranch(b.icmp_signed(">", i, ir.Constant(I64, 0)), blocks["check"], blocks["missing"])
+        b.position_at_end(blocks["check"])
+        k = b.sub(i, one)
+        i.add_incoming(k, blocks["check"])
+        hit = b.icmp_signed("==", b.load(b.gep(data, [k], source_etype=I64), typ=I64), p)
+        b.cbranch(hit, blocks["shift"], blocks["search"])
+        b.position_at_end(blocks["shift"])
+        last = b.sub(size, one)
+        b.branch(blocks["move"])
+        b.position_at_end(blocks["move"])
+        j = b.phi(I64)
+        j.add_incoming(k, blocks["shift"])
+        b.cbranch(b.icmp_signed("<", j, last), blocks["moved"], blocks["exit"])
+        b.position_at_end(blocks["moved"])
+        nxt = b.add(j, one)
+        b.store(b.load(b.gep(data, [nxt], source_etype=I64), typ=I64),
+                b.gep(data, [j], source_etype=I64))
+        j.add_incoming(nxt, blocks["moved"])
+        b.branch(blocks["move"])
+        b.position_at_end(blocks["exit"])
+        b.store(last, size_slot)
+        b.ret(ir.Constant(I1, 1))
+        b.position_at_end(blocks["missing"])
+        b.ret(ir.Constant(I1, 0))
+        return fn
+
     def free_tapes(self, b: ir.IRBuilder) -> None:
         """Free the arrays allocated so far, then the tapes themselves."""
         free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
-        if "allocs" in self.tapes:
-            data, size, _ = self.tapes["allocs"]
+        for kind in ("allocs", "stored"):
+            if kind not in self.tapes:
+                continue
+            data, size, _ = self.tapes[kind]
             saved, self.b = self.b, b
             head = self.fn.append_basic_block("free.head")
             body = self.fn.append_basic_block("free.body")
@@ -304,7 +371,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
             n = b.load(size, typ=I64)
             b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), body, done)
             b.position_at_end(body)
-            b.call(free, [b.inttoptr(self._pop_raw("allocs"), PTR)])
+            b.call(free, [b.inttoptr(self._pop_raw(kind), PTR)])
             b.branch(head)
             b.position_at_end(done)
             self.b = saved
@@ -365,7 +432,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         n = eqn.params["n_consts"]
         consts, init = ins[:n], ins[n:]
         b = self.b
-        reclaim = self.uses_arrays and not _stores_arrays(eqn)
+        reclaim = self.uses_arrays
         if reclaim:
             mark = b.load(self.tape("allocs")[1], typ=I64)
         pre = b.block
@@ -507,12 +574,6 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         fail.ret(fail.load(self.status, typ=I32))
         self.entry.branch(self.fn.basic_blocks[1])
         return self.fn
-
-
-def _stores_arrays(eqn) -> bool:
-    """Does the loop (at any depth) store arrays on an AD tape? Those buffers must live on."""
-    return any(e.prim == "push" and e.inputs[0].type.is_array
-               for sub in eqn.subgraphs() for e in walk_eqns(sub))
 
 
 def has_arrays(graph: Graph) -> bool:

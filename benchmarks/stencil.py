@@ -1,0 +1,93 @@
+"""Slice-stencil time loops (issue 12 item 4): the gradient/primal time ratio of vectorised
+slice updates inside time loops, 1-D and 2-D, with np.roll and with swapped buffers; the
+gradient is w.r.t. the initial field (so a linear stencil stores nothing on the tape) and,
+for 1-D convection, also w.r.t. the Courant number (its residuals stored per step). Target:
+gradient <= 4x primal. `python -m benchmarks.stencil` prints this table alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def convection_1d(u0, c):
+    """1-D linear convection, nx = 1000, 500 steps."""
+    u = u0.copy()
+    for _ in range(500):
+        un = u.copy()
+        u[1:] = un[1:] - c * (un[1:] - un[:-1])
+    return np.sum(u ** 2)
+
+
+def convection_2d(u0, c):
+    """2-D linear convection, 81x81, 100 steps, boundaries held at 1."""
+    u = u0.copy()
+    for _ in range(100):
+        un = u.copy()
+        u[1:, 1:] = (un[1:, 1:] - c * (un[1:, 1:] - un[1:, :-1])
+                     - c * (un[1:, 1:] - un[:-1, 1:]))
+        u[0, :] = 1.0
+        u[-1, :] = 1.0
+        u[:, 0] = 1.0
+        u[:, -1] = 1.0
+    return np.sum(u ** 2)
+
+
+def diffusion_2d(u0, nu):
+    """2-D diffusion, 81x81, 100 steps, `u[1:-1, 1:-1] = ...`."""
+    u = u0.copy()
+    for _ in range(100):
+        un = u.copy()
+        u[1:-1, 1:-1] = un[1:-1, 1:-1] + nu * (un[2:, 1:-1] + un[:-2, 1:-1] + un[1:-1, 2:]
+                                               + un[1:-1, :-2] - 4 * un[1:-1, 1:-1])
+    return np.sum(u ** 2)
+
+
+def roll_convection(u0, c):
+    """1-D periodic convection with np.roll, nx = 1000, 500 steps."""
+    u = u0
+    for _ in range(500):
+        u = u - c * (u - np.roll(u, 1))
+    return np.sum(u ** 2)
+
+
+def swapped_diffusion(u0, nu):
+    """1-D diffusion into a second buffer, then `u, un = un, u`; nx = 1000, 500 steps."""
+    u = u0.copy()
+    un = u0.copy()
+    for _ in range(500):
+        un[1:-1] = u[1:-1] + nu * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u, un = un, u
+    return np.sum(u ** 2)
+
+
+_LINE = np.linspace(0.0, 1.0, 1000) ** 2 + 1.0
+_FIELD = 1.0 + np.outer(np.linspace(0.0, 1.0, 81), np.linspace(0.0, 1.0, 81))
+CASES = [  # (function, arguments, wrt)
+    (convection_1d, (_LINE, 0.3), (0,)),
+    (convection_1d, (_LINE, 0.3), (0, 1)),
+    (convection_2d, (_FIELD, 0.2), (0,)),
+    (diffusion_2d, (_FIELD, 0.2), (0,)),
+    (roll_convection, (_LINE, 0.3), (0,)),
+    (swapped_diffusion, (_LINE, 0.25), (0,)),
+]
+
+
+def stencil_table(best_time, fmt) -> None:
+    """Print the table; `best_time(fn, args)` and `fmt(seconds)` as in `benchmarks`."""
+    from adlite.compiler import grad, jit
+
+    print("## Slice-stencil gradients (target: gradient <= 4x primal)\n")
+    print("| program | wrt | primal (us) | gradient (us) | gradient/primal |")
+    print("|---|---|---:|---:|---:|")
+    for fn, args, wrt in CASES:
+        tp, tg = best_time(jit(fn), args), best_time(grad(fn, wrt=wrt), args)
+        tp = min(tp, best_time(jit(fn), args))  # the primal again, after the gradient
+        print(f"| {fn.__doc__.split(',')[0]} ({fn.__name__}) | {wrt} | {fmt(tp)} | {fmt(tg)} "
+              f"| {tg / tp:.2f} |")
+    print()
+
+
+if __name__ == "__main__":
+    from .__main__ import best_time, fmt
+
+    stencil_table(best_time, fmt)
