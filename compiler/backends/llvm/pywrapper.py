@@ -32,10 +32,12 @@ calls of one body (`entry_<name>`, compiled once without optimisation, which cos
 nanoseconds per call and saves milliseconds per compilation), which takes whether it is
 strict; the native function is never inlined into it.
 `make_builtin(address, name, owner)` wraps an entry point as a Python builtin function; calls
-cost about as much as calling a builtin. Its method definition lives in the builtin's own
-`self` (the owner tuple plus the definition, last), so it outlives the builtin whatever order
-the garbage collector frees a cycle in (CPython reads it when the builtin is deallocated), and
-its name points into a bytes object kept for the process."""
+cost about as much as calling a builtin. CPython reads a builtin's method definition when it
+traverses and deallocates it, so the definition is a `bytes` object (its memory lives as long
+as the object, and the collector never clears it: a ctypes structure's buffer is freed when
+the collector clears a cycle holding it, even while referenced) held by the builtin's own
+`self` (the owner tuple plus the definition, last); its name points into a bytes object kept
+for the process."""
 
 from __future__ import annotations
 
@@ -396,9 +398,11 @@ _NAMES: dict[str, bytes] = {}  # the builtins' names, never freed (a method defi
 def make_builtin(address: int, name: str, owner: tuple):
     """A Python builtin calling the entry point at `address`. Its `self` is `owner` (the
     fallback, the raiser of statuses, what keeps the machine code alive) followed by the
-    method definition."""
-    method = PyMethodDef(_NAMES.setdefault(name, name.encode()), address, METH_FASTCALL, None)
-    return _new_builtin(ctypes.addressof(method), (*owner, method), None)
+    method definition (bytes)."""
+    definition = bytes(PyMethodDef(_NAMES.setdefault(name, name.encode()), address,
+                                   METH_FASTCALL, None))
+    pointer = ctypes.cast(ctypes.c_char_p(definition), ctypes.c_void_p).value  # its buffer
+    return _new_builtin(pointer, (*owner, definition), None)
 
 
 PYTHON_SYMBOLS = ("PyFloat_AsDouble", "PyLong_AsLongLong", "PyObject_IsTrue", "PyErr_Occurred",
