@@ -9,8 +9,9 @@ combination of builds can deadlock. Serialising builds costs little, as the fron
 passes hold the GIL anyway, and it is needed: CPython's `ast` conversions are not safe from
 concurrent threads (3.11 raises "SystemError: AST constructor recursion depth mismatch"), and
 llvmlite parses modules in LLVM's global context. (Pausing the cyclic garbage collector during
-builds saved a third of the time of compiling a 5000-statement function, but the one large
-collection after such a build segfaulted twice in full test runs: not done until understood.)
+builds saved a third of the time of compiling a 5000-statement function; it was taken out when
+the one large collection after a build segfaulted in full test runs. The cause was elsewhere:
+entry points' method definitions freed by the collector, see `pywrapper.make_builtin`.)
 """
 
 from __future__ import annotations
