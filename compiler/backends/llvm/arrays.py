@@ -157,14 +157,15 @@ def blas() -> str | None:
     return None
 
 
-# the primitives whose code calls numpy's OpenBLAS (BLAS, or LAPACK: `linalg.py`) when found
+# the primitives whose code calls numpy's OpenBLAS (BLAS, or LAPACK: `linalg.py`,
+# `decompositions.py`) when found
 CALLS_OPENBLAS = {"matmul", "solve", "inv", "det", "slogdet", "det_sign", "cholesky",
-                  "scipy_cholesky", "solve_triangular"}
+                  "scipy_cholesky", "solve_triangular"} | LAPACK
 
 
 def blas_for(graph) -> str:
     """The BLAS library the code of `graph` calls ("" when it calls none), loaded."""
-    if any(e.prim in CALLS_OPENBLAS or e.prim in LAPACK for e in walk_eqns(graph)):
+    if any(e.prim in CALLS_OPENBLAS for e in walk_eqns(graph)):
         return blas() or ""
     return ""
 
