@@ -8,16 +8,21 @@ compilations: grad of grad, compiled functions called inside compiled code), so 
 combination of builds can deadlock. Serialising builds costs little, as the frontend and the
 passes hold the GIL anyway, and it is needed: CPython's `ast` conversions are not safe from
 concurrent threads (3.11 raises "SystemError: AST constructor recursion depth mismatch"), and
-llvmlite parses modules in LLVM's global context. (Pausing the cyclic garbage collector during
-builds saved a third of the time of compiling a 5000-statement function; it was taken out when
-the one large collection after a build segfaulted in full test runs. The cause was elsewhere:
-entry points' method definitions freed by the collector, see `pywrapper.make_builtin`.)
+llvmlite parses modules in LLVM's global context. Python's cyclic garbage collector is paused
+during a build (the outermost one; builds allocate millions of long-lived objects, and the
+collections they triggered took a third of the time of compiling a 5000-statement function);
+it runs again, on its usual schedule, once the build returns or raises. (The pause was taken
+out for a while after the large collection following a build segfaulted in full test runs;
+the cause was elsewhere: entry points' method definitions freed by the collector, see
+`pywrapper.make_builtin`.)
 """
 
 from __future__ import annotations
 
+import gc
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _lock = threading.RLock()
@@ -29,6 +34,17 @@ def once(table: dict, key: Hashable, build: Callable[[], Any]) -> Any:
         return entry
     with _lock:
         if key not in table:
-            table[key] = build()
+            with _collector_paused():
+                table[key] = build()
         return table[key]
 
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -5,6 +5,8 @@
   straight-line function of K statements was one block of ~11 K instructions), and the SLP
   vectoriser (superlinear too) is left out only for such very long blocks; values are those
   of the complex-step derivative.
+- Python's cyclic collector is paused while a build runs (its collections made the frontend,
+  AD and lowering superlinear) and restored afterwards, also when the build raises.
 - Elementwise fusion in the LLVM backend recomputes a fused node a bounded number of times
   (it multiplied along chains of shared nodes: exponential code) and fuses no tree deeper
   than MAX_FUSED_DEPTH (a long chain raised RecursionError).
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import re
 
@@ -23,6 +26,7 @@ from adlite.compiler.backends.llvm import blocks
 from adlite.compiler.backends.llvm import jit as native
 from adlite.compiler.backends.llvm.arrays import MAX_SHARED_USES
 from adlite.compiler.backends.llvm.lower import lower_module, symbol_name
+from adlite.compiler.compile_once import once
 from adlite.compiler.ir.core import Type
 from benchmarks.compile_time import straight_line
 
@@ -98,6 +102,22 @@ def test_split_blocks_rename_the_phi_predecessors():
     assert max(_block_lengths(split)) <= 5
     assert "[ %v9, %adlite.split.2 ]" in split
     assert blocks.split_long_blocks(text, limit=100) is None
+
+
+def test_the_collector_is_paused_during_a_build_and_restored_after():
+    assert gc.isenabled()
+    table: dict = {}
+    assert once(table, "build", gc.isenabled) is False
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError):
+        once(table, "raises", lambda: 1 / 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        once(table, "user disabled it", lambda: 0)
+        assert not gc.isenabled()  # left as the user set it
+    finally:
+        gc.enable()
 
 
 def sums_along_a_chain(x):
