@@ -33,7 +33,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
-from . import effects, interrupt, numpy_api
+from . import effects, interrupt, numpy_api, threads
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -264,6 +264,8 @@ def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunc
 
 def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
     tm = host_target_machine()
+    if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
+        threads.ensure_runtime()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
