@@ -37,7 +37,6 @@ import os
 import threading
 
 import llvmlite.binding as llvm
-from llvmlite import ir
 
 from ...status import INTERRUPTED
 from .interrupt import FLAG, MAIN_THREAD
