@@ -147,14 +147,16 @@ def test_mlp_gradient_same_bits_and_finite_differences(thread_counts):
 
 @pytest.mark.parametrize("shape,axis", [((70000, 3), 0), ((70000, 3), 1), ((3, 100003), 1),
                                         ((3, 100003), 0), ((1000, 131), 0), ((1000, 131), 1)])
-def test_axis_reductions_and_maps_same_bits(shape, axis, thread_counts):
+def test_axis_reductions_maps_and_transposes_same_bits(shape, axis, thread_counts):
     x = np.random.default_rng(4).standard_normal(shape)
-    compiled = jit(lambda x: (np.sum(np.cos(x) * x, axis=axis), np.exp(x) - x))
+    compiled = jit(lambda x: (np.sum(np.cos(x) * x, axis=axis), np.exp(x) - x,
+                              np.transpose(x * 2.0)))
     results = thread_counts(lambda: compiled(x))
     same_bits(results)
     np.testing.assert_allclose(results[0][0], np.sum(np.cos(x) * x, axis=axis), rtol=1e-9,
                                atol=1e-9)
     np.testing.assert_allclose(results[0][1], np.exp(x) - x, rtol=1e-13)
+    np.testing.assert_array_equal(results[0][2], np.transpose(x * 2.0))
 
 
 def floor_divide(x, y):

@@ -515,17 +515,57 @@ class ArrayLowering:
             out, x.type.with_shape(out_shape), self.offset(out_shape, c),
             ir.Constant(elem, init)))
 
-        def body(coords):
-            b = self.b
-            off = self.offset(kept_shape, [coords[d] for d in kept])
-            ptr = b.gep(out, [off], inbounds=True, source_etype=elem)
-            b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
+        def accumulate(target, first=None):
+            def body(coords):
+                b = self.b
+                off = self.offset(kept_shape, [coords[d] for d in kept])
+                off = off if first is None else b.add(first, off)
+                ptr = b.gep(target, [off], inbounds=True, source_etype=elem)
+                b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
+            return body
 
         if 0 in kept:  # blocks of rows write disjoint rows of `out`, in the same order
-            self.any_nest(shape, body, cuts)
-        else:
-            self.loop_nest(shape, body, cuts)
+            self.any_nest(shape, accumulate(out), cuts)
+        elif not self._blocked_rows(shape, out_shape, out, accumulate, combine,
+                                    ir.Constant(elem, init), cuts):
+            self.loop_nest(shape, accumulate(out), cuts)
         return out
+
+    def _blocked_rows(self, shape, out_shape, out, accumulate, combine, init, cuts) -> bool:
+        """A reduction over dimension 0 (among others) of a large operand by the thread pool:
+        each fixed block of rows reduced in order into its own copy of the result, the copies
+        then combined into `out` (holding `init`) in block order, so the bits do not depend
+        on the thread count. False (nothing emitted) when the operand is small, the copies
+        would outgrow half the operand, or the body cannot be outlined."""
+        per = rows_per_block(shape)
+        size = _size(out_shape)
+        if per is None or blocks(shape, per) * size > _size(shape) // 2:
+            return False
+        elem = init.type
+        partials = self.alloc((blocks(shape, per), size), elem)
+        firsts = []  # the block's first element of `partials`, made by `before`
+
+        def before(block):
+            first = self.b.mul(block, ir.Constant(I64, size))
+            self.loop_nest((size,), lambda c: self.b.store(init, self.b.gep(
+                partials, [self.b.add(first, c[0])], inbounds=True, source_etype=elem)))
+            firsts[:] = [first]
+
+        def body(coords):
+            accumulate(partials, firsts[0])(coords)
+
+        if not self.parallel_nest(shape, body, cuts, per, before):
+            return False
+
+        def gather(c):
+            b = self.b
+            target = b.gep(out, [c[1]], inbounds=True, source_etype=elem)
+            part = b.gep(partials, [b.add(b.mul(c[0], ir.Constant(I64, size)), c[1])],
+                         inbounds=True, source_etype=elem)
+            b.store(combine(b.load(target, typ=elem), b.load(part, typ=elem)), target)
+
+        self.loop_nest((blocks(shape, per), size), gather)
+        return True
 
     def _accumulator(self, init):
         slot = self.entry.alloca(init.type)
@@ -636,7 +676,7 @@ class ArrayLowering:
             self.store(ptr, out.type, self.offset(out.type.shape, coords),
                        self.load(src, x.type, off))
 
-        self.loop_nest(out.type.shape, body)
+        self.any_nest(out.type.shape, body)
         return [ptr]
 
     def lower_concatenate(self, eqn, env):
