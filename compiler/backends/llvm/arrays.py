@@ -20,11 +20,17 @@ Contract (mixed into `FunctionLowering`):
   select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
   keep their bits.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
-  element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
-  linear algebra calls its LAPACK: `linalg.py`)
-  (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
-  library the code of `graph` calls, part of the disk-cache key);
+  element is preceded by `empty_extremum`, which leaves with its status).
+- Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
+  reduction, a transpose) runs on the thread pool in fixed blocks of rows of dimension 0
+  (`any_nest`, parallel.py, threads.py). A reduction over dimension 0 (a full one included)
+  reduces each block in order into its own partial, then combines the partials in block
+  order: the same bits for any thread count (not those of one in-order loop); other loops
+  keep their bits. Scatters with run-time indices (repeated indices accumulate) stay serial.
+- `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
+  loops without it (the linear algebra calls its LAPACK: `linalg.py`) (`blas()` finds and
+  loads it on first use, never at import; `blas_for(graph)` names the library the code of
+  `graph` calls, part of the disk-cache key);
   `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
 """
 

@@ -13,7 +13,8 @@ its SIGINT handler and starts again if the handler did not raise. Only symbols t
 in this process are called (libm and libc, loaded explicitly; CPython's and numpy's C API for
 the generated entry points, see pywrapper.py and numpy_api.py), so MCJIT never jumps to an
 unresolved address. `native_of(call)` finds the `NativeFunction` of a generated entry point.
-The object code can be cached: `object_code` is what `jit_object` loads back. `name` is the
+The object code can be cached: `object_code` is what `jit_object` loads back (code that
+calls the thread pool links it first: threads.py). `name` is the
 module's private symbol (`lower.symbol_name`). A compilation keeps no native memory once its
 function is dropped: the pass managers and target machines it creates are freed before it returns.
 """
