@@ -2,8 +2,8 @@
 
 Contract:
 - `ensure_runtime()` (once per process, by `jit.jit_object` before it loads object code that
-  calls the pool, cached code included) compiles the pool's module and makes its symbols
-  resolvable by MCJIT:
+  calls the pool, cached code included) compiles the pool's module (its object code kept in
+  the disk cache, cache.py) and makes its symbols resolvable by MCJIT:
 
       int32_t __adlite_parallel_for(body, ctx, int64_t rows, int64_t per)
       int32_t body(ctx, int64_t begin, int64_t end, int64_t block)
@@ -36,9 +36,11 @@ import ctypes.util
 import os
 import threading
 
+import llvmlite
 import llvmlite.binding as llvm
 
 from ...status import INTERRUPTED
+from . import cache
 from .interrupt import FLAG, MAIN_THREAD
 
 PARALLEL_FOR = "__adlite_parallel_for"
@@ -326,13 +328,21 @@ def ensure_runtime() -> None:
     with _lock:
         if "engine" in _runtime:
             return
-        from .jit import host_target_machine, parse_and_optimize  # jit imports this module
+        from .jit import _parse, host_target_machine  # jit imports this module
 
         pthread = ctypes.util.find_library("pthread")  # in libc since glibc 2.34
         if pthread:
             llvm.load_library_permanently(pthread)
         tm = host_target_machine()
-        engine = llvm.create_mcjit_compiler(parse_and_optimize(_POOL, tm), tm)
+        key = cache.key_for(_POOL, llvm.get_host_cpu_name(),
+                            llvm.get_host_cpu_features().flatten(), llvmlite.__version__,
+                            ".".join(map(str, llvm.llvm_version_info)))
+        code = cache.load(key)
+        if code is None:  # not optimised: its loops run once per block
+            code = tm.emit_object(_parse(_POOL, tm))
+            cache.store(key, code)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
         llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
         _runtime["count"] = ctypes.c_int64.from_address(
