@@ -266,7 +266,7 @@ def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunc
 def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
     tm = host_target_machine()
     if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
-        threads.ensure_runtime()
+        threads.ensure_runtime(tm)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()

@@ -1,7 +1,7 @@
 """A native thread pool for compiled loops, written in LLVM IR (no C compiler, no new package).
 
 Contract:
-- `ensure_runtime()` (once per process, by `jit.jit_object` before it loads object code that
+- `ensure_runtime(tm)` (once per process, by `jit.jit_object` before it loads object code that
   calls the pool, cached code included) compiles the pool's module (its object code kept in
   the disk cache, cache.py) and makes its symbols resolvable by MCJIT:
 
@@ -22,11 +22,11 @@ Contract:
   itself, in order, with the same results. After `fork` the child's first parallel call finds
   the pool created by another process (its pid) and builds a new one (the parent's workers
   do not exist in the child; a lock held by one of them is taken over).
-- Thread count: `ADLITE_NUM_THREADS` (a positive integer) when the pool's module is compiled,
-  else the CPUs this process may run on (`os.sched_getaffinity`); `set_num_threads(n)`
-  changes it at run time (takes effect at the next parallel loop; more workers are started
-  then, surplus workers just sit out). `num_threads()` reads it. Matrix products are not
-  affected: they use the BLAS's own threads.
+- Thread count: `set_num_threads(n)` at any time (it takes effect at the next parallel loop;
+  more workers are started then, surplus workers sit out); else `ADLITE_NUM_THREADS` (a
+  positive integer) as it is when the pool is first needed in the process, else the CPUs
+  this process may run on (`os.sched_getaffinity`). `num_threads()` reads it. Matrix
+  products are not affected: they use the BLAS's own threads.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ NUM_THREADS = "__adlite_num_threads"
 MAX_THREADS = 1024  # a worker's index travels in the low 16 bits of its start argument
 
 _lock = threading.Lock()
-_runtime: dict = {}  # "engine": the pool's MCJIT engine (kept alive), "count": its thread count
+_runtime: dict = {}  # "engine": the pool's MCJIT engine, kept alive
+_count = ctypes.c_int64(0)  # the thread count the pool reads (0: not set yet, see num_threads)
 
 
 def default_threads() -> int:
@@ -107,7 +108,7 @@ done:
 _POOL = f"""
 @{FLAG} = external global i32
 @{MAIN_THREAD} = external global i64
-@{NUM_THREADS} = global i64 1
+@{NUM_THREADS} = external global i64
 @owner = internal global i32 0
 @pool_pid = internal global i32 0
 @workers = internal global i64 0
@@ -322,48 +323,42 @@ serial:
 """
 
 
-def ensure_runtime() -> None:
-    """Compile the pool once per process and make its symbols resolvable (see the module doc).
-    Needs `jit.initialize()` done (the interrupt flag and libc resolvable)."""
+def ensure_runtime(tm) -> None:
+    """Compile the pool once per process for target machine `tm` and make its symbols
+    resolvable (see the module doc). Needs the interrupt flag and libc resolvable
+    (`jit.initialize`)."""
     with _lock:
         if "engine" in _runtime:
             return
-        from .jit import _parse, host_target_machine  # jit imports this module
-
         pthread = ctypes.util.find_library("pthread")  # in libc since glibc 2.34
         if pthread:
             llvm.load_library_permanently(pthread)
-        tm = host_target_machine()
+        if not _count.value:
+            _count.value = default_threads()
+        llvm.add_symbol(NUM_THREADS, ctypes.addressof(_count))
         key = cache.key_for(_POOL, llvm.get_host_cpu_name(),
                             llvm.get_host_cpu_features().flatten(), llvmlite.__version__,
                             ".".join(map(str, llvm.llvm_version_info)))
         code = cache.load(key)
         if code is None:  # not optimised: its loops run once per block
-            code = tm.emit_object(_parse(_POOL, tm))
+            module = llvm.parse_assembly(_POOL)
+            module.triple, module.data_layout = tm.triple, str(tm.target_data)
+            code = tm.emit_object(module)
             cache.store(key, code)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
         llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
-        _runtime["count"] = ctypes.c_int64.from_address(
-            engine.get_global_value_address(NUM_THREADS))
         _runtime["engine"] = engine
-        _runtime["count"].value = default_threads()
 
 
 def set_num_threads(n: int) -> None:
     """Use at most `n` threads (the caller's included) in the next parallel loops."""
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of threads must be a positive int, got {n!r}")
-    from .jit import initialize
-
-    initialize()
-    ensure_runtime()
-    _runtime["count"].value = min(n, MAX_THREADS)
+    _count.value = min(n, MAX_THREADS)
 
 
 def num_threads() -> int:
-    """The number of threads parallel loops use (before the pool exists: the default)."""
-    count = _runtime.get("count")
-    return default_threads() if count is None else count.value
-
+    """The number of threads parallel loops use."""
+    return _count.value or default_threads()
