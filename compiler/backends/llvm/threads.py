@@ -48,7 +48,7 @@ NUM_THREADS = "__adlite_num_threads"
 MAX_THREADS = 1024  # a worker's index travels in the low 16 bits of its start argument
 
 _lock = threading.Lock()
-_runtime: dict = {}  # "engine": the pool's MCJIT engine, kept alive
+_runtime: dict = {}  # "loaded": the pool is linked in this process
 _count = ctypes.c_int64(0)  # the thread count the pool reads (0: not set yet, see num_threads)
 
 
@@ -328,7 +328,7 @@ def ensure_runtime(tm) -> None:
     resolvable (see the module doc). Needs the interrupt flag and libc resolvable
     (`jit.initialize`)."""
     with _lock:
-        if "engine" in _runtime:
+        if _runtime:
             return
         pthread = ctypes.util.find_library("pthread")  # in libc since glibc 2.34
         if pthread:
@@ -349,7 +349,8 @@ def ensure_runtime(tm) -> None:
         engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
         llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
-        _runtime["engine"] = engine
+        engine.detach()  # never freed: parked workers run its code until the process ends
+        _runtime["loaded"] = True
 
 
 def set_num_threads(n: int) -> None:
