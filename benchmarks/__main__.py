@@ -26,6 +26,7 @@ from .linalg import linalg_table
 from .peers import PEERS
 from .stencil import stencil_table
 from .tape import tape_table
+from .threads import threads_tables
 
 WORKLOADS = {  # name: (description, function name in workloads, wrt, peers)
     "W1": ("Rosenbrock, n = 1e6, d/dx", "w1_rosenbrock", (0,), ARRAY_PEERS),
@@ -138,6 +139,7 @@ def main() -> None:
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     tape_table(best_time, fmt)
     stencil_table(best_time, fmt)
+    threads_tables()
     matmul_row()
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)

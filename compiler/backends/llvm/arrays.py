@@ -20,11 +20,17 @@ Contract (mixed into `FunctionLowering`):
   select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
   keep their bits.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
-  element is preceded by `empty_extremum`, which leaves with its status); `matmul` calls the
-  OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or loops without it (the
-  linear algebra calls its LAPACK: `linalg.py`)
-  (`blas()` finds and loads it on first use, never at import; `blas_for(graph)` names the
-  library the code of `graph` calls, part of the disk-cache key);
+  element is preceded by `empty_extremum`, which leaves with its status).
+- Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
+  reduction, a transpose) runs on the thread pool in fixed blocks of rows of dimension 0
+  (`any_nest`, parallel.py, threads.py). A reduction over dimension 0 (a full one included)
+  reduces each block in order into its own partial, then combines the partials in block
+  order: the same bits for any thread count (not those of one in-order loop); other loops
+  keep their bits. Scatters with run-time indices (repeated indices accumulate) stay serial.
+- `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
+  loops without it (the linear algebra calls its LAPACK: `linalg.py`) (`blas()` finds and
+  loads it on first use, never at import; `blas_for(graph)` names the library the code of
+  `graph` calls, part of the disk-cache key);
   `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
 """
 
@@ -47,6 +53,7 @@ from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from ...primitives.decompositions import LAPACK
 from .ops import F64, I1, I64
+from .parallel import blocks, rows_per_block
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -241,13 +248,14 @@ class ArrayLowering:
         self.push(self.b.ptrtoint(ptr, I64), "allocs")
         return ptr
 
-    def loop_nest(self, shape, body, cuts=None) -> None:
+    def loop_nest(self, shape, body, cuts=None, rows=None) -> None:
         """Run `body(coords)` for every index of `shape` (row-major, innermost fastest).
         `cuts` (one collection of positions per dimension, see `slice_cuts`) splits each
         dimension into ranges, each its own loop (a range of one position: a constant), in
         increasing order, so the body runs in the same order; `ranges` tells the body the range
         of each coordinate, so a fused scatter decides inside/outside per range, not per
-        element (contiguous loads, no selects: the loops vectorise)."""
+        element (contiguous loads, no selects: the loops vectorise). `rows` (run-time begin,
+        end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py)."""
         b = self.b
         coords = []
         pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
@@ -262,10 +270,23 @@ class ArrayLowering:
                 self.memo = {}
                 return
             for lo, hi in pieces[d]:
+                first, stop = ir.Constant(I64, lo), ir.Constant(I64, hi)
+                if d == 0 and rows is not None:  # [lo, hi) within the block's rows
+                    first = b.select(b.icmp_signed(">", rows[0], first), rows[0], first)
+                    stop = b.select(b.icmp_signed("<", rows[1], stop), rows[1], stop)
                 if hi - lo == 1:
+                    done = None
+                    if d == 0 and rows is not None:
+                        inside = self.fn.append_basic_block("row")
+                        done = self.fn.append_basic_block("row.end")
+                        b.cbranch(b.icmp_signed("<", first, stop), inside, done)
+                        b.position_at_end(inside)
                     coords.append(ir.Constant(I64, lo))
                     level(d + 1)
                     coords.pop()
+                    if done is not None:
+                        b.branch(done)
+                        b.position_at_end(done)
                     continue
                 pre = b.block
                 head = self.fn.append_basic_block(f"for{d}")
@@ -274,8 +295,8 @@ class ArrayLowering:
                 b.branch(head)
                 b.position_at_end(head)
                 i = b.phi(I64)
-                i.add_incoming(ir.Constant(I64, lo), pre)
-                b.cbranch(b.icmp_signed("<", i, ir.Constant(I64, hi)), inner, done)
+                i.add_incoming(first, pre)
+                b.cbranch(b.icmp_signed("<", i, stop), inner, done)
                 b.position_at_end(inner)
                 self.ranges[id(i)] = (i, lo, hi)
                 coords.append(i)
@@ -437,8 +458,15 @@ class ArrayLowering:
             self.store(ptr, var.type, self.offset(strides, coords),
                        self.element(env, var, coords))
 
-        self.loop_nest(var.type.shape, body, self.slice_cuts(env, var, var.type.shape))
+        self.any_nest(var.type.shape, body, self.slice_cuts(env, var, var.type.shape))
         return ptr
+
+    def any_nest(self, shape, body, cuts=None) -> None:
+        """`loop_nest`, run by the thread pool when large enough (parallel.py): for bodies
+        whose iterations write disjoint elements (a map, a reduction over inner axes)."""
+        per = rows_per_block(shape)
+        if per is None or not self.parallel_nest(shape, body, cuts, per):
+            self.loop_nest(shape, body, cuts)
 
     # ---- array equations ----------------------------------------------------------------------
 
@@ -454,7 +482,6 @@ class ArrayLowering:
         return method(eqn, env)
 
     def _reduce(self, env, x, axes, kind, out_shape):
-        b = self.b
         shape = x.type.shape
         if x.type.is_float:
             init = {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
@@ -463,6 +490,7 @@ class ArrayLowering:
                     "min": np.iinfo(np.int64).max}[kind]
 
         def combine(acc, v):
+            b = self.b
             if kind == "sum":
                 return b.fadd(acc, v) if x.type.is_float else b.add(acc, v)
             if kind == "prod":  # int products wrap, as numpy's
@@ -473,29 +501,115 @@ class ArrayLowering:
             return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
 
         elem = element_type(x.type)
+        cuts = self.slice_cuts(env, x, shape)
         if out_shape is None:
-            slot = self.entry.alloca(elem)
-            b.store(ir.Constant(elem, init), slot)
+            total = self._blocked_total(env, x, combine, ir.Constant(elem, init), cuts)
+            if total is not None:
+                return total
+            slot = self._accumulator(ir.Constant(elem, init))
 
             def body(coords):
-                b.store(combine(b.load(slot, typ=elem), self.element(env, x, coords)), slot)
+                self.b.store(combine(self.b.load(slot, typ=elem),
+                                     self.element(env, x, coords)), slot)
 
-            self.loop_nest(shape, body, self.slice_cuts(env, x, shape))
-            return b.load(slot, typ=elem)
+            self.loop_nest(shape, body, cuts)
+            return self.b.load(slot, typ=elem)
         kept = [d for d in range(len(shape)) if d not in axes]
         kept_shape = [shape[d] for d in kept]
         out = self.alloc(out_shape, elem)
-        self.loop_nest(out_shape, lambda c: self.store(
+        self.any_nest(out_shape, lambda c: self.store(
             out, x.type.with_shape(out_shape), self.offset(out_shape, c),
             ir.Constant(elem, init)))
 
-        def body(coords):
-            off = self.offset(kept_shape, [coords[d] for d in kept])
-            ptr = b.gep(out, [off], inbounds=True, source_etype=elem)
-            b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
+        def accumulate(target, first=None):
+            def body(coords):
+                b = self.b
+                off = self.offset(kept_shape, [coords[d] for d in kept])
+                off = off if first is None else b.add(first, off)
+                ptr = b.gep(target, [off], inbounds=True, source_etype=elem)
+                b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
+            return body
 
-        self.loop_nest(shape, body, self.slice_cuts(env, x, shape))
+        if 0 in kept:  # blocks of rows write disjoint rows of `out`, in the same order
+            self.any_nest(shape, accumulate(out), cuts)
+        elif not self._blocked_rows(shape, out_shape, out, accumulate, combine,
+                                    ir.Constant(elem, init), cuts):
+            self.loop_nest(shape, accumulate(out), cuts)
         return out
+
+    def _blocked_rows(self, shape, out_shape, out, accumulate, combine, init, cuts) -> bool:
+        """A reduction over dimension 0 (among others) of a large operand by the thread pool:
+        each fixed block of rows reduced in order into its own copy of the result, the copies
+        then combined into `out` (holding `init`) in block order, so the bits do not depend
+        on the thread count. False (nothing emitted) when the operand is small, the copies
+        would outgrow half the operand, or the body cannot be outlined."""
+        per = rows_per_block(shape)
+        size = _size(out_shape)
+        if per is None or blocks(shape, per) * size > _size(shape) // 2:
+            return False
+        elem = init.type
+        partials = self.alloc((blocks(shape, per), size), elem)
+        firsts = []  # the block's first element of `partials`, made by `before`
+
+        def before(block):
+            first = self.b.mul(block, ir.Constant(I64, size))
+            self.loop_nest((size,), lambda c: self.b.store(init, self.b.gep(
+                partials, [self.b.add(first, c[0])], inbounds=True, source_etype=elem)))
+            firsts[:] = [first]
+
+        def body(coords):
+            accumulate(partials, firsts[0])(coords)
+
+        if not self.parallel_nest(shape, body, cuts, per, before):
+            return False
+
+        def gather(c):
+            b = self.b
+            target = b.gep(out, [c[1]], inbounds=True, source_etype=elem)
+            part = b.gep(partials, [b.add(b.mul(c[0], ir.Constant(I64, size)), c[1])],
+                         inbounds=True, source_etype=elem)
+            b.store(combine(b.load(target, typ=elem), b.load(part, typ=elem)), target)
+
+        self.loop_nest((blocks(shape, per), size), gather)
+        return True
+
+    def _accumulator(self, init):
+        slot = self.entry.alloca(init.type)
+        self.b.store(init, slot)
+        return slot
+
+    def _blocked_total(self, env, x, combine, init, cuts):
+        """A full reduction of a large operand by the thread pool: each fixed block of rows
+        (parallel.py) reduced in order into its own partial, the partials then combined in
+        block order, so the bits do not depend on the thread count; None when the operand is
+        small (the plain in-order loop) or the body cannot be outlined."""
+        shape = x.type.shape
+        per = rows_per_block(shape)
+        if per is None:
+            return None
+        partials = self.alloc((blocks(shape, per),), init.type)
+        slots = []  # the block's accumulator, made by `before` in the outlined function
+
+        def before(block):
+            slots[:] = [self._accumulator(init)]
+            return slots[0]
+
+        def body(coords):
+            self.b.store(combine(self.b.load(slots[0], typ=init.type),
+                                 self.element(env, x, coords)), slots[0])
+
+        def after(block, slot):
+            self.b.store(self.b.load(slot, typ=init.type),
+                         self.b.gep(partials, [block], inbounds=True, source_etype=init.type))
+
+        if not self.parallel_nest(shape, body, cuts, per, before, after):
+            return None
+        slot = self._accumulator(init)
+        self.loop_nest((blocks(shape, per),), lambda c: self.b.store(combine(
+            self.b.load(slot, typ=init.type),
+            self.b.load(self.b.gep(partials, [c[0]], inbounds=True, source_etype=init.type),
+                        typ=init.type)), slot))
+        return self.b.load(slot, typ=init.type)
 
     def _reduction(self, kind):
         def lower(eqn, env):
@@ -568,7 +682,7 @@ class ArrayLowering:
             self.store(ptr, out.type, self.offset(out.type.shape, coords),
                        self.load(src, x.type, off))
 
-        self.loop_nest(out.type.shape, body)
+        self.any_nest(out.type.shape, body)
         return [ptr]
 
     def lower_concatenate(self, eqn, env):

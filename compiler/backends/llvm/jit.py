@@ -13,7 +13,8 @@ its SIGINT handler and starts again if the handler did not raise. Only symbols t
 in this process are called (libm and libc, loaded explicitly; CPython's and numpy's C API for
 the generated entry points, see pywrapper.py and numpy_api.py), so MCJIT never jumps to an
 unresolved address. `native_of(call)` finds the `NativeFunction` of a generated entry point.
-The object code can be cached: `object_code` is what `jit_object` loads back. `name` is the
+The object code can be cached: `object_code` is what `jit_object` loads back (code that
+calls the thread pool links it first: threads.py). `name` is the
 module's private symbol (`lower.symbol_name`). A compilation keeps no native memory once its
 function is dropped: the pass managers and target machines it creates are freed before it returns.
 """
@@ -33,7 +34,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
-from . import effects, interrupt, numpy_api
+from . import effects, interrupt, numpy_api, threads
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -264,6 +265,8 @@ def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunc
 
 def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
     tm = host_target_machine()
+    if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
+        threads.ensure_runtime(tm)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()

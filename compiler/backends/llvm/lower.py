@@ -43,6 +43,7 @@ from .inplace import in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
+from .parallel import ParallelLowering
 from .sorting import SortingLowering
 from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
 
@@ -65,7 +66,7 @@ def register_type(t):
 
 
 class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
-                       DecompositionLowering, SortingLowering):
+                       DecompositionLowering, SortingLowering, ParallelLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:

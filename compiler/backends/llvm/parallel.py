@@ -1,0 +1,142 @@
+"""Parallel loop nests: a loop nest's outer dimension cut into fixed blocks run by the pool.
+
+Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py):
+- `rows_per_block(shape)`: the rows of dimension 0 in one block (BLOCK elements, at least one
+  row), or None when the nest stays one plain loop: fewer than PARALLEL_MIN elements (small
+  arrays never pay for threads) or fewer than two blocks. It depends on the shape only, never
+  on the thread count, so a blocked reduction has the same bits for any number of threads.
+- `parallel_nest(shape, body, cuts, per, before, after)` emits, at the current position, a
+  call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
+  function doing `before(k)`, `loop_nest(shape, body, cuts)` over the block's rows, then
+  `after(k)`; a nonzero status of the block (a failed check) leaves the calling function
+  through its error exit with the status of the lowest failing block, as the plain loop
+  reports it. The outlined function receives the values it uses from the calling function
+  in a context structure. It returns False and emits nothing in the calling function when the
+  body would touch the caller's frame (an AD tape, an allocation list, a stack slot): the
+  caller then emits the plain loop.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from llvmlite import ir
+
+from .ops import I64
+from .threads import PARALLEL_FOR
+
+I32 = ir.IntType(32)
+PTR = ir.PointerType()
+BLOCK = 1 << 14  # elements per block (a fixed partition: see rows_per_block)
+PARALLEL_MIN = 1 << 17  # elements below which a loop nest runs on the calling thread alone
+_VALUE_ATTRIBUTES = ("pointer", "aggregate", "value")  # operands llvmlite also keeps apart
+_names = itertools.count()
+
+
+def rows_per_block(shape) -> int | None:
+    if not shape:
+        return None
+    inner = 1
+    for n in shape[1:]:
+        inner *= n
+    if shape[0] * inner < PARALLEL_MIN:
+        return None
+    per = max(1, BLOCK // max(inner, 1))
+    return per if shape[0] > per else None
+
+
+def blocks(shape, per: int) -> int:
+    return -(-shape[0] // per)
+
+
+def _foreign(value, fn) -> bool:
+    """Whether `value` is an instruction or argument of a function other than `fn`."""
+    if isinstance(value, ir.Instruction):
+        return value.parent.parent is not fn
+    return isinstance(value, ir.Argument) and value.parent is not fn
+
+
+def _operands(instr) -> list:
+    if isinstance(instr, ir.PhiInstr):
+        return [v for v, _ in instr.incomings]
+    return list(instr.operands)
+
+
+def _rewire(instr, mapping: dict) -> None:
+    """Replace the operands of `instr` found in `mapping` (id -> new value)."""
+    def new(v):
+        return mapping.get(id(v), v)
+
+    if isinstance(instr, ir.PhiInstr):
+        instr.incomings = [(new(v), blk) for v, blk in instr.incomings]
+    else:
+        ops = [new(v) for v in instr.operands]
+        instr.operands = ops if isinstance(instr.operands, list) else tuple(ops)
+        for attr in _VALUE_ATTRIBUTES:
+            if attr in vars(instr):
+                setattr(instr, attr, new(vars(instr)[attr]))
+        if isinstance(instr, ir.GEPInstr):
+            instr.indices = [new(v) for v in instr.indices]
+    instr._clear_string_cache()
+
+
+class ParallelLowering:
+    """Needs `fn`, `b`, `entry`, `status`, `fail_block`, `tapes`, `scratch_size`, `module`
+    and `loop_nest` of `FunctionLowering`."""
+
+    def parallel_nest(self, shape, body, cuts, per: int, before=None, after=None) -> bool:
+        outer = (self.fn, self.b, self.entry, self.status, self.fail_block)
+        tapes, scratch = dict(self.tapes), self.scratch_size
+        fn = ir.Function(self.module, ir.FunctionType(I32, [PTR, I64, I64, I64]),
+                         f"{self.fn.name}_block{next(_names)}")
+        fn.linkage = "internal"
+        _ctx, begin, end, block = fn.args
+        self.fn = fn
+        self.entry = ir.IRBuilder(fn.append_basic_block("entry"))
+        start = fn.append_basic_block("start")
+        self.b = ir.IRBuilder(start)
+        self.status = self.entry.alloca(I32, name="status")
+        self.fail_block = fn.append_basic_block("fail")
+        try:
+            state = before(block) if before else None
+            self.loop_nest(shape, body, cuts, rows=(begin, end))
+            if after:
+                after(block, state)
+            self.b.ret(ir.Constant(I32, 0))
+            fail = ir.IRBuilder(self.fail_block)
+            fail.ret(fail.load(self.status, typ=I32))
+            inner_entry = self.entry
+        finally:
+            self.fn, self.b, self.entry, self.status, self.fail_block = outer
+        captured = {}
+        for blk in fn.blocks:
+            for instr in blk.instructions:
+                for v in _operands(instr):
+                    if _foreign(v, fn):
+                        captured.setdefault(id(v), v)
+        values = list(captured.values())
+        if self.tapes != tapes or self.scratch_size != scratch or \
+                any(isinstance(v, ir.AllocaInstr) for v in values):
+            self.tapes, self.scratch_size = tapes, scratch
+            del self.module.globals[fn.name]
+            return False
+        context = ir.LiteralStructType([v.type for v in values] or [I64])
+        mapping = {}
+        for i, v in enumerate(values):
+            field = inner_entry.gep(fn.args[0], [ir.Constant(I32, 0), ir.Constant(I32, i)],
+                                    inbounds=True, source_etype=context)
+            mapping[id(v)] = inner_entry.load(field, typ=v.type)
+        inner_entry.branch(start)
+        for blk in fn.blocks:
+            for instr in blk.instructions:
+                if any(id(v) in mapping for v in _operands(instr)):
+                    _rewire(instr, mapping)
+        b = self.b
+        ctx = self.entry.alloca(context)
+        for i, v in enumerate(values):
+            b.store(v, b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True))
+        run = self._declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
+        status = b.call(run, [fn, ctx, ir.Constant(I64, shape[0]), ir.Constant(I64, per)])
+        self.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), status)
+        return True
+
