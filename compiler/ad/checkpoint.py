@@ -44,7 +44,7 @@ from ..ir.transform import clone, inline
 from ..primitives.effects import without_effects
 from .checkpoint_policy import Checkpoint
 from .reverse import TapePlan, tapes_in
-from .storage import Storage, stored_bytes
+from .storage import CHECKPOINT_LOOPS, Storage, stored_bytes
 
 UNBOUNDED = 2**62  # a trip count no loop reaches
 
@@ -86,7 +86,7 @@ class Segmented:
     `complete` once the taped body is known) and its backward sweep (`reverse`)."""
 
     def __init__(self, fb: Builder, eqn: Eqn, trips: Var, plan: TapePlan) -> None:
-        self.eqn, self.policy, self.tape = eqn, plan.checkpoint, plan.residual
+        self.eqn, self.policy, self.tape, self.trips = eqn, plan.checkpoint, plan.residual, trips
         n = self.n = eqn.params["n_consts"]
         cond = eqn.params["cond"]
         consts, carries = list(eqn.inputs[:n]), list(eqn.inputs[n:])
@@ -113,11 +113,11 @@ class Segmented:
         step = sum(stored_bytes(v.type) for v in {id(v): v for v in storage.stored}.values())
         carries = self.eqn.outputs
         snapshot = sum(stored_bytes(v.type) for v in carries) + 8
-        length, prefix = self._schedule(self.policy, snapshot, max(step, 8))
+        length, self.bound = self._schedule(self.policy, snapshot, max(step, 8))
         self.taped = taped
         if self.prefix is not None:
             self.prefix.params["body"] = taped
-            self.prefix.params["cond"] = _cond_and(self.eqn.params["cond"], prefix)
+            self.prefix.params["cond"] = _cond_and(self.eqn.params["cond"], self.bound)
         self.segments.params["body"] = self._segment_body(length)
 
     @staticmethod
@@ -148,7 +148,7 @@ class Segmented:
         outs = b.emit("while", inputs + [Const(0, I64)], cond=inner_cond, body=inner_body,
                       n_consts=n)
         return Graph(inputs + [at], b.eqns, outs[:-1] + [b.add(at, outs[-1])],
-                     body.name + "_segments")
+                     CHECKPOINT_LOOPS + "segments")
 
     def reverse(self, bb: Builder, consts: list, hoisted: list, state: list,
                 nexts: list[int], adjoint) -> list:
@@ -167,13 +167,20 @@ class Segmented:
         recompute = clone(self.taped)
         without_effects(recompute)  # prints and checks ran in the forward sweep
         ends = b.emit("while", s_consts + [length] + snapshot + [Const(0, I64)],
-                      cond=_counted(recompute, n), body=_counting(recompute, n, 1, "recompute"),
+                      cond=_counted(recompute, n),
+                      body=_counting(recompute, n, 1, CHECKPOINT_LOOPS + "recompute"),
                       n_consts=n + 1)
         new_state = adjoint(b, s_consts, s_hoisted, s_state, [ends[j] for j in nexts], length)
         seg_inputs = s_consts + s_hoisted + s_state + [end]
         c_inputs = _fresh(seg_inputs)
         cb = Builder(eqn.loc)
-        outs = bb.emit("while", consts + hoisted + state + [self.segments.outputs[-1]],
+        # the prefix ran min(trips, bound) iterations (when its condition stopped it, the
+        # segments' condition, the same, stopped them at once): only `trips` is kept
+        in_prefix = None if self.prefix is None else \
+            bb.select(bb.lt(self.trips, Const(self.bound, I64)), self.trips,
+                      Const(self.bound, I64))
+        in_segments = self.trips if in_prefix is None else bb.sub(self.trips, in_prefix)
+        outs = bb.emit("while", consts + hoisted + state + [in_segments],
                        cond=Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], "segments"),
                        body=Graph(seg_inputs, b.eqns, new_state + [at], "segments_bar"),
                        n_consts=len(consts) + len(hoisted))
@@ -181,7 +188,7 @@ class Segmented:
         if self.prefix is None:
             return state
         return adjoint(bb, consts, hoisted, state, [self.prefix_out[j] for j in nexts],
-                       self.prefix.outputs[-1])
+                       in_prefix)
 
 
 def _counted(taped: Graph, n: int) -> Graph:
