@@ -5,22 +5,17 @@ both backends), agree with the eager tape and central differences, work at secon
 refuse budgets too small for one snapshot naming the argument, and keep the memory of a
 10-million-step loop bounded."""
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian, value_and_grad, vjp
 from adlite.runtime import Tensor
+from benchmarks.checkpoint import measure
 from benchmarks.workloads import w4_while
 
 from .gradients import central_difference_in
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def w2_steps(k, c, n):
@@ -210,33 +205,12 @@ def test_unreadable_environment_budget(monkeypatch):
         grad(w2_steps, wrt=(0, 1))(1.3, 0.2, 10)
 
 
-PEAK = """
-import json, resource, sys
-from adlite.compiler import grad
-from tests.test_checkpointing import w2_steps
-g = grad(w2_steps, wrt=(0, 1), checkpoint=json.loads(sys.argv[1]))
-g(1.3, 0.0, 10)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-value = g(1.3, 0.0, 10_000_000)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps([(after - before) / 1024, value]))
-"""
-
-
-def _peak_growth_mb(policy):
-    """(growth of the peak resident memory in MiB over a 1e7-step W2 gradient, gradient)."""
-    env = {**os.environ, "ADLITE_CACHE_DIR": "off"}
-    out = subprocess.run([sys.executable, "-c", PEAK, json.dumps(policy)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB (Linux)")
+@pytest.mark.skipif(sys.platform != "linux", reason="peak memory from /proc (Linux)")
 def test_memory_of_a_long_loop_stays_bounded():
     """16 B per step unbounded: 160 MB of tape at 1e7 steps of the undamped oscillator; a 4 MB
     budget keeps it under it (`checkpoint=False` fails the first assertion)."""
-    bounded, value = _peak_growth_mb("4MB")
-    unbounded, reference = _peak_growth_mb(False)
+    _, bounded, value = measure(10_000_000, "4MB")
+    _, unbounded, reference = measure(10_000_000, False)
     assert bounded < 24
     assert unbounded > 100
     assert value == reference
