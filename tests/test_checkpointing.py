@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian, value_and_grad, vjp
+from adlite.compiler.ad.storage import CHECKPOINT_LOOPS
+from adlite.compiler.ir.core import F64, I64, walk_eqns
 from adlite.runtime import Tensor
 from benchmarks.checkpoint import measure
 from benchmarks.workloads import w4_while
+from examples.oscillator import oscillator
 
 from .gradients import central_difference_in
 
@@ -214,3 +217,21 @@ def test_memory_of_a_long_loop_stays_bounded():
     assert bounded < 24
     assert unbounded > 100
     assert value == reference
+
+
+def _checkpointed_loops(fn, types, **kwargs):
+    graph, _ = grad(fn, wrt=(0, 1), **kwargs).ir_for(types)
+    return sum(e.prim == "while" and e.params["body"].name.startswith(CHECKPOINT_LOOPS)
+               for e in walk_eqns(graph))
+
+
+def test_automatic_mode_leaves_loops_that_surely_fit(monkeypatch):
+    """`for _ in range(1000)` (W2) stores at most a few hundred bytes per step: far below
+    the default budget, it keeps the ordinary scheme; a run-time trip count is unknown when
+    compiling, so that loop is checkpointed past the budget; a small budget checkpoints W2."""
+    assert _checkpointed_loops(oscillator, [F64, F64]) == 0
+    assert _checkpointed_loops(w2_steps, [F64, F64, I64]) == 2  # snapshots, recomputation
+    monkeypatch.setenv("ADLITE_TAPE_BUDGET", "1KB")
+    assert _checkpointed_loops(oscillator, [F64, F64]) == 2
+    _same(grad(oscillator, wrt=(0, 1))(1.3, 0.2),
+          grad(oscillator, wrt=(0, 1), checkpoint=False)(1.3, 0.2))

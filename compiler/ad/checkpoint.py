@@ -56,8 +56,58 @@ def _fresh(atoms) -> list[Var]:
 def applies(eqn: Eqn, plan: TapePlan) -> bool:
     """Whether the reverse mode of the `while` `eqn` is checkpointed (see the module)."""
     cond, body = eqn.params["cond"], eqn.params["body"]
-    return plan.checkpoint is not None and not tapes_in(body) and not tapes_in(cond) and \
-        not any(PRIMITIVES[e.prim].effectful for e in walk_eqns(cond))
+    policy = plan.checkpoint
+    if policy is None or tapes_in(body) or tapes_in(cond) or \
+            any(PRIMITIVES[e.prim].effectful for e in walk_eqns(cond)):
+        return False
+    trips = static_trips(eqn)
+    # automatic: a loop whose tape surely fits keeps the ordinary scheme (less code to
+    # compile); at most every value of its body is stored
+    return not (policy.auto and trips is not None and
+                trips * _body_bytes(body) <= policy.budget // 2)
+
+
+def _body_bytes(body: Graph) -> int:
+    return sum(stored_bytes(v.type) for e in walk_eqns(body) for v in e.outputs) + \
+        sum(stored_bytes(v.type) for v in body.inputs)
+
+
+def _int_const(atom, eqn: Eqn, graph: Graph) -> int | None:
+    """The value of `atom`, an input of `graph` (the loop `eqn`'s condition or body) or a
+    constant, when it is an int known when compiling."""
+    if isinstance(atom, Const):
+        value = atom.value
+    elif any(atom is v for v in graph.inputs[:eqn.params["n_consts"]]):
+        outer = eqn.inputs[[id(v) for v in graph.inputs].index(id(atom))]
+        value = outer.value if isinstance(outer, Const) else None
+    else:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def static_trips(eqn: Eqn) -> int | None:
+    """The trip count of the `while` `eqn` when it is known when compiling: the condition
+    is `counter < bound` with a constant bound, the counter starts at a constant and each
+    iteration adds a positive constant to it (`for i in range(constant)`)."""
+    n, cond, body = eqn.params["n_consts"], eqn.params["cond"], eqn.params["body"]
+    if len(cond.eqns) != 1 or cond.eqns[0].prim != "lt" or \
+            cond.outputs[0] is not cond.eqns[0].outputs[0]:
+        return None
+    counter, bound = cond.eqns[0].inputs
+    bound = _int_const(bound, eqn, cond)
+    positions = [j for j, v in enumerate(cond.inputs[n:]) if v is counter]
+    if bound is None or not positions:
+        return None
+    j = positions[0]
+    start, new = eqn.inputs[n + j], body.outputs[j]
+    step = next((e for e in body.eqns if e.outputs and e.outputs[0] is new), None)
+    if not isinstance(start, Const) or step is None or step.prim != "add" or \
+            step.inputs[0] is not body.inputs[n + j]:
+        return None
+    delta = _int_const(step.inputs[1], eqn, body)
+    if not isinstance(start.value, int) or delta is None or delta <= 0:
+        return None
+    return max(0, -(-(bound - start.value) // delta))
 
 
 def _cond_and(cond: Graph, bound: int | None) -> Graph:
