@@ -20,7 +20,10 @@ cotangent is guarded by `trips > 0` (or by "some iteration contributed", a carri
 when the body's contribution is itself guarded); a carry's cotangent carries its guard
 through the adjoint loop when some iteration may pass none on (its body overwrites the
 carry, or the loop's output cotangent is guarded). The body is linearized once those guards
-are known, so the forward loop's body is completed by the backward rule.
+are known, so the forward loop's body is completed by the backward rule. Loops the
+differentiation's checkpointing policy covers (`checkpoint.applies`) store snapshots of
+their carries instead, and the backward sweep recomputes the residuals segment by segment
+before running the same adjoint loop over each (`checkpoint.Segmented`).
 
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
 predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values, without

@@ -12,6 +12,8 @@ Contract:
 - The AD tapes a differentiation uses are chosen once, by its outermost `linearize`
   (`TapePlan`, passed explicitly to the nested `linearize` / `vjp_graph` calls and to the
   structural rules), so that differentiating adjoint code again never mixes tape streams.
+  The plan also carries how loops bound their tapes (`checkpoint_policy`; automatic unless
+  the caller says otherwise).
 Symbolic zeros are `None` while transforming; they become zeros only where a value is needed.
 Cotangents are summed back to each operand's shape (`fit`) and accumulated with `add` (the
 pass `passes/scatter.py`, run after AD, turns sums of scatters into zeros into scatter-adds).
