@@ -65,6 +65,25 @@ def data_dependent(p, c, n):
     return total
 
 
+def written_in_place(k, c, n):
+    x = np.zeros(6)
+    x[0] = c
+    for i in range(n):
+        j = i % 5
+        x[j + 1] = x[j] * k + np.sin(x[j + 1])
+    return np.sum(x * x)
+
+
+def array_while(k, c, n):
+    x = np.ones(4) * c
+    t = 0.0 * n
+    while t < 2.0:
+        x = x * k + 0.01
+        x[1] = x[0] * 0.5
+        t = t + 0.13
+    return np.sum(x)
+
+
 def printing(k, c, n):
     x = 1.0
     for i in range(n):
@@ -80,7 +99,10 @@ CASES = {  # name: (function, arguments, differentiated positions)
     "nested": (nested, (0.6, 0.3, 25), (0, 1)),
     "branchy": (branchy, (0.9, 0.7, 31), (0, 1)),
     "data_dependent": (data_dependent, (0.7, 1.1, 0), (0, 1)),
+    "written_in_place": (written_in_place, (0.9, 1.0, 23), (0, 1)),
+    "array_while": (array_while, (1.1, 0.5, 0), (0, 1)),
 }
+WRITES = {"written_in_place", "array_while"}  # cases writing into arrays
 POLICIES = (1, 3, 7, "200B", "1MB")
 
 
@@ -112,9 +134,11 @@ def test_checkpointed_gradients_are_the_unbounded_tapes_bit_for_bit(name, backen
 def test_checkpointed_gradients_match_eager_tape_and_differences(name):
     fn, args, wrt = CASES[name]
     compiled = grad(fn, wrt=wrt, checkpoint=2)(*args)
-    eager = _eager(fn, args, wrt)
+    # the eager tape does not take writes into numpy arrays: differences only there
+    eager = [None] * len(wrt) if name in WRITES else _eager(fn, args, wrt)
     for g, e, i in zip(compiled, eager, wrt, strict=True):
-        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+        if e is not None:
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(g, central_difference_in(fn, args, i), rtol=1e-5, atol=1e-7)
 
 

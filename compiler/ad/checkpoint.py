@@ -31,8 +31,14 @@ ordinary scheme) and whose condition has no effect (it is evaluated once more pe
 Loops the policy leaves unbounded (`checkpoint=False`) keep the ordinary scheme. In the
 automatic mode, the prefix records the ordinary tape while it holds less than half the
 budget, so loops that fit run exactly as without checkpointing, apart from one more
-evaluation of the condition. The bytes per step are the loop's own stores
-(`storage.stored`); loops nested in the body bound their own tapes.
+evaluation of the condition; a loop whose trip count is known when compiling
+(`static_trips`: `for i in range(constant)`) and whose tape surely fits (every value of its
+body stored) keeps the ordinary scheme, so its code is not duplicated. The bytes per step
+are the loop's own stores (`storage.stored`); loops nested in the body bound their own
+tapes, so an outer loop's segments may hold more than the budget says.
+Reverse over reverse: the outer differentiation keeps the ordinary scheme for these loops
+(they touch the tape); its sums run in another order than over the unbounded tape (equal
+to rounding, not bit for bit).
 """
 
 from __future__ import annotations
