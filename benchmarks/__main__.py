@@ -20,6 +20,7 @@ import timeit
 from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
+from .checkpoint import checkpoint_table
 from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
@@ -138,6 +139,7 @@ def main() -> None:
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
     tape_table(best_time, fmt)
+    checkpoint_table(best_time, fmt)
     stencil_table(best_time, fmt)
     threads_tables()
     matmul_row()

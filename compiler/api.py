@@ -42,6 +42,10 @@ Contract:
   arguments given (defaults are constants), in order; their outputs (and `jvp`'s output
   tangents) have the result's structure. `hessian(f, wrt)` takes a float or float array
   argument (by position or name).
+- `checkpoint=` (grad, value_and_grad, vjp, hessian) bounds the tapes of loops in reverse
+  mode (`ad.checkpoint_policy`): automatic by default (`ADLITE_TAPE_BUDGET`), False for
+  never, a budget ("64MB") or an int (steps between snapshots); a value it cannot take
+  raises when the transformation is made, a budget too small for a loop when it compiles.
 - `backend="python"` runs the readable Python produced by the Python backend (the reference).
 - Arrays are shared objects, as in numpy: `jit` of a function that writes into an argument
   array (`out[i] = ...`, `x += v`, through an alias, a basic-slice view, an inlined callee,
@@ -72,6 +76,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import arguments, pipeline
+from .ad.checkpoint_policy import policy as checkpoint_policy
 from .arguments import (
     NeedStatic,
     Node,
@@ -114,9 +119,12 @@ class Transformed:
     """A compiled transformation of `fn`, specialised and cached per argument signature."""
 
     def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
-                 backend: str = "llvm") -> None:
+                 backend: str = "llvm", checkpoint: object = None) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
+        if checkpoint is not None:
+            checkpoint_policy(checkpoint)  # refuses a value it cannot take, naming it
+        self.checkpoint = checkpoint
         self.fn, self.kind, self.backend = fn, kind, backend
         self.wrt = (wrt,) if isinstance(wrt, int | str) else tuple(wrt)
         self.multi = not isinstance(wrt, int | str)
@@ -147,7 +155,8 @@ class Transformed:
         if cached is not None and cached[0] is obj:
             return cached[1]
         wrt = self.wrt if self.multi else self.wrt[0]
-        method = Transformed(self.fn.__get__(obj, owner), self.kind, wrt, self.backend)
+        method = Transformed(self.fn.__get__(obj, owner), self.kind, wrt, self.backend,
+                             self.checkpoint)
         if self.attribute is not None:
             method.read_from = (obj, self.attribute)  # how it pickles
         if self.attribute is not None and hasattr(obj, "__dict__"):
@@ -171,7 +180,7 @@ class Transformed:
         if _by_name(self.__module__, self.__qualname__) is self:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
-        return Transformed, (self.fn, self.kind, wrt, self.backend)
+        return Transformed, (self.fn, self.kind, wrt, self.backend, self.checkpoint)
 
     # ---- binding a call ---------------------------------------------------------------------
 
@@ -288,7 +297,8 @@ class Transformed:
         final values of the argument arrays the function writes (its result is a `Layout`
         instead of the result's tree)."""
         wrt = tuple(start + i for start, tree in groups for i in range(len(leaf_types(tree))))
-        derivative = None if self.kind == "jit" else Derivative(self.kind, wrt)
+        derivative = None if self.kind == "jit" else \
+            Derivative(self.kind, wrt, self.checkpoint)
         return Compilation(self.target, self.bound + tuple(trees), derivative,
                            effects and self.kind == "jit", self.backend)
 
@@ -530,16 +540,19 @@ def jit(fn: Callable | None = None, *, backend: str = "llvm"):
 
 
 def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *,
-         backend: str = "llvm"):
-    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode)."""
+         backend: str = "llvm", checkpoint: object = None):
+    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode). `checkpoint`
+    bounds the tapes of loops: None (automatic, `ADLITE_TAPE_BUDGET`), False (never), a
+    budget such as "64MB", or an int k (a snapshot every k steps); see `ad.checkpoint`."""
     if fn is None:
-        return lambda f: Transformed(f, "grad", wrt, backend)
-    return Transformed(fn, "grad", wrt, backend)
+        return lambda f: Transformed(f, "grad", wrt, backend, checkpoint)
+    return Transformed(fn, "grad", wrt, backend, checkpoint)
 
 
-def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm"):
+def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm",
+                   checkpoint: object = None):
     """Like `grad`, returning `(value, gradient)`."""
-    return Transformed(fn, "value_and_grad", wrt, backend)
+    return Transformed(fn, "value_and_grad", wrt, backend, checkpoint)
 
 
 _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -568,7 +581,7 @@ def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
             t._specialise(e, call)
 
 
-def _extended(fn: Callable, primals: Sequence[Any], mode: str):
+def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: object = None):
     """(call, primal graph, run, result tree, float input positions) of vjp/jvp of `fn` at
     `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
     constants)."""
@@ -577,7 +590,7 @@ def _extended(fn: Callable, primals: Sequence[Any], mode: str):
     def build(call: Call):
         types = [t for tree in call.trees for t in leaf_types(tree)]
         floats = tuple(i for i, t in enumerate(types) if t.is_float and call.given[i])
-        derivative = Derivative(mode, floats if mode == "jvp" else None)
+        derivative = Derivative(mode, floats if mode == "jvp" else None, checkpoint)
         return _compile_extended(t.target, t.bound + call.trees, derivative) + (
             [k for k, i in enumerate(i for i, t in enumerate(types) if t.is_float)
              if i in floats],)
@@ -599,11 +612,13 @@ def _outputs(tree: Tree, values: Sequence) -> Any:
     return tuple(values)
 
 
-def vjp(fn: Callable, *primals: Any):
+def vjp(fn: Callable, *primals: Any, checkpoint: object = None):
     """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
     leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
-    defaults are constants)."""
-    call, primal, run, tree, floats = _extended(fn, primals, "vjp")
+    defaults are constants). `checkpoint` as for `grad`."""
+    if checkpoint is not None:
+        checkpoint_policy(checkpoint)
+    call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint)
     n_out = len(primal.outputs)
     float_outs = [a.type for a in primal.outputs if a.type.is_float]
     outs = run(*call.leaves, *(_zero_like(t) for t in float_outs))[:n_out]
@@ -631,12 +646,13 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     return _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
 
 
-def hessian(fn: Callable, wrt: int | str = 0):
+def hessian(fn: Callable, wrt: int | str = 0, *, checkpoint: object = None):
     """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array; an int
     position or a parameter name), by forward over reverse: one Hessian-vector product
     `jvp(grad(fn))` per input component, loops included. For an array of shape S the result
-    has shape S + S."""
-    return functools.partial(_hessian_at, grad(fn, wrt=wrt), wrt)  # picklable
+    has shape S + S. `checkpoint` as for `grad`."""
+    return functools.partial(_hessian_at, grad(fn, wrt=wrt, checkpoint=checkpoint),
+                             wrt)  # picklable
 
 
 def _hessian_at(gradient: Transformed, wrt: int | str, *args: Any, **kwargs: Any):

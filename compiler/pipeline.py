@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ad import jvp_graph, vjp_graph
+from .ad.reverse import TapePlan
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
@@ -60,6 +61,7 @@ class Derivative:
 
     mode: str
     wrt: tuple[int, ...] | None = None
+    checkpoint: object = None  # reverse mode: how loops bound their tapes (`ad.checkpoint`)
 
 
 @dataclass
@@ -101,7 +103,8 @@ def ad(c: Compilation) -> None:
         c.graph = _hidden_last(jvp_graph(c.graph, wrt), n_args, n_hidden)
         return
     if d.mode == "vjp":
-        c.graph = _hidden_last(_without_hidden_cotangents(vjp_graph(c.graph), c.graph,
+        full = vjp_graph(c.graph, plan=TapePlan.for_graph(c.graph, d.checkpoint))
+        c.graph = _hidden_last(_without_hidden_cotangents(full, c.graph,
                                                           n_hidden), n_args, n_hidden)
     else:
         c.graph = _gradient(c)
@@ -133,7 +136,7 @@ def _gradient(c: Compilation) -> Graph:
         raise TypeError(f"grad of {c.fn.__name__}: the function must return one float, "
                         f"it returns {len(graph.outputs)} value(s) of type "
                         f"{', '.join(str(a.type) for a in graph.outputs)}")
-    full = vjp_graph(graph)
+    full = vjp_graph(graph, plan=TapePlan.for_graph(graph, c.derivative.checkpoint))
     b = Builder()
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
     results = inline(b, full, inputs + [Const(1.0, graph.outputs[0].type)])

@@ -20,7 +20,10 @@ cotangent is guarded by `trips > 0` (or by "some iteration contributed", a carri
 when the body's contribution is itself guarded); a carry's cotangent carries its guard
 through the adjoint loop when some iteration may pass none on (its body overwrites the
 carry, or the loop's output cotangent is guarded). The body is linearized once those guards
-are known, so the forward loop's body is completed by the backward rule.
+are known, so the forward loop's body is completed by the backward rule. Loops the
+differentiation's checkpointing policy covers (`checkpoint.applies`) store snapshots of
+their carries instead, and the backward sweep recomputes the residuals segment by segment
+before running the same adjoint loop over each (`checkpoint.Segmented`).
 
 Reverse mode of `cond` replays the taken arm: the backward sweep is a `cond` on the same
 predicate whose arms are the arms' `vjp_graph`s (recomputing the arm's forward values, without
@@ -39,8 +42,10 @@ from .. import primitives  # noqa: F401  (registers while/cond/push/pop, complet
 from ..ir.builder import Builder
 from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import attach
-from ..ir.transform import inline
+from ..ir.transform import clone, inline
 from ..primitives.effects import without_effects
+from .checkpoint import Segmented
+from .checkpoint import applies as checkpointed
 from .forward import jvp_graph
 from .reverse import (
     ABSENT,
@@ -81,12 +86,14 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     # the forward loop; its body, which stores the residuals of the body's backward
     # equations, is set by `emit_backward` once the cotangents (and their guards) are known
     trips = Var(I64, "trips")
-    forward = Eqn("while", list(consts) + list(carries) + [Const(0, I64)],
-                  list(eqn.outputs) + [trips],
-                  {"cond": _with_extra_inputs(cond, [Var(I64, "trips")]), "body": None,
-                   "n_consts": n},
-                  eqn.loc)
-    fb.eqns.append(forward)
+    segmented = Segmented(fb, eqn, trips, plan) if checkpointed(eqn, plan) else None
+    if segmented is None:
+        forward = Eqn("while", list(consts) + list(carries) + [Const(0, I64)],
+                      list(eqn.outputs) + [trips],
+                      {"cond": _with_extra_inputs(cond, [Var(I64, "trips")]), "body": None,
+                       "n_consts": n},
+                      eqn.loc)
+        fb.eqns.append(forward)
     float_carries = [i for i, v in enumerate(carries) if v.type.is_float]
     float_consts = [i for i, v in enumerate(consts) if v.type.is_float]
     float_inputs = [i for i, v in enumerate(body.inputs) if v.type.is_float]
@@ -108,7 +115,12 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
 
     def emit_backward(bb: Builder, cts, guards):
         lin, kinds = linearized_body(cts, guards)
-        storage = _forward_loop(forward, lin, n, body.name, plan)
+        storage = plan_storage(lin, n)
+        taped = _taped_body(lin, storage, body.name, plan, eqn.loc)
+        if segmented is None:
+            forward.params["body"] = taped
+        else:
+            segmented.complete(taped, storage)
         body_inputs = lin.fwd.inputs
         guarded = [i for i in float_carries if kinds[i] == GUARDED]
         rb = Builder(eqn.loc)
@@ -149,13 +161,23 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
                        for i in guarded]
         acc0 = [bb.zeros(consts[i].type) for i in float_consts]
         hoisted = storage.hoist(bb, bb.gt(trips, 0), consts)
-        last = [eqn.outputs[j] for j in r_next]  # the carries' values after the last iteration
-        outs = bb.emit("while", list(consts) + hoisted + init + init_guards + acc0
-                       + [NEVER] * len(r_any) + last + [trips], cond=rev_cond, body=rev_body,
-                       n_consts=n + len(hoisted))
-        for out, var in zip(outs, r_bars + r_guards + r_acc + r_any + list(r_next.values())
-                            + [k], strict=True):
-            out.hint = var.hint
+
+        def adjoint(b: Builder, consts_, hoisted_, state, last, count) -> list:
+            """The adjoint loop over `count` iterations from the adjoint `state` (cotangents,
+            guards, accumulators), the last of which ended with the carries `last`."""
+            outs = b.emit("while", list(consts_) + hoisted_ + state + last + [count],
+                          cond=clone(rev_cond), body=clone(rev_body),
+                          n_consts=n + len(hoisted_))
+            for out, var in zip(outs, r_bars + r_guards + r_acc + r_any +
+                                list(r_next.values()) + [k], strict=True):
+                out.hint = var.hint
+            return outs[:len(state)]
+
+        state = init + init_guards + acc0 + [NEVER] * len(r_any)
+        if segmented is None:  # the carries' values after the last iteration
+            outs = adjoint(bb, consts, hoisted, state, [eqn.outputs[j] for j in r_next], trips)
+        else:
+            outs = segmented.reverse(bb, list(consts), hoisted, state, list(r_next), adjoint)
         out_bars, outs = outs[:len(r_bars)], outs[len(r_bars):]
         out_guards, outs = dict(zip(guarded, outs, strict=False)), outs[len(guarded):]
         out_acc, out_any = outs[:len(r_acc)], dict(zip(runtime, outs[len(r_acc):], strict=False))
@@ -175,17 +197,14 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     return emit_backward
 
 
-def _forward_loop(forward: Eqn, lin, n: int, name: str, plan: TapePlan) -> Storage:
-    """Complete the forward loop `forward` with the linearized body `lin`: it also stores on
-    the tape the values of the body's residuals that `plan_storage` says to store, and counts
-    the iterations."""
-    storage = plan_storage(lin, n)
-    b = Builder(forward.loc)
+def _taped_body(lin, storage: Storage, name: str, plan: TapePlan, loc) -> Graph:
+    """The forward loop's body: the linearized body `lin`, also storing on the tape the
+    values of the body's residuals that `storage` says to store, and counting the
+    iterations (`consts + carries + [count] -> new carries + [count + 1]`)."""
+    b = Builder(loc)
     inputs, count = _fresh(lin.fwd.inputs), Var(I64, "trips")
     new_carries = forward_body(lin, storage, b, inputs, plan.residual)
-    forward.params["body"] = Graph(inputs + [count], b.eqns, new_carries + [b.add(count, 1)],
-                                   name)
-    return storage
+    return Graph(inputs + [count], b.eqns, new_carries + [b.add(count, 1)], name)
 
 
 def _float_positions(atoms) -> list[int]:

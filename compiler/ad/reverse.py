@@ -12,6 +12,8 @@ Contract:
 - The AD tapes a differentiation uses are chosen once, by its outermost `linearize`
   (`TapePlan`, passed explicitly to the nested `linearize` / `vjp_graph` calls and to the
   structural rules), so that differentiating adjoint code again never mixes tape streams.
+  The plan also carries how loops bound their tapes (`checkpoint_policy`; automatic unless
+  the caller says otherwise).
 Symbolic zeros are `None` while transforming; they become zeros only where a value is needed.
 Cotangents are summed back to each operand's shape (`fit`) and accumulated with `add` (the
 pass `passes/scatter.py`, run after AD, turns sums of scatters into zeros into scatter-adds).
@@ -43,6 +45,7 @@ from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
+from .checkpoint_policy import Checkpoint, policy
 
 
 @dataclass(frozen=True)
@@ -53,13 +56,16 @@ class TapePlan:
 
     residual: int
     transport: dict
+    checkpoint: Checkpoint | None = None  # how its loops bound their tapes (`checkpoint`)
 
     @staticmethod
-    def for_graph(graph: Graph) -> TapePlan:
-        """The plan of a differentiation of `graph`: tapes numbered after those it uses."""
+    def for_graph(graph: Graph, checkpoint: object = None) -> TapePlan:
+        """The plan of a differentiation of `graph`: tapes numbered after those it uses;
+        `checkpoint` as the argument of `grad` (`checkpoint_policy.policy`)."""
         used = tapes_in(graph)
         residual = max(used) + 1 if used else 0
-        return TapePlan(residual, {t: residual + 1 + t for t in sorted(used)})
+        return TapePlan(residual, {t: residual + 1 + t for t in sorted(used)},
+                        policy(checkpoint))
 
 
 def tapes_in(graph: Graph) -> set[int]:
@@ -230,12 +236,13 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
     negation = {id(e.outputs[0]): e.inputs[0] for e in g.eqns if e.prim == "not_"}
     finite = _finite_values(g.eqns)
     backward_steps = []
-    hooked: dict[int, tuple[int, Eqn]] = {}  # equations whose forward sweep was changed
+    hooked: dict[int, tuple[int, int, Eqn]] = {}  # equations whose forward sweep was changed
     for eqn in g.eqns:
         prim = PRIMITIVES[eqn.prim]
         if prim.ad_forward is not None:
+            start = len(fb.eqns)
             emit = prim.ad_forward(fb, eqn, plan)
-            hooked[id(eqn)] = (len(fb.eqns) - 1, eqn)
+            hooked[id(eqn)] = (start, len(fb.eqns), eqn)
         else:
             fb.eqns.append(eqn)
             emit = _rule(eqn, prim.vjp, plan)
@@ -277,10 +284,10 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
                 _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k])
-    for position, eqn in hooked.values():
+    for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)
-        fb.eqns[position] = eqn
+        fb.eqns[start:end] = [eqn]
     float_ins = _float_atoms(g.inputs)
     bars = [ct[id(v)] if id(v) in ct else bb.zeros(v.type) for v in float_ins]
     in_guards = [guards.get(id(v), ALWAYS) if id(v) in ct else NEVER for v in float_ins]

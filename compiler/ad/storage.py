@@ -39,6 +39,7 @@ CHEAP_SCALAR = {"neg", "add", "sub", "mul", "convert", "select", "lt", "le", "gt
 BY_CONSTANT = {"mod", "floordiv"}
 CHEAP_ARRAY = {"neg", "add", "sub", "mul", "convert"}
 SCALAR_BUDGET = 6  # equations run again for one scalar value, at most
+CHECKPOINT_LOOPS = "checkpoint_"  # names the bodies of the loops `checkpoint` adds start with
 
 
 def _pure(eqn: Eqn) -> bool:
@@ -244,9 +245,18 @@ def stored_bytes(t: Type) -> int:
 
 def tape_bytes_per_iteration(graph: Graph) -> list[int]:
     """For each `while` of `graph` (at any depth, in program order) that stores values on the
-    tape, the bytes one of its iterations stores itself (not counting the loops it contains)."""
-    return [own for eqn in walk_eqns(graph) if eqn.prim == "while"
-            for own in [_own_bytes(eqn.params["body"])] if own]
+    tape, the bytes one of its iterations stores itself (not counting the loops it contains);
+    checkpointing's own loops (snapshots, recomputation) and the loops in them are not
+    counted."""
+    found = []
+    for eqn in graph.eqns:
+        if eqn.prim == "while" and eqn.params["body"].name.startswith(CHECKPOINT_LOOPS):
+            continue
+        if eqn.prim == "while":
+            found += [own for own in [_own_bytes(eqn.params["body"])] if own]
+        for sub in eqn.subgraphs():
+            found += tape_bytes_per_iteration(sub)
+    return found
 
 
 def _own_bytes(body: Graph) -> int:
