@@ -154,14 +154,12 @@ def _cotangents(spec, args: tuple, diff: list[int], cts: Any) -> list:
             raise RuntimeError(f"{name}: the cotangent of argument {k} has {len(given)} "
                                f"parts, the argument {len(leaves)}")
         for arg, g in zip(leaves, given, strict=True):
-            if not (isinstance(arg, Tensor) and arg.requires_grad):
-                continue
-            if g is not None:
-                g = constant(g)
-                if g.shape != arg.shape:
-                    raise RuntimeError(f"{name}: the cotangent of argument {k} has shape "
-                                       f"{list(g.shape)}, the argument {list(arg.shape)}")
-            found.append(g)
+            numeric = isinstance(arg, Tensor | np.ndarray | float | int)
+            if g is not None and numeric and np.shape(g) != np.shape(arg):
+                raise RuntimeError(f"{name}: the cotangent of argument {k} has shape "
+                                   f"{list(np.shape(g))}, the argument {list(np.shape(arg))}")
+            if isinstance(arg, Tensor) and arg.requires_grad:
+                found.append(None if g is None else constant(g))
     return found
 
 

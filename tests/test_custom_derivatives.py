@@ -227,6 +227,71 @@ def in_branch_and_loop(x):
     return total
 
 
+@custom_vjp
+def root(y):
+    return np.sqrt(y)
+
+
+def root_fwd(y):
+    r = np.sqrt(y)
+    return r, r
+
+
+def root_bwd(r, g):
+    return (g * 0.5 / r,)  # nan for y < 0, even where g is 0
+
+
+root.defvjp(root_fwd, root_bwd)
+
+
+def root_if_above(x, y):
+    z = root(y - 10.0)
+    if y > 10.0:
+        x = x * z
+    return x
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def apply_doubled(f, x):
+    return f(x)
+
+
+@apply_doubled.defjvp
+def apply_doubled_jvp(f, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return f(x), 2.0 * t  # deliberately not f'(x) t
+
+
+def uses_apply(x):
+    return apply_doubled(np.sin, x) * 3.0
+
+
+def clipped_at(x, bound):
+    return clip_gradient(-bound, bound, x * x)  # bounds known at run time only
+
+
+def make_scaled_sine(c):
+    @custom_vjp
+    def scaled_sine(x):
+        return c * np.sin(x)
+
+    def scaled_sine_fwd(x):
+        return scaled_sine(x), np.cos(x)
+
+    def scaled_sine_bwd(cos_x, g):
+        return (c * cos_x * g,)
+
+    scaled_sine.defvjp(scaled_sine_fwd, scaled_sine_bwd)
+    return scaled_sine
+
+
+SCALED_SINE = make_scaled_sine(2.5)
+
+
+def uses_closure_and_keywords(x):
+    return SCALED_SINE(x=x) * x + root(y=x + 1.0)
+
+
 # ---- the checks --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -295,6 +360,29 @@ def test_second_order(backend):
     n = np.linalg.norm(x)
     np.testing.assert_allclose(h, (np.eye(3) - np.outer(x, x) / n ** 2) / n, rtol=1e-10)
     assert np.all(grad(grad(stopped))(0.7) == 0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_untaken_paths_contribute_nothing(backend):
+    """`bwd` gives nan for y < 10 even for a zero cotangent: it must not run there."""
+    g = grad(root_if_above, wrt=(0, 1), backend=backend)
+    assert g(2.0, 5.0) == (1.0, 0.0)
+    assert g(2.0, 14.0) == pytest.approx((2.0, 0.5))
+    x, y = tensor(2.0, requires_grad=True), tensor(5.0, requires_grad=True)
+    assert autograd.grad(root_if_above(x, y), [x, y], allow_unused=True)[1] is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nondiff_arguments_closures_and_keywords(backend):
+    assert grad(uses_apply, backend=backend)(0.3) == 6.0
+    assert jvp(uses_apply, (0.3,), (1.0,)) == pytest.approx((3.0 * np.sin(0.3), 6.0))
+    assert tape_grad(uses_apply, 0.3) == 6.0
+    assert grad(clipped_at, backend=backend)(3.0, 0.5) == 0.5 * 6.0
+    assert grad(clipped_at, wrt=1, backend=backend)(3.0, 0.5) == 0.0  # no derivative
+    fn, x = uses_closure_and_keywords, 0.7
+    compiled = grad(fn, backend=backend)(x)
+    assert compiled == pytest.approx(tape_grad(fn, x), rel=1e-12)
+    assert compiled == pytest.approx(fd(fn, x), rel=1e-7)
 
 
 def test_custom_functions_transformed_directly():
@@ -388,3 +476,56 @@ def test_wrong_rules_name_the_rule(fwd, bwd, culprit, message):
     with pytest.raises(AdliteSyntaxError, match=re.escape(message)) as info:
         grad(f)(1.0, 2.0)
     assert info.value.filename == HERE and info.value.line == _line_of(culprit)
+
+
+@pytest.mark.parametrize("fwd,bwd,culprit,message", [
+    (_two_fwd, _bwd_one_cotangent, _bwd_one_cotangent, "must return a tuple of 2 cotangent(s)"),
+    (_two_fwd, _bwd_wrong_shape, _bwd_wrong_shape, "the cotangent of argument 1 has shape [3]"),
+])
+def test_wrong_rules_on_the_tape(fwd, bwd, culprit, message):
+    f = _errors(fwd, bwd)
+    x = tensor(1.0, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        f(x, tensor(2.0)).backward()
+
+
+@custom_jvp
+def vector_valued(x):
+    return np.sin(x) * np.ones(3)
+
+
+@vector_valued.defjvp
+def vector_valued_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return vector_valued(x), t  # a number where the output is an array
+
+
+def uses_vector_valued(x):
+    return np.sum(vector_valued(x))
+
+
+@custom_vjp
+def recursive(x):
+    return recursive(x - 1.0) if x > 0.0 else x
+
+
+def calls_recursive(x):
+    return recursive(x)
+
+
+def test_more_refusals():
+    with pytest.raises(AdliteSyntaxError, match=re.escape(
+            "the output tangent is a number (f64) but must be a float of the shape of "
+            "f64[3]")) as info:
+        grad(uses_vector_valued)(0.3)
+    assert info.value.line == _line_of(vector_valued_jvp)  # the def, after the decorator
+    with pytest.raises(AdliteSyntaxError, match="recursive call to 'recursive'"):
+        grad(calls_recursive)(1.0)
+    wrong = functools.partial(custom_vjp, nondiff_argnums=(2,))(_two)
+    wrong.defvjp(_two_fwd, _bwd_one_cotangent)
+    with pytest.raises(AdliteSyntaxError, match=re.escape("nondiff_argnums [2]")):
+        grad(lambda_free_call)(1.0, wrong)
+
+
+def lambda_free_call(x, f):
+    return f(x, x)

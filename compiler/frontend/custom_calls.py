@@ -45,8 +45,10 @@ def float_type(t: Type) -> Type:
 
 
 def definition_error(fn, message: str, hint: str = "") -> AdliteSyntaxError:
-    """An error pointing at the definition of the user's function `fn`."""
-    return get_source(fn).error(None, message, hint)
+    """An error pointing at the `def` of the user's function `fn`."""
+    filename, line, text = origin(fn)
+    return AdliteSyntaxError(message, filename, line, len(text) - len(text.lstrip()),
+                             text.strip(), hint)
 
 
 def origin(fn) -> tuple[str, int, str]:
@@ -127,6 +129,10 @@ def _bind(spec, args: list, kwargs: dict, error) -> list:
         raise error(f"{spec.__name__}(): {e}", "") from None
     bound.apply_defaults()
     values = [as_tuples(v) for v in bound.arguments.values()]
+    wrong = [k for k in spec.nondiff_argnums if not 0 <= k < len(values)]
+    if wrong:
+        raise error(f"nondiff_argnums {wrong} of {spec.__name__!r} are not positions of its "
+                    f"{len(values)} parameter(s)", "count the parameters from 0")
     return [const(v) if isinstance(v, bool | int | float) else v for v in values]
 
 
@@ -321,7 +327,7 @@ def _match(got, want, offset: int, fn, what: str) -> list[int | None]:
             return [offset]
         raise definition_error(fn, f"{fn.__name__}: {what} is {_describe_tree(got)} but "
                                    f"must be a float of the shape of {want}",
-                               "return a value of the argument's shape, or None for zero")
+                               "return a float of that shape, or None for zero")
     if not (isinstance(got, Node) and got.kind in ("tuple", "list", "dict") and
             len(got.children) == len(want.children)):
         raise definition_error(fn, f"{fn.__name__}: {what} is {_describe_tree(got)} but must "
