@@ -26,6 +26,8 @@ Contract:
 - Called on plain numbers and arrays, it is the function (the rules are not run).
 - `nondiff_argnums` (JAX's): arguments that are passed to the rules first
   (`bwd(*nondiff, residuals, g)`, `jvp(*nondiff, primals, tangents)`) and get no derivative.
+- It pickles by name, as a function does (defined at module level), and so do its
+  transformations (`grad(f)`).
 - A call before `defvjp` / `defjvp` raises (compiled code: `AdliteSyntaxError` at the call).
 - `stop_gradient(x)`: `x` (numbers, arrays, tuples, lists and dicts of them, Tensors:
   `detach()`), through which no derivative flows, in every mode and order; an array is a
@@ -62,6 +64,10 @@ class _Custom:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         functools.update_wrapper(self, fun)
+
+    def __reduce__(self) -> str:
+        """Pickled by name, as functions are (it must be reachable as `module.qualname`)."""
+        return self.__qualname__
 
     @property
     def fn(self) -> Callable:

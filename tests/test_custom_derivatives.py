@@ -406,6 +406,25 @@ def test_plain_calls_run_the_function():
     assert stop_gradient((1.0, {"a": 2.0})) == (1.0, {"a": 2.0})
 
 
+def test_pickling_and_ahead_of_time_kernels(tmp_path):
+    import importlib.util
+    import pickle
+    import shutil
+
+    from adlite.compiler.aot import compile_aot
+    from adlite.compiler.ir.core import F64
+
+    assert pickle.loads(pickle.dumps(log1pexp)) is log1pexp
+    assert pickle.loads(pickle.dumps(grad(uses_log1pexp)))(0.7) == grad(uses_log1pexp)(0.7)
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    files = compile_aot(uses_log1pexp, tmp_path, [F64], grad_wrt=(0,))
+    spec = importlib.util.spec_from_file_location("kernel", files["loader"])
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    assert kernel.uses_log1pexp_grad(800.0) == 2.0 + 1600.0  # the rule, not nan
+
+
 # ---- errors -------------------------------------------------------------------------------------
 
 def _line_of(fn) -> int:

@@ -81,7 +81,7 @@ def custom_vjp_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
 
 
 def custom_vjp_jvp(b: Builder, eqn: Eqn, tangents):
-    raise origin_error(eqn, f"forward-mode differentiation (jvp, hessian) of custom_vjp "
+    raise origin_error(eqn, f"forward-mode differentiation (jvp) of custom_vjp "
                             f"function {eqn.params['name']!r} is not supported (as in JAX)",
                        "define its derivative with @custom_jvp instead, or differentiate it in "
                        "reverse mode (grad, vjp)")
