@@ -169,9 +169,10 @@ def call_jvp(spec, args: tuple) -> Any:
         out = spec.fun(*args)
     nondiff = [args[k] for k in spec.nondiff_argnums]
     diff = _differentiable(spec, args)
-    floats = _float_positions(_leaves(out))
+    recorded: list = []
 
     def rule(grads: list) -> list:
+        floats = _float_positions(_leaves(recorded[0]))
         create = is_grad_enabled()  # the engine's grad mode is create_graph
         primals = [args[k] if create else _detached(args[k]) for k in diff]
         tangents = [_zero_tangent(args[k]) for k in diff]
@@ -187,7 +188,8 @@ def call_jvp(spec, args: tuple) -> Any:
         arguments = [t for k in diff for t in _leaves(args[k]) if isinstance(t, Tensor)]
         return [g for g, t in zip(found, arguments, strict=True) if t.requires_grad]
 
-    return _recorded(spec, out, inputs, rule)
+    recorded.append(_recorded(spec, out, inputs, rule))
+    return recorded[0]
 
 
 def _detached(value: Any) -> Any:
@@ -198,6 +200,7 @@ def _detached(value: Any) -> Any:
 def _zero_tangent(value: Any) -> Any:
     """Zero tangents for `value`'s leaves: Tensors that require grad for its Tensors."""
     return _rebuild(value, iter([
-        Tensor(np.zeros_like(t.data), requires_grad=True) if isinstance(t, Tensor)
-        else np.zeros_like(t, dtype=float) if isinstance(t, np.ndarray) else 0.0
+        Tensor(np.zeros(t.shape, t.dtype if np.issubdtype(t.dtype, np.floating) else float),
+               requires_grad=True) if isinstance(t, Tensor)
+        else np.zeros(np.shape(t)) if isinstance(t, np.ndarray) else 0.0
         for t in _leaves(value)]))

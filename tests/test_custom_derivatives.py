@@ -532,12 +532,29 @@ def calls_recursive(x):
     return recursive(x)
 
 
+@custom_vjp
+def writes_into_argument(x):
+    x[0] = 1.0  # Python changes the caller's array: refused, as compiled code does not
+    return np.sum(x)
+
+
+writes_into_argument.defvjp(lambda x: (writes_into_argument(x), None), lambda res, g: (g,))
+
+
+def uses_writer(x):
+    return writes_into_argument(x) * 2.0
+
+
 def test_more_refusals():
     with pytest.raises(AdliteSyntaxError, match=re.escape(
             "the output tangent is a number (f64) but must be a float of the shape of "
             "f64[3]")) as info:
         grad(uses_vector_valued)(0.3)
     assert info.value.line == _line_of(vector_valued_jvp)  # the def, after the decorator
+    with pytest.raises(AdliteSyntaxError, match=re.escape(
+            "writes_into_argument() writes into its argument 0")) as info:
+        jit(uses_writer)(np.array([3.0, 4.0]))
+    assert info.value.line == _line_of(writes_into_argument.fun)
     with pytest.raises(AdliteSyntaxError, match="recursive call to 'recursive'"):
         grad(calls_recursive)(1.0)
     wrong = functools.partial(custom_vjp, nondiff_argnums=(2,))(_two)

@@ -8,16 +8,17 @@ Contract: `lower_call(spec, b, args, kwargs, error)` emits, with builder `b`, on
 `__name__`. Arguments bind to `fun`'s parameters as Python binds them; numbers and arrays
 are runtime values (constant ints and bools, and other Python objects, are compile-time
 values), tuples and dicts are structures of them. Each user function is compiled on its own
-(`to_ir.build_graph`) for the argument types: `fun(*args)`; `fwd(*args) -> (output,
-residuals)`; `bwd(*nondiff, residuals, output cotangent) -> one cotangent per differentiable
-argument`, a tuple (None: zero); `jvp_rule(*nondiff, primals, tangents) -> (output, output
-tangent)`, JAX's conventions. Int and bool leaves get float zero tangents, and cotangents
-are ignored for them. The functions may read module-level and closed-over values
-(`externals`); their graphs share the equation's inputs. Mismatched structures, shapes or
-counts are `AdliteSyntaxError`s naming the user function's definition (`definition_error`);
-`error(message, hint)` makes the call site's. A call of the function inside its own rules
-(`fwd` calling `f`, a JAX idiom) is the function's plain code (`_RULES` tracks the rules being
-compiled), a call inside the function itself is refused as recursion.
+for the argument types (`to_ir.build_program`; one that writes into an argument array is
+refused): `fun(*args)`; `fwd(*args) -> (output, residuals)`; `bwd(*nondiff, residuals,
+output cotangent) -> one cotangent per differentiable argument`, a tuple (None: zero);
+`jvp_rule(*nondiff, primals, tangents) -> (output, output tangent)`, JAX's conventions. Int
+and bool leaves get float zero tangents, and cotangents are ignored for them. The functions
+may read module-level and closed-over values (`externals`); their graphs share the
+equation's inputs. Mismatched structures, shapes or counts are `AdliteSyntaxError`s naming
+the user function's definition (`definition_error`); `error(message, hint)` makes the call
+site's. A call of the function inside its own rules (`fwd` calling `f`, a JAX idiom) is the
+function's plain code (`_RULES` tracks the rules being compiled), a call inside the function
+itself is refused as recursion.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..ir.transform import inline
 from . import externals, static_values
 from .sequences import as_tuples
 from .source import get_source
-from .to_ir import build_graph, cast
+from .to_ir import build_program, cast
 
 _RULES: contextvars.ContextVar[tuple] = contextvars.ContextVar("custom_rules", default=())
 
@@ -67,7 +68,7 @@ class _Built:
     def __init__(self, spec, fn, trees: list, frame: str) -> None:
         token = _RULES.set(_RULES.get() + ((id(spec), frame),))
         try:
-            self.graph, _, self.tree = build_graph(fn, trees)
+            program = build_program(fn, trees)
         except NeedStatic as e:
             raise definition_error(fn, f"{fn.__name__} needs the value of "
                                        f"{', '.join(sorted(e.names))} when compiling",
@@ -76,7 +77,12 @@ class _Built:
             raise definition_error(fn, f"{fn.__name__}: {e}") from None
         finally:
             _RULES.reset(token)
-        self.own, self.hidden = externals.bind_graph(self.graph)
+        if program.written:  # Python would change the caller's array: not followed here
+            raise definition_error(fn, f"{fn.__name__}() writes into its argument "
+                                       f"{program.written[0]}", "write into a copy: "
+                                                                "y = x.copy(); y[i] = ...")
+        self.graph, self.tree = program.graph, program.tree
+        self.hidden = externals.bind_graph(self.graph)[1]
 
     def inline(self, b: Builder, own: list, hidden: dict[int, Atom]) -> list[Atom]:
         return inline(b, self.graph, list(own) + [hidden[id(h)] for h in self.hidden])
