@@ -292,12 +292,28 @@ def uses_closure_and_keywords(x):
     return SCALED_SINE(x=x) * x + root(y=x + 1.0)
 
 
+def in_while_loop(x):
+    y = 0.1
+    while x < 5.0:  # a data-dependent trip count: residuals stored on the AD tape
+        y = y + log1pexp(x) * softplus(y)
+        x = x + 1.0
+    return y
+
+
+def clipped_in_loop(w, n):
+    total = 0.0
+    for k in range(n):
+        total = total + np.sum(clip_gradient(-0.1, 0.1, w * k) * w)
+    return total
+
+
 # ---- the checks --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn,x", [(uses_log1pexp, 0.7), (uses_log1pexp, -3.0),
                                   (uses_softplus, 0.4), (in_branch_and_loop, 0.3),
-                                  (in_branch_and_loop, -0.3), (solve_and_square, 0.4)])
+                                  (in_branch_and_loop, -0.3), (solve_and_square, 0.4),
+                                  (in_while_loop, 0.3)])
 def test_true_rules_match_the_tape_and_finite_differences(fn, x, backend):
     compiled = grad(fn, backend=backend)(x)
     assert compiled == pytest.approx(tape_grad(fn, x), rel=1e-10, abs=1e-12)
@@ -339,6 +355,10 @@ def test_rules_that_differ_from_the_derivative(backend):
     straight = np.round(4.0 * w) + 4.0 * w  # d/dw round(4w) taken as 4
     np.testing.assert_allclose(grad(quantised, backend=backend)(w), straight, rtol=1e-14)
     np.testing.assert_allclose(tape_grad(quantised, w), straight, rtol=1e-14)
+    w = np.array([0.5, -0.3])
+    in_loop = np.clip(w, -0.1, 0.1) * 6.0 + w * 6.0  # sum of k over 0..3 is 6
+    np.testing.assert_allclose(grad(clipped_in_loop, backend=backend)(w, 4), in_loop,
+                               rtol=1e-14)
     x = np.array([0.5, 2.0])
     stopped_grad = np.array([0.5, 2.0]) ** 2
     np.testing.assert_allclose(grad(stopped, backend=backend)(x), stopped_grad, rtol=1e-14)
@@ -347,7 +367,8 @@ def test_rules_that_differ_from_the_derivative(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_second_order(backend):
-    for fn, x in [(uses_log1pexp, 0.7), (uses_softplus, 0.4), (solve_and_square, 0.4)]:
+    for fn, x in [(uses_log1pexp, 0.7), (uses_softplus, 0.4), (solve_and_square, 0.4),
+                  (in_while_loop, 0.3)]:
         second = grad(grad(fn, backend=backend), backend=backend)(x)
         assert second == pytest.approx(tape_grad(fn, x, order=2), rel=1e-8)
         assert second == pytest.approx(fd(grad(fn), x, eps=1e-5), rel=1e-6)

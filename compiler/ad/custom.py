@@ -60,7 +60,7 @@ def _common_guard(b: Builder, cts: list, guards: list) -> Atom | None:
 def custom_vjp_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     fwd = eqn.params["fwd"]
     n_out = len(eqn.outputs)
-    residuals = [Var(t, "res") for t in fwd.out_types[n_out:]]
+    residuals = [Var(a.type, getattr(a, "hint", "") or "res") for a in fwd.outputs[n_out:]]
     fb.eqns.append(Eqn("call", list(eqn.inputs), list(eqn.outputs) + residuals,
                        {"graph": clone(fwd)}, eqn.loc))
 
