@@ -37,6 +37,7 @@ from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
 from .ir.transform import inline
+from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
 
 C_TYPES = {dtypes.F64: "double", dtypes.I64: "int64_t", dtypes.BOOL: "int64_t"}
@@ -153,7 +154,7 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
     graph, _ = transformed.ir_for(tuple(types))
-    graph, baked = _bake_externals(graph)
+    graph, baked = _bake_externals(expand(graph))
     if has_arrays(graph):
         raise AotError("ahead-of-time kernels take and compute scalars only for now; compile "
                        "array code with jit/grad")

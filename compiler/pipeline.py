@@ -17,7 +17,8 @@ Contract:
 - Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,
   dce to a fixpoint), `ad` (the derivative: `grad` / `value_and_grad` / `vjp` by reverse mode,
   then the `scatter` pass; `jvp` by forward mode), `lower` (native code through LLVM; Python
-  source for `backend="python"` or graphs LLVM does not take).
+  source for `backend="python"` or graphs LLVM does not take), after expanding the calls with
+  user-defined derivatives (`passes/custom_calls.py`).
 - `ADLITE_DUMP=frontend,ad` (or `all`) prints the IR after those stages to stderr (after
   `lower`: the code, LLVM IR or Python); the names of the passes run inside the stages
   (simplify, fold, cse, dce, scatter) print after those passes. `ADLITE_VERIFY=1` runs the
@@ -49,6 +50,7 @@ from .ir.printer import print_graph
 from .ir.transform import inline
 from .ir.verify import verify
 from .passes import dump_requested, optimize, run_pass
+from .passes.custom_calls import expand
 from .passes.scatter import accumulate_scatters
 
 
@@ -203,6 +205,7 @@ def llvm_supports(graph: Graph) -> bool:
 
 
 def backend_compile(backend: str, graph: Graph, fn) -> Callable:
+    graph = expand(graph)  # calls with user-defined derivatives: the backends see their code
     if backend == "llvm" and llvm_supports(graph):
         return compile_native(graph, graph.name).call
     return compile_python(graph, graph.name, line_text(fn))
@@ -210,9 +213,10 @@ def backend_compile(backend: str, graph: Graph, fn) -> Callable:
 
 def lowered_text(c: Compilation, backend: str) -> str:
     """The code `lower` makes from `c.graph` for `backend`: LLVM IR (optimised) or Python."""
+    graph = expand(c.graph)
     if backend == "llvm":
-        return llvm_ir(c.graph, c.graph.name)
-    return graph_to_source(c.graph, c.graph.name, line_text(c.fn))
+        return llvm_ir(graph, graph.name)
+    return graph_to_source(graph, graph.name, line_text(c.fn))
 
 
 def line_text(fn) -> Callable[[int], str]:

@@ -40,7 +40,7 @@ LAYERS = {
     "backends": 4,
     "frontend": 5,
     "pipeline": 6,
-    "api": 7, "aot": 7, "cli": 7, "__init__": 7,
+    "api": 7, "aot": 7, "cli": 7, "custom": 7, "__init__": 7,
 }
 
 

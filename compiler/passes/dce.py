@@ -3,7 +3,8 @@
 Contract (`dce`): removes, in place, every pure equation whose outputs are unused; drops
 `cond` outputs nobody reads (from both arms), `while` carries that neither the rest of the
 graph, the condition, effectful equations, nor other live carries need (a fixpoint over the
-body), and subgraph inputs that their subgraph never reads. Effectful equations (tape
+body), and the operands of loops and branches that their subgraphs never read (the calls of
+`primitives/custom.py` keep their interface). Effectful equations (tape
 push/pop) always stay.
 """
 
@@ -103,7 +104,7 @@ def dce(graph: Graph) -> bool:
             changed |= _prune_cond(eqn, used)
         for sub in eqn.subgraphs():
             changed |= dce(sub)
-        if eqn.subgraphs():
+        if eqn.prim in ("while", "cond"):
             changed |= _prune_subgraph_inputs(eqn)
         used.update(id(a) for a in eqn.inputs if isinstance(a, Var))
         kept.append(eqn)

@@ -3,7 +3,8 @@
 Contract: importing this package registers every primitive in the table `PRIMITIVES` of
 `adlite.compiler.ir.primitive` (re-exported here; the fields of a `Primitive` are documented
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
-flow and the AD tapes in `control`, the user's run-time checks and prints in `effects`, the
+flow and the AD tapes in `control`, user-defined derivatives and stop-gradient in `custom`,
+the user's run-time checks and prints in `effects`, the
 matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`), the
 special functions of scipy in `special`,
 integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`;
@@ -31,6 +32,7 @@ from ..ir.primitive import PRIMITIVES
 from . import (  # noqa: F401  (populate the table)
     arrays,
     control,
+    custom,
     decompositions,
     effects,
     gather,
