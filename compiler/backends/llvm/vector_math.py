@@ -28,6 +28,7 @@ same functions) and array code follows numpy's semantics within numpy's accuracy
   1 + x divided by it. The polynomial coefficients are the Taylor coefficients (exact
   rationals rounded once); the ln2 split comes from `decimal`. Integer <-> double
   conversions use the 1.5 * 2^52 shifter, so AVX2 targets need no 64-bit conversions.
+- `ORDERED_REDUCTIONS`: the LLVM option that lets reductions use them (set by `jit.py`).
 - `ENABLED` (a module flag) switches the array versions off, for comparisons and tests;
   code compiled while it was off is cached under the same key, so flip it only with the
   disk cache off (`ADLITE_CACHE_DIR=off`) or when only printing code (`adlite.show`).
@@ -49,6 +50,9 @@ F64 = ir.DoubleType()
 F32 = ir.FloatType()
 I64 = ir.IntType(64)
 ENABLED = True
+# The LLVM option `jit.initialize` sets: loops feeding an in-order float sum are vectorised too,
+# the sum itself kept in order (the same bits), so `np.sum(np.tanh(x))` runs the SIMD tanh.
+ORDERED_REDUCTIONS = "-force-ordered-reductions=true"
 
 
 def _ln2_split(free_bits: int) -> tuple[float, float]:
@@ -207,8 +211,9 @@ def _expm1(m: _Emitter, x):
 
 
 def _tanh(m: _Emitter, x):
-    """tanh(|x|) = em / (em + 2), em = expm1(2|x|) = S + L; the sign copied from x."""
-    a = m.clamp(m.abs(x), 0.0, 20.0)  # tanh(20) rounds to 1
+    """tanh(|x|) = em / (em + 2), em = expm1(2|x|) = S + L (S = 2|x|, L = 0 for tiny x), the
+    sign copied from x; select-free, NaN running through."""
+    a = m.call("llvm.minimum.f64", m.abs(x), m.c(20.0))  # tanh(20) rounds to 1; NaN stays
     s, lo = _expm1_parts(m, *_expm1_reduced(m, m.add(a, a)))
     dh, de = m.two_sum(s, m.c(2.0))
     dl = m.add(de, lo)
@@ -216,7 +221,7 @@ def _tanh(m: _Emitter, x):
     q = m.mul(s, reciprocal)
     residual = m.add(m.fma(m.b.fneg(q), dh, s), m.fma(m.b.fneg(q), dl, lo))
     q = m.fma(residual, reciprocal, q)
-    return _keep_tiny(m, x, m.call("llvm.copysign.f64", q, x), 2.0 ** -27)
+    return m.call("llvm.copysign.f64", q, x)
 
 
 def _log_reduced(m: _Emitter, u, exponent_bias, c):
