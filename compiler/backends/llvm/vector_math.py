@@ -16,16 +16,16 @@ same functions) and array code follows numpy's semantics within numpy's accuracy
 - Special values as numpy's: NaN in gives NaN; exp overflows to +inf above
   709.782712893384 and gives exact subnormals down to -745.13 (0 below); log(0) = -inf,
   log(x < 0) = NaN, log(inf) = inf, subnormal operands exact; log1p(-1) = -inf, NaN below;
-  expm1 saturates at -1; tanh saturates at +-1; signed zeros kept (expm1, log1p and tanh of
-  a tiny x are x).
+  expm1 saturates at -1; tanh saturates at +-1; signed zeros kept.
 - Method: exp reduces x = k ln2 + r, |r| <= ln2 / 2 (Cody-Waite with FMA, the rounding
   error of r kept as r_lo), expm1(r) = r + r^2 P(r) by the Taylor series, and scales by 2^k
   in two exact halves (so the one rounding of a subnormal result is the last FMA). expm1 adds
   2^k - 1 with an exact two-sum. tanh(a) = expm1(2a) / (expm1(2a) + 2) from the unrounded
   two-term expm1, divided with one correction step. log splits x = 2^e m, m in
   [sqrt(1/2), sqrt(2)), and sums log(m) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f),
-  f = m - 1 (R: the series of 2 atanh(s)), as fdlibm does; log1p adds the rounding error of
-  1 + x divided by it. The polynomial coefficients are the Taylor coefficients (exact
+  f = m - 1 (R: the series of 2 atanh(s)), as fdlibm does, e ln2 + f - f^2/2 with two-sums
+  in float64; log1p adds the rounding error of 1 + x divided by it. In float64 the rounding
+  errors of r^2, r^2 P(r) and f^2/2 are carried too, so the results are rounded about once. The polynomial coefficients are the Taylor coefficients (exact
   rationals rounded once); the ln2 split comes from `decimal`. Integer <-> double
   conversions use the 1.5 * 2^52 shifter, so AVX2 targets need no 64-bit conversions.
 - `ORDERED_REDUCTIONS`: the LLVM option that lets reductions use them (set by `jit.py`).
@@ -169,10 +169,14 @@ def _expm1_reduced(m: _Emitter, x):
     r = m.fma(minus_k, m.c(LN2_LO), r1)
     r_lo = m.fma(minus_k, m.c(LN2_LO), m.sub(r1, r))
     poly = m.horner(EXP_COEFFICIENTS[:EXP_TERMS[m.precision] - 1], r)
-    s = m.mul(m.mul(r, r), poly)
+    r2 = m.mul(r, r)
+    s = m.mul(r2, poly)
     ph = m.add(r, s)  # |s| < |r|: the sum's error is exact below
-    pl = m.add(m.add(m.sub(r, ph), s), m.fma(r_lo, r, r_lo))
-    return k, ph, pl
+    pl = m.fma(r_lo, r, r_lo)
+    if m.precision == 53:  # the rounding errors of r^2 and of s too
+        r2_lo = m.fma(r, r, m.b.fneg(r2))
+        pl = m.add(pl, m.fma(r2_lo, poly, m.fma(r2, poly, m.b.fneg(s))))
+    return k, ph, m.add(m.add(m.sub(r, ph), s), pl)
 
 
 def _scaled(m: _Emitter, k, ph, pl):
@@ -234,9 +238,16 @@ def _log_reduced(m: _Emitter, u, exponent_bias, c):
     s = m.div(f, m.add(m.c(2.0), f))
     z = m.mul(s, s)
     r = m.mul(z, m.horner(LOG_COEFFICIENTS[:LOG_TERMS[m.precision]], z))
-    hfsq = m.mul(m.mul(m.c(0.5), f), f)
+    half_f = m.mul(m.c(0.5), f)
+    hfsq = m.mul(half_f, f)
     tail = m.fma(s, m.add(hfsq, r), m.fma(ed, m.c(LOG_LN2_LO), c))
-    return m.fma(ed, m.c(LOG_LN2_HI), m.sub(f, m.sub(hfsq, tail)))
+    if m.precision < 53:
+        return m.fma(ed, m.c(LOG_LN2_HI), m.sub(f, m.sub(hfsq, tail)))
+    # e ln2_hi + f - hfsq summed exactly (two-sums), the rounding error of hfsq kept
+    high, high_error = m.two_sum(m.mul(ed, m.c(LOG_LN2_HI)), f)
+    total, total_error = m.two_sum(high, m.b.fneg(hfsq))
+    hfsq_error = m.fma(half_f, f, m.b.fneg(hfsq))
+    return m.add(total, m.add(m.add(high_error, total_error), m.sub(tail, hfsq_error)))
 
 
 def _log_specials(m: _Emitter, u, x, result):
@@ -259,9 +270,12 @@ def _log1p(m: _Emitter, x):
     u = m.add(m.c(1.0), x)
     big = m.b.fcmp_ordered(">=", u, m.c(2.0))
     c = m.select(big, m.sub(m.c(1.0), m.sub(u, x)), m.sub(x, m.sub(u, m.c(1.0))))
-    c = m.select(m.lt(m.abs(x), m.c(2.0 ** 53)), m.div(c, u), m.c(0.0))  # 1 + x rounding error
+    c = m.select(m.lt(m.abs(x), m.c(2.0 ** 53)), m.div(c, u), m.c(0.0))
+    c = m.fma(m.mul(m.c(-0.5), c), c, c)  # log(1 + c/u) to second order: 1 + x's rounding error
     result = _log_specials(m, u, x, _log_reduced(m, u, m.i(0), c))
-    return _keep_tiny(m, x, result, 2.0 ** -54)
+    # |x| < 2^-30: x - x^2/2 + x^3/3 (c/u would be rounded relative to a result near it)
+    series = m.fma(m.mul(x, x), m.fma(x, m.c(1.0 / 3.0), m.c(-0.5)), x)
+    return m.select(m.lt(m.abs(x), m.c(2.0 ** -30)), series, result)
 
 
 FUNCTIONS: dict[str, Callable] = {"exp": _exp, "expm1": _expm1, "log": _log, "log1p": _log1p,
