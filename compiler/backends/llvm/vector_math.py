@@ -12,8 +12,9 @@ same functions) and array code follows numpy's semantics within numpy's accuracy
 - Accuracy: float64 results are within 0.75 ulp of the exact value (1 ulp for subnormal
   results of exp, rounded twice), so within 1 ulp of the correctly rounded result
   (tests/test_vector_math.py sweeps each domain against 80-bit long double). A float32
-  operand is widened, computed in double with the polynomials cut to float32's precision and
-  rounded: within an ulp of the correctly rounded float (numpy's own float32 exp / log are up
+  operand is widened, computed in double with the polynomials cut to float32's precision (and
+  without the float64 error terms, 2^k in one piece) and rounded: within an ulp of the
+  correctly rounded float (numpy's own float32 exp / log are up
   to 2-3 ulp from it).
 - Special values as numpy's: NaN in gives NaN; exp overflows to +inf above
   709.782712893384 and gives exact subnormals down to -745.13 (0 below); log(0) = -inf,
@@ -200,17 +201,29 @@ def _expm1_parts(m: _Emitter, k, ph, pl):
     return s, m.add(e, m.fma(two_k, pl, a_error))
 
 
+def _expm1_single(m: _Emitter, k, ph):
+    """2^k (1 + ph) - 1 with one rounding in double, k in [-53, 53]: enough for float32."""
+    two_k = m.power_of_two(k)
+    return m.fma(two_k, ph, m.sub(two_k, m.c(1.0)))
+
+
 def _keep_tiny(m: _Emitter, x, result, below: float):
     """x itself where |x| < below (and for NaN), else `result`."""
     return m.select(m.b.or_(m.lt(m.abs(x), m.c(below)), m.isnan(x)), x, result)
 
 
 def _exp(m: _Emitter, x):
+    if m.precision < 53:  # float32 results: 2^k is a normal double, one rounding suffices
+        k, ph, _ = _expm1_reduced(m, m.clamp(x, -110.0, 90.0))
+        return m.select(m.isnan(x), x, m.mul(m.add(m.c(1.0), ph), m.power_of_two(k)))
     k, ph, pl = _expm1_reduced(m, m.clamp(x, -746.0, 710.0))
     return m.select(m.isnan(x), x, _scaled(m, k, ph, pl))
 
 
 def _expm1(m: _Emitter, x):
+    if m.precision < 53:
+        k, ph, _ = _expm1_reduced(m, m.clamp(x, -20.0, 90.0))
+        return _keep_tiny(m, x, _expm1_single(m, k, ph), 2.0 ** -54)
     k, ph, pl = _expm1_reduced(m, m.clamp(x, -40.0, 710.0))
     s, lo = _expm1_parts(m, k, ph, pl)
     huge = m.b.icmp_signed(">", k, m.i(1000))  # 2^k overflows: expm1(x) = exp(x)
@@ -219,7 +232,12 @@ def _expm1(m: _Emitter, x):
 
 def _tanh(m: _Emitter, x):
     """tanh(|x|) = em / (em + 2), em = expm1(2|x|) = S + L (S = 2|x|, L = 0 for tiny x), the
-    sign copied from x; select-free, NaN running through."""
+    sign copied from x; select-free, NaN running through. For float32 em is rounded once and
+    divided plainly."""
+    if m.precision < 53:
+        a = m.call("llvm.minimum.f64", m.abs(x), m.c(10.0))  # tanh(10) rounds to 1.0f
+        em = _expm1_single(m, *_expm1_reduced(m, m.add(a, a))[:2])
+        return m.call("llvm.copysign.f64", m.div(em, m.add(em, m.c(2.0))), x)
     a = m.call("llvm.minimum.f64", m.abs(x), m.c(20.0))  # tanh(20) rounds to 1; NaN stays
     s, lo = _expm1_parts(m, *_expm1_reduced(m, m.add(a, a)))
     dh, de = m.two_sum(s, m.c(2.0))
