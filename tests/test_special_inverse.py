@@ -157,11 +157,13 @@ def test_tape_dispatches_scipys_ufuncs():
 # ---- float32 ----------------------------------------------------------------------------------
 # scipy's float32 loops: erf, erfc, ndtr, log_ndtr, gammaln, digamma, erfcinv, ndtri compute in
 # double and round (adlite too: equal); expit, logit, xlogy, erfinv compute in float (adlite
-# rounds its double result, or for expit runs scipy's float formula with the backend's exp).
+# rounds its double result, or for expit runs scipy's float formula with the backend's exp:
+# on arrays the LLVM backend's is vector_math.py's, nearer the correctly rounded float than
+# the C library's expf that scipy calls, which misrounds about 0.06% of operands: 1 ulp).
 # The measured bounds in float32 ulps, per backend (llvm, python, tape):
 F32_ULPS = {"erf": (0, 0, 0), "erfc": (0, 0, 0), "ndtr": (0, 0, 0), "log_ndtr": (0, 0, 0),
             "gammaln": (0, 0, 0), "digamma": (0, 0, 0), "erfcinv": (0, 0, 0), "ndtri": (0, 0, 0),
-            "erfinv": (3, 3, 3), "logit": (2, 2, 2), "xlogy": (1, 1, 1), "expit": (0, 4, 3)}
+            "erfinv": (3, 3, 3), "logit": (2, 2, 2), "xlogy": (1, 1, 1), "expit": (1, 4, 3)}
 _RNG = np.random.default_rng(5)
 _WIDE = np.concatenate([np.linspace(-40, 40, 4001), _RNG.standard_normal(2000) * 4])
 _PROBABILITY = np.concatenate([np.geomspace(1e-38, 1.0, 3001), _RNG.uniform(0.0, 1.0, 2000)])

@@ -1,7 +1,8 @@
 """JIT compilation of LLVM modules with MCJIT at O3 for the host CPU, and the call wrapper.
 
 Contract: `jit_module(module, name, in_types, out_types)` optimises the module with the new
-pass manager (loop and SLP vectorisation on, host CPU features; for very long basic blocks
+pass manager (loop and SLP vectorisation on, loops with in-order float sums included, host
+CPU features; for very long basic blocks
 SLP off and the blocks split before code generation, see blocks.py), creates an MCJIT engine and
 returns a `NativeFunction` that takes Python scalars and numpy arrays, returns a tuple of
 Python scalars (numpy float32 for f32) and new arrays, and turns nonzero statuses into Python
@@ -34,7 +35,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
 from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
-from . import effects, interrupt, numpy_api, threads
+from . import effects, interrupt, numpy_api, threads, vector_math
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -56,6 +57,7 @@ def initialize() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
+        llvm.set_option("", vector_math.ORDERED_REDUCTIONS)
         for lib in ("m", "c"):
             path = ctypes.util.find_library(lib)
             if path:

@@ -4,7 +4,8 @@ table, attached to it (`ir.primitive.attach`) when this module is imported.
 Contract: `LOWERINGS[name](cx, args, eqn) -> list of llvm values`, where `cx` is the function
 lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic(name, type)` and
 `cx.libm(name, n_args, type)` declare math functions for double or float, `cx.check`).
-Floating-point code has no fast-math flags, so results are bit-for-bit IEEE like numpy's:
+Floating-point code has no fast-math flags, so results are bit-for-bit IEEE like numpy's
+(exp, expm1, log, log1p and tanh of arrays are `vector_math.py`'s, within its bounds):
 `maximum`/`minimum` propagate NaN as `np.maximum` does, `//` and `%` follow Python's floor
 semantics, integer division by zero and float -> int overflow jump to the error exit
 (`cx.check`) instead of trapping. Scalar int `+ - * // ** neg abs` and float -> int
@@ -22,6 +23,7 @@ from ... import primitives, status  # noqa: F401  (primitives: registers what is
 from ...ir import dtypes
 from ...ir.primitive import attach
 from .declarations import function
+from .vector_math import in_arrays
 
 F64 = ir.DoubleType()
 I64 = ir.IntType(64)
@@ -304,8 +306,8 @@ LOWERINGS = {
     "neg": _neg,
     "abs": _abs,
     "sign": _sign,
-    "exp": _float_unary_intrinsic("llvm.exp"),
-    "log": _float_unary_intrinsic("llvm.log"),
+    "exp": in_arrays("exp", _float_unary_intrinsic("llvm.exp")),
+    "log": in_arrays("log", _float_unary_intrinsic("llvm.log")),
     "log2": _float_unary_intrinsic("llvm.log2"),
     "log10": _float_unary_intrinsic("llvm.log10"),
     "sqrt": _float_unary_intrinsic("llvm.sqrt"),
@@ -314,7 +316,7 @@ LOWERINGS = {
     "floor": _float_unary_intrinsic("llvm.floor"),
     "ceil": _float_unary_intrinsic("llvm.ceil"),
     "tan": _libm("tan"),
-    "tanh": _libm("tanh"),
+    "tanh": in_arrays("tanh", _libm("tanh")),
     "sinh": _libm("sinh"),
     "cosh": _libm("cosh"),
     "arcsin": _libm("asin"),
@@ -322,8 +324,8 @@ LOWERINGS = {
     "arctan": _libm("atan"),
     "arctan2": _libm("atan2"),
     "fmod": lambda cx, args, eqn: [cx.b.frem(*args)],  # C's fmod, exact
-    "log1p": _libm("log1p"),
-    "expm1": _libm("expm1"),
+    "log1p": in_arrays("log1p", _libm("log1p")),
+    "expm1": in_arrays("expm1", _libm("expm1")),
     "cbrt": _libm("cbrt"),
     "lt": _compare("<"), "le": _compare("<="), "gt": _compare(">"), "ge": _compare(">="),
     "eq": _compare("=="), "ne": _compare("!="),

@@ -3,7 +3,8 @@ the primitive table like the lowerings of `ops.py`.
 
 Contract: every function is computed in double, a float32 operand widened and the result
 rounded (scipy's float32 loops of these functions do the same), except `sigmoid`,
-1 / (1 + exp(-x)) in the operand's type (scipy's float32 expit is). `erf`, `erfc` call the C
+1 / (1 + exp(-x)) in the operand's type (scipy's float32 expit is), with `ops.py`'s exp (so
+arrays get the vectorisable one). `erf`, `erfc` call the C
 library's, `gammaln` its `lgamma` (+inf at the poles, as scipy's); `digamma`, `trigamma`,
 `erfinv`, `erfcinv` call internal functions `__adlite_<name>_f64` emitted once per module,
 running the algorithms of `adlite.derivatives.special` with its constants: for the polygammas
@@ -32,8 +33,10 @@ from adlite.derivatives.special import (
 from ...ir.primitive import attach
 from .declarations import function
 from .ops import F64
+from .ops import LOWERINGS as _OPS
 
 I1 = ir.IntType(1)
+_EXP = _OPS["exp"]  # the array version for array results (vector_math.py)
 
 
 def _float(value: float):
@@ -230,7 +233,7 @@ def _in_double(make_function):
 def _sigmoid(cx, args, eqn):
     (x,) = args
     one = ir.Constant(x.type, 1.0)
-    e = cx.b.call(cx.intrinsic("llvm.exp", x.type), [cx.b.fneg(x)])
+    e = _EXP(cx, [cx.b.fneg(x)], eqn)[0]
     return [cx.b.fdiv(one, cx.b.fadd(one, e))]
 
 
