@@ -64,6 +64,14 @@ def stepper(x, n):
     return out
 
 
+def clipped(x):
+    if x[0] > 0.0:
+        y = np.exp(x)
+    else:
+        y = x * x
+    return y * np.sum(x)
+
+
 def relax(x):
     total = 0.0
     while total < 3.0:
@@ -93,6 +101,8 @@ CASES = {  # name: (function, arguments, wrt)
     "1-d -> scalar": (energy, (V3,), (0,)),
     "scalars -> scalar": (polar, (1.5, 0.4), (0, 1)),
     "loop with a branch": (stepper, (V3, 4), (0,)),
+    "branch": (clipped, (V3,), (0,)),
+    "branch not taken": (clipped, (-V3,), (0,)),
     "while loop": (relax, (np.array([0.45, 0.2]),), (0,)),  # 13 trips
     "tuple of results": (pair, (V3,), (0,)),
 }
@@ -404,3 +414,32 @@ def test_jacobians_pickle():
         again = pickle.loads(pickle.dumps(transform(energy)))
         assert type(again) is type(transform(energy)) and again.kind == transform(energy).kind
         np.testing.assert_allclose(again(V3), transform(energy)(V3), rtol=0)
+
+
+# ---- effects: the function runs once per Jacobian ------------------------------------------
+
+
+def noisy(x):
+    print("evaluated at", x[0])
+    return np.sum(np.sin(x)) * x
+
+
+def checked(x):
+    if x[0] < 0.0:
+        raise ValueError("x[0] must be non-negative")
+    return np.sqrt(x) * x[0]
+
+
+@pytest.mark.parametrize("transform", [jacrev, jacfwd, hessian])
+def test_a_print_runs_once_per_call(transform, capsys):
+    fn = (lambda x: np.sum(noisy(x))) if transform is hessian else noisy
+    transform(fn)(V3)
+    assert capsys.readouterr().out == "evaluated at 0.3\n"
+
+
+@pytest.mark.parametrize("transform", [jacrev, jacfwd, jacobian])
+def test_exceptions_are_the_functions(transform):
+    with pytest.raises(ValueError, match=r"x\[0\] must be non-negative"):
+        transform(checked)(-V3)
+    np.testing.assert_allclose(transform(checked)(V3 * V3),
+                               tape_jacobian(checked, (V3 * V3,), (0,))[0][0], rtol=1e-12)

@@ -5,13 +5,14 @@ of `g`, input at position `wrt[i]`), output-major, each of shape `out.shape + in
 scalar when both are scalars) and of dtype float64 unless both are float32. The basis loop
 runs inside the graph (a `while` over the basis vectors), never as one call per row:
 
-- `jacrev` (reverse mode): one cotangent basis vector per output element. The forward sweep
-  (`linearize`) runs once, before the loop, and the loop runs only the backward sweep; when
-  the sweeps talk through an AD tape (the function has loops) the loop body is the whole
-  `vjp_graph` instead, since a tape is read once. The other outputs are ABSENT (not zero
-  cotangents: no `0 * inf` from them).
+- `jacrev` (reverse mode): one cotangent basis vector per output element, through
+  `vjp_graph`; the other outputs are ABSENT (not zero cotangents: no `0 * inf` from them).
 - `jacfwd` (forward mode, also `hessian`: forward over the gradient graph): one tangent basis
-  vector per element of each differentiated input; the other inputs are constants.
+  vector per element of each differentiated input, through `jvp_graph`; the other inputs are
+  constants.
+- The equations of a sweep that do not depend on the basis vector (the primal, its effects
+  included) run once, before the loop (`_hoist`), except those touching an AD tape: a loop of
+  the function runs once per trip in jacrev, its values stored and read back each time.
 - `jacobian`: `jacfwd` when the differentiated inputs have fewer elements in all than the
   outputs, else `jacrev` (a loop trip costs about one derivative sweep either way).
 A scalar output (reverse) or input (forward) needs one sweep and no loop. Outputs that are
@@ -24,16 +25,16 @@ from collections.abc import Callable, Sequence
 from math import prod
 
 from ..ir.builder import Builder
-from ..ir.core import F32, F64, I64, Atom, Const, Graph, Type, Var
+from ..ir.core import F32, F64, I64, Atom, Const, Eqn, Graph, Type, Var
 from ..ir.index import Int
-from ..ir.transform import inline
+from ..ir.transform import clone, free_vars, inline
 from .forward import jvp_graph
-from .reverse import ABSENT, PLAIN, linearize, tapes_in, vjp_graph
+from .reverse import ABSENT, PLAIN, touches_tape, vjp_graph
 
 MODES = ("jacrev", "jacfwd", "jacobian", "hessian")
 
-# body(builder, loop-invariant values, seed) -> one derivative per block of the loop
-Sweep = Callable[[Builder, list, Atom], list]
+# body(builder, seed) -> one derivative per block of the loop
+Sweep = Callable[[Builder, Atom], list]
 
 
 def jacobian_graph(graph: Graph, mode: str, wrt: Sequence[int]) -> Graph:
@@ -66,33 +67,21 @@ def _reverse(b: Builder, graph: Graph, inputs: list, wrt: list) -> list:
     float_ins = [i for i, v in enumerate(graph.inputs) if v.type.is_float]
     picks = [float_ins.index(i) for i in wrt]
     in_types = [graph.inputs[i].type for i in wrt]
+    n = len(graph.outputs)
     blocks = []
     for j, out in enumerate(graph.outputs):
-        seeds = [PLAIN if k == j else ABSENT for k in range(len(graph.outputs))]
-        lin = linearize(graph, seeds)
-        if tapes_in(lin.fwd) or tapes_in(lin.bwd):  # the tape is read once: whole vjp per row
-            full, n = vjp_graph(graph, seeds), len(graph.outputs)
-            invariant = inputs
+        pullback = vjp_graph(graph, [PLAIN if k == j else ABSENT for k in range(n)])
 
-            def sweep(bb, values, seed, full=full, n=n, j=j):
-                bars = inline(bb, full, values + _seeds(bb, graph.outputs, j, seed))[n:]
-                return [bars[p] for p in picks]
-        else:  # forward sweep once, before the loop
-            invariant = inline(b, lin.fwd, inputs)[len(graph.outputs):]
+        def sweep(bb, seed, pullback=pullback, j=j):
+            seeds = [seed if k == j else bb.zeros(a.type) for k, a in enumerate(graph.outputs)]
+            bars = inline(bb, pullback, inputs + seeds)[n:]
+            return [bars[p] for p in picks]
 
-            def sweep(bb, values, seed, lin=lin, j=j):
-                bars = inline(bb, lin.bwd, values + _seeds(bb, graph.outputs, j, seed))
-                return [bars[p] for p in picks]
-        rows = _basis_loop(b, out.type, invariant, sweep,
+        rows = _basis_loop(b, out.type, sweep,
                            [_block_type(out.type, t).with_shape(t.shape) for t in in_types])
         blocks += [_reshape(b, r, _joined(out.type, t)) for r, t in zip(rows, in_types,
                                                                          strict=True)]
     return blocks
-
-
-def _seeds(b: Builder, outputs: list, j: int, seed: Atom) -> list:
-    """The cotangents of the outputs: `seed` for output j, zeros (unread) for the others."""
-    return [seed if k == j else b.zeros(a.type) for k, a in enumerate(outputs)]
 
 
 def _forward(b: Builder, graph: Graph, inputs: list, wrt: list) -> list:
@@ -104,12 +93,11 @@ def _forward(b: Builder, graph: Graph, inputs: list, wrt: list) -> list:
         t_in = graph.inputs[i].type
         tangent_graph = jvp_graph(graph, (i,))
 
-        def sweep(bb, values, seed, tangent_graph=tangent_graph):
-            return inline(bb, tangent_graph, values + [seed])[n:]
+        def sweep(bb, seed, tangent_graph=tangent_graph):
+            return inline(bb, tangent_graph, inputs + [seed])[n:]
 
-        stacked = _basis_loop(b, t_in, inputs, sweep,
-                              [_block_type(a.type, t_in).with_shape(a.type.shape)
-                               for a in graph.outputs])
+        stacked = _basis_loop(b, t_in, sweep, [_block_type(a.type, t_in).with_shape(a.type.shape)
+                                               for a in graph.outputs])
         columns.append([_transposed(b, s, a.type, t_in) for s, a in zip(stacked, graph.outputs,
                                                                         strict=True)])
     return [columns[i][j] for j in range(n) for i in range(len(wrt))]
@@ -135,31 +123,51 @@ def _transposed(b: Builder, stacked: Atom, out: Type, t_in: Type) -> Atom:
     return _reshape(b, b.transpose(matrix, axes=(1, 0)), block)
 
 
-def _basis_loop(b: Builder, basis: Type, invariant: list, sweep: Sweep,
-                parts: list[Type]) -> list:
+def _basis_loop(b: Builder, basis: Type, sweep: Sweep, parts: list[Type]) -> list:
     """For each element k of a value of type `basis`, `sweep` seeded with the k-th basis
     vector; result r of sweep k is stored at [k] of an array of shape (size,) + parts[r]
-    (one sweep seeded with 1.0, no loop, for a scalar `basis`)."""
+    (one sweep seeded with 1.0, no loop, for a scalar `basis`). What the sweeps compute
+    alike runs once, before the loop (`_hoist`)."""
     if not basis.is_array:
-        return [_cast(b, r, t) for r, t in zip(sweep(b, list(invariant), Const(1.0, basis)),
-                                                parts, strict=True)]
+        return [_cast(b, r, t) for r, t in zip(sweep(b, Const(1.0, basis)), parts, strict=True)]
     size = _size(basis)
     stacks = [b.zeros(t.with_shape((size,) + (t.shape or ()))) for t in parts]
-    consts = [Var(a.type, a.hint) for a in invariant]
     k, acc = Var(I64, "k"), [Var(s.type, "jac") for s in stacks]
     bb = Builder()
     one_hot = bb.index_update(bb.zeros(basis.scalar.with_shape((size,))),
                               Const(1.0, basis.scalar), k, spec=(Int(),), mode="set")
-    results = sweep(bb, consts, _reshape(bb, one_hot, basis))
+    results = sweep(bb, _reshape(bb, one_hot, basis))
     stored = [bb.index_update(a, _cast(bb, r, t), k, spec=(Int(),), mode="set")
               for a, r, t in zip(acc, results, parts, strict=True)]
-    body = Graph(consts + [k] + acc, bb.eqns, [bb.add(k, Const(1, I64))] + stored, "basis")
+    outputs = [bb.add(k, Const(1, I64))] + stored
+    carried = [k] + acc
+    b.eqns += _hoist(bb.eqns, carried)
+    consts = [v for v in free_vars(bb.eqns, outputs) if not any(v is c for c in carried)]
+    body = clone(Graph(consts + carried, bb.eqns, outputs, "basis"))
     cb = Builder()
     c_in = [Var(v.type, v.hint) for v in body.inputs]
     cond = Graph(c_in, cb.eqns, [cb.lt(c_in[len(consts)], Const(size, I64))], "cond")
-    outs = b.emit("while", list(invariant) + [Const(0, I64)] + stacks, cond=cond, body=body,
+    outs = b.emit("while", consts + [Const(0, I64)] + stacks, cond=cond, body=body,
                   n_consts=len(consts))
     return outs[1:]
+
+
+def _hoist(eqns: list[Eqn], carried: list[Var]) -> list[Eqn]:
+    """Removes from `eqns` (a loop body reading the loop's `carried` values) and returns the
+    equations that compute the same in every trip: those reading no carried value nor a
+    value computed from one, and touching no AD tape (a tape's values are pushed and popped
+    once per trip). The primal of a jvp or vjp sweep is such: it runs once, before the loop,
+    its effects (print, checks) included, as in one call of the function."""
+    variant = {id(v) for v in carried}
+    hoisted, kept = [], []
+    for eqn in eqns:
+        if touches_tape(eqn) or any(id(a) in variant for a in eqn.inputs):
+            variant.update(id(o) for o in eqn.outputs)
+            kept.append(eqn)
+        else:
+            hoisted.append(eqn)
+    eqns[:] = kept
+    return hoisted
 
 
 def _cast(b: Builder, x: Atom, t: Type) -> Atom:
