@@ -443,3 +443,26 @@ def test_exceptions_are_the_functions(transform):
         transform(checked)(-V3)
     np.testing.assert_allclose(transform(checked)(V3 * V3),
                                tape_jacobian(checked, (V3 * V3,), (0,))[0][0], rtol=1e-12)
+
+
+# ---- composition ----------------------------------------------------------------------------
+
+
+def test_jacfwd_of_jacrev_is_the_tapes_hessian():
+    fn, args, wrt = HESSIANS["rosenbrock"]
+    np.testing.assert_allclose(jacfwd(jacrev(fn))(*args), tape_hessian(fn, args, wrt)[0][0],
+                               rtol=1e-10, atol=1e-12)
+
+
+JACOBIAN_OF_ELEMENTWISE = jacrev(elementwise)
+
+
+def scaled_jacobian(x):
+    return JACOBIAN_OF_ELEMENTWISE(x) * 2.0
+
+
+def test_compiled_code_calls_a_jacobian():
+    from adlite.compiler import jit
+
+    np.testing.assert_allclose(jit(scaled_jacobian)(V3),
+                               2.0 * tape_jacobian(elementwise, (V3,), (0,))[0][0], rtol=1e-12)
