@@ -18,9 +18,11 @@ any submodule, so the table is complete whichever module a program imports.
 """
 
 from . import ad, primitives  # noqa: F401  (fill the primitive table before anything else)
-from .api import grad, hessian, jit, jvp, show, value_and_grad, vjp
+from .api import grad, jit, jvp, show, value_and_grad, vjp
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import AdliteError, AdliteSourceError, AdliteSyntaxError
+from .jacobian import hessian, jacfwd, jacobian, jacrev
 
 __all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "custom_jvp", "custom_vjp",
-           "grad", "hessian", "jit", "jvp", "show", "stop_gradient", "value_and_grad", "vjp"]
+           "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "show", "stop_gradient",
+           "value_and_grad", "vjp"]

@@ -40,8 +40,8 @@ Contract:
   differentiating an int or bool array or a compile-time value raises `TypeError`.
 - `vjp` and `jvp` take and give cotangents and tangents flat: one per float leaf of the
   arguments given (defaults are constants), in order; their outputs (and `jvp`'s output
-  tangents) have the result's structure. `hessian(f, wrt)` takes a float or float array
-  argument (by position or name).
+  tangents) have the result's structure. `hessian`, `jacrev`, `jacfwd` and `jacobian` are
+  `Transformed`s too (jacobian.py).
 - `checkpoint=` (grad, value_and_grad, vjp, hessian) bounds the tapes of loops in reverse
   mode (`ad.checkpoint_policy`): automatic by default (`ADLITE_TAPE_BUDGET`), False for
   never, a budget ("64MB") or an int (steps between snapshots); a value it cannot take
@@ -155,8 +155,8 @@ class Transformed:
         if cached is not None and cached[0] is obj:
             return cached[1]
         wrt = self.wrt if self.multi else self.wrt[0]
-        method = Transformed(self.fn.__get__(obj, owner), self.kind, wrt, self.backend,
-                             self.checkpoint)
+        method = type(self)(self.fn.__get__(obj, owner), self.kind, wrt, self.backend,
+                            self.checkpoint)
         if self.attribute is not None:
             method.read_from = (obj, self.attribute)  # how it pickles
         if self.attribute is not None and hasattr(obj, "__dict__"):
@@ -180,7 +180,7 @@ class Transformed:
         if _by_name(self.__module__, self.__qualname__) is self:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
-        return Transformed, (self.fn, self.kind, wrt, self.backend, self.checkpoint)
+        return type(self), (self.fn, self.kind, wrt, self.backend, self.checkpoint)
 
     # ---- binding a call ---------------------------------------------------------------------
 
@@ -646,37 +646,6 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     return _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
 
 
-def hessian(fn: Callable, wrt: int | str = 0, *, checkpoint: object = None):
-    """The Hessian of a float-valued `fn` w.r.t. argument `wrt` (a float or an array; an int
-    position or a parameter name), by forward over reverse: one Hessian-vector product
-    `jvp(grad(fn))` per input component, loops included. For an array of shape S the result
-    has shape S + S. `checkpoint` as for `grad`."""
-    return functools.partial(_hessian_at, grad(fn, wrt=wrt, checkpoint=checkpoint),
-                             wrt)  # picklable
-
-
-def _hessian_at(gradient: Transformed, wrt: int | str, *args: Any, **kwargs: Any):
-    def build(call: Call):
-        start, tree = call.groups[0]
-        if not isinstance(tree, Type):
-            raise TypeError(f"hessian: argument {wrt} must be a float or a float array")
-        # only argument `wrt` moves: the others are constants, not zero tangents (which
-        # would give 0 * inf = nan where the gradient is infinite in them)
-        return _compile_extended(gradient, call.trees, Derivative("jvp", (start,)))[1]
-
-    call, run = _bound(gradient, args, kwargs, build)
-    x = np.asarray(call.leaves[call.groups[0][0]], dtype=float)
-    columns = []
-    for k in range(x.size):
-        basis = np.zeros(x.size)
-        basis[k] = 1.0
-        tangent = basis.reshape(x.shape) if x.ndim else 1.0
-        columns.append(np.asarray(run(*call.leaves, tangent)[1], dtype=float))
-    if x.ndim == 0:
-        return float(columns[0])
-    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
-
-
 STAGES = tuple(pipeline.STAGES)
 ALIASES = {  # the names `show` had before the pipeline: (stage, grad, render)
     "ir": ("frontend", False, "ir"), "optimized": ("optimize", False, "ir"),
@@ -715,4 +684,4 @@ def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = N
     return graph_to_dot(c.graph) if dot else print_graph(c.graph)
 
 
-__all__ = ["grad", "hessian", "jit", "jvp", "show", "value_and_grad", "vjp"]
+__all__ = ["grad", "jit", "jvp", "show", "value_and_grad", "vjp"]

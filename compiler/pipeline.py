@@ -16,8 +16,9 @@ Contract:
   two sequences; `api.py` only chooses one of them, or a prefix of it (`through`).
 - Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,
   dce to a fixpoint), `ad` (the derivative: `grad` / `value_and_grad` / `vjp` by reverse mode,
-  then the `scatter` pass; `jvp` by forward mode), `lower` (native code through LLVM; Python
-  source for `backend="python"` or graphs LLVM does not take), after expanding the calls with
+  then the `scatter` pass; `jvp` by forward mode; `jacrev` / `jacfwd` / `jacobian` /
+  `hessian`: `ad/jacobian.py`), `lower` (native code through LLVM; Python source for
+  `backend="python"` or graphs LLVM does not take), after expanding the calls with
   user-defined derivatives (`passes/custom_calls.py`).
 - `ADLITE_DUMP=frontend,ad` (or `all`) prints the IR after those stages to stderr (after
   `lower`: the code, LLVM IR or Python); the names of the passes run inside the stages
@@ -36,6 +37,8 @@ from typing import Any
 
 from .ad import jvp_graph, vjp_graph
 from .ad.reverse import TapePlan
+from .ad.jacobian import MODES as JACOBIANS
+from .ad.jacobian import jacobian_graph
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
@@ -100,6 +103,10 @@ def ad(c: Compilation) -> None:
     d = c.derivative
     n_hidden = externals.n_inputs(c.externals)
     n_args = len(c.graph.inputs) - n_hidden  # the arguments' leaves (structured, static: any)
+    if d.mode in JACOBIANS:  # the arguments' Jacobian: externals are constants
+        c.graph = jacobian_graph(c.graph, d.mode, d.wrt)
+        run_pass("scatter", accumulate_scatters, c.graph)
+        return
     if d.mode == "jvp":  # tangents for the arguments only: externals are constants
         wrt = d.wrt if d.wrt is not None or not n_hidden else range(n_args)
         c.graph = _hidden_last(jvp_graph(c.graph, wrt), n_args, n_hidden)
