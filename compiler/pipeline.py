@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ad import jvp_graph, vjp_graph
-from .ad.reverse import TapePlan
 from .ad.jacobian import MODES as JACOBIANS
 from .ad.jacobian import jacobian_graph
+from .ad.reverse import TapePlan
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
