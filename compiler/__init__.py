@@ -19,7 +19,8 @@ any submodule, so the table is complete whichever module a program imports.
 
 from . import ad, primitives  # noqa: F401  (fill the primitive table before anything else)
 from .api import grad, hessian, jit, jvp, show, value_and_grad, vjp
+from .batching import vmap
 from .errors import AdliteError, AdliteSourceError, AdliteSyntaxError
 
 __all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "grad", "hessian", "jit",
-           "jvp", "show", "value_and_grad", "vjp"]
+           "jvp", "show", "value_and_grad", "vjp", "vmap"]

@@ -1,0 +1,89 @@
+"""Batching rules of control flow (`while`, `cond`) and of the AD tapes (`push`, `pop`).
+
+- `while` whose predicate is the same for every example (it reads no batched value, once
+  the carries that become batched are known: a fixpoint over the body) stays one loop,
+  with its body and predicate batched. A predicate that differs between examples (a
+  per-example trip count) runs the loop once per example (`mapping.py`): each example
+  stops after its own trips, and a reverse sweep's loop visits them backwards, which keeps
+  the tapes' LIFO order.
+- `cond` whose predicate is the same for every example stays one branch with both arms
+  batched alike. A per-example predicate runs both arms on the whole batch and selects per
+  example when the arms cannot fail or act (only elementwise, reduction, shape and matmul
+  equations: running the untaken arm is then invisible), else the branch runs per example.
+- `push` stores a batched value (an unbatched one is repeated) and `pop` loads one: the
+  tapes hold batches outside per-example loops, single examples inside them, and stores and
+  loads pair up because a reverse loop runs per example exactly when its forward loop did
+  (its trip count is the forward loop's, batched or not).
+"""
+
+from __future__ import annotations
+
+from ..ir.core import Graph, walk_eqns
+from ..ir.primitive import PRIMITIVES
+from .interpreter import batch_eqns, batch_graph
+from .rules import SCALAR_ONLY
+from .table import ensure, expand, rule, with_batch
+
+INVISIBLE = ("sum", "prod", "max", "min", "sum_to", "reshape", "transpose", "broadcast_to",
+             "concatenate", "full", "arange", "pack", "matmul", "no_derivative")
+
+
+@rule("push")
+def push(b, eqn, args, batched, size):
+    b.emit("push", [ensure(b, args[0], batched[0], size)], **eqn.params)
+    return []
+
+
+@rule("pop")
+def pop(b, eqn, args, batched, size):
+    (out,) = b.emit("pop", [], **dict(eqn.params, type=with_batch(eqn.params["type"], size)))
+    return [(out, True)]
+
+
+@rule("while")
+def while_(b, eqn, args, batched, size):
+    n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
+    flags = list(batched)
+    while True:  # carries that the body makes batched are batched from the start
+        _, out = batch_graph(body, flags, size)
+        grown = flags[:n] + [f or o for f, o in zip(flags[n:], out, strict=True)]
+        if grown == flags:
+            break
+        flags = grown
+    new_cond, (per_example,) = batch_graph(cond, flags, size)
+    if per_example:
+        return None
+    new_body, _ = batch_graph(body, flags, size, force=flags[n:])
+    operands = [ensure(b, a, was, size) if f else a
+                for a, was, f in zip(args, batched, flags, strict=True)]
+    outs = b.emit("while", operands, cond=new_cond, body=new_body, n_consts=n)
+    return list(zip(outs, flags[n:], strict=True))
+
+
+@rule("cond")
+def cond(b, eqn, args, batched, size):
+    (pred, *operands), (per_example, *flags) = args, batched
+    arms = eqn.params["branches"]
+    if per_example:
+        if not all(_invisible(arm) for arm in arms):
+            return None
+        pairs = list(zip(operands, flags, strict=True))
+        else_, then = (batch_eqns(b, arm, pairs, size) for arm in arms)
+        outs = []
+        for (e, fe), (t, ft), v in zip(else_, then, eqn.outputs, strict=True):
+            mask = expand(b, pred, len(v.type.shape or ()))
+            outs.append((b.select(mask, ensure(b, t, ft, size), ensure(b, e, fe, size)), True))
+        return outs
+    out = [False] * len(eqn.outputs)
+    for arm in arms:
+        out = [o or f for o, f in zip(out, batch_graph(arm, flags, size)[1], strict=True)]
+    new_arms = tuple(batch_graph(arm, flags, size, force=out)[0] for arm in arms)
+    outs = b.emit("cond", args, branches=new_arms)
+    return list(zip(outs, out, strict=True))
+
+
+def _invisible(arm: Graph) -> bool:
+    """Running `arm` can neither fail nor act (so it may run for examples that did not
+    take it)."""
+    return all(e.prim in INVISIBLE or PRIMITIVES[e.prim].elementwise and
+               e.prim not in SCALAR_ONLY for e in walk_eqns(arm))
