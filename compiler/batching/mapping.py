@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from ..ir.builder import Builder
 from ..ir.core import I64, Atom, Const, Eqn, Graph, Var, walk_eqns
-from ..ir.transform import inline
 from ..ir.index import Int
+from ..ir.transform import inline
 from .table import with_batch, zero
 
 

@@ -1,0 +1,363 @@
+"""`vmap`: batched functions against a Python loop over the examples (with the unbatched
+compiled function, and with plain Python / numpy), per-example gradients (`vmap(grad(f))`)
+against the eager tape and central differences, composition, bad input, and the table of
+batching rules (with the per-example map for primitives without one)."""
+
+import numpy as np
+import pytest
+
+from adlite.compiler import grad, jit, vmap
+from adlite.compiler.batching import RULES
+from adlite.compiler.ir.primitive import PRIMITIVES
+from adlite.runtime import Tensor
+
+from .gradients import central_difference_in
+
+BACKENDS = ("llvm", "python")
+RNG = np.random.default_rng(7)
+SCALE = np.array([0.5, -1.0, 2.0])
+
+
+def check(fn, args, in_axes, backend, rtol=1e-12):
+    """vmap(fn) against a loop over the examples: of jit(fn) and of fn itself."""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    size = next(a.shape[k] for a, k in zip(args, axes, strict=True) if k is not None)
+
+    def example(i):
+        return [a if k is None else np.take(a, i, axis=k) for a, k in zip(args, axes,
+                                                                           strict=True)]
+
+    def scalars(values):
+        return [v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in values]
+
+    got = vmap(fn, in_axes, backend=backend)(*args)
+    compiled = jit(fn, backend=backend)
+    loop = np.array([compiled(*scalars(example(i))) for i in range(size)])
+    python = np.array([fn(*scalars(example(i))) for i in range(size)])
+    np.testing.assert_allclose(got, python, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(got, loop, rtol=rtol, atol=1e-12)
+    return got
+
+
+# ---- functions of one example -------------------------------------------------------------
+
+def elementwise(x, y):
+    return np.sin(x) * y + np.exp(-x * x) / (1.0 + y * y)
+
+
+def scalar_math(x, y):
+    return x * x - 3.0 * y + np.tanh(x * y)
+
+
+def reductions(x):
+    return np.sum(x * x, axis=0) + np.max(x, axis=1).sum() * np.mean(x) + x.min()
+
+
+def keepdims(x):
+    return (x - np.mean(x, axis=1, keepdims=True)).sum(axis=0)
+
+
+def matvec(a, v):
+    return a @ v
+
+
+def shapes(x):
+    y = np.reshape(x, (6,))
+    z = np.concatenate([y, y[:2]])
+    return np.transpose(x).sum(axis=1) * z[1] + np.broadcast_to(y[:3], (2, 3)).sum()
+
+
+def indexing(x, i):
+    return x[i] * 2.0 + x[1:3].sum() + x[-1]
+
+
+def writes(x):
+    out = np.zeros(3)
+    for k in range(3):
+        out[k] = x[k] * x[k + 1]
+    return out
+
+
+def fancy(x, idx):
+    return np.sum(x[idx] * SCALE)
+
+
+def halvings(x):  # per-example trip count
+    k = 0
+    while x > 0.1:
+        x = x * 0.5
+        k += 1
+    return x * k + 1.0
+
+
+def bounded(x, n):  # trip count n differs per example
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(x[i]) * x[i]
+    return s
+
+
+def branch(x):  # per-example predicate, arms that cannot fail: both run, then select
+    if x > 0.3:
+        y = x * x
+    else:
+        y = -x
+    return y + 1.0
+
+
+def branch_indexing(x, i):  # per-example predicate with indexing: runs per example
+    if i < 2:
+        return x[i] * 3.0
+    return np.sum(x)
+
+
+def closure_over(w):
+    def f(x):
+        return np.dot(w, x) + np.sum(SCALE * x)
+    return f
+
+
+def two_outputs(x, y):
+    return x * y, np.sum(x) + y
+
+
+# ---- values -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elementwise_with_an_unbatched_argument(backend):
+    check(elementwise, [RNG.random((5, 3)), RNG.random(3)], (0, None), backend)
+    check(elementwise, [RNG.random((5, 3)), RNG.random((5, 3))], 0, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scalar_examples_broadcast_against_arrays(backend):
+    check(scalar_math, [RNG.random(6), RNG.random(6)], 0, backend)
+    check(scalar_math, [RNG.random(6), 0.25], (0, None), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions(backend):
+    check(reductions, [RNG.random((4, 3, 2))], 0, backend)
+    check(keepdims, [RNG.random((4, 3, 2))], 0, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_every_batched_operand(backend):
+    a, v = RNG.random((4, 2, 3)), RNG.random((4, 3))
+    check(matvec, [a, v], 0, backend)
+    check(matvec, [a, v[0]], (0, None), backend)
+    check(matvec, [a[0], v], (None, 0), backend)
+    m = RNG.random((4, 3, 2))
+    check(matvec, [a[0], m], (None, 0), backend)
+    check(matvec, [a, m], 0, backend)
+    check(matvec, [v, m], 0, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shapes_and_indexing(backend):
+    check(shapes, [RNG.random((5, 3, 2))], 0, backend)
+    x = RNG.random((5, 4))
+    check(indexing, [x, np.int64(2)], (0, None), backend)
+    check(indexing, [x, np.array([0, 3, -1, 2, 1])], 0, backend)  # per-example index
+    check(writes, [x], 0, backend)
+    idx = np.array([[0, 2, 2], [3, 1, 0], [1, 1, 1], [0, 0, 3], [2, 3, 1]])
+    check(fancy, [x, idx], 0, backend)
+    check(fancy, [x[0], idx], (None, 0), backend)
+    check(fancy, [x, idx[0]], (0, None), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_with_per_example_trip_counts(backend):
+    check(halvings, [RNG.random(7) * 20.0], 0, backend)
+    check(bounded, [RNG.random((5, 4)), np.array([0, 1, 4, 2, 3])], 0, backend)
+    check(bounded, [RNG.random((5, 4)), np.int64(3)], (0, None), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_data_dependent_branches(backend):
+    check(branch, [np.array([-1.0, 0.2, 0.3, 0.31, 2.0])], 0, backend)
+    check(branch_indexing, [RNG.random((5, 4)), np.array([0, 3, 1, 2, -2])], 0, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closures(backend):
+    w = RNG.random(3)
+    check(closure_over(w), [RNG.random((4, 3))], 0, backend)
+
+
+def test_in_axes_and_out_axes():
+    x, y = RNG.random((3, 5)), RNG.random((5, 3))
+    got = vmap(elementwise, in_axes=(1, 0))(x, y)
+    np.testing.assert_allclose(got, elementwise(x.T, y))
+    got = vmap(elementwise, in_axes=(-1, 0), out_axes=1)(x, y)
+    np.testing.assert_allclose(got, elementwise(x.T, y).T)
+    a, b = vmap(two_outputs, in_axes=(0, 0), out_axes=(1, 0))(x, y[:3, 0])
+    np.testing.assert_allclose(a, (x * y[:3, 0][:, None]).T)
+    np.testing.assert_allclose(b, x.sum(axis=1) + y[:3, 0])
+    const = vmap(two_outputs, in_axes=(0, None), out_axes=(0, 0))(x, 2.0)
+    np.testing.assert_allclose(const[1], x.sum(axis=1) + 2.0)
+
+
+def unbatched_part(x, y):
+    return x * 2.0, y * 3.0
+
+
+def test_out_axes_none_for_an_unbatched_output():
+    x = RNG.random(4)
+    a, b = vmap(unbatched_part, in_axes=(0, None), out_axes=(0, None))(x, 1.5)
+    np.testing.assert_allclose(a, x * 2.0)
+    assert b == 4.5
+
+
+# ---- composition --------------------------------------------------------------------------
+
+BATCHED = vmap(elementwise, in_axes=(0, None))
+
+
+def use_vmap(x, y):
+    return np.sum(BATCHED(x, y))
+
+
+def test_jit_of_vmap_vmap_of_vmap_and_calls_from_compiled_code():
+    x, y = RNG.random((4, 5, 3)), RNG.random(3)
+    expected = np.array([[elementwise(xi, y) for xi in row] for row in x])
+    np.testing.assert_allclose(vmap(vmap(elementwise, (0, None)), (0, None))(x, y), expected)
+    np.testing.assert_allclose(jit(vmap(elementwise, (0, None)))(x[0], y), expected[0])
+    assert jit(use_vmap)(x[0], y) == pytest.approx(expected[0].sum(), rel=1e-12)
+    dx = grad(use_vmap)(x[0], y)  # grad of code calling vmap
+    fd = central_difference_in(lambda a, b: float(np.sum(elementwise(a, b))), [x[0], y], 0)
+    np.testing.assert_allclose(dx, fd, rtol=1e-6, atol=1e-8)
+
+
+# ---- per-example gradients: compiled vs tape vs finite differences ------------------------
+
+def logistic(w, x, label):
+    z = np.dot(w, x)
+    return np.log(1.0 + np.exp(-label * z)) + 0.01 * np.sum(w * w)
+
+
+def mlp(w1, w2, x, y):
+    h = np.tanh(w1 @ x)
+    return (np.dot(w2, h) - y) ** 2
+
+
+def loop_loss(w, x):
+    s = 0.0
+    while x > 0.05:  # per-example trip count, differentiated through
+        s = s + np.sin(w * x)
+        x = x * 0.5
+    return s * w
+
+
+def tape_gradient(fn, args, wrt):
+    inputs = [Tensor(np.array(a, dtype=float), requires_grad=True) if k == wrt else a
+              for k, a in enumerate(args)]
+    out = fn(*inputs)
+    if not isinstance(out, Tensor):  # no operation on the argument ran (a zero-trip loop)
+        return np.zeros(np.shape(args[wrt]))
+    out.backward()
+    return inputs[wrt].grad.numpy()
+
+
+def per_example_three_ways(fn, args, in_axes, wrt, backend):
+    got = vmap(grad(fn, wrt=wrt, backend=backend), in_axes, backend=backend)(*args)
+    size = next(a.shape[0] for a, k in zip(args, in_axes, strict=True) if k == 0)
+    for i in range(size):
+        example = [a if k is None else a[i] for a, k in zip(args, in_axes, strict=True)]
+        example = [float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v
+                   for v in example]
+        np.testing.assert_allclose(got[i], tape_gradient(fn, example, wrt), rtol=1e-10,
+                                   atol=1e-12)
+        np.testing.assert_allclose(got[i], central_difference_in(fn, example, wrt), rtol=1e-5,
+                                   atol=1e-7)
+        np.testing.assert_allclose(got[i], grad(fn, wrt=wrt, backend=backend)(*example),
+                                   rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_of_a_logistic_loss(backend):
+    w, x = RNG.normal(size=4), RNG.normal(size=(6, 4))
+    labels = np.sign(RNG.normal(size=6))
+    per_example_three_ways(logistic, [w, x, labels], (None, 0, 0), 0, backend)
+    per_example_three_ways(logistic, [w, x, labels], (None, 0, 0), 1, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_of_an_mlp(backend):
+    w1, w2 = RNG.normal(size=(5, 3)), RNG.normal(size=5)
+    x, y = RNG.normal(size=(4, 3)), RNG.normal(size=4)
+    per_example_three_ways(mlp, [w1, w2, x, y], (None, None, 0, 0), 0, backend)
+    per_example_three_ways(mlp, [w1, w2, x, y], (None, None, 0, 0), 1, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_through_per_example_loops(backend):
+    x = np.array([0.01, 0.3, 1.0, 7.5, 40.0])
+    per_example_three_ways(loop_loss, [np.full(5, 0.7), x], (0, 0), 0, backend)
+    per_example_three_ways(bounded, [RNG.random((5, 4)), np.array([0, 1, 4, 2, 3])], (0, 0),
+                           0, backend)
+
+
+# ---- effects and rules --------------------------------------------------------------------
+
+def checked(x):
+    if x < 0.0:
+        raise ValueError(f"negative example {x}")
+    return np.sqrt(x)
+
+
+def test_checks_run_per_example_in_order():
+    with pytest.raises(ValueError, match="negative example -2.0"):
+        vmap(checked)(np.array([1.0, -2.0, -3.0]))
+    np.testing.assert_allclose(vmap(checked)(np.array([1.0, 4.0])), [1.0, 2.0])
+
+
+def determinant(a):
+    return np.linalg.det(a) + np.sum(np.sort(a[0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_primitives_without_a_rule_run_per_example(backend):
+    assert "det" not in RULES and "argsort" not in RULES  # the per-example map runs them
+    check(determinant, [RNG.random((4, 3, 3))], 0, backend)
+
+
+def test_which_primitives_have_direct_rules():
+    """Every primitive has a direct rule except these (they run per example): scalar-only
+    int ops, linear algebra and decompositions, sorting, and the run-time checks."""
+    without = sorted(set(PRIMITIVES) - set(RULES))
+    assert without == sorted([
+        "argsort", "check", "check_finite", "cholesky", "det", "det_sign", "eigh",
+        "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",
+        "range_len", "scipy_cholesky", "slogdet", "solve", "solve_triangular", "svd",
+        "svdvals", "triangle", "tril_halfdiag", "arange"])
+    assert set(RULES) <= set(PRIMITIVES)
+
+
+# ---- bad input ----------------------------------------------------------------------------
+
+def test_in_axes_that_do_not_match_the_arguments():
+    with pytest.raises(ValueError, match=r"vmap\(elementwise\): in_axes has 3 entries but "
+                                         r"elementwise takes 2 arguments \(x, y\)"):
+        vmap(elementwise, in_axes=(0, None, 0))
+    with pytest.raises(ValueError, match=r"in_axes 2 is out of range for argument 'y' of "
+                                         r"shape \(3,\) \(1 dimension\)"):
+        vmap(elementwise, in_axes=(0, 2))(RNG.random((4, 3)), RNG.random(3))
+    with pytest.raises(ValueError, match="argument 'y' is a number, not an array"):
+        vmap(scalar_math)(RNG.random(4), 1.0)
+    with pytest.raises(ValueError, match="in_axes must be an int, None, or a tuple"):
+        vmap(elementwise, in_axes="x")
+    with pytest.raises(ValueError, match="no argument is batched"):
+        vmap(elementwise, in_axes=None)(RNG.random(3), RNG.random(3))
+
+
+def test_mismatched_batch_sizes_name_the_arguments():
+    with pytest.raises(ValueError, match=r"vmap\(elementwise\): argument 'y' has batch size 3 "
+                                         r"along axis 0, argument 'x' 5 along axis 0"):
+        vmap(elementwise)(RNG.random((5, 2)), RNG.random((3, 2)))
+
+
+def test_a_batched_output_at_out_axes_none():
+    with pytest.raises(ValueError, match="out_axes is None for output 0, which depends on "
+                                         "the batched arguments"):
+        vmap(elementwise, out_axes=None)(RNG.random((5, 2)), RNG.random((5, 2)))
