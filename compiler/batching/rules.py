@@ -121,7 +121,8 @@ def matmul(b, eqn, args, batched, size):
         yt = b.transpose(y, axes=(0, 2, 1)) if len(ys) == 2 else y
         xt = b.transpose(x, axes=(1, 0)) if len(xs) == 2 else x
         flat = b.matmul(b.reshape(yt, shape=(size * cols, k)), xt)
-        flat = b.transpose(b.reshape(flat, shape=(size, cols, rows)), axes=(0, 2, 1))
+        if rows > 1 and cols > 1:
+            flat = b.transpose(b.reshape(flat, shape=(size, cols, rows)), axes=(0, 2, 1))
     return [(b.reshape(flat, shape=(size,) + (eqn.outputs[0].type.shape or ())), True)]
 
 
