@@ -19,6 +19,7 @@ Two properties:
     5  frontend      Python source -> IR
     6  pipeline      the named stages frontend -> optimize -> ad -> optimize -> lower
     7  api, aot, cli, __init__   the user-facing entry points (they choose stages)
+       batching      `vmap`: batches the graphs the pipeline makes, compiled through `api`
   Within one layer imports are free but acyclic; `ad` and `passes` share layer 3.
 """
 
@@ -41,6 +42,7 @@ LAYERS = {
     "frontend": 5,
     "pipeline": 6,
     "api": 7, "aot": 7, "cli": 7, "__init__": 7,
+    "batching": 7,
 }
 
 
