@@ -8,7 +8,9 @@ import pytest
 
 from adlite.compiler import grad, jit, vmap
 from adlite.compiler.batching import RULES
+from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.primitive import PRIMITIVES
+from adlite.compiler.ir.transform import all_graphs
 from adlite.runtime import Tensor
 
 from .gradients import central_difference_in
@@ -296,6 +298,49 @@ def test_per_example_gradients_through_per_example_loops(backend):
     per_example_three_ways(loop_loss, [np.full(5, 0.7), x], (0, 0), 0, backend)
     per_example_three_ways(bounded, [RNG.random((5, 4)), np.array([0, 1, 4, 2, 3])], (0, 0),
                            0, backend)
+
+
+def decay(x, w):  # per-example trip count, a body that cannot fail: the masked loop
+    s = 0.0
+    while x > 0.1:
+        x = x * 0.5
+        s = s + np.sin(w * x)
+    return s
+
+
+DECAY = vmap(decay, in_axes=(0, None))
+
+
+def total_decay(w, xs):
+    return np.sum(DECAY(xs, w))
+
+
+def loop_strategies(fn, types):
+    """The names of the loop bodies in the batched graph of `fn`."""
+    graph, _ = vmap(fn).ir_for(types)
+    return {g.name for g in all_graphs(graph)} & {"masked_body", "map_body"}
+
+
+def test_per_example_loops_are_masked_or_mapped():
+    assert loop_strategies(halvings, (Type("f64", (4,)),)) == {"masked_body"}
+    assert loop_strategies(bounded, (Type("f64", (4, 3)), Type("i64", (4,)))) == {"map_body"}
+    assert loop_strategies(grad(halvings), (Type("f64", (4,)),)) == {"masked_body"}  # no tape
+    assert loop_strategies(grad(loop_loss), (Type("f64", (4,)),) * 2) == {"map_body"}  # tapes
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_through_a_masked_loop(backend):
+    xs = np.array([0.05, 0.3, 1.0, 7.5, 40.0])
+    got = grad(total_decay, backend=backend)(0.7, xs)
+
+    def reference(w, xs):
+        return sum(decay(x, w) for x in xs)
+
+    w = Tensor(np.array(0.7), requires_grad=True)
+    out = reference(w, xs)
+    out.backward()
+    assert got == pytest.approx(float(w.grad.numpy()), rel=1e-12)
+    assert got == pytest.approx(central_difference_in(reference, [0.7, xs], 0), rel=1e-6)
 
 
 # ---- effects and rules --------------------------------------------------------------------

@@ -3,9 +3,11 @@
 - `while` whose predicate is the same for every example (it reads no batched value, once
   the carries that become batched are known: a fixpoint over the body) stays one loop,
   with its body and predicate batched. A predicate that differs between examples (a
-  per-example trip count) runs the loop once per example (`mapping.py`): each example
-  stops after its own trips, and a reverse sweep's loop visits them backwards, which keeps
-  the tapes' LIFO order.
+  per-example trip count): when the body and predicate cannot fail or act (see `cond`),
+  one loop runs while any example is active, updating the carries of the active ones only
+  (a mask, JAX's approach); otherwise (indexing, checks, tape stores and loads) the loop
+  runs once per example (`mapping.py`): each example stops after its own trips, and a
+  reverse sweep's loop visits them backwards, which keeps the tapes' LIFO order.
 - `cond` whose predicate is the same for every example stays one branch with both arms
   batched alike. A per-example predicate runs both arms on the whole batch and selects per
   example when the arms cannot fail or act (only elementwise, reduction, shape and matmul
@@ -18,8 +20,10 @@
 
 from __future__ import annotations
 
-from ..ir.core import Graph, walk_eqns
+from ..ir.builder import Builder
+from ..ir.core import I64, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
+from ..ir.transform import inline
 from .interpreter import batch_eqns, batch_graph
 from .rules import SCALAR_ONLY
 from .table import ensure, expand, rule, with_batch
@@ -52,12 +56,44 @@ def while_(b, eqn, args, batched, size):
         flags = grown
     new_cond, (per_example,) = batch_graph(cond, flags, size)
     if per_example:
-        return None
+        return _masked_while(b, eqn, args, batched, size) if _invisible(body) and \
+            _invisible(cond) else None
     new_body, _ = batch_graph(body, flags, size, force=flags[n:])
     operands = [ensure(b, a, was, size) if f else a
                 for a, was, f in zip(args, batched, flags, strict=True)]
     outs = b.emit("while", operands, cond=new_cond, body=new_body, n_consts=n)
     return list(zip(outs, flags[n:], strict=True))
+
+
+def _masked_while(b, eqn, args, batched, size):
+    """The loop run while any example is active, each carry updated only where its example
+    still is (the body and predicate run on the others too: they cannot fail or act)."""
+    n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
+    flags = list(batched[:n]) + [True] * (len(args) - n)
+    carries = [ensure(b, a, f, size) for a, f in zip(args[n:], batched[n:], strict=True)]
+    new_cond, _ = batch_graph(cond, flags, size, force=[True])
+    new_body, _ = batch_graph(body, flags, size, force=flags[n:])
+    (active,) = inline(b, new_cond, list(args[:n]) + carries)
+
+    def loop_inputs() -> list[Var]:
+        return [Var(a.type, getattr(a, "hint", "")) for a in list(args[:n]) + carries] + \
+            [Var(active.type, "active")]
+
+    ins = loop_inputs()
+    cb = Builder(eqn.loc)
+    any_active = cb.gt(cb.sum(cb.convert(ins[-1], to=I64), axis=(0,), keepdims=False), 0)
+    loop_cond = Graph(ins, cb.eqns, [any_active], "any_active")
+    ins = loop_inputs()
+    bb = Builder(eqn.loc)
+    old, mask = ins[n:-1], ins[-1]
+    stepped = inline(bb, new_body, ins[:-1])
+    kept = [bb.select(expand(bb, mask, len(v.type.shape) - 1), new, v)
+            for new, v in zip(stepped, old, strict=True)]
+    (still,) = inline(bb, new_cond, ins[:n] + kept)
+    loop_body = Graph(ins, bb.eqns, kept + [bb.and_(mask, still)], "masked_body")
+    (*outs, _) = b.emit("while", list(args[:n]) + carries + [active], cond=loop_cond,
+                        body=loop_body, n_consts=n)
+    return [(o, True) for o in outs]
 
 
 @rule("cond")
