@@ -3,10 +3,12 @@ compiled function, and with plain Python / numpy), per-example gradients (`vmap(
 against the eager tape and central differences, composition, bad input, and the table of
 batching rules (with the per-example map for primitives without one)."""
 
+import pickle
+
 import numpy as np
 import pytest
 
-from adlite.compiler import grad, jit, vmap
+from adlite.compiler import grad, jit, value_and_grad, vmap
 from adlite.compiler.batching import RULES
 from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.primitive import PRIMITIVES
@@ -209,6 +211,43 @@ def test_out_axes_none_for_an_unbatched_output():
     a, b = vmap(unbatched_part, in_axes=(0, None), out_axes=(0, None))(x, 1.5)
     np.testing.assert_allclose(a, x * 2.0)
     assert b == 4.5
+
+
+def dict_argument(p, x):
+    return p["a"] * x + np.sum(p["b"])
+
+
+def test_structured_arguments_batch_every_leaf():
+    p = {"a": RNG.random(3), "b": RNG.random((3, 2))}
+    xs = RNG.random(3)
+    got = vmap(dict_argument)(p, xs)
+    expected = [dict_argument({"a": p["a"][i], "b": p["b"][i]}, xs[i]) for i in range(3)]
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def printing(x):
+    print("example", x)
+    return x * 2.0
+
+
+def test_prints_run_per_example_and_vmap_pickles(capsys):
+    np.testing.assert_allclose(vmap(printing)(np.array([1.0, 2.5])), [2.0, 5.0])
+    assert capsys.readouterr().out == "example 1.0\nexample 2.5\n"
+    again = pickle.loads(pickle.dumps(vmap(dict_argument, in_axes=(None, 0))))
+    p = {"a": 2.0, "b": np.ones(2)}
+    np.testing.assert_allclose(again(p, np.arange(3.0)), np.arange(3.0) * 2.0 + 2.0)
+
+
+def squares(x):
+    return np.sum(x * x)
+
+
+def test_vmap_of_value_and_grad_and_of_vmap_of_grad():
+    x = RNG.random((2, 3, 4))
+    values, grads = vmap(value_and_grad(squares))(x[0])
+    np.testing.assert_allclose(values, np.sum(x[0] ** 2, axis=1))
+    np.testing.assert_allclose(grads, 2.0 * x[0])
+    np.testing.assert_allclose(vmap(vmap(grad(squares)))(x), 2.0 * x)
 
 
 # ---- composition --------------------------------------------------------------------------
