@@ -238,6 +238,22 @@ def test_prints_run_per_example_and_vmap_pickles(capsys):
     np.testing.assert_allclose(again(p, np.arange(3.0)), np.arange(3.0) * 2.0 + 2.0)
 
 
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, w, x):
+        return np.sum((w * x) ** 2) * self.scale
+
+
+def test_bound_methods():
+    model, w, xs = Model(3.0), RNG.random(2), RNG.random((4, 2))
+    np.testing.assert_allclose(vmap(model.loss, (None, 0))(w, xs),
+                               [model.loss(w, x) for x in xs], rtol=1e-14)
+    np.testing.assert_allclose(vmap(grad(model.loss), (None, 0))(w, xs),
+                               [6.0 * w * x * x for x in xs], rtol=1e-14)
+
+
 def squares(x):
     return np.sum(x * x)
 

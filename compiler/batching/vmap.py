@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..api import Transformed
-from ..arguments import Node, Static, Tree
+from ..arguments import Node, Static, Tree, target_of
 from ..compile_once import once
 from ..frontend import externals
 from ..ir.builder import Builder
@@ -96,7 +96,9 @@ class Batched:
         size = self._size(leaves)
         examples = tuple(self._example(tree, axis) for tree, axis in zip(trees, axes,
                                                                           strict=True))
-        c = run_stages(Compilation(self.fn, examples), ("frontend", "optimize"))
+        target, bound = target_of(self.fn)  # a method: its instance is compile-time
+        c = run_stages(Compilation(target, tuple(Static(v) for v in bound) + examples),
+                       ("frontend", "optimize"))
         b = Builder()
         inputs = [Var(t, name) for name, t, _ in leaves]
         hidden = [Var(v.type, v.hint) for v in c.graph.inputs[len(leaves):]]
