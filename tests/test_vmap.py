@@ -461,3 +461,26 @@ def test_a_batched_output_at_out_axes_none():
     with pytest.raises(ValueError, match="out_axes is None for output 0, which depends on "
                                          "the batched arguments"):
         vmap(elementwise, out_axes=None)(RNG.random((5, 2)), RNG.random((5, 2)))
+
+
+def safe_quotient(n, d):  # the untaken arm would divide by zero
+    if d != 0:
+        q = n // d
+    else:
+        q = -1
+    return q
+
+
+def countdown(x, d):  # per-example trip count; the inactive examples' next step would fail
+    k = 0
+    while d > 0:
+        k = k + x // d
+        d = d - 1
+    return k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arms_and_loop_bodies_that_can_fail_run_only_where_taken(backend):
+    n, d = np.array([7, 8, 9, -9]), np.array([2, 0, 3, 0])
+    check(safe_quotient, [n, d], 0, backend)
+    check(countdown, [n, d], 0, backend)

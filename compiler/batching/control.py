@@ -10,8 +10,9 @@
   reverse sweep's loop visits them backwards, which keeps the tapes' LIFO order.
 - `cond` whose predicate is the same for every example stays one branch with both arms
   batched alike. A per-example predicate runs both arms on the whole batch and selects per
-  example when the arms cannot fail or act (only elementwise, reduction, shape and matmul
-  equations: running the untaken arm is then invisible), else the branch runs per example.
+  example when the arms cannot fail or act (only elementwise equations that never raise, and
+  reduction, shape and matmul equations: running the untaken arm is then invisible), else
+  the branch runs per example.
 - `push` stores a batched value (an unbatched one is repeated) and `pop` loads one: the
   tapes hold batches outside per-example loops, single examples inside them, and stores and
   loads pair up because a reverse loop runs per example exactly when its forward loop did
@@ -121,5 +122,14 @@ def cond(b, eqn, args, batched, size):
 def _invisible(arm: Graph) -> bool:
     """Running `arm` can neither fail nor act (so it may run for examples that did not
     take it)."""
-    return all(e.prim in INVISIBLE or PRIMITIVES[e.prim].elementwise and
-               e.prim not in SCALAR_ONLY for e in walk_eqns(arm))
+    return all(e.prim in INVISIBLE or PRIMITIVES[e.prim].elementwise and not _can_fail(e)
+               for e in walk_eqns(arm))
+
+
+def _can_fail(eqn) -> bool:
+    """An elementwise equation that raises for some operands: int division and powers
+    (a zero divisor, an overflow), float -> int conversion (nan, inf), the scalar-only ones."""
+    ints = eqn.outputs[0].type.name == "i64"
+    return eqn.prim in SCALAR_ONLY or ints and (
+        eqn.prim in ("floordiv", "mod", "pow") or
+        eqn.prim == "convert" and eqn.inputs[0].type.is_float)
