@@ -484,3 +484,29 @@ def test_arms_and_loop_bodies_that_can_fail_run_only_where_taken(backend):
     n, d = np.array([7, 8, 9, -9]), np.array([2, 0, 3, 0])
     check(safe_quotient, [n, d], 0, backend)
     check(countdown, [n, d], 0, backend)
+
+
+def branchy_loop(x, n):
+    s = x
+    i = 0
+    while i < n:
+        if s > 0.5:
+            s = np.sin(s * x) + 0.3
+        i = i + 1
+        if s < 0.9:
+            s = s * np.exp(s)
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_second_derivatives_through_per_example_loops(backend):
+    """grad(grad(f)) stores on three tapes in four loops, each run per example: each loop
+    that loads a tape visits the examples in the reverse order of the loop that stored it."""
+    xs, ns = np.array([0.1, 0.45, 0.6, 1.3, 2.0]), np.array([3, 0, 5, 2, 4])
+    got = vmap(grad(grad(branchy_loop), backend=backend), backend=backend)(xs, ns)
+    for x, n, g in zip(xs, ns, got, strict=True):
+        def first(x, n=int(n)):
+            return tape_gradient(branchy_loop, [x, n], 0)
+        assert g == pytest.approx(grad(grad(branchy_loop))(x, int(n)), rel=1e-12)
+        assert g == pytest.approx(float(central_difference_in(first, [x], 0)), rel=1e-5,
+                                  abs=1e-7)

@@ -25,6 +25,7 @@ from ..ir.builder import Builder
 from ..ir.core import I64, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import inline
+from . import tapes
 from .interpreter import batch_eqns, batch_graph
 from .rules import SCALAR_ONLY
 from .table import ensure, expand, rule, with_batch
@@ -49,13 +50,14 @@ def pop(b, eqn, args, batched, size):
 def while_(b, eqn, args, batched, size):
     n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
     flags = list(batched)
-    while True:  # carries that the body makes batched are batched from the start
-        _, out = batch_graph(body, flags, size)
-        grown = flags[:n] + [f or o for f, o in zip(flags[n:], out, strict=True)]
-        if grown == flags:
-            break
-        flags = grown
-    new_cond, (per_example,) = batch_graph(cond, flags, size)
+    with tapes.trial():
+        while True:  # carries that the body makes batched are batched from the start
+            _, out = batch_graph(body, flags, size)
+            grown = flags[:n] + [f or o for f, o in zip(flags[n:], out, strict=True)]
+            if grown == flags:
+                break
+            flags = grown
+        new_cond, (per_example,) = batch_graph(cond, flags, size)
     if per_example:
         return _masked_while(b, eqn, args, batched, size) if _invisible(body) and \
             _invisible(cond) else None
@@ -112,8 +114,9 @@ def cond(b, eqn, args, batched, size):
             outs.append((b.select(mask, ensure(b, t, ft, size), ensure(b, e, fe, size)), True))
         return outs
     out = [False] * len(eqn.outputs)
-    for arm in arms:
-        out = [o or f for o, f in zip(out, batch_graph(arm, flags, size)[1], strict=True)]
+    with tapes.trial():
+        for arm in arms:
+            out = [o or f for o, f in zip(out, batch_graph(arm, flags, size)[1], strict=True)]
     new_arms = tuple(batch_graph(arm, flags, size, force=out)[0] for arm in arms)
     outs = b.emit("cond", args, branches=new_arms)
     return list(zip(outs, out, strict=True))

@@ -4,9 +4,9 @@ Contract: `map_eqn(b, eqn, args, batched, size)` emits a `while` loop that runs 
 unchanged (its subgraphs cloned) once per example, on example i of each batched operand
 (`x[i]`) and on the unbatched operands as they are, and writes its outputs into arrays with
 a leading batch axis, which it returns. Effects run per example, in example order, as a
-Python loop over the examples would run them (the first failing check raises). The loop
-visits the examples backwards when `eqn` reads an AD tape (`pop`) and writes none: that is
-the reverse sweep of a loop the forward sweep mapped in example order, and tapes are LIFOs.
+Python loop over the examples would run them (the first failing check raises). A loop that
+loads values from AD tapes visits the examples in the reverse of the order in which the
+loop that stored them did (`tapes.py`: tapes are LIFOs).
 It is the fallback of the batching interpreter for primitives without a rule, and the rule
 of loops and branches whose trip count or predicate differs between examples.
 """
@@ -16,15 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..ir.builder import Builder
-from ..ir.core import I64, Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.core import I64, Atom, Const, Eqn, Graph, Var
 from ..ir.index import Int
 from ..ir.transform import inline
+from . import tapes
 from .table import with_batch, zero
 
 
 def map_eqn(b: Builder, eqn: Eqn, args: Sequence[Atom], batched: Sequence[bool],
             size: int) -> list[Atom]:
-    backwards = _reads_tape(eqn)
+    backwards = tapes.current().visit(eqn)
     first, step = (size - 1, -1) if backwards else (0, 1)
     results = [b.full(zero(v.type), shape=with_batch(v.type, size).shape, dtype=v.type.scalar)
                for v in eqn.outputs]
@@ -50,11 +51,6 @@ def map_eqn(b: Builder, eqn: Eqn, args: Sequence[Atom], batched: Sequence[bool],
     (_, *final) = b.emit("while", list(args) + [Const(first, I64)] + results,
                          cond=cond, body=body, n_consts=len(args))
     return final
-
-
-def _reads_tape(eqn: Eqn) -> bool:
-    prims = {e.prim for sub in eqn.subgraphs() for e in walk_eqns(sub)}
-    return "pop" in prims and "push" not in prims
 
 
 def copy_eqn(b: Builder, eqn: Eqn, args: Sequence[Atom]) -> list[Atom]:

@@ -37,6 +37,7 @@ from ..ir.core import Graph, Type, Var
 from ..passes import optimize
 from ..pipeline import Compilation
 from ..pipeline import run as run_stages
+from . import tapes
 from .interpreter import batch_eqns
 from .table import batch_of, move_axis
 
@@ -104,7 +105,8 @@ class Batched:
         hidden = [Var(v.type, v.hint) for v in c.graph.inputs[len(leaves):]]
         args = [(move_axis(b, v, axis, 0), True) if axis is not None else (v, False)
                 for v, (_, _, axis) in zip(inputs, leaves, strict=True)]
-        outs = batch_eqns(b, c.graph, args + [(v, False) for v in hidden], size)
+        with tapes.orders():
+            outs = batch_eqns(b, c.graph, args + [(v, False) for v in hidden], size)
         outputs = self._place(b, outs, size)
         graph = optimize(Graph(inputs + hidden, b.eqns, outputs, f"vmap_{c.graph.name}"))
         externals.attach(graph, c.externals)
