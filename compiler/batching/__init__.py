@@ -21,9 +21,10 @@ Design:
   example i, so every program batches. Loops whose trip count and branches whose
   predicate differ between examples run per example this way (branches whose arms cannot
   fail run both arms and select instead, and such loops run masked, while any example is
-  active). A mapped loop that loads AD tape values visits the examples in the reverse order
-  of the loop that stored them (`tapes.py`), so per-example gradients of any order work
-  through per-example loops.
+  active). The AD tapes are simulated while batching (`tapes.py`): a value loads batched
+  exactly when it was stored batched, and a mapped loop that loads tape values visits the
+  examples in the reverse order of the loop that stored them, so per-example gradients of
+  any order work through loops of every kind.
 - Semantics: as a Python loop over the examples calling `f`, except that arithmetic on
   batched scalars follows numpy's array semantics (a float division by zero gives inf, as
   `f` applied to arrays would; run-time checks and prints still run per example, in order).

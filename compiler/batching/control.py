@@ -13,10 +13,9 @@
   example when the arms cannot fail or act (only elementwise equations that never raise, and
   reduction, shape and matmul equations: running the untaken arm is then invisible), else
   the branch runs per example.
-- `push` stores a batched value (an unbatched one is repeated) and `pop` loads one: the
-  tapes hold batches outside per-example loops, single examples inside them, and stores and
-  loads pair up because a reverse loop runs per example exactly when its forward loop did
-  (its trip count is the forward loop's, batched or not).
+- `push` stores its value as it is, batched or not, and `pop` loads it back alike (the
+  tapes are simulated, `tapes.py`): a reverse loop whose trip count its forward loop stored
+  runs per example exactly when its forward loop did.
 """
 
 from __future__ import annotations
@@ -36,12 +35,15 @@ INVISIBLE = ("sum", "prod", "max", "min", "sum_to", "reshape", "transpose", "bro
 
 @rule("push")
 def push(b, eqn, args, batched, size):
-    b.emit("push", [ensure(b, args[0], batched[0], size)], **eqn.params)
+    tapes.current().store(eqn.params.get("tape", 0), batched[0])
+    b.emit("push", args, **eqn.params)
     return []
 
 
 @rule("pop")
 def pop(b, eqn, args, batched, size):
+    if not tapes.current().load(eqn.params.get("tape", 0)):
+        return [(a, False) for a in b.emit("pop", [], **eqn.params)]
     (out,) = b.emit("pop", [], **dict(eqn.params, type=with_batch(eqn.params["type"], size)))
     return [(out, True)]
 
@@ -117,7 +119,8 @@ def cond(b, eqn, args, batched, size):
     with tapes.trial():
         for arm in arms:
             out = [o or f for o, f in zip(out, batch_graph(arm, flags, size)[1], strict=True)]
-    new_arms = tuple(batch_graph(arm, flags, size, force=out)[0] for arm in arms)
+    new_arms = tuple(batch_graph(arms[k], flags, size, force=out)[0]
+                     for k in tapes.arms(len(arms)))
     outs = b.emit("cond", args, branches=new_arms)
     return list(zip(outs, out, strict=True))
 

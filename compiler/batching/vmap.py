@@ -105,7 +105,7 @@ class Batched:
         hidden = [Var(v.type, v.hint) for v in c.graph.inputs[len(leaves):]]
         args = [(move_axis(b, v, axis, 0), True) if axis is not None else (v, False)
                 for v, (_, _, axis) in zip(inputs, leaves, strict=True)]
-        with tapes.orders():
+        with tapes.tapes():
             outs = batch_eqns(b, c.graph, args + [(v, False) for v in hidden], size)
         outputs = self._place(b, outs, size)
         graph = optimize(Graph(inputs + hidden, b.eqns, outputs, f"vmap_{c.graph.name}"))
