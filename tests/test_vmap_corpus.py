@@ -11,6 +11,9 @@ import pytest
 from adlite.compiler import grad, vmap
 
 from .corpus_arrays import ARRAY_CORPUS
+from .corpus_scalar import CORPUS
+from .gradients import float_positions
+from .gradients import sample as scalar_sample
 from .test_array_corpus import differentiable, sample
 
 BATCH = 3
@@ -44,3 +47,20 @@ def test_vmap_of_the_corpus(name, fn, specs):
         for k, g in enumerate(one(*e)):
             np.testing.assert_allclose(per_example[k][i], g, rtol=1e-11, atol=1e-12,
                                        err_msg=f"{name}: gradient {k} of example {i}")
+
+
+@pytest.mark.parametrize("name,fn,kinds", CORPUS, ids=[c[0] for c in CORPUS])
+def test_vmap_of_the_scalar_corpus(name, fn, kinds):
+    """Every argument batched, ints included: per-example trip counts and branches."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    examples = [[scalar_sample(k, rng) for k in kinds] for _ in range(4)]
+    args = [np.array(column) for column in zip(*examples, strict=True)]
+    wrt = float_positions(kinds)
+    got = vmap(fn)(*args)
+    np.testing.assert_allclose(got, [fn(*e) for e in examples], rtol=1e-12, atol=1e-12,
+                               err_msg=name)
+    per_example = vmap(grad(fn, wrt=wrt))(*args)
+    one = grad(fn, wrt=wrt)
+    for i, e in enumerate(examples):
+        np.testing.assert_allclose([g[i] for g in per_example], one(*e), rtol=1e-12,
+                                   atol=1e-12, err_msg=f"{name}: example {i}")
