@@ -26,8 +26,10 @@ Design:
   examples in the reverse order of the loop that stored them, so per-example gradients of
   any order work through loops of every kind.
 - Semantics: as a Python loop over the examples calling `f`, except that arithmetic on
-  batched scalars follows numpy's array semantics (a float division by zero gives inf, as
-  `f` applied to arrays would; run-time checks and prints still run per example, in order).
+  batched scalars follows numpy's array semantics (int64 results wrap instead of raising
+  `OverflowError`, as `f` applied to arrays would), and effects run statement by statement:
+  each check or print runs for every example (in example order; the first failing check
+  raises) before the next one, and one that reads no batched value runs once.
 - The batched loops are array loops of the backends: the LLVM backend's parallel loop nests
   run them across cores.
 """
