@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, jit, value_and_grad, vmap
-from adlite.compiler.batching import RULES
 from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.primitive import PRIMITIVES
 from adlite.compiler.ir.transform import all_graphs
@@ -418,20 +417,19 @@ def determinant(a):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_primitives_without_a_rule_run_per_example(backend):
-    assert "det" not in RULES and "argsort" not in RULES  # the per-example map runs them
+    assert PRIMITIVES["det"].batch is None  # the per-example map runs it (and argsort)
     check(determinant, [RNG.random((4, 3, 3))], 0, backend)
 
 
 def test_which_primitives_have_direct_rules():
     """Every primitive has a direct rule except these (they run per example): scalar-only
     int ops, linear algebra and decompositions, sorting, and the run-time checks."""
-    without = sorted(set(PRIMITIVES) - set(RULES))
+    without = sorted(n for n, p in PRIMITIVES.items() if p.batch is None)
     assert without == sorted([
         "argsort", "check", "check_finite", "cholesky", "det", "det_sign", "eigh",
         "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",
         "range_len", "scipy_cholesky", "slogdet", "solve", "solve_triangular", "svd",
         "svdvals", "triangle", "tril_halfdiag", "arange"])
-    assert set(RULES) <= set(PRIMITIVES)
 
 
 # ---- bad input ----------------------------------------------------------------------------

@@ -13,9 +13,10 @@ Design:
   It has an `ir_for` too, so `jit(vmap(f))`, `grad` of a function calling it, and
   `vmap(vmap(f))` compose.
 - The batching interpreter (`interpreter.py`) rewrites the graph equation by equation,
-  knowing which values carry the batch, always as their axis 0; `table.RULES` holds one
-  batching rule per primitive (`rules.py`: elementwise, reductions, shapes, matmul,
-  indexing; `control.py`: loops, branches, AD tapes).
+  knowing which values carry the batch, always as their axis 0, by the `batch` rule of
+  each primitive in the table of primitives, which this package attaches (`table.py`;
+  `rules.py`: elementwise, reductions, shapes, matmul, indexing; `control.py`: loops,
+  branches, AD tapes).
 - A primitive without a rule, or a rule that declines for its operands, falls back to the
   per-example map (`mapping.py`): a loop over the batch running the unbatched equation on
   example i, so every program batches. Loops whose trip count and branches whose
@@ -34,9 +35,8 @@ Design:
   run them across cores.
 """
 
-from . import control, rules  # noqa: F401  (fill the table of rules)
+from . import control, rules  # noqa: F401  (attach the batching rules to the table)
 from .interpreter import batch_graph
-from .table import RULES
 from .vmap import vmap
 
-__all__ = ["RULES", "batch_graph", "vmap"]
+__all__ = ["batch_graph", "vmap"]

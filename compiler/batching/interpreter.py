@@ -4,7 +4,7 @@ Contract: `batch_graph(graph, batched, size, force)` returns `(new graph, out_ba
 new graph takes the inputs of `graph`, those with `batched[k]` true with a leading batch
 axis of length `size`, and returns the outputs of `graph`, with a leading batch axis where
 `out_batched[k]` (always where `force[k]`: an unbatched output is then repeated). Each
-equation is rewritten by its rule in `table.RULES` when one of its operands is batched (or
+equation is rewritten by its primitive's `batch` rule when one of its operands is batched (or
 always, for the tape primitives and control flow, whose subgraphs may hold tape stores), and
 by the per-example map of `mapping.py` when there is no rule or the rule declines. Equations
 on unbatched operands only are copied unchanged. `graph` is not modified.
@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Eqn, Graph, Var
+from ..ir.primitive import PRIMITIVES
 from .mapping import copy_eqn, map_eqn
-from .table import RULES, ensure, with_batch
+from .table import ensure, with_batch
 
 ALWAYS = ("push", "pop", "while", "cond")  # rewritten even without batched operands
 
@@ -58,7 +59,7 @@ def batch_eqn(b: Builder, eqn: Eqn, args: list[Atom], batched: list[bool],
     if not any(batched) and eqn.prim not in ALWAYS:
         return [(a, False) for a in copy_eqn(b, eqn, args)]
     b.loc = eqn.loc
-    rule = RULES.get(eqn.prim)
+    rule = PRIMITIVES[eqn.prim].batch
     outs = rule(b, eqn, args, batched, size) if rule is not None else None
     if outs is None:
         outs = [(a, True) for a in map_eqn(b, eqn, args, batched, size)]

@@ -1,10 +1,12 @@
-"""The table of batching rules, keyed by primitive name, and the helpers the rules share.
+"""The batching rules' registration, and the helpers the rules share.
 
-Contract: `RULES[name](b, eqn, args, batched, size)` emits, with builder `b`, the batched
-form of equation `eqn` whose operands are now `args`; `batched[k]` says whether `args[k]`
-carries the batch (always as its axis 0, of length `size`; the others are the operands as
-the unbatched program had them). It returns one `(atom, batched)` pair per output of `eqn`, or
-None when it has no direct form for these operands: the interpreter then runs the equation
+Contract: a batching rule is the `batch` rule of its primitive in the table of primitives
+(`ir.primitive`; `rule(*names)` attaches it there). `batch(b, eqn, args, batched, size)`
+emits, with builder `b`, the batched form of equation `eqn` whose operands are now `args`;
+`batched[k]` says whether `args[k]` carries the batch (always as its axis 0, of length
+`size`; the others are the operands as the unbatched program had them). It returns one
+`(atom, batched)` pair per output of `eqn`, or None when it has no direct form for these
+operands: the interpreter then runs the equation
 once per example (`mapping.py`), which is always correct. A rule never changes what an
 unbatched operand means: it broadcasts it where the batched result needs it.
 """
@@ -15,18 +17,16 @@ from collections.abc import Callable
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Type
+from ..ir.primitive import attach
 
 Rule = Callable[..., list[tuple[Atom, bool]] | None]
-RULES: dict[str, Rule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Registers the decorated function as the batching rule of primitives `names`."""
+    """Attaches the decorated function as the `batch` rule of primitives `names`."""
     def register(fn: Rule) -> Rule:
         for name in names:
-            if name in RULES:
-                raise ValueError(f"batching rule of {name!r} defined twice")
-            RULES[name] = fn
+            attach(name, batch=fn)
         return fn
     return register
 
