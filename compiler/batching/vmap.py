@@ -18,7 +18,9 @@ Contract:
   batch axes of different lengths, no batched argument, a batched output at `out_axes`
   None.
 - `backend` is `jit`'s. Results of a tuple-returning `f` are flat tuples of the batched
-  leaves. A `vmap` pickles as `(f, in_axes, out_axes, backend)`.
+  leaves. Writes of `f` into its argument arrays are not written back into the caller's
+  arrays (as with `grad`: the batch is computed from the values at entry). A `vmap` pickles
+  as `(f, in_axes, out_axes, backend)`.
 """
 
 from __future__ import annotations
