@@ -28,6 +28,7 @@ from .peers import PEERS
 from .stencil import stencil_table
 from .tape import tape_table
 from .threads import threads_tables
+from .vmap import vmap_table
 
 WORKLOADS = {  # name: (description, function name in workloads, wrt, peers)
     "W1": ("Rosenbrock, n = 1e6, d/dx", "w1_rosenbrock", (0,), ARRAY_PEERS),
@@ -146,6 +147,7 @@ def main() -> None:
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)
     call_overhead_table()
+    vmap_table(best_time, fmt)
     gmm_table()
     compile_time.table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "

@@ -18,7 +18,9 @@ Two properties:
     4  backends      lowering graphs to Python source and to LLVM
     5  frontend      Python source -> IR
     6  pipeline      the named stages frontend -> optimize -> ad -> optimize -> lower
-    7  api, aot, cli, jacobian, __init__   the user-facing entry points (they choose stages)
+    7  api, aot, cli, custom, jacobian, __init__   the user-facing entry points (they choose
+       stages)
+       batching      `vmap`: batches the graphs the pipeline makes, compiled through `api`
   Within one layer imports are free but acyclic; `ad` and `passes` share layer 3.
 """
 
@@ -41,7 +43,7 @@ LAYERS = {
     "frontend": 5,
     "pipeline": 6,
     "api": 7, "aot": 7, "cli": 7, "custom": 7, "__init__": 7,
-    "jacobian": 7,
+    "jacobian": 7, "batching": 7,
 }
 
 

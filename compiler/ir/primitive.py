@@ -14,7 +14,8 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
   array or structural lowerings in the backend itself),
 - `formula`: the shared derivative formula (`adlite.derivatives.Formula`) that `vjp` and
   `jvp` were made from, or None where the rules are the compiler's own,
-- `batch`: the batching rule, a slot for a later `vmap` (None for every primitive today),
+- `batch(b, eqn, args, batched, size) -> [(atom, batched)]`: the batching rule of `vmap`
+  (`adlite.compiler.batching.table`); None where `vmap` runs the primitive per example,
 - `ad_forward(fb, eqn, plan) -> emit_backward(bb, cotangents, guards)`: for primitives whose
   reverse mode must change the forward sweep too (`while` stores values on the tape); used
   instead of `vjp`. Structural `vjp` rules (`cond`, `push`, `pop`) take `(b, eqn, cotangents,
@@ -34,7 +35,8 @@ Who fills the table (nothing below imports anything above it):
 - `adlite.compiler.primitives` registers every primitive (`register`) with its own rules;
 - `adlite.compiler.ad` attaches the structural AD rules of `while`, `cond`, `push`, `pop`
   (`attach`): they are graph transformations and live with the AD;
-- `adlite.compiler.backends.llvm` attaches the `llvm` lowerings (llvmlite code).
+- `adlite.compiler.backends.llvm` attaches the `llvm` lowerings (llvmlite code);
+- `adlite.compiler.batching` attaches the `batch` rules.
 The IR layer (builder, verifier, evaluator) and everything else look names up here and never
 import those packages. A module that attaches rules imports `primitives` first, and every
 module that reads those rules imports it. `adlite.compiler/__init__` imports `primitives` and
