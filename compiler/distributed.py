@@ -4,21 +4,24 @@ Contract: `data_parallel_grad(client, f, params, shards)` returns `(value, gradi
 over the shards of `f(params, *shard)` (a float; `f` a Python function, or a `jit` of one)
 and of its gradient with respect to `params` (an array, a float, or tuples, lists and dicts of
 them, as `grad` gives it). A shard is a tuple of arguments (an array alone stands for a
-one-element tuple). Each shard is scattered to the
-workers and becomes one task running `value_and_grad(f)` there (the transformation pickles as
-the function, never native code: see `pickling.py`; a worker compiles once per signature and
+one-element tuple); `scatter_shards(client, shards, f)` checks and scatters them once, for
+many calls (the data stays on the workers), else each call scatters them. Each shard becomes
+one task running `value_and_grad(f)` on a worker (the transformation pickles as the
+function, never native code: see `pickling.py`; a worker compiles once per signature and
 reuses that code for every task of the same function, or loads it from its disk cache); one
 more task adds the results in shard order, value and gradient alike, so the result is the
 very sum `serial_grad(f, params, shards)` computes in one process (bit for bit: same
 additions, same order). Nothing is added unless every shard's task succeeded.
-Errors, raised before anything runs where they can be seen on the client:
+Errors, raised before anything runs where they can be seen on the client (shards: when they
+are scattered):
 - a worker without adlite (or where it fails to import): `WorkerSetupError` naming the
   workers and the import error;
 - an argument that cannot be pickled (params, or a leaf of a shard): `TypeError` naming it;
 - a shard whose structure, dtypes or shapes differ from the first shard's (shapes may differ
   along axis 0 only: rows): `ValueError` naming the shard and the argument;
 - a task that fails on its worker: `TaskError` naming the task, the shard and the error
-  (the worker's exception is its `__cause__`); the other tasks are cancelled.
+  (the worker's exception is its `__cause__`); the other results are dropped, the
+  scattered shards are kept.
 `compilations(client)` tells per worker how often each transformation it received compiled.
 dask is an optional dependency (`pip install adlite[dask]`); importing this module needs none.
 """
@@ -29,6 +32,7 @@ import builtins
 import inspect
 import pickle
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -138,9 +142,20 @@ def _sum_in_order(results: Sequence[tuple]) -> tuple:
     return value, gradient
 
 
+_TASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _task(f: Callable) -> Transformed:
+    """`value_and_grad(f)`, one per function (its compilations are reused call after call)."""
+    task = _TASKS.get(f)
+    if task is None:
+        task = _TASKS[f] = value_and_grad(f)
+    return task
+
+
 def serial_grad(f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
     """What `data_parallel_grad` computes, in this process: the same sums in the same order."""
-    task = value_and_grad(f)
+    task = _task(f.fn if isinstance(f, Transformed) else f)
     return _sum_in_order([task(params, *_as_arguments(s)) for s in shards])
 
 
@@ -156,50 +171,60 @@ def _check_workers(client) -> None:
                                "environment")
 
 
-def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
-    """(sum of `f(params, *shard)`, sum of its gradients w.r.t. `params`) over `shards`, one
-    Dask task per shard on `client`'s workers, added in shard order (see the module's
-    docstring)."""
-    from dask.distributed import wait
+def _parameter_names(f: Callable) -> list[str]:
+    try:
+        return list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        return []
 
-    if isinstance(f, Transformed):
-        f = f.fn
+
+def scatter_shards(client, shards: Sequence[Any], f: Callable | None = None) -> list:
+    """The shards checked (see the module's docstring; `f` names their arguments in errors)
+    and scattered to `client`'s workers: Dask futures to pass to `data_parallel_grad` again
+    and again (the data stays on the workers)."""
     shards = [_as_arguments(s) for s in shards]
     if not shards:
         raise ValueError("data_parallel_grad: no shards")
+    _check_shards(shards, _parameter_names(f.fn if isinstance(f, Transformed) else f)
+                  if f is not None else [])
+    return client.scatter(shards)
+
+
+def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
+    """(sum of `f(params, *shard)`, sum of its gradients w.r.t. `params`) over `shards` (or
+    the futures `scatter_shards` made of them), one Dask task per shard on `client`'s
+    workers, added in shard order (see the module's docstring)."""
+    from dask.distributed import Future, wait
+
+    if isinstance(f, Transformed):
+        f = f.fn
     name = getattr(f, "__name__", type(f).__name__)
-    try:
-        names = list(inspect.signature(f).parameters)
-    except (TypeError, ValueError):
-        names = []
-    task = value_and_grad(f)
+    names = _parameter_names(f)
+    task = _task(f)
     try:
         pickle.dumps(task)
     except Exception as e:  # noqa: BLE001
         raise TypeError(f"data_parallel_grad: the function {name} cannot be pickled to send it "
                         f"to the workers: {type(e).__name__}: {e}") from e
     _check_picklable(params, f"params ({names[0] if names else 'argument 0'})")
-    _check_shards(shards, names)
+    remote_shards = list(shards) if shards and all(isinstance(s, Future) for s in shards) \
+        else scatter_shards(client, shards, f)
     _check_workers(client)
     token = uuid.uuid4().hex[:8]
-    keys = [f"adlite-{name}-shard{k}-{token}" for k in range(len(shards))]
-    remote_params = client.scatter(params, broadcast=True)
-    remote_shards = client.scatter(shards)
+    keys = [f"adlite-{name}-shard{k}-{token}" for k in range(len(remote_shards))]
+    # one object (a dict would be scattered value by value, under its keys), a key of its own
+    remote_params = client.scatter([params], broadcast=True, hash=False)[0]
     futures = [client.submit(_run_shard, task, remote_params, s, key=key, pure=False)
                for s, key in zip(remote_shards, keys, strict=True)]
     wait(futures)
     for k, future in enumerate(futures):
         if future.status == "error":
             error = future.exception()
-            client.cancel(futures)
             raise TaskError(f"data_parallel_grad: task {future.key} (shard {k} of {name}) "
                             f"failed: {type(error).__name__}: {error}", future.key, k
                             ) from error
     total = client.submit(_sum_in_order, futures, key=f"adlite-{name}-sum-{token}", pure=False)
-    try:
-        return total.result()
-    finally:
-        client.cancel(futures + [total])
+    return total.result()
 
 
 def compilations(client) -> dict[str, dict[str, int]]:

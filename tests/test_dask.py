@@ -16,6 +16,8 @@ from adlite.compiler.distributed import (  # noqa: E402
     WorkerSetupError,
     compilations,
     data_parallel_grad,
+    scatter_shards,
+    serial_grad,
 )
 
 
@@ -77,13 +79,16 @@ def test_structured_parameters_and_a_closure_sent_by_value(client):
     def scaled(p, x, y):  # a closure: pickled by value (cloudpickle comes with dask)
         return scale * logistic(p, x, y)
 
-    value, gradient = data_parallel_grad(client, scaled, params, shards)
+    remote = scatter_shards(client, shards, scaled)
     x, y = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
-    z = x @ params["w"] + params["b"]
-    s = -y / (1 + np.exp(y * z)) * scale
-    np.testing.assert_allclose(value, scale * np.sum(np.log1p(np.exp(-y * z))), rtol=1e-12)
-    np.testing.assert_allclose(gradient["w"], x.T @ s, rtol=1e-12)
-    np.testing.assert_allclose(gradient["b"], np.sum(s), rtol=1e-12)
+    for _ in range(3):  # the parameters change at every step; the data stays on the workers
+        value, gradient = data_parallel_grad(client, scaled, params, remote)
+        z = x @ params["w"] + params["b"]
+        s = -y / (1 + np.exp(y * z)) * scale
+        np.testing.assert_allclose(value, scale * np.sum(np.log1p(np.exp(-y * z))), rtol=1e-12)
+        np.testing.assert_allclose(gradient["w"], x.T @ s, rtol=1e-12)
+        np.testing.assert_allclose(gradient["b"], np.sum(s), rtol=1e-12)
+        params = {"w": params["w"] - 0.1 * gradient["w"], "b": params["b"] - 0.1 * gradient["b"]}
 
 
 def test_compiled_functions_are_dask_tasks(client):
@@ -116,11 +121,14 @@ def test_an_unpicklable_argument_is_named(client):
 def test_a_failed_task_is_named_and_nothing_is_added(client):
     w, shards = _data(n_shards=4)
     flagged = [(x, y, k == 1) for k, (x, y) in enumerate(shards)]  # shard 1 raises on its worker
+    remote = scatter_shards(client, flagged, picky)
     with pytest.raises(TaskError, match=r"task adlite-picky-shard1-\w+ \(shard 1 of picky\) "
                                         r"failed: ValueError: shard refused") as e:
-        data_parallel_grad(client, picky, w, flagged)
+        data_parallel_grad(client, picky, w, remote)
     assert e.value.shard == 1 and isinstance(e.value.__cause__, ValueError)
-    # the cluster is usable afterwards, and the next reduction is the right one
+    # the shards and the cluster are usable afterwards, and the next reduction is right
+    value, _ = data_parallel_grad(client, picky, w, [s for k, s in enumerate(remote) if k != 1])
+    assert value == serial_grad(picky, w, [s for k, s in enumerate(flagged) if k != 1])[0]
     value, _ = data_parallel_grad(client, picky, w, [(x, y, False) for x, y in shards])
     x, y = np.concatenate([s[0] for s in shards]), np.concatenate([s[1] for s in shards])
     np.testing.assert_allclose(value, np.sum((x @ w - y) ** 2), rtol=1e-12)
@@ -175,3 +183,13 @@ def test_a_script_sends_its_own_jit_functions_to_a_running_cluster(client, tmp_p
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[0] == "9.0"
+
+
+def test_scattered_shards_serve_many_calls(client):
+    w, shards = _data(n_shards=3)
+    remote = scatter_shards(client, shards, squared_error)
+    for _ in range(2):
+        value, gradient = data_parallel_grad(client, squared_error, w, remote)
+        expected_value, expected_grad = serial_grad(squared_error, w, shards)
+        assert value == expected_value and np.array_equal(gradient, expected_grad)
+        w = w - 1e-3 * gradient
