@@ -193,3 +193,17 @@ def test_scattered_shards_serve_many_calls(client):
         expected_value, expected_grad = serial_grad(squared_error, w, shards)
         assert value == expected_value and np.array_equal(gradient, expected_grad)
         w = w - 1e-3 * gradient
+
+
+def test_dict_parameters_are_one_object_and_leave_the_users_data_alone(client):
+    mine = client.scatter({"w": np.zeros(5)})  # the user's own data, under the key "w"
+    w, shards = _data(n_shards=2)
+    for k in range(3):
+        value, gradient = data_parallel_grad(client, dict_loss, {"w": w + k}, shards)
+        expected = serial_grad(dict_loss, {"w": w + k}, shards)
+        assert value == expected[0] and np.array_equal(gradient["w"], expected[1]["w"])
+    assert np.array_equal(mine["w"].result(), np.zeros(5))
+
+
+def dict_loss(params, x, y):
+    return squared_error(params["w"], x, y)
