@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from adlite.compiler.distributed import (  # noqa: E402
     scatter_shards,
     serial_grad,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def squared_error(w, x, y):
@@ -207,3 +210,13 @@ def test_dict_parameters_are_one_object_and_leave_the_users_data_alone(client):
 
 def dict_loss(params, x, y):
     return squared_error(params["w"], x, y)
+
+
+def test_the_example_runs():
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "data_parallel.py")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert lines[0].endswith("equal to the single-process sum: True")
+    losses = [float(lines[0].split()[1].rstrip(";"))] + [float(ln.split()[-1]) for ln in lines[1:]]
+    assert losses == sorted(losses, reverse=True)  # gradient steps lower the loss
