@@ -187,7 +187,9 @@ def scatter_shards(client, shards: Sequence[Any], f: Callable | None = None) -> 
         raise ValueError("data_parallel_grad: no shards")
     _check_shards(shards, _parameter_names(f.fn if isinstance(f, Transformed) else f)
                   if f is not None else [])
-    return client.scatter(shards)
+    # keys of their own: equal data scattered under its hash while an earlier call's futures of
+    # it are being released is lost ("lost dependencies")
+    return client.scatter(shards, hash=False)
 
 
 def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
