@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -170,7 +169,7 @@ class Transformed:
         by value)."""
         if self.read_from is not None:  # a method defined with @jit, read on an instance
             return getattr, self.read_from
-        if _by_name(self.__module__, self.__qualname__) is self and \
+        if pickling.by_name(self.__module__, self.__qualname__) is self and \
                 not pickling.by_value_preferred(self.__module__):
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
@@ -451,14 +450,6 @@ def _shaper(run: Callable, tree: Tree) -> Callable:
             isinstance(t, Type) for t in tree.children):
         return run
     return lambda *a: unflatten(tree, run(*a))
-
-
-def _by_name(module: str, qualname: str) -> Any:
-    """The object that `module.qualname` names, or None."""
-    obj = sys.modules.get(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj
 
 
 def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:

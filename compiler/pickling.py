@@ -45,11 +45,16 @@ def _cloudpickle():
     return cloudpickle
 
 
-def _importable(fn: types.FunctionType) -> bool:
-    obj = sys.modules.get(fn.__module__)
-    for part in fn.__qualname__.split("."):
+def by_name(module: str, qualname: str) -> Any:
+    """The object that `module.qualname` names, or None."""
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
         obj = getattr(obj, part, None)
-    return obj is fn
+    return obj
+
+
+def _importable(fn: types.FunctionType) -> bool:
+    return by_name(fn.__module__, fn.__qualname__) is fn
 
 
 class ByValue:
