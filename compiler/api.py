@@ -174,7 +174,7 @@ class Transformed:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
         fn = pickling.shipped(self.fn, f"{self.kind}({getattr(self.fn, '__qualname__', '')})")
-        return pickling.rebuild, (fn, self.kind, wrt, self.backend)
+        return pickling.rebuild, (Transformed, fn, self.kind, wrt, self.backend)
 
     # ---- binding a call ---------------------------------------------------------------------
 

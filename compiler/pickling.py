@@ -11,7 +11,7 @@ Contract:
   with the `dask` extra) such a function raises `pickle.PicklingError` naming it, or, for a
   function defined in `__main__`, goes by name (which works in `multiprocessing` workers,
   spawned or forked, since they import the main script).
-- `rebuild(fn, kind, wrt, backend)` (the unpickling side) returns one `Transformed` per
+- `rebuild(Transformed, fn, kind, wrt, backend)` (the unpickling side) returns one `Transformed` per
   (function, transformation) in a process: a worker that receives the same function with every
   task compiles it once per signature and reuses that code (and, in a fresh process, the
   object code of the disk cache, `backends/llvm/cache.py`). The last `KEPT` transformations
@@ -94,9 +94,10 @@ def shipped(fn: Callable, what: str) -> Callable | ByValue:
     return ByValue(cloudpickle.dumps(fn), filename, linecache.getlines(filename))
 
 
-def rebuild(fn: Callable | ByValue, kind: str, wrt: Any, backend: str):
-    """The transformation `kind` of `fn` in this process (one per function received)."""
-    from .api import Transformed
+def rebuild(transformed: type, fn: Callable | ByValue, kind: str, wrt: Any, backend: str):
+    """The transformation `kind` of `fn` in this process (one per function received), made by
+    `transformed(fn, kind, wrt, backend)` (`api.Transformed`, passed to keep imports one-way)."""
+    Transformed = transformed  # noqa: N806
 
     key = (fn.payload if isinstance(fn, ByValue) else fn, kind, wrt, backend)
     try:

@@ -18,7 +18,8 @@ Two properties:
     4  backends      lowering graphs to Python source and to LLVM
     5  frontend      Python source -> IR
     6  pipeline      the named stages frontend -> optimize -> ad -> optimize -> lower
-    7  api, aot, cli, __init__   the user-facing entry points (they choose stages)
+    7  api, aot, cli, __init__,  the user-facing entry points (they choose stages); pickling
+       pickling, distributed     and distributed ship them to other processes
   Within one layer imports are free but acyclic; `ad` and `passes` share layer 3.
 """
 
@@ -40,7 +41,7 @@ LAYERS = {
     "backends": 4,
     "frontend": 5,
     "pipeline": 6,
-    "api": 7, "aot": 7, "cli": 7, "__init__": 7,
+    "api": 7, "aot": 7, "cli": 7, "__init__": 7, "pickling": 7, "distributed": 7,
 }
 
 
