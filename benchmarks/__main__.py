@@ -4,7 +4,8 @@ Prints, per workload, the primal and gradient times (best of several repeats), t
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
 time relative to adlite's; then the linear-algebra rows (`linalg`), the indexing rows
-(`indexing`) and the ADBench GMM table. Peers that are not installed are listed as such;
+(`indexing`), the ADBench GMM table and the data-parallel gradient on Dask (`scaleout`,
+when dask is installed). Peers that are not installed are listed as such;
 nothing here asserts a timing.
 """
 
@@ -25,6 +26,7 @@ from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
 from .peers import PEERS
+from .scaleout import scaleout_table
 from .stencil import stencil_table
 from .tape import tape_table
 from .threads import threads_tables
@@ -150,6 +152,7 @@ def main() -> None:
     vmap_table(best_time, fmt)
     gmm_table()
     compile_time.table()
+    scaleout_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")
 

@@ -2,37 +2,54 @@
 
 Contract: `compile_aot(fn, out_dir, types, grad_wrt=None, portable=False)` writes
 
-    lib<name>.so     the native code (position independent; needs only libm and libc)
-    <name>.h         the C prototype: int32_t adlite_<name>(inputs..., double *outputs...)
-    <name>_loader.py a loader using only ctypes (no llvmlite, no adlite) defining <name>()
+    lib<name>.so     the native code (position independent; needs only libm and libc, and
+                     numpy's OpenBLAS, by its absolute path, for a kernel with matrix products)
+    <name>.h         the C prototype: int32_t adlite_<name>(inputs..., outputs...)
+    <name>_loader.py a loader using only ctypes (no llvmlite, no adlite; numpy for arrays)
+                     defining <name>()
 
 where <name> is the function's name (`<name>_grad` for a gradient), and returns the paths.
 The exported symbol carries the `adlite_` prefix so that a kernel named like a C library
 function (`exp`, `free`) neither calls itself nor replaces the C library's in the program
-that links it.
+that links it. Arguments: a scalar input by value, a scalar output by pointer; an array,
+input or output, as a pointer to its elements (row-major, contiguous; the caller allocates
+the outputs) followed by its length `int64_t <name>_len`: the number of elements of the
+shape it was compiled for (`types`, e.g. `f64[3,4]`; the header states each shape). A NULL
+array or a length other than that returns ARRAY_LENGTH before anything runs; the kernel's
+scratch memory is allocated (malloc) and freed by each call, so calls from several threads
+are safe. Float64 arrays are `double`, float32 `float`, int64 `int64_t` and bool `uint8_t`
+elements.
 Module-level and closed-over floats the function reads (see `frontend/externals.py`) are
 baked in with their values at build time (the header lists them: a C caller has no Python
 globals); a kernel reading an array from outside its arguments is refused (`AotError`).
 The status codes are those of the JIT (`status.py`, listed in the header; the
-loader raises the matching Python exception). `portable=True` targets the baseline x86-64
-CPU instead of the host's. Kernels compute scalars only, and cannot print or raise (`print`,
-`assert` and `raise` call back into Python): those are refused (`AotError`).
+loader raises the matching Python exception); outputs are written only on success (array
+outputs may be partly written when the status is not 0). `portable=True` targets the
+baseline x86-64 CPU instead of the host's. Kernels cannot print or raise (`print`,
+`assert` and `raise` call back into Python), write into their argument arrays (C has no
+Python arrays to write back) or call LAPACK (its failures are numpy's exceptions): those are
+refused (`AotError`).
 """
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from pathlib import Path
 
 import llvmlite.binding as llvm
+from llvmlite import ir
 
 from . import status
 from .api import Transformed
+from .backends.llvm.arrays import blas_for
+from .backends.llvm.declarations import function
 from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
-from .backends.llvm.lower import c_identifier, has_arrays, lower_module
+from .backends.llvm.lower import ABI, c_identifier, lower_module
 from .frontend import externals
+from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
@@ -40,9 +57,14 @@ from .ir.transform import inline
 from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
 
-C_TYPES = {dtypes.F64: "double", dtypes.I64: "int64_t", dtypes.BOOL: "int64_t"}
-CTYPES = {dtypes.F64: "ctypes.c_double", dtypes.I64: "ctypes.c_int64",
-          dtypes.BOOL: "ctypes.c_int64"}
+C_TYPES = {dtypes.F64: "double", dtypes.F32: "float", dtypes.I64: "int64_t",
+           dtypes.BOOL: "int64_t"}
+C_ELEMENTS = {dtypes.F64: "double", dtypes.F32: "float", dtypes.I64: "int64_t",
+              dtypes.BOOL: "uint8_t"}  # array elements (numpy's bool is one byte)
+CTYPES = {dtypes.F64: "ctypes.c_double", dtypes.F32: "ctypes.c_float",
+          dtypes.I64: "ctypes.c_int64", dtypes.BOOL: "ctypes.c_int64"}
+I32, I64, PTR = ir.IntType(32), ir.IntType(64), ir.PointerType()
+BLAS = {"scipy_cblas_dgemm64_", "scipy_cblas_sgemm64_"}  # numpy's OpenBLAS: matrix products
 
 
 class AotError(RuntimeError):
@@ -87,47 +109,158 @@ def _loader_errors() -> str:
                            for code, (error, message) in _kernel_statuses().items()) + "}"
 
 
-def header_text(graph: Graph, name: str, what: str) -> str:
+def _parameters(graph: Graph) -> list[tuple[str, Type, bool]]:
+    """(name, type, is output) of the kernel's arguments, in order."""
     ins, outs = _names(graph)
-    params = [f"{C_TYPES[v.type.dtype]} {n}" for v, n in zip(graph.inputs, ins, strict=True)]
-    params += [f"{C_TYPES[a.type.dtype]} *{n}" for a, n in zip(graph.outputs, outs, strict=True)]
+    return [(n, v.type, False) for v, n in zip(graph.inputs, ins, strict=True)] + \
+        [(n, a.type, True) for a, n in zip(graph.outputs, outs, strict=True)]
+
+
+def _length_name(name: str, taken: set[str]) -> str:
+    length = f"{name}_len"
+    while length in taken:
+        length += "_"
+    return length
+
+
+def _c_parameters(graph: Graph) -> list[str]:
+    params = _parameters(graph)
+    taken = {n for n, _, _ in params}
+    out = []
+    for n, t, is_output in params:
+        if t.is_array:
+            const = "" if is_output else "const "
+            out += [f"{const}{C_ELEMENTS[t.dtype]} *{n}", f"int64_t {_length_name(n, taken)}"]
+        else:
+            out.append(f"{C_TYPES[t.dtype]} {'*' if is_output else ''}{n}")
+    return out
+
+
+def _shape_lines(graph: Graph) -> str:
+    arrays = [(n, t, o) for n, t, o in _parameters(graph) if t.is_array]
+    if not arrays:
+        return ""
+    lines = "".join(f"   {n}: {'output' if o else 'input'}, {C_ELEMENTS[t.dtype]}"
+                    f"[{']['.join(map(str, t.shape))}] row-major, {math.prod(t.shape)} "
+                    "elements\n" for n, t, o in arrays)
+    return f"/* Arrays (pointer, then its length in elements):\n{lines}   */\n"
+
+
+def header_text(graph: Graph, name: str, what: str) -> str:
+    params = _c_parameters(graph)
     guard = f"ADLITE_{c_identifier(name).upper()}_H"
     return (f"/* Generated by adlite: {what}. */\n"
             f"#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n"
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-            f"/* Returns 0 on success, else a status; outputs are written only on success.\n"
+            f"{_shape_lines(graph)}"
+            f"/* Returns 0 on success, else a status; outputs are written only on success\n"
+            "   (array outputs may be partly written when the status is not 0).\n"
             f"{_status_lines()}   */\n"
             f"int32_t {exported_symbol(name)}({', '.join(params) or 'void'});\n\n"
             "#ifdef __cplusplus\n}\n#endif\n\n"
             f"#endif /* {guard} */\n")
 
 
+def _loader_argument(n: str, t: Type) -> tuple[str, str, list[str]]:
+    """(argtypes, the conversion line or "", the values passed) of input `n`."""
+    if not t.is_array:
+        return CTYPES[t.dtype], "", [n]
+    convert = (f"    {n} = np.ascontiguousarray({n}, dtype=np.{t.dtype.numpy.__name__})\n"
+               f"    if {n}.shape != {t.shape!r}:\n"
+               f"        raise TypeError(f\"expected an array of shape {t.shape!r}, got "
+               f"{{{n}.shape}}\")\n")
+    return "ctypes.c_void_p, ctypes.c_int64", convert, [f"{n}.ctypes.data", f"{n}.size"]
+
+
 def loader_text(graph: Graph, name: str, library: str) -> str:
-    ins, _ = _names(graph)
-    argtypes = ", ".join([CTYPES[v.type.dtype] for v in graph.inputs] +
-                         [f"ctypes.POINTER({CTYPES[a.type.dtype]})" for a in graph.outputs])
-    outs = ", ".join(CTYPES[a.type.dtype] + "()" for a in graph.outputs)
+    params = _parameters(graph)
+    ins = [(n, t) for n, t, o in params if not o]
+    outs = [(n, t) for n, t, o in params if o]
+    argtypes, converts, passed = [], "", []
+    for n, t in ins:
+        types, convert, values = _loader_argument(n, t)
+        argtypes.append(types)
+        converts += convert
+        passed += values
+    made = []
+    for k, (_, t) in enumerate(outs):
+        if t.is_array:
+            argtypes.append("ctypes.c_void_p, ctypes.c_int64")
+            made.append(f"np.empty({t.shape!r}, dtype=np.{t.dtype.numpy.__name__})")
+            passed += [f"outs[{k}].ctypes.data", f"outs[{k}].size"]
+        else:
+            argtypes.append(f"ctypes.POINTER({CTYPES[t.dtype]})")
+            made.append(f"{CTYPES[t.dtype]}()")
+            passed.append(f"ctypes.byref(outs[{k}])")
+    reads = ", ".join(f"outs[{k}]" if t.is_array else f"outs[{k}].value"
+                      for k, (_, t) in enumerate(outs))
+    numpy = "\nimport numpy as np\n" if any(t.is_array for _, t, _ in params) else ""
     return f'''"""ctypes loader for {library}, generated by adlite (needs no llvmlite)."""
 
 import ctypes
 import os
-
+{numpy}
 _lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "{library}"))
 _fn = _lib.{exported_symbol(name)}
 _fn.restype = ctypes.c_int32
-_fn.argtypes = [{argtypes}]
+_fn.argtypes = [{", ".join(argtypes)}]
 _ERRORS = {_loader_errors()}
 
 
-def {name}({", ".join(ins)}):
-    outs = [{outs}]
-    status = _fn({"".join(f"{n}, " for n in ins)}*[ctypes.byref(o) for o in outs])
+def {name}({", ".join(n for n, _ in ins)}):
+{converts}    outs = [{", ".join(made)}]
+    status = _fn({", ".join(passed)})
     if status:
         error, message = _ERRORS[status]
         raise error(message)
-    values = tuple(o.value for o in outs)
+    values = ({reads}{"," if len(outs) == 1 else ""})
     return values if len(values) > 1 else values[0]
 '''
+
+
+def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> None:
+    """Define `exported`, the C entry point of the kernel `kernel` (made internal): it checks
+    every array's pointer and length (ARRAY_LENGTH), allocates the scratch buffer of array
+    code (NO_MEMORY), calls the kernel and frees the buffer."""
+    kernel_fn = module.get_global(kernel)
+    kernel_fn.linkage = "internal"
+    scratch_fn = module.globals.get(f"{kernel}_scratch")
+    if scratch_fn is not None:
+        scratch_fn.linkage = "internal"
+    types = [t for _, t, _ in _parameters(graph)]
+    params = []
+    for _, t, is_output in _parameters(graph):
+        params += [PTR, I64] if t.is_array else [PTR if is_output else ABI[t.dtype]]
+    fn = ir.Function(module, ir.FunctionType(I32, params), exported)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    bad = fn.append_basic_block("bad_length")
+    args, passed = iter(fn.args), []
+    for t in types:
+        pointer = next(args)
+        passed.append(pointer)
+        if t.is_array:
+            size = math.prod(t.shape)
+            ok = b.icmp_signed("==", next(args), ir.Constant(I64, size))
+            if size:
+                ok = b.and_(ok, b.icmp_unsigned("!=", pointer, ir.Constant(PTR, None)))
+            checked = fn.append_basic_block("checked")
+            b.cbranch(ok, checked, bad)
+            b.position_at_end(checked)
+    if scratch_fn is None:
+        b.ret(b.call(kernel_fn, passed))
+    else:
+        malloc = function(module, "malloc", PTR, [I64])
+        free = function(module, "free", ir.VoidType(), [PTR])
+        size = b.call(scratch_fn, [])
+        size = b.select(b.icmp_signed("<", size, ir.Constant(I64, 64)), ir.Constant(I64, 64),
+                        size)
+        scratch = b.call(malloc, [size])
+        with b.if_then(b.icmp_unsigned("==", scratch, ir.Constant(PTR, None)), likely=False):
+            b.ret(ir.Constant(I32, status.NO_MEMORY))
+        result = b.call(kernel_fn, passed + [scratch])
+        b.call(free, [scratch])
+        b.ret(result)
+    ir.IRBuilder(bad).ret(ir.Constant(I32, status.ARRAY_LENGTH))
 
 
 def _bake_externals(graph: Graph) -> tuple[Graph, str]:
@@ -149,19 +282,50 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
     return Graph(inputs, b.eqns, outputs, graph.name), note
 
 
+def _refuse(transformed: Transformed, graph: Graph, types: list[Type]) -> None:
+    """Raise `AotError` for what a kernel without Python cannot do."""
+    if any(e.prim in EFFECTS for e in walk_eqns(graph)):
+        raise AotError("ahead-of-time kernels cannot print or raise (print, assert and raise "
+                       "call back into Python); remove them from the kernel, or compile it "
+                       "with jit/grad")
+    if transformed.kind == "jit" and any(t.is_array for t in types):
+        layout = transformed.graphs(types)[2]
+        if isinstance(layout, Layout) and layout.written:
+            raise AotError(f"{graph.name} writes into its argument array(s) "
+                           f"{', '.join(str(i) for i in layout.written)}; an ahead-of-time "
+                           "kernel returns new arrays and never writes its inputs: return the "
+                           "array instead")
+
+
+def _link(out: Path, name: str, obj: Path, declared: set[str], graph: Graph) -> Path:
+    """lib<name>.so from the object file (with numpy's OpenBLAS for matrix products)."""
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        raise AotError("no C compiler (cc, gcc or clang) found to link the shared library")
+    calls = {s for s in declared if s.startswith("scipy_")}
+    if calls - BLAS:
+        raise AotError(f"{name} calls LAPACK (a decomposition or a solve), whose failures are "
+                       "numpy's exceptions; ahead-of-time kernels do not call it yet: compile "
+                       "it with jit/grad")
+    libraries = []
+    if calls:
+        blas = Path(blas_for(graph))
+        libraries = [f"-L{blas.parent}", f"-l:{blas.name}", f"-Wl,-rpath,{blas.parent}"]
+    library = out / f"lib{name}.so"
+    result = subprocess.run([compiler, "-shared", "-o", str(library), str(obj), *libraries,
+                             "-lm"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AotError(f"linking {library} failed:\n{result.stderr}")
+    return library
+
+
 def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int, ...] | None
                 = None, portable: bool = False) -> dict[str, Path]:
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
     graph, _ = transformed.ir_for(tuple(types))
     graph, baked = _bake_externals(expand(graph))
-    if has_arrays(graph):
-        raise AotError("ahead-of-time kernels take and compute scalars only for now; compile "
-                       "array code with jit/grad")
-    if any(e.prim in EFFECTS for e in walk_eqns(graph)):
-        raise AotError("ahead-of-time kernels cannot print or raise (print, assert and raise "
-                       "call back into Python); remove them from the kernel, or compile it "
-                       "with jit/grad")
+    _refuse(transformed, graph, list(types))
     name = graph.name
     what = (f"{fn.__name__}" if kind == "jit" else
             f"gradient of {fn.__name__} w.r.t. arguments {', '.join(map(str, grad_wrt))}")
@@ -170,19 +334,15 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tm = _target_machine(portable)
-    module = lower_module(graph, exported_symbol(name))
+    kernel = f"{exported_symbol(name)}_kernel"
+    module = lower_module(graph, kernel)
+    add_entry(module, graph, kernel, exported_symbol(name))
     make_private(module)  # no Python to deliver Ctrl-C: the loops need not poll
+    declared = {f.name for f in module.functions if f.is_declaration}
     module_ref = parse_and_optimize(str(module), tm)
     obj = out / f"{name}.o"
     obj.write_bytes(tm.emit_object(module_ref))
-    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        raise AotError("no C compiler (cc, gcc or clang) found to link the shared library")
-    library = out / f"lib{name}.so"
-    result = subprocess.run([compiler, "-shared", "-o", str(library), str(obj), "-lm"],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise AotError(f"linking {library} failed:\n{result.stderr}")
+    library = _link(out, name, obj, declared, graph)
     obj.unlink()
     header = out / f"{name}.h"
     header.write_text(header_text(graph, name, what))

@@ -29,9 +29,10 @@ Contract:
   lists (list displays) and dicts (dict displays) of them, nested.
 - Transformed functions pickle at any time (before or after their first call) as the function,
   the transformation and its arguments, never as native code: the receiving process compiles
-  again or loads the code from the disk cache. The function must be picklable (defined at
-  module level); a module-level `@jit def f` is pickled by name. `hessian(f)` results pickle
-  too.
+  again or loads the code from the disk cache. A module-level `@jit def f` is pickled by
+  name; lambdas, closures and functions of `__main__` go by value with cloudpickle when it is
+  installed (`pickling.py`); a process receiving one function many times compiles it once.
+  `hessian(f)` results pickle too.
 - `grad(f, wrt=0)` differentiates a function with one float result with respect to argument
   `wrt`: an int (a position in the call's positional arguments, then in the parameters) or a
   parameter name, or a tuple of them (then a tuple of gradients is returned). The gradient
@@ -68,14 +69,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import arguments, pipeline
+from . import arguments, pickling, pipeline
 from .ad.checkpoint_policy import policy as checkpoint_policy
 from .arguments import (
     NeedStatic,
@@ -174,13 +174,16 @@ class Transformed:
         """Pickle the function and the transformation, never native state: a module-level
         `@jit def f` by name, a method defined with `@jit` read on an instance as that
         attribute of the instance, anything else by rebuilding it from (fn, kind, wrt,
-        backend)."""
+        backend) once per process (`pickling.py`: functions another process cannot import go
+        by value)."""
         if self.read_from is not None:  # a method defined with @jit, read on an instance
             return getattr, self.read_from
-        if _by_name(self.__module__, self.__qualname__) is self:
+        if pickling.by_name(self.__module__, self.__qualname__) is self and \
+                not pickling.by_value_preferred(self.__module__):
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
-        return type(self), (self.fn, self.kind, wrt, self.backend, self.checkpoint)
+        fn = pickling.shipped(self.fn, f"{self.kind}({getattr(self.fn, '__qualname__', '')})")
+        return pickling.rebuild, (type(self), fn, self.kind, wrt, self.backend, self.checkpoint)
 
     # ---- binding a call ---------------------------------------------------------------------
 
@@ -457,14 +460,6 @@ def _shaper(run: Callable, tree: Tree) -> Callable:
             isinstance(t, Type) for t in tree.children):
         return run
     return lambda *a: unflatten(tree, run(*a))
-
-
-def _by_name(module: str, qualname: str) -> Any:
-    """The object that `module.qualname` names, or None."""
-    obj = sys.modules.get(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj
 
 
 def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:

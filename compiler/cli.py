@@ -8,7 +8,8 @@
 older names ir, optimized, adjoint, python[-grad], llvm[-grad], dot[-grad] still work, see
 `api.ALIASES`); `compile` writes a shared library, a C header
 and a ctypes loader (see `aot.py`). `--types` lists the argument types (f64, f32, i64, bool,
-arrays as `f64[3,4]`), default every argument f64.
+arrays as `f64[3,4]`: a kernel is compiled for those shapes and takes each array as a pointer
+and its length), default every argument f64.
 """
 
 from __future__ import annotations

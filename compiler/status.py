@@ -17,7 +17,9 @@ the factorisation failed: SINGULAR_DIAGONAL + k ("... at diagonal k") and NOT_PO
 ("k-th leading minor ..."); `linalg_message(status)` gives the message of any of them (None for
 another status). NOT_FINITE is scipy's check of its operands (`check_finite`).
 The decompositions' failures to converge (21, 22, 23) and the residuals of a
-rank-deficient `lstsq` (24, where numpy's would be empty) raise LinAlgError too.
+rank-deficient `lstsq` (24, where numpy's would be empty) raise LinAlgError too. ARRAY_LENGTH
+(25) is returned by the entry point of an ahead-of-time kernel only (`aot.py`): an array
+passed with a length other than the compiled shape's, or NULL.
 """
 
 NO_MEMORY = 1
@@ -41,6 +43,7 @@ EIGENVALUES_DID_NOT_CONVERGE = 21
 SVD_DID_NOT_CONVERGE = 22
 LSTSQ_DID_NOT_CONVERGE = 23
 LSTSQ_RANK_DEFICIENT = 24
+ARRAY_LENGTH = 25  # ahead-of-time kernels only: an array argument does not fit the kernel
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -58,6 +61,8 @@ ERRORS = {
     FLOAT_NAN_TO_INT: (ValueError, "cannot convert float NaN to integer"),
     FLOAT_INFINITY_TO_INT: (OverflowError, "cannot convert float infinity to integer"),
     NOT_FINITE: (ValueError, "array must not contain infs or NaNs"),
+    ARRAY_LENGTH: (ValueError, "an array argument is NULL or its length is not the one the "
+                               "kernel was compiled for"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)

@@ -21,6 +21,7 @@ Two properties:
     7  api, aot, cli, custom, jacobian, __init__   the user-facing entry points (they choose
        stages)
        batching      `vmap`: batches the graphs the pipeline makes, compiled through `api`
+       pickling, distributed   ship them to other processes
   Within one layer imports are free but acyclic; `ad` and `passes` share layer 3.
 """
 
@@ -43,7 +44,7 @@ LAYERS = {
     "frontend": 5,
     "pipeline": 6,
     "api": 7, "aot": 7, "cli": 7, "custom": 7, "__init__": 7,
-    "jacobian": 7, "batching": 7,
+    "jacobian": 7, "batching": 7, "pickling": 7, "distributed": 7,
 }
 
 

@@ -1,0 +1,234 @@
+"""Data-parallel gradients on Dask (`dask.distributed`): one task per shard, a fixed-order sum.
+
+Contract: `data_parallel_grad(client, f, params, shards)` returns `(value, gradient)`: the sum
+over the shards of `f(params, *shard)` (a float; `f` a Python function, or a `jit` of one)
+and of its gradient with respect to `params` (an array, a float, or tuples, lists and dicts of
+them, as `grad` gives it). A shard is a tuple of arguments (an array alone stands for a
+one-element tuple); `scatter_shards(client, shards, f)` checks and scatters them once, for
+many calls (the data stays on the workers), else each call scatters them. Each shard becomes
+one task running `value_and_grad(f)` on a worker (the transformation pickles as the
+function, never native code: see `pickling.py`; a worker compiles once per signature and
+reuses that code for every task of the same function, or loads it from its disk cache); one
+more task adds the results in shard order, value and gradient alike, so the result is the
+very sum `serial_grad(f, params, shards)` computes in one process (bit for bit: same
+additions, same order). Nothing is added unless every shard's task succeeded.
+Errors, raised before anything runs where they can be seen on the client (shards: when they
+are scattered):
+- a worker without adlite (or where it fails to import): `WorkerSetupError` naming the
+  workers and the import error;
+- an argument that cannot be pickled (params, or a leaf of a shard): `TypeError` naming it;
+- a shard whose structure, dtypes or shapes differ from the first shard's (shapes may differ
+  along axis 0 only: rows): `ValueError` naming the shard and the argument;
+- a task that fails on its worker: `TaskError` naming the task, the shard and the error
+  (the worker's exception is its `__cause__`); the other results are dropped, the
+  scattered shards are kept.
+`compilations(client)` tells per worker how often each transformation it received compiled.
+dask is an optional dependency (`pip install adlite[dask]`); importing this module needs none.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import pickle
+import uuid
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import pickling
+from .api import Transformed, value_and_grad
+
+
+class WorkerSetupError(ImportError):
+    """adlite cannot be imported on some workers."""
+
+
+class TaskError(RuntimeError):
+    """The task of one shard failed on its worker."""
+
+    def __init__(self, message: str, key: str, shard: int) -> None:
+        super().__init__(message)
+        self.key, self.shard = key, shard
+
+
+def _as_arguments(shard: Any) -> tuple:
+    return shard if isinstance(shard, tuple) else (shard,)
+
+
+def _leaves(value: Any, where: str):
+    """(where, leaf) for every leaf of a pytree of tuples, lists and dicts."""
+    if isinstance(value, tuple | list):
+        for i, item in enumerate(value):
+            yield from _leaves(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            yield from _leaves(item, f"{where}[{k!r}]")
+    else:
+        yield where, value
+
+
+def _check_picklable(value: Any, where: str) -> None:
+    for place, leaf in _leaves(value, where):
+        if isinstance(leaf, np.ndarray | float | int | bool | str | None):
+            continue
+        try:
+            pickle.dumps(leaf)
+        except Exception as e:  # noqa: BLE001 - any pickling failure is reported the same
+            raise TypeError(f"data_parallel_grad: {place} ({type(leaf).__name__}) cannot be "
+                            f"pickled to send it to the workers: {type(e).__name__}: {e}"
+                            ) from e
+
+
+def _layout(shard: tuple) -> list:
+    """Per leaf: (where, kind, dtype, shape without axis 0) of a shard's arguments."""
+    layout = []
+    for where, leaf in _leaves(shard, "shard"):
+        if isinstance(leaf, np.ndarray):
+            layout.append((where, "array", leaf.dtype, leaf.shape[1:], leaf.ndim))
+        else:
+            layout.append((where, type(leaf).__name__, None, None, None))
+    return layout
+
+
+def _check_shards(shards: Sequence[tuple], names: Sequence[str]) -> None:
+    first = _layout(shards[0])
+    for k, shard in enumerate(shards):
+        _check_picklable(shard, f"shard {k}")
+        layout = _layout(shard)
+        if [w for w, *_ in layout] != [w for w, *_ in first]:
+            raise ValueError(f"data_parallel_grad: shard {k} has the leaves "
+                             f"{[w for w, *_ in layout]}, shard 0 has {[w for w, *_ in first]}; "
+                             "every shard has the structure of the first")
+        for (where, kind, dtype, rest, ndim), (_, kind0, dtype0, rest0, ndim0) in zip(
+                layout, first, strict=True):
+            argument = _argument_name(where, names)
+            if (kind, dtype, rest, ndim) != (kind0, dtype0, rest0, ndim0):
+                got = f"{dtype}{(None,) + rest if ndim else ()}" if kind == "array" else kind
+                want = f"{dtype0}{(None,) + rest0 if ndim0 else ()}" if kind0 == "array" \
+                    else kind0
+                raise ValueError(f"data_parallel_grad: shard {k}, argument {argument}: expected "
+                                 f"{want} as in shard 0 (only the length along axis 0 may "
+                                 f"differ), got {got}")
+
+
+def _argument_name(where: str, names: Sequence[str]) -> str:
+    """`shard[1][0]` -> `y[0]` (the parameter the shard's leaf is passed as)."""
+    index, _, rest = where[len("shard["):].partition("]")
+    k = int(index) + 1  # params is the first parameter
+    return (names[k] if k < len(names) else f"#{k}") + rest
+
+
+def _run_shard(task: Callable, params: Any, shard: tuple):
+    """The task of one shard (on a worker): (value, gradient)."""
+    return task(params, *shard)
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, dict):
+        return {k: _add(a[k], b[k]) for k in a}
+    if isinstance(a, tuple | list):
+        return type(a)(_add(x, y) for x, y in zip(a, b, strict=True))
+    return a + b
+
+
+def _sum_in_order(results: Sequence[tuple]) -> tuple:
+    """(sum of values, sum of gradients), added in the order of `results`."""
+    value, gradient = results[0]
+    for v, g in results[1:]:
+        value, gradient = value + v, _add(gradient, g)
+    return value, gradient
+
+
+_TASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _task(f: Callable) -> Transformed:
+    """`value_and_grad(f)`, one per function (its compilations are reused call after call)."""
+    task = _TASKS.get(f)
+    if task is None:
+        task = _TASKS[f] = value_and_grad(f)
+    return task
+
+
+def serial_grad(f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
+    """What `data_parallel_grad` computes, in this process: the same sums in the same order."""
+    task = _task(f.fn if isinstance(f, Transformed) else f)
+    return _sum_in_order([task(params, *_as_arguments(s)) for s in shards])
+
+
+def _check_workers(client) -> None:
+    failures = client.run(builtins.exec, "import adlite.compiler.distributed",
+                          on_error="return")
+    missing = {w: e for w, e in failures.items() if isinstance(e, BaseException)}
+    if missing:
+        details = "; ".join(f"{w}: {type(e).__name__}: {e}" for w, e in sorted(missing.items()))
+        raise WorkerSetupError(f"data_parallel_grad: adlite cannot be imported on "
+                               f"{len(missing)} of {len(failures)} workers ({details}); "
+                               "install adlite (the version of the client) in the workers' "
+                               "environment")
+
+
+def _parameter_names(f: Callable) -> list[str]:
+    try:
+        return list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def scatter_shards(client, shards: Sequence[Any], f: Callable | None = None) -> list:
+    """The shards checked (see the module's docstring; `f` names their arguments in errors)
+    and scattered to `client`'s workers: Dask futures to pass to `data_parallel_grad` again
+    and again (the data stays on the workers)."""
+    shards = [_as_arguments(s) for s in shards]
+    if not shards:
+        raise ValueError("data_parallel_grad: no shards")
+    _check_shards(shards, _parameter_names(f.fn if isinstance(f, Transformed) else f)
+                  if f is not None else [])
+    # keys of their own: equal data scattered under its hash while an earlier call's futures of
+    # it are being released is lost ("lost dependencies")
+    return client.scatter(shards, hash=False)
+
+
+def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
+    """(sum of `f(params, *shard)`, sum of its gradients w.r.t. `params`) over `shards` (or
+    the futures `scatter_shards` made of them), one Dask task per shard on `client`'s
+    workers, added in shard order (see the module's docstring)."""
+    from dask.distributed import Future, wait
+
+    if isinstance(f, Transformed):
+        f = f.fn
+    name = getattr(f, "__name__", type(f).__name__)
+    names = _parameter_names(f)
+    task = _task(f)
+    try:
+        pickle.dumps(task)
+    except Exception as e:  # noqa: BLE001
+        raise TypeError(f"data_parallel_grad: the function {name} cannot be pickled to send it "
+                        f"to the workers: {type(e).__name__}: {e}") from e
+    _check_picklable(params, f"params ({names[0] if names else 'argument 0'})")
+    remote_shards = list(shards) if shards and all(isinstance(s, Future) for s in shards) \
+        else scatter_shards(client, shards, f)
+    _check_workers(client)
+    token = uuid.uuid4().hex[:8]
+    keys = [f"adlite-{name}-shard{k}-{token}" for k in range(len(remote_shards))]
+    # one object (a dict would be scattered value by value, under its keys), a key of its own
+    remote_params = client.scatter([params], broadcast=True, hash=False)[0]
+    futures = [client.submit(_run_shard, task, remote_params, s, key=key, pure=False)
+               for s, key in zip(remote_shards, keys, strict=True)]
+    wait(futures)
+    for k, future in enumerate(futures):
+        if future.status == "error":
+            error = future.exception()
+            raise TaskError(f"data_parallel_grad: task {future.key} (shard {k} of {name}) "
+                            f"failed: {type(error).__name__}: {error}", future.key, k
+                            ) from error
+    total = client.submit(_sum_in_order, futures, key=f"adlite-{name}-sum-{token}", pure=False)
+    return total.result()
+
+
+def compilations(client) -> dict[str, dict[str, int]]:
+    """Per worker: how many signatures each transformation it received compiled."""
+    return client.run(pickling.compilations)
