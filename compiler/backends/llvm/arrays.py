@@ -18,7 +18,8 @@ Contract (mixed into `FunctionLowering`):
   (the adjoints of slices) is split at their slice boundaries into ranges, run in the same
   row-major order, each a plain loop that reads contiguous elements with no per-element
   select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
-  keep their bits.
+  keep their bits. The innermost loop of a nest is kept as a loop (never fully unrolled) when
+  it is MIN_KEPT_ROW long or longer, so that it, not the loop over rows, is vectorised.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status).
 - Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
@@ -74,6 +75,7 @@ CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge"
 MAX_SHARED_USES = 3
 MAX_FUSED_DEPTH = 32
 MAX_PIECES = 32  # at most this many copies of a loop body split at slice boundaries
+MIN_KEPT_ROW = 16  # an inner loop of a nest this long or longer is never fully unrolled
 
 
 def elementwise(eqn) -> bool:
@@ -114,6 +116,15 @@ def _load_view(eqn) -> bool:
     buffer, so it is fused into any number of consumers rather than copied (the variable,
     reaching all of them through it, is then fused only if that stays within the bound)."""
     return _static_view(eqn) and isinstance(eqn.inputs[0], Var)
+
+
+def _unroll_disabled(module: ir.Module):
+    """A new loop ID `!n = !{!n, !{!"llvm.loop.unroll.disable"}}` (its first operand is itself,
+    which llvmlite's `add_metadata` cannot build, so the node is made, then pointed at)."""
+    disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    loop_id = ir.values.MDValue(module, [disable], name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, disable)
+    return loop_id
 
 
 def _segments(n: int, cuts) -> list[tuple[int, int]]:
@@ -255,7 +266,10 @@ class ArrayLowering:
         increasing order, so the body runs in the same order; `ranges` tells the body the range
         of each coordinate, so a fused scatter decides inside/outside per range, not per
         element (contiguous loads, no selects: the loops vectorise). `rows` (run-time begin,
-        end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py)."""
+        end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py). An
+        innermost loop of a nest of MIN_KEPT_ROW or more positions is never fully unrolled:
+        LLVM would then vectorise the loop around it instead, across rows, with gathers and
+        scatters (a 32x32 stencil's gradient ran 2-3x slower so)."""
         b = self.b
         coords = []
         pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
@@ -303,7 +317,9 @@ class ArrayLowering:
                 level(d + 1)
                 coords.pop()
                 i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
-                b.branch(head)
+                back = b.branch(head)
+                if 0 < d == len(shape) - 1 and hi - lo >= MIN_KEPT_ROW:
+                    back.set_metadata("llvm.loop", _unroll_disabled(self.module))
                 b.position_at_end(done)
 
         try:

@@ -8,11 +8,20 @@ index, or a reduction). The lowering then copies the initial value once at loop 
 updates that private buffer in place: `y[i] = ...` in a loop costs O(1), not O(len(y)).
 Anything else (a value stored on the AD tape, passed to a nested loop or branch, returned
 twice, read through a lazy view) keeps the copying semantics.
+
+`dying_updates(graph)` returns the ids of the `index_update`s of one graph level whose array
+is the result of another `index_update` of that level read by nothing else (not even as an
+output) except by early reads (as above) before it: that buffer was made by the update before
+it and is dead after, so the update writes into it instead of copying it. A chain
+`x1 = x[...] <- v; x2 = x1[...] <- w; ...` (as in the adjoint of slice updates: zero a slice
+of a cotangent, then scatter-add several slices into it) then copies once, not once per link.
 """
 
 from __future__ import annotations
 
-from ...ir.core import Var
+from collections import Counter
+
+from ...ir.core import Graph, Var, walk_eqns
 from ...ir.index import has_runtime_index
 from ...ir.primitive import PRIMITIVES
 
@@ -57,3 +66,26 @@ def in_place_updates(eqn) -> dict[int, set[int]]:
                 outputs.index(id(current)) == j and not uses.get(id(current)):
             plan[j] = {id(e) for e in chain}
     return plan
+
+
+def dying_updates(graph: Graph) -> set[int]:
+    reads = Counter(id(a) for eqn in walk_eqns(graph) for a in eqn.inputs)
+    for eqn in walk_eqns(graph):
+        for sub in eqn.subgraphs():
+            reads.update(id(a) for a in sub.outputs)
+    reads.update(id(a) for a in graph.outputs)
+    uses: dict[int, list] = {}  # reads at this level
+    for position, eqn in enumerate(graph.eqns):
+        for a in eqn.inputs:
+            uses.setdefault(id(a), []).append((position, eqn))
+    made = {id(e.outputs[0]) for e in graph.eqns if e.prim == "index_update"}
+    dying = set()
+    for position, eqn in enumerate(graph.eqns):
+        x = id(eqn.inputs[0]) if eqn.prim == "index_update" else None
+        if x not in made or reads[x] != len(uses[x]):
+            continue
+        others = [(p, e) for p, e in uses[x] if e is not eqn]
+        if len(others) == len(uses[x]) - 1 and all(_early_read(e, p, position)
+                                                   for p, e in others):
+            dying.add(id(eqn))
+    return dying

@@ -39,7 +39,7 @@ from .declarations import function
 from .decompositions import DecompositionLowering
 from .effects import EffectLowering
 from .gather import GatherLowering
-from .inplace import in_place_updates
+from .inplace import dying_updates, in_place_updates
 from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
@@ -389,6 +389,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
     def graph_body(self, graph: Graph, args) -> list:
         env = {id(v): a for v, a in zip(graph.inputs, args, strict=True)}
         lazy = self.plan_fusion(graph)
+        self.in_place |= dying_updates(graph)
         for eqn in graph.eqns:
             if eqn.outputs and id(eqn.outputs[0]) in lazy:
                 env[id(eqn.outputs[0])] = Lazy(eqn)
