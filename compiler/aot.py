@@ -48,6 +48,7 @@ from .backends.llvm.declarations import function
 from .backends.llvm.interrupt import make_private
 from .backends.llvm.jit import initialize, parse_and_optimize
 from .backends.llvm.lower import ABI, c_identifier, lower_module
+from .backends.llvm.parallel import define_serial
 from .frontend import externals
 from .frontend.to_ir import Layout
 from .ir import dtypes
@@ -338,6 +339,7 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     module = lower_module(graph, kernel)
     add_entry(module, graph, kernel, exported_symbol(name))
     make_private(module)  # no Python to deliver Ctrl-C: the loops need not poll
+    define_serial(module)  # no thread pool: large loops run their blocks in order
     declared = {f.name for f in module.functions if f.is_declaration}
     module_ref = parse_and_optimize(str(module), tm)
     obj = out / f"{name}.o"

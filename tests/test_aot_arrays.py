@@ -164,3 +164,28 @@ def test_what_a_kernel_without_python_cannot_do_is_refused(tmp_path):
         compile_aot(kernels.writes_its_argument, tmp_path, [Type("f64", (3,))])
     with pytest.raises(AotError, match="calls LAPACK"):
         compile_aot(kernels.solves, tmp_path, [Type("f64", (3, 3)), Type("f64", (3,))])
+
+
+def test_large_arrays_run_the_thread_pools_blocks_in_order(tmp_path):
+    # arrays large enough for the JIT's thread pool: the kernel, which has no pool, defines the
+    # pool's entry as a loop over the same blocks (before: an undefined __adlite_parallel_for)
+    n = 300_000
+    compile_aot(w1_rosenbrock, tmp_path, [Type("f64", (n,))], (0,))
+    library = tmp_path / "libw1_rosenbrock_grad.so"
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(library)],
+                               capture_output=True, text=True, check=True).stdout
+    assert "__adlite_parallel_for" not in undefined
+    x = np.random.default_rng(1).uniform(-1.5, 1.5, n)
+    np.save(tmp_path / "x.npy", x)
+    check = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+             "import numpy as np\n"
+             "import w1_rosenbrock_grad_loader as m\n"
+             f"x = np.load({str(tmp_path / 'x.npy')!r})\n"
+             f"np.save({str(tmp_path / 'g.npy')!r}, m.w1_rosenbrock_grad(x))\n")
+    subprocess.run([sys.executable, "-c", check], check=True)
+    gradient = np.load(tmp_path / "g.npy")
+    assert np.array_equal(gradient, grad(w1_rosenbrock)(x))  # the same blocks: the same bits
+    expected = np.zeros(n)
+    expected[:-1] = -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
+    expected[1:] += 200 * (x[1:] - x[:-1] ** 2)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-12, atol=1e-9)

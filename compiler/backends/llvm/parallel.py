@@ -14,6 +14,9 @@ Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py
   in a context structure. It returns False and emits nothing in the calling function when the
   body would touch the caller's frame (an AD tape, an allocation list, a stack slot): the
   caller then emits the plain loop.
+- `define_serial(module)`: for code without the pool (ahead-of-time kernels), defines the
+  module's `__adlite_parallel_for` as a loop over the blocks in order on the calling thread:
+  the same blocks, so the same bits as the pool's.
 """
 
 from __future__ import annotations
@@ -31,6 +34,44 @@ BLOCK = 1 << 14  # elements per block (a fixed partition: see rows_per_block)
 PARALLEL_MIN = 1 << 17  # elements below which a loop nest runs on the calling thread alone
 _VALUE_ATTRIBUTES = ("pointer", "aggregate", "value")  # operands llvmlite also keeps apart
 _names = itertools.count()
+BODY = ir.FunctionType(I32, [PTR, I64, I64, I64])  # a block: (ctx, begin, end, block)
+
+
+class _BlockArgument(ir.Argument):
+    """The pool entry's `body` argument, called: a pointer to a function of type BODY."""
+
+    @property
+    def function_type(self) -> ir.FunctionType:
+        return BODY
+
+
+def define_serial(module: ir.Module) -> None:
+    run = module.globals.get(PARALLEL_FOR)
+    if run is None or not run.is_declaration:
+        return
+    run.linkage = "internal"
+    body, ctx, rows, per = run.args
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+    head, step, done = (run.append_basic_block(n) for n in ("head", "step", "done"))
+    entry = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    k = b.phi(I64)
+    k.add_incoming(ir.Constant(I64, 0), entry)
+    begin = b.mul(k, per)
+    b.cbranch(b.icmp_signed("<", begin, rows), step, done)
+    b.position_at_end(step)
+    end = b.add(begin, per)
+    end = b.select(b.icmp_signed("<", end, rows), end, rows)
+    body.__class__ = _BlockArgument  # an indirect call: llvmlite reads the callee's type
+    status = b.call(body, [ctx, begin, end, k])
+    k.add_incoming(b.add(k, ir.Constant(I64, 1)), step)
+    b.cbranch(b.icmp_signed("==", status, ir.Constant(I32, 0)), head, done)
+    b.position_at_end(done)
+    result = b.phi(I32)
+    result.add_incoming(ir.Constant(I32, 0), head)
+    result.add_incoming(status, step)
+    b.ret(result)
 
 
 def rows_per_block(shape) -> int | None:
@@ -87,7 +128,7 @@ class ParallelLowering:
     def parallel_nest(self, shape, body, cuts, per: int, before=None, after=None) -> bool:
         outer = (self.fn, self.b, self.entry, self.status, self.fail_block)
         tapes, scratch = dict(self.tapes), self.scratch_size
-        fn = ir.Function(self.module, ir.FunctionType(I32, [PTR, I64, I64, I64]),
+        fn = ir.Function(self.module, BODY,
                          f"{self.fn.name}_block{next(_names)}")
         fn.linkage = "internal"
         _ctx, begin, end, block = fn.args
