@@ -18,6 +18,7 @@ import gc
 import importlib.util
 import re
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
@@ -102,6 +103,23 @@ def test_split_blocks_rename_the_phi_predecessors():
     assert max(_block_lengths(split)) <= 5
     assert "[ %v9, %adlite.split.2 ]" in split
     assert blocks.split_long_blocks(text, limit=100) is None
+
+
+def test_only_the_split_functions_phi_nodes_are_renamed():
+    # labels are local to a function: a short function with a block of the same name keeps
+    # its phi (before: renamed to a piece of the other function, "use of undefined value")
+    body = "\n".join(f"  %v{i} = fadd double %v{i - 1}, 1.0" for i in range(1, 10))
+    long = ("define double @f(double %v0, i1 %c) {\nentry:\n  br i1 %c, label %long, "
+            "label %join\nlong:\n" + body + "\n  br label %join\njoin:\n"
+            "  %r = phi double [ %v9, %long ], [ 0.0, %entry ]\n  ret double %r\n}\n")
+    short = ("define double @g(double %v0, i1 %c) {\nentry:\n  br i1 %c, label %long, "
+             "label %join\nlong:\n  %v1 = fadd double %v0, 1.0\n  br label %join\njoin:\n"
+             "  %r = phi double [ %v1, %long ], [ 0.0, %entry ]\n  ret double %r\n}\n")
+    for text in (long + short, short + long):
+        split = blocks.split_long_blocks(text, limit=4)
+        assert "[ %v9, %adlite.split.2 ]" in split
+        assert "[ %v1, %long ]" in split
+        llvm.parse_assembly(split).verify()
 
 
 def test_the_collector_is_paused_during_a_build_and_restored_after():

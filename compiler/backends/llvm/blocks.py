@@ -9,7 +9,8 @@ leaving it out). `split_long_blocks(ir_text, limit)` returns None when no basic 
 `limit` instructions, and otherwise the text of the same module with every longer block cut
 into pieces of `limit` instructions joined by unconditional branches (`br label
 %adlite.split.N`; the `phi` nodes of the successors name the last piece, which holds the
-terminator). The computation, its order and so its values are unchanged: only block
+terminator; labels are local to their function, so only
+that function's `phi` nodes are renamed). The computation, its order and so its values are unchanged: only block
 boundaries are added. Code generation (register allocation, the post-RA scheduler and the
 spill-slot colouring) takes time superlinear in the length of a block, so the straight-line
 function of K statements, one block after O3, compiled in time ~K^2.4; in pieces of bounded
@@ -35,14 +36,18 @@ def split_long_blocks(ir_text: str, limit: int = LIMIT) -> str | None:
     (see the module doc)."""
     lines = ir_text.split("\n")
     blocks = _blocks(lines)
-    if not any(count > limit for _, _, _, count in blocks):
+    if not any(count > limit for *_, count in blocks):
         return None
-    out, renamed, serial, previous = [], {}, 0, 0
-    for label, start, end, count in blocks:
+    out, serial, previous = [], 0, 0
+    renamed: dict[int, dict[str, str]] = {}  # per function: a label is local to its function
+    spans: dict[int, list[int]] = {}  # per function: its lines in `out`
+    for function, label, start, end, count in blocks:
         out.extend(lines[previous:start])
+        spans.setdefault(function, [len(out), 0])
         previous = end
         if count <= limit or label is None:  # an unnamed entry block is never this long
             out.extend(lines[start:end])
+            spans[function][1] = len(out)
             continue
         body = lines[start:end]
         last_alloca = max((i for i, ln in enumerate(body) if " = alloca " in ln), default=-1)
@@ -57,9 +62,13 @@ def split_long_blocks(ir_text: str, limit: int = LIMIT) -> str | None:
                 since = 1
             out.append(line)
         if piece is not None:
-            renamed[label] = piece
+            renamed.setdefault(function, {})[label] = piece
+        spans[function][1] = len(out)
     out.extend(lines[previous:])
-    return _rename_phi_predecessors("\n".join(out), renamed)
+    for function, names in renamed.items():
+        first, stop = spans[function]
+        out[first:stop] = _rename_phi_predecessors(out[first:stop], names)
+    return "\n".join(out)
 
 
 def longest_block(ir_text: str) -> int:
@@ -67,31 +76,31 @@ def longest_block(ir_text: str) -> int:
     return max((count for *_, count in _blocks(ir_text.split("\n"))), default=0)
 
 
-def _blocks(lines: list[str]) -> list[tuple[str | None, int, int, int]]:
-    """(label as referenced after `%`, first line, end line, instruction count) of every
-    basic block; the first block of a function whose label is not printed has label None."""
-    blocks, current, in_function = [], None, False
+def _blocks(lines: list[str]) -> list[tuple[int, str | None, int, int, int]]:
+    """(function's `define` line, label as referenced after `%`, first line, end line,
+    instruction count) of every basic block; the first block of a function whose label is not
+    printed has label None."""
+    blocks, current, in_function, function = [], None, False, -1
     for i, line in enumerate(lines):
         if line.startswith("define "):
-            in_function, current = True, [None, i + 1, i + 1, 0]
+            in_function, function, current = True, i, [i, None, i + 1, i + 1, 0]
         elif in_function and line.startswith("}"):
             blocks.append(tuple(current))
             in_function = False
         elif in_function and (m := _LABEL.match(line)):
-            if current[3] or current[0] is not None:
+            if current[4] or current[1] is not None:
                 blocks.append(tuple(current))
-            current = [m.group(1), i, i + 1, 0]
+            current = [function, m.group(1), i, i + 1, 0]
         elif in_function:
-            current[2] = i + 1
+            current[3] = i + 1
             if line.startswith("  ") and not line.startswith("  ;"):
-                current[3] += 1
-    return [b for b in blocks if b[3]]
+                current[4] += 1
+    return [b for b in blocks if b[4]]
 
 
-def _rename_phi_predecessors(text: str, renamed: dict[str, str]) -> str:
-    """`phi` incoming blocks `%old` -> `%new` for the split blocks (their terminators moved)."""
-    if not renamed:
-        return text
+def _rename_phi_predecessors(lines: list[str], renamed: dict[str, str]) -> list[str]:
+    """`phi` incoming blocks `%old` -> `%new` in one function's `lines`, for its split blocks
+    (their terminators moved)."""
 
     def fix(line: str) -> str:
         if " = phi " not in line:
@@ -100,4 +109,4 @@ def _rename_phi_predecessors(text: str, renamed: dict[str, str]) -> str:
             line = line.replace(f", %{old} ]", f", %{new} ]")
         return line
 
-    return "\n".join(fix(line) for line in text.split("\n"))
+    return [fix(line) for line in lines]
