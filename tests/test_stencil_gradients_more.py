@@ -5,9 +5,10 @@ time loop: `benchmarks/stencil.py`).
 
 - Structure: an `index_update` whose array is the dying result of the update before it (read
   before it only by row or element reads) writes into that buffer, so a chain of boundary
-  updates copies the field once, not once per link; the innermost loop over a 2-D field's
-  rows is kept as a loop, so LLVM vectorises it (contiguous loads and stores) instead of the
-  loop over rows (gathers and scatters).
+  updates copies the field once, not once per link; an adjoint loop zeroes the boundary of
+  its cotangent in place (copied once at loop entry, not once per step); the innermost loop
+  over a 2-D field's rows is kept as a loop, so LLVM vectorises it (contiguous loads and
+  stores) instead of the loop over rows (gathers and scatters).
 - Values: compiled values and gradients agree with the plain Python function, the eager tape
   and central differences.
 """
@@ -19,6 +20,7 @@ import pytest
 
 from adlite.compiler import grad, jit
 from adlite.compiler.backends.llvm import host_target_machine, parse_and_optimize
+from adlite.compiler.backends.llvm.inplace import in_place_updates
 from adlite.compiler.backends.llvm.lower import lower_module
 from adlite.compiler.ir.core import F64, Type, walk_eqns
 from adlite.runtime import Tensor
@@ -122,6 +124,23 @@ def test_cavity_updates_copy_less_than_once_per_link():
     links = sum(e.prim == "index_update" and e.inputs[0].type.shape == u0.shape
                 for e in walk_eqns(graph))
     assert _memcpy_sites(_llvm(transform, (u0, nu))) <= links // 3
+
+
+@pytest.mark.parametrize("name", ["boundary_convection", "neumann_poisson", "small_cavity"])
+def test_adjoint_loops_zero_the_cotangent_boundary_in_place(name):
+    """The adjoint of `u[0, :] = 1.0` (etc.) zeroes rows of the carried cotangent, then the
+    new cotangent is computed into a new buffer from views of it: those updates write into
+    the loop's private buffer (the cotangent was copied before them in every step)."""
+    fn, u0, p = CASES[name]
+    graph = grad(fn, wrt=0).ir_for(_types(u0, p))[0]
+    adjoints = [e for e in walk_eqns(graph) if e.prim == "while" and any(
+        x.prim == "index_update" and x.params["mode"] == "add" for x in e.params["body"].eqns)]
+    assert adjoints
+    for loop in adjoints:
+        planned = in_place_updates(loop)
+        assert planned
+        carries = loop.params["body"].inputs[loop.params["n_consts"]:]
+        assert all(carries[j].type.shape == u0.shape for j in planned)
 
 
 @pytest.mark.parametrize("name", ["diffusion_32", "small_cavity"])

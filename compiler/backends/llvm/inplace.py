@@ -2,9 +2,12 @@
 
 Contract: `in_place_updates(while_eqn)` returns {carry position: ids of index_update
 equations} for array carries whose body is a chain `x1 = x[...] <- v; x2 = x1[...] <- w; ...`
-ending in the body's output for that carry, where every other use of a chain value is a read
-that completes before the update that follows it (an element or row read with a runtime
-index, or a reduction). The lowering then copies the initial value once at loop entry and
+ending in the body's output for that carry, or ending in a value read only within the
+iteration while the output is a fresh buffer read by nothing else (the adjoint of slice
+updates: `du` has its boundary zeroed in place, then the new cotangent is computed into a new
+buffer from views of it), where every other use of a chain value is a read that completes
+before the update that follows it (an element or row read with a runtime index, or a
+reduction). The lowering then copies the initial value once at loop entry and
 updates that private buffer in place: `y[i] = ...` in a loop costs O(1), not O(len(y)).
 Anything else (a value stored on the AD tape, passed to a nested loop or branch, returned
 twice, read through a lazy view) keeps the copying semantics.
@@ -24,6 +27,7 @@ from collections import Counter
 from ...ir.core import Graph, Var, walk_eqns
 from ...ir.index import has_runtime_index
 from ...ir.primitive import PRIMITIVES
+from .arrays import elementwise
 
 
 def _early_read(eqn, position: int, update_position: int) -> bool:
@@ -52,8 +56,8 @@ def in_place_updates(eqn) -> dict[int, set[int]]:
             users = uses.get(id(current), [])
             updates = [(p, e) for p, e in users
                        if e.prim == "index_update" and e.inputs[0] is current]
-            if len(updates) != 1:
-                break
+            if len(updates) != 1 or elementwise(updates[0][1]):
+                break  # an elementwise update (constant slices) computes a new buffer
             position, update = updates[0]
             others = [(p, e) for p, e in users if e is not update]
             if any(a is current for a in update.inputs[1:]) or not all(
@@ -62,10 +66,25 @@ def in_place_updates(eqn) -> dict[int, set[int]]:
                 break
             chain.append(update)
             current = update.outputs[0]
-        if ok and chain and outputs.count(id(current)) == 1 and \
-                outputs.index(id(current)) == j and not uses.get(id(current)):
+        if not (ok and chain):
+            continue
+        if outputs.count(id(current)) == 1 and outputs.index(id(current)) == j and \
+                not uses.get(id(current)) or \
+                _dies_in_iteration(body, current, body.outputs[j], uses, outputs):
             plan[j] = {id(e) for e in chain}
     return plan
+
+
+def _dies_in_iteration(body, end, new, uses, outputs) -> bool:
+    """The chain's last value `end` is read only within this iteration (by equations of this
+    level without subgraphs, never stored) and the carry's next value `new` is a fresh buffer
+    made in the body and read by nothing, so the private buffer is dead once `new` is made."""
+    made = {id(o): e for e in body.eqns for o in e.outputs}
+    maker = made.get(id(new))
+    return id(end) not in outputs and all(
+        e.prim != "push" and not e.subgraphs() for _, e in uses.get(id(end), [])) and \
+        maker is not None and (elementwise(maker) or maker.prim == "index_update") and \
+        outputs.count(id(new)) == 1 and not uses.get(id(new))
 
 
 def dying_updates(graph: Graph) -> set[int]:
