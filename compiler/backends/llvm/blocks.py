@@ -9,9 +9,9 @@ leaving it out). `split_long_blocks(ir_text, limit)` returns None when no basic 
 `limit` instructions, and otherwise the text of the same module with every longer block cut
 into pieces of `limit` instructions joined by unconditional branches (`br label
 %adlite.split.N`; the `phi` nodes of the successors name the last piece, which holds the
-terminator; labels are local to their function, so only
-that function's `phi` nodes are renamed). The computation, its order and so its values are unchanged: only block
-boundaries are added. Code generation (register allocation, the post-RA scheduler and the
+terminator; labels are local to their function, so only that function's `phi` nodes are
+renamed). The computation, its order and so its values are unchanged: only block boundaries
+are added. Code generation (register allocation, the post-RA scheduler and the
 spill-slot colouring) takes time superlinear in the length of a block, so the straight-line
 function of K statements, one block after O3, compiled in time ~K^2.4; in pieces of bounded
 length it compiles in time close to linear. A block's `alloca`s stay in it (a cut is only
