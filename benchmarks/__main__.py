@@ -18,6 +18,8 @@ import sys
 import time
 import timeit
 
+from adlite.compiler.backends.llvm import threads
+
 from . import compile_time, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
@@ -137,7 +139,10 @@ def load_peers(table: dict) -> dict:
 
 def main() -> None:
     print(f"# adlite benchmarks ({platform.machine()}, Python {platform.python_version()}, "
-          f"{os.cpu_count()} cores)\n")
+          f"{os.cpu_count()} cores, {len(os.sched_getaffinity(0))} usable)")
+    settings = ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in (
+        "ADLITE_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"))
+    print(f"# adlite threads: {threads.num_threads()} ({settings})\n")
     scalar_peers, array_peers = load_peers(PEERS), load_peers(ARRAY_PEERS)
     for name in ("W1", "W2", "W3", "W4"):
         workload_table(name, array_peers if WORKLOADS[name][3] is ARRAY_PEERS else scalar_peers)
