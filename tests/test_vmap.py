@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from adlite.compiler import grad, jit, value_and_grad, vmap
+from adlite.compiler import custom_vjp, grad, jit, stop_gradient, value_and_grad, vmap
 from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.primitive import PRIMITIVES
 from adlite.compiler.ir.transform import all_graphs
@@ -378,7 +378,11 @@ def loop_strategies(fn, types):
 def test_per_example_loops_are_masked_or_mapped():
     assert loop_strategies(halvings, (Type("f64", (4,)),)) == {"masked_body"}
     assert loop_strategies(bounded, (Type("f64", (4, 3)), Type("i64", (4,)))) == {"map_body"}
-    assert loop_strategies(grad(halvings), (Type("f64", (4,)),)) == {"masked_body"}  # no tape
+    # no tape with the whole tape kept; automatic checkpointing (the default) adds segment
+    # loops that read a tape, which run per example
+    assert loop_strategies(grad(halvings, checkpoint=False), (Type("f64", (4,)),)) == \
+        {"masked_body"}
+    assert "map_body" in loop_strategies(grad(halvings), (Type("f64", (4,)),))
     assert loop_strategies(grad(loop_loss), (Type("f64", (4,)),) * 2) == {"map_body"}  # tapes
 
 
@@ -423,13 +427,45 @@ def test_primitives_without_a_rule_run_per_example(backend):
 
 def test_which_primitives_have_direct_rules():
     """Every primitive has a direct rule except these (they run per example): scalar-only
-    int ops, linear algebra and decompositions, sorting, and the run-time checks."""
+    int ops, linear algebra and decompositions, sorting, the run-time checks, and the calls
+    holding user-defined derivatives (custom.py)."""
     without = sorted(n for n, p in PRIMITIVES.items() if p.batch is None)
     assert without == sorted([
         "argsort", "check", "check_finite", "cholesky", "det", "det_sign", "eigh",
         "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",
         "range_len", "scipy_cholesky", "slogdet", "solve", "solve_triangular", "svd",
-        "svdvals", "triangle", "tril_halfdiag", "arange"])
+        "svdvals", "triangle", "tril_halfdiag", "arange",
+        "call", "custom_jvp", "custom_vjp", "stop_gradient"])
+
+
+@custom_vjp
+def softplus_rule(x):
+    return np.log1p(np.exp(x))
+
+
+def _softplus_fwd(x):
+    return softplus_rule(x), (x,)
+
+
+def _softplus_bwd(residuals, g):
+    return (g / (1.0 + np.exp(-residuals[0])),)
+
+
+softplus_rule.defvjp(_softplus_fwd, _softplus_bwd)
+
+
+def custom_loss(w, x):
+    return softplus_rule(w * x) + stop_gradient(w) * w
+
+
+def test_custom_derivatives_run_per_example():
+    xs = np.array([0.5, 1.0, 800.0])
+    values = vmap(custom_loss, in_axes=(None, 0))(0.3, xs)
+    gradients = vmap(grad(custom_loss), in_axes=(None, 0))(0.3, xs)
+    for x, value, gradient in zip(xs, values, gradients, strict=True):
+        assert value == pytest.approx(np.logaddexp(0.0, 0.3 * x) + 0.09, rel=1e-14)
+        # the rule's derivative (x * sigmoid(w x)); stop_gradient's factor counts once
+        assert gradient == pytest.approx(x / (1.0 + np.exp(-0.3 * x)) + 0.3, rel=1e-14)
 
 
 # ---- bad input ----------------------------------------------------------------------------
