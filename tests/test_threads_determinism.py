@@ -20,6 +20,7 @@ import pytest
 from adlite.compiler import grad, jit, value_and_grad
 from adlite.compiler.backends.llvm import threads
 from adlite.compiler.backends.llvm.parallel import BLOCK, PARALLEL_MIN
+from benchmarks.workloads import w3_mlp as mlp
 
 COUNTS = (1, 2, 3, 4)
 SIZES = (PARALLEL_MIN - 1, PARALLEL_MIN, PARALLEL_MIN + 1, 9 * BLOCK - 1, 9 * BLOCK + 1,
@@ -113,15 +114,6 @@ def test_rosenbrock_gradient_same_bits(n, thread_counts):
     value, g = results[0]
     assert value == pytest.approx(rosenbrock(x), rel=1e-12)
     np.testing.assert_allclose(g, rosenbrock_grad(x), rtol=1e-12, atol=1e-9)
-
-
-def mlp(w1, b1, w2, b2, x, y):
-    h = np.tanh(x @ w1 + b1)
-    logits = h @ w2 + b2
-    m = np.max(logits, axis=1, keepdims=True)
-    z = logits - m
-    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    return -np.sum(logp * y) / x.shape[0]
 
 
 def test_mlp_gradient_same_bits_and_finite_differences(thread_counts):
