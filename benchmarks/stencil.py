@@ -34,10 +34,10 @@ def convection_2d(u0, c, steps=100):
     return np.sum(u ** 2)
 
 
-def diffusion_2d(u0, nu):
-    """2-D diffusion, 81x81, 100 steps, `u[1:-1, 1:-1] = ...`."""
+def diffusion_2d(u0, nu, steps=100):
+    """2-D diffusion (81x81 in the table), `steps` steps, `u[1:-1, 1:-1] = ...`."""
     u = u0.copy()
-    for _ in range(100):
+    for _ in range(steps):
         un = u.copy()
         u[1:-1, 1:-1] = un[1:-1, 1:-1] + nu * (un[2:, 1:-1] + un[:-2, 1:-1] + un[1:-1, 2:]
                                                + un[1:-1, :-2] - 4 * un[1:-1, 1:-1])
@@ -52,11 +52,12 @@ def roll_convection(u0, c):
     return np.sum(u ** 2)
 
 
-def swapped_diffusion(u0, nu):
-    """1-D diffusion into a second buffer, then `u, un = un, u`; nx = 1000, 500 steps."""
+def swapped_diffusion(u0, nu, steps=500):
+    """1-D diffusion into a second buffer, then `u, un = un, u` (nx = 1000 in the table),
+    `steps` steps."""
     u = u0.copy()
     un = u0.copy()
-    for _ in range(500):
+    for _ in range(steps):
         un[1:-1] = u[1:-1] + nu * (u[2:] - 2 * u[1:-1] + u[:-2])
         u, un = un, u
     return np.sum(u ** 2)

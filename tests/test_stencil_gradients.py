@@ -19,6 +19,7 @@ from adlite.compiler.ad.storage import tape_bytes_per_iteration
 from adlite.compiler.backends.llvm.lower import lower_module
 from adlite.compiler.ir.core import F64, Type, walk_eqns
 from adlite.runtime import Tensor
+from benchmarks import stencil
 from tests.gradients import central_difference_in
 
 
@@ -42,12 +43,7 @@ def convection_2d(u0, c):
 
 
 def diffusion_2d(u0, nu):
-    u = u0.copy()
-    for _ in range(6):
-        un = u.copy()
-        u[1:-1, 1:-1] = un[1:-1, 1:-1] + nu * (un[2:, 1:-1] + un[:-2, 1:-1] + un[1:-1, 2:]
-                                               + un[1:-1, :-2] - 4 * un[1:-1, 1:-1])
-    return np.sum(u ** 2)
+    return stencil.diffusion_2d(u0, nu, 6)
 
 
 def roll_advection(u0, c):
@@ -58,12 +54,7 @@ def roll_advection(u0, c):
 
 
 def swapped_buffers(u0, c):
-    u = u0.copy()
-    un = u0.copy()
-    for _ in range(15):
-        un[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
-        u, un = un, u
-    return np.sum(u ** 2)
+    return stencil.swapped_diffusion(u0, c, 15)
 
 
 def burgers_1d(u0, dt):
