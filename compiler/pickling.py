@@ -6,14 +6,19 @@ Contract:
   import it by name (a module-level function of an importable module, a bound method, a
   callable object: pickle's own rules), else a `ByValue` holding `fn` pickled by value with
   cloudpickle (a lambda, a closure, a function defined in `__main__` or inside another
-  function) and the source lines of its file, which the receiver puts in `linecache` so that
-  the compiler finds the source on a machine without that file. Without cloudpickle (it comes
-  with the `dask` extra) such a function raises `pickle.PicklingError` naming it, or, for a
-  function defined in `__main__`, goes by name (which works in `multiprocessing` workers,
-  spawned or forked, since they import the main script).
-- `rebuild(Transformed, fn, kind, wrt, backend)` (the unpickling side) returns one `Transformed` per
-  (function, transformation) in a process: a worker that receives the same function with every
-  task compiles it once per signature and reuses that code (and, in a fresh process, the
+  function) together with the source of every function it carries by value (itself, and the
+  closures, defaults and globals it reaches that go by value too): the lines of their files,
+  and which function starts at which line. Unpickling a `ByValue` gives the function; the
+  compiler reads the carried source (`frontend.source.carry_source`), never the receiver's
+  disk, and does not depend on the file name the pickler leaves in the code (cloudpickle
+  3.1.3 writes `<dynamic-code>`). The same payload received again gives the same function
+  object. Without cloudpickle (it comes with the `dask` extra) such a function raises
+  `pickle.PicklingError` naming it, or, for a function defined in `__main__`, goes by name
+  (which works in `multiprocessing` workers, spawned or forked, since they import the main
+  script).
+- `rebuild(Transformed, fn, kind, wrt, backend)` (the unpickling side) returns one `Transformed`
+  per (function, transformation) in a process: a worker that receives the same function with
+  every task compiles it once per signature and reuses that code (and, in a fresh process, the
   object code of the disk cache, `backends/llvm/cache.py`). The last `KEPT` transformations
   received are kept; `compilations()` tells how often each compiled ({"grad(f)": n}).
 - `by_value_preferred(module)`: whether a `@jit` defined in `module` is better sent by value
@@ -29,11 +34,14 @@ import sys
 import threading
 import types
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from .frontend.source import carried_file, carry_source
 
 KEPT = 64
 _received: OrderedDict = OrderedDict()
+_loaded: OrderedDict = OrderedDict()  # payload -> the function it gave
 _lock = threading.Lock()
 
 
@@ -57,17 +65,101 @@ def _importable(fn: types.FunctionType) -> bool:
     return by_name(fn.__module__, fn.__qualname__) is fn
 
 
+def _goes_by_value(fn: types.FunctionType) -> bool:
+    return not _importable(fn) or by_value_preferred(fn.__module__)
+
+
+def _global_names(code: types.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _global_names(const)
+
+
+def _functions_by_value(root: Callable) -> Iterator[types.FunctionType]:
+    """`root` and the functions it reaches through closures, defaults, globals and adlite's
+    own wrappers (transformations, custom derivatives) that go by value, each once."""
+    seen: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, types.MethodType):
+            stack.append(obj.__func__)
+        elif isinstance(obj, types.FunctionType):
+            if not _goes_by_value(obj):
+                continue
+            yield obj
+            for cell in obj.__closure__ or ():
+                try:
+                    stack.append(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    pass
+            stack.extend(obj.__defaults__ or ())
+            stack.extend((obj.__kwdefaults__ or {}).values())
+            names = obj.__globals__
+            stack.extend(names[n] for n in _global_names(obj.__code__) if n in names)
+        elif isinstance(obj, tuple | list):
+            stack.extend(obj)
+        elif isinstance(obj, dict):
+            stack.extend(obj.values())
+        elif type(obj).__module__.startswith("adlite.") and hasattr(obj, "__dict__"):
+            stack.extend(v for v in vars(obj).values()
+                         if callable(v) or isinstance(v, tuple | list))
+
+
+def _source_of(fn: types.FunctionType) -> tuple[str, list[str]] | None:
+    """(file name, lines of the file) of `fn`, or None where it has none."""
+    carried = carried_file(fn)  # `fn` came by value: sent on with what it carried
+    if carried is not None:
+        return carried[0], list(carried[1])
+    try:
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except TypeError:
+        return None
+    lines = linecache.getlines(filename)
+    return (filename, lines) if lines else None
+
+
 class ByValue:
-    """A function pickled by value, with the source lines of the file that defines it."""
+    """A function pickled by value, with the sources of the functions it carries: `starts`
+    maps (qualified name, first line) of each to its file, `files` a file to its lines."""
 
-    def __init__(self, payload: bytes, filename: str, lines: list[str]) -> None:
-        self.payload, self.filename, self.lines = payload, filename, lines
+    def __init__(self, fn: types.FunctionType, payload: bytes) -> None:
+        self.payload = payload
+        self.starts: dict[tuple[str, int], str] = {}
+        self.files: dict[str, list[str]] = {}
+        for f in _functions_by_value(fn):
+            found = _source_of(f)
+            if found is not None:
+                filename, lines = found
+                self.files.setdefault(filename, lines)
+                self.starts[(f.__code__.co_qualname, f.__code__.co_firstlineno)] = filename
 
-    def load(self) -> Callable:
-        if self.lines and self.filename not in linecache.cache:
-            linecache.cache[self.filename] = (sum(map(len, self.lines)), None, self.lines,
-                                              self.filename)
-        return pickle.loads(self.payload)
+    def __reduce__(self):
+        return load, (self.payload, self.starts, self.files)
+
+
+def load(payload: bytes, starts: dict, files: dict) -> Callable:
+    """The function a `ByValue` carried, its sources recorded for the compiler; the same
+    payload gives the same function object."""
+    with _lock:
+        fn = _loaded.get(payload)
+        if fn is not None:
+            _loaded.move_to_end(payload)
+            return fn
+    fn = pickle.loads(payload)
+    for f in _functions_by_value(fn):
+        filename = starts.get((f.__code__.co_qualname, f.__code__.co_firstlineno))
+        if filename is not None:
+            carry_source(f.__code__, filename, files[filename])
+    with _lock:
+        fn = _loaded.setdefault(payload, fn)
+        while len(_loaded) > KEPT:
+            _loaded.popitem(last=False)
+    return fn
 
 
 def by_value_preferred(module: str) -> bool:
@@ -77,9 +169,7 @@ def by_value_preferred(module: str) -> bool:
 def shipped(fn: Callable, what: str) -> Callable | ByValue:
     """`fn`, or `fn` by value when another process could not import it by name; `what` names
     the transformation in errors."""
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    if _importable(fn) and not by_value_preferred(fn.__module__):
+    if not isinstance(fn, types.FunctionType) or not _goes_by_value(fn):
         return fn
     cloudpickle = _cloudpickle()
     if cloudpickle is None:
@@ -90,19 +180,17 @@ def shipped(fn: Callable, what: str) -> Callable | ByValue:
             "by name in another process (a lambda, a closure or a function defined inside "
             "another function); define it at module level, or install cloudpickle (it comes "
             "with `pip install adlite[dask]`) to send it by value")
-    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    return ByValue(cloudpickle.dumps(fn), filename, linecache.getlines(filename))
+    return ByValue(fn, cloudpickle.dumps(fn))
 
 
-def rebuild(transformed: type, fn: Callable | ByValue, kind: str, wrt: Any, backend: str,
+def rebuild(transformed: type, fn: Callable, kind: str, wrt: Any, backend: str,
             checkpoint: Any = None):
     """The transformation `kind` of `fn` in this process (one per function received), made by
     `transformed(fn, kind, wrt, backend, checkpoint)` (`api.Transformed` or a subclass, passed
     to keep imports one-way)."""
     Transformed = transformed  # noqa: N806
 
-    key = (transformed, fn.payload if isinstance(fn, ByValue) else fn, kind, wrt, backend,
-           checkpoint)
+    key = (transformed, fn, kind, wrt, backend, checkpoint)
     try:
         hash(key)
     except TypeError:  # a bound method of an unhashable object: not kept
@@ -112,8 +200,7 @@ def rebuild(transformed: type, fn: Callable | ByValue, kind: str, wrt: Any, back
         if found is not None:
             _received.move_to_end(key)
             return found
-    made = Transformed(fn.load() if isinstance(fn, ByValue) else fn, kind, wrt, backend,
-                       checkpoint)
+    made = Transformed(fn, kind, wrt, backend, checkpoint)
     with _lock:
         made = _received.setdefault(key, made)
         while len(_received) > KEPT:

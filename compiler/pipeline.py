@@ -28,7 +28,6 @@ Contract:
 
 from __future__ import annotations
 
-import linecache
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -230,5 +229,4 @@ def line_text(fn) -> Callable[[int], str]:
     """Line number -> text of the source file of `fn` (under any transformations)."""
     while hasattr(fn, "ir_for"):
         fn = fn.fn
-    filename = get_source(fn).filename
-    return lambda line: linecache.getline(filename, line)
+    return get_source(fn).line

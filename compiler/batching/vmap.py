@@ -30,6 +30,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import pickling
 from ..api import Transformed
 from ..arguments import Node, Static, Tree, target_of
 from ..compile_once import once
@@ -68,7 +69,8 @@ class Batched:
         return self.compiled(*args, **kwargs)
 
     def __reduce__(self):
-        return Batched, (self.fn, self.in_axes, self.out_axes, self.backend)
+        return Batched, (pickling.shipped(self.fn, f"vmap({getattr(self.fn, '__qualname__', '')})"),
+                         self.in_axes, self.out_axes, self.backend)
 
     @property
     def compile_count(self) -> int:

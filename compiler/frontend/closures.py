@@ -3,7 +3,8 @@ how a call's arguments bind to its parameters, and nested functions (closures).
 
 Contract:
 - `definition(fn)` gives (source, a fresh copy of the `def`, globals) of a callee: a Python
-  function (a `def`, or a `lambda` alone on its line) or a `Closure`.
+  function (a `def`, or a `lambda`, also on a continuation line of a statement, told apart
+  from other lambdas of its line by its parameters) or a `Closure`.
 - `bind(conv, fn, pairs, kwpairs, node)` binds (value, Ref) pairs to the callee's parameters
   as Python does (`inspect.Signature.bind`, defaults applied; `*args` gets a tuple):
   {parameter: (value, Ref)}. A Python default value becomes a constant (numbers), a tuple of
@@ -103,7 +104,8 @@ def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
 def _lambda_in(fn, tree, source: Source) -> gast.FunctionDef:
     code = fn.__code__
     params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and
+    line = code.co_firstlineno - source.first_line + 1  # in `tree`
+    lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and n.lineno == line and
                [a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
     if len(lambdas) != 1:
         raise source.error(tree.body[0] if tree.body else None,
