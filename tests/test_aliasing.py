@@ -244,7 +244,8 @@ def views_made_in_branches(x, c):
     (write_through_reshape, "y[0, 0] = 1.0", "numpy view"),
     (read_stale_transpose, "return np.sum(t)", "written at line"),
     (views_made_in_branches, "return np.sum(t)", "written at line"),
-])
+], ids=["ambiguous_branch", "swap_in_loop_of_runtime_length", "write_through_reshape",
+        "read_stale_transpose", "views_made_in_branches"])
 def test_unfollowable_aliasing_is_refused_naming_the_line(fn, line, words):
     with pytest.raises(AdliteSyntaxError) as e:
         jit(fn)(*([np.ones((2, 2))] if fn in (write_through_reshape, read_stale_transpose)

@@ -383,7 +383,8 @@ def test_var_keyword_parameters_of_called_functions(backend):
     (uses_string_arithmetic, "return x + option", "got a string ('put')"),
     (missing_argument, "return step()", "step(): missing a required argument: 'x'"),
     (unknown_keyword, "step(x, speed=1.0)", "got an unexpected keyword argument 'speed'"),
-])
+], ids=["two_functions", "function_rebound_in_loop", "recursive_nested",
+        "uses_string_arithmetic", "missing_argument", "unknown_keyword"])
 def test_refusals_name_the_line(fn, line, fragment):
     with pytest.raises(AdliteSyntaxError) as info:
         grad(fn)(0.5)

@@ -220,7 +220,7 @@ def test_environment_budget_too_small_names_the_variable(monkeypatch):
     ("lots", ValueError, "checkpoint='lots': cannot read 'lots' as a size in bytes"),
     ("0.5B", ValueError, "checkpoint='0.5B': a budget must be at least 1 byte"),
     ([64], TypeError, r"checkpoint=\[64\]: expected False, True, None, an int"),
-])
+], ids=["zero_steps", "negative_steps", "unreadable_size", "budget_under_a_byte", "a_list"])
 def test_values_the_argument_cannot_take(value, error, message):
     with pytest.raises(error, match=message):
         grad(w2_steps, checkpoint=value)

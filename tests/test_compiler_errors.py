@@ -34,7 +34,8 @@ def test_list_comprehension_points_at_file_line_column_with_hint():
     (ex.loop_forever, "never ends"),
     (ex.unknown_function, r"np\.convolve\(\) is not supported"),
     (ex.string_constant, "expected a number or an array here, got a string"),
-])
+], ids=["uses_try", "recursive", "maybe_undefined", "no_return_on_some_path", "loop_forever",
+        "unknown_function", "string_constant"])
 def test_unsupported_constructs(fn, fragment):
     with pytest.raises(AdliteSyntaxError, match=fragment):
         grad(fn)(1.0) if fn is not ex.recursive else grad(fn)(1.0, 3)

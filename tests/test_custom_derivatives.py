@@ -510,7 +510,7 @@ def _errors(fwd, bwd):
     (_two_fwd, _bwd_wrong_shape, _bwd_wrong_shape,
      "the cotangent of argument 1 is a f64[3] but must be a float of the shape of f64"),
     (_fwd_not_a_pair, _bwd_one_cotangent, _fwd_not_a_pair, "must return a pair"),
-])
+], ids=["bwd_one_cotangent", "bwd_wrong_shape", "fwd_not_a_pair"])
 def test_wrong_rules_name_the_rule(fwd, bwd, culprit, message):
     f = _errors(fwd, bwd)
     with pytest.raises(AdliteSyntaxError, match=re.escape(message)) as info:
@@ -521,7 +521,7 @@ def test_wrong_rules_name_the_rule(fwd, bwd, culprit, message):
 @pytest.mark.parametrize("fwd,bwd,culprit,message", [
     (_two_fwd, _bwd_one_cotangent, _bwd_one_cotangent, "must return a tuple of 2 cotangent(s)"),
     (_two_fwd, _bwd_wrong_shape, _bwd_wrong_shape, "the cotangent of argument 1 has shape [3]"),
-])
+], ids=["bwd_one_cotangent", "bwd_wrong_shape"])
 def test_wrong_rules_on_the_tape(fwd, bwd, culprit, message):
     f = _errors(fwd, bwd)
     x = tensor(1.0, requires_grad=True)

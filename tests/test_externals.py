@@ -357,7 +357,7 @@ def reads_int_array(x):
     (writes_global, "write into 'W', an array from outside the function"),
     (sets_attribute, "assignment to the attribute 'model.lr'"),
     (reads_int_array, "'IDX' is an array of int64"),
-])
+], ids=["writes_global", "sets_attribute", "reads_int_array"])
 def test_refusals_name_the_line(fn, fragment):
     with pytest.raises(AdliteSyntaxError, match=fragment) as info:
         jit(fn)(1.0)
@@ -472,7 +472,7 @@ def fill_first(a, x):
     (writes_through_alias, "write into 'a', which is the array W from outside the function"),
     (writes_through_view, "write into 'v', which is the array model.layer.b from outside"),
     (passes_outside_array_to_writer, "write into 'a', which is the array LAYERS\\[0\\]"),
-])
+], ids=["writes_through_alias", "writes_through_view", "passes_outside_array_to_writer"])
 def test_writes_into_outside_arrays_through_aliases_are_refused(fn, fragment):
     with pytest.raises(AdliteSyntaxError, match=fragment):
         jit(fn)(1.0)

@@ -237,6 +237,15 @@ VALUE_CASES = [
 ]
 
 
+def _value_case_id(v):
+    """`fn.__name__`, and the arguments as Python prints them with each array shown as its
+    dtype and shape (float64[4]) rather than numpy's repr."""
+    if callable(v):
+        return v.__name__
+    labels = [f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else repr(a) for a in v]
+    return "(" + ", ".join(labels) + ")"
+
+
 def _same(got, want):
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
     np.testing.assert_array_equal(got, want)  # NaN equals NaN here
@@ -244,7 +253,7 @@ def _same(got, want):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", VALUE_CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+@pytest.mark.parametrize("fn,args", VALUE_CASES, ids=_value_case_id)
 def test_compiled_values_match_python_and_numpy(fn, args, backend):
     want = fn(*args)
     got = jit(fn, backend=backend)(*args)
@@ -253,7 +262,7 @@ def test_compiled_values_match_python_and_numpy(fn, args, backend):
         assert type(got) is int
 
 
-@pytest.mark.parametrize("fn,args", VALUE_CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+@pytest.mark.parametrize("fn,args", VALUE_CASES, ids=_value_case_id)
 def test_tape_values_match_python_and_numpy(fn, args):
     want = fn(*args)
     got = fn(*(rt.tensor(np.asarray(a, dtype=np.float64)) for a in args))

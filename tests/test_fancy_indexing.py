@@ -120,7 +120,9 @@ def taken_columns(x, idx):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn,x,idx", [
     (taken, X1, np.array([1, 6])), (taken, X1, np.array([[0], [-7]])),
-    (taken_columns, X2, np.array([0, 2, 5, 9])), (pairs, X2, None)], ids=str)
+    (taken_columns, X2, np.array([0, 2, 5, 9])), (pairs, X2, None)],
+    ids=["taken-index_past_the_end", "taken-2d_index_before_the_start",
+         "taken_columns-columns_past_the_end", "pairs-row_and_column_past_the_end"])
 def test_out_of_bounds_is_numpys_index_error(fn, x, idx, backend):
     args = (x, np.array([0, 4]), np.array([0, 5])) if idx is None else (x, idx)
     with pytest.raises(IndexError) as expected:
@@ -206,7 +208,7 @@ def float_arange_index(x):
     (written_mixed, (X2, IDX), "write through index arrays mixed with ints"),
     (float_index, (X1,), "must be of integer (or boolean) type"),
     (float_arange_index, (X1,), "must be of integer (or boolean) type"),
-])
+], ids=["masked", "written_mixed", "float_index", "float_arange_index"])
 def test_refused_clearly_at_the_users_line(fn, args, message):
     with pytest.raises(AdliteSyntaxError, match="test_fancy_indexing.py") as e:
         compiler.jit(fn)(*args)
@@ -227,7 +229,8 @@ SORTED = np.array([0.0, 1.0, 1.0, 2.5, np.nan])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [search_left, search_right])
 @pytest.mark.parametrize("v", [np.array([-1.0, 1.0, 1.5, 3.0, np.nan, 2.5]), 1.0, np.nan,
-                               np.array([[0.0, 1.0], [2.0, 9.0]])], ids=str)
+                               np.array([[0.0, 1.0], [2.0, 9.0]])],
+                         ids=["vector_with_nan", "1.0", "nan", "matrix_2x2"])
 def test_searchsorted_is_numpys(fn, v, backend):
     got, expected = compiler.jit(fn, backend=backend)(SORTED, v), fn(SORTED, v)
     assert np.array_equal(got, expected)

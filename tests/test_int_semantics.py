@@ -98,14 +98,14 @@ BINARY = [(difference, lambda a, b: a - b), (floor_quotient, lambda a, b: a // b
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,exact", UNARY)
+@pytest.mark.parametrize("fn,exact", UNARY, ids=[fn.__name__ for fn, _ in UNARY])
 def test_unary_int_operations_are_exact_or_raise(fn, exact, backend):
     for n in EXTREMES:
         agrees_with_python(fn, n, backend=backend, exact=exact)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,exact", BINARY)
+@pytest.mark.parametrize("fn,exact", BINARY, ids=[fn.__name__ for fn, _ in BINARY])
 def test_binary_int_operations_are_exact_or_raise(fn, exact, backend):
     for a in EXTREMES:
         for b in [1, -1, 2, -2, 7, -7, BIG, SMALL]:

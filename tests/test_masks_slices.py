@@ -267,7 +267,9 @@ def mask_with_axis(x):
                                                                            "x, y)"),
     (nonzero, "np.nonzero returns the indices", "np.where(cond, x, y)"),
     (mask_with_axis, "sum of x[mask] with arguments", "alone"),
-])
+], ids=["kept", "wrong_shape", "array_value", "int_and", "inverted_flag", "mapped",
+        "add_at_into_slice", "window_of_runtime_length", "window_past_the_axis", "where_of_one",
+        "nonzero", "mask_with_axis"])
 def test_refusals_at_the_users_line(fn, message, hint):
     arg = 3 if fn is int_and else (X1[0] if fn is inverted_flag else X1.copy())
     with pytest.raises(AdliteSyntaxError) as info:

@@ -495,7 +495,8 @@ def _line(fn, fragment):
     (runtime_filter, (1.0,), "if v > 1.0", "list comprehension whose `if` filter"),
     (zip_of_different_lengths, (1.0,), "strict=True", "zip(strict=True) of sequences"),
     (grows_while_iterated, (1.0,), "for v in xs", "changes the length of the list"),
-])
+], ids=["append_in_while", "append_in_runtime_range", "too_long_to_unroll", "iterate_a_number",
+        "runtime_filter", "zip_of_different_lengths", "grows_while_iterated"])
 def test_refusals_name_the_line_and_construct(fn, args, fragment, words):
     with pytest.raises(AdliteSyntaxError) as e:
         jit(fn)(*args)

@@ -90,7 +90,8 @@ STABLE = {  # numpy's results with the stable kind (the default leaves ties unsp
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64],
+                         ids=lambda d: d.__name__)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("fn", SORTS, ids=lambda f: f.__name__)
 def test_values_and_dtypes_are_numpys(fn, shape, dtype, backend):
@@ -256,7 +257,8 @@ MEDIANS = [median_all, median_axis1, median_last_keepdims, median_all_keepdims, 
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64],
+                         ids=lambda d: d.__name__)
 @pytest.mark.parametrize("fn", MEDIANS, ids=lambda f: f.__name__)
 def test_median_is_numpys(fn, dtype, backend):
     x = RNG.standard_normal((3, 4, 5))
