@@ -651,11 +651,13 @@ ALIASES = {  # the names `show` had before the pipeline: (stage, grad, render)
 
 
 def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = None, *,
-         grad: bool = False, backend: str = "llvm", dot: bool = False) -> str:
+         grad: bool = False, backend: str = "llvm", dot: bool = False,
+         checkpoint: Any = None) -> str:
     """The code of `fn` after pipeline stage `stage` (the last one of that name) of `jit`, or
-    of `grad` (w.r.t. argument 0) with `grad=True` or `stage="ad"`: the IR (as Graphviz with
-    `dot`), and after `lower` the code for `backend` (LLVM IR, or Python source). The default
-    signature is every argument f64. The names of ALIASES are accepted too."""
+    of `grad` (w.r.t. argument 0, with `grad`'s `checkpoint` option) with `grad=True` or
+    `stage="ad"`: the IR (as Graphviz with `dot`), and after `lower` the code for `backend`
+    (LLVM IR, or Python source). The default signature is every argument f64. The names of
+    ALIASES are accepted too."""
     if stage in ALIASES:
         stage, grad, render = ALIASES[stage]
         backend = render if render in ("llvm", "python") else backend
@@ -665,7 +667,8 @@ def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = N
                          f"{', '.join(STAGES + tuple(ALIASES))}")
     if types is None:
         types = [F64] * len(inspect.signature(fn).parameters)
-    transformed = Transformed(fn, "grad" if grad or stage == "ad" else "jit", backend=backend)
+    transformed = Transformed(fn, "grad" if grad or stage == "ad" else "jit", backend=backend,
+                              checkpoint=checkpoint)
     trees, targets = transformed._trees_targets(types)
     c = transformed.compilation(tuple(trees), transformed._groups(trees, targets,
                                                                   len(transformed.bound)))
