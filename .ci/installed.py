@@ -31,6 +31,27 @@ ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(.*)$")
 
 
+DISTRIBUTED = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "compiler", "derivatives",
+               "runtime")
+
+
+def build_wheel(python: str, into: Path) -> Path:
+    """The wheel of the checkout as it is, built from a clean copy of what the sdist holds
+    (setuptools would reuse what an earlier build left in the checkout's build/)."""
+    source = into / "source"
+    for name in DISTRIBUTED:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, source)
+    subprocess.run([python, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(into),
+                    str(source)], check=True, timeout=900, cwd=into)
+    shutil.rmtree(source)
+    return next(into.glob("adlite-*.whl"))
+
+
 def readme_blocks(text: str) -> list[tuple[int, str, str | None]]:
     """(line, code, expected output or None) for each `python` block of a markdown text."""
     blocks: list[tuple[int, str, str]] = []  # (line, info, body)
@@ -89,9 +110,9 @@ class Smoke:
 
     def install(self) -> None:
         dist = self.tmp / "dist"
-        self.run("build the wheel", [self.python, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                                     "-w", str(dist), str(ROOT)], cwd=self.tmp)
-        wheel = next(dist.glob("adlite-*.whl"))
+        dist.mkdir()
+        wheel = build_wheel(self.python, dist)
+        print(f"ok  built {wheel.name}", flush=True)
         self.run("create a fresh venv", [self.python, "-m", "venv", str(self.venv)], cwd=self.tmp)
         pip = [str(self.venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
         self.run("install the wheel with its extras",

@@ -28,6 +28,8 @@ import time
 import tomllib
 from pathlib import Path
 
+from installed import build_wheel  # .ci/installed.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TOOLS = ["pytest", "pytest-xdist", "hypothesis"]
 CORE = [
@@ -117,9 +119,7 @@ def main() -> int:
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="adlite-versions-"))
     try:
-        step("build the wheel", [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                                 "-w", str(tmp / "dist"), str(ROOT)], tmp)
-        wheel = next((tmp / "dist").glob("adlite-*.whl"))
+        wheel = build_wheel(sys.executable, tmp)
         ran = [name for name, (version, requirements) in chosen.items()
                if name in (args.env or chosen) and run(name, version, requirements, wheel, tmp)]
     finally:
