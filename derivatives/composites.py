@@ -18,7 +18,8 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
 The reductions take the operand's `shape` (the vocabulary has no word for it), `axis` (a
 sorted tuple of non-negative axes, or None for all) and `keepdims`, normalised by the caller:
 - `mean(x)` = sum(x) / n, n the number of elements reduced (numpy: NaN when n is 0);
-- `var(x, ddof)` = sum((x - mean(x))**2) / (n - ddof); `std` = sqrt(var) (numpy's, two-pass);
+- `var(x, ddof)` = sum((x - mean(x))**2) / (n - ddof); `std` = sqrt(var) (numpy's, two-pass),
+  and var itself over one element (the constant 0, or NaN: its derivative is 0, not NaN);
 - `logsumexp(x)` = log(sum(exp(x - m))) + m with m = max(x) where finite, else 0 (scipy's
   stable form; m is not held constant: its derivative cancels);
 - `softmax(x)` = e / sum(e) with e = exp(x - max(x)) (scipy's; the max is not held constant:
@@ -97,6 +98,8 @@ def var(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
 
 def std(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
         ddof: int | float = 0) -> Any:
+    if _count(shape, axis) == 1:  # var is 0 (or NaN): the same value without sqrt, whose
+        return var(o, x, shape, axis, keepdims, ddof)  # infinite slope at 0 would give NaN
     return o.sqrt(var(o, x, shape, axis, keepdims, ddof))
 
 

@@ -81,10 +81,14 @@ _formula("fmod", lambda o, x, y, out: (ONE, o.neg(o.div(o.sub(x, out), y))), inp
 
 
 def _pow(o, x, y, out):
-    """d/dx x**y = y x**(y-1); d/dy = x**y log x, taken as 0 where x == 0 and y >= 0."""
+    """d/dx x**y = y x**(y-1), 0 where y == 0 (x**0 is the constant 1, also at x = 0, where
+    the formula is 0 * inf; the base is replaced there so that no order sees an inf);
+    d/dy = x**y log x, taken as 0 where x == 0 and y >= 0."""
+    constant = o.eq(y, 0.0)
+    dx = o.select(constant, 0.0, o.mul(y, o.pow(o.select(constant, 1.0, x), o.sub(y, 1.0))))
     zero_base = o.and_(o.eq(x, 0.0), o.ge(y, 0.0))
     dy = o.select(zero_base, 0.0, o.mul(out, o.log(o.select(zero_base, 1.0, x))))
-    return o.mul(y, o.pow(x, o.sub(y, 1.0))), dy
+    return dx, dy
 
 
 _formula("pow", _pow, inputs=True, output=True)

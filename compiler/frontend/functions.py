@@ -279,14 +279,31 @@ def _class_test(name, test):
     return lower
 
 
-def _range_len(conv, args, node):
-    """The trip count of a `for` loop (see normalize.py): range() takes ints only."""
+def _range_arguments(conv, args, node) -> list:
+    """range()'s arguments as int64 (bools count as ints); anything else is refused, as
+    range() raises TypeError for it."""
     values = [conv.numeric(conv.scalar(a, node), node) for a in args]
     if any(v.type != I64 for v in values):
         raise conv.source.error(node, "range() arguments must be integers, got "
-                                      f"{', '.join(str(v.type) for v in values)}",
+                                      f"{', '.join(str(v.type) for v in values)} ('float' "
+                                      "object cannot be interpreted as an integer)",
                                 "convert with int(...) first")
-    return conv.b.range_len(*values)
+    return values
+
+
+def _range_len(conv, args, node):
+    """The trip count of a `for` loop (see normalize.py)."""
+    return conv.b.range_len(*_range_arguments(conv, args, node))
+
+
+def range_bound(value):
+    """A bound of a `for ... in range(...)` loop counted with a step of 1 or -1
+    (normalize.py): checked to be an int like range()'s."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_range_bound`
+
+
+def _range_bound(conv, args, node):
+    return _range_arguments(conv, args, node)[0]
 
 
 _FUNCTIONS = {}
@@ -357,6 +374,7 @@ _register([math.ceil], _rounding("ceil", True))
 _register([builtins.float, np.float64], _cast(F64))
 _register([builtins.int], _cast(I64))
 _register([range_len], _range_len)
+_register([range_bound], _range_bound)
 _register([builtins.isinstance], _class_test("isinstance", issubclass))
 _register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
     cls, np.generic | numbers.Number) or cls in np.ScalarType))  # numpy's test, on the class

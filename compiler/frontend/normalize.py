@@ -13,8 +13,9 @@ Post-conditions (the grammar `to_ir` accepts):
   `continue` is safe), marked for `to_ir` (`counter`: the part of its test that counts,
   `trips`: its trip count at entry, `loop_prefix` on the hidden fetch and step statements;
   see `_counted`), which may unroll it. `for i in range(start, stop, step)`: with a
-  constant step of 1 or -1 it counts a hidden counter up (down) to `stop`, which never
-  passes int64's range. Otherwise it counts down the exact trip count
+  constant step of 1 or -1 it counts a hidden counter up (down) to `stop` (both checked to
+  be ints by `__range_bound`), which never passes int64's range. Otherwise it counts down
+  the exact trip count
   `__range_len(start, stop, step)` (a hidden function, see HIDDEN_FUNCTIONS: ValueError for
   a zero step at run time, no overflow for any bounds) and steps the loop variable only
   while another trip follows, so the checked int arithmetic never computes a value past the
@@ -45,12 +46,14 @@ import gast
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
 from .comprehensions import hoist
+from .functions import range_bound
 from .sequences import iteration_length, zip_strict_length
 from .source import Source
 from .statements import end_at_raises
 
 # names the normalized code calls (never shadowed by the user's names)
-HIDDEN_FUNCTIONS = {"__range_len": range_len, "__len": iteration_length, "__min": builtins.min,
+HIDDEN_FUNCTIONS = {"__range_len": range_len, "__range_bound": range_bound,
+                    "__len": iteration_length, "__min": builtins.min,
                     "__zip_strict": zip_strict_length}
 
 UNSUPPORTED_STATEMENTS = {
@@ -353,6 +356,8 @@ class Normalizer:
             raise self.source.error(step, "range() arg 3 must not be zero",
                                     "use a nonzero step")
         if isinstance(step_value, int) and step_value in (1, -1):
+            bounds = [g.assign(name, g.call("__range_bound", [value], at=it), at=s)
+                      for name, value in ((k, start), (hi, stop))]
             up = step_value > 0
             test = g.compare(g.name(k, at=s), gast.Lt() if up else gast.Gt(),
                              g.name(hi, at=s), at=s)

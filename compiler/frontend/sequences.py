@@ -41,6 +41,7 @@ from ..ir.index import Int
 from .aliasing import Ref, new_object
 from .array_functions import _options, resolve_dtype
 from .functions import builtin_sum_of_array, register_with_keywords
+from .static_values import ListTuple
 
 
 class Poisoned:
@@ -53,6 +54,8 @@ class Poisoned:
 class ListValue:
     """A Python list: `items` with their `refs` (aliasing.py; None for new values)."""
 
+    python_class = list  # what `isinstance` sees
+
     def __init__(self, items, refs=None, builder=None) -> None:
         self.items = list(items)
         self.refs = list(refs) if refs is not None else [None] * len(self.items)
@@ -62,6 +65,8 @@ class ListValue:
 
 class RangeValue:
     """`range(start, stop, step)` with compile-time int bounds."""
+
+    python_class = range  # what `isinstance` sees
 
     def __init__(self, start: int, stop: int, step: int) -> None:
         self.range = range(start, stop, step)
@@ -341,7 +346,7 @@ def unpacked(conv, seq, node) -> tuple[tuple, tuple]:
 def as_tuples(value):
     """A list as a tuple (recursively), for lowerings that read sequences as tuples."""
     if isinstance(value, ListValue):
-        return tuple(as_tuples(v) for v in value.items)
+        return ListTuple(as_tuples(v) for v in value.items)
     if isinstance(value, RangeValue):
         return tuple(const(v) for v in value.range)
     return value

@@ -85,7 +85,16 @@ def python_classes(value) -> tuple[type, ...]:
         return (np.ndarray,)
     if hasattr(value, "same_as"):  # a closure
         return (types.FunctionType,)
+    if hasattr(value, "python_class"):  # the frontend's stand-in for a list or a range
+        return (value.python_class,)
     return (type(value),)
+
+
+class ListTuple(tuple):
+    """A Python list read as a tuple (a list argument, which compiled code cannot write into,
+    or a list handed to a lowering): a `list` to `isinstance`."""
+
+    python_class = list
 
 
 def compare(op, left, right):

@@ -254,7 +254,9 @@ class _Entry:
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
-        return tuple(v for v, _ in pairs), tuple(r for _, r in pairs)
+        items = (static_values.ListTuple if tree.kind == "list" else tuple)(
+            v for v, _ in pairs)
+        return items, tuple(r for _, r in pairs)
 
 
 def _result(conv: FunctionConverter, result, ref, node):
@@ -684,6 +686,9 @@ class FunctionConverter:
             return method(node)
         except TypeError as e:  # a primitive's type rule: shapes or dtypes do not fit
             raise self.source.error(node, str(e)) from None
+        except OverflowError as e:  # an int constant (literal or outside value) too large
+            raise self.source.error(node, str(e), "use a float, or an int below 2**63") \
+                from None
 
     def expr_Constant(self, node):
         v = node.value
@@ -980,7 +985,7 @@ class FunctionConverter:
         """(value, Ref) of a binary operation: tuples concatenate (`shape + (1,)`) and repeat
         (`(0.0,) * n`, n known when compiling), keeping their items' objects."""
         (x, rx), (y, ry) = self.expr_ref(node.left), self.expr_ref(node.right)
-        if type(x) is tuple or type(y) is tuple:  # (not a masks.MaskedRead)
+        if _is_tuple(x) or _is_tuple(y):
             return _tuple_binop(self, node, x, rx, y, ry)
         return self.binop(node, x, y), None
 
@@ -1105,7 +1110,7 @@ class FunctionConverter:
             view = any(func is f for f in VIEW_FUNCTIONS) and pairs
             if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
                 return value, pairs[0][1]
-            if view and type(value) is tuple and len(value) == len(pairs) > 1:  # atleast_2d(a, b)
+            if view and _is_tuple(value) and len(value) == len(pairs) > 1:  # atleast_2d(a, b)
                 return value, tuple(_frozen(ref) for _, ref in pairs)
             return value, (_frozen(pairs[0][1]) if view else None)
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
@@ -1463,10 +1468,11 @@ class FunctionConverter:
         count = self.expr(s.trips)  # names only: nothing emitted
         sizes = frozenset().union(*(_entry_scalars(self.b, c) for c in (
             count if isinstance(count, tuple) else (count,)) if isinstance(c, Var)))
-        if isinstance(count, tuple):  # (low, high): Python ints never overflow
-            count = const(count[1].value - count[0].value) \
+        if isinstance(count, tuple):  # (low, high): a Python int, which never overflows
+            trips = max(count[1].value - count[0].value, 0) \
                 if all(isinstance(c, Const) for c in count) else None
-        trips = max(count.value, 0) if isinstance(count, Const) else None
+        else:
+            trips = max(count.value, 0) if isinstance(count, Const) else None
         iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
         if any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
@@ -1744,7 +1750,12 @@ def _is_object(value) -> bool:
     """A Python object whose attributes compiled code reads (not a value of compiled code,
     a module, a string or None)."""
     return not (isinstance(value, Var | Const | _Method | types.ModuleType | str)
-                or type(value) is tuple or value is None or value is LIVE)
+                or _is_tuple(value) or value is None or value is LIVE)
+
+
+def _is_tuple(value) -> bool:
+    """A tuple of the frontend (a list read as a tuple is one), not a masks.MaskedRead."""
+    return type(value) in (tuple, static_values.ListTuple)
 
 
 def _frozen(ref):

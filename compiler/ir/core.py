@@ -114,7 +114,11 @@ class Const:
     def __post_init__(self) -> None:
         if self.type.is_array:
             raise TypeError("constants are scalars")
-        object.__setattr__(self, "value", self.type.dtype.python(self.value))
+        value = self.type.dtype.python(self.value)
+        if self.type.dtype.python is int and not -2**63 <= value < 2**63:
+            raise OverflowError(f"the int {value} does not fit in 64 bits (compiled code "
+                                "computes with int64)")
+        object.__setattr__(self, "value", value)
 
 
 Atom = Var | Const

@@ -8,7 +8,8 @@ Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in p
   constant false.
 - Simplification applies only identities that hold for every IEEE value, including nan, inf
   and -0.0: `x*1`, `1*x`, `x/1`, `x-0`, `x**1`, `x**2 -> x*x`, `-(-x)`, `select(c, a, a)`,
-  `select(True, a, b)`, same-type `convert`, `and(x, True)`, `not(not x)`, and an operand
+  `select(True, a, b)` (broadcast to the output's shape when the kept operand has another),
+  same-type `convert`, `and(x, True)`, `not(not x)`, and an operand
   that is a constant broadcast to the shape the other operand already has becomes the
   constant itself. It never rewrites `x*0 -> 0` or `x+0 -> x` (wrong for inf/nan and -0.0).
 """
@@ -16,7 +17,7 @@ Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in p
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import BOOL, Const, Graph
+from ..ir.core import BOOL, Const, Eqn, Graph
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import all_graphs, inline
 from .rewrite import Substitution
@@ -74,7 +75,8 @@ def _never_runs(eqn) -> bool:
 
 
 def _simplified(eqn):
-    """The atom equal to the equation's single output, or None."""
+    """The atom equal to the equation's single output up to broadcasting to its shape, or
+    None."""
     p, ins = eqn.prim, eqn.inputs
     if p == "mul":
         if _is(ins[1], 1):
@@ -139,10 +141,16 @@ def simplify(graph: Graph) -> bool:
                 inner = defs.get(id(eqn.inputs[0]))
                 if inner is not None and inner.prim == eqn.prim:
                     result = inner.inputs[0]
-            if result is not None:
-                sub[eqn.outputs[0]] = result
+            out = eqn.outputs[0] if result is not None else None
+            if result is not None and result.type == out.type:
+                sub[out] = result
                 changed = True
                 continue
+            if result is not None and result.type.dtype == out.type.dtype:
+                # the operand kept has another shape: it is broadcast against the others
+                # (`select(cond, a, a)` of a number under an array condition)
+                eqn = Eqn("broadcast_to", [result], [out], {"shape": out.type.shape}, eqn.loc)
+                changed = True
             for out in eqn.outputs:
                 defs[id(out)] = eqn
             eqns.append(eqn)

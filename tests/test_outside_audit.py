@@ -1,0 +1,225 @@
+"""Wrong results that suites written by others found (issue 21), each a regression test.
+
+Expected values are written out by hand (the mathematics of each case), by Python itself, or
+by central finite differences of numpy's own function; never by the code under test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adlite.compiler import AdliteSyntaxError, grad, jit, jvp
+from adlite.runtime import tensor
+
+BACKENDS = ["llvm", "python"]
+
+
+def _central(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+# ---- x ** 0: the constant 1, whose derivative is 0 also at x = 0 ----------------------------
+
+def power_zero(x):
+    return x ** 0.0
+
+
+def np_power_zero(x):
+    return np.sum(np.power(x, 0.0))
+
+
+def power_one(x):
+    return x ** 1.0
+
+
+def power_two(x):
+    return x ** 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_zeroth_power_has_derivative_zero_at_zero_to_every_order(backend):
+    assert grad(power_zero, backend=backend)(0.0) == 0.0
+    assert grad(grad(power_zero, backend=backend), backend=backend)(0.0) == 0.0
+    assert grad(power_zero, backend=backend)(-3.0) == 0.0
+    np.testing.assert_array_equal(grad(np_power_zero, backend=backend)(np.zeros(3)),
+                                  np.zeros(3))
+    assert jvp(power_zero, (0.0,), (1.0,))[1] == 0.0
+    # the neighbours: x**1 is linear (second derivative 0 at 0), x**2 has 2x and 2
+    assert grad(power_one, backend=backend)(0.0) == 1.0
+    assert grad(grad(power_one, backend=backend), backend=backend)(0.0) == 0.0
+    assert grad(power_two, backend=backend)(0.0) == 0.0
+    assert grad(grad(power_two, backend=backend), backend=backend)(0.0) == 2.0
+    assert grad(power_two, backend=backend)(1.5) == pytest.approx(_central(power_two, 1.5))
+
+
+def test_the_tape_differentiates_a_zeroth_power_at_zero():
+    t = tensor([0.0, 2.0], requires_grad=True)
+    np.sum(t ** 0.0).backward()
+    np.testing.assert_array_equal(t.grad.data, [0.0, 0.0])
+
+
+# ---- std of one element: the constant 0 ------------------------------------------------------
+
+def std_all(x):
+    return np.std(x)
+
+
+def std_rows(x):
+    return np.sum(np.std(x, axis=1))
+
+
+def std_kept(x):
+    return np.sum(np.std(x, axis=1, keepdims=True) * 3.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_std_of_one_element_has_derivative_zero(backend):
+    assert grad(std_all, backend=backend)(3.0) == 0.0
+    np.testing.assert_array_equal(grad(std_all, backend=backend)(np.array([2.0])), [0.0])
+    np.testing.assert_array_equal(grad(std_rows, backend=backend)(np.ones((2, 1))),
+                                  np.zeros((2, 1)))
+    np.testing.assert_array_equal(grad(std_kept, backend=backend)(np.ones((2, 1))),
+                                  np.zeros((2, 1)))
+    x = np.array([[1.0, 2.0, 4.0], [0.5, -1.0, 2.0]])  # the neighbour: more than one element
+    expected = np.array([[_central(lambda h, i=i, j=j: np.sum(np.std(
+        x + h * np.eye(1, 6, 3 * i + j).reshape(2, 3), axis=1)), 0.0)
+        for j in range(3)] for i in range(2)])
+    np.testing.assert_allclose(grad(std_rows, backend=backend)(x), expected, rtol=1e-6)
+
+
+def test_the_tape_differentiates_the_std_of_one_element():
+    t = tensor([2.0], requires_grad=True)
+    np.std(t).backward()
+    np.testing.assert_array_equal(t.grad.data, [0.0])
+
+
+# ---- lists are lists to isinstance -------------------------------------------------------------
+
+def is_list(xs):
+    return isinstance(xs, list)
+
+
+def is_tuple(xs):
+    return isinstance(xs, tuple)
+
+
+def built_list_is_list(x):
+    ys = [x, 2.0 * x]
+    return isinstance(ys, list) and not isinstance(ys, tuple)
+
+
+def asserts_a_list(xs):
+    assert isinstance(xs, list)
+    return xs[0] * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isinstance_tells_lists_from_tuples_as_python_does(backend):
+    for fn, arg in ((is_list, [1.0]), (is_list, (1.0,)), (is_tuple, [1.0]),
+                    (is_tuple, (1.0,)), (built_list_is_list, 1.0)):
+        assert jit(fn, backend=backend)(arg) is fn(arg), (fn.__name__, arg)
+    assert jit(asserts_a_list, backend=backend)([1.5, 2.0]) == 3.0
+    assert grad(asserts_a_list, backend=backend)([1.5, 2.0])[0] == 2.0
+
+
+# ---- range() takes ints only; ints beyond int64 are refused, never wrapped --------------------
+
+N_FLOAT = 3.0
+N_HUGE = 2**64 + 3
+
+
+def range_of_global_float(x):
+    s = 0.0
+    for _ in range(N_FLOAT):
+        s = s + x
+    return s
+
+
+def range_of_argument(x, n):
+    s = 0.0
+    for _ in range(n):
+        s = s + x
+    return s
+
+
+def range_of_huge_global(x):
+    s = 0.0
+    for i in range(N_HUGE):
+        s = s + x
+        if i > 5:
+            break
+    return s
+
+
+def huge_literal(x):
+    return x + 18446744073709551619
+
+
+def closed_over_huge():
+    n = 2**64 + 3
+
+    def f(x):
+        return x * n
+    return f
+
+
+def test_range_of_a_float_is_refused_where_python_raises():
+    with pytest.raises(TypeError):
+        range_of_global_float(1.0)  # Python's own behaviour
+    with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:.*range\(\) "
+                                                r"arguments must be integers, got f64"):
+        jit(range_of_global_float)(1.0)
+    with pytest.raises(AdliteSyntaxError, match="range.. arguments must be integers"):
+        jit(range_of_argument)(1.0, 3.0)
+    assert jit(range_of_argument)(1.5, 3) == 4.5
+    assert jit(range_of_argument)(1.5, True) == 1.5  # bools are ints to range()
+
+
+@pytest.mark.parametrize("fn", [range_of_huge_global, huge_literal, closed_over_huge()],
+                         ids=["loop_bound", "literal", "closed_over"])
+def test_ints_beyond_int64_are_refused_naming_the_line(fn):
+    fn(1.0)  # Python computes with them
+    with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:\d+: the int "
+                                                r"18446744073709551619 does not fit in 64 bits"):
+        jit(fn)(1.0)
+
+
+def test_an_int_argument_beyond_int64_raises_overflow_error():
+    with pytest.raises(OverflowError):
+        jit(range_of_argument)(1.0, 2**64 + 3)
+
+
+# ---- np.where whose two branches are one value keeps the broadcast against the condition ------
+
+def where_same_array(x, s):
+    return np.sum(np.where(x[:, None] > 0, x * s, x * s))
+
+
+def where_same_number(x, s):
+    return np.sum(np.where(x > 0, s, s))
+
+
+def where_equal_after_cse(x, s):
+    return np.sum(np.where(x > 0, s * 1.0, s))
+
+
+def where_same_call(x, s):
+    return np.sum(np.where(x > 0, np.exp(s), np.exp(s)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, value, dx, ds", [
+    # sum over a 3x3 grid of x_i s: 3 s sum(x); d/dx_i = 3 s; d/ds = 3 sum(x)
+    (where_same_array, 3.0, [1.5, 1.5, 1.5], 6.0),
+    (where_same_number, 1.5, [0.0, 0.0, 0.0], 3.0),  # 3 s
+    (where_equal_after_cse, 1.5, [0.0, 0.0, 0.0], 3.0),
+    (where_same_call, 3 * np.exp(0.5), [0.0, 0.0, 0.0], 3 * np.exp(0.5)),
+], ids=["array", "number", "equal_after_cse", "same_call"])
+def test_where_with_one_value_on_both_sides(backend, fn, value, dx, ds):
+    x, s = np.array([1.0, -2.0, 3.0]), 0.5
+    assert fn(x, s) == pytest.approx(value)  # numpy agrees with the hand value
+    assert jit(fn, backend=backend)(x, s) == pytest.approx(value, rel=1e-15)
+    gx, gs = grad(fn, wrt=(0, 1), backend=backend)(x, s)
+    np.testing.assert_allclose(gx, dx, rtol=1e-15)
+    assert gs == pytest.approx(ds, rel=1e-15)
