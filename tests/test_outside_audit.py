@@ -6,6 +6,9 @@ by central finite differences of numpy's own function; never by the code under t
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -223,3 +226,54 @@ def test_where_with_one_value_on_both_sides(backend, fn, value, dx, ds):
     gx, gs = grad(fn, wrt=(0, 1), backend=backend)(x, s)
     np.testing.assert_allclose(gx, dx, rtol=1e-15)
     assert gs == pytest.approx(ds, rel=1e-15)
+
+
+# ---- a bool byte is true when nonzero, as numpy reads it ---------------------------------------
+
+MASK_BYTES = np.array([0, 1, 2, 128, 254, 255, 4, 0], dtype=np.uint8)
+
+
+def masked_sum(m, x):
+    return np.sum(np.where(m, x, 0.0))
+
+
+def mask_count(m):
+    return np.sum(m)
+
+
+def mask_tests(m):
+    return np.any(m), np.all(m[1:7])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bool_arrays_read_every_nonzero_byte_as_true(backend):
+    mask, x = MASK_BYTES.view(np.bool_), np.arange(8.0)
+    assert int(np.sum(mask)) == 6  # numpy's reading
+    assert jit(mask_count, backend=backend)(mask) == 6
+    assert jit(masked_sum, backend=backend)(mask, x) == 21.0  # 1 + 2 + ... + 6
+    assert jit(mask_tests, backend=backend)(mask) == (True, True)
+    np.testing.assert_array_equal(grad(masked_sum, wrt=1, backend=backend)(mask, x),
+                                  [0, 1, 1, 1, 1, 1, 1, 0])
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_an_aot_kernel_reads_a_c_callers_mask_bytes_as_numpy(tmp_path):
+    from adlite.compiler.aot import compile_aot
+    from adlite.compiler.ir.core import Type
+
+    build = tmp_path / "build"
+    compile_aot(masked_sum, build, [Type("bool", (8,)), Type("f64", (8,))])
+    program = tmp_path / "program"
+    (tmp_path / "program.c").write_text(
+        '#include <stdio.h>\n#include "masked_sum.h"\n'
+        "int main(void) {\n"
+        "    const uint8_t m[8] = {0, 1, 2, 128, 254, 255, 4, 0};\n"
+        "    const double x[8] = {0, 1, 2, 3, 4, 5, 6, 7};\n"
+        "    double out = -1;\n"
+        "    int32_t status = adlite_masked_sum(m, 8, x, 8, &out);\n"
+        '    printf("%d %.1f\\n", (int)status, out);\n'
+        "    return 0;\n}\n")
+    subprocess.run(["cc", f"-I{build}", str(tmp_path / "program.c"), f"-L{build}",
+                    "-lmasked_sum", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
+    assert subprocess.run([str(program)], capture_output=True, text=True,
+                          check=True).stdout == "0 21.0\n"

@@ -380,7 +380,9 @@ class ArrayLowering:
     def load(self, ptr, t, off):
         elem = element_type(t)
         value = self.b.load(self.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
-        return self.b.trunc(value, I1) if elem == I8 else value
+        # a bool element is true for any nonzero byte, as numpy reads it (masks from files or
+        # C callers may hold 128 or 255, whose lowest bit a truncation would read)
+        return self.b.icmp_unsigned("!=", value, ir.Constant(I8, 0)) if elem == I8 else value
 
     def store(self, ptr, t, off, value):
         elem = element_type(t)
