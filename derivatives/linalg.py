@@ -9,15 +9,20 @@ Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = 
 `Ai = inv(A)`. Reverse mode (the textbook rules, e.g. Giles 2008, Murray 2016):
 - solve: `gB = solve(A.T, g)`, `gA = -gB X.T` (an outer product when `B` is a vector);
 - inv: `gA = -Ai.T g Ai.T`;  det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
-- cholesky (`A = L L.T`, only the lower triangle read): with `P = phi(L.T g)`,
-  `S = inv(L).T P inv(L)`, `gA = (S + S.T) / 2` (a symmetric cotangent), where `phi` keeps the
-  lower triangle and halves the diagonal (`tril_halfdiag`).
+- cholesky: the derivative of the function numpy computes, which reads the lower triangle
+  only: `L = chol(sym(A))`, `sym(A) = tril(A) + tril(A, -1).T`. With `P = phi(L.T g)` and
+  `S = inv(L).T P inv(L)`, `gA = tril(S + S.T, -1) + diag(S)`: zero above the diagonal (those
+  entries are never read), an entry below it counted for both places it stands for, where
+  `phi` keeps the lower triangle and halves the diagonal (`tril_halfdiag`). JAX and PyTorch
+  return the symmetric `(S + S.T) / 2` instead (the derivative along symmetric changes only:
+  both agree with this one along them). scipy's upper factor reads the upper triangle: the
+  transposes of these.
 - solve_triangular (`op(T) X = B`, `T` the triangle of `A` it reads, `op` the transpose when
   `trans`, 1 or 2 (the conjugate transpose: the same for reals)):
   `gB = solve_triangular(A, g, not trans)`, `gA = triangle(-gB X.T)` (transposed
   first when `trans`), zero on the diagonal when `unit_diagonal`.
 Forward mode: `dX = solve(A, dB - dA X)`, `dAi = -Ai dA Ai`, `d det = det sum(inv(A).T * dA)`,
-`d logabsdet = sum(inv(A).T * dA)`, `dL = L phi(inv(L) dA inv(L).T)`,
+`d logabsdet = sum(inv(A).T * dA)`, `dL = L phi(inv(L) sym(dA) inv(L).T)`,
 `dX = solve_triangular(A, dB - op(triangle(dA)) X)`.
 The references of the scipy primitives, shared by the compiler and the tape, are here too:
 `scipy_cholesky`, `solve_triangular`, `check_finite` (scipy's check: ValueError "array must
@@ -37,12 +42,13 @@ T = (1, 0)
 
 
 def _scipy_cholesky_vjp(o, cts, inputs, outputs, shapes, *, lower):
-    """The upper factor U of A is the lower one of A.T, transposed (the cotangent of A is
-    symmetric)."""
+    """The upper factor U of A is the lower one of A.T, transposed (so is the cotangent of A,
+    which lies in the triangle read)."""
     if lower or cts[0] is None:
         return _cholesky_vjp(o, cts, inputs, outputs, shapes)
-    return _cholesky_vjp(o, [o.transpose(cts[0], T)], inputs, [o.transpose(outputs[0], T)],
-                         shapes)
+    (ga,) = _cholesky_vjp(o, [o.transpose(cts[0], T)], inputs, [o.transpose(outputs[0], T)],
+                          shapes)
+    return [o.transpose(ga, T)]
 
 
 def _scipy_cholesky_jvp(o, tangents, inputs, outputs, shapes, *, lower):
@@ -156,7 +162,9 @@ def _cholesky_vjp(o, cts, inputs, outputs, shapes):
     li = o.inv(lower)
     p = o.tril_halfdiag(o.matmul(o.transpose(lower, T), g))
     s = o.matmul(o.matmul(o.transpose(li, T), p), li)
-    return [o.mul(0.5, o.add(s, o.transpose(s, T)))]
+    # S + S.T is the cotangent of the symmetric matrix the triangle stands for; the entry
+    # A[i, j] below the diagonal stands for both of its (i, j) and (j, i)
+    return [o.triangle(o.add(s, o.transpose(s, T)), lower=True, diagonal=0.5)]
 
 
 def _cholesky_jvp(o, tangents, inputs, outputs, shapes):
@@ -164,7 +172,10 @@ def _cholesky_jvp(o, tangents, inputs, outputs, shapes):
     if t is None:
         return [None]
     li = o.inv(lower)
-    return [o.matmul(lower, o.tril_halfdiag(o.matmul(o.matmul(li, t), o.transpose(li, T))))]
+    symmetric = o.add(o.triangle(t, lower=True, diagonal=1.0),
+                      o.transpose(o.triangle(t, lower=True, diagonal=0.0), T))
+    return [o.matmul(lower, o.tril_halfdiag(o.matmul(o.matmul(li, symmetric),
+                                                     o.transpose(li, T))))]
 
 
 define(Matrix("solve", _solve_vjp, _solve_jvp, reads_inputs=True, reads_output=True))

@@ -12,6 +12,11 @@ import subprocess
 import numpy as np
 import pytest
 
+try:
+    import scipy.linalg
+except ImportError:  # the scipy extra is not installed: those cases are skipped
+    scipy = None
+
 from adlite.compiler import AdliteSyntaxError, grad, jit, jvp
 from adlite.runtime import tensor
 
@@ -277,3 +282,82 @@ def test_an_aot_kernel_reads_a_c_callers_mask_bytes_as_numpy(tmp_path):
                     "-lmasked_sum", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
     assert subprocess.run([str(program)], capture_output=True, text=True,
                           check=True).stdout == "0 21.0\n"
+
+
+# ---- decompositions that read one triangle: the derivative of the function numpy computes ----
+
+def _not_symmetric():
+    rng = np.random.default_rng(0)
+    b = rng.standard_normal((3, 3))
+    a = b @ b.T + 3 * np.eye(3)
+    a[0, 2] += 0.7  # the triangle numpy does not read differs from the one it reads
+    a[2, 1] -= 0.3
+    return a, rng.standard_normal((3, 3)), rng.standard_normal(3)
+
+
+A_NS, W_NS, B_NS = _not_symmetric()
+
+
+def chol_numpy(a):
+    return np.sum(np.linalg.cholesky(a) * W_NS)
+
+
+def chol_scipy_lower(a):
+    return np.sum(scipy.linalg.cholesky(a, lower=True) * W_NS)
+
+
+def chol_scipy_upper(a):
+    return np.sum(scipy.linalg.cholesky(a, lower=False) * W_NS)
+
+
+def eigvalsh_lower(a):
+    return np.sum(np.linalg.eigvalsh(a) * W_NS[0])
+
+
+def eigvalsh_upper(a):
+    return np.sum(np.linalg.eigvalsh(a, UPLO="U") * W_NS[0])
+
+
+def eigh_values(a):
+    return np.sum(np.linalg.eigh(a)[0] * W_NS[1])
+
+
+def triangular_solve(a):
+    return np.sum(scipy.linalg.solve_triangular(a, B_NS, lower=True) * W_NS[2])
+
+
+def cho_solve_sum(a):
+    return np.sum(scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), B_NS) * W_NS[2])
+
+
+def _central_matrix(f, a, h=1e-6):
+    out = np.zeros_like(a)
+    for i, j in np.ndindex(*a.shape):
+        e = np.zeros_like(a)
+        e[i, j] = h
+        out[i, j] = (f(a + e) - f(a - e)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [chol_numpy, chol_scipy_lower, chol_scipy_upper, eigvalsh_lower,
+                                eigvalsh_upper, eigh_values, triangular_solve, cho_solve_sum],
+                         ids=lambda f: f.__name__)
+def test_one_triangle_decompositions_differentiate_what_numpy_computes(fn, backend):
+    if scipy is None and fn.__name__ not in ("chol_numpy", "eigvalsh_lower", "eigvalsh_upper",
+                                             "eigh_values"):
+        pytest.skip("scipy is not installed")
+    expected = _central_matrix(fn, A_NS)  # finite differences of numpy's / scipy's function
+    gradient = grad(fn, backend=backend)(A_NS)
+    np.testing.assert_allclose(gradient, expected, atol=1e-7)
+    direction = np.arange(9.0).reshape(3, 3) - 4.0
+    assert jvp(fn, (A_NS,), (direction,))[1] == pytest.approx(np.sum(expected * direction),
+                                                              abs=1e-6)
+
+
+def test_cholesky_reads_only_the_lower_triangle_on_the_tape_too():
+    expected = _central_matrix(chol_numpy, A_NS)
+    assert np.all(np.triu(expected, 1) == 0.0)  # numpy never reads those entries
+    t = tensor(A_NS, requires_grad=True)
+    chol_numpy(t).backward()
+    np.testing.assert_allclose(t.grad.data, expected, atol=1e-7)
