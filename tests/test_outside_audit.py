@@ -17,7 +17,7 @@ try:
 except ImportError:  # the scipy extra is not installed: those cases are skipped
     scipy = None
 
-from adlite.compiler import AdliteSyntaxError, grad, jit, jvp
+from adlite.compiler import AdliteSyntaxError, grad, jit, jvp, vmap
 from adlite.runtime import tensor
 
 BACKENDS = ["llvm", "python"]
@@ -361,3 +361,40 @@ def test_cholesky_reads_only_the_lower_triangle_on_the_tape_too():
     t = tensor(A_NS, requires_grad=True)
     chol_numpy(t).backward()
     np.testing.assert_allclose(t.grad.data, expected, atol=1e-7)
+
+
+# ---- vmap of a checkpointed gradient of a loop with a run-time trip count ---------------------
+
+def damped(p, n):
+    x = 1.0
+    for _ in range(n):
+        x = x * np.cos(p) + 0.1 * np.sin(x)
+    return x
+
+
+def damped_while(p, n):
+    x, k = 1.0, 0
+    while k < n:
+        x = x * np.cos(p) + 0.1 * np.sin(x)
+        k = k + 1
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("checkpoint", [None, 5, 1, False], ids=["auto", "every5", "every1",
+                                                                   "unbounded"])
+@pytest.mark.parametrize("fn", [damped, damped_while], ids=["for", "while"])
+def test_vmap_of_a_checkpointed_gradient_is_the_loop_over_examples(fn, checkpoint, backend):
+    options = {} if checkpoint is None else {"checkpoint": checkpoint}
+    g = grad(fn, **options)
+    ps, ns = np.array([0.3, 0.5, 0.7, 1.1]), np.array([10, 0, 23, 4])
+    # batched over the parameter, one trip count for all; then over both
+    shared = vmap(g, in_axes=(0, None), backend=backend)(ps, 25)
+    each = vmap(g, in_axes=(0, 0), backend=backend)(ps, ns)
+    for got, trips in ((shared, [25] * 4), (each, ns)):
+        pairs = list(zip(ps, trips, strict=True))
+        expected = [_central(lambda q, n=int(n): fn(q, n), p) for p, n in pairs]
+        np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-9)
+        unbounded = [grad(fn, checkpoint=False, backend=backend)(p, int(n))
+                     for p, n in pairs]
+        np.testing.assert_array_equal(got, unbounded)  # bit for bit

@@ -52,13 +52,14 @@ def pop(b, eqn, args, batched, size):
 def while_(b, eqn, args, batched, size):
     n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
     flags = list(batched)
-    with tapes.trial():
-        while True:  # carries that the body makes batched are batched from the start
+    while True:  # carries that the body makes batched are batched from the start
+        with tapes.trial():  # each try from the tapes as they are (its pops loaded them)
             _, out = batch_graph(body, flags, size)
-            grown = flags[:n] + [f or o for f, o in zip(flags[n:], out, strict=True)]
-            if grown == flags:
-                break
-            flags = grown
+        grown = flags[:n] + [f or o for f, o in zip(flags[n:], out, strict=True)]
+        if grown == flags:
+            break
+        flags = grown
+    with tapes.trial():
         new_cond, (per_example,) = batch_graph(cond, flags, size)
     if per_example:
         return _masked_while(b, eqn, args, batched, size) if _invisible(body) and \

@@ -11,8 +11,9 @@ mirrors the forward sweep, so each load meets the entry of its store on top of i
 - a mapped equation (`visit`: a loop or branch run once per example) that stores on a tape
   leaves one entry there, with the order in which it visits the examples; the mapped
   equation that loads them takes that entry off and visits the examples in the reverse
-  order (forwards when it loads nothing). A tape that an equation both stores on and loads
-  from is its own business (each example's stores and loads pair up inside).
+  order (forwards when it loads nothing). Within an equation a load pairs with an earlier
+  store of its own when there is one (each example's stores and loads pair up inside); only
+  the loads before them reach what was stored outside (`_outside`).
 
 `tapes()` opens the simulation of one batched program (`vmap` opens one per graph);
 `trial()` runs a batching whose equations are thrown away (a loop's fixpoint over its
@@ -48,19 +49,35 @@ class Tapes:
 
     def visit(self, eqn: Eqn) -> bool:
         """Whether the per-example map of `eqn` visits the examples backwards."""
-        stores, loads = set(), set()
-        for e in (e for sub in eqn.subgraphs() for e in walk_eqns(sub)):
-            if e.prim in ("push", "pop"):
-                (stores if e.prim == "push" else loads).add(e.params.get("tape", 0))
-        stored = [self.stacks[t].pop()[1] for t in sorted(loads - stores)
+        loads, stores = _outside(eqn)
+        stored = [self.stacks[t].pop()[1] for t in sorted(loads)
                   if self.stacks.get(t) and self.stacks[t][-1][0] == MAPPED]
         backwards = not stored[-1] if stored else False
-        for t in sorted(stores - loads):
+        for t in sorted(stores):
             self.stacks.setdefault(t, []).append((MAPPED, backwards))
         return backwards
 
     def copy(self) -> dict:
         return {t: list(s) for t, s in self.stacks.items()}
+
+
+def _outside(eqn: Eqn) -> tuple[set[int], set[int]]:
+    """(tapes that `eqn` loads from what was stored before it, tapes on which it leaves what
+    it stores), from its tape operations in order: a load pairs with the last store of the
+    same tape inside `eqn` not yet loaded, if any (a checkpointed reverse loop loads its
+    snapshots from outside, then stores and loads a segment's residuals inside)."""
+    depth: dict[int, int] = {}
+    loads: set[int] = set()
+    for e in (e for sub in eqn.subgraphs() for e in walk_eqns(sub)):
+        if e.prim in ("push", "pop"):
+            tape = e.params.get("tape", 0)
+            if e.prim == "push":
+                depth[tape] = depth.get(tape, 0) + 1
+            elif depth.get(tape, 0):
+                depth[tape] -= 1
+            else:
+                loads.add(tape)
+    return loads, {t for t, d in depth.items() if d}
 
 
 _current: contextvars.ContextVar[Tapes | None] = contextvars.ContextVar("tapes", default=None)
