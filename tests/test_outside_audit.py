@@ -398,3 +398,37 @@ def test_vmap_of_a_checkpointed_gradient_is_the_loop_over_examples(fn, checkpoin
         unbounded = [grad(fn, checkpoint=False, backend=backend)(p, int(n))
                      for p, n in pairs]
         np.testing.assert_array_equal(got, unbounded)  # bit for bit
+
+
+# ---- batched linear algebra is refused with the truth ------------------------------------------
+
+def batched_inv(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def batched_solve(a, b):
+    return np.sum(np.linalg.solve(a, b[..., None]))
+
+
+def batched_cholesky(a):
+    return np.sum(np.linalg.cholesky(a))
+
+
+def inverses_in_a_loop(a):
+    total = 0.0
+    for k in range(a.shape[0]):
+        total = total + np.sum(np.linalg.inv(a[k]))
+    return total
+
+
+def test_batched_linear_algebra_is_refused_as_batched_and_the_hint_compiles():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 3, 3)) + 3 * np.eye(3)  # well conditioned
+    spd = a @ np.swapaxes(a, -1, -2)  # positive definite
+    b = rng.standard_normal((4, 3))
+    for fn, args in ((batched_inv, (a,)), (batched_solve, (a, b)), (batched_cholesky, (spd,))):
+        fn(*args)  # numpy computes them
+        with pytest.raises(AdliteSyntaxError, match=r"batched \(more than 2-D\) matrices are "
+                                                    r"not supported.*loop over the matrices"):
+            jit(fn)(*args)
+    assert jit(inverses_in_a_loop)(a) == pytest.approx(batched_inv(a), rel=1e-12)

@@ -39,13 +39,17 @@ from .vocabulary import BuilderOps
 def _numpy_message(fn, *types: Type) -> str:
     """What numpy (or scipy) says calling `fn` on operands of these shapes (identity-like
     matrices)."""
+    batched = ("batched (more than 2-D) matrices are not supported in compiled code: loop "
+               "over the matrices (for k in range(a.shape[0]))")
+    if any(len(t.shape or ()) > 2 for t in types):  # numpy would compute them
+        return batched
     probes = [np.eye(*t.shape) if len(t.shape or ()) == 2 else np.zeros(t.shape or ())
               for t in types]
     try:
         fn(*probes)
     except ValueError as e:  # LinAlgError included
         return str(e)
-    return "batched (more than 2-D) matrices are not supported in compiled code"
+    return batched
 
 
 def _float(t: Type, name: str) -> None:
