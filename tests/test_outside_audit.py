@@ -432,3 +432,12 @@ def test_batched_linear_algebra_is_refused_as_batched_and_the_hint_compiles():
                                                     r"not supported.*loop over the matrices"):
             jit(fn)(*args)
     assert jit(inverses_in_a_loop)(a) == pytest.approx(batched_inv(a), rel=1e-12)
+
+
+# ---- a lambda is an entry point on both backends ------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lambda_entry_point_compiles(backend):
+    f = lambda x: x * x * 3.0  # noqa: E731
+    assert grad(f, backend=backend)(2.0) == 12.0
+    assert jit(f, backend=backend)(2.0) == 12.0

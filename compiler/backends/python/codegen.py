@@ -1,7 +1,7 @@
 """IR graph -> readable Python source (through gast, ast and astor) -> a Python function.
 
 Contract: `graph_to_source(graph, name, line_text)` returns the source of `def name(...)`
-computing the graph: variables are named after the user's variables (unique suffixes added),
+(`name` made an identifier: `<lambda>_grad` -> `lambda_grad`) computing the graph: variables are named after the user's variables (unique suffixes added),
 single-use temporaries are folded into the expression that uses them (up to MAX_NESTING
 levels, so that Python's parser accepts any chain of operations), `while` / `cond`
 equations become `while` / `if` statements whose carried variables are reassigned together
@@ -206,8 +206,15 @@ def _assign_many(names: list[str], sources: list[str]):
                        type_comment=None)
 
 
+def python_name(name: str) -> str:
+    """`name` as a Python identifier (`<lambda>_grad` -> `lambda_grad`)."""
+    cleaned = re.sub(r"\W+", "_", name).strip("_") or "f"
+    return f"_{cleaned}" if cleaned[0].isdigit() or keyword.iskeyword(cleaned) else cleaned
+
+
 def graph_to_source(graph: Graph, name: str,
                     line_text: Callable[[int], str] | None = None) -> str:
+    name = python_name(name)
     em = _Emitter(graph, line_text)
     params = [em.name(v) for v in graph.inputs]
     body = []
@@ -245,6 +252,7 @@ def _argument_cast(t):
 def compile_graph(graph: Graph, name: str, line_text=None):
     """Compile the graph to a Python function returning a tuple of its outputs."""
     source = graph_to_source(graph, name, line_text)
+    name = python_name(name)
     _counter[0] += 1
     filename = f"<adlite-python-{_counter[0]}:{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
