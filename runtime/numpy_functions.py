@@ -15,6 +15,7 @@ and `dtype=` are not accepted); `UFUNCS` maps `np.radians` / `np.deg2rad` / `np.
 from __future__ import annotations
 
 import math
+import string
 from typing import Any
 
 import numpy as np
@@ -101,9 +102,26 @@ def repeat(a: Any, repeats: int, axis: int | None = None) -> Any:
     return ac.repeat(O, a, a.shape, repeats, _axis(axis, a.ndim))
 
 
-def einsum(subscripts: str, *operands: Any, optimize: Any = False) -> Any:
+def einsum(subscripts: Any, *operands: Any, optimize: Any = False) -> Any:
+    """`einsum("ij,jk->ik", a, b)`, or the sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`
+    (written as the string form: axis numbers become letters)."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublists_as_subscripts((subscripts,) + operands)
     operands = [F.constant(x) for x in operands]
     return ac.einsum(O, subscripts, operands, [x.shape for x in operands])
+
+
+def _sublists_as_subscripts(args: tuple) -> tuple[str, tuple]:
+    """(subscripts, operands) of einsum's sublist form `(op, sublist, op, sublist, ...
+    [, output sublist])`."""
+    def letters(sublist) -> str:
+        return "".join("..." if k is Ellipsis else string.ascii_letters[k] for k in sublist)
+
+    pairs = len(args) // 2
+    subscripts = ",".join(letters(args[2 * k + 1]) for k in range(pairs))
+    if len(args) % 2:
+        subscripts += "->" + letters(args[-1])
+    return subscripts, tuple(args[2 * k] for k in range(pairs))
 
 
 def ravel(a: Any) -> Any:
@@ -217,6 +235,7 @@ FUNCTIONS = {
     np.column_stack: _stacked(ac.column_stack), np.dstack: _stacked(ac.dstack),
     np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
     np.meshgrid: meshgrid, np.pad: pad, np.hstack: hstack, np.vstack: vstack,
+    **({np.row_stack: vstack} if hasattr(np, "row_stack") else {}),
     np.linspace: linspace, np.round: F.round,
 }
 UFUNCS = {

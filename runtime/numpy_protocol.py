@@ -3,6 +3,9 @@
 Contract: a numpy ufunc or function called with a Tensor argument runs the matching tape
 operation (so `np.sin(t)`, `np.sum(t, axis=0)`, `a @ t`, `np.where(c, t, 0)` record the graph).
 Anything not in the tables raises a TypeError naming the function and the supported ones;
+arguments are bound by the tape function's parameters, else by numpy's names and order
+(`np.swapaxes(x, axis1=0, axis2=1)`), else refused with a TypeError naming the function and
+the keywords given;
 `out=` arguments are rejected (results are always new tensors). The array-building functions
 of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
 `np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
@@ -13,6 +16,7 @@ ndarray `x` cannot hold a Tensor: TypeError).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -108,4 +112,63 @@ def dispatch_function(func: Any, args: tuple, kwargs: dict) -> Any:
     fn = FUNCTIONS.get(func)
     if fn is None:
         raise _unsupported(func.__name__, FUNCTIONS)
-    return fn(*args, **kwargs)
+    ours = _signature(fn)
+    if ours is None or _binds(ours, args, kwargs):
+        return fn(*args, **kwargs)
+    # numpy's parameter names (np.swapaxes(x, axis1=0, axis2=1)): bound by numpy's signature,
+    # passed in numpy's order
+    theirs = _signature(func)
+    if theirs is not None and _binds(theirs, args, kwargs):
+        kwargs = {k: v for k, v in kwargs.items() if not _is_default(theirs, k, v)}
+        positional, named = _in_order(theirs, theirs.bind(*args, **kwargs))
+        if _binds(ours, positional, named):
+            return fn(*positional, **named)
+    given = ", ".join(f"{k}=..." for k in kwargs) or f"{len(args)} arguments"
+    raise TypeError(f"numpy.{func.__name__}({given}) is not supported on adlite Tensors: "
+                    f"the tape's {func.__name__} takes ({', '.join(ours.parameters)})")
+
+
+def _is_default(signature: inspect.Signature, name: str, value: Any) -> bool:
+    """Whether `name=value` is what numpy's `signature` gives `name` anyway (numpy's own
+    wrappers pass their defaults on: `row_stack` calls `vstack(tup, dtype=None, ...)`)."""
+    parameter = signature.parameters.get(name)
+    if parameter is None or parameter.default is parameter.empty:
+        return False
+    default = parameter.default
+    return value is default or isinstance(value, str | int | float | bool) and \
+        type(value) is type(default) and value == default
+
+
+def _signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without one
+        return None
+
+
+def _binds(signature: inspect.Signature, args: tuple | list, kwargs: dict) -> bool:
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _in_order(signature: inspect.Signature, bound: inspect.BoundArguments) -> tuple[list, dict]:
+    """The bound arguments positionally in the signature's order up to the first one not
+    given, by name after it."""
+    positional, named, gap = [], {}, False
+    for name, parameter in signature.parameters.items():
+        if name not in bound.arguments:
+            gap = True
+            continue
+        value = bound.arguments[name]
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            positional.extend(value)
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            named.update(value)
+        elif not gap and parameter.kind is not parameter.KEYWORD_ONLY:
+            positional.append(value)
+        else:
+            named[name] = value
+    return positional, named

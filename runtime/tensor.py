@@ -367,6 +367,8 @@ class Tensor:
     def flatten(self):
         return F.reshape(self, (-1,))
 
+    ravel = flatten
+
     def transpose(self, *axes):
         """PyTorch's `transpose(dim0, dim1)` for two axes, numpy's permutation otherwise."""
         if len(axes) == 2 and self.ndim != 2:

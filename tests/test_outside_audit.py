@@ -441,3 +441,46 @@ def test_a_lambda_entry_point_compiles(backend):
     f = lambda x: x * x * 3.0  # noqa: E731
     assert grad(f, backend=backend)(2.0) == 12.0
     assert jit(f, backend=backend)(2.0) == 12.0
+
+
+# ---- the tape takes numpy's keyword names and forms, or refuses naming the function -----------
+
+def _tape_gradient(fn, x):
+    t = tensor(x, requires_grad=True)
+    np.sum(fn(t) * np.arange(1.0, 1.0 + np.asarray(fn(x)).size).reshape(np.shape(fn(x)))
+           ).backward()
+    return t.grad.data
+
+
+def _weighted_central(fn, x, h=1e-6):
+    weights = np.arange(1.0, 1.0 + np.asarray(fn(x)).size).reshape(np.shape(fn(x)))
+    out = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        e = np.zeros_like(x)
+        e[idx] = h
+        out[idx] = (np.sum(fn(x + e) * weights) - np.sum(fn(x - e) * weights)) / (2 * h)
+    return out
+
+
+OTHER = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: np.swapaxes(a, axis1=0, axis2=1),
+    lambda a: np.einsum(a, [0, 1], OTHER, [0, 1], [1]),
+    lambda a: np.einsum(a, [0, 1], a, [2, 1], [0, 2]),
+    lambda a: a.ravel() * a.ravel(),
+    lambda a: np.vstack([a, 2.0 * a]),
+], ids=["swapaxes_keywords", "einsum_sublists", "einsum_sublists_twice", "ravel_method",
+        "vstack"])
+def test_the_tape_takes_numpys_keywords_and_forms(fn):
+    x = np.arange(6.0).reshape(2, 3) / 7.0
+    np.testing.assert_allclose(_tape_gradient(fn, x), _weighted_central(fn, x), rtol=1e-7,
+                               atol=1e-9)
+
+
+def test_the_tape_refuses_what_it_lacks_naming_the_function():
+    a = tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    with pytest.raises(TypeError, match=r"numpy.cross\(axisa=\.\.\., axisb=\.\.\., axisc=\.\.\."
+                                        r"\) is not supported on adlite Tensors"):
+        np.cross(a, OTHER, axisa=1, axisb=1, axisc=1)
