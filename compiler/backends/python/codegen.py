@@ -1,8 +1,9 @@
 """IR graph -> readable Python source (through gast, ast and astor) -> a Python function.
 
 Contract: `graph_to_source(graph, name, line_text)` returns the source of `def name(...)`
-(`name` made an identifier: `<lambda>_grad` -> `lambda_grad`) computing the graph: variables are named after the user's variables (unique suffixes added),
-single-use temporaries are folded into the expression that uses them (up to MAX_NESTING
+(`name` made an identifier: `<lambda>_grad` -> `lambda_grad`) computing the graph:
+variables are named after the user's variables (unique suffixes added), single-use
+temporaries are folded into the expression that uses them (up to MAX_NESTING
 levels, so that Python's parser accepts any chain of operations), `while` / `cond`
 equations become `while` / `if` statements whose carried variables are reassigned together
 at the end of the body, the AD tape is a list `_tape`, and a comment `# L<n>: <source>`
