@@ -157,5 +157,12 @@ def test_invalid_thread_counts_are_refused(monkeypatch):
     monkeypatch.setenv("ADLITE_NUM_THREADS", "two")
     with pytest.raises(ValueError, match="ADLITE_NUM_THREADS must be a positive integer"):
         threads.default_threads()
+    for text in ("\u00b2", "-1", "0", "2.0"):  # '²' is a digit to str.isdigit, not to int
+        monkeypatch.setenv("ADLITE_NUM_THREADS", text)
+        with pytest.raises(ValueError, match="variable ADLITE_NUM_THREADS must be a positive "
+                                             "integer"):
+            threads.default_threads()
     monkeypatch.setenv("ADLITE_NUM_THREADS", "3")
     assert threads.default_threads() == 3
+    monkeypatch.setenv("ADLITE_NUM_THREADS", " +2 ")  # as int() reads it
+    assert threads.default_threads() == 2

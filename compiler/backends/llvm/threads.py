@@ -34,6 +34,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import re
 import threading
 
 import llvmlite
@@ -56,8 +57,9 @@ def default_threads() -> int:
     """`ADLITE_NUM_THREADS`, else the number of CPUs this process may run on."""
     text = os.environ.get("ADLITE_NUM_THREADS", "").strip()
     if text:
-        if not text.isdigit() or int(text) < 1:
-            raise ValueError(f"ADLITE_NUM_THREADS must be a positive integer, got {text!r}")
+        if not re.fullmatch(r"\+?[0-9]+", text, flags=re.ASCII) or int(text) < 1:
+            raise ValueError("the environment variable ADLITE_NUM_THREADS must be a positive "
+                             f"integer (like 4), got {text!r}")
         return min(int(text), MAX_THREADS)
     try:
         return max(1, len(os.sched_getaffinity(0)))
