@@ -484,3 +484,25 @@ def test_the_tape_refuses_what_it_lacks_naming_the_function():
     with pytest.raises(TypeError, match=r"numpy.cross\(axisa=\.\.\., axisb=\.\.\., axisc=\.\.\."
                                         r"\) is not supported on adlite Tensors"):
         np.cross(a, OTHER, axisa=1, axisb=1, axisc=1)
+
+
+# ---- int arrays divide as numpy's: a zero divisor gives 0; numbers raise as Python ------------
+
+def int_divmod(a, b):
+    return a // b, a % b
+
+
+def int_number_divmod(a, b):
+    return a // b + a % b
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_array_division_by_zero_gives_zero_as_numpy(backend):
+    a, b = np.array([3, -4, 5, -2**63, 7]), np.array([1, 0, 2, -1, 0])
+    with np.errstate(divide="ignore", over="ignore"):
+        expected = (a // b, a % b)  # numpy: 0 where b == 0 (with a warning), wraps at -2**63
+    for got, want in zip(jit(int_divmod, backend=backend)(a, b), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(expected[0], [3, 0, 2, -2**63, 0])
+    with pytest.raises(ZeroDivisionError):
+        jit(int_number_divmod, backend=backend)(3, 0)

@@ -151,27 +151,27 @@ def test_axis_reductions_maps_and_transposes_same_bits(shape, axis, thread_count
     np.testing.assert_array_equal(results[0][2], np.transpose(x * 2.0))
 
 
-def floor_divide(x, y):
-    return x // y
+def gather_twice(x, idx):
+    return x[idx] * 2.0
 
 
 def test_error_in_a_parallel_block_raises_as_serial(thread_counts):
     n = 20 * BLOCK
-    x = np.arange(n, dtype=np.int64)
-    y = np.ones(n, dtype=np.int64)
-    y[[7 * BLOCK + 5, 15 * BLOCK]] = 0
-    compiled = jit(floor_divide)
+    x = np.arange(n, dtype=np.float64)
+    idx = np.arange(n)
+    idx[[7 * BLOCK + 5, 15 * BLOCK]] = [n + 3, n + 9]  # out of bounds in two blocks
+    compiled = jit(gather_twice)
 
     def call():
-        with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
-            compiled(x, y)
-        y2 = y.copy()
-        y2[y2 == 0] = 3
-        return compiled(x, y2)
+        # the first bad index, as the serial loop (and numpy) reports it
+        with pytest.raises(IndexError, match=f"^index {n + 3} is out of bounds for axis 0 "
+                                             f"with size {n}$"):
+            compiled(x, idx)
+        return compiled(x, np.where(idx >= n, 3, idx))
 
     results = thread_counts(call)
     same_bits(results)
-    np.testing.assert_array_equal(results[0], x // np.where(y == 0, 3, y))
+    np.testing.assert_array_equal(results[0], 2.0 * x[np.where(idx >= n, 3, idx)])
 
 
 def gathered(x, i):

@@ -138,18 +138,28 @@ def _nonzero_divisor(cx, y):
     cx.check(cx.b.icmp_signed("!=", y, ir.Constant(I64, 0)), status.ZERO_DIVISION)
 
 
-def _int_divmod(cx, x, y):
+def _int_divmod(cx, x, y, eqn):
     """Python's x // y and x % y for ints: truncating division and remainder corrected
-    toward -inf. Only (-2**63) // -1 overflows; the caller checks it."""
+    toward -inf. Only (-2**63) // -1 overflows; the caller checks it. A zero divisor raises
+    ZeroDivisionError for numbers, as Python; elements of int arrays give 0 there, as numpy's
+    (which also warns)."""
     b = cx.b
-    _nonzero_divisor(cx, y)
     zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+    if _checks_ints(eqn):
+        _nonzero_divisor(cx, y)
+        by_zero = None
+    else:
+        by_zero = b.icmp_signed("==", y, zero)
+        y = b.select(by_zero, one, y)
     by_minus_one = b.icmp_signed("==", y, ir.Constant(I64, -1))
     safe_y = b.select(by_minus_one, one, y)  # sdiv/srem of -2**63 by -1 would trap
     q = b.select(by_minus_one, b.neg(x), b.sdiv(x, safe_y))
     r = b.srem(x, safe_y)  # x % 1 == x % -1 == 0
     adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, y), zero))
-    return b.select(adjust, b.sub(q, one), q), b.select(adjust, b.add(r, y), r)
+    q, r = b.select(adjust, b.sub(q, one), q), b.select(adjust, b.add(r, y), r)
+    if by_zero is None:
+        return q, r
+    return b.select(by_zero, zero, q), b.select(by_zero, zero, r)
 
 
 def _float_divmod(cx, x, y):
@@ -183,14 +193,14 @@ def _floordiv(cx, args, eqn):
         cx.check(b.not_(b.and_(b.icmp_signed("==", x, INT64_MIN),
                                b.icmp_signed("==", y, ir.Constant(I64, -1)))),
                  status.INT_OVERFLOW)
-    return [_int_divmod(cx, x, y)[0]]
+    return [_int_divmod(cx, x, y, eqn)[0]]
 
 
 def _mod(cx, args, eqn):
     x, y = args
     if _is_float(x):
         return [_float_divmod(cx, x, y)[1]]
-    return [_int_divmod(cx, x, y)[1]]
+    return [_int_divmod(cx, x, y, eqn)[1]]
 
 
 def _pow(cx, args, eqn):
