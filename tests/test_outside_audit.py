@@ -506,3 +506,25 @@ def test_int_array_division_by_zero_gives_zero_as_numpy(backend):
     np.testing.assert_array_equal(expected[0], [3, 0, 2, -2**63, 0])
     with pytest.raises(ZeroDivisionError):
         jit(int_number_divmod, backend=backend)(3, 0)
+
+
+# ---- a reduction of a number along the axes a number has is the number, as numpy's ------------
+
+def sum_number_axis0(x):
+    return np.sum(x, axis=0) + np.max(x, axis=-1)
+
+
+def sum_number_axis1(x):
+    return np.sum(x, axis=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_a_number(backend):
+    assert sum_number_axis0(2.5) == 5.0
+    assert jit(sum_number_axis0, backend=backend)(2.5) == 5.0
+    assert grad(sum_number_axis0, backend=backend)(2.5) == 2.0
+    with pytest.raises(np.exceptions.AxisError):
+        sum_number_axis1(2.5)
+    with pytest.raises(AdliteSyntaxError, match="axis 1 is out of bounds for array of "
+                                                "dimension 0"):
+        jit(sum_number_axis1, backend=backend)(2.5)

@@ -61,8 +61,12 @@ def reduce(conv, prim, x, axis, keepdims, node, **options):
         axis = _axis(conv, axis, len(shape), node)
         return getattr(composites, prim)(BuilderOps(conv.b), x, shape, axis, bool(keepdims),
                                          **options)
-    if not conv.value(x, node).type.is_array and axis is None and not keepdims:
-        return x  # numpy: a scalar's sum is itself
+    if not conv.value(x, node).type.is_array:  # numpy: a number's sum (max, ...) is itself
+        try:  # ... along the axes a number has (none, 0 or -1), or numpy's AxisError
+            np.sum(np.float64(0.0), axis=axis)
+        except (ValueError, TypeError) as e:
+            raise conv.source.error(node, str(e)) from None
+        return x
     x = conv.array(x, node)
     axis = _axis(conv, axis, len(x.type.shape), node)
     if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
