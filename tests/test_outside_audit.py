@@ -528,3 +528,29 @@ def test_reductions_of_a_number(backend):
     with pytest.raises(AdliteSyntaxError, match="axis 1 is out of bounds for array of "
                                                 "dimension 0"):
         jit(sum_number_axis1, backend=backend)(2.5)
+
+
+# ---- a zero divisor raises where the division runs, not where it is compiled -------------------
+
+def wraps_around(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i % x.shape[0]]
+    return s
+
+
+def divides_by_zero_in_a_branch(x, k):
+    if k > 0:
+        return x % 0
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_zero_divisor_raises_only_where_python_runs_it(backend):
+    assert jit(wraps_around, backend=backend)(np.zeros(0), 0) == 0.0  # the loop never runs
+    assert jit(wraps_around, backend=backend)(np.arange(3.0), 7) == 6.0  # 0+1+2+0+1+2+0
+    assert jit(divides_by_zero_in_a_branch, backend=backend)(5, 0) == 5
+    with pytest.raises(ZeroDivisionError):
+        divides_by_zero_in_a_branch(5, 1)
+    with pytest.raises(ZeroDivisionError):
+        jit(divides_by_zero_in_a_branch, backend=backend)(5, 1)

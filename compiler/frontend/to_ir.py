@@ -1011,9 +1011,7 @@ class FunctionConverter:
         x, y = self.promote(x, y, node)
         if op == "pow" and x.type == I64 and not (isinstance(y, Const) and y.value >= 0):
             x, y = self.as_float(x, node), self.as_float(y, node)
-        if op in ("floordiv", "mod") and x.type == I64 and isinstance(y, Const) and y.value == 0:
-            raise self.source.error(node, "integer division by zero")
-        return self.b.op(op, x, y)
+        return self.b.op(op, x, y)  # `n % 0` raises ZeroDivisionError when it runs, as Python
 
     def expr_UnaryOp(self, node):
         x = self.expr(node.operand)
