@@ -554,3 +554,26 @@ def test_a_zero_divisor_raises_only_where_python_runs_it(backend):
         divides_by_zero_in_a_branch(5, 1)
     with pytest.raises(ZeroDivisionError):
         jit(divides_by_zero_in_a_branch, backend=backend)(5, 1)
+
+
+# ---- a module-level list rebound shorter: Python's IndexError, at the user's line --------------
+
+SIZES = [1.0, 2.0, 3.0]
+
+
+def reads_the_third_size(x):
+    return x * SIZES[2]
+
+
+def test_an_outside_list_rebound_shorter_is_an_index_error_at_the_line():
+    global SIZES
+    try:
+        assert jit(reads_the_third_size)(2.0) == 6.0
+        SIZES = [1.0]
+        with pytest.raises(IndexError):
+            reads_the_third_size(2.0)
+        with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:\d+: IndexError: "
+                                                    r"list index 2 out of range"):
+            jit(reads_the_third_size)(2.0)
+    finally:
+        SIZES = [1.0, 2.0, 3.0]

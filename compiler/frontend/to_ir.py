@@ -750,7 +750,8 @@ class FunctionConverter:
         if type(obj) in (tuple, list):  # its items are read at every call too
             if isinstance(obj, list):
                 externals.guard(externals.Place(obj, "len", 0, f"len({place.title})"), len(obj))
-            return tuple(self.resolve_global(v, node, externals.Place(
+            kind = static_values.ListTuple if isinstance(obj, list) else tuple
+            return kind(self.resolve_global(v, node, externals.Place(
                 obj, "item", i, f"{place.title}[{i}]")) for i, v in enumerate(obj))
         return obj  # modules, functions and objects are resolved by Attribute / Call
 
@@ -876,9 +877,15 @@ class FunctionConverter:
                                                           "value", "index tuples with integer "
                                                                    "constants, or use a list"))
             index = self.static(index, node)
-            if not isinstance(index, int) or not -len(base) <= index < len(base):
-                raise self.source.error(node, "unsupported tuple index",
-                                        "index tuples with integer constants in range")
+            kind = "list" if isinstance(base, static_values.ListTuple) else "tuple"
+            if not isinstance(index, int):
+                raise self.source.error(node, f"{kind} indices must be integers, got "
+                                              f"{static_values.describe(index)}")
+            if not -len(base) <= index < len(base):  # Python's IndexError, when compiling
+                raise self.source.error(node, f"IndexError: {kind} index {index} out of range "
+                                              f"(the {kind} has {len(base)} items here)",
+                                        "a list or tuple from outside the function is read "
+                                        "when compiling: check its length before indexing")
             return base[index], self.outside(base[index], ref[index] if isinstance(ref, tuple)
                                              else None)
         x = self.array(base, node)
