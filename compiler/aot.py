@@ -15,7 +15,8 @@ that links it. Arguments: a scalar input by value, a scalar output by pointer; a
 input or output, as a pointer to its elements (row-major, contiguous; the caller allocates
 the outputs) followed by its length `int64_t <name>_len`: the number of elements of the
 shape it was compiled for (`types`, e.g. `f64[3,4]`; the header states each shape). A NULL
-array or a length other than that returns ARRAY_LENGTH before anything runs; the kernel's
+array or a length other than that returns ARRAY_LENGTH before anything runs, a NULL scalar
+output or an output array overlapping another array argument OUTPUT_ARGUMENT; the kernel's
 scratch memory is allocated (malloc) and freed by each call, so calls from several threads
 are safe. Float64 arrays are `double`, float32 `float`, int64 `int64_t` and bool `uint8_t`
 elements.
@@ -235,6 +236,7 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
     fn = ir.Function(module, ir.FunctionType(I32, params), exported)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     bad = fn.append_basic_block("bad_length")
+    bad_output = fn.append_basic_block("bad_output")
     args, passed = iter(fn.args), []
     for t in types:
         pointer = next(args)
@@ -247,6 +249,10 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
             checked = fn.append_basic_block("checked")
             b.cbranch(ok, checked, bad)
             b.position_at_end(checked)
+    separate = _outputs_separate(b, graph, passed)
+    checked = fn.append_basic_block("outputs_checked")
+    b.cbranch(separate, checked, bad_output)
+    b.position_at_end(checked)
     if scratch_fn is None:
         b.ret(b.call(kernel_fn, passed))
     else:
@@ -262,6 +268,29 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
         b.call(free, [scratch])
         b.ret(result)
     ir.IRBuilder(bad).ret(ir.Constant(I32, status.ARRAY_LENGTH))
+    ir.IRBuilder(bad_output).ret(ir.Constant(I32, status.OUTPUT_ARGUMENT))
+
+
+def _outputs_separate(b: ir.IRBuilder, graph: Graph, pointers: list) -> ir.Value:
+    """Whether no output pointer is NULL and no output array overlaps another array argument
+    (the kernel reads its inputs after writing outputs: an alias would change the result)."""
+    params = _parameters(graph)
+    spans = []  # (start, end, is output) of the arrays, as integers
+    ok = ir.Constant(ir.IntType(1), True)
+    for (_, t, is_output), pointer in zip(params, pointers, strict=True):
+        if is_output and not t.is_array:
+            ok = b.and_(ok, b.icmp_unsigned("!=", pointer, ir.Constant(PTR, None)))
+        nbytes = math.prod(t.shape) * t.dtype.itemsize if t.is_array else 0
+        if nbytes:
+            start = b.ptrtoint(pointer, I64)
+            spans.append((start, b.add(start, ir.Constant(I64, nbytes)), is_output))
+    for k, (start, end, is_output) in enumerate(spans):
+        for other_start, other_end, other_output in spans[k + 1:]:
+            if is_output or other_output:  # disjoint: one ends before the other starts
+                apart = b.or_(b.icmp_unsigned("<=", end, other_start),
+                              b.icmp_unsigned("<=", other_end, start))
+                ok = b.and_(ok, apart)
+    return ok
 
 
 def _bake_externals(graph: Graph) -> tuple[Graph, str]:

@@ -44,6 +44,7 @@ SVD_DID_NOT_CONVERGE = 22
 LSTSQ_DID_NOT_CONVERGE = 23
 LSTSQ_RANK_DEFICIENT = 24
 ARRAY_LENGTH = 25  # ahead-of-time kernels only: an array argument does not fit the kernel
+OUTPUT_ARGUMENT = 26  # ahead-of-time kernels only: a NULL output, or an output overlapping
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -63,6 +64,8 @@ ERRORS = {
     NOT_FINITE: (ValueError, "array must not contain infs or NaNs"),
     ARRAY_LENGTH: (ValueError, "an array argument is NULL or its length is not the one the "
                                "kernel was compiled for"),
+    OUTPUT_ARGUMENT: (ValueError, "an output pointer is NULL, or an output array overlaps "
+                                  "another array argument (outputs must be separate memory)"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)

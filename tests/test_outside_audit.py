@@ -577,3 +577,43 @@ def test_an_outside_list_rebound_shorter_is_an_index_error_at_the_line():
             jit(reads_the_third_size)(2.0)
     finally:
         SIZES = [1.0, 2.0, 3.0]
+
+
+# ---- an AOT kernel checks its output pointers ---------------------------------------------------
+
+def doubled(x):
+    return x * 2.0
+
+
+def total(x):
+    return np.sum(x)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_an_aot_kernel_refuses_null_and_aliased_outputs(tmp_path):
+    from adlite.compiler.aot import compile_aot
+    from adlite.compiler.ir.core import Type
+    from adlite.compiler.status import OUTPUT_ARGUMENT
+
+    build = tmp_path / "build"
+    for fn in (doubled, total):
+        compile_aot(fn, build, [Type("f64", (4,))])
+    assert f"{OUTPUT_ARGUMENT}: ValueError: an output pointer is NULL" in \
+        (build / "doubled.h").read_text()
+    (tmp_path / "program.c").write_text(
+        '#include <stdio.h>\n#include "doubled.h"\n#include "total.h"\n'
+        "int main(void) {\n"
+        "    double x[5] = {1, 2, 3, 4, 5}, y[4], s = 0;\n"
+        '    printf("%d ", (int)adlite_doubled(x, 4, y, 4));\n'      # separate: 0
+        '    printf("%.1f ", y[3]);\n'
+        '    printf("%d ", (int)adlite_doubled(x, 4, x, 4));\n'      # the same memory
+        '    printf("%d ", (int)adlite_doubled(x, 4, x + 1, 4));\n'  # overlapping
+        '    printf("%d ", (int)adlite_total(x, 4, NULL));\n'        # a NULL scalar output
+        '    printf("%d ", (int)adlite_total(x, 4, &s));\n'
+        '    printf("%.1f\\n", s);\n'
+        "    return 0;\n}\n")
+    program = tmp_path / "program"
+    subprocess.run(["cc", f"-I{build}", str(tmp_path / "program.c"), f"-L{build}", "-ldoubled",
+                    "-ltotal", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
+    out = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
+    assert out == f"0 8.0 {OUTPUT_ARGUMENT} {OUTPUT_ARGUMENT} {OUTPUT_ARGUMENT} 0 10.0\n"
