@@ -26,10 +26,11 @@ globals); a kernel reading an array from outside its arguments is refused (`AotE
 The status codes are those of the JIT (`status.py`, listed in the header; the
 loader raises the matching Python exception); outputs are written only on success (array
 outputs may be partly written when the status is not 0). `portable=True` targets the
-baseline x86-64 CPU instead of the host's. Kernels cannot print or raise (`print`,
-`assert` and `raise` call back into Python), write into their argument arrays (C has no
-Python arrays to write back) or call LAPACK (its failures are numpy's exceptions): those are
-refused (`AotError`).
+baseline x86-64 CPU instead of the host's. The checks the compiler adds for out-of-bounds
+indices and zero divisors return their statuses (INDEX, ZERO_DIVISION). Kernels cannot print
+or raise (`print`, `assert` and `raise` call back into Python), write into their argument
+arrays (C has no Python arrays to write back) or call LAPACK (its failures are numpy's
+exceptions): those are refused (`AotError`).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
-from .ir.transform import inline
+from .ir.transform import clone, inline
 from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
 
@@ -312,12 +313,30 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
     return Graph(inputs, b.eqns, outputs, graph.name), note
 
 
+# the checks the compiler inserts whose exception a kernel's status names (the header's
+# message stands for the one Python would format, as "index 7 is out of bounds ...")
+KERNEL_CHECKS = {"IndexError": status.INDEX, "ZeroDivisionError": status.ZERO_DIVISION}
+
+
+def _checks_as_statuses(graph: Graph) -> Graph:
+    """`graph` (a copy when it changes) with each `check` raising an exception of
+    KERNEL_CHECKS returning that status instead of calling back into Python."""
+    if not any(e.prim == "check" and e.params["error"] in KERNEL_CHECKS
+               for e in walk_eqns(graph)):
+        return graph
+    graph = clone(graph)
+    for e in walk_eqns(graph):
+        if e.prim == "check" and e.params["error"] in KERNEL_CHECKS:
+            e.params = {**e.params, "status": KERNEL_CHECKS[e.params["error"]]}
+    return graph
+
+
 def _refuse(transformed: Transformed, graph: Graph, types: list[Type]) -> None:
     """Raise `AotError` for what a kernel without Python cannot do."""
-    if any(e.prim in EFFECTS for e in walk_eqns(graph)):
-        raise AotError("ahead-of-time kernels cannot print or raise (print, assert and raise "
-                       "call back into Python); remove them from the kernel, or compile it "
-                       "with jit/grad")
+    if any(e.prim in EFFECTS and "status" not in e.params for e in walk_eqns(graph)):
+        raise AotError("ahead-of-time kernels cannot print, assert or raise (print, assert and "
+                       "raise call back into Python; index and division checks return "
+                       "statuses); remove them from the kernel, or compile it with jit/grad")
     if transformed.kind == "jit" and any(t.is_array for t in types):
         layout = transformed.graphs(types)[2]
         if isinstance(layout, Layout) and layout.written:
@@ -355,6 +374,7 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
     graph, _ = transformed.ir_for(tuple(types))
     graph, baked = _bake_externals(expand(graph))
+    graph = _checks_as_statuses(graph)
     _refuse(transformed, graph, list(types))
     name = graph.name
     what = (f"{fn.__name__}" if kind == "jit" else

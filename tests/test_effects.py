@@ -139,5 +139,5 @@ def test_user_exception_classes_are_refused():
 def test_aot_refuses_effects(tmp_path):
     from adlite.compiler.aot import AotError, compile_aot
     from adlite.compiler.ir.core import F64, I64
-    with pytest.raises(AotError, match="cannot print or raise"):
+    with pytest.raises(AotError, match="cannot print, assert or raise"):
         compile_aot(checked_sqrt, tmp_path, [F64, I64])

@@ -617,3 +617,32 @@ def test_an_aot_kernel_refuses_null_and_aliased_outputs(tmp_path):
                     "-ltotal", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
     out = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
     assert out == f"0 8.0 {OUTPUT_ARGUMENT} {OUTPUT_ARGUMENT} {OUTPUT_ARGUMENT} 0 10.0\n"
+
+
+def picked_sum(x, idx):
+    return np.sum(x[idx])
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_an_aot_kernel_reports_an_index_out_of_bounds_as_a_status(tmp_path):
+    from adlite.compiler.aot import compile_aot
+    from adlite.compiler.ir.core import Type
+    from adlite.compiler.status import INDEX
+
+    build = tmp_path / "build"
+    compile_aot(picked_sum, build, [Type("f64", (5,)), Type("i64", (3,))])
+    (tmp_path / "program.c").write_text(
+        '#include <stdio.h>\n#include "picked_sum.h"\n'
+        "int main(void) {\n"
+        "    const double x[5] = {0, 1, 2, 3, 4};\n"
+        "    const int64_t good[3] = {0, 4, -1}, bad[3] = {0, 5, 1};\n"
+        "    double s = 0;\n"
+        '    printf("%d ", (int)adlite_picked_sum(x, 5, good, 3, &s));\n'
+        '    printf("%.1f ", s);\n'
+        '    printf("%d\\n", (int)adlite_picked_sum(x, 5, bad, 3, &s));\n'
+        "    return 0;\n}\n")
+    program = tmp_path / "program"
+    subprocess.run(["cc", f"-I{build}", str(tmp_path / "program.c"), f"-L{build}",
+                    "-lpicked_sum", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
+    out = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
+    assert out == f"0 8.0 {INDEX}\n"  # x[0] + x[4] + x[-1]; then index 5 of 5

@@ -12,7 +12,9 @@ raise (a failed check's, or one `print` raised) for this thread and returns `sta
 `raise_pending()` raises it. The descriptor is a constant string in the object code (the
 primitive, its params and its operand types as a Python literal), so cached object code
 needs nothing from the process that compiled it. `EffectLowering` (mixed into
-`FunctionLowering`) lowers `check` to a branch that calls back only when the check fails, and
+`FunctionLowering`) lowers `check` to a branch that calls back only when the check fails (or,
+with a `status` param, which ahead-of-time kernels give the checks they can report,
+returns that status), and
 `print` to a call whose nonzero status leaves the function; the caller (the generated entry
 point or the ctypes path, through `jit.raise_for_status`) raises the pending exception.
 """
@@ -130,6 +132,11 @@ class EffectLowering:
         bad = self.fn.append_basic_block("check.failed")
         self.b.cbranch(ok, cont, bad)
         self.b.position_at_end(bad)
+        if "status" in eqn.params:  # an ahead-of-time kernel's (aot.py): no Python to call
+            self.b.store(ir.Constant(I32, eqn.params["status"]), self.status)
+            self.b.branch(self.fail_block)
+            self.b.position_at_end(cont)
+            return []
         self._callback(eqn, env)
         self.b.store(ir.Constant(I32, PENDING), self.status)
         self.b.branch(self.fail_block)
