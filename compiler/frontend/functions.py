@@ -113,7 +113,7 @@ def _builtin_extremum(name, compare, reduction):
         (n,) = x.type.shape
         if n == 0:
             conv.b.emit("check", [const(False)], error="ValueError",
-                        args=(("str", (f"{name}() arg is an empty sequence",)),))
+                        args=(("str", (_empty_message(name),)),))
             return conv.placeholder(x.type.scalar)
         first = conv.b.index(x, const(0), spec=(Int(),))
         if not x.type.is_float:
@@ -277,6 +277,16 @@ def _class_test(name, test):
         return const(answers.pop())
 
     return lower
+
+
+def _empty_message(name: str) -> str:
+    """What this Python's builtin `name` (max, min) says of an empty sequence (3.11 and
+    3.12 word it differently)."""
+    try:
+        getattr(builtins, name)([])
+    except ValueError as e:
+        return str(e)
+    raise AssertionError(f"{name}([]) returned")
 
 
 def _range_arguments(conv, args, node) -> list:
