@@ -15,6 +15,7 @@ Contract:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -69,6 +70,30 @@ class PrimitiveNode(BackwardNode):
         self.params = params
         self.shapes = tuple(t.shape for t in inputs)
         self.dtypes = tuple(t.dtype for t in inputs)
+
+    def apply_masked(self, grads, mask):
+        """Element masks as the compiler's reverse mode has them (`ad/reverse.py`): the
+        gradient of a `where` operand of the output's shape is masked by the condition (or its
+        negation, and-ed with the output's mask); an elementwise primitive's gradients of the
+        output's shape are zeroed where its output's mask is false (so `0 * inf` from an
+        element `where` did not choose never reaches an input) and inherit the mask."""
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore") if mask is not None \
+                else contextlib.nullcontext():  # the unchosen elements' 0 * inf is zeroed
+            result = self.apply(grads)
+        none = [None] * len(result)
+        if self.prim.formula is None or grads[0] is None:
+            return result, none
+        shape = grads[0].shape
+        if self.prim.name == "where":
+            cond = np.broadcast_to(self.params["cond"], shape)
+            chosen = [cond, ~cond] if mask is None else [cond & mask, ~cond & mask]
+            return result, [m if s == shape else None
+                            for m, s in zip(chosen, self.shapes, strict=True)]
+        if mask is None:
+            return result, none
+        gated = [g if g is None or g.shape != shape else where(mask, g, np.zeros((), g.dtype))
+                 for g in result]
+        return gated, [mask if s == shape else None for s in self.shapes]
 
     def _run(self, grads):
         from .primitives import RuleContext

@@ -127,6 +127,13 @@ class Node:
         """Gradients w.r.t. the inputs, one per entry of `next_functions`."""
         raise NotImplementedError(f"{self.name()} does not define apply")
 
+    def apply_masked(self, grads: Sequence[Tensor | None], mask: Any
+                     ) -> tuple[Sequence[Tensor | None], list[Any]]:
+        """`apply`, and the element mask of each input gradient (None: unmasked): where a
+        mask is false, the gradient stems only from elements `np.where` did not choose
+        (see `functional.PrimitiveNode`); `mask` is that of the output gradient."""
+        return self.apply(grads), [None] * len(self.next_functions)
+
 
 class AccumulateGrad(Node):
     """The sink of a leaf tensor that requires grad: adds incoming gradients into `.grad`."""

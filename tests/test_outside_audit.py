@@ -646,3 +646,73 @@ def test_an_aot_kernel_reports_an_index_out_of_bounds_as_a_status(tmp_path):
                     "-lpicked_sum", f"-Wl,-rpath,{build}", "-o", str(program)], check=True)
     out = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
     assert out == f"0 8.0 {INDEX}\n"  # x[0] + x[4] + x[-1]; then index 5 of 5
+
+
+# ---- beyond the peers: no NaN from the side np.where did not choose -----------------------------
+
+def where_sqrt(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+def where_both_sides(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0) * np.where(x < 9.0, 1.0 / (x - 9.0), 2.0))
+
+
+def where_nested(x):
+    return np.sum(np.where(x > 0, np.where(x < 9.0, np.log(9.0 - x) * np.sqrt(x), 0.0), x))
+
+
+def _selected_branch_gradient(fn, x):
+    """Hand derivatives of the branch each element chose (what an `if` per element gives)."""
+    if fn is where_sqrt:
+        return np.where(x > 0, 0.5 / np.sqrt(np.abs(x) + (x <= 0)), 0.0)
+    if fn is where_both_sides:
+        a = np.where(x > 0, np.sqrt(np.abs(x)), 0.0)
+        da = np.where(x > 0, 0.5 / np.sqrt(np.abs(x) + (x <= 0)), 0.0)
+        safe = np.where(x < 9.0, x - 9.0, 1.0)
+        b, db = np.where(x < 9.0, 1.0 / safe, 2.0), np.where(x < 9.0, -1.0 / safe ** 2, 0.0)
+        return da * b + a * db
+    inside = (x > 0) & (x < 9.0)
+    s, r = np.sqrt(np.where(inside, x, 1.0)), np.where(inside, 9.0 - x, 1.0)
+    return np.where(inside, -s / r + np.log(r) * 0.5 / s, np.where(x > 0, 0.0, 1.0))
+
+
+WHERE_POINTS = np.array([-3.0, -1.0, 0.0, 4.0, 9.0, 16.0])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy evaluates both sides
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [where_sqrt, where_both_sides, where_nested],
+                         ids=lambda f: f.__name__)
+def test_where_gives_the_derivative_of_the_chosen_branch_only(fn, backend):
+    x = WHERE_POINTS
+    expected = _selected_branch_gradient(fn, x)
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(grad(fn, backend=backend)(x), expected, rtol=1e-12, atol=1e-15)
+    inside = (x != 0.0) & (x != 9.0)  # finite differences away from the switching points
+    differences = np.array([_central(lambda h, i=i: fn(x + h * np.eye(6)[i]), 0.0)
+                            for i in range(6)])
+    np.testing.assert_allclose(expected[inside], differences[inside], rtol=1e-6, atol=1e-8)
+    tangent = np.linspace(0.5, 1.5, 6)
+    assert jvp(fn, (x,), (tangent,))[1] == pytest.approx(np.sum(expected * tangent))
+    # second order: forward over reverse, against differences of the first derivatives
+    hvp = jvp(grad(fn, backend=backend), (x,), (tangent,))[1]
+    assert np.all(np.isfinite(hvp))
+    gradient = grad(fn, backend=backend)
+    away = _central(lambda h: gradient(x + h * tangent), 0.0)
+    np.testing.assert_allclose(hvp[inside], away[inside], rtol=1e-5, atol=1e-7)
+    if fn is where_sqrt:  # -x**-1.5 / 4 where chosen
+        np.testing.assert_allclose(hvp, np.where(x > 0, -0.25 * np.abs(x + (x <= 0)) ** -1.5,
+                                                 0.0) * tangent, rtol=1e-12)
+    hessian_rows = grad(lambda v: np.sum(gradient(v) * tangent), backend=backend)(x)
+    np.testing.assert_allclose(hessian_rows, hvp, rtol=1e-12)  # reverse over reverse
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy evaluates both sides
+@pytest.mark.parametrize("fn", [where_sqrt, where_both_sides, where_nested],
+                         ids=lambda f: f.__name__)
+def test_the_tape_gives_the_derivative_of_the_chosen_branch_only(fn):
+    t = tensor(WHERE_POINTS, requires_grad=True)
+    fn(t).backward()
+    np.testing.assert_allclose(t.grad.data, _selected_branch_gradient(fn, WHERE_POINTS),
+                               rtol=1e-12, atol=1e-15)

@@ -34,6 +34,14 @@ its store with its guard). `linearize(g, seeds, plan)` / `vjp_graph(g, seeds, pl
 (by a bool input of the backward sweep, after the cotangents) or guarded by the graph's own bool
 output number k (the int k: a return flag the graph sets); the backward sweep then also returns
 one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
+
+Elements `np.where` did not choose contribute nothing either (beyond JAX, PyTorch and
+autograd, where `0 * inf` from the unselected side gives NaN): the cotangent of a `select`
+operand of the output's shape carries an element mask (the condition, or its negation, and-ed
+with the output's own mask); through an elementwise equation, a masked cotangent's
+contributions that may not vanish with it are zeroed where the mask is false (`select`), and
+operands of the output's shape inherit the mask. Masks meeting combine with `or`; an unmasked
+contribution, or one from any other equation, drops the mask (`_masked`).
 """
 
 from __future__ import annotations
@@ -194,6 +202,47 @@ def _gate(bb: Builder, start: int, eqn: Eqn, cts: list, in_cts: list, guard: Ato
     return out
 
 
+def _masked(bb: Builder, start: int, eqn: Eqn, ct: Atom, in_cts: list, mask: Atom | None,
+            finite: set[int]) -> tuple[list, list]:
+    """The contributions of the elementwise `eqn` (emitted since `bb.eqns[start]` from its
+    output cotangent `ct`, masked by `mask` or None) with those that may not vanish zeroed
+    where `mask` is false, and each operand's mask (see the module)."""
+    shape = eqn.outputs[0].type.shape
+    if eqn.prim == "select" and shape is not None:
+        cond = eqn.inputs[0]
+        if cond.type.shape != shape:
+            cond = bb.broadcast_to(cond, shape=shape)
+        chosen = [None, cond, bb.not_(cond)]
+        if mask is not None:
+            chosen = [None] + [bb.and_(mask, c) for c in chosen[1:]]
+        return in_cts, [m if a.type.shape == shape else None
+                        for a, m in zip(eqn.inputs, chosen, strict=True)]
+    if mask is None:
+        return in_cts, [None] * len(in_cts)
+    defs = {id(o): e for e in bb.eqns[start:] for o in e.outputs}
+    finite = finite | _finite_values(bb.eqns[start:])
+    out = [c if c is None or _vanishes(c, defs, {id(ct)}, finite) else
+           bb.select(mask if c.type.shape == shape else
+                     bb.broadcast_to(mask, shape=c.type.shape), c, bb.zeros(c.type))
+           for c in in_cts]
+    return out, [mask if a.type.shape == shape else None for a in eqn.inputs]
+
+
+def _accumulate_mask(bb: Builder, masks: dict[int, Atom], var: Var, mask: Atom | None,
+                     fresh: bool) -> None:
+    """The mask of `var`'s cotangent after a contribution masked by `mask` (None: unmasked);
+    `fresh`: it is the first contribution."""
+    if fresh:
+        if mask is not None:
+            masks[id(var)] = mask
+        return
+    held = masks.get(id(var))
+    if held is None or mask is None:
+        masks.pop(id(var), None)
+    elif held is not mask:
+        masks[id(var)] = bb.or_(held, mask)
+
+
 def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
     """A guard returned by a rule as the driver keeps it: None for always, False for never,
     simplified (`_simplest`) so that a return flag stays recognisable as the output of the
@@ -262,9 +311,11 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
             g.outputs[kind] if isinstance(kind, int) else None
         if isinstance(atom, Var) and kind != ABSENT:
             _accumulate(bb, ct, guards, atom, bar, guard)
+    masks: dict[int, Atom] = {}
     for eqn, prim, emit in reversed(backward_steps):
         cts = [ct.pop(id(v), None) for v in eqn.outputs]
         out_gs = [guards.pop(id(v), None) for v in eqn.outputs]
+        out_mask = masks.pop(id(eqn.outputs[0]), None) if len(eqn.outputs) == 1 else None
         idle = all(c is None for c in cts) or not prim.differentiable
         if idle and not touches_tape(eqn):  # tape traffic must stay paired, cotangent or not
             continue
@@ -279,10 +330,14 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
             if guard is not None:
                 in_cts = _gate(bb, start, eqn, cts, in_cts, guard, finite)
             in_gs = [guard] * len(in_cts)
+        in_masks = [None] * len(in_cts)
+        if prim.elementwise and len(eqn.outputs) == 1 and cts[0] is not None:
+            in_cts, in_masks = _masked(bb, start, eqn, cts[0], in_cts, out_mask, finite)
         hooked.pop(id(eqn), None)
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
+                _accumulate_mask(bb, masks, atom, in_masks[k], fresh=id(atom) not in ct)
                 _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k])
     for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
