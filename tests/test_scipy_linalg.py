@@ -94,7 +94,9 @@ def test_cho_factor_gives_scipys_pair():
     s = _matrices(4, np.float64)[3]
     c, lower = compiler.jit(_cho_factor_pair)(s)
     expected = sl.cho_factor(s, lower=True)
-    np.testing.assert_array_equal(c, expected[0])
+    # scipy's LAPACK and the one compiled code calls (numpy's OpenBLAS) may round apart
+    np.testing.assert_array_max_ulp(c, expected[0], maxulp=4)
+    np.testing.assert_array_equal(c == 0, expected[0] == 0)  # the other triangle as scipy's
     assert lower is True
 
 

@@ -9,7 +9,8 @@ bind them (by position or keyword); the options are known when compiling:
 - `cholesky(a, lower=False, overwrite_a=False, check_finite=True)`: `scipy_cholesky`, the
   upper factor by default (read from the upper triangle), as scipy's;
 - `cho_factor(a, lower=False, overwrite_a=False, check_finite=True)`: `(c, lower)`, `c` the
-  factor with what `a` has in the other triangle, as scipy's;
+  factor with what `a` has in the other triangle (scipy before 1.18) or zeros there (1.18 on),
+  as the installed scipy's;
 - `cho_solve((c, lower), b, overwrite_b=False, check_finite=True)`: two triangular solves
   with the factor.
 `check_finite=True` (scipy's default) checks every matrix operand (`check_finite`: scipy's
@@ -20,6 +21,8 @@ scipy's message, and failures raise scipy's LinAlgError (`primitives/linalg.py`)
 """
 
 from __future__ import annotations
+
+import functools
 
 from ..ir.builder import const
 from .functions import refuse_keywords
@@ -100,8 +103,20 @@ def _cholesky(conv, args, kwargs, node):
 
 def _cho_factor(conv, args, kwargs, node):
     factor, lower, a = _factor(conv, args, kwargs, node)
+    if not _keeps_the_other_triangle():
+        return factor, const(lower)
     other = conv.b.op("triangle", a, lower=not lower, diagonal=0.0)
     return conv.b.add(factor, other), const(lower)
+
+
+@functools.cache
+def _keeps_the_other_triangle() -> bool:
+    """Whether this scipy's cho_factor leaves what `a` had in the triangle it does not
+    compute (before 1.18) or zeros it."""
+    import numpy as np
+    import scipy.linalg
+
+    return scipy.linalg.cho_factor(np.array([[4.0, 1.0], [3.0, 9.0]]))[0][1, 0] == 3.0
 
 
 def _cho_solve(conv, args, kwargs, node):

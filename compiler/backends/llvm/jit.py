@@ -34,7 +34,15 @@ import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ...ir import dtypes
-from ...status import ERRORS, INTERRUPTED, NO_MEMORY, PENDING, linalg_message
+from ...status import (
+    ERRORS,
+    INTERRUPTED,
+    NO_MEMORY,
+    NOT_POSITIVE_MINOR,
+    PENDING,
+    SINGULAR_DIAGONAL,
+    linalg_message,
+)
 from . import effects, interrupt, numpy_api, threads, vector_math
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
@@ -132,9 +140,33 @@ def raise_for_status(status: int) -> NoReturn:
     if status == PENDING:
         effects.raise_pending()
     if linalg_message(status) is not None:
-        raise np.linalg.LinAlgError(linalg_message(status))
+        raise np.linalg.LinAlgError(_library_message(status) or linalg_message(status))
     error, message = ERRORS[status]
     raise error(message)
+
+
+def _library_message(status: int) -> str | None:
+    """The message scipy itself gives for the failure `status` reports (its wording changes
+    between releases: scipy 1.18 says "Internal potrf return info = [2] for slices [0]."),
+    found by running scipy on a matrix that fails the same way; None for other statuses."""
+    if SINGULAR_DIAGONAL <= status < NOT_POSITIVE_MINOR:
+        k = status - SINGULAR_DIAGONAL  # 0-based
+        a, call = np.diag([1.0] * k + [0.0]), "solve_triangular"
+    elif NOT_POSITIVE_MINOR <= status < 3 << 20:
+        k = status - NOT_POSITIVE_MINOR  # the order of the minor
+        a, call = np.diag([1.0] * (k - 1) + [-1.0]), "cholesky"
+    else:
+        return None
+    import scipy.linalg
+
+    try:
+        if call == "cholesky":
+            scipy.linalg.cholesky(a, check_finite=False)
+        else:
+            scipy.linalg.solve_triangular(a, np.ones(len(a)), check_finite=False)
+    except np.linalg.LinAlgError as e:
+        return str(e)
+    return None
 
 
 def as_int64(value) -> int:
