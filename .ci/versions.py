@@ -32,14 +32,18 @@ from installed import build_wheel  # .ci/installed.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TOOLS = ["pytest", "pytest-xdist", "hypothesis"]
-CORE = [
-    "tests/test_compiler_seeds.py", "tests/test_compiler_corpus.py",
-    "tests/test_array_corpus.py", "tests/test_checkpointing.py", "tests/test_vmap.py",
-    "tests/test_jacobian.py", "tests/test_custom_derivatives.py", "tests/test_aot.py",
-    "tests/test_aot_arrays.py", "tests/test_decompositions.py", "tests/test_processes.py",
-    "tests/test_dask.py", "tests/test_functions_by_value.py", "tests/test_examples.py",
-    "tests/test_seeds.py",
-]
+CORE = [f"tests/test_{name}.py" for name in (
+    "aliasing", "aot", "aot_arrays", "array_corpus", "array_ops", "builtins_on_arrays",
+    "calls_closures", "checkpointing", "compiler_corpus", "compiler_errors", "compiler_seeds",
+    "containers_cross_blocks", "custom_derivatives", "dask", "decompositions", "disk_cache",
+    "effects", "entry_arguments", "examples", "float32_numbers", "functions_by_value",
+    "import_layers", "int_semantics", "jacobian", "linalg", "llvm_backend", "loop_codegen",
+    "masks_slices", "native_calls", "native_lifecycle", "numpy_functions", "ops_gradcheck",
+    "optimisations_structure", "outside_audit", "pipeline", "processes", "pytrees",
+    "scipy_linalg", "seeds_eager", "sequences_loops", "specialised_entry_values",
+    "stencil_gradients", "tape_number_conversion", "tape_semantics", "tape_storage",
+    "threads_determinism", "vmap",
+)]
 # cloudpickle is not ours to pin, but the release before 3.1.3 (which rewrites the file
 # names of the code it pickles) is the one functions by value must also work with
 LOWEST_EXTRA = ["cloudpickle==3.1.2"]
