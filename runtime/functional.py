@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from adlite import derivatives
 from adlite.derivatives import composites
 
 from .grad_mode import is_grad_enabled
@@ -81,8 +82,8 @@ class PrimitiveNode(BackwardNode):
                 else contextlib.nullcontext():  # the unchosen elements' 0 * inf is zeroed
             result = self.apply(grads)
         none = [None] * len(result)
-        if self.prim.formula is None or grads[0] is None:
-            return result, none
+        if not isinstance(self.prim.formula, derivatives.Formula) or grads[0] is None:
+            return result, none  # not elementwise (shape changes, reductions, products, ...)
         shape = grads[0].shape
         if self.prim.name == "where":
             cond = np.broadcast_to(self.params["cond"], shape)
