@@ -52,6 +52,7 @@ def test_process_pools_run_module_level_functions_and_closures(method):
 
 
 def test_a_process_compiles_a_function_it_receives_many_times_once():
+    pytest.importorskip("cloudpickle")  # a closure goes by value
     g = helpers.scaled_gradient(2.0)
     w, x, y = _data()
     copies = [pickle.loads(pickle.dumps(g)) for _ in range(3)]
