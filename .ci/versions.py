@@ -40,7 +40,7 @@ CORE = [f"tests/test_{name}.py" for name in (
     "import_layers", "int_semantics", "jacobian", "linalg", "llvm_backend", "loop_codegen",
     "masks_slices", "native_calls", "native_lifecycle", "numpy_functions", "ops_gradcheck",
     "optimisations_structure", "outside_audit", "pipeline", "processes", "pytrees",
-    "scipy_linalg", "seeds_eager", "sequences_loops", "specialised_entry_values",
+    "scipy_linalg", "seeds_eager", "sequences_loops", "special_inverse", "specialised_entry_values",
     "stencil_gradients", "tape_number_conversion", "tape_semantics", "tape_storage",
     "threads_determinism", "vmap",
 )]
