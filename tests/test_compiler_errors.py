@@ -1,6 +1,8 @@
 """Unsupported code and bad arguments give clear errors, never crashes or wrong answers."""
 
 import inspect
+import subprocess
+import sys
 
 import pytest
 
@@ -72,3 +74,15 @@ def test_int_arguments_are_promoted_when_differentiated():
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown backend"):
         grad(ex.second_order_target, backend="cuda")
+
+
+def test_lines_that_do_not_define_the_function_are_not_compiled(tmp_path):
+    # Python 3.13 keeps the -c command's text under "<string>", the file name exec() gives
+    # too: those lines are not the exec'd function's
+    script = ("import sys; from adlite.compiler import grad; namespace = {}\n"
+              "exec('def f(x):\\n    return x * 2.0\\n', namespace)\n"
+              "try:\n    grad(namespace['f'])(1.0)\nexcept Exception as e:\n"
+              "    print(type(e).__name__, e)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout
+    assert out.startswith("AdliteSourceError cannot read the source code of 'f'"), out

@@ -33,6 +33,7 @@ import gast
 import numpy as np
 
 from .. import gast_adapter as g
+from ..errors import AdliteSourceError
 from ..ir.builder import const
 from .aliasing import LIVE, Ref, new_object
 from .normalize import NestedDef, lambda_def
@@ -94,9 +95,17 @@ def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
     fdef = tree.body[0] if tree.body else None
     if fn.__name__ == "<lambda>":
         fdef = _lambda_in(fn, tree, source)
-    if not isinstance(fdef, gast.FunctionDef):
+    elif isinstance(fdef, gast.AsyncFunctionDef):
         raise source.error(fdef, "only functions defined with `def` or `lambda` can be "
                                  "compiled")
+    elif not (isinstance(fdef, gast.FunctionDef) and fdef.name == fn.__code__.co_name):
+        # the lines Python holds for the file are not this function's (exec'd code whose
+        # "<string>" also names Python's -c command, a file changed since it was imported)
+        raise AdliteSourceError(
+            f"cannot read the source code of {fn.__qualname__!r}: the lines at "
+            f"{source.filename}:{source.first_line} do not define it. adlite compiles "
+            "functions from their source: define the function in a .py file (not with exec())"
+            ", and reload a module edited since it was imported")
     closure = inspect.getclosurevars(fn)
     return source, fdef, {**fn.__globals__, **closure.nonlocals}
 
