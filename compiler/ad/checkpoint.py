@@ -28,7 +28,12 @@ which bound the snapshots too at logarithmic recomputation cost, are not impleme
 Which loops: those of a differentiation whose `TapePlan` has a policy (`checkpoint_policy`),
 whose body and condition touch no tape (adjoint code differentiated again keeps the
 ordinary scheme) and whose condition has no effect (it is evaluated once more per segment).
-Loops the policy leaves unbounded (`checkpoint=False`) keep the ordinary scheme. In the
+Loops the policy leaves unbounded (`checkpoint=False`) keep the ordinary scheme, and so do,
+in the automatic mode, loops nested inside `AUTO_NESTING` checkpointed loops (each
+checkpointed level holds its body three times, as the plain, the taped and the recomputed
+loop: checkpointing every level of deep nests grew the code, and the compile time, 2.5-5x
+per level; the tapes of the deeper loops then live within one segment of the loops around
+them). In the
 automatic mode, the prefix records the ordinary tape while it holds less than half the
 budget, so loops that fit run exactly as without checkpointing, apart from one more
 evaluation of the condition; a loop whose trip count is known when compiling
@@ -53,6 +58,9 @@ from .reverse import TapePlan, tapes_in
 from .storage import CHECKPOINT_LOOPS, Storage, stored_bytes
 
 UNBOUNDED = 2**62  # a trip count no loop reaches
+# automatic mode: loops nested in this many checkpointed loops keep the ordinary scheme (each
+# checkpointed level copies its body three times: nesting would grow the code exponentially)
+AUTO_NESTING = 2
 
 
 def _fresh(atoms) -> list[Var]:
@@ -65,6 +73,8 @@ def applies(eqn: Eqn, plan: TapePlan) -> bool:
     policy = plan.checkpoint
     if policy is None or tapes_in(body) or tapes_in(cond) or \
             any(PRIMITIVES[e.prim].effectful for e in walk_eqns(cond)):
+        return False
+    if policy.auto and plan.segmented_around >= AUTO_NESTING:
         return False
     trips = static_trips(eqn)
     # automatic: a loop whose tape surely fits keeps the ordinary scheme (less code to

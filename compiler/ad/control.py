@@ -102,8 +102,9 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
         """The body linearized with the carries' cotangents guarded wherever some iteration
         may receive none (a fixpoint: a carry its body leaves untouched passes nothing on)."""
         kinds = {i: _seed(cts[i], guards[i]) for i in float_carries}
+        inner = plan if segmented is None else plan.inside_segments()
         while True:
-            lin = linearize(body, [kinds[i] for i in float_carries], plan)
+            lin = linearize(body, [kinds[i] for i in float_carries], inner)
             in_guards = lin.bwd.outputs[len(float_inputs):]
             carry_guards = [g for i, g in zip(float_inputs, in_guards, strict=True) if i >= n]
             stable = {PLAIN: ALWAYS, ABSENT: NEVER}

@@ -46,6 +46,7 @@ contribution, or one from any other equation, drops the mask (`_masked`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..ir.builder import Builder
@@ -65,6 +66,11 @@ class TapePlan:
     residual: int
     transport: dict
     checkpoint: Checkpoint | None = None  # how its loops bound their tapes (`checkpoint`)
+    segmented_around: int = 0  # checkpointed loops around the code being linearized
+
+    def inside_segments(self) -> TapePlan:
+        """This plan for the body of a checkpointed loop."""
+        return dataclasses.replace(self, segmented_around=self.segmented_around + 1)
 
     @staticmethod
     def for_graph(graph: Graph, checkpoint: object = None) -> TapePlan:
