@@ -27,8 +27,6 @@ Contract:
 
 from __future__ import annotations
 
-import inspect
-import linecache
 import pickle
 import sys
 import threading
@@ -37,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .frontend.source import carried_file, carry_source
+from .frontend.source import carry_source, source_file
 
 KEPT = 64
 _received: OrderedDict = OrderedDict()
@@ -110,17 +108,10 @@ def _functions_by_value(root: Callable) -> Iterator[types.FunctionType]:
                          if callable(v) or isinstance(v, tuple | list))
 
 
-def _source_of(fn: types.FunctionType) -> tuple[str, list[str]] | None:
-    """(file name, lines of the file) of `fn`, or None where it has none."""
-    carried = carried_file(fn)  # `fn` came by value: sent on with what it carried
-    if carried is not None:
-        return carried[0], list(carried[1])
-    try:
-        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    except TypeError:
-        return None
-    lines = linecache.getlines(filename)
-    return (filename, lines) if lines else None
+def _start(fn: types.FunctionType) -> tuple[str, int]:
+    """What names a function's source in a `ByValue`: its qualified name and first line (the
+    same in the function unpickled, whatever file name the pickler leaves in its code)."""
+    return fn.__code__.co_qualname, fn.__code__.co_firstlineno
 
 
 class ByValue:
@@ -130,13 +121,13 @@ class ByValue:
     def __init__(self, fn: types.FunctionType, payload: bytes) -> None:
         self.payload = payload
         self.starts: dict[tuple[str, int], str] = {}
-        self.files: dict[str, list[str]] = {}
+        self.files: dict[str, tuple[str, ...]] = {}
         for f in _functions_by_value(fn):
-            found = _source_of(f)
+            found = source_file(f)  # what `f` carried, when it came by value itself
             if found is not None:
                 filename, lines = found
                 self.files.setdefault(filename, lines)
-                self.starts[(f.__code__.co_qualname, f.__code__.co_firstlineno)] = filename
+                self.starts[_start(f)] = filename
 
     def __reduce__(self):
         return load, (self.payload, self.starts, self.files)
@@ -152,7 +143,7 @@ def load(payload: bytes, starts: dict, files: dict) -> Callable:
             return fn
     fn = pickle.loads(payload)
     for f in _functions_by_value(fn):
-        filename = starts.get((f.__code__.co_qualname, f.__code__.co_firstlineno))
+        filename = starts.get(_start(f))
         if filename is not None:
             carry_source(f.__code__, filename, files[filename])
     with _lock:

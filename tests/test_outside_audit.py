@@ -20,6 +20,8 @@ except ImportError:  # the scipy extra is not installed: those cases are skipped
 from adlite.compiler import AdliteSyntaxError, grad, jit, jvp, vmap
 from adlite.runtime import tensor
 
+from .gradients import central_differences
+
 BACKENDS = ["llvm", "python"]
 
 
@@ -330,15 +332,6 @@ def cho_solve_sum(a):
     return np.sum(scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), B_NS) * W_NS[2])
 
 
-def _central_matrix(f, a, h=1e-6):
-    out = np.zeros_like(a)
-    for i, j in np.ndindex(*a.shape):
-        e = np.zeros_like(a)
-        e[i, j] = h
-        out[i, j] = (f(a + e) - f(a - e)) / (2 * h)
-    return out
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [chol_numpy, chol_scipy_lower, chol_scipy_upper, eigvalsh_lower,
                                 eigvalsh_upper, eigh_values, triangular_solve, cho_solve_sum],
@@ -347,7 +340,7 @@ def test_one_triangle_decompositions_differentiate_what_numpy_computes(fn, backe
     if scipy is None and fn.__name__ not in ("chol_numpy", "eigvalsh_lower", "eigvalsh_upper",
                                              "eigh_values"):
         pytest.skip("scipy is not installed")
-    expected = _central_matrix(fn, A_NS)  # finite differences of numpy's / scipy's function
+    expected = central_differences(fn, [A_NS])[0]  # of numpy's / scipy's function
     gradient = grad(fn, backend=backend)(A_NS)
     np.testing.assert_allclose(gradient, expected, atol=1e-7)
     direction = np.arange(9.0).reshape(3, 3) - 4.0
@@ -356,7 +349,7 @@ def test_one_triangle_decompositions_differentiate_what_numpy_computes(fn, backe
 
 
 def test_cholesky_reads_only_the_lower_triangle_on_the_tape_too():
-    expected = _central_matrix(chol_numpy, A_NS)
+    expected = central_differences(chol_numpy, [A_NS])[0]
     assert np.all(np.triu(expected, 1) == 0.0)  # numpy never reads those entries
     t = tensor(A_NS, requires_grad=True)
     chol_numpy(t).backward()
@@ -445,21 +438,11 @@ def test_a_lambda_entry_point_compiles(backend):
 
 # ---- the tape takes numpy's keyword names and forms, or refuses naming the function -----------
 
-def _tape_gradient(fn, x):
-    t = tensor(x, requires_grad=True)
-    np.sum(fn(t) * np.arange(1.0, 1.0 + np.asarray(fn(x)).size).reshape(np.shape(fn(x)))
-           ).backward()
-    return t.grad.data
-
-
-def _weighted_central(fn, x, h=1e-6):
-    weights = np.arange(1.0, 1.0 + np.asarray(fn(x)).size).reshape(np.shape(fn(x)))
-    out = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        out[idx] = (np.sum(fn(x + e) * weights) - np.sum(fn(x - e) * weights)) / (2 * h)
-    return out
+def _weighted(fn, x):
+    """sum(fn(v) * w), w = 1, 2, ... in the shape of fn(x): a number every output counts in."""
+    shape = np.shape(fn(x))
+    weights = np.arange(1.0, 1.0 + np.prod(shape, dtype=int)).reshape(shape)
+    return lambda v: np.sum(fn(v) * weights)
 
 
 OTHER = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
@@ -475,7 +458,10 @@ OTHER = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
         "vstack"])
 def test_the_tape_takes_numpys_keywords_and_forms(fn):
     x = np.arange(6.0).reshape(2, 3) / 7.0
-    np.testing.assert_allclose(_tape_gradient(fn, x), _weighted_central(fn, x), rtol=1e-7,
+    loss = _weighted(fn, x)
+    t = tensor(x, requires_grad=True)
+    loss(t).backward()
+    np.testing.assert_allclose(t.grad.data, central_differences(loss, [x])[0], rtol=1e-7,
                                atol=1e-9)
 
 

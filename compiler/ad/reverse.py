@@ -41,7 +41,7 @@ operand of the output's shape carries an element mask (the condition, or its neg
 with the output's own mask); through an elementwise equation, a masked cotangent's
 contributions that may not vanish with it are zeroed where the mask is false (`select`), and
 operands of the output's shape inherit the mask. Masks meeting combine with `or`; an unmasked
-contribution, or one from any other equation, drops the mask (`_masked`).
+contribution, or one from any other equation, drops the mask (`_masked`, `_combine`).
 """
 
 from __future__ import annotations
@@ -128,17 +128,24 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: 
     if isinstance(value, Var) and not value.hint and var.hint:
         value.hint = "d" + var.hint.lstrip("_")
     current = ct.get(id(var))
-    if current is None:
-        ct[id(var)] = value
-        if guard is not None:
-            guards[id(var)] = guard
+    ct[id(var)] = value if current is None else bb.add(current, value)
+    _combine(bb, guards, var, guard, fresh=current is None)
+
+
+def _combine(bb: Builder, held: dict[int, Atom], var: Var, flag: Atom | None,
+             fresh: bool) -> None:
+    """The guard (or element mask) of `var`'s cotangent in `held` after a contribution that
+    has `flag` (None: none); `fresh`: it is the first contribution. Flags meeting combine
+    with `or`; a contribution without one drops it."""
+    if fresh:
+        if flag is not None:
+            held[id(var)] = flag
         return
-    ct[id(var)] = bb.add(current, value)
-    held = guards.get(id(var))
-    if held is None or guard is None:
-        guards.pop(id(var), None)
-    elif held is not guard:
-        guards[id(var)] = bb.or_(held, guard)
+    current = held.get(id(var))
+    if current is None or flag is None:
+        held.pop(id(var), None)
+    elif current is not flag:
+        held[id(var)] = bb.or_(current, flag)
 
 
 # contributions that are zero whenever the cotangents they are computed from are zero
@@ -232,21 +239,6 @@ def _masked(bb: Builder, start: int, eqn: Eqn, ct: Atom, in_cts: list, mask: Ato
                      bb.broadcast_to(mask, shape=c.type.shape), c, bb.zeros(c.type))
            for c in in_cts]
     return out, [mask if a.type.shape == shape else None for a in eqn.inputs]
-
-
-def _accumulate_mask(bb: Builder, masks: dict[int, Atom], var: Var, mask: Atom | None,
-                     fresh: bool) -> None:
-    """The mask of `var`'s cotangent after a contribution masked by `mask` (None: unmasked);
-    `fresh`: it is the first contribution."""
-    if fresh:
-        if mask is not None:
-            masks[id(var)] = mask
-        return
-    held = masks.get(id(var))
-    if held is None or mask is None:
-        masks.pop(id(var), None)
-    elif held is not mask:
-        masks[id(var)] = bb.or_(held, mask)
 
 
 def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
@@ -343,7 +335,7 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
-                _accumulate_mask(bb, masks, atom, in_masks[k], fresh=id(atom) not in ct)
+                _combine(bb, masks, atom, in_masks[k], fresh=id(atom) not in ct)
                 _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k])
     for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape

@@ -350,14 +350,15 @@ class Normalizer:
         start, stop, step = (g.const(0, at=it), args[0], g.const(1, at=it)) if len(args) == 1 \
             else (args[0], args[1], args[2] if len(args) == 3 else g.const(1, at=it))
         k, hi, st, n = self.fresh("k"), self.fresh("stop"), self.fresh("step"), self.fresh("n")
-        bounds = [g.assign(k, start, at=s), g.assign(hi, stop, at=s)]  # range()'s order
         step_value = step.value if isinstance(step, gast.Constant) else None
         if isinstance(step_value, int) and step_value == 0:
             raise self.source.error(step, "range() arg 3 must not be zero",
                                     "use a nonzero step")
-        if isinstance(step_value, int) and step_value in (1, -1):
-            bounds = [g.assign(name, g.call("__range_bound", [value], at=it), at=s)
-                      for name, value in ((k, start), (hi, stop))]
+        by_one = isinstance(step_value, int) and step_value in (1, -1)
+        # range()'s order; counted by one, the bounds are checked here (else by __range_len)
+        bounds = [g.assign(name, g.call("__range_bound", [value], at=it) if by_one else value,
+                           at=s) for name, value in ((k, start), (hi, stop))]
+        if by_one:
             up = step_value > 0
             test = g.compare(g.name(k, at=s), gast.Lt() if up else gast.Gt(),
                              g.name(hi, at=s), at=s)

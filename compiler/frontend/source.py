@@ -4,7 +4,8 @@ Contract: `get_source(fn)` returns a `Source` holding the dedented text, the fil
 line/column offsets and the lines of the whole file, or raises `AdliteSourceError` (functions
 typed at the REPL or built with `exec` have no source file). The source of a function that
 arrived by value from another process is the one it carried (`carry_source`), whatever the
-receiving machine has at that path (`carried_file(fn)` tells it, to send it on).
+receiving machine has at that path (`source_file(fn)` gives a function's file and its lines,
+carried or not, to send it on).
 `Source.error(node, message, hint)` builds an
 `AdliteSyntaxError` pointing at `node` in the user's file.
 """
@@ -58,7 +59,7 @@ def carry_source(code: types.CodeType, filename: str, file_lines: Sequence[str])
         _carried[code] = (filename, tuple(file_lines))
 
 
-def carried_file(fn) -> tuple[str, tuple[str, ...]] | None:
+def _carried_file(fn) -> tuple[str, tuple[str, ...]] | None:
     """(file name, lines of the file) that `carry_source` recorded for `fn`, or None."""
     code = getattr(fn, "__code__", None)
     if not isinstance(code, types.CodeType):
@@ -67,8 +68,22 @@ def carried_file(fn) -> tuple[str, tuple[str, ...]] | None:
         return _carried.get(code)
 
 
+def source_file(fn) -> tuple[str, tuple[str, ...]] | None:
+    """(file name, lines of the file) of the function `fn`: those it carried from another
+    process, else the lines Python has for its file; None where there are none."""
+    carried = _carried_file(fn)
+    if carried is not None:
+        return carried
+    try:
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except TypeError:
+        return None
+    lines = tuple(linecache.getlines(filename))
+    return (filename, lines) if lines else None
+
+
 def _carried_source(fn) -> tuple[list[str], int, str, tuple[str, ...]] | None:
-    found = carried_file(fn)
+    found = _carried_file(fn)
     if found is None:
         return None
     filename, file_lines = found

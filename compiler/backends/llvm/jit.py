@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import operator
 import threading
 from collections.abc import Callable
@@ -149,21 +150,19 @@ def _library_message(status: int) -> str | None:
     """The message scipy itself gives for the failure `status` reports (its wording changes
     between releases: scipy 1.18 says "Internal potrf return info = [2] for slices [0]."),
     found by running scipy on a matrix that fails the same way; None for other statuses."""
-    if SINGULAR_DIAGONAL <= status < NOT_POSITIVE_MINOR:
-        k = status - SINGULAR_DIAGONAL  # 0-based
-        a, call = np.diag([1.0] * k + [0.0]), "solve_triangular"
-    elif NOT_POSITIVE_MINOR <= status < 3 << 20:
-        k = status - NOT_POSITIVE_MINOR  # the order of the minor
-        a, call = np.diag([1.0] * (k - 1) + [-1.0]), "cholesky"
-    else:
-        return None
     import scipy.linalg
 
+    if SINGULAR_DIAGONAL <= status < NOT_POSITIVE_MINOR:
+        k = status - SINGULAR_DIAGONAL  # the 0-based index of the zero on the diagonal
+        a = np.diag([1.0] * k + [0.0])
+        fails = functools.partial(scipy.linalg.solve_triangular, a, np.ones(k + 1))
+    elif NOT_POSITIVE_MINOR <= status < 3 << 20:
+        k = status - NOT_POSITIVE_MINOR  # the order of the leading minor
+        fails = functools.partial(scipy.linalg.cholesky, np.diag([1.0] * (k - 1) + [-1.0]))
+    else:
+        return None
     try:
-        if call == "cholesky":
-            scipy.linalg.cholesky(a, check_finite=False)
-        else:
-            scipy.linalg.solve_triangular(a, np.ones(len(a)), check_finite=False)
+        fails(check_finite=False)
     except np.linalg.LinAlgError as e:
         return str(e)
     return None
