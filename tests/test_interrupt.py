@@ -62,9 +62,10 @@ PRELUDE = textwrap.dedent('''
     def signal_time():  # written by the parent right after it sent SIGINT
         return float(sys.stdin.readline())
 
-    def interrupted(fn, *args):
-        """Seconds from SIGINT to KeyboardInterrupt; fails if the call returned."""
-        print("started", flush=True)
+    def interrupted(fn, *args, after=0.3):
+        """Seconds from SIGINT (sent `after` seconds into the call) to KeyboardInterrupt; fails
+        if the call returned."""
+        print(f"started {after!r}", flush=True)
         try:
             fn(*args)
         except KeyboardInterrupt:
@@ -79,7 +80,7 @@ PRELUDE = textwrap.dedent('''
 
 
 def run_child(tmp_path, body: str, timeout: float = 60.0) -> list[dict]:
-    """Run PRELUDE + body; answer each "started" line with SIGINT 0.3 s later."""
+    """Run PRELUDE + body; answer each "started <seconds>" line with SIGINT that much later."""
     script = tmp_path / "child.py"  # adlite reads the functions' source from a file
     script.write_text(PRELUDE + textwrap.dedent(body))
     child = subprocess.Popen([sys.executable, str(script)],
@@ -90,8 +91,8 @@ def run_child(tmp_path, body: str, timeout: float = 60.0) -> list[dict]:
     reports = []
     try:
         for line in child.stdout:
-            if line.strip() == "started":
-                time.sleep(0.3)  # well inside the compiled loop by now
+            if line.startswith("started "):
+                time.sleep(float(line.split()[1]))  # well inside the compiled loop by now
                 sent = time.monotonic()
                 child.send_signal(signal.SIGINT)
                 child.stdin.write(f"{sent!r}\n")
@@ -141,6 +142,30 @@ def test_sigint_interrupts_compiled_loops_and_they_run_again(tmp_path):
     assert by_case["tape"]["again"] == pytest.approx(by_case["tape"]["expected"], rel=1e-6)
 
 
+def test_checkpointed_gradients_stop_in_every_phase(tmp_path):
+    """A checkpointed gradient runs three phases: the forward sweep (snapshots), the
+    recomputation of each segment with its reverse sweep. The forward sweep is about 40 % of an
+    uninterrupted call: SIGINT at 20 % of it lands in the forward sweep, at 55 % and 75 % in
+    the recomputations and reverse sweeps; every one stops within a second."""
+    reports = run_child(tmp_path, '''
+        n = 4 * 10**7
+        for checkpoint in ("auto", 1000):
+            d = grad(tape) if checkpoint == "auto" else grad(tape, checkpoint=checkpoint)
+            d(0.5, n)  # the first call of this size is slower (the tape's pages are new)
+            start = time.monotonic()
+            d(0.5, n)
+            whole = time.monotonic() - start
+            for share in (0.2, 0.55, 0.75):
+                report(checkpoint=checkpoint, share=share, whole=whole,
+                       seconds=interrupted(d, 0.5, n, after=share * whole))
+    ''')
+    assert len(reports) == 6
+    for r in reports:
+        print(f"checkpoint={r['checkpoint']}: SIGINT at {r['share']:.0%} of {r['whole']:.2f} s,"
+              f" KeyboardInterrupt {r['seconds'] * 1e3:.1f} ms later")
+        assert 0.0 <= r["seconds"] < 1.0
+
+
 @pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "mallinfo2"), reason="needs glibc >= 2.33")
 def test_interrupted_calls_free_their_memory(tmp_path):
     reports = run_child(tmp_path, '''
@@ -178,7 +203,7 @@ def test_other_threads_keep_running_and_a_stale_signal_does_not_interrupt(tmp_pa
         n, result = 6 * 10**8, []  # seconds of work
 
         def work():
-            print("started", flush=True)
+            print("started 0.3", flush=True)
             result.append(c(n))
             result.append(time.monotonic())
 
@@ -211,7 +236,7 @@ def test_a_signal_handler_that_does_not_raise_lets_the_call_finish(tmp_path):
         c = jit(count)
         c(1)  # compiling puts the native handler back in front of Python's
         n = 6 * 10**8  # seconds of work
-        print("started", flush=True)
+        print("started 0.3", flush=True)
         value = c(n)
         done = time.monotonic()
         sent = signal_time()
