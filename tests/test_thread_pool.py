@@ -166,3 +166,32 @@ def test_invalid_thread_counts_are_refused(monkeypatch):
     assert threads.default_threads() == 3
     monkeypatch.setenv("ADLITE_NUM_THREADS", " +2 ")  # as int() reads it
     assert threads.default_threads() == 2
+
+
+@linux
+def test_workers_take_small_stacks_and_no_more_than_the_blocks(tmp_path):
+    """ADLITE_NUM_THREADS far above the CPU count: 63 workers reserve 63 MiB of address space
+    (glibc's default stack, the 8 MiB stack rlimit, made it 504 MiB), and a job of k blocks
+    starts k - 1 workers (the caller runs one)."""
+    out = run_child('''
+        def vm_kib():
+            with open("/proc/self/status") as status:
+                return next(int(line.split()[1]) for line in status if line.startswith("VmSize"))
+
+        f = jit(rosenbrock)
+        f(np.linspace(0.0, 1.0, 10))  # compiled and loaded: the pool is not started yet
+        start_tasks = tasks()
+        from adlite.compiler.backends.llvm.parallel import BLOCK, PARALLEL_MIN
+        blocks = PARALLEL_MIN // BLOCK + 2  # the fewest that run in parallel, and two more
+        few = np.linspace(0.0, 1.0, blocks * BLOCK + 1)  # x[1:] and x[:-1]: `blocks` blocks
+        f(few)
+        after_few = tasks()
+        before = vm_kib()
+        big = np.linspace(0.0, 1.0, 4_000_000)
+        assert abs(f(big) - reference(big)) <= 1e-9 * abs(reference(big))
+        print(after_few - start_tasks, blocks, tasks() - start_tasks, vm_kib() - before)
+    ''', tmp_path, {"ADLITE_NUM_THREADS": "64"})
+    few_workers, blocks, workers, growth_kib = map(int, out.split())
+    assert few_workers == blocks - 1
+    assert workers == 63
+    assert growth_kib < 63 * 2 * 1024

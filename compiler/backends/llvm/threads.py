@@ -16,12 +16,15 @@ Contract:
   status of the lowest-numbered block that returned one (blocks after it may be skipped), so a
   failing check reports what the serial loop reports first. On the main thread it polls
   the Ctrl-C flag (interrupt.py) before each block: status INTERRUPTED.
-- The pool: workers are native threads created on first need (never at import), parked on a
-  condition variable between jobs, and never exit. One job runs at a time: a caller that
-  finds the pool busy (another Python thread's compiled code, released GIL) runs its blocks
-  itself, in order, with the same results. After `fork` the child's first parallel call finds
-  the pool created by another process (its pid) and builds a new one (the parent's workers
-  do not exist in the child; a lock held by one of them is taken over).
+- The pool: workers are native threads created on first need (never at import; no more than
+  a job has blocks besides the caller's), each with a stack of WORKER_STACK bytes, parked on
+  a condition variable between jobs, and never exit. A worker that cannot be created (no
+  memory, a thread limit) is not an error: the job runs on the threads there are. One job
+  runs at a time: a caller that finds the pool busy (another Python thread's compiled code,
+  released GIL) runs its blocks itself, in order, with the same results. After `fork` the
+  child's first parallel call finds the pool created by another process (its pid) and builds
+  a new one (the parent's workers do not exist in the child; a lock held by one of them is
+  taken over).
 - Thread count: `set_num_threads(n)` at any time (it takes effect at the next parallel loop;
   more workers are started then, surplus workers sit out); else `ADLITE_NUM_THREADS` (a
   positive integer) as it is when the pool is first needed in the process, else the CPUs
@@ -47,6 +50,10 @@ from .interrupt import FLAG, MAIN_THREAD
 PARALLEL_FOR = "__adlite_parallel_for"
 NUM_THREADS = "__adlite_num_threads"
 MAX_THREADS = 1024  # a worker's index travels in the low 16 bits of its start argument
+# A worker's stack. Compiled blocks keep at most a few KiB there (scratch above
+# pywrapper.STACK_SCRATCH comes from malloc); the rest is headroom for libm, BLAS and LAPACK.
+# glibc's default (the stack rlimit, 8 MiB) made 1,024 workers take 8 GiB of address space.
+WORKER_STACK = 1 << 20
 
 _lock = threading.Lock()
 _runtime: dict = {}  # "loaded": the pool is linked in this process
@@ -138,6 +145,9 @@ declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @pthread_cond_signal(ptr)
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i32 @pthread_attr_init(ptr)
+declare i32 @pthread_attr_setstacksize(ptr, i64)
+declare i32 @pthread_attr_destroy(ptr)
 declare i64 @pthread_self()
 declare i32 @getpid()
 
@@ -223,6 +233,7 @@ finished:
 define i32 @{PARALLEL_FOR}(ptr %fn, ptr %ctx, i64 %rows, i64 %per) {{
 entry:
   %tid = alloca i64
+  %attr = alloca [128 x i8], align 16
   %last = add i64 %rows, %per
   %last1 = sub i64 %last, 1
   %blocks = sdiv i64 %last1, %per
@@ -260,7 +271,10 @@ init:
   store i32 %me, ptr @pool_pid
   br label %grow
 grow:
-  %need = sub i64 %want, 1
+  %want1 = sub i64 %want, 1
+  %blocks1 = sub i64 %blocks, 1
+  %capped = icmp slt i64 %blocks1, %want1
+  %need = select i1 %capped, i64 %blocks1, i64 %want1
   %n = load i64, ptr @workers
   %fewer = icmp slt i64 %n, %need
   br i1 %fewer, label %spawn, label %ready
@@ -269,7 +283,10 @@ spawn:
   %genbits = shl i64 %gen, 16
   %packed = or i64 %genbits, %n
   %arg = inttoptr i64 %packed to ptr
-  %r = call i32 @pthread_create(ptr %tid, ptr null, ptr @worker, ptr %arg)
+  call i32 @pthread_attr_init(ptr %attr)
+  call i32 @pthread_attr_setstacksize(ptr %attr, i64 {WORKER_STACK})
+  %r = call i32 @pthread_create(ptr %tid, ptr %attr, ptr @worker, ptr %arg)
+  call i32 @pthread_attr_destroy(ptr %attr)
   %failed = icmp ne i32 %r, 0
   br i1 %failed, label %ready, label %spawned
 spawned:
