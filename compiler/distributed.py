@@ -22,15 +22,26 @@ are scattered):
 - a task that fails on its worker: `TaskError` naming the task, the shard and the error
   (the worker's exception is its `__cause__`); the other results are dropped, the
   scattered shards are kept.
+A worker that dies (killed, out of memory) takes the shards scattered to it along: Dask cancels
+their tasks. Those shards are sent again from the client and their tasks submitted again, up
+to RESUBMISSIONS rounds; the other shards' results are kept. For that the client keeps a
+reference (not a copy) to each shard it scattered, as long as the shard's future lives. A
+shard that cannot be sent again (its future came from elsewhere) or is lost in every round:
+`ShardLostError` naming the shard. Dask itself reruns a task whose worker died while its
+data survived elsewhere, and after `distributed.scheduler.allowed-failures` deaths in that
+task marks it failed (a `TaskError` whose cause is `KilledWorker`).
 `compilations(client)` tells per worker how often each transformation it received compiled.
 dask is an optional dependency (`pip install adlite[dask]`); importing this module needs none.
 """
 
 from __future__ import annotations
 
+import asyncio
 import builtins
+import concurrent.futures
 import inspect
 import pickle
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
@@ -52,6 +63,14 @@ class TaskError(RuntimeError):
     def __init__(self, message: str, key: str, shard: int) -> None:
         super().__init__(message)
         self.key, self.shard = key, shard
+
+
+class ShardLostError(TaskError):
+    """The data of one shard was lost with its worker and could not be sent again."""
+
+
+RESUBMISSIONS = 3  # rounds of sending lost shards again
+_SENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # shard future -> the shard
 
 
 def _as_arguments(shard: Any) -> tuple:
@@ -162,7 +181,10 @@ def serial_grad(f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
 def _check_workers(client) -> None:
     failures = client.run(builtins.exec, "import adlite.compiler.distributed",
                           on_error="return")
-    missing = {w: e for w, e in failures.items() if isinstance(e, BaseException)}
+    # a worker that cannot be reached (OSError: it died, its connection closed) is the
+    # scheduler's to replace, not a setup error
+    missing = {w: e for w, e in failures.items()
+               if isinstance(e, BaseException) and not isinstance(e, OSError)}
     if missing:
         details = "; ".join(f"{w}: {type(e).__name__}: {e}" for w, e in sorted(missing.items()))
         raise WorkerSetupError(f"data_parallel_grad: adlite cannot be imported on "
@@ -187,16 +209,47 @@ def scatter_shards(client, shards: Sequence[Any], f: Callable | None = None) -> 
         raise ValueError("data_parallel_grad: no shards")
     _check_shards(shards, _parameter_names(f.fn if isinstance(f, Transformed) else f)
                   if f is not None else [])
+    return _scatter(client, shards)
+
+
+def _scatter(client, shards: Sequence[tuple]) -> list:
     # keys of their own: equal data scattered under its hash while an earlier call's futures of
     # it are being released is lost ("lost dependencies")
-    return client.scatter(shards, hash=False)
+    futures = _send(client, list(shards))
+    for future, shard in zip(futures, shards, strict=True):
+        _SENT[future] = shard  # to send it again if its worker dies
+    return futures
+
+
+def _send(client, data: list, broadcast: bool = False) -> list:
+    """`client.scatter(data)`, tried again while a worker that just died is still listed (its
+    connection fails: OSError) until the scheduler has removed it."""
+    for delay in (0.1, 0.3, 1.0, 3.0, None):
+        try:
+            return client.scatter(data, broadcast=broadcast, hash=False)
+        except OSError:
+            if delay is None:
+                raise
+            time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def _cancelled(futures: Sequence) -> list[int]:
+    """Wait for `futures`; the indices of those Dask cancelled (their data was lost)."""
+    from dask.distributed import wait
+
+    try:
+        wait(futures)
+    except (concurrent.futures.CancelledError, asyncio.CancelledError):
+        pass  # every future is done; the statuses below say which were cancelled
+    return [k for k, future in enumerate(futures) if future.status == "cancelled"]
 
 
 def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
     """(sum of `f(params, *shard)`, sum of its gradients w.r.t. `params`) over `shards` (or
     the futures `scatter_shards` made of them), one Dask task per shard on `client`'s
     workers, added in shard order (see the module's docstring)."""
-    from dask.distributed import Future, wait
+    from dask.distributed import Future
 
     if isinstance(f, Transformed):
         f = f.fn
@@ -215,10 +268,32 @@ def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) 
     token = uuid.uuid4().hex[:8]
     keys = [f"adlite-{name}-shard{k}-{token}" for k in range(len(remote_shards))]
     # one object (a dict would be scattered value by value, under its keys), a key of its own
-    remote_params = client.scatter([params], broadcast=True, hash=False)[0]
-    futures = [client.submit(_run_shard, task, remote_params, s, key=key, pure=False)
-               for s, key in zip(remote_shards, keys, strict=True)]
-    wait(futures)
+    remote_params = _send(client, [params], broadcast=True)[0]
+
+    def submit(k: int, key: str):
+        return client.submit(_run_shard, task, remote_params, remote_shards[k], key=key,
+                             pure=False)
+
+    futures = [submit(k, key) for k, key in enumerate(keys)]
+    for round_ in range(1, RESUBMISSIONS + 2):
+        lost = _cancelled(futures)
+        if not lost:
+            break
+        for k in lost:
+            shard = _SENT.get(remote_shards[k])
+            if shard is None or round_ > RESUBMISSIONS:
+                why = ("it was scattered elsewhere: pass the shards, or the futures "
+                       "scatter_shards returned" if shard is None
+                       else f"it was lost again in each of {RESUBMISSIONS} resubmissions")
+                raise ShardLostError(f"data_parallel_grad: the data of shard {k} of {name} was "
+                                     f"lost with its worker and cannot be sent again: {why}",
+                                     futures[k].key, k)
+        if remote_params.status != "finished":
+            remote_params = _send(client, [params], broadcast=True)[0]
+        for k, future in zip(lost, _scatter(client, [_SENT[remote_shards[k]] for k in lost]),
+                             strict=True):
+            remote_shards[k] = future
+            futures[k] = submit(k, f"{keys[k]}-resent{round_}")
     for k, future in enumerate(futures):
         if future.status == "error":
             error = future.exception()

@@ -1,7 +1,11 @@
 """Data-parallel gradients on a Dask LocalCluster of 2 worker processes (loopback only)."""
 
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +17,7 @@ from dask.distributed import Client, LocalCluster  # noqa: E402
 
 from adlite.compiler import grad, jit, value_and_grad  # noqa: E402
 from adlite.compiler.distributed import (  # noqa: E402
+    ShardLostError,
     TaskError,
     WorkerSetupError,
     compilations,
@@ -160,8 +165,12 @@ def test_a_worker_without_adlite_is_named():
 
 
 SCRIPT = '''
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 import numpy as np
 from dask.distributed import Client
 from adlite.compiler import jit
@@ -210,6 +219,68 @@ def test_dict_parameters_are_one_object_and_leave_the_users_data_alone(client):
 
 def dict_loss(params, x, y):
     return squared_error(params["w"], x, y)
+
+
+def slow_squared_error(w, x, y, n):
+    s = 0.0
+    i = 0
+    while i < n:  # seconds of work: time to kill the worker running it
+        s = s + 1e-12 * w[0]
+        i = i + 1
+    return squared_error(w, x, y) + s
+
+
+def _kill_worker(client, address: str) -> None:
+    os.kill(client.run(os.getpid)[address], signal.SIGKILL)  # its nanny starts a new one
+
+
+def _holder(client, future) -> str:
+    (address,) = client.who_has([future])[future.key]
+    return address
+
+
+def test_shards_lost_with_a_killed_worker_are_sent_again():
+    w, shards = _data(n_shards=4)
+    quick = [(x, y, 10) for x, y in shards]
+    slow = [(x, y, 10**9 if k == 0 else 10) for k, (x, y) in enumerate(shards)]
+    with _cluster(2) as cluster, Client(cluster) as c:
+        data_parallel_grad(c, slow_squared_error, w, quick)  # compiled on both workers
+        remote = scatter_shards(c, quick, slow_squared_error)
+        _kill_worker(c, _holder(c, remote[0]))  # before the call: its shards are gone
+        value, gradient = data_parallel_grad(c, slow_squared_error, w, remote)
+        expected = serial_grad(slow_squared_error, w, quick)
+        assert value == expected[0] and np.array_equal(gradient, expected[1])
+
+        # during the call: once shard 0's task runs (for a second or more), its worker dies
+        remote = scatter_shards(c, slow, slow_squared_error)
+        victim = _holder(c, remote[0])
+
+        def kill_when_running():
+            deadline = time.monotonic() + 60
+            while not any(str(k).startswith("adlite-slow_squared_error-shard0")
+                          for k in c.processing().get(victim, ())):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            time.sleep(0.2)
+            _kill_worker(c, victim)
+
+        killer = threading.Thread(target=kill_when_running)
+        killer.start()
+        value, gradient = data_parallel_grad(c, slow_squared_error, w, remote)
+        killer.join()
+        expected = serial_grad(slow_squared_error, w, slow)
+        assert value == expected[0] and np.array_equal(gradient, expected[1])
+
+
+def test_a_lost_shard_that_cannot_be_sent_again_is_named():
+    w, shards = _data(n_shards=2)
+    with _cluster(2) as cluster, Client(cluster) as c:
+        remote = c.scatter([(x, y) for x, y in shards], hash=False)  # not through scatter_shards
+        _kill_worker(c, _holder(c, remote[1]))
+        with pytest.raises(ShardLostError, match=r"the data of shard 1 of squared_error was "
+                                                 r"lost with its worker") as e:
+            data_parallel_grad(c, squared_error, w, remote)
+        assert e.value.shard == 1
 
 
 def test_the_example_runs():
