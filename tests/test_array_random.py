@@ -11,6 +11,7 @@ from adlite.compiler import grad, jit
 from adlite.runtime import Tensor
 
 from .generated_source import load_function
+from .random_programs import examples
 
 LEAVES = {"v": "x", "m": "y"}  # kind -> variable: v is (3,), m is (2, 3)
 
@@ -67,7 +68,7 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=examples(40), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=programs(), seed=st.integers(0, 1000))
 def test_random_array_programs(source, seed, tmp_path):

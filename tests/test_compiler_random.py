@@ -8,6 +8,7 @@ from adlite.compiler import grad, jit
 
 from .generated_source import load_function
 from .gradients import eager_gradient
+from .random_programs import examples
 
 VARS = ["x", "y"]
 
@@ -66,7 +67,7 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=100, deadline=None, derandomize=True,
+@settings(max_examples=examples(100), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(source=programs(), x=st.floats(-2, 2), y=st.floats(-2, 2))
