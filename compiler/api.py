@@ -39,6 +39,13 @@ Contract:
   w.r.t. a structured argument has its structure (a dict of arrays gives a dict of gradient
   arrays). Arguments that are differentiated are taken as floats even when given as ints;
   differentiating an int or bool array or a compile-time value raises `TypeError`.
+- JAX's names: `argnums` is `wrt`; `has_aux=True` (grad, value_and_grad, vjp, jvp, the
+  Jacobians): the function returns `(output, aux)`, the derivative is that of the output
+  and `aux` comes back beside it as JAX returns it (`(gradient, aux)`, `((value, aux),
+  gradient)`, `(outputs, pullback, aux)`, `(outputs, tangents, aux)`); such a
+  transformation is called from Python only. `static_argnums` / `static_argnames` (jit,
+  grad, value_and_grad; positions count the parameters) make parameters compile-time values
+  (hashable; never differentiated), one compilation per value.
 - `vjp` and `jvp` take and give cotangents and tangents flat: one per float leaf of the
   arguments given (defaults are constants), in order; their outputs (and `jvp`'s output
   tangents) have the result's structure. `hessian`, `jacrev`, `jacfwd` and `jacobian` are
@@ -119,7 +126,8 @@ class Transformed:
     """A compiled transformation of `fn`, specialised and cached per argument signature."""
 
     def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
-                 backend: str = "llvm", checkpoint: object = None) -> None:
+                 backend: str = "llvm", checkpoint: object = None, *, has_aux: bool = False,
+                 static: Sequence[int | str] = ()) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         if checkpoint is not None:
@@ -136,6 +144,9 @@ class Transformed:
         self.bound = tuple(Static(v) for v in bound)
         self.signature = inspect.signature(fn)
         self.names = tuple(self.signature.parameters)
+        self.has_aux = bool(has_aux)
+        self.static = _static_names(static, self.names, getattr(fn, "__name__", "function"))
+        self.static_scalars |= set(self.static)
         self.methods: dict[int, tuple[Any, Transformed]] = {}  # see __get__
         self.attribute: str | None = None  # the name of a method defined with @jit
         self.read_from: tuple | None = None  # (instance, attribute) this method was read as
@@ -156,7 +167,7 @@ class Transformed:
             return cached[1]
         wrt = self.wrt if self.multi else self.wrt[0]
         method = type(self)(self.fn.__get__(obj, owner), self.kind, wrt, self.backend,
-                            self.checkpoint)
+                            self.checkpoint, **dict(self.options))
         if self.attribute is not None:
             method.read_from = (obj, self.attribute)  # how it pickles
         if self.attribute is not None and hasattr(obj, "__dict__"):
@@ -183,7 +194,15 @@ class Transformed:
             return self.__qualname__
         wrt = self.wrt if self.multi else self.wrt[0]
         fn = pickling.shipped(self.fn, f"{self.kind}({getattr(self.fn, '__qualname__', '')})")
-        return pickling.rebuild, (type(self), fn, self.kind, wrt, self.backend, self.checkpoint)
+        return pickling.rebuild, (type(self), fn, self.kind, wrt, self.backend, self.checkpoint,
+                                  self.options)
+
+    @property
+    def options(self) -> tuple[tuple[str, Any], ...]:
+        """The keyword options given when made (`has_aux`, `static`) that differ from their
+        defaults, as (name, value) pairs (hashable)."""
+        given = (("has_aux", self.has_aux), ("static", self.static))
+        return tuple((k, v) for k, v in given if v)
 
     # ---- binding a call ---------------------------------------------------------------------
 
@@ -199,6 +218,8 @@ class Transformed:
         for p, (name, value) in enumerate(zip(binding.names, binding.values, strict=True)):
             if p < binding.n_bound:
                 continue
+            if name in self.static:
+                _check_static(name, value, p in differentiated, self.target.__name__)
             static = name in self.static_scalars and p not in differentiated
             if (p, 0) in binding.positions:  # *args: each element named by its position
                 start = binding.positions.index((p, 0))
@@ -301,7 +322,7 @@ class Transformed:
         instead of the result's tree)."""
         wrt = tuple(start + i for start, tree in groups for i in range(len(leaf_types(tree))))
         derivative = None if self.kind == "jit" else \
-            Derivative(self.kind, wrt, self.checkpoint)
+            Derivative(self.kind, wrt, self.checkpoint, self.has_aux)
         return Compilation(self.target, self.bound + tuple(trees), derivative,
                            effects and self.kind == "jit", self.backend)
 
@@ -318,6 +339,10 @@ class Transformed:
         """The optimised graph of this transformation for parameter types `types` (used to
         inline it into other compiled code, or to transform it again: grad of grad). Inputs
         and outputs are flat (the leaves of structured arguments and results)."""
+        if self.has_aux:
+            raise TypeError(f"{self.kind}({self.target.__name__}, has_aux=True) cannot be "
+                            "called from compiled code or transformed again; call it from "
+                            "Python, or return the output alone")
         trees, targets = self._trees_targets(types)
         groups = self._groups(trees, targets, len(self.bound))
         key = ("ir",) + tuple(trees) + (groups,)
@@ -392,6 +417,8 @@ class Transformed:
         behind the guards of the values the code reads from outside if any: it takes exactly
         the arguments of this signature and calls `_positional` with any others (see
         pywrapper; also when a guard fails). None otherwise."""
+        if self.has_aux:  # the auxiliary data is shaped in Python
+            return None
         run, result = self.compiled(call.trees, call.groups)
         reads = getattr(run, "reads", ())  # code fetching values read from outside
         native = native_of(run.code if reads else run)
@@ -425,7 +452,7 @@ class Transformed:
         if self.kind == "jit":
             return _shaper(run, result)
         shapes = [tree for _, tree in call.groups]
-        if all(isinstance(t, Type) for t in shapes):
+        if all(isinstance(t, Type) for t in shapes) and not self.has_aux:
             if self.kind == "value_and_grad" and self.multi:
                 def fast(*a):
                     values = run(*a)
@@ -435,15 +462,69 @@ class Transformed:
                 return run  # (value, gradient) already
             return run if self.multi else (lambda *a: run(*a)[0])
         first = 1 if self.kind == "value_and_grad" else 0
+        aux_tree = result.children[1] if self.has_aux else None
 
         def structured(*a):
-            values = iter(run(*a))
+            values, aux = split_aux(run(*a), aux_tree)
+            values = iter(values)
             value = next(values) if first else None
             grads = tuple(unflatten(t, values) for t in shapes)
             grads = grads if self.multi else grads[0]
+            if self.has_aux:
+                return ((value, aux), grads) if first else (grads, aux)
             return (value, grads) if first else grads
 
         return structured
+
+
+def split_aux(values: Sequence, aux_tree: Tree | None) -> tuple[Sequence, Any]:
+    """(the derivative's outputs, the auxiliary data shaped as `aux_tree`) of a compiled
+    derivative's outputs (the auxiliary data's leaves come last); (values, None) without."""
+    if aux_tree is None:
+        return values, None
+    n = len(values) - len(leaf_types(aux_tree))
+    return values[:n], unflatten(aux_tree, values[n:])
+
+
+def _static_names(static: Sequence[int | str], names: tuple, fn_name: str) -> tuple[str, ...]:
+    """The parameter names `static_argnums` / `static_argnames` give (positions count the
+    parameters, as JAX's do)."""
+    found = []
+    for s in (static,) if isinstance(static, int | str) else static:
+        if isinstance(s, str):
+            if s not in names:
+                raise ValueError(f"static argument {s!r}: {fn_name}() has no parameter {s!r} "
+                                 f"(it has {', '.join(names)})")
+            found.append(s)
+        elif -len(names) <= s < len(names):
+            found.append(names[s])
+        else:
+            raise ValueError(f"static_argnums={s}: {fn_name}() takes {len(names)} "
+                             "positional arguments")
+    return tuple(dict.fromkeys(found))
+
+
+def _check_static(name: str, value: Any, differentiated: bool, fn_name: str) -> None:
+    """A static argument is a compile-time value: hashable, never differentiated."""
+    if differentiated:
+        raise TypeError(f"{fn_name}(): argument {name!r} is static (static_argnums / "
+                        "static_argnames) and cannot be differentiated")
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"{fn_name}(): static argument {name!r} must be hashable (a number, "
+                        f"a string, a tuple of them), got {type(value).__name__}; pass arrays "
+                        "as ordinary arguments") from None
+
+
+def wrt_or_argnums(wrt: int | str | tuple, argnums: int | str | Sequence | None
+                   ) -> int | str | tuple:
+    """`argnums` (JAX's name) or `wrt`: one of them."""
+    if argnums is None:
+        return wrt
+    if wrt != 0:
+        raise TypeError("give wrt= or argnums= (JAX's name for it), not both")
+    return argnums if isinstance(argnums, int | str) else tuple(argnums)
 
 
 def _positional(names: tuple, n_bound: int) -> arguments.Binding:
@@ -527,27 +608,49 @@ def _planned(entry: Callable, plan: tuple) -> Callable:
     return fast
 
 
-def jit(fn: Callable | None = None, *, backend: str = "llvm"):
-    """Compile `fn` (usable as `@jit` or `@jit(backend=...)`)."""
+StaticSpec = Sequence[int | str] | int | str
+
+
+def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
+        static_argnames: StaticSpec = (), backend: str = "llvm"):
+    """Compile `fn` (usable as `@jit` or `@jit(backend=...)`). `static_argnums` (positions)
+    and `static_argnames` (names) make those parameters compile-time values, as in JAX: one
+    compilation per distinct (hashable) value."""
+    static = _static_list(static_argnums) + _static_list(static_argnames)
     if fn is None:
-        return lambda f: Transformed(f, "jit", backend=backend)
-    return Transformed(fn, "jit", backend=backend)
+        return lambda f: Transformed(f, "jit", backend=backend, static=static)
+    return Transformed(fn, "jit", backend=backend, static=static)
 
 
-def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *,
+def _static_list(static: StaticSpec) -> list:
+    return [static] if isinstance(static, int | str) else list(static)
+
+
+def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None,
+         has_aux: bool = False, static_argnums: StaticSpec = (), static_argnames: StaticSpec = (),
          backend: str = "llvm", checkpoint: object = None):
-    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode). `checkpoint`
-    bounds the tapes of loops: None (automatic, `ADLITE_TAPE_BUDGET`), False (never), a
-    budget such as "64MB", or an int k (a snapshot every k steps); see `ad.checkpoint`."""
-    if fn is None:
-        return lambda f: Transformed(f, "grad", wrt, backend, checkpoint)
-    return Transformed(fn, "grad", wrt, backend, checkpoint)
+    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode). `argnums` is
+    JAX's name for `wrt`. With `has_aux`, `fn` returns `(output, aux)` and the gradient's
+    call returns `(gradient, aux)`. `static_argnums` / `static_argnames` as for `jit`.
+    `checkpoint` bounds the tapes of loops: None (automatic, `ADLITE_TAPE_BUDGET`), False
+    (never), a budget such as "64MB", or an int k (a snapshot every k steps); see
+    `ad.checkpoint`."""
+    def make(f: Callable) -> Transformed:
+        return Transformed(f, "grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
+                           has_aux=has_aux,
+                           static=_static_list(static_argnums) + _static_list(static_argnames))
+    return make if fn is None else make(fn)
 
 
-def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm",
+def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
+                   has_aux: bool = False, static_argnums: StaticSpec = (),
+                   static_argnames: StaticSpec = (), backend: str = "llvm",
                    checkpoint: object = None):
-    """Like `grad`, returning `(value, gradient)`."""
-    return Transformed(fn, "value_and_grad", wrt, backend, checkpoint)
+    """Like `grad`, returning `(value, gradient)` (with `has_aux`: `((value, aux),
+    gradient)`, as JAX does)."""
+    return Transformed(fn, "value_and_grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
+                       has_aux=has_aux,
+                       static=_static_list(static_argnums) + _static_list(static_argnames))
 
 
 _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -576,7 +679,8 @@ def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
             t._specialise(e, call)
 
 
-def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: object = None):
+def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: object = None,
+              has_aux: bool = False):
     """(call, primal graph, run, result tree, float input positions) of vjp/jvp of `fn` at
     `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
     constants)."""
@@ -585,7 +689,7 @@ def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: objec
     def build(call: Call):
         types = [t for tree in call.trees for t in leaf_types(tree)]
         floats = tuple(i for i, t in enumerate(types) if t.is_float and call.given[i])
-        derivative = Derivative(mode, floats if mode == "jvp" else None, checkpoint)
+        derivative = Derivative(mode, floats if mode == "jvp" else None, checkpoint, has_aux)
         return _compile_extended(t.target, t.bound + call.trees, derivative) + (
             [k for k, i in enumerate(i for i, t in enumerate(types) if t.is_float)
              if i in floats],)
@@ -607,38 +711,50 @@ def _outputs(tree: Tree, values: Sequence) -> Any:
     return tuple(values)
 
 
-def vjp(fn: Callable, *primals: Any, checkpoint: object = None):
+def output_and_aux(tree: Tree, has_aux: bool) -> tuple[Tree, Tree | None]:
+    """(the output's tree, the auxiliary data's tree or None) of a function's result."""
+    return tuple(tree.children) if has_aux else (tree, None)
+
+
+def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object = None):
     """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
     leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
-    defaults are constants). `checkpoint` as for `grad`."""
+    defaults are constants). With `has_aux`, `fn` returns `(output, aux)` and `vjp` returns
+    `(outputs, pullback, aux)` (JAX's). `checkpoint` as for `grad`."""
     if checkpoint is not None:
         checkpoint_policy(checkpoint)
-    call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint)
-    n_out = len(primal.outputs)
-    float_outs = [a.type for a in primal.outputs if a.type.is_float]
-    outs = run(*call.leaves, *(_zero_like(t) for t in float_outs))[:n_out]
+    call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint, has_aux)
+    tree, aux_tree = output_and_aux(tree, has_aux)
+    n_out = len(leaf_types(tree))
+    float_outs = [a.type for a in primal.outputs[:n_out] if a.type.is_float]
+    values, aux = split_aux(run(*call.leaves, *(_zero_like(t) for t in float_outs)), aux_tree)
 
     def pullback(*cotangents: Any):
         if len(cotangents) != len(float_outs):
             raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
                             f"{len(cotangents)}")
-        bars = run(*call.leaves, *cotangents)[n_out:]
+        bars = split_aux(run(*call.leaves, *cotangents), aux_tree)[0][n_out:]
         return tuple(bars[k] for k in floats)
 
-    return _outputs(tree, outs), pullback
+    outputs = _outputs(tree, values[:n_out])
+    return (outputs, pullback, aux) if has_aux else (outputs, pullback)
 
 
-def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
+def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: bool = False):
     """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one
     tangent per float leaf of `primals` (flat, in argument order; defaults are constants);
-    outputs and their tangents are shaped like the function's result."""
-    call, primal, run, tree, floats = _extended(fn, primals, "jvp")
+    outputs and their tangents are shaped like the function's result. With `has_aux`, `fn`
+    returns `(output, aux)` and `jvp` returns `(outputs, output tangents, aux)` (JAX's)."""
+    call, primal, run, tree, floats = _extended(fn, primals, "jvp", has_aux=has_aux)
     if len(tangents) != len(floats):
         raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
                         f"{len(tangents)}")
-    values = run(*call.leaves, *tangents)
-    n_out = len(primal.outputs)
-    return _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
+    tree, aux_tree = output_and_aux(tree, has_aux)
+    values, aux = split_aux(run(*call.leaves, *tangents), aux_tree)
+    n_out = len(leaf_types(tree))
+    outputs = _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
+    return (*outputs, aux) if has_aux else outputs
 
 
 STAGES = tuple(pipeline.STAGES)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .api import Call, Transformed, grad
+from .api import Call, Transformed, grad, output_and_aux, split_aux, wrt_or_argnums
 from .arguments import Node, leaf_types, unflatten
 
 
@@ -38,6 +38,7 @@ class Jacobian(Transformed):
 
     def entry(self, call: Call) -> Callable:
         run, result = self.compiled(call.trees, call.groups)
+        result, aux_tree = output_and_aux(result, self.has_aux)
         arguments = [tree for _, tree in call.groups]
         if self.kind == "hessian":  # the result of grad: the arguments' structure
             result = Node("tuple", tuple(arguments)) if self.multi else arguments[0]
@@ -48,8 +49,10 @@ class Jacobian(Transformed):
             return per_argument if self.multi else per_argument[0]
 
         def shaped(*leaves: Any) -> Any:
-            blocks = iter(_numbers(run(*leaves)))
-            return unflatten(result, [blocks_by_argument(blocks) for _ in range(n_out)])
+            values, aux = split_aux(run(*leaves), aux_tree)
+            blocks = iter(_numbers(values))
+            jac = unflatten(result, [blocks_by_argument(blocks) for _ in range(n_out)])
+            return (jac, aux) if self.has_aux else jac
 
         return shaped
 
@@ -64,28 +67,36 @@ def _numbers(values: tuple) -> list:
             for v in values]
 
 
-def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm") -> Jacobian:
+def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
+        backend: str = "llvm") -> Jacobian:
     """The Jacobian of `fn` w.r.t. argument(s) `wrt` by reverse mode (one backward sweep per
-    output element)."""
-    return Jacobian(fn, "jacrev", wrt, backend)
+    output element). `argnums` is JAX's name for
+    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    return Jacobian(fn, "jacrev", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
-def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm") -> Jacobian:
+def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
+        backend: str = "llvm") -> Jacobian:
     """The Jacobian of `fn` w.r.t. argument(s) `wrt` by forward mode (one tangent sweep per
-    input element)."""
-    return Jacobian(fn, "jacfwd", wrt, backend)
+    input element). `argnums` is JAX's name for
+    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    return Jacobian(fn, "jacfwd", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
-def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm") -> Jacobian:
+def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
+        backend: str = "llvm") -> Jacobian:
     """The Jacobian of `fn` w.r.t. argument(s) `wrt`: forward mode when the arguments have
-    fewer elements than the results, else reverse mode."""
-    return Jacobian(fn, "jacobian", wrt, backend)
+    fewer elements than the results, else reverse mode. `argnums` is JAX's name for
+    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    return Jacobian(fn, "jacobian", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
-def hessian(fn: Callable, wrt: int | str | tuple = 0, *, backend: str = "llvm",
-            checkpoint: object = None) -> Jacobian:
-    """The Hessian of a float-valued `fn` w.r.t. argument(s) `wrt`: forward mode over the
-    compiled gradient (`grad(fn, wrt)`), loops included; `checkpoint` as for `grad`."""
+def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
+            backend: str = "llvm", checkpoint: object = None) -> Jacobian:
+    """The Hessian of a float-valued `fn` w.r.t. argument(s) `wrt` (`argnums`: JAX's name):
+    forward mode over the compiled gradient (`grad(fn, wrt)`), loops included; `checkpoint`
+    as for `grad`."""
+    wrt = wrt_or_argnums(wrt, argnums)
     return Jacobian(grad(fn, wrt, backend=backend, checkpoint=checkpoint), "hessian", wrt,
                     backend)
 

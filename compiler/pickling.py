@@ -175,23 +175,23 @@ def shipped(fn: Callable, what: str) -> Callable | ByValue:
 
 
 def rebuild(transformed: type, fn: Callable, kind: str, wrt: Any, backend: str,
-            checkpoint: Any = None):
+            checkpoint: Any = None, options: tuple = ()):
     """The transformation `kind` of `fn` in this process (one per function received), made by
-    `transformed(fn, kind, wrt, backend, checkpoint)` (`api.Transformed` or a subclass, passed
-    to keep imports one-way)."""
+    `transformed(fn, kind, wrt, backend, checkpoint, **dict(options))` (`api.Transformed` or
+    a subclass, passed to keep imports one-way)."""
     Transformed = transformed  # noqa: N806
 
-    key = (transformed, fn, kind, wrt, backend, checkpoint)
+    key = (transformed, fn, kind, wrt, backend, checkpoint, options)
     try:
         hash(key)
     except TypeError:  # a bound method of an unhashable object: not kept
-        return Transformed(fn, kind, wrt, backend, checkpoint)
+        return Transformed(fn, kind, wrt, backend, checkpoint, **dict(options))
     with _lock:
         found = _received.get(key)
         if found is not None:
             _received.move_to_end(key)
             return found
-    made = Transformed(fn, kind, wrt, backend, checkpoint)
+    made = Transformed(fn, kind, wrt, backend, checkpoint, **dict(options))
     with _lock:
         made = _received.setdefault(key, made)
         while len(_received) > KEPT:

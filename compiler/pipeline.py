@@ -37,7 +37,8 @@ from typing import Any
 from .ad import jvp_graph, vjp_graph
 from .ad.jacobian import MODES as JACOBIANS
 from .ad.jacobian import jacobian_graph
-from .ad.reverse import TapePlan
+from .ad.reverse import ABSENT, PLAIN, TapePlan
+from .arguments import Node, leaf_types
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
@@ -49,7 +50,7 @@ from .frontend.to_ir import build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import F32, F64, Const, Graph, Var
 from .ir.printer import print_graph
-from .ir.transform import inline
+from .ir.transform import clone, inline
 from .ir.verify import verify
 from .passes import dump_requested, optimize, run_pass
 from .passes.custom_calls import expand
@@ -66,6 +67,7 @@ class Derivative:
     mode: str
     wrt: tuple[int, ...] | None = None
     checkpoint: object = None  # reverse mode: how loops bound their tapes (`ad.checkpoint`)
+    aux: bool = False  # the function returns (output, auxiliary data): see `ad`
 
 
 @dataclass
@@ -99,6 +101,38 @@ def optimize_stage(c: Compilation) -> None:
 
 
 def ad(c: Compilation) -> None:
+    """The derivative `c.derivative` asks for. With `aux`, the function returns a pair
+    (output, auxiliary data): the derivative is that of the output alone, and the auxiliary
+    data's leaves follow the derivative's outputs, computed from the same inputs (never
+    differentiated: no cotangent or tangent reaches them; reverse mode shares one forward
+    sweep between them, the other modes compute the auxiliary data beside the derivative)."""
+    if not c.derivative.aux or c.derivative.mode in ("grad", "value_and_grad"):
+        _derivative(c)
+        return
+    full, n_output = c.graph, _output_leaves(c)
+    c.graph = Graph(full.inputs, full.eqns, full.outputs[:n_output], full.name)
+    _derivative(c)
+    n_hidden = externals.n_inputs(c.externals)
+    n_args = len(full.inputs) - n_hidden
+    ins = c.graph.inputs
+    b = Builder()
+    b.eqns.extend(c.graph.eqns)
+    aux = inline(b, clone(Graph(full.inputs, full.eqns, full.outputs[n_output:], full.name)),
+                 ins[:n_args] + ins[len(ins) - n_hidden:])
+    c.graph = Graph(ins, b.eqns, c.graph.outputs + aux, c.graph.name)
+
+
+def _output_leaves(c: Compilation) -> int:
+    """The number of leaves of the output of a function returning (output, aux)."""
+    tree = c.result
+    if not (isinstance(tree, Node) and tree.kind in ("tuple", "list")
+            and len(tree.children) == 2):
+        raise TypeError(f"has_aux=True: {c.fn.__name__} must return a pair (output, "
+                        "auxiliary data), like `return loss, predictions`")
+    return len(leaf_types(tree.children[0]))
+
+
+def _derivative(c: Compilation) -> None:
     d = c.derivative
     n_hidden = externals.n_inputs(c.externals)
     n_args = len(c.graph.inputs) - n_hidden  # the arguments' leaves (structured, static: any)
@@ -138,21 +172,26 @@ def _without_hidden_cotangents(full: Graph, primal: Graph, n_hidden: int) -> Gra
 
 
 def _gradient(c: Compilation) -> Graph:
-    """`inputs -> [value,] gradients w.r.t. arguments wrt`, from the vjp seeded with 1.0."""
+    """`inputs -> [value,] gradients w.r.t. arguments wrt [, auxiliary data]`, from the vjp
+    seeded with 1.0 (no cotangent for the auxiliary data: it shares the forward sweep)."""
     graph = c.graph
-    if len(graph.outputs) != 1 or graph.outputs[0].type not in (F64, F32):
+    n_output = _output_leaves(c) if c.derivative.aux else len(graph.outputs)
+    if n_output != 1 or graph.outputs[0].type not in (F64, F32):
         raise TypeError(f"grad of {c.fn.__name__}: the function must return one float, "
-                        f"it returns {len(graph.outputs)} value(s) of type "
-                        f"{', '.join(str(a.type) for a in graph.outputs)}")
-    full = vjp_graph(graph, plan=TapePlan.for_graph(graph, c.derivative.checkpoint))
+                        f"it returns {n_output} value(s) of type "
+                        f"{', '.join(str(a.type) for a in graph.outputs[:n_output])}")
+    float_outs = [a.type for a in graph.outputs if a.type.is_float]
+    seeds = [PLAIN] + [ABSENT] * (len(float_outs) - 1) if c.derivative.aux else None
+    full = vjp_graph(graph, seeds, plan=TapePlan.for_graph(graph, c.derivative.checkpoint))
     b = Builder()
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
-    results = inline(b, full, inputs + [Const(1.0, graph.outputs[0].type)])
+    unused = [b.zeros(t) for t in float_outs[1:]] if c.derivative.aux else []
+    results = inline(b, full, inputs + [Const(1.0, graph.outputs[0].type)] + unused)
     float_positions = [i for i, v in enumerate(graph.inputs) if v.type.is_float]
-    bars = results[1:]
+    bars = results[len(graph.outputs):]
     wanted = [bars[float_positions.index(i)] for i in c.derivative.wrt]
     outputs = ([results[0]] if c.derivative.mode == "value_and_grad" else []) + wanted
-    return Graph(inputs, b.eqns, outputs, graph.name + "_grad")
+    return Graph(inputs, b.eqns, outputs + results[1:len(graph.outputs)], graph.name + "_grad")
 
 
 def lower(c: Compilation) -> None:
