@@ -93,6 +93,7 @@ from .arguments import (
     differentiable,
     flatten,
     leaf_types,
+    retyped,
     target_of,
     unflatten,
 )
@@ -335,10 +336,11 @@ class Transformed:
         c = pipeline.run(c, self.stages[:-1])
         return c.primal, c.graph, c.result
 
-    def ir_for(self, types: Sequence) -> tuple[Graph, bool]:
+    def ir_for(self, types: Sequence) -> tuple[Graph, Tree]:
         """The optimised graph of this transformation for parameter types `types` (used to
-        inline it into other compiled code, or to transform it again: grad of grad). Inputs
-        and outputs are flat (the leaves of structured arguments and results)."""
+        inline it into other compiled code, or to transform it again: grad of grad), and the
+        tree of what it returns (gradients have their arguments' structure). Inputs and
+        outputs are flat (the leaves of structured arguments and results)."""
         if self.has_aux:
             raise TypeError(f"{self.kind}({self.target.__name__}, has_aux=True) cannot be "
                             "called from compiled code or transformed again; call it from "
@@ -349,10 +351,20 @@ class Transformed:
         graph, tree = once(self.cache, key, lambda: self._graph(tuple(trees), groups))
         if not externals.holds(externals.of(graph)):  # a value it reads has changed
             graph, tree = self.cache[key] = self._graph(tuple(trees), groups)
-        is_tuple = not isinstance(tree, Type) or len(graph.outputs) != 1
-        if self.kind != "jit":  # outputs: [value,] gradients (flat)
-            is_tuple = self.multi or self.kind == "value_and_grad" or len(graph.outputs) != 1
-        return graph, is_tuple
+        return graph, retyped(self._returned(tree, groups, graph), [a.type for a in
+                                                                    graph.outputs])
+
+    def _returned(self, tree: Tree, groups: tuple, graph: Graph) -> Tree:
+        """The tree of what the transformation returns for a function returning `tree`."""
+        if self.kind == "jit":
+            return tree
+        if self.kind not in ("grad", "value_and_grad"):  # flat outputs
+            types = tuple(a.type for a in graph.outputs)
+            return types[0] if len(types) == 1 else Node("tuple", types)
+        grads = tuple(t for _, t in groups)
+        gradient = Node("tuple", grads) if self.multi else grads[0]
+        return Node("tuple", (graph.outputs[0].type, gradient)) \
+            if self.kind == "value_and_grad" else gradient
 
     def _graph(self, trees: tuple, groups: tuple):
         c = pipeline.run(self.compilation(trees, groups, effects=False), self.stages[:-1])

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -241,6 +241,21 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     if tree.named is not None:
         return tree.named(*children)
     return list(children) if tree.kind == "list" else tuple(children)
+
+
+def retyped(tree: Tree, types: Sequence[Type]) -> Tree:
+    """`tree` with its runtime leaves' types replaced by `types`, in order (the structure of
+    a result whose leaves changed shape: batched, or a derivative's)."""
+    types = iter(types)
+
+    def walk(t: Tree) -> Tree:
+        if isinstance(t, Type):
+            return next(types)
+        if isinstance(t, Static):
+            return t
+        return Node(t.kind, tuple(walk(c) for c in t.children), t.keys, t.named)
+
+    return walk(tree)
 
 
 def differentiable(tree: Tree, where: str) -> Tree:

@@ -45,7 +45,7 @@ import numpy as np
 
 from adlite.runtime import custom as tape
 
-from .arguments import Static
+from .arguments import Static, Tree
 from .frontend import custom_calls as lowering
 from .frontend import externals, functions
 from .frontend.sequences import as_tuples
@@ -91,7 +91,7 @@ class _Custom:
             raise AttributeError(f"No {self.kind.upper()} defined for custom_{self.kind} "
                                  f"function {self.__name__} using {how}.")
 
-    def ir_for(self, types: Sequence) -> tuple[Graph, bool]:
+    def ir_for(self, types: Sequence) -> tuple[Graph, Tree]:
         """The graph of a call with parameter trees `types` (when the object itself is
         transformed: `grad(f)`); inputs and outputs are flat, as `api.Transformed.ir_for`'s."""
         with externals.recording():
@@ -103,7 +103,7 @@ class _Custom:
                 self, b, values, {},
                 lambda message, hint: lowering.definition_error(self.fun, message, hint))
             graph = externals.finish(Graph(inputs, b.eqns, list(outs), self.__name__))
-        return graph, not isinstance(tree, Type)
+        return graph, tree
 
 
 def _parameter(tree, inputs: list[Var], name: str):

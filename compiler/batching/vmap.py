@@ -11,16 +11,16 @@ Contract:
   end), None (unbatched), or a tuple/list with one int or None per parameter of `f` (an int
   applies to every number or array inside a tuple, list or dict argument). Batched
   arguments are arrays; every batch axis has the same length. `out_axes`: an int or None
-  for every output leaf, or a tuple/list with one per output leaf (a tuple result's leaves,
-  flat); None only for outputs that do not depend on the batch.
+  for every output leaf, or a tuple/list with one per output leaf (the result's leaves, flat,
+  in order); None only for outputs that do not depend on the batch.
 - Bad input raises `ValueError` naming the argument: `in_axes` of the wrong length or type,
   an axis outside an argument's dimensions, a batched number or compile-time value,
   batch axes of different lengths, no batched argument, a batched output at `out_axes`
   None.
-- `backend` is `jit`'s. Results of a tuple-returning `f` are flat tuples of the batched
-  leaves. Writes of `f` into its argument arrays are not written back into the caller's
-  arrays (as with `grad`: the batch is computed from the values at entry). A `vmap` pickles
-  as `(f, in_axes, out_axes, backend)`.
+- `backend` is `jit`'s. Results have the structure `f` returns (tuples, lists, dicts,
+  named tuples), each leaf batched. Writes of `f` into its argument arrays are not written
+  back into the caller's arrays (as with `grad`: the batch is computed from the values at
+  entry). A `vmap` pickles as `(f, in_axes, out_axes, backend)`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import pickling
 from ..api import Transformed
-from ..arguments import Node, Static, Tree, target_of
+from ..arguments import Node, Static, Tree, retyped, target_of
 from ..compile_once import once
 from ..frontend import externals
 from ..ir.builder import Builder
@@ -76,14 +76,14 @@ class Batched:
     def compile_count(self) -> int:
         return self.compiled.compile_count
 
-    def ir_for(self, types: Sequence[Tree]) -> tuple[Graph, bool]:
+    def ir_for(self, types: Sequence[Tree]) -> tuple[Graph, Tree]:
         """The batched graph for argument trees `types` (one per parameter; inputs and
-        outputs flat), and whether the result is a tuple."""
+        outputs flat), and the tree of its result (the function's, its leaves batched)."""
         trees = tuple(types)
         graph, tree = once(self.cache, trees, lambda: self._graph(trees))
         if not externals.holds(externals.of(graph)):  # a value it reads has changed
             graph, tree = self.cache[trees] = self._graph(trees)
-        return graph, not isinstance(tree, Type) or len(graph.outputs) != 1
+        return graph, retyped(tree, [a.type for a in graph.outputs])
 
     def _error(self, message: str) -> ValueError:
         return ValueError(f"vmap({self.name}): {message}")

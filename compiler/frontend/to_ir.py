@@ -173,14 +173,13 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
     result's leaves, and the third element is the result's tree."""
     if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
         with externals.recording():
-            graph, is_tuple = fn.ir_for(tuple(arg_types))
+            graph, tree = fn.ir_for(tuple(arg_types))
             b = Builder()
             own, hidden = externals.bind_graph(graph)
             leaves = [t for tree in arg_types for t in arguments.leaf_types(tree)]
             inputs = [Var(t, v.hint) for t, v in zip(leaves, own, strict=True)]
             args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
             outputs = inline(b, graph, args + hidden)
-            tree = Node("tuple", tuple(a.type for a in outputs)) if is_tuple else outputs[0].type
             graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
             return graph, len(outputs), tree
     p = build_program(fn, arg_types)
@@ -257,6 +256,20 @@ class _Entry:
         items = (static_values.ListTuple if tree.kind == "list" else tuple)(
             v for v, _ in pairs)
         return items, tuple(r for _, r in pairs)
+
+
+def _structured(tree, atoms):
+    """The frontend value of a result of tree `tree` whose runtime leaves are `atoms` (an
+    iterator): dicts, tuples, lists (tuples inside the frontend) as the tree says."""
+    if isinstance(tree, Type):
+        return next(atoms)
+    if isinstance(tree, Static):
+        v = tree.value
+        return const(v) if isinstance(v, int | float) else v
+    items = [_structured(child, atoms) for child in tree.children]
+    if tree.kind == "dict":
+        return dict(zip(tree.keys, items, strict=True))
+    return (static_values.ListTuple if tree.kind == "list" else tuple)(items)
 
 
 def _result(conv: FunctionConverter, result, ref, node):
@@ -1197,16 +1210,34 @@ class FunctionConverter:
         return ref
 
     def inline_transformed(self, transformed, args, node):
-        """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...)."""
-        atoms = [self.value(a, node) for a in args]
+        """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...): arguments
+        and results may be numbers, arrays, and tuples, lists and dicts of them."""
+        trees, atoms = [], []
+        for a in args:
+            trees.append(self._tree(a, node, atoms))
         try:
-            graph, is_tuple = transformed.ir_for(tuple(a.type for a in atoms))
+            graph, tree = transformed.ir_for(tuple(trees))
         except TypeError as e:
             raise self.source.error(node, str(e)) from None
         own, hidden = externals.bind_graph(graph)
         atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
-        outputs = inline(self.b, graph, atoms + hidden)
-        return tuple(outputs) if is_tuple else outputs[0]
+        return _structured(tree, iter(inline(self.b, graph, atoms + hidden)))
+
+    def _tree(self, value, node, atoms: list):
+        """The signature tree (`arguments.py`) of a value passed to a transformation; its
+        runtime leaves are appended to `atoms`."""
+        if isinstance(value, sequences.ListValue):
+            value = static_values.ListTuple(value.items)
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return Node("dict", tuple(self._tree(v, node, atoms) for v in value.values()),
+                        tuple(value))
+        if _is_tuple(value):
+            kind = "list" if isinstance(value, static_values.ListTuple) else "tuple"
+            return Node(kind, tuple(self._tree(v, node, atoms) for v in value))
+        if static_values.is_static(value):
+            return Static(value)
+        atoms.append(self.value(value, node))
+        return atoms[-1].type
 
     def inline(self, fn, pairs, kwpairs, node):
         """Inline a call: the callee's parameters (then a closure's free variables) are
