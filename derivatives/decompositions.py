@@ -15,6 +15,11 @@ shapes from the operands' shapes, and callers split with `unpack`. All operate o
 - `lstsq(a, b, rcond)`: `[x (n, r), residuals (r,), s (k,), rank (1,)]` (b of shape (m, r)
   or (m,), then x has shape (n,) and r = 1); `residuals` are NaN where numpy's are empty
   (rank < n or m <= n), `rank` is a float.
+Stacks: `eigh`, `eigvalsh`, `svd`, `svdvals` and `qr` take a stack of matrices `(..., m, n)`
+too, as numpy does (the compiler gives 2-D operands only): each part then has the operand's
+batch axes in front (`w (..., n)`, `V (..., n, n)`, ...) and is raveled whole, and the
+rules below hold per matrix, written once with the words of `linalg.Stack`. `lstsq` takes
+matrices only (numpy's does).
 
 Derivatives (`FORMULAS[name]`, a `Decomposition`: `vjp(ops, cts, inputs, outputs, shapes,
 params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like the result):
@@ -41,8 +46,10 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
 
 Composites written once for both sides: `norm(ops, x, shape, ord, axis, keepdims, f32,
 singular_values)` is `np.linalg.norm` with an `ord` (numpy's formulas and ValueError
-messages), `pinv(ops, u, s, vt, large, k)` and `cond(ops, s, k, p, has_nan)` numpy's
-pseudo-inverse and condition number from the singular value decomposition.
+messages; the matrix norms of a stack too, `axis` naming its matrix axes),
+`pinv(ops, u, s, vt, large, k, batch)` and `cond(ops, s, k, p, has_nan, batch)` numpy's
+pseudo-inverse and condition number from the singular value decomposition, of one matrix
+(`batch` ()) or of each matrix of a stack.
 """
 
 from __future__ import annotations
@@ -54,10 +61,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import composites
+from .linalg import Shape, Stack, stack_of
 from .vocabulary import define
-
-T = (1, 0)
-Shape = tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -74,19 +79,20 @@ class Decomposition:
 
 
 def layout(name: str, shapes: Sequence[Shape], params: dict) -> list[Shape]:
-    """The shapes of the parts of the packed result of decomposition `name`."""
-    m, n = shapes[0]
+    """The shapes of the parts of the packed result of decomposition `name` (over the batch
+    axes of the operand, but `lstsq`'s, which takes matrices only)."""
+    *batch, m, n = shapes[0]
     k = min(m, n)
     if name == "eigh":
-        return [(n,), (n, n)]
+        return [(*batch, n), (*batch, n, n)]
     if name in ("eigvalsh", "svdvals"):
-        return [(k,)]
+        return [(*batch, k)]
     if name == "svd":
         full = params.get("full", False)
-        return [(m, m if full else k), (k,), (n if full else k, n)]
+        return [(*batch, m, m if full else k), (*batch, k), (*batch, n if full else k, n)]
     if name == "qr":
         p = m if params.get("complete", False) else k
-        return [(m, p), (p, n)]
+        return [(*batch, m, p), (*batch, p, n)]
     if name == "lstsq":
         r = shapes[1][1] if len(shapes[1]) == 2 else 1
         return [(n, r), (r,), (k,), (1,)]
@@ -111,24 +117,22 @@ def pack(o: Any, values: Sequence[Any], parts: Sequence[Shape]) -> Any:
                                                                           strict=True)], 0)
 
 
-def _t(o: Any, x: Any) -> Any:
-    return o.transpose(x, T)
+def _sym(st: Stack, x: Any) -> Any:
+    return st.o.mul(st.o.add(x, st.t(x)), 0.5)
 
 
-def _sym(o: Any, x: Any) -> Any:
-    return o.mul(o.add(x, _t(o, x)), 0.5)
-
-
-def _gaps(o: Any, d: Any, k: int) -> Any:
+def _gaps(st: Stack, d: Any, k: int) -> Any:
     """`F_ij = 1 / (d_j - d_i)`, 0 where `d_j == d_i` (no inf reaches a derivative)."""
-    gap = o.sub(o.reshape(d, (1, k)), o.reshape(d, (k, 1)))
+    o = st.o
+    gap = o.sub(o.reshape(d, (*st.batch, 1, k)), st.column(d, k))
     apart = o.ne(gap, 0.0)
     return o.select(apart, o.div(1.0, o.select(apart, gap, 1.0)), 0.0)
 
 
-def _diag_of(o: Any, u: Any, x: Any, v: Any) -> Any:
+def _diag_of(st: Stack, u: Any, x: Any, v: Any) -> Any:
     """`diag(u^T x v)` without forming it."""
-    return o.reduce_sum(o.mul(u, o.matmul(x, v)), (0,), False)
+    o = st.o
+    return o.reduce_sum(o.mul(u, o.matmul(x, v)), (st.axis(0),), False)
 
 
 # ---- eigh -----------------------------------------------------------------------------------
@@ -141,23 +145,23 @@ def _eigh_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (packed,) = cts, outputs
     if g is None:
         return [None]
-    n = shapes[0][0]
+    st, n = stack_of(o, shapes[0]), shapes[0][-1]
     w, v = _eigh_parts(o, shapes, packed)
     gw, gv = _eigh_parts(o, shapes, g)
-    inner = o.mul(_gaps(o, w, n), o.matmul(_t(o, v), gv))
-    return [_sym(o, o.matmul(o.add(o.matmul(v, inner), o.mul(v, gw)), _t(o, v)))]
+    inner = o.mul(_gaps(st, w, n), o.matmul(st.t(v), gv))
+    return [_sym(st, o.matmul(o.add(o.matmul(v, inner), o.mul(v, st.row(gw, n))), st.t(v)))]
 
 
 def _eigh_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (packed,) = tangents, outputs
     if t is None:
         return [None]
-    n = shapes[0][0]
-    t = _sym(o, t)
+    st, n = stack_of(o, shapes[0]), shapes[0][-1]
+    t = _sym(st, t)
     w, v = _eigh_parts(o, shapes, packed)
-    p = o.matmul(_t(o, v), o.matmul(t, v))
-    dw = _diag_of(o, v, t, v)
-    dv = o.matmul(v, o.mul(_gaps(o, w, n), p))
+    p = o.matmul(st.t(v), o.matmul(t, v))
+    dw = _diag_of(st, v, t, v)
+    dv = o.matmul(v, o.mul(_gaps(st, w, n), p))
     return [pack(o, [dw, dv], layout("eigh", shapes, params))]
 
 
@@ -169,28 +173,30 @@ def _eigvalsh_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (a,) = cts, inputs
     if g is None:
         return [None]
+    st, n = stack_of(o, shapes[0]), shapes[0][-1]
     v = _eigenvectors(o, a, shapes)
-    return [o.matmul(o.mul(v, g), _t(o, v))]
+    return [o.matmul(o.mul(v, st.row(g, n)), st.t(v))]
 
 
 def _eigvalsh_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (a,) = tangents, inputs
     if t is None:
         return [None]
+    st = stack_of(o, shapes[0])
     v = _eigenvectors(o, a, shapes)
-    return [_diag_of(o, v, _sym(o, t), v)]
+    return [_diag_of(st, v, _sym(st, t), v)]
 
 
 # ---- svd ------------------------------------------------------------------------------------
 
-def _svd_parts(o, shapes, params, packed):
+def _svd_parts(st, shapes, params, packed):
     """(U, s, Vt) of the reduced decomposition, from a packed (full or reduced) result."""
-    m, n = shapes[0]
+    m, n = shapes[0][-2:]
     k = min(m, n)
-    u, s, vt = unpack(o, packed, layout("svd", shapes, params))
+    u, s, vt = unpack(st.o, packed, layout("svd", shapes, params))
     if params.get("full", False):
-        u = u if m == k else o.slice_along(u, 1, 0, k)
-        vt = vt if n == k else o.slice_along(vt, 0, 0, k)
+        u = u if m == k else st.o.slice_along(u, st.axis(1), 0, k)
+        vt = vt if n == k else st.o.slice_along(vt, st.axis(0), 0, k)
     return u, s, vt
 
 
@@ -198,52 +204,63 @@ def _svd_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (packed,) = cts, outputs
     if g is None:
         return [None]
-    m, n = shapes[0]
+    st = stack_of(o, shapes[0])
+    m, n = shapes[0][-2:]
     k = min(m, n)
-    u, s, vt = _svd_parts(o, shapes, params, packed)
-    gu, gs, gvt = _svd_parts(o, shapes, params, g)
-    v, gv = _t(o, vt), _t(o, gvt)
-    f = _gaps(o, o.mul(s, s), k)
-    j = o.mul(f, o.sub(o.matmul(_t(o, u), gu), o.matmul(_t(o, gu), u)))
+    u, s, vt = _svd_parts(st, shapes, params, packed)
+    gu, gs, gvt = _svd_parts(st, shapes, params, g)
+    v, gv = st.t(vt), st.t(gvt)
+    s_row = st.row(s, k)
+    f = _gaps(st, o.mul(s, s), k)
+    j = o.mul(f, o.sub(o.matmul(st.t(u), gu), o.matmul(st.t(gu), u)))
     kk = o.mul(f, o.sub(o.matmul(vt, gv), o.matmul(gvt, v)))
-    inner = o.add(o.mul(j, s), o.mul(o.reshape(s, (k, 1)), kk))
-    ga = o.matmul(o.add(o.matmul(u, inner), o.mul(u, gs)), vt)
+    inner = o.add(o.mul(j, s_row), o.mul(st.column(s, k), kk))
+    ga = o.matmul(o.add(o.matmul(u, inner), o.mul(u, st.row(gs, k))), vt)
     if m > k:
-        off = o.sub(gu, o.matmul(u, o.matmul(_t(o, u), gu)))
-        ga = o.add(ga, o.matmul(o.div(off, s), vt))
+        off = o.sub(gu, o.matmul(u, o.matmul(st.t(u), gu)))
+        ga = o.add(ga, o.matmul(o.div(off, s_row), vt))
     if n > k:
         off = o.sub(gvt, o.matmul(o.matmul(gvt, v), vt))
-        ga = o.add(ga, o.matmul(o.div(u, s), off))
+        ga = o.add(ga, o.matmul(o.div(u, s_row), off))
     return [ga]
+
+
+def _padded(st, x, whole, start, stop, axis):
+    """`x` followed along matrix axis `axis` by zeros for the entries `start:stop` of `whole`
+    there: the tangents of the extra vectors of a full decomposition, held constant."""
+    o = st.o
+    extra = o.mul(o.slice_along(whole, st.axis(axis), start, stop), 0.0)
+    return o.concatenate([x, extra], st.axis(axis))
 
 
 def _svd_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (packed,) = tangents, outputs
     if t is None:
         return [None]
-    m, n = shapes[0]
+    st = stack_of(o, shapes[0])
+    m, n = shapes[0][-2:]
     k = min(m, n)
     parts = layout("svd", shapes, params)
     u_all, _, vt_all = unpack(o, packed, parts)
-    u, s, vt = _svd_parts(o, shapes, params, packed)
-    v = _t(o, vt)
+    u, s, vt = _svd_parts(st, shapes, params, packed)
+    v = st.t(vt)
+    s_row = st.row(s, k)
     tv = o.matmul(t, v)
-    dp = o.matmul(_t(o, u), tv)
-    ds = _diag_of(o, u, t, v)
-    f = _gaps(o, o.mul(s, s), k)
-    col = o.reshape(s, (k, 1))
-    dps, sdp = o.mul(dp, s), o.mul(col, dp)
-    du = o.matmul(u, o.mul(f, o.add(dps, _t(o, dps))))
-    dv = o.matmul(v, o.mul(f, o.add(sdp, _t(o, sdp))))
+    dp = o.matmul(st.t(u), tv)
+    ds = _diag_of(st, u, t, v)
+    f = _gaps(st, o.mul(s, s), k)
+    dps, sdp = o.mul(dp, s_row), o.mul(st.column(s, k), dp)
+    du = o.matmul(u, o.mul(f, o.add(dps, st.t(dps))))
+    dv = o.matmul(v, o.mul(f, o.add(sdp, st.t(sdp))))
     if m > k:
-        du = o.add(du, o.div(o.sub(tv, o.matmul(u, dp)), s))
+        du = o.add(du, o.div(o.sub(tv, o.matmul(u, dp)), s_row))
     if n > k:
-        dv = o.add(dv, o.div(o.sub(o.matmul(_t(o, t), u), o.matmul(v, _t(o, dp))), s))
-    dvt = _t(o, dv)
-    if parts[0] != (m, k):
-        du = o.concatenate([du, o.mul(o.slice_along(u_all, 1, k, m), 0.0)], 1)
-    if parts[2] != (k, n):
-        dvt = o.concatenate([dvt, o.mul(o.slice_along(vt_all, 0, k, n), 0.0)], 0)
+        dv = o.add(dv, o.div(o.sub(o.matmul(st.t(t), u), o.matmul(v, st.t(dp))), s_row))
+    dvt = st.t(dv)
+    if parts[0][-1] != k:
+        du = _padded(st, du, u_all, k, m, 1)
+    if parts[2][-2] != k:
+        dvt = _padded(st, dvt, vt_all, k, n, 0)
     return [pack(o, [du, ds, dvt], parts)]
 
 
@@ -256,16 +273,18 @@ def _svdvals_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (a,) = cts, inputs
     if g is None:
         return [None]
+    st = stack_of(o, shapes[0])
     u, vt = _singular_vectors(o, a, shapes)
-    return [o.matmul(o.mul(u, g), vt)]
+    return [o.matmul(o.mul(u, st.row(g, min(shapes[0][-2:]))), vt)]
 
 
 def _svdvals_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (a,) = tangents, inputs
     if t is None:
         return [None]
+    st = stack_of(o, shapes[0])
     u, vt = _singular_vectors(o, a, shapes)
-    return [_diag_of(o, u, t, _t(o, vt))]
+    return [_diag_of(st, u, t, st.t(vt))]
 
 
 define(Decomposition("eigh", _eigh_vjp, _eigh_jvp, reads_output=True))
@@ -276,57 +295,58 @@ define(Decomposition("svdvals", _svdvals_vjp, _svdvals_jvp, reads_inputs=True))
 
 # ---- qr -------------------------------------------------------------------------------------
 
-def _qr_parts(o, shapes, params, packed):
+def _qr_parts(st, shapes, params, packed):
     """(Q, R) of the reduced decomposition (m >= n), from a packed result."""
-    m, n = shapes[0]
-    q, r = unpack(o, packed, layout("qr", shapes, params))
+    m, n = shapes[0][-2:]
+    q, r = unpack(st.o, packed, layout("qr", shapes, params))
     if params.get("complete", False) and m > n:
-        q, r = o.slice_along(q, 1, 0, n), o.slice_along(r, 0, 0, n)
+        q, r = st.o.slice_along(q, st.axis(1), 0, n), st.o.slice_along(r, st.axis(0), 0, n)
     return q, r
 
 
-def _right_inverse(o, x, r):
+def _right_inverse(st, x, r):
     """`x R^-1`."""
-    return _t(o, o.solve(_t(o, r), _t(o, x)))
+    return st.t(st.o.solve(st.t(r), st.t(x)))
 
 
-def _skew_lower(o, c):
+def _skew_lower(st, c):
     """`L(c) - L(c)^T` (L: the strictly lower part)."""
-    h = o.tril_halfdiag(c)
-    return o.sub(h, _t(o, h))
+    h = st.o.tril_halfdiag(c)
+    return st.o.sub(h, st.t(h))
 
 
 def _qr_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (packed,) = cts, outputs
-    m, n = shapes[0]
+    m, n = shapes[0][-2:]
     if g is None or m < n:
         return [None]
-    q, r = _qr_parts(o, shapes, params, packed)
-    gq, gr = _qr_parts(o, shapes, params, g)
-    mm = o.sub(o.matmul(gr, _t(o, r)), o.matmul(_t(o, q), gq))
-    n_ = o.add(o.sub(mm, o.tril_halfdiag(mm)), o.tril_halfdiag(_t(o, mm)))
+    st = stack_of(o, shapes[0])
+    q, r = _qr_parts(st, shapes, params, packed)
+    gq, gr = _qr_parts(st, shapes, params, g)
+    mm = o.sub(o.matmul(gr, st.t(r)), o.matmul(st.t(q), gq))
+    n_ = o.add(o.sub(mm, o.tril_halfdiag(mm)), o.tril_halfdiag(st.t(mm)))
     y = o.add(gq, o.matmul(q, n_))
-    return [_t(o, o.solve(r, _t(o, y)))]
+    return [st.t(o.solve(r, st.t(y)))]
 
 
 def _qr_jvp(o, tangents, inputs, outputs, shapes, params):
     (t,), (packed,) = tangents, outputs
-    m, n = shapes[0]
+    m, n = shapes[0][-2:]
     if t is None:
         return [None]
     if m < n:
         return [o.mul(packed, 0.0)]
-    q, r = _qr_parts(o, shapes, params, packed)
-    x = _right_inverse(o, t, r)
-    c = o.matmul(_t(o, q), x)
-    rest = o.sub(c, _skew_lower(o, c))
+    st = stack_of(o, shapes[0])
+    q, r = _qr_parts(st, shapes, params, packed)
+    x = _right_inverse(st, t, r)
+    c = o.matmul(st.t(q), x)
+    rest = o.sub(c, _skew_lower(st, c))
     dr = o.matmul(rest, r)
     dq = o.sub(x, o.matmul(q, rest))
     parts = layout("qr", shapes, params)
-    if parts[0] != (m, n):
+    if parts[0][-1] != n:
         q_all, r_all = unpack(o, packed, parts)
-        dq = o.concatenate([dq, o.mul(o.slice_along(q_all, 1, n, m), 0.0)], 1)
-        dr = o.concatenate([dr, o.mul(o.slice_along(r_all, 0, n, m), 0.0)], 0)
+        dq, dr = _padded(st, dq, q_all, n, m, 1), _padded(st, dr, r_all, n, m, 0)
     return [pack(o, [dq, dr], parts)]
 
 
@@ -343,6 +363,7 @@ def _columns(o, b, shapes):
 def _lstsq_vjp(o, cts, inputs, outputs, shapes, params):
     (g,), (a, b), (packed,) = cts, inputs, outputs
     m, n = shapes[0]
+    st = stack_of(o, shapes[0])  # one matrix: numpy's lstsq takes no stack
     if g is None:
         return [None, None]
     parts = layout("lstsq", shapes, params)
@@ -354,11 +375,11 @@ def _lstsq_vjp(o, cts, inputs, outputs, shapes, params):
     x = unpack(o, packed, parts)[0]
     bm = _columns(o, b, shapes)
     r = o.sub(bm, o.matmul(a, x))
-    y = o.solve(o.matmul(_t(o, a), a), gx)
+    y = o.solve(o.matmul(st.t(a), a), gx)
     ay = o.matmul(a, y)
     weighted = o.mul(r, o.mul(gres, 2.0))
     gb = o.add(ay, weighted)
-    ga = o.add(ga, o.sub(o.matmul(r, _t(o, y)), o.matmul(o.add(ay, weighted), _t(o, x))))
+    ga = o.add(ga, o.sub(o.matmul(r, st.t(y)), o.matmul(o.add(ay, weighted), st.t(x))))
     return [ga, o.reshape(gb, shapes[1])]
 
 
@@ -367,11 +388,12 @@ def _lstsq_jvp(o, tangents, inputs, outputs, shapes, params):
     if ta is None and tb is None:
         return [None]
     m, n = shapes[0]
+    st = stack_of(o, shapes[0])
     parts = layout("lstsq", shapes, params)
     x, res, _, rank = unpack(o, packed, parts)
     ta = o.mul(a, 0.0) if ta is None else ta
     u, vt = _singular_vectors(o, a, shapes)
-    ds = _diag_of(o, u, ta, _t(o, vt))
+    ds = _diag_of(st, u, ta, st.t(vt))
     if m < n:
         dx, dres = o.mul(x, 0.0), o.mul(res, 0.0)
     else:
@@ -379,8 +401,8 @@ def _lstsq_jvp(o, tangents, inputs, outputs, shapes, params):
         moved = o.neg(o.matmul(ta, x)) if tb is None else \
             o.sub(_columns(o, tb, shapes), o.matmul(ta, x))
         r = o.sub(bm, o.matmul(a, x))
-        rhs = o.add(o.matmul(_t(o, ta), r), o.matmul(_t(o, a), moved))
-        dx = o.solve(o.matmul(_t(o, a), a), rhs)
+        rhs = o.add(o.matmul(st.t(ta), r), o.matmul(st.t(a), moved))
+        dx = o.solve(o.matmul(st.t(a), a), rhs)
         dres = o.mul(o.reduce_sum(o.mul(r, moved), (0,), False), 2.0)
     return [pack(o, [dx, dres, ds, o.mul(rank, 0.0)], parts)]
 
@@ -416,14 +438,19 @@ def _float32_pair(order: float) -> tuple[float, float]:
     return p, struct.unpack("f", struct.pack("f", 1.0 / p))[0]
 
 
+def _matrices_last(o: Any, x: Any, ndim: int, axes: tuple[int, int]) -> Any:
+    """`x` with its matrix axes `axes` (rows, columns) moved last, the others in order."""
+    order = (*(i for i in range(ndim) if i not in axes), *axes)
+    return x if order == tuple(range(ndim)) else o.transpose(x, order)
+
+
 def _matrix_norm(o, x, shape, order, axes, singular_values):
     row, col = axes
     if order in (2, -2, "nuc"):
-        if len(shape) != 2:
-            raise ValueError(f"norm(ord={order!r}) of batched matrices is not supported")
-        s = singular_values(x if axes == (0, 1) else o.transpose(x, T))
-        return o.reduce_sum(s, None, False) if order == "nuc" else \
-            o.reduce_max(s, None, False) if order == 2 else _least(o, s, None, False)
+        s = singular_values(_matrices_last(o, x, len(shape), axes))
+        over = (len(shape) - 2,) if len(shape) > 2 else None
+        return o.reduce_sum(s, over, False) if order == "nuc" else \
+            o.reduce_max(s, over, False) if order == 2 else _least(o, s, over, False)
     if order in (1, -1, math.inf, -math.inf):
         first, second = (row, col) if order in (1, -1) else (col, row)
         second -= second > first
@@ -438,7 +465,8 @@ def _matrix_norm(o, x, shape, order, axes, singular_values):
 def norm(o: Any, x: Any, shape: Shape, order: Any, axis: Any, keepdims: bool, f32: bool,
          singular_values: Callable[[Any], Any]) -> Any:
     """`np.linalg.norm(x, ord, axis, keepdims)` with `ord` given, numpy's formulas and error
-    messages (ValueError); `singular_values(matrix)` gives a 2-D operand's, in its dtype."""
+    messages (ValueError); `singular_values(matrices)` gives those of a 2-D operand, or of
+    each matrix of a stack (the matrix axes last), in its dtype."""
     ndim = len(shape)
     if axis is None:
         if ndim not in (1, 2):
@@ -465,16 +493,19 @@ def norm(o: Any, x: Any, shape: Shape, order: Any, axis: Any, keepdims: bool, f3
 
 # ---- pinv and cond --------------------------------------------------------------------------
 
-def pinv(o: Any, u: Any, s: Any, vt: Any, large: Any, k: int) -> Any:
+def pinv(o: Any, u: Any, s: Any, vt: Any, large: Any, k: int, batch: Shape = ()) -> Any:
     """numpy's `pinv` from the reduced SVD: `Vt^T (1/s U^T)`, 1/s replaced by 0 where not
-    `large` (no inf reaches a derivative)."""
+    `large` (no inf reaches a derivative); of each matrix of a stack over `batch`."""
+    st = Stack(o, batch)
     inverse = o.select(large, o.div(1.0, o.select(large, s, 1.0)), 0.0)
-    return o.matmul(_t(o, vt), o.mul(o.reshape(inverse, (k, 1)), _t(o, u)))
+    return o.matmul(st.t(vt), o.mul(st.column(inverse, k), st.t(u)))
 
 
-def cond(o: Any, s: Any, k: int, p: Any, has_nan: Any) -> Any:
+def cond(o: Any, s: Any, k: int, p: Any, has_nan: Any, batch: Shape = ()) -> Any:
     """numpy's `cond` for p None, 2 or -2 from the singular values: NaN (0 / 0) becomes inf
-    unless the matrix has a NaN (`has_nan`, a boolean)."""
-    first, last = (o.reshape(o.slice_along(s, 0, i, i + 1), ()) for i in (0, k - 1))
+    unless the matrix has a NaN (`has_nan`, a boolean); of each matrix of a stack over `batch`
+    (`s` and `has_nan` one per matrix)."""
+    first, last = (o.reshape(o.slice_along(s, len(batch), i, i + 1), batch)
+                   for i in (0, k - 1))
     r = o.div(last, first) if p == -2 else o.div(first, last)
     return o.select(o.and_(o.ne(r, r), o.eq(has_nan, False)), math.inf, r)

@@ -5,6 +5,15 @@ piecewise constant), `cholesky` and `scipy_cholesky` (the lower factor, or the u
 and the linear `tril_halfdiag` the Cholesky rules use and `triangle` (`tril` / `triu` with
 the diagonal kept or dropped) the triangular solve uses.
 
+Stacks: every rule holds for one matrix (2-D operands, all the compiler gives) and for stacks
+of matrices as numpy and scipy take them (operands `(..., n, n)`, results over the same
+batch axes: `(...,)` for `det` and `logabsdet`), written once with the words of `Stack`
+(`A.T` below is each matrix transposed, products broadcast over the batch axes). `solve`'s
+and `solve_triangular`'s `B` is a vector `(n,)` with one matrix `A` (the tape solves a vector
+against a stack as one column) or a stack `(..., n, k)` whose batch axes broadcast with
+`A`'s: the cotangents are summed back over the axes broadcasting added. The references below
+compute stacks too.
+
 Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = solve(A, B)`,
 `Ai = inv(A)`. Reverse mode (the textbook rules, e.g. Giles 2008, Murray 2016):
 - solve: `gB = solve(A.T, g)`, `gA = -gB X.T` (an outer product when `B` is a vector);
@@ -26,7 +35,8 @@ Forward mode: `dX = solve(A, dB - dA X)`, `dAi = -Ai dA Ai`, `d det = det sum(in
 `dX = solve_triangular(A, dB - op(triangle(dA)) X)`.
 The references of the scipy primitives, shared by the compiler and the tape, are here too:
 `scipy_cholesky`, `solve_triangular`, `check_finite` (scipy's check: ValueError "array must
-not contain infs or NaNs") and `triangle`; they import scipy when called.
+not contain infs or NaNs") and `triangle`, and the tape's `tril_halfdiag`; the scipy ones
+import scipy when called.
 `shapes` are the operands' shapes. At a singular matrix the rules that need `inv(A)` raise
 numpy's LinAlgError (numpy's det is 0 there, but its derivative is not defined by these
 formulas).
@@ -34,11 +44,69 @@ formulas).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .vocabulary import Linear, Matrix, define
 
-T = (1, 0)
+Shape = tuple[int, ...]
+
+
+class Stack:
+    """The words a rule needs besides the vocabulary's for values stacked over the batch axes
+    `batch` (() for one matrix, where each word emits what the 2-D rules always did):
+    matrices of shape `batch + (m, n)`, vectors `batch + (k,)` (one per matrix) and scalars
+    of shape `batch`. The broadcasting words (`matmul`, `solve`, the elementwise ones) serve
+    stacks as they are."""
+
+    def __init__(self, o: Any, batch: Shape) -> None:
+        self.o, self.batch = o, tuple(batch)
+
+    def axis(self, i: int) -> int:
+        """The axis of the stack that is axis `i` (0: rows, 1: columns) of each matrix."""
+        return len(self.batch) + i
+
+    def t(self, x: Any) -> Any:
+        """Each matrix transposed (the last two axes swapped)."""
+        rows = len(self.batch)
+        return self.o.transpose(x, (*range(rows), rows + 1, rows))
+
+    def row(self, v: Any, k: int) -> Any:
+        """A vector per matrix standing as a row (it scales the columns of a matrix)."""
+        return self.o.reshape(v, (*self.batch, 1, k)) if self.batch else v
+
+    def column(self, v: Any, k: int) -> Any:
+        """A vector per matrix standing as a column (it scales the rows of a matrix)."""
+        return self.o.reshape(v, (*self.batch, k, 1))
+
+    def scalar(self, v: Any) -> Any:
+        """A scalar per matrix standing against its matrix."""
+        return self.o.reshape(v, (*self.batch, 1, 1)) if self.batch else v
+
+    def total(self, x: Any) -> Any:
+        """The sum of each matrix's entries."""
+        return self.o.reduce_sum(x, (self.axis(0), self.axis(1)) if self.batch else None,
+                                 False)
+
+
+def stack_of(o: Any, shape: Shape) -> Stack:
+    """The stack of a matrix operand of `shape`."""
+    return Stack(o, shape[:-2])
+
+
+def _solution_stack(o: Any, shapes: list[Shape]) -> Stack:
+    """The stack of `X = solve(A, B)`: one matrix for a vector `B`, else the batch axes of `A`
+    and `B` broadcast."""
+    a, b = shapes
+    return Stack(o, () if len(b) == 1 else np.broadcast_shapes(a[:-2], b[:-2]))
+
+
+def _operand_cotangents(o, xs, ga, gb, shapes):
+    """The cotangents of `A` and `B` from theirs over the solution's batch axes: summed over
+    those broadcasting added."""
+    return [g if (*xs.batch, *shape[-2:]) == shape else o.sum_to(g, shape)
+            for g, shape in zip((ga, gb), shapes, strict=True)]
 
 
 def _scipy_cholesky_vjp(o, cts, inputs, outputs, shapes, *, lower):
@@ -46,25 +114,25 @@ def _scipy_cholesky_vjp(o, cts, inputs, outputs, shapes, *, lower):
     which lies in the triangle read)."""
     if lower or cts[0] is None:
         return _cholesky_vjp(o, cts, inputs, outputs, shapes)
-    (ga,) = _cholesky_vjp(o, [o.transpose(cts[0], T)], inputs, [o.transpose(outputs[0], T)],
-                          shapes)
-    return [o.transpose(ga, T)]
+    st = stack_of(o, shapes[0])
+    (ga,) = _cholesky_vjp(o, [st.t(cts[0])], inputs, [st.t(outputs[0])], shapes)
+    return [st.t(ga)]
 
 
 def _scipy_cholesky_jvp(o, tangents, inputs, outputs, shapes, *, lower):
     if lower or tangents[0] is None:
         return _cholesky_jvp(o, tangents, inputs, outputs, shapes)
-    (dl,) = _cholesky_jvp(o, [o.transpose(tangents[0], T)], inputs,
-                          [o.transpose(outputs[0], T)], shapes)
-    return [o.transpose(dl, T)]
+    st = stack_of(o, shapes[0])
+    (dl,) = _cholesky_jvp(o, [st.t(tangents[0])], inputs, [st.t(outputs[0])], shapes)
+    return [st.t(dl)]
 
 
-def _outer(o, gb, x, shapes):
-    """gB X.T, for a vector or matrix right-hand side."""
+def _outer(o, xs, gb, x, shapes):
+    """gB X.T, for a vector or matrix right-hand side (`xs` the solution's stack)."""
     if len(shapes[1]) == 1:
         n = shapes[1][0]
         return o.mul(o.reshape(gb, (n, 1)), o.reshape(x, (1, n)))
-    return o.matmul(gb, o.transpose(x, T))
+    return o.matmul(gb, xs.t(x))
 
 
 def _minus(o, tb, moved):
@@ -76,8 +144,9 @@ def _solve_vjp(o, cts, inputs, outputs, shapes):
     (g,), (a, _), (x,) = cts, inputs, outputs
     if g is None:
         return [None, None]
-    gb = o.solve(o.transpose(a, T), g)
-    return [o.neg(_outer(o, gb, x, shapes)), gb]
+    xs = _solution_stack(o, shapes)
+    gb = o.solve(stack_of(o, shapes[0]).t(a), g)
+    return _operand_cotangents(o, xs, o.neg(_outer(o, xs, gb, x, shapes)), gb, shapes)
 
 
 def _solve_jvp(o, tangents, inputs, outputs, shapes):
@@ -94,11 +163,12 @@ def _solve_triangular_vjp(o, cts, inputs, outputs, shapes, *, trans, lower, unit
     (g,), (a, _), (x,) = cts, inputs, outputs
     if g is None:
         return [None, None]
+    xs = _solution_stack(o, shapes)
     gb = o.solve_triangular(a, g, trans=0 if trans else 1, lower=lower,
                             unit_diagonal=unit_diagonal)
-    outer = _outer(o, gb, x, shapes)
-    ga = _triangle_of(o, o.transpose(outer, T) if trans else outer, lower, unit_diagonal)
-    return [o.neg(ga), gb]
+    outer = _outer(o, xs, gb, x, shapes)
+    ga = _triangle_of(o, xs.t(outer) if trans else outer, lower, unit_diagonal)
+    return _operand_cotangents(o, xs, o.neg(ga), gb, shapes)
 
 
 def _solve_triangular_jvp(o, tangents, inputs, outputs, shapes, *, trans, lower,
@@ -107,7 +177,7 @@ def _solve_triangular_jvp(o, tangents, inputs, outputs, shapes, *, trans, lower,
     moved = None
     if ta is not None:
         t = _triangle_of(o, ta, lower, unit_diagonal)
-        moved = o.matmul(o.transpose(t, T) if trans else t, x)
+        moved = o.matmul(stack_of(o, shapes[0]).t(t) if trans else t, x)
     rhs = _minus(o, tb, moved)
     return [None if rhs is None else o.solve_triangular(
         a, rhs, trans=trans, lower=lower, unit_diagonal=unit_diagonal)]
@@ -117,7 +187,7 @@ def _inv_vjp(o, cts, inputs, outputs, shapes):
     (g,), (ai,) = cts, outputs
     if g is None:
         return [None]
-    ait = o.transpose(ai, T)
+    ait = stack_of(o, shapes[0]).t(ai)
     return [o.neg(o.matmul(o.matmul(ait, g), ait))]
 
 
@@ -126,56 +196,59 @@ def _inv_jvp(o, tangents, inputs, outputs, shapes):
     return [None if t is None else o.neg(o.matmul(o.matmul(ai, t), ai))]
 
 
-def _inverse_transposed(o, a):
-    return o.transpose(o.inv(a), T)
+def _inverse_transposed(st, a):
+    return st.t(st.o.inv(a))
 
 
 def _det_vjp(o, cts, inputs, outputs, shapes):
     (g,), (a,), (d,) = cts, inputs, outputs
-    return [None if g is None else o.mul(o.mul(g, d), _inverse_transposed(o, a))]
+    st = stack_of(o, shapes[0])
+    return [None if g is None else o.mul(st.scalar(o.mul(g, d)), _inverse_transposed(st, a))]
 
 
-def _trace_against(o, a, t):
-    """trace(inv(A) t) = sum(inv(A).T * t)."""
-    return o.reduce_sum(o.mul(_inverse_transposed(o, a), t), None, False)
+def _trace_against(st, a, t):
+    """trace(inv(A) t) = sum(inv(A).T * t), per matrix."""
+    return st.total(st.o.mul(_inverse_transposed(st, a), t))
 
 
 def _det_jvp(o, tangents, inputs, outputs, shapes):
     (t,), (a,), (d,) = tangents, inputs, outputs
-    return [None if t is None else o.mul(d, _trace_against(o, a, t))]
+    return [None if t is None else o.mul(d, _trace_against(stack_of(o, shapes[0]), a, t))]
 
 
 def _logabsdet_vjp(o, cts, inputs, outputs, shapes):
     (g,), (a,) = cts, inputs
-    return [None if g is None else o.mul(g, _inverse_transposed(o, a))]
+    st = stack_of(o, shapes[0])
+    return [None if g is None else o.mul(st.scalar(g), _inverse_transposed(st, a))]
 
 
 def _logabsdet_jvp(o, tangents, inputs, outputs, shapes):
     (t,), (a,) = tangents, inputs
-    return [None if t is None else _trace_against(o, a, t)]
+    return [None if t is None else _trace_against(stack_of(o, shapes[0]), a, t)]
 
 
 def _cholesky_vjp(o, cts, inputs, outputs, shapes):
     (g,), (lower,) = cts, outputs
     if g is None:
         return [None]
+    st = stack_of(o, shapes[0])
     li = o.inv(lower)
-    p = o.tril_halfdiag(o.matmul(o.transpose(lower, T), g))
-    s = o.matmul(o.matmul(o.transpose(li, T), p), li)
+    p = o.tril_halfdiag(o.matmul(st.t(lower), g))
+    s = o.matmul(o.matmul(st.t(li), p), li)
     # S + S.T is the cotangent of the symmetric matrix the triangle stands for; the entry
     # A[i, j] below the diagonal stands for both of its (i, j) and (j, i)
-    return [o.triangle(o.add(s, o.transpose(s, T)), lower=True, diagonal=0.5)]
+    return [o.triangle(o.add(s, st.t(s)), lower=True, diagonal=0.5)]
 
 
 def _cholesky_jvp(o, tangents, inputs, outputs, shapes):
     (t,), (lower,) = tangents, outputs
     if t is None:
         return [None]
+    st = stack_of(o, shapes[0])
     li = o.inv(lower)
     symmetric = o.add(o.triangle(t, lower=True, diagonal=1.0),
-                      o.transpose(o.triangle(t, lower=True, diagonal=0.0), T))
-    return [o.matmul(lower, o.tril_halfdiag(o.matmul(o.matmul(li, symmetric),
-                                                     o.transpose(li, T))))]
+                      st.t(o.triangle(t, lower=True, diagonal=0.0)))
+    return [o.matmul(lower, o.tril_halfdiag(o.matmul(o.matmul(li, symmetric), st.t(li))))]
 
 
 define(Matrix("solve", _solve_vjp, _solve_jvp, reads_inputs=True, reads_output=True))
@@ -215,6 +288,16 @@ def check_finite(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def _diagonal_scaled(x: np.ndarray, factor: float) -> np.ndarray:
+    """Each matrix's diagonal times `factor`, zeros elsewhere."""
+    return np.where(np.eye(x.shape[-1], dtype=bool), factor * x, 0.0)
+
+
 def triangle(x: np.ndarray, *, lower: bool, diagonal: float) -> np.ndarray:
     kept = np.tril(x, -1) if lower else np.triu(x, 1)
-    return kept + diagonal * np.diag(np.diag(x)) if diagonal else kept
+    return kept + _diagonal_scaled(x, diagonal) if diagonal else kept
+
+
+def tril_halfdiag(x: np.ndarray) -> np.ndarray:
+    """The lower triangle with the diagonal halved."""
+    return np.tril(x) - _diagonal_scaled(x, 0.5)

@@ -13,6 +13,11 @@ them). `qr(a, mode)`: 'reduced', 'complete' or 'r'; its gradient needs rows >= c
 numpy's: the tape runs eagerly); its gradients need rows >= columns and full rank.
 `norm`, `pinv`, `cond` run the shared composites of `adlite.derivatives.decompositions`.
 numpy's `np.linalg.*` called with a Tensor dispatch here (`numpy_protocol`).
+
+Stacks: `eigh`, `eigvalsh`, `svd`, `qr`, `pinv`, `cond` and the matrix norms (`axis` naming
+the two matrix axes of a stack) take stacks of matrices `(..., m, n)` as numpy does, with
+numpy's values, and differentiate them per matrix (the shared rules are written for stacks);
+`lstsq` takes matrices only, as numpy's.
 """
 
 from __future__ import annotations
@@ -75,8 +80,8 @@ def _parts(name: str, a, out: np.dtype, *more, **params) -> list[Any]:
 
 
 def _symmetric(a, uplo: str):
-    lower = np.tri(a.shape[0], dtype=bool)
-    return F.where(lower if uplo == "L" else lower.T, a, F.transpose(a))
+    lower = np.tri(a.shape[-1], dtype=bool)
+    return F.where(lower if uplo == "L" else lower.T, a, F.swapaxes(a, -1, -2))
 
 
 def eigh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
@@ -137,18 +142,19 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's parame
 def pinv(a, rcond=None):
     a, out = _operand(a)
     u, s, vt = _parts("svd", a, out)
-    rcond = 1e-15 if rcond is None else rcond
-    large = F.constant(s.data.astype(np.float64) > rcond * float(np.max(s.data)))
-    return decompositions.pinv(TENSOR_OPS, u, s, vt, large, min(a.shape))
+    rcond = np.asarray(1e-15 if rcond is None else rcond)
+    cutoff = rcond[..., np.newaxis] * np.max(s.data, axis=-1, keepdims=True)  # numpy's
+    large = F.constant(s.data > cutoff)
+    return decompositions.pinv(TENSOR_OPS, u, s, vt, large, min(a.shape[-2:]), a.shape[:-2])
 
 
 def cond(x, p=None):
     if p not in (None, 2, -2):
         raise NotImplementedError(f"np.linalg.cond(p={p!r}) on tensors")
     s = _singular_values(x)
-    has_nan = F.constant(np.isnan(F.constant(x).data).any())
+    has_nan = F.constant(np.isnan(F.constant(x).data).any(axis=(-2, -1)))
     with np.errstate(all="ignore"):
-        return decompositions.cond(TENSOR_OPS, s, s.shape[0], p, has_nan)
+        return decompositions.cond(TENSOR_OPS, s, s.shape[-1], p, has_nan, s.shape[:-1])
 
 
 FUNCTIONS = {np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd,

@@ -10,10 +10,18 @@ constant tensor (it has no derivative), `logabsdet` the primitive `slogdet`. The
 functions take scipy's arguments (`check_finite=True` checks the operands), with the
 references of `adlite.derivatives.linalg`, which import scipy when called. numpy's
 `np.linalg.*` called with a Tensor dispatch here (`numpy_protocol`).
+
+Stacks: each takes a stack of matrices `(..., n, n)` as numpy (and scipy) do, with the same
+values, and differentiates it (to any order: the shared rules are written for stacks).
+`solve`'s, `solve_triangular`'s and `cho_solve`'s `b` is one vector for every matrix when
+`b.ndim == 1` (numpy 2's and scipy's rule: passed to a stack, the primitives get it as a
+column), else a stack `(..., n, k)` whose batch axes broadcast with the matrices'.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,24 +44,29 @@ def _matrix(name: str, node_name: str, impl) -> None:
     _register_shared(name, node_name, impl, vjp, formula)
 
 
-def _tril_halfdiag(x: np.ndarray) -> np.ndarray:
-    return np.tril(x) - 0.5 * np.diag(np.diag(x))
-
-
 _matrix("solve", "LinalgSolveExBackward0", np.linalg.solve)
 _matrix("inv", "LinalgInvExBackward0", np.linalg.inv)
 _matrix("det", "LinalgDetBackward0", lambda a: np.asarray(np.linalg.det(a)))
 _matrix("slogdet", "LinalgSlogdetBackward0", lambda a: np.asarray(np.linalg.slogdet(a)[1]))
 _matrix("cholesky", "LinalgCholeskyExBackward0", np.linalg.cholesky)
-_shared_linear("tril_halfdiag", "TrilHalfdiagBackward0", _tril_halfdiag)
+_shared_linear("tril_halfdiag", "TrilHalfdiagBackward0", references.tril_halfdiag)
 _matrix("scipy_cholesky", "LinalgCholeskyExBackward0", references.scipy_cholesky)
 _matrix("solve_triangular", "LinalgSolveTriangularBackward0", references.solve_triangular)
 _matrix("check_finite", "CheckFiniteBackward0", lambda x: np.array(references.check_finite(x)))
 _shared_linear("triangle", "TriangleBackward0", references.triangle)
 
 
+def _by_columns(solve: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """`solve(a, b)`; a vector `b` against a stack of matrices `a` solved as one column (the
+    primitives take a vector with one matrix only)."""
+    if F.constant(b).ndim != 1 or F.constant(a).ndim == 2:
+        return solve(a, b)
+    x = solve(a, F.reshape(b, (-1, 1)))
+    return F.reshape(x, x.shape[:-1])
+
+
 def solve(a, b):
-    return F.apply("solve", a, b)
+    return _by_columns(functools.partial(F.apply, "solve"), a, b)
 
 
 def inv(a):
@@ -70,8 +83,11 @@ def slogdet(a):
 
 
 def cholesky(a, upper: bool = False):
-    lower = F.apply("cholesky", a)
-    return F.transpose(lower) if upper else lower
+    """numpy's: the lower factor of the lower triangle, or with `upper` the upper factor of the
+    upper triangle (the lower one of `a`'s transpose, transposed)."""
+    if not upper:
+        return F.apply("cholesky", a)
+    return F.swapaxes(F.apply("cholesky", F.swapaxes(a, -1, -2)), -1, -2)
 
 
 def _checked(a, check_finite: bool):
@@ -83,8 +99,8 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     """scipy.linalg.solve_triangular (trans 0, 1 or 2, or 'N', 'T', 'C')."""
     trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)
     a, b = _checked(a, check_finite), _checked(b, check_finite)
-    return F.apply("solve_triangular", a, b, trans=trans, lower=lower,
-                   unit_diagonal=unit_diagonal)
+    return _by_columns(functools.partial(F.apply, "solve_triangular", trans=trans, lower=lower,
+                                         unit_diagonal=unit_diagonal), a, b)
 
 
 def scipy_cholesky(a, lower: bool = False, check_finite: bool = True):
@@ -102,6 +118,10 @@ def cho_solve(c_and_lower, b, check_finite: bool = True):
     """scipy.linalg.cho_solve: two triangular solves with the factor."""
     c, lower = c_and_lower
     c, b = _checked(c, check_finite), _checked(b, check_finite)
+    return _by_columns(functools.partial(_cho_solve, lower=lower), c, b)
+
+
+def _cho_solve(c, b, *, lower: bool):
     first = F.apply("solve_triangular", c, b, trans=0 if lower else 1, lower=lower,
                     unit_diagonal=False)
     return F.apply("solve_triangular", c, first, trans=1 if lower else 0, lower=lower,

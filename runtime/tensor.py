@@ -15,16 +15,21 @@ Contract:
   and `t` requires grad) a `NumberConversionWarning` names the user's line (shown once per
   call site under Python's default warning filters). Explicit conversions (`item()`,
   `tolist()`) and those whose derivative is zero anyway (`int`, `bool`, `index`) never warn.
+- Converting a tensor that requires grad to an array (`np.asarray`, or a library's compiled
+  code) raises PyTorch's RuntimeError; a known foreign function converting it
+  (`scipy.integrate.odeint`, see `foreign`) raises a TypeError naming it instead.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .foreign import refuse_conversion
 from .grad_mode import is_grad_enabled
 from .graph import AccumulateGrad, Node, VersionCounter
 
@@ -178,6 +183,8 @@ class Tensor:
         return self.data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self.requires_grad:  # a library converting it: name the ones known to lose grads
+            refuse_conversion(sys._getframe(1))
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=bool(copy))
 

@@ -260,6 +260,8 @@ def norm_with_ord(conv, x, order, axis, keepdims, node):
     f32 = x.type.scalar == F32
 
     def singular_values(matrix):
+        if len(matrix.type.shape) != 2:
+            raise ValueError(f"norm(ord={order!r}) of batched matrices is not supported")
         return conv.to_type(_svdvals(conv, conv.to_type(matrix, F64), node), x.type.scalar)
 
     try:
