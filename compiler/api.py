@@ -106,6 +106,7 @@ from .ir.core import BOOL, F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
+from .tracebacks import boundary, hide_frames
 
 BACKENDS = ("llvm", "python")
 
@@ -381,9 +382,13 @@ class Transformed:
     # ---- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any):
-        if kwargs:
-            return self._call(args, kwargs)
-        return self._fast(*args)
+        try:
+            if kwargs:
+                return self._call(args, kwargs)
+            return self._fast(*args)
+        except Exception as error:  # the user's frames only (tracebacks.py)
+            hide_frames(error)
+            raise
 
     def _positional(self, *args: Any):
         """A positional call that the generated entry point in `_fast` did not take."""
@@ -728,6 +733,7 @@ def output_and_aux(tree: Tree, has_aux: bool) -> tuple[Tree, Tree | None]:
     return tuple(tree.children) if has_aux else (tree, None)
 
 
+@boundary
 def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object = None):
     """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
     leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
@@ -741,6 +747,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
     float_outs = [a.type for a in primal.outputs[:n_out] if a.type.is_float]
     values, aux = split_aux(run(*call.leaves, *(_zero_like(t) for t in float_outs)), aux_tree)
 
+    @boundary
     def pullback(*cotangents: Any):
         if len(cotangents) != len(float_outs):
             raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
@@ -752,6 +759,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
     return (outputs, pullback, aux) if has_aux else (outputs, pullback)
 
 
+@boundary
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
         has_aux: bool = False):
     """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one

@@ -40,6 +40,7 @@ from ..ir.core import Graph, Type, Var
 from ..passes import optimize
 from ..pipeline import Compilation
 from ..pipeline import run as run_stages
+from ..tracebacks import boundary
 from . import tapes
 from .interpreter import batch_eqns
 from .table import batch_of, move_axis
@@ -65,6 +66,7 @@ class Batched:
         self.cache: dict = {}
         self.compiled = Transformed(self, "jit", backend=backend)
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any):
         return self.compiled(*args, **kwargs)
 
