@@ -92,6 +92,7 @@ from .arguments import (
     arg_type,  # noqa: F401 - part of this module's interface (tests, tools)
     differentiable,
     flatten,
+    has_static,
     leaf_types,
     retyped,
     target_of,
@@ -106,9 +107,11 @@ from .ir.core import BOOL, F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
+from .structured_calls import builder, structured_entry
 from .tracebacks import boundary, hide_frames
 
 BACKENDS = ("llvm", "python")
+MAX_STRUCTURES = 8  # structured signatures with a generated entry point, per transformation
 
 
 class Call(NamedTuple):
@@ -140,6 +143,8 @@ class Transformed:
         self.multi = not isinstance(wrt, int | str)
         self.cache: dict[tuple, Any] = {}
         self.dispatch: dict[tuple[type, ...], Callable] = {}
+        self.structured: Callable = self._bind_positional  # see `_prepare`
+        self.n_structures = 0
         self.static_scalars: set[str] = set()  # int/bool/float parameters specialised per value
         self._fast: Callable = self._positional  # see native_entry
         self.target, bound = target_of(fn)
@@ -395,6 +400,9 @@ class Transformed:
         fast = self.dispatch.get(_dispatch_key(args))
         if fast is not None:
             return fast(*args)
+        return self.structured(*args)
+
+    def _bind_positional(self, *args: Any):
         return self._prepare(args, {})
 
     def _call(self, args: tuple, kwargs: dict):
@@ -407,13 +415,29 @@ class Transformed:
         """Bind and validate a call, compile its signature (again with the int parameters
         the function needs as compile-time values, see `arguments.NeedStatic`) and run it.
         Calls whose arguments are each one number or array cache their entry point by
-        argument types (and keywords) for the next ones."""
+        argument types (and keywords) for the next ones; positional calls of every
+        parameter with tuples, lists and dicts of numbers and arrays, by their structure
+        (`structured_calls`: generated checks read their leaves without binding the call;
+        up to MAX_STRUCTURES per transformation, the latest tried first)."""
         call, entry = _bound(self, args, kwargs, self.entry)
         if call.plan is not None:
             self.dispatch[_dispatch_key(args, kwargs)] = _planned(entry, call.plan)
             if _positional_plan(call.plan, len(args)) and not kwargs:
                 self._fast = self.native_entry(call) or self._fast
+        elif not kwargs and len(args) == len(call.trees) == len(self.names) and \
+                all(call.given) and not any(has_static(t) for t in call.trees) and \
+                self._plain_parameters():
+            fast = structured_entry(args, entry, self.structured) \
+                if self.n_structures < MAX_STRUCTURES else None
+            if fast is not None:
+                self.structured = self._fast = fast
+                self.n_structures += 1
         return entry(*call.leaves)
+
+    def _plain_parameters(self) -> bool:
+        """Every parameter is positional (no *args, **kwargs or keyword-only ones)."""
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return all(p.kind in kinds for p in self.signature.parameters.values())
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
         """Make the scalar parameters `e` names compile-time values, or raise its error."""
@@ -480,6 +504,9 @@ class Transformed:
             return run if self.multi else (lambda *a: run(*a)[0])
         first = 1 if self.kind == "value_and_grad" else 0
         aux_tree = result.children[1] if self.has_aux else None
+        if not first and not self.multi and not self.has_aux:
+            build = builder(shapes[0])
+            return lambda *a: build(run(*a))
 
         def structured(*a):
             values, aux = split_aux(run(*a), aux_tree)
@@ -557,7 +584,8 @@ def _shaper(run: Callable, tree: Tree) -> Callable:
     if isinstance(tree, Node) and tree.kind == "tuple" and all(
             isinstance(t, Type) for t in tree.children):
         return run
-    return lambda *a: unflatten(tree, run(*a))
+    build = builder(tree)
+    return lambda *a: build(run(*a))
 
 
 def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:

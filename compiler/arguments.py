@@ -216,6 +216,12 @@ def flatten(value: Any, where: str, static_scalars: bool = False) -> tuple[Tree,
     return Static(value), []
 
 
+def has_static(tree: Tree) -> bool:
+    """Whether `tree` has a compile-time part."""
+    return isinstance(tree, Static) or isinstance(tree, Node) and any(
+        has_static(c) for c in tree.children)
+
+
 def leaf_types(tree: Tree) -> list[Type]:
     if isinstance(tree, Type):
         return [tree]
