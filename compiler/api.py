@@ -82,7 +82,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import arguments, pickling, pipeline
+from . import arguments, log, pickling, pipeline
 from .ad.checkpoint_policy import policy as checkpoint_policy
 from .arguments import (
     NeedStatic,
@@ -451,6 +451,7 @@ class Transformed:
         if not wanted:
             raise e.error
         self.static_scalars |= wanted
+        log.specialised(self.target, wanted, e.error)
 
     def native_entry(self, call: Call) -> Callable | None:
         """The generated entry point of the native code compiled for the signature of `call`

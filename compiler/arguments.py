@@ -10,11 +10,12 @@ Contract:
 - `flatten(value, where, static_scalars)` describes one parameter value as a hashable tree
   and lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int,
   bool, float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
-  functions, modules, other objects, compared by value for str/bytes/None/int and by identity
-  otherwise; ints, bools and floats only where `static_scalars`), or a `Node` (a tuple, named
-  tuple, list or dict with string keys, nested). The signature of a call is the tuple of its
-  parameters' trees: the cache key of a compilation, and what the frontend rebuilds the
-  parameters from (graph inputs are the flat leaves, in order; named tuples are tuples there).
+  functions, modules, other objects, compared by value for str/bytes/None/int/float and by
+  identity otherwise; ints, bools and floats only where `static_scalars`), or a `Node` (a
+  tuple, named tuple, list or dict with string keys, nested). The signature of a call is the
+  tuple of its parameters' trees: the cache key of a compilation, and what the frontend
+  rebuilds the parameters from (graph inputs are the flat leaves, in order; named tuples are
+  tuples there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
@@ -69,9 +70,10 @@ def _array_type(dtype: str, shape: tuple[int, ...]) -> Type:
 
 
 class Static:
-    """A compile-time value in a signature: equal by value (str, bytes, None, int) or by
-    identity (functions, modules, objects). Holds the object (so its identity stays
-    unique while a compilation keyed on it lives)."""
+    """A compile-time value in a signature: equal by value (str, bytes, None, int; floats by
+    their bits, so that 0.0 and -0.0 differ and a NaN equals itself) or by identity (bools,
+    which are singletons, functions, modules, objects). Holds the object (so its identity
+    stays unique while a compilation keyed on it lives)."""
 
     __slots__ = ("_key", "value")
 
@@ -79,7 +81,8 @@ class Static:
         self.value = value
         by_value = value is None or isinstance(value, str | bytes | int) and \
             not isinstance(value, bool)
-        self._key = (type(value), value) if by_value else ("id", id(value))
+        self._key = (type(value), value) if by_value else \
+            (type(value), value.hex()) if isinstance(value, float) else ("id", id(value))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Static) and self._key == other._key

@@ -3,13 +3,16 @@
     adlite show FILE.py:FUNC --stage frontend|optimize|ad|lower [--grad] [--backend python]
                 [--dot] [--types ...]
     adlite compile FILE.py:FUNC [--grad [--wrt 0,1]] [--types ...] [--portable] -o DIR
+    adlite cache info|clear
 
 `show` prints the code after one stage of the compilation pipeline (`pipeline.py`; the
 older names ir, optimized, adjoint, python[-grad], llvm[-grad], dot[-grad] still work, see
 `api.ALIASES`); `compile` writes a shared library, a C header
 and a ctypes loader (see `aot.py`). `--types` lists the argument types (f64, f32, i64, bool,
 arrays as `f64[3,4]`: a kernel is compiled for those shapes and takes each array as a pointer
-and its length), default every argument f64.
+and its length), default every argument f64. `cache info` prints the disk cache's directory, its
+entries, their total size and the cap; `cache clear` removes adlite's entries (never other
+files in the directory) and prints what it removed (see `backends/llvm/cache.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from .aot import AotError, compile_aot
 from .api import ALIASES, BACKENDS, STAGES, show
+from .backends.llvm import cache
 from .errors import AdliteError
 from .ir.core import TYPES, Type
 
@@ -67,7 +71,16 @@ def main(argv: list[str] | None = None) -> int:
     p_compile.add_argument("--types", default=None, help="argument types, e.g. f64,i64")
     p_compile.add_argument("--portable", action="store_true",
                            help="target the baseline x86-64 CPU instead of this host's")
+    p_cache = sub.add_parser("cache", help="the disk cache of compiled code")
+    p_cache.add_argument("action", choices=("info", "clear"),
+                         help="info: directory, entries, size, cap; clear: remove the entries")
     args = parser.parse_args(argv)
+    if args.command == "cache":
+        try:
+            return _cache(args.action)
+        except ValueError as e:  # an ADLITE_CACHE_MAX_BYTES it cannot read
+            print(f"adlite: {e}", file=sys.stderr)
+            return 1
     fn = load_function(args.target)
     types = _parse_types(args.types) if args.types else \
         [TYPES["f64"]] * len(inspect.signature(fn).parameters)
@@ -87,6 +100,37 @@ def main(argv: list[str] | None = None) -> int:
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     return 0
+
+
+def _cache(action: str) -> int:
+    """`adlite cache info` / `adlite cache clear`."""
+    folder = cache.directory()
+    if folder is None:
+        print("disk cache: off (ADLITE_CACHE_DIR=off)")
+        return 0
+    if action == "clear":
+        cleared = cache.clear()
+        print(f"removed {_entries(cleared.entries)} ({_size(cleared.bytes)}) and "
+              f"{cleared.temporary} temporary file{'s' * (cleared.temporary != 1)} from {folder}")
+        return 0
+    usage = cache.usage()
+    print(f"directory: {folder}")
+    print(f"entries: {usage.entries}")
+    print(f"size: {_size(usage.bytes)}")
+    print(f"cap: {_size(usage.cap)}, set by ADLITE_CACHE_MAX_BYTES")
+    return 0
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+def _size(n: int) -> str:
+    """`1.2 MiB = 1,234,567 bytes`, or `512 bytes`."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit} = {n:,} bytes"
+    return f"{n:,} bytes"
 
 
 def _parse_types(text: str):

@@ -24,6 +24,8 @@ Contract:
   `lower`: the code, LLVM IR or Python); the names of the passes run inside the stages
   (simplify, fold, cse, dce, scatter) print after those passes. `ADLITE_VERIFY=1` runs the
   verifier after every stage that makes IR, and after every pass.
+- Every run through `lower` is one compilation for the `adlite.compile` log (`log.py`): its
+  signature, why it compiled, and the time of each stage.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from . import log
 from .ad import jvp_graph, vjp_graph
 from .ad.jacobian import MODES as JACOBIANS
 from .ad.jacobian import jacobian_graph
@@ -227,19 +231,23 @@ def run(c: Compilation, stages: Sequence[str]) -> Compilation:
 def _again(c: Compilation, stages: Sequence[str]) -> tuple:
     """(code, externals, result) of a fresh compilation of `c` for the current values."""
     fresh = Compilation(c.fn, c.types, c.derivative, c.effects, c.backend)
-    once({}, "fresh", lambda: _stages(fresh, stages))  # builds run one at a time
+    once({}, "fresh", lambda: _stages(fresh, stages, rebuilt=True))  # builds: one at a time
     return fresh.code, fresh.externals, fresh.result
 
 
-def _stages(c: Compilation, stages: Sequence[str]) -> None:
-    for name in stages:
-        STAGES[name](c)
-        if dump_requested(name):
-            text = lowered_text(c, c.backend) if name == "lower" else print_graph(c.graph)
-            print(f"--- after stage {name} ---", file=sys.stderr)
-            print(text, file=sys.stderr)
-        if os.environ.get("ADLITE_VERIFY") and name != "lower":
-            verify(c.graph)
+def _stages(c: Compilation, stages: Sequence[str], rebuilt: bool = False) -> None:
+    """Run `stages`, timed (`log.stage`); through `lower`, as one logged compilation
+    (`log.compilation`; `rebuilt`: values the code reads from outside changed)."""
+    with log.compilation(c, rebuilt) if "lower" in stages else nullcontext():
+        for name in stages:
+            with log.stage(name):
+                STAGES[name](c)
+            if dump_requested(name):
+                text = lowered_text(c, c.backend) if name == "lower" else print_graph(c.graph)
+                print(f"--- after stage {name} ---", file=sys.stderr)
+                print(text, file=sys.stderr)
+            if os.environ.get("ADLITE_VERIFY") and name != "lower":
+                verify(c.graph)
 
 
 def llvm_supports(graph: Graph) -> bool:

@@ -13,6 +13,7 @@ Two properties:
     1  ir            graphs, and what a primitive is: the table (`ir.primitive`), which the
                      IR's builder, verifier and evaluator look names up in
     2  primitives    every primitive's own rules, registered in that table
+       arguments, log   call signatures, and the logging of compilations (which reads them)
     3  ad, passes    transformations consuming the table (`ad` also attaches the structural
                      AD rules of control flow to it; reverse mode runs `passes.dce`)
     4  backends      lowering graphs to Python source and to LLVM
@@ -36,10 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent / "compiler"
 PACKAGE = "adlite.compiler"
 
 LAYERS = {
-    "errors": 0, "status": 0, "compile_once": 0, "gast_adapter": 0,
+    "errors": 0, "status": 0, "compile_once": 0, "gast_adapter": 0, "tracebacks": 0,
     "ir": 1,
-    "primitives": 2, "arguments": 2,
-    "ad": 3, "passes": 3,
+    "primitives": 2, "arguments": 2, "log": 2,
+    "ad": 3, "passes": 3, "structured_calls": 3,
     "backends": 4,
     "frontend": 5,
     "pipeline": 6,

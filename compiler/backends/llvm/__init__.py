@@ -6,7 +6,9 @@ the host CPU and features, a hash of the compiler's source, the BLAS library the
 (for graphs with a `matmul`), numpy's version (the entry points use its C ABI), and the
 llvmlite and LLVM versions. The native symbols are
 private: `__adlite_<digest of the key>_<name>`. Importing does no work: the hash is computed,
-LLVM initialised and BLAS loaded on the first compilation that needs them.
+LLVM initialised and BLAS loaded on the first compilation that needs them. The disk cache's
+answer (hit, miss, off) and the stages `cache`, `llvm-opt`, `codegen` and `load` (jit.py) go
+to the compilation's log record (`log.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
+from ... import log
 from ...ir.printer import print_graph
 from . import cache, numpy_api
 from .arrays import blas_for
@@ -48,12 +51,15 @@ def _key_and_symbol(graph, name: str) -> tuple[str, str]:
 def compile_graph(graph, name: str) -> NativeFunction:
     in_types = [v.type for v in graph.inputs]
     out_types = [a.type for a in graph.outputs]
-    key, symbol = _key_and_symbol(graph, name)
-    code = cache.load(key)
+    with log.stage("cache"):
+        key, symbol = _key_and_symbol(graph, name)
+        code = cache.load(key)
+    log.disk_cache("off" if cache.directory() is None else "miss" if code is None else "hit")
     if code is not None:
         return jit_object(code, symbol, in_types, out_types)
     native = jit_module(lower_module(graph, symbol), symbol, in_types, out_types)
-    cache.store(key, native.object_code)
+    with log.stage("cache"):
+        cache.store(key, native.object_code)
     return native
 
 

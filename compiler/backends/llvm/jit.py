@@ -34,6 +34,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite.binding.newpassmanagers import NewPassManager
 
+from ... import log
 from ...ir import dtypes
 from ...status import (
     ERRORS,
@@ -292,18 +293,22 @@ def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunc
     if python_api_available() and wraps(in_types, out_types):
         add_python_wrapper(module, name, in_types, out_types)
     with host_target_machine() as tm:
-        object_code = tm.emit_object(parse_and_optimize(str(module), tm))
+        with log.stage("llvm-opt"):
+            optimized = parse_and_optimize(str(module), tm)
+        with log.stage("codegen"):
+            object_code = tm.emit_object(optimized)
     return jit_object(object_code, name, in_types, out_types)
 
 
 def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
-    tm = host_target_machine()
-    if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
-        threads.ensure_runtime(tm)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
-    return NativeFunction(engine, name, in_types, out_types, object_code)
+    with log.stage("load"):
+        tm = host_target_machine()
+        if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
+            threads.ensure_runtime(tm)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+        engine.finalize_object()
+        return NativeFunction(engine, name, in_types, out_types, object_code)
 
 
 def native_of(call: Callable) -> NativeFunction | None:
