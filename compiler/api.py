@@ -467,12 +467,11 @@ class Transformed:
         if native is None:
             return None
         if isinstance(result, Layout):
-            tree = result.tree
             plain = not result.written and not any(r is not None for r in result.returned)
-            single = isinstance(tree, Type)
-            plain = plain and (single or isinstance(tree, Node) and tree.kind == "tuple"
-                               and tree.named is None
-                               and all(isinstance(t, Type) for t in tree.children))
+            single, flat = _flat_result(result.tree)
+            plain = plain and flat
+        elif self.kind == "jit":  # of a transformation (vmap): its result's tree
+            single, plain = _flat_result(result)
         else:
             single = self.kind == "grad" and not self.multi
             plain = all(isinstance(t, Type) for _, t in call.groups) and not (
@@ -572,6 +571,13 @@ def wrt_or_argnums(wrt: int | str | tuple, argnums: int | str | Sequence | None
     return argnums if isinstance(argnums, int | str) else tuple(argnums)
 
 
+def _flat_result(tree: Tree) -> tuple[bool, bool]:
+    """(one value, returned as compiled code returns it: a value or a plain tuple of them)."""
+    single = isinstance(tree, Type)
+    return single, single or isinstance(tree, Node) and tree.kind == "tuple" and \
+        tree.named is None and all(isinstance(t, Type) for t in tree.children)
+
+
 def _positional(names: tuple, n_bound: int) -> arguments.Binding:
     """A binding of positional arguments only (for signatures given as types)."""
     return arguments.Binding(None, (None,) * n_bound + names, (), n_bound,
@@ -580,10 +586,10 @@ def _positional(names: tuple, n_bound: int) -> arguments.Binding:
 
 def _shaper(run: Callable, tree: Tree) -> Callable:
     """`run` returning the result's structure instead of its flat leaves."""
-    if isinstance(tree, Type):
+    single, flat = _flat_result(tree)
+    if single:
         return lambda *a: run(*a)[0]
-    if isinstance(tree, Node) and tree.kind == "tuple" and all(
-            isinstance(t, Type) for t in tree.children):
+    if flat:
         return run
     build = builder(tree)
     return lambda *a: build(run(*a))

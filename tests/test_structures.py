@@ -6,6 +6,8 @@ values come from closed forms computed with numpy, example by example."""
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 import pytest
 
@@ -53,6 +55,42 @@ def test_vmap_keeps_dicts_lists_and_tuples_of_results():
     np.testing.assert_array_equal(out["sums"][0], [3.0, 12.0])
     np.testing.assert_array_equal(out["sums"][1][0], [2.0, 5.0])
     np.testing.assert_array_equal(out["sums"][1][1], [0.0, 3.0])
+    again = vmap(parts)
+    for _ in range(3):  # the first call and the cached ones alike
+        assert isinstance(again(xs), dict)
+
+
+Params = namedtuple("Params", "w b")
+
+
+def named_loss(p, x):
+    r = x @ p.w + p.b
+    return np.sum(r * r)
+
+
+def test_named_tuples_are_read_by_field_and_keep_their_class():
+    p, xs = _params_and_batch()
+    named = Params(p["w"], p["b"])
+    g = grad(named_loss)
+    per_example = vmap(g, in_axes=(None, 0))
+    for _ in range(2):
+        got = g(named, xs[0])
+        assert type(got) is Params
+        expected = _expected_grad(p, xs[0])
+        np.testing.assert_allclose(got.w, expected["w"], rtol=1e-12)
+        assert got.b == pytest.approx(expected["b"], rel=1e-12)
+        batched = per_example(named, xs)
+        assert type(batched) is Params
+        np.testing.assert_allclose(batched.w[1], _expected_grad(p, xs[1])["w"], rtol=1e-12)
+    assert type(jit(lambda q: q)(named)) is Params
+
+
+def test_a_missing_field_names_the_fields():
+    def wrong(p):
+        return p.v
+
+    with pytest.raises(Exception, match=r"'Params' has no field 'v' \(its fields: w, b\)"):
+        jit(wrong)(Params(1.0, 2.0))
 
 
 def test_a_transformation_called_from_compiled_code_returns_its_structure():

@@ -97,6 +97,27 @@ class ListTuple(tuple):
     python_class = list
 
 
+class NamedTupleValue(tuple):
+    """A named tuple (an argument, or a transformation's result): its items as a tuple, its
+    class `named` for attribute access (`p.w`), `isinstance` and the returned value."""
+
+    named: type
+
+    def __new__(cls, items, named: type) -> NamedTupleValue:
+        value = super().__new__(cls, items)
+        value.named = named
+        return value
+
+    @property
+    def python_class(self) -> type:
+        return self.named
+
+    def field(self, name: str):
+        """The item of field `name`, or None when the class has no such field."""
+        fields = self.named._fields
+        return self[fields.index(name)] if name in fields else None
+
+
 def compare(op, left, right):
     """`left op right` as a Python bool when it is known while compiling, else None: both
     sides static or constants (`in` on a tuple of strings), or a static value (a string, None,

@@ -253,8 +253,9 @@ class _Entry:
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
-        items = (static_values.ListTuple if tree.kind == "list" else tuple)(
-            v for v, _ in pairs)
+        values = [v for v, _ in pairs]
+        items = static_values.NamedTupleValue(values, tree.named) if tree.named else \
+            (static_values.ListTuple if tree.kind == "list" else tuple)(values)
         return items, tuple(r for _, r in pairs)
 
 
@@ -269,6 +270,8 @@ def _structured(tree, atoms):
     items = [_structured(child, atoms) for child in tree.children]
     if tree.kind == "dict":
         return dict(zip(tree.keys, items, strict=True))
+    if tree.named is not None:
+        return static_values.NamedTupleValue(items, tree.named)
     return (static_values.ListTuple if tree.kind == "list" else tuple)(items)
 
 
@@ -291,7 +294,8 @@ def _result(conv: FunctionConverter, result, ref, node):
         kind = "dict" if isinstance(result, dict) else \
             "list" if isinstance(node, gast.List) else "tuple"
         keys = tuple(result) if isinstance(result, dict) else ()
-        return (Node(kind, tuple(t for t, _, _ in parts), keys),
+        named = result.named if isinstance(result, static_values.NamedTupleValue) else None
+        return (Node(kind, tuple(t for t, _, _ in parts), keys, named),
                 [o for _, os, _ in parts for o in os], [r for _, _, rs in parts for r in rs])
     if result is None or isinstance(result, str | bytes | int | float):
         return Static(result), [], []
@@ -796,6 +800,15 @@ class FunctionConverter:
             return value
         if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
             return method
+        if isinstance(base, static_values.NamedTupleValue):
+            value = base.field(node.attr)
+            if value is None:
+                raise self.source.error(node, f"{base.named.__name__!r} has no field "
+                                              f"{node.attr!r} (its fields: "
+                                              f"{', '.join(base.named._fields)})",
+                                        "named tuples are read by field or index; their "
+                                        "methods (_replace, _asdict) do not compile")
+            return value
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "
@@ -1233,7 +1246,8 @@ class FunctionConverter:
                         tuple(value))
         if _is_tuple(value):
             kind = "list" if isinstance(value, static_values.ListTuple) else "tuple"
-            return Node(kind, tuple(self._tree(v, node, atoms) for v in value))
+            named = value.named if isinstance(value, static_values.NamedTupleValue) else None
+            return Node(kind, tuple(self._tree(v, node, atoms) for v in value), named=named)
         if static_values.is_static(value):
             return Static(value)
         atoms.append(self.value(value, node))
@@ -1791,7 +1805,7 @@ def _is_object(value) -> bool:
 
 def _is_tuple(value) -> bool:
     """A tuple of the frontend (a list read as a tuple is one), not a masks.MaskedRead."""
-    return type(value) in (tuple, static_values.ListTuple)
+    return type(value) in (tuple, static_values.ListTuple, static_values.NamedTupleValue)
 
 
 def _frozen(ref):
