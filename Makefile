@@ -1,14 +1,16 @@
-# Two commands do everything: `make demo` and `make test` (see README.md).
+# Two commands do everything: `make demo` and `make test` (see README.md); `make docs` builds
+# the HTML reference alone.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 INSTALLED := pyproject.toml setup.py
 DEMO_STAMP := $(VENV)/.adlite-demo
 TEST_STAMP := $(VENV)/.adlite-test
+DOCS_STAMP := $(VENV)/.adlite-docs
 # pytest workers: every core by default (`make test JOBS=1` runs in one process)
 JOBS ?= auto
 
-.PHONY: demo test suite installed versions bench clean
+.PHONY: demo test suite docs installed versions bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,16 +24,28 @@ $(TEST_STAMP): $(INSTALLED) | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(DOCS_STAMP): $(INSTALLED) | $(PY)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
 demo: $(DEMO_STAMP)
 	$(PY) examples/seed_graphs.py
 	$(PY) examples/compiler_tour.py
 
-# ruff, the whole suite, then the product as a user installs it
-test: suite installed versions
+# ruff, the whole suite, the HTML reference, then the product as a user installs it
+test: suite docs installed versions
 
 suite: $(TEST_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n $(JOBS)
+
+# the HTML reference of mkdocs.yml in build/docs/site, warnings as errors; griffe reads the
+# packages from build/docs/src, where each source root is linked under its installed name
+docs: $(DOCS_STAMP)
+	mkdir -p build/docs/src/adlite
+	for root in compiler derivatives runtime; do \
+		ln -sfn ../../../../$$root build/docs/src/adlite/$$root; done
+	$(PY) -m mkdocs build --strict --quiet
 
 installed: $(TEST_STAMP)
 	$(PY) .ci/installed.py

@@ -128,7 +128,38 @@ class Call(NamedTuple):
 
 
 class Transformed:
-    """A compiled transformation of `fn`, specialised and cached per argument signature."""
+    """A compiled transformation of `fn`, specialised and cached per argument signature.
+
+    What [`jit`][adlite.compiler.jit], [`grad`][adlite.compiler.grad],
+    [`value_and_grad`][adlite.compiler.value_and_grad] and the Jacobians return: called
+    like `fn` (positional and keyword arguments, defaults, `*args`, `**kwargs`, bound as
+    Python binds them), it compiles the transformation at the first call of each argument
+    signature and runs the cached code afterwards. `compile_count` tells how many signatures
+    were compiled. Defined in a class body, it is a method: read on an instance, it is the
+    transformation of the bound method, kept in the instance's `__dict__` (so its
+    compilations live as long as the instance). It pickles as the function and the
+    transformation, never as native code (the receiving process compiles again or loads the
+    code from the disk cache).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import grad, jit
+        >>> def f(x):
+        ...     return np.sum(x * x)
+        >>> df = grad(f)
+        >>> df(np.array([1.0, 2.0])), df(np.array([3.0, 4.0])), df.compile_count
+        (array([2., 4.]), array([6., 8.]), 1)
+        >>> df(np.ones(3)), df.compile_count  # a new shape: a new signature
+        (array([2., 2., 2.]), 2)
+        >>> class Model:
+        ...     def __init__(self, scale):
+        ...         self.scale = scale
+        ...     @jit
+        ...     def predict(self, x):
+        ...         return self.scale * x
+        >>> Model(2.0).predict(np.array([1.0, 2.0]))
+        array([2., 4.])
+    """
 
     def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
                  backend: str = "llvm", checkpoint: object = None, *, has_aux: bool = False,
@@ -665,9 +696,94 @@ StaticSpec = Sequence[int | str] | int | str
 
 def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         static_argnames: StaticSpec = (), backend: str = "llvm"):
-    """Compile `fn` (usable as `@jit` or `@jit(backend=...)`). `static_argnums` (positions)
-    and `static_argnames` (names) make those parameters compile-time values, as in JAX: one
-    compilation per distinct (hashable) value."""
+    """Compile a Python function to native code, once per call signature.
+
+    `jit(f)` returns a callable that is called exactly like `f` and returns what `f` returns.
+    Unlike JAX's `jit`, nothing is traced: adlite compiles `f` from its *source* (found by
+    `inspect.getsource`: a function defined in a file or a doctest, not at the plain Python
+    prompt; the guide's section "Supported Python in compiled functions" lists what
+    compiles), so Python control flow on run-time values (`if`, `for`, `while` with a
+    data-dependent trip count, `break`, early `return`) is compiled as it stands.
+
+    Compilation happens at the first call of each *signature*: the structure of the
+    arguments (tuples, lists and dicts, nested), the types of their numbers, the dtypes and
+    shapes of their arrays, and the compile-time values. The code is cached per signature
+    (and in the disk cache, across processes), so later calls with the same signature run
+    it without compiling again; `compile_count` tells how many signatures were compiled.
+
+    - Floats, ints and bools are run-time values. One the code needs while compiling (an
+      array length `np.zeros(n)`, a shape, a slice bound, the trip count of a loop that must
+      be unrolled) is specialised on its value automatically: one compilation per value.
+    - Strings, None, functions, modules and other objects are compile-time values, by value
+      (`str`, `bytes`, None) or by identity; `static_argnums` / `static_argnames` make any
+      hashable parameter one, as in JAX.
+    - Module-level and closed-over values and object attributes the function reads are read
+      at every call, never stale: a change that needs other code compiles again.
+    - Arrays are shared as in numpy: writes into an argument array (`x[i] = ...`, `x *= k`)
+      land in the caller's array, and a returned argument is the caller's very array.
+    - The result pickles as the function and its options, never as native code.
+
+    Args:
+        fn: The function to compile: a function, a bound method, a `staticmethod` or a
+            `classmethod` (`self` / `cls` is a compile-time value). Omitted, `jit(...)`
+            returns a decorator (`@jit(static_argnames="kind")`).
+        static_argnums: Positions of the parameters (counting the parameters, as JAX does)
+            that are compile-time values: one compilation per distinct hashable value.
+        static_argnames: Names of the parameters that are compile-time values.
+        backend: `"llvm"` (native code) or `"python"` (the readable Python the compiler
+            prints, run by the interpreter: the reference implementation).
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] called like `fn`; without `fn`,
+        a decorator that makes one.
+
+    Raises:
+        ValueError: When made, for an unknown `backend` or a static name that is no
+            parameter of `fn`.
+        AdliteSyntaxError: At the first call of a signature, for code adlite cannot compile
+            (with the file, line and column, a caret under the construct and a hint).
+        AdliteSourceError: At the first call, when `fn`'s source cannot be found.
+        TypeError: At a call Python would refuse (with Python's message), or for a static
+            argument that is not hashable.
+
+    Examples:
+        A `while` loop whose trip count depends on the argument:
+
+        >>> from adlite.compiler import jit
+        >>> @jit
+        ... def collatz_steps(n):
+        ...     steps = 0
+        ...     while n != 1:
+        ...         n = n // 2 if n % 2 == 0 else 3 * n + 1
+        ...         steps += 1
+        ...     return steps
+        >>> collatz_steps(27), collatz_steps(97), collatz_steps.compile_count
+        (111, 118, 1)
+
+        An array length is specialised on its value; writes reach the caller's array:
+
+        >>> import numpy as np
+        >>> @jit
+        ... def head_sum(x, n):
+        ...     return np.sum(x[:n])
+        >>> head_sum(np.arange(5.0), 2), head_sum(np.arange(5.0), 3), head_sum.compile_count
+        (1.0, 3.0, 2)
+        >>> @jit
+        ... def scale_(x, k):
+        ...     x *= k
+        >>> a = np.array([1.0, 2.0])
+        >>> scale_(a, 3.0)
+        >>> a
+        array([3., 6.])
+
+        A static argument, as JAX's:
+
+        >>> def power(x, p):
+        ...     return x ** p
+        >>> power_jit = jit(power, static_argnums=1)
+        >>> power_jit(2.0, 3), power_jit(2.0, 10), power_jit.compile_count
+        (8.0, 1024.0, 2)
+    """
     static = _static_list(static_argnums) + _static_list(static_argnames)
     if fn is None:
         return lambda f: Transformed(f, "jit", backend=backend, static=static)
@@ -681,12 +797,89 @@ def _static_list(static: StaticSpec) -> list:
 def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None,
          has_aux: bool = False, static_argnums: StaticSpec = (), static_argnames: StaticSpec = (),
          backend: str = "llvm", checkpoint: object = None):
-    """Gradient of a float-valued `fn` w.r.t. argument(s) `wrt` (reverse mode). `argnums` is
-    JAX's name for `wrt`. With `has_aux`, `fn` returns `(output, aux)` and the gradient's
-    call returns `(gradient, aux)`. `static_argnums` / `static_argnames` as for `jit`.
-    `checkpoint` bounds the tapes of loops: None (automatic, `ADLITE_TAPE_BUDGET`), False
-    (never), a budget such as "64MB", or an int k (a snapshot every k steps); see
-    `ad.checkpoint`."""
+    """Compile the gradient of a function with one float result (reverse mode).
+
+    `grad(f)` returns a callable that is called like `f` and returns the derivative of `f`'s
+    result with respect to argument `wrt`, computed by adjoint code the compiler generates
+    from `f`'s source (see [`jit`][adlite.compiler.jit] for what compiles, how calls are
+    bound, and the compilation per call signature, cached: `compile_count`). Loops of any
+    trip count are differentiated by reversing them over a tape of the values they
+    computed; `checkpoint` bounds that tape's memory.
+
+    - The gradient has the structure of the argument: a float for a number, an array of its
+      shape for an array, a dict of arrays for a dict of arrays (JAX's pytrees).
+    - An int argument that is differentiated is taken as a float; int and bool arrays are
+      data (labels, indices, masks) and are never differentiated.
+    - Values the function reads from outside its arguments (module-level or closed-over
+      arrays, attributes) are constants: only the arguments get derivatives.
+    - Differentiating never modifies the caller's arrays, even when `f` writes into them.
+    - Transformations compose to any order and may be called from compiled code:
+      `grad(grad(f))`, `jit` of a function calling `grad(f)`, `vmap(grad(f))`.
+
+    Args:
+        fn: The function, returning one float (a Python float or a 0-d float array); with
+            `has_aux`, a pair `(output, aux)`. Omitted, `grad(...)` returns a decorator.
+        wrt: The argument to differentiate: a position (in the call's positional arguments,
+            then in the parameters), a parameter name, or a tuple of them.
+        argnums: JAX's name for `wrt` (give one of them).
+        has_aux: `fn` returns `(output, aux)`; the call returns `(gradient, aux)`, with no
+            derivative flowing into `aux` (called from Python only).
+        static_argnums: As for [`jit`][adlite.compiler.jit]; static arguments are never
+            differentiated.
+        static_argnames: As for [`jit`][adlite.compiler.jit].
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        checkpoint: How loops keep their tape: None (automatic: the plain tape until half of
+            `ADLITE_TAPE_BUDGET`, then snapshots), False (the whole tape), a memory budget
+            such as `"64MB"`, or an int k (a snapshot every k steps). First derivatives are
+            bit for bit those of the plain tape.
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the gradient
+        (a tuple of gradients for a tuple `wrt`; `(gradient, aux)` with `has_aux`).
+
+    Raises:
+        ValueError: When made, for a `checkpoint` it cannot take or an unknown `backend`.
+        TypeError: At a call, for a function that does not return one float, a `wrt` naming
+            no argument, or a differentiated int or bool array or compile-time value.
+        AdliteSyntaxError: At the first call of a signature, for code adlite cannot compile.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import grad
+        >>> def f(x):
+        ...     y = 0.0
+        ...     while x < 10.0:  # the trip count depends on x
+        ...         x = x * 1.5
+        ...         y = y + x
+        ...     return y
+        >>> grad(f)(1.0)
+        31.171875
+
+        Several arguments, by position or by name, and structured arguments:
+
+        >>> def loss(w, b, x, y):
+        ...     return np.sum((x @ w + b - y) ** 2)
+        >>> w, b = np.array([1.0, -1.0]), 0.5
+        >>> x, y = np.array([[1.0, 2.0], [3.0, 1.0]]), np.array([0.0, 1.0])
+        >>> grad(loss)(w, b, x, y)
+        array([8., 1.])
+        >>> grad(loss, wrt=(0, "b"))(w, b, x, y)
+        (array([8., 1.]), 2.0)
+        >>> def dict_loss(params, x):
+        ...     return np.sum((x @ params["w"] + params["b"]) ** 2)
+        >>> grad(dict_loss)({"w": w, "b": b}, x)
+        {'w': array([14.,  3.]), 'b': 4.0}
+
+        Auxiliary results (JAX's `has_aux`) and higher orders:
+
+        >>> def loss_and_residual(w):
+        ...     r = x @ w - y
+        ...     return np.sum(r * r), r
+        >>> grad(loss_and_residual, has_aux=True)(w)
+        (array([ 4., -2.]), array([-1.,  1.]))
+        >>> grad(grad(lambda t: t ** 3))(2.0)
+        12.0
+    """
     def make(f: Callable) -> Transformed:
         return Transformed(f, "grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
                            has_aux=has_aux,
@@ -698,8 +891,48 @@ def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
                    has_aux: bool = False, static_argnums: StaticSpec = (),
                    static_argnames: StaticSpec = (), backend: str = "llvm",
                    checkpoint: object = None):
-    """Like `grad`, returning `(value, gradient)` (with `has_aux`: `((value, aux),
-    gradient)`, as JAX does)."""
+    """Compile a function's value and its gradient together (reverse mode).
+
+    As [`grad`][adlite.compiler.grad], but each call returns `(value, gradient)`: the value
+    comes from the forward sweep that the gradient needs anyway, so both cost about as much
+    as the gradient alone. Compiled once per call signature and cached, as
+    [`jit`][adlite.compiler.jit] is.
+
+    Args:
+        fn: The function, returning one float; with `has_aux`, a pair `(output, aux)`.
+        wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad].
+        argnums: JAX's name for `wrt` (give one of them).
+        has_aux: `fn` returns `(output, aux)`; the call returns `((value, aux), gradient)`,
+            as JAX's does (called from Python only).
+        static_argnums: As for [`jit`][adlite.compiler.jit].
+        static_argnames: As for [`jit`][adlite.compiler.jit].
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        checkpoint: How loops keep their tape, as for [`grad`][adlite.compiler.grad].
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return
+        `(value, gradient)` (the gradient a tuple for a tuple `wrt`).
+
+    Raises:
+        ValueError: When made, for a `checkpoint` it cannot take or an unknown `backend`.
+        TypeError: At a call, as for [`grad`][adlite.compiler.grad].
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import value_and_grad
+        >>> def loss(w, x):
+        ...     return np.sum((x @ w) ** 2)
+        >>> w, x = np.array([1.0, 2.0]), np.array([[1.0, 0.0], [0.0, 1.0]])
+        >>> value_and_grad(loss)(w, x)
+        (5.0, array([2., 4.]))
+        >>> value_and_grad(loss, wrt=(0, 1))(w, x)
+        (5.0, (array([2., 4.]), array([[2., 4.],
+               [4., 8.]])))
+        >>> def with_aux(w):
+        ...     return np.sum(w * w), w.shape[0]
+        >>> value_and_grad(with_aux, has_aux=True)(w)
+        ((5.0, 2), array([2., 4.]))
+    """
     return Transformed(fn, "value_and_grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
                        has_aux=has_aux,
                        static=_static_list(static_argnums) + _static_list(static_argnames))
@@ -770,10 +1003,46 @@ def output_and_aux(tree: Tree, has_aux: bool) -> tuple[Tree, Tree | None]:
 
 @boundary
 def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object = None):
-    """`(outputs, pullback)`: `pullback(*cotangents)` takes one cotangent per float output
-    leaf and gives the cotangents of the float leaves of `primals` (flat, in argument order;
-    defaults are constants). With `has_aux`, `fn` returns `(output, aux)` and `vjp` returns
-    `(outputs, pullback, aux)` (JAX's). `checkpoint` as for `grad`."""
+    """Evaluate `fn` at `primals` and return its vector-Jacobian product (reverse mode).
+
+    `vjp(f, *primals)` returns `(outputs, pullback)`: `outputs` is `f(*primals)`, shaped
+    as `f`'s result, and `pullback(*cotangents)`, given one cotangent per float leaf of the
+    outputs (flat, in order), returns the cotangents of the float leaves of `primals` (flat,
+    in argument order, a tuple): `v @ J` for the Jacobian `J` of `f` at `primals`. Unlike
+    JAX's, the cotangents taken and given are flat sequences of leaves rather than trees: a
+    dict argument gets one cotangent per float leaf. Defaults of `f`'s parameters are
+    constants. `pullback` can be called many times; the code is compiled once per argument
+    signature and cached.
+
+    Args:
+        fn: The function to differentiate.
+        *primals: The arguments of `fn` (numbers, arrays, tuples, lists and dicts of them).
+        has_aux: `fn` returns `(output, aux)`; `vjp` returns `(outputs, pullback, aux)`,
+            as JAX's does.
+        checkpoint: How loops keep their tape, as for [`grad`][adlite.compiler.grad].
+
+    Returns:
+        `(outputs, pullback)`, or `(outputs, pullback, aux)` with `has_aux`.
+
+    Raises:
+        TypeError: When `pullback` is given a number of cotangents other than the number of
+            float output leaves.
+        ValueError: For a `checkpoint` it cannot take.
+        AdliteSyntaxError: For code adlite cannot compile.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import vjp
+        >>> def f(x, y):
+        ...     return x * y, np.sum(x)
+        >>> outputs, pullback = vjp(f, np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        >>> outputs
+        (array([3., 8.]), 3.0)
+        >>> pullback(np.array([1.0, 0.0]), 0.0)
+        (array([3., 0.]), array([1., 0.]))
+        >>> pullback(np.zeros(2), 1.0)
+        (array([1., 1.]), array([0., 0.]))
+    """
     if checkpoint is not None:
         checkpoint_policy(checkpoint)
     call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint, has_aux)
@@ -797,10 +1066,48 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
 @boundary
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
         has_aux: bool = False):
-    """`(outputs, output tangents)` of `fn` at `primals` along `tangents` (forward mode): one
-    tangent per float leaf of `primals` (flat, in argument order; defaults are constants);
-    outputs and their tangents are shaped like the function's result. With `has_aux`, `fn`
-    returns `(output, aux)` and `jvp` returns `(outputs, output tangents, aux)` (JAX's)."""
+    """Evaluate `fn` at `primals` and its derivative along `tangents` (forward mode).
+
+    `jvp(f, primals, tangents)` returns `(outputs, output_tangents)`: `f(*primals)` and
+    `J @ t`, the derivative of `f` at `primals` in the direction `tangents`, both shaped like
+    `f`'s result, computed in one sweep by tangent code the compiler generates. `tangents`
+    has one entry per float leaf of `primals` (flat, in argument order: a dict argument
+    contributes one per float leaf, where JAX takes trees); defaults of `f`'s parameters are
+    constants. Compiled once per argument signature and cached. Forward over reverse,
+    `jvp(grad(f), (x,), (v,))`, gives Hessian-vector products.
+
+    Args:
+        fn: The function to differentiate.
+        primals: The arguments of `fn`, a tuple or list.
+        tangents: One tangent per float leaf of `primals` (a number for a number, an array
+            of its shape for an array).
+        has_aux: `fn` returns `(output, aux)`; `jvp` returns
+            `(outputs, output_tangents, aux)`, as JAX's does.
+
+    Returns:
+        `(outputs, output_tangents)`, or `(outputs, output_tangents, aux)` with `has_aux`.
+
+    Raises:
+        TypeError: When the number of tangents is not the number of float leaves of
+            `primals`.
+        AdliteSyntaxError: For code adlite cannot compile, or a `custom_vjp` function
+            (forward mode of a reverse-mode rule is refused, as in JAX).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import grad, jvp
+        >>> def f(x):
+        ...     return np.sin(x) * x
+        >>> jvp(f, (np.array([0.0, np.pi / 2]),), (np.array([1.0, 1.0]),))
+        (array([0.        , 1.57079633]), array([0., 1.]))
+
+        A Hessian-vector product, forward over reverse:
+
+        >>> def energy(x):
+        ...     return np.sum(x ** 3)
+        >>> jvp(grad(energy), (np.array([1.0, 2.0]),), (np.array([1.0, 0.0]),))
+        (array([ 3., 12.]), array([6., 0.]))
+    """
     call, primal, run, tree, floats = _extended(fn, primals, "jvp", has_aux=has_aux)
     if len(tangents) != len(floats):
         raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
@@ -824,11 +1131,84 @@ ALIASES = {  # the names `show` had before the pipeline: (stage, grad, render)
 def show(fn: Callable, stage: str = "frontend", types: Sequence[Type] | None = None, *,
          grad: bool = False, backend: str = "llvm", dot: bool = False,
          checkpoint: Any = None) -> str:
-    """The code of `fn` after pipeline stage `stage` (the last one of that name) of `jit`, or
-    of `grad` (w.r.t. argument 0, with `grad`'s `checkpoint` option) with `grad=True` or
-    `stage="ad"`: the IR (as Graphviz with `dot`), and after `lower` the code for `backend`
-    (LLVM IR, or Python source). The default signature is every argument f64. The names of
-    ALIASES are accepted too."""
+    """The code the compiler makes of `fn` after one stage of its pipeline, as text.
+
+    The pipeline of [`jit`][adlite.compiler.jit] is `frontend` (the IR of the source:
+    structured `cond` and `while` nodes), `optimize` and `lower` (the code for `backend`:
+    LLVM IR, or Python source); that of [`grad`][adlite.compiler.grad] (with `grad=True`,
+    or `stage="ad"`; w.r.t. argument 0) has `ad` (the adjoint IR) between them, then
+    optimises again. `show` runs the pipeline up to `stage` (the last stage of that name)
+    for one signature, given as types, without compiling native code. The older names
+    `ir`, `optimized`, `adjoint`, `python`, `python-grad`, `llvm`, `llvm-grad`, `dot` and
+    `dot-grad` are accepted too. `adlite show FILE.py:FUNC --stage ...` prints the same from
+    the shell.
+
+    Args:
+        fn: The function.
+        stage: `"frontend"`, `"optimize"`, `"ad"` or `"lower"` (or an older name).
+        types: One type per parameter (`adlite.compiler.ir.core.Type`: `Type("f64")`,
+            `Type("i64")`, `Type("f32", (3, 4))` for an array); default every parameter
+            `f64`.
+        grad: Show the pipeline of `grad` instead of `jit`'s.
+        backend: The code `lower` makes: `"llvm"` (LLVM IR) or `"python"`.
+        dot: Render the IR as Graphviz DOT text instead of adlite's IR text.
+        checkpoint: `grad`'s `checkpoint` option (how loops keep their tape).
+
+    Returns:
+        The text: IR, Graphviz DOT, LLVM IR or Python source.
+
+    Raises:
+        ValueError: For an unknown stage.
+        TypeError: When the number of types is not the number of parameters.
+        AdliteSyntaxError: For code adlite cannot compile, or that needs the value of an
+            argument when compiling (types give none).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import show
+        >>> def f(x, y):
+        ...     return x * y + np.sin(x)
+        >>> print(show(f))
+        { lambda x:f64 y:f64 .
+          let t1:f64 = mul x y  # L2
+              t2:f64 = sin x  # L2
+              t3:f64 = add t1 t2  # L2
+          in (t3) }
+        <BLANKLINE>
+        >>> print(show(f, "lower", grad=True, backend="python"))
+        import numpy as np
+        <BLANKLINE>
+        <BLANKLINE>
+        def f_grad(x, y):
+            return np.cos(x) + y,
+        <BLANKLINE>
+
+        The adjoint of a loop runs it backwards (`checkpoint=False`: the whole tape):
+
+        >>> def g(x, n):
+        ...     while x < n:
+        ...         x = x * 2.0
+        ...     return x
+        >>> print(show(g, "lower", grad=True, backend="python", checkpoint=False))
+        import numpy as np
+        from adlite.compiler.backends.python import support as _rt
+        <BLANKLINE>
+        <BLANKLINE>
+        def g_grad(x, n):
+            # L2: while x < n:
+            x_1, trips = x, 0
+            while x_1 < n:
+                # L3: x = x * 2.0
+                x_2 = x_1 * 2.0
+                x_1, trips = x_2, _rt.int64(trips + 1)
+            dx, k = 1.0, trips
+            while k > 0:
+                # L3: x = x * 2.0
+                dx_1 = dx * 2.0
+                dx, k = dx_1, _rt.int64(k - 1)
+            return dx,
+        <BLANKLINE>
+    """
     if stage in ALIASES:
         stage, grad, render = ALIASES[stage]
         backend = render if render in ("llvm", "python") else backend

@@ -53,6 +53,32 @@ def load_function(target: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `adlite` command: `show`, `compile` or `cache` (see the module's docstring).
+
+    Args:
+        argv: The arguments after the program's name; default `sys.argv[1:]`.
+
+    Returns:
+        The exit status: 0 on success, 1 when the function cannot be compiled or built
+        (the error is printed on stderr).
+
+    Raises:
+        SystemExit: For arguments it cannot read (argparse's usage message), a target
+            file or function that does not exist, or unknown types.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> from adlite.compiler.cli import main
+        >>> source = pathlib.Path(tempfile.mkdtemp()) / "cli_example.py"
+        >>> _ = source.write_text("def f(x, y): return x * y")
+        >>> main(["show", f"{source}:f", "--stage", "lower", "--grad", "--backend", "python"])
+        import numpy as np
+        <BLANKLINE>
+        <BLANKLINE>
+        def f_grad(x, y):
+            return y,
+        0
+    """
     parser = argparse.ArgumentParser(prog="adlite", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_show = sub.add_parser("show", help="print a compilation stage of a function")

@@ -119,7 +119,62 @@ def _parameter(tree, inputs: list[Var], name: str):
 
 
 class custom_vjp(_Custom):  # noqa: N801 - JAX's name
-    """A function with a user-defined reverse-mode derivative (see the module's contract)."""
+    """A function with a user-defined reverse-mode derivative, with JAX's API.
+
+    Decorate the function, then give its rules with `defvjp(fwd, bwd)`: `fwd(*args)`
+    returns `(output, residuals)` (residuals: any tuple of numbers and arrays the backward
+    rule needs) and `bwd(*nondiff, residuals, g)` returns the cotangents of the arguments,
+    a tuple with one entry per differentiable argument (None for a zero). The object is
+    called like the function:
+
+    - in compiled code (`jit`, `grad`, `vmap`, ... of a function calling it, or of the
+      object itself) a call is one IR equation: reverse mode runs `fwd` in the forward
+      sweep (its residuals stored like any value, on the tape inside loops) and `bwd` in
+      the backward sweep; higher orders differentiate the rules' code. Forward mode
+      (`jvp`, `jacfwd`, `hessian`) is refused, as in JAX: use `custom_jvp` for it;
+    - on the eager tape (an argument is a `Tensor` that requires grad) the call records one
+      node, `<name>Backward`, whose backward runs `bwd`;
+    - on plain numbers and arrays outside compiled code it is the function (the rules are
+      not run).
+
+    It pickles by name, as a module-level function does, and so do its transformations.
+
+    Args:
+        fun: The function.
+        nondiff_argnums: Positions of arguments that get no derivative and are passed to
+            `bwd` first (`bwd(*nondiff, residuals, g)`), as JAX's.
+
+    Raises:
+        AdliteSyntaxError: In compiled code, at a call before `defvjp`, for rules whose
+            results have the wrong count or shapes, or under forward mode.
+        AttributeError: On the eager tape, at a call before `defvjp`.
+
+    Examples:
+        A numerically stable gradient for `log(1 + exp(x))`:
+
+        >>> import numpy as np
+        >>> from adlite.compiler import custom_vjp, grad
+        >>> @custom_vjp
+        ... def log1pexp(x):
+        ...     return np.log1p(np.exp(x))
+        >>> def log1pexp_fwd(x):
+        ...     return log1pexp(x), (x,)
+        >>> def log1pexp_bwd(residuals, g):
+        ...     x, = residuals
+        ...     return (g * (1.0 - 1.0 / (1.0 + np.exp(x))),)
+        >>> log1pexp.defvjp(log1pexp_fwd, log1pexp_bwd)
+        >>> grad(log1pexp)(800.0)  # the plain formula's gradient is nan
+        1.0
+
+        The same object on the eager tape:
+
+        >>> from adlite.runtime import tensor
+        >>> x = tensor(0.0, requires_grad=True)
+        >>> y = log1pexp(x)
+        >>> y.backward()
+        >>> x.grad, y.grad_fn.name()
+        (tensor(0.5), 'log1pexpBackward')
+    """
 
     kind = "vjp"
 
@@ -129,13 +184,54 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         self.bwd: Callable | None = None
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
-        """`fwd(*args) -> (output, residuals)`; `bwd(*nondiff, residuals, g) -> cotangents`,
-        a tuple with one entry per differentiable argument."""
+        """Set the rules: `fwd(*args) -> (output, residuals)`;
+        `bwd(*nondiff, residuals, g) -> cotangents`, a tuple with one entry per
+        differentiable argument (None: zero)."""
         self.fwd, self.bwd = fwd, bwd
 
 
 class custom_jvp(_Custom):  # noqa: N801 - JAX's name
-    """A function with a user-defined forward-mode derivative (see the module's contract)."""
+    """A function with a user-defined forward-mode derivative, with JAX's API.
+
+    Decorate the function, then give its rule with `defjvp` (usable as a decorator):
+    `rule(*nondiff, primals, tangents)` returns `(output, output_tangent)` and must be
+    linear in the tangents. The object is called like the function:
+
+    - in compiled code a call is one IR equation: forward mode (`jvp`, `jacfwd`) runs the
+      rule, and reverse mode (`grad`, `vjp`, `jacrev`) transposes it (it is linear in the
+      tangents); higher orders (`hessian`) differentiate the rule's code;
+    - on the eager tape (an argument is a `Tensor` that requires grad) the call records one
+      node, `<name>Backward`;
+    - on plain numbers and arrays outside compiled code it is the function.
+
+    It pickles by name, as a module-level function does, and so do its transformations.
+
+    Args:
+        fun: The function.
+        nondiff_argnums: Positions of arguments that get no derivative and are passed to
+            the rule first (`rule(*nondiff, primals, tangents)`), as JAX's.
+
+    Raises:
+        AdliteSyntaxError: In compiled code, at a call before `defjvp`, or for a rule whose
+            results have the wrong count or shapes.
+        AttributeError: On the eager tape, at a call before `defjvp`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import custom_jvp, grad, hessian, jvp
+        >>> @custom_jvp
+        ... def softplus(x):
+        ...     return np.log1p(np.exp(x))
+        >>> @softplus.defjvp
+        ... def softplus_jvp(primals, tangents):
+        ...     x, = primals
+        ...     t, = tangents
+        ...     return softplus(x), t / (1.0 + np.exp(-x))
+        >>> jvp(softplus, (0.0,), (2.0,))
+        (0.6931471805599453, 1.0)
+        >>> grad(softplus)(0.0), hessian(softplus)(0.0)
+        (0.5, 0.25)
+    """
 
     kind = "jvp"
 
@@ -144,14 +240,36 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         self.jvp_rule: Callable | None = None
 
     def defjvp(self, rule: Callable) -> Callable:
-        """`rule(*nondiff, primals, tangents) -> (output, output tangent)`; usable as a
-        decorator (returns `rule`)."""
+        """Set the rule: `rule(*nondiff, primals, tangents) -> (output, output tangent)`,
+        linear in the tangents; usable as a decorator (returns `rule`)."""
         self.jvp_rule = rule
         return rule
 
 
 def stop_gradient(x: Any) -> Any:
-    """`x`, through which no derivative flows (see the module's contract)."""
+    """Return `x`, through which no derivative flows, in every mode and order.
+
+    As JAX's `stop_gradient`: in compiled code the value is a constant for every
+    derivative (`grad`, `jvp`, `hessian`, ...). Works on numbers, arrays, tuples, lists and
+    dicts of them (a copy of each array, as compiled code makes one) and on the eager tape's
+    Tensors (`detach()`).
+
+    Args:
+        x: A number, an array, a `Tensor`, or tuples, lists and dicts of them.
+
+    Returns:
+        The value, with the structure of `x`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import grad, stop_gradient
+        >>> def f(x):
+        ...     return x * stop_gradient(x)
+        >>> grad(f)(3.0)  # d/dx of x * c, c = 3
+        3.0
+        >>> stop_gradient({"w": np.ones(2), "b": 0.5})
+        {'w': array([1., 1.]), 'b': 0.5}
+    """
     if isinstance(x, tuple | list):
         return type(x)(stop_gradient(v) for v in x)
     if isinstance(x, dict):

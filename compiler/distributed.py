@@ -54,11 +54,41 @@ from .api import Transformed, value_and_grad
 
 
 class WorkerSetupError(ImportError):
-    """adlite cannot be imported on some workers."""
+    """adlite cannot be imported on some workers.
+
+    Raised by `data_parallel_grad` before any task runs, naming the workers and their
+    import errors: install adlite (the client's version) in the workers' environment.
+
+    Examples:
+        >>> from adlite.compiler.distributed import WorkerSetupError
+        >>> issubclass(WorkerSetupError, ImportError)
+        True
+    """
 
 
 class TaskError(RuntimeError):
-    """The task of one shard failed on its worker."""
+    """The task of one shard failed on its worker.
+
+    The message names the task and the shard and repeats the worker's error, which is the
+    `__cause__`; `key` is the Dask key of the task and `shard` the shard's index. Nothing
+    is added when a task fails; the scattered shards are kept.
+
+    Examples:
+        >>> import numpy as np
+        >>> from dask.distributed import Client
+        >>> from adlite.compiler.distributed import TaskError, data_parallel_grad
+        >>> def checked(w, x):
+        ...     if x[0] < 0.0:
+        ...         raise ValueError("negative data")
+        ...     return np.sum(w * x)
+        >>> client = Client(processes=False, n_workers=1, dashboard_address=":0")
+        >>> try:
+        ...     data_parallel_grad(client, checked, 1.0, [np.ones(2), -np.ones(2)])
+        ... except TaskError as error:
+        ...     print(error.shard, repr(error.__cause__))
+        1 ValueError('negative data')
+        >>> client.close()
+    """
 
     def __init__(self, message: str, key: str, shard: int) -> None:
         super().__init__(message)
@@ -66,7 +96,17 @@ class TaskError(RuntimeError):
 
 
 class ShardLostError(TaskError):
-    """The data of one shard was lost with its worker and could not be sent again."""
+    """The data of one shard was lost with its worker and could not be sent again.
+
+    `data_parallel_grad` sends lost shards again from the client, up to `RESUBMISSIONS`
+    rounds; it raises this for a shard lost in every round, or one whose future was
+    scattered elsewhere (the client keeps no reference to send it again). A `TaskError`.
+
+    Examples:
+        >>> from adlite.compiler.distributed import ShardLostError, TaskError
+        >>> issubclass(ShardLostError, TaskError)
+        True
+    """
 
 
 RESUBMISSIONS = 3  # rounds of sending lost shards again
@@ -173,7 +213,30 @@ def _task(f: Callable) -> Transformed:
 
 
 def serial_grad(f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
-    """What `data_parallel_grad` computes, in this process: the same sums in the same order."""
+    """What `data_parallel_grad` computes, in this process: the same sums in the same order.
+
+    `(value, gradient)`: the sums over `shards` of `f(params, *shard)` and of its gradient
+    w.r.t. `params`, added in shard order, so the result is bit for bit that of
+    [`data_parallel_grad`][adlite.compiler.distributed.data_parallel_grad]. Needs no Dask.
+
+    Args:
+        f: The function, `f(params, *shard) -> float`: a Python function or a `jit` of one.
+        params: The parameters: an array, a float, or tuples, lists and dicts of them.
+        shards: The shards: each a tuple of the remaining arguments (an array alone stands
+            for a one-element tuple).
+
+    Returns:
+        `(value, gradient)`, the gradient with the structure of `params`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler.distributed import serial_grad
+        >>> def loss(w, x, y):
+        ...     return np.sum((x @ w - y) ** 2)
+        >>> x, y = np.arange(8.0).reshape(4, 2), np.ones(4)
+        >>> serial_grad(loss, np.array([1.0, 2.0]), [(x[:2], y[:2]), (x[2:], y[2:])])
+        (580.0, array([360., 440.]))
+    """
     task = _task(f.fn if isinstance(f, Transformed) else f)
     return _sum_in_order([task(params, *_as_arguments(s)) for s in shards])
 
@@ -201,9 +264,47 @@ def _parameter_names(f: Callable) -> list[str]:
 
 
 def scatter_shards(client, shards: Sequence[Any], f: Callable | None = None) -> list:
-    """The shards checked (see the module's docstring; `f` names their arguments in errors)
-    and scattered to `client`'s workers: Dask futures to pass to `data_parallel_grad` again
-    and again (the data stays on the workers)."""
+    """Check `shards` and scatter them to `client`'s workers once, for many gradients.
+
+    Returns Dask futures to pass to
+    [`data_parallel_grad`][adlite.compiler.distributed.data_parallel_grad] in place of the
+    shards, call after call: the data stays on the workers. The client keeps a reference
+    (not a copy) to each shard, to send it again if its worker dies.
+
+    Args:
+        client: A `dask.distributed.Client`.
+        shards: The shards: each a tuple of arguments after `params` (an array alone stands
+            for a one-element tuple).
+        f: The function, used only to name the arguments in error messages.
+
+    Returns:
+        One future per shard, in order.
+
+    Raises:
+        ValueError: For no shards, or a shard whose structure, dtypes or shapes differ from
+            the first shard's (shapes may differ along axis 0 only), naming the shard and
+            the argument.
+        TypeError: For a leaf of a shard that cannot be pickled, naming it.
+
+    Examples:
+        >>> import numpy as np
+        >>> from dask.distributed import Client
+        >>> from adlite.compiler.distributed import data_parallel_grad, scatter_shards
+        >>> def loss(w, x, y):
+        ...     return np.sum((x @ w - y) ** 2)
+        >>> x, y = np.arange(8.0).reshape(4, 2), np.ones(4)
+        >>> client = Client(processes=False, n_workers=1, dashboard_address=":0")
+        >>> futures = scatter_shards(client, [(x[:2], y[:2]), (x[2:], y[2:])], loss)
+        >>> for w in (np.array([1.0, 2.0]), np.array([0.0, 0.5])):
+        ...     print(data_parallel_grad(client, loss, w, futures))
+        (580.0, array([360., 440.]))
+        (9.0, array([44., 52.]))
+        >>> scatter_shards(client, [(x[:2], y[:2]), (x[2:], y[2:].astype(np.int64))], loss)
+        Traceback (most recent call last):
+        ...
+        ValueError: data_parallel_grad: shard 1, argument y: expected float64(None,) as in ...
+        >>> client.close()
+    """
     shards = [_as_arguments(s) for s in shards]
     if not shards:
         raise ValueError("data_parallel_grad: no shards")
@@ -246,9 +347,55 @@ def _cancelled(futures: Sequence) -> list[int]:
 
 
 def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) -> tuple:
-    """(sum of `f(params, *shard)`, sum of its gradients w.r.t. `params`) over `shards` (or
-    the futures `scatter_shards` made of them), one Dask task per shard on `client`'s
-    workers, added in shard order (see the module's docstring)."""
+    """Value and gradient of a sum over data shards, one Dask task per shard.
+
+    Returns `(value, gradient)`: the sum over the shards of `f(params, *shard)` (a float)
+    and of its gradient w.r.t. `params`, as `grad` gives it. Each shard becomes one task
+    running `value_and_grad(f)` on a worker (the transformation pickles as the function,
+    never as native code: a worker compiles once per signature, or loads the code from its
+    disk cache, and reuses it for every task of the function); one more task adds the
+    results in shard order, so the result is bit for bit
+    [`serial_grad`][adlite.compiler.distributed.serial_grad]'s. Nothing is added unless
+    every shard's task succeeded. A shard whose worker dies is sent again from the client
+    and its task submitted again (up to `RESUBMISSIONS` rounds), keeping the other shards'
+    results. Dask is an optional dependency (`pip install adlite[dask]`).
+
+    Args:
+        client: A `dask.distributed.Client`; its workers need adlite installed.
+        f: The function, `f(params, *shard) -> float`: a Python function or a `jit` of
+            one. Lambdas, closures and functions of `__main__` are sent by value (with
+            cloudpickle, which Dask brings).
+        params: The parameters: an array, a float, or tuples, lists and dicts of them.
+        shards: The shards (each a tuple of the remaining arguments; an array alone stands
+            for a one-element tuple), scattered by this call; or the futures
+            [`scatter_shards`][adlite.compiler.distributed.scatter_shards] returned, to
+            keep the data on the workers across calls.
+
+    Returns:
+        `(value, gradient)`, the gradient with the structure of `params`.
+
+    Raises:
+        WorkerSetupError: When adlite cannot be imported on some workers.
+        TypeError: For a function, `params` or a shard's leaf that cannot be pickled.
+        ValueError: For shards that differ in structure, dtypes or shapes (see
+            `scatter_shards`).
+        TaskError: When a shard's task fails on its worker (the worker's error is the
+            `__cause__`).
+        ShardLostError: When a shard's data is lost and cannot be sent again.
+
+    Examples:
+        >>> import numpy as np
+        >>> from dask.distributed import Client
+        >>> from adlite.compiler.distributed import data_parallel_grad
+        >>> def loss(w, x, y):
+        ...     return np.sum((x @ w - y) ** 2)
+        >>> x, y = np.arange(8.0).reshape(4, 2), np.ones(4)
+        >>> shards = [(x[:2], y[:2]), (x[2:], y[2:])]
+        >>> client = Client(processes=False, n_workers=1, dashboard_address=":0")
+        >>> data_parallel_grad(client, loss, np.array([1.0, 2.0]), shards)
+        (580.0, array([360., 440.]))
+        >>> client.close()
+    """
     from dask.distributed import Future
 
     if isinstance(f, Transformed):
@@ -305,5 +452,22 @@ def data_parallel_grad(client, f: Callable, params: Any, shards: Sequence[Any]) 
 
 
 def compilations(client) -> dict[str, dict[str, int]]:
-    """Per worker: how many signatures each transformation it received compiled."""
+    """Per worker: how many signatures each transformation it received compiled.
+
+    Returns:
+        `{worker address: {transformation: number of compilations}}`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from dask.distributed import Client
+        >>> from adlite.compiler.distributed import compilations, data_parallel_grad
+        >>> def weighted_sum(w, x):
+        ...     return np.sum(w * x)
+        >>> client = Client(processes=False, n_workers=1, dashboard_address=":0")
+        >>> for w in (1.0, 2.0):  # two shapes of shards: two signatures, compiled once each
+        ...     _ = data_parallel_grad(client, weighted_sum, w, [np.ones(2), np.ones(3)])
+        >>> [counts["value_and_grad(weighted_sum)"] for counts in compilations(client).values()]
+        [2]
+        >>> client.close()
+    """
     return client.run(pickling.compilations)

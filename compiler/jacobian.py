@@ -69,33 +69,179 @@ def _numbers(values: tuple) -> list:
 
 def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
-    """The Jacobian of `fn` w.r.t. argument(s) `wrt` by reverse mode (one backward sweep per
-    output element). `argnums` is JAX's name for
-    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    """Compile the Jacobian of `fn` by reverse mode: one backward sweep per output element.
+
+    The best choice when the results have fewer elements than the differentiated
+    arguments. The whole Jacobian is computed in one native call (the loop over the basis
+    vectors of the outputs runs inside the compiled code), compiled once per call signature
+    and cached, as [`jit`][adlite.compiler.jit] is; calls, `wrt` and the treatment of
+    arguments are [`grad`][adlite.compiler.grad]'s. The result works as a scipy callback
+    (`least_squares(r, x0, jac=jacrev(r))`).
+
+    Args:
+        fn: The function: its float results (a number, an array, or a structure of them) are
+            differentiated.
+        wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad]: a
+            position, a parameter name, or a tuple of them.
+        argnums: JAX's name for `wrt` (give one of them).
+        has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
+        per float result leaf `out` and argument `x`, an array of shape
+        `out.shape + x.shape` (a float when both are numbers), in the structure of the
+        result (and of a structured argument); a tuple of them for a tuple `wrt`, as JAX
+        lays them out. float64 unless both `out` and `x` are float32.
+
+    Raises:
+        TypeError: At a call, for a result that is not a float (an int, a bool), or a
+            differentiated int or bool array or compile-time value (naming it).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jacrev
+        >>> def f(x):
+        ...     return np.array([x[0] * x[1], np.sum(x ** 2)])
+        >>> jacrev(f)(np.array([1.0, 2.0, 3.0]))
+        array([[2., 1., 0.],
+               [2., 4., 6.]])
+        >>> def polar(r, theta):
+        ...     return np.array([r * np.cos(theta), r * np.sin(theta)])
+        >>> jacrev(polar, wrt=(0, 1))(2.0, 0.0)
+        (array([1., 0.]), array([0., 2.]))
+    """
     return Jacobian(fn, "jacrev", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
 def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
-    """The Jacobian of `fn` w.r.t. argument(s) `wrt` by forward mode (one tangent sweep per
-    input element). `argnums` is JAX's name for
-    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    """Compile the Jacobian of `fn` by forward mode: one tangent sweep per input element.
+
+    The best choice when the differentiated arguments have fewer elements than the
+    results. The whole Jacobian is computed in one native call (the loop over the basis
+    vectors of the inputs runs inside the compiled code), compiled once per call signature
+    and cached, as [`jit`][adlite.compiler.jit] is; calls, `wrt` and the treatment of
+    arguments are [`grad`][adlite.compiler.grad]'s.
+
+    Args:
+        fn: The function: its float results (a number, an array, or a structure of them) are
+            differentiated.
+        wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad]: a
+            position, a parameter name, or a tuple of them.
+        argnums: JAX's name for `wrt` (give one of them).
+        has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
+        per float result leaf `out` and argument `x`, an array of shape
+        `out.shape + x.shape` (a float when both are numbers), in the structure of the
+        result (and of a structured argument); a tuple of them for a tuple `wrt`, as JAX
+        lays them out. float64 unless both `out` and `x` are float32.
+
+    Raises:
+        TypeError: At a call, for a result that is not a float (an int, a bool), or a
+            differentiated int or bool array or compile-time value (naming it).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jacfwd
+        >>> def curve(t):
+        ...     return np.array([t, t ** 2, t ** 3])
+        >>> jacfwd(curve)(2.0)
+        array([ 1.,  4., 12.])
+        >>> def scale(x, k):
+        ...     return k * x, np.sum(x)
+        >>> jacfwd(scale, wrt="k", has_aux=True)(np.array([1.0, 2.0]), 3.0)
+        (array([1., 2.]), 3.0)
+    """
     return Jacobian(fn, "jacfwd", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
 def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
-    """The Jacobian of `fn` w.r.t. argument(s) `wrt`: forward mode when the arguments have
-    fewer elements than the results, else reverse mode. `argnums` is JAX's name for
-    `wrt`; with `has_aux`, `fn` returns `(output, aux)` and the call `(jacobian, aux)`."""
+    """Compile the Jacobian of `fn`, choosing forward or reverse mode per signature.
+
+    [`jacfwd`][adlite.compiler.jacfwd] when the differentiated arguments have fewer
+    elements in all than the float results, else [`jacrev`][adlite.compiler.jacrev]: the
+    choice is made from the shapes at the first call of each signature. Otherwise as those.
+    The result works as a scipy callback (`least_squares(r, x0, jac=jacobian(r))`).
+
+    Args:
+        fn: The function: its float results (a number, an array, or a structure of them) are
+            differentiated.
+        wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad]: a
+            position, a parameter name, or a tuple of them.
+        argnums: JAX's name for `wrt` (give one of them).
+        has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
+        per float result leaf `out` and argument `x`, an array of shape
+        `out.shape + x.shape` (a float when both are numbers), in the structure of the
+        result (and of a structured argument); a tuple of them for a tuple `wrt`, as JAX
+        lays them out. float64 unless both `out` and `x` are float32.
+
+    Raises:
+        TypeError: At a call, for a result that is not a float (an int, a bool), or a
+            differentiated int or bool array or compile-time value (naming it).
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jacobian
+        >>> def residuals(p, t, y):
+        ...     return p[0] * np.exp(p[1] * t) - y
+        >>> t, y = np.array([0.0, 1.0]), np.array([1.0, 2.0])
+        >>> jacobian(residuals)(np.array([1.0, 0.0]), t, y)
+        array([[1., 0.],
+               [1., 1.]])
+    """
     return Jacobian(fn, "jacobian", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
 def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
             backend: str = "llvm", checkpoint: object = None) -> Jacobian:
-    """The Hessian of a float-valued `fn` w.r.t. argument(s) `wrt` (`argnums`: JAX's name):
-    forward mode over the compiled gradient (`grad(fn, wrt)`), loops included; `checkpoint`
-    as for `grad`."""
+    """Compile the Hessian of a function with one float result (forward over reverse).
+
+    The Jacobian, by forward mode, of the compiled gradient `grad(fn, wrt)`: loops
+    included, in one native call per evaluation, compiled once per call signature and
+    cached. For an argument `x` the Hessian is an array of shape `x.shape + x.shape` (a
+    float for a number); with a tuple `wrt`, a tuple of tuples whose `H[i][j]` is the block
+    of arguments `wrt[i]` and `wrt[j]`, as JAX's. It works as scipy's callback
+    (`minimize(f, x0, jac=grad(f), hess=hessian(f), method="trust-exact")`). For
+    Hessian-vector products without the whole matrix use
+    `jvp(grad(f), (x,), (v,))` (see [`jvp`][adlite.compiler.jvp]).
+
+    Args:
+        fn: The function, returning one float.
+        wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad].
+        argnums: JAX's name for `wrt` (give one of them).
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        checkpoint: How the gradient's loops keep their tape, as for
+            [`grad`][adlite.compiler.grad].
+
+    Returns:
+        A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Hessian.
+
+    Raises:
+        ValueError: When made, for a `checkpoint` it cannot take.
+        TypeError: At a call, as for [`grad`][adlite.compiler.grad].
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import hessian
+        >>> def f(x):
+        ...     return np.sum(x ** 3) + x[0] * x[1]
+        >>> hessian(f)(np.array([1.0, 2.0]))
+        array([[ 6.,  1.],
+               [ 1., 12.]])
+        >>> def g(a, b):
+        ...     return a * a * b
+        >>> hessian(g, wrt=(0, 1))(2.0, 3.0)
+        ((6.0, 4.0), (4.0, 0.0))
+    """
     wrt = wrt_or_argnums(wrt, argnums)
     return Jacobian(grad(fn, wrt, backend=backend, checkpoint=checkpoint), "hessian", wrt,
                     backend)

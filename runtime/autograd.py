@@ -60,7 +60,36 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list) -> list[Tensor]:
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> None:
-    """Accumulate the gradients of `tensors` into the `.grad` of the leaves."""
+    """Accumulate the gradients of `tensors` into the `.grad` of the leaves (PyTorch's).
+
+    The sum of the vector-Jacobian products of `tensors` (each weighted by its entry of
+    `grad_tensors`) is added to the `.grad` of every leaf that requires grad, or of
+    `inputs` only. [`Tensor.backward`][adlite.runtime.tensor.Tensor.backward] is this
+    function for one tensor.
+
+    Args:
+        tensors: A tensor or a sequence of tensors that require grad.
+        grad_tensors: Their cotangents (one per tensor; None for a one-element tensor,
+            which then gets 1).
+        retain_graph: Keep the graph's saved values for another backward; default
+            `create_graph`.
+        create_graph: Record the backward pass, for higher-order derivatives.
+        inputs: Accumulate into these tensors only.
+
+    Raises:
+        RuntimeError: For a tensor that does not require grad, a missing cotangent of a
+            tensor of several elements, a cotangent of another shape, or a graph already
+            freed.
+        TypeError: For an element of `tensors` that is not a Tensor.
+
+    Examples:
+        >>> from adlite.runtime import autograd, tensor
+        >>> a = tensor(1.0, requires_grad=True)
+        >>> b = tensor(2.0, requires_grad=True)
+        >>> autograd.backward([a * b, a + b])
+        >>> a.grad, b.grad
+        (tensor(3.), tensor(2.))
+    """
     outputs = _as_list(tensors)
     grads = _root_grads(outputs, _as_list(grad_tensors))
     retain = create_graph if retain_graph is None else retain_graph
@@ -79,7 +108,37 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, allow_unused: bool = False) -> tuple[Tensor | None, ...]:
-    """Gradients of `outputs` w.r.t. each of `inputs` (None only when `allow_unused`)."""
+    """Gradients of `outputs` w.r.t. each of `inputs`, returned instead of accumulated.
+
+    PyTorch's `torch.autograd.grad`: no `.grad` is touched. With `create_graph` the
+    gradients are recorded, so they can be differentiated again (higher orders);
+    otherwise they are detached.
+
+    Args:
+        outputs: A tensor or a sequence of tensors to differentiate.
+        inputs: A tensor or a sequence of tensors that require grad.
+        grad_outputs: The cotangents of `outputs` (None for one-element outputs).
+        retain_graph: Keep the graph for another backward; default `create_graph`.
+        create_graph: Record the computation of the gradients.
+        allow_unused: Return None for an input the outputs do not depend on, instead of
+            raising.
+
+    Returns:
+        A tuple with one gradient per input (None only when `allow_unused`).
+
+    Raises:
+        RuntimeError: For an input that does not require grad, or one the outputs do not
+            use (without `allow_unused`), and as [`backward`][adlite.runtime.autograd.backward].
+
+    Examples:
+        >>> from adlite.runtime import autograd, tensor
+        >>> x = tensor(1.0, requires_grad=True)
+        >>> y = x ** 3
+        >>> dy, = autograd.grad(y, x, create_graph=True)
+        >>> d2y, = autograd.grad(dy, x)
+        >>> dy, d2y, x.grad is None
+        (tensor(3., grad_fn=<MulBackward0>), tensor(6.), True)
+    """
     outs, ins = _as_list(outputs), _as_list(inputs)
     for i, t in enumerate(ins):
         if not isinstance(t, Tensor) or not t.requires_grad:
@@ -98,7 +157,31 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
 
 class FunctionCtx:
-    """The `ctx` of a custom Function: saved tensors and flags shared by forward/backward."""
+    """The `ctx` of a custom `Function`: what `forward` passes on to `backward`.
+
+    `ctx.save_for_backward(*tensors)` keeps tensors for `backward`, which reads them as
+    `ctx.saved_tensors` (checked against in-place changes by their version counters, as in
+    PyTorch); `ctx.needs_input_grad` tells, per argument of `apply`, whether it needs a
+    gradient; `ctx.mark_non_differentiable(*outputs)` marks outputs that get none. Other
+    attributes can be set on `ctx` freely.
+
+    Examples:
+        >>> from adlite.runtime import Function, tensor
+        >>> class Scale(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, k):
+        ...         ctx.k = k
+        ...         return x * k
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         print("needs_input_grad:", ctx.needs_input_grad)
+        ...         return g * ctx.k, None
+        >>> x = tensor([1.0, 2.0], requires_grad=True)
+        >>> Scale.apply(x, 3.0).sum().backward()
+        needs_input_grad: (True, False)
+        >>> x.grad
+        tensor([3., 3.])
+    """
 
     def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
         self.needs_input_grad = needs_input_grad
@@ -107,31 +190,73 @@ class FunctionCtx:
         self._non_differentiable: set[int] = set()
 
     def save_for_backward(self, *tensors: Tensor) -> None:
+        """Keep `tensors` for `backward` (read them as `saved_tensors`)."""
         self._to_save = tensors
 
     @property
     def saved_tensors(self) -> tuple[Tensor, ...]:
+        """The tensors given to `save_for_backward`; RuntimeError if one was changed in
+        place since, or the graph was freed."""
         if self._node is None:
             return self._to_save
         return tuple(self._node.saved())
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Mark outputs of `forward` as not differentiable (they get no `grad_fn`)."""
         self._non_differentiable.update(id(t) for t in tensors)
 
 
 class Function:
-    """Base class of user-defined differentiable operations (see module docstring)."""
+    """Base class of user-defined differentiable operations, as `torch.autograd.Function`.
+
+    Subclass it with two static methods: `forward(ctx, *args)` computes the outputs (run
+    with recording off; it may use numpy and Tensor operations alike) and
+    `backward(ctx, *grads)` returns one gradient per argument of `forward` (None for one
+    that needs none), given one gradient per output. Call it with `apply`; the outputs get
+    one backward node named `<ClassName>Backward`. With `create_graph`, the operations of
+    `backward` are recorded like any others, so a `backward` written with Tensor
+    operations can be differentiated again.
+
+    Raises:
+        RuntimeError: At backward, when `backward` returns a number of gradients other
+            than the number of arguments, or a gradient of the wrong shape.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import Function, tensor
+        >>> class Exp(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = np.exp(x)
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         y, = ctx.saved_tensors
+        ...         return g * y
+        >>> x = tensor([0.0, 1.0], requires_grad=True)
+        >>> y = Exp.apply(x)
+        >>> y
+        tensor([1.        , 2.71828183], grad_fn=<ExpBackward>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([1.        , 2.71828183])
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        """The outputs of the operation (a tensor or a tuple); subclasses define it."""
         raise NotImplementedError("a Function subclass must implement forward(ctx, ...)")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        """One gradient per argument of `forward` (a tuple when several; None: no
+        gradient), given one gradient per output; subclasses define it."""
         raise NotImplementedError("a Function subclass must implement backward(ctx, ...)")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run `forward` on `args` and record one backward node for its outputs."""
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
         with no_grad():

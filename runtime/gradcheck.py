@@ -20,7 +20,21 @@ from .tensor import Tensor
 
 
 class GradcheckError(AssertionError):
-    """Analytic and numerical directional derivatives disagree."""
+    """Analytic and numerical directional derivatives disagree (raised by `gradcheck`).
+
+    An `AssertionError`, so test frameworks report it as a failed check.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import GradcheckError, gradcheck
+        >>> def wrong(x):  # the gradient through x.detach() is cut
+        ...     return (x * x.detach()).sum()
+        >>> try:
+        ...     gradcheck(wrong, [np.array([1.0, 2.0])], order=1)
+        ... except GradcheckError as error:
+        ...     print(str(error)[:42])
+        order-1 directional derivative mismatch: a
+    """
 
 
 def _directional_grad(fn, inputs, v, u, create_graph):
@@ -46,7 +60,38 @@ def _along(fn, arrays, u, v, step: float) -> float:
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *,
               order: int = 2, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-8,
               seed: int = 0, directions: int = 2) -> bool:
-    """Check `fn`'s reverse-mode derivatives of order 1..`order` against finite differences."""
+    """Check `fn`'s reverse-mode derivatives of order 1..`order` against finite differences.
+
+    For random directions `u` in the inputs and random cotangents `v` of the output (drawn
+    from `seed`), compares `<v, J u>` from the tape (`autograd.grad`) with central finite
+    differences of `<v, fn(x + h u)>`; order 2 checks the same on the first derivative
+    recorded with `create_graph=True`, and so on. One directional derivative per direction
+    checks every input at once, where PyTorch's `gradcheck` builds whole Jacobians.
+
+    Args:
+        fn: A function of tensors returning one tensor.
+        inputs: The point: one float64 array (or number) per argument of `fn`.
+        order: The highest order of derivatives checked.
+        eps: The finite-difference step (multiplied by 10 per order).
+        rtol: Relative tolerance (multiplied by 10 per order).
+        atol: Absolute tolerance (multiplied by 10 per order).
+        seed: Seed of the random directions and cotangents.
+        directions: How many random directions to check at order 1.
+
+    Returns:
+        True when every check passes.
+
+    Raises:
+        GradcheckError: With both numbers, at the first mismatch.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import gradcheck
+        >>> def f(x, y):
+        ...     return (np.tanh(x) * y).sum()
+        >>> gradcheck(f, [np.array([0.1, -0.2]), np.array([1.0, 2.0])])
+        True
+    """
     rng = np.random.default_rng(seed)
     arrays = [np.asarray(x, dtype=np.float64) for x in inputs]
     for _ in range(directions):

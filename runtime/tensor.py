@@ -52,7 +52,25 @@ NUMBER_CONVERSION_MESSAGE = (
 
 
 class NumberConversionWarning(UserWarning):
-    """A tensor that requires grad was converted to a Python float, cutting its gradient."""
+    """A tensor that requires grad was converted to a Python float, cutting its gradient.
+
+    Warned (at the user's line, once per call site under Python's default filters) by
+    `float(t)`, and so by `math.exp(t)` and other functions that convert their argument,
+    while grad mode is on: the result is a constant for the tape, as in PyTorch, where
+    the conversion is silent. `t.item()`, `int(t)` and `bool(t)` never warn.
+
+    Examples:
+        >>> import warnings
+        >>> from adlite.runtime import NumberConversionWarning, tensor
+        >>> t = tensor(1.5, requires_grad=True)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     value = float(t)
+        >>> value, caught[0].category is NumberConversionWarning
+        (1.5, True)
+        >>> t.item()  # an explicit conversion: no warning
+        1.5
+    """
 
 
 def _check_differentiable_dtype(dtype: np.dtype) -> None:
@@ -64,7 +82,49 @@ def _check_differentiable_dtype(dtype: np.dtype) -> None:
 
 
 class Tensor:
-    """An n-dimensional array that records the operations applied to it."""
+    """An n-dimensional array that records the operations applied to it (PyTorch's autograd).
+
+    A Tensor holds a numpy array (`data`) and, when it requires grad, the backward node
+    that made it (`grad_fn`). Operations on tensors that require grad are recorded while
+    grad mode is on ([`no_grad`][adlite.runtime.grad_mode.no_grad] turns it off), building
+    the graph that [`backward`][adlite.runtime.tensor.Tensor.backward] runs backwards; the
+    graph is made anew by every run of the code (define-by-run), so Python control flow
+    needs nothing special. Operators, methods and numpy functions (`np.sin(t)`,
+    `np.sum(t)`, `a @ t`, indexing) dispatch to `adlite.runtime.functional`, so functions
+    written with numpy run on tensors unchanged.
+
+    `requires_grad`, `grad`, `grad_fn`, `is_leaf`, `retain_grad()`, `backward()`,
+    `detach()` and in-place operations (`add_`, `mul_`, `+=`, `x[i] = v`, `zero_()`, with
+    version counters) follow PyTorch's semantics and raise PyTorch's errors. The
+    differences are deliberate: floating tensors default to float64 (numpy's default), not
+    float32; results of operations never share storage with their inputs (only `detach()`
+    and `from_numpy()` alias, sharing the version counter); `size` is numpy's element count
+    (`numel()` also works); converting a tensor that requires grad to an array
+    (`np.asarray(t)`) raises.
+
+    Args:
+        data: The values: a number, a nested list, an array or a Tensor (copied).
+        requires_grad: Record operations on this tensor for `backward` (floating dtypes
+            only).
+        dtype: The numpy dtype; default numpy's choice for `data` (float64 for floats).
+
+    Raises:
+        RuntimeError: For `requires_grad=True` on a tensor that is not floating.
+        TypeError: For data numpy cannot make a number array of.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import Tensor, tensor
+        >>> x = tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = np.sum(np.sin(x) * x)  # numpy functions record on the tape
+        >>> y
+        tensor(3.08342586, grad_fn=<SumBackward1>)
+        >>> y.backward()
+        >>> x.grad
+        tensor([ 1.38177329,  0.07700375, -2.82885748])
+        >>> Tensor([1, 2]), Tensor([1.0], dtype=np.float32)
+        (tensor([1, 2]), tensor([1.], dtype=float32))
+    """
 
     __array_priority__ = 1000
 
@@ -98,6 +158,21 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for `backward`.
+
+        Settable on leaves only (PyTorch's RuntimeError otherwise), and to True only for
+        floating dtypes. A result requires grad when one of its inputs does and grad mode
+        is on.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor([1.0, 2.0])
+            >>> x.requires_grad
+            False
+            >>> x.requires_grad = True
+            >>> (x * 2).requires_grad
+            True
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -112,15 +187,52 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set `requires_grad` in place and return this tensor (PyTorch's).
+
+        Examples:
+            >>> from adlite.runtime import zeros
+            >>> zeros(2).requires_grad_()
+            tensor([0., 0.], requires_grad=True)
+        """
         self.requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self) -> bool:
+        """Whether no recorded operation made this tensor (`grad_fn` is None).
+
+        `backward` fills the `.grad` of leaves that require grad; other tensors keep one
+        only after `retain_grad()`.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor(2.0, requires_grad=True)
+            >>> x.is_leaf, (x * 3).is_leaf
+            (True, False)
+        """
         return self.grad_fn is None
 
     @property
     def grad(self) -> Tensor | None:
+        """The gradient `backward` accumulated into this tensor, or None.
+
+        Gradients accumulate (`+=`) over calls of `backward`, as in PyTorch: clear them
+        with `x.grad = None` or an optimizer's `zero_grad()`. Reading it on a tensor that
+        is not a leaf and does not retain its gradient warns (PyTorch's UserWarning) and
+        gives None. Assigning a value of another shape raises RuntimeError.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor(3.0, requires_grad=True)
+            >>> print(x.grad)
+            None
+            >>> (x * x).backward()
+            >>> x.grad
+            tensor(6.)
+            >>> (x * x).backward()
+            >>> x.grad  # accumulated
+            tensor(12.)
+        """
         if not self.is_leaf and not self.retains_grad:
             warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
@@ -135,7 +247,20 @@ class Tensor:
         self._grad = value
 
     def retain_grad(self) -> None:
-        """Keep `.grad` of this non-leaf tensor after backward (no-op on leaves)."""
+        """Keep `.grad` of this non-leaf tensor after backward (no-op on leaves).
+
+        Raises:
+            RuntimeError: When the tensor does not require grad.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor([1.0, 2.0], requires_grad=True)
+            >>> h = x * 3.0
+            >>> h.retain_grad()
+            >>> (h * h).sum().backward()
+            >>> h.grad, x.grad
+            (tensor([ 6., 12.]), tensor([18., 36.]))
+        """
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.is_leaf:
@@ -159,14 +284,63 @@ class Tensor:
 
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's `.grad` (see `autograd.backward`)."""
+        """Accumulate the gradient of this tensor into the `.grad` of the leaves (PyTorch's).
+
+        Runs the recorded graph backwards from this tensor and adds d(self)/d(leaf),
+        weighted by `gradient`, to the `.grad` of every leaf that requires grad (or only of
+        `inputs`). The graph's saved values are freed afterwards unless `retain_graph`; a
+        second `backward` through a freed graph raises. With `create_graph` the backward
+        computation is itself recorded, so the gradients can be differentiated again.
+
+        Args:
+            gradient: The cotangent of this tensor (a tensor or array of its shape);
+                optional for a one-element tensor (then 1).
+            retain_graph: Keep the graph for another backward; default `create_graph`.
+            create_graph: Record the backward pass (higher-order derivatives).
+            inputs: Accumulate into these tensors only.
+
+        Raises:
+            RuntimeError: When this tensor does not require grad, `gradient` is missing for
+                a tensor of several elements or has another shape, the graph was freed, or
+                a value saved for backward was changed in place since.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x ** 2
+            >>> y.backward(tensor([1.0, 10.0]))
+            >>> x.grad
+            tensor([ 2., 40.])
+
+            Second derivatives, with `create_graph`:
+
+            >>> t = tensor(2.0, requires_grad=True)
+            >>> cube = t ** 3
+            >>> cube.backward(create_graph=True)
+            >>> first = t.grad
+            >>> t.grad = None
+            >>> first.backward()
+            >>> first, t.grad
+            (tensor(12., grad_fn=<MulBackward0>), tensor(12.))
+        """
         from .autograd import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
                  inputs=inputs)
 
     def detach(self) -> Tensor:
-        """A tensor sharing storage and version counter, cut from the graph."""
+        """A tensor sharing storage and version counter, cut from the graph.
+
+        The result does not require grad; in-place changes to it are seen by this tensor
+        (and by backward's checks of saved values), as in PyTorch.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> x = tensor([1.0, 2.0], requires_grad=True)
+            >>> d = (x * 2).detach()
+            >>> d, d.requires_grad
+            (tensor([2., 4.]), False)
+        """
         return Tensor._wrap(self.data, self._version)
 
     def detach_(self) -> Tensor:
@@ -177,6 +351,19 @@ class Tensor:
     # ---- conversion -----------------------------------------------------------------------------
 
     def numpy(self) -> np.ndarray:
+        """The numpy array holding the values (shared, not copied).
+
+        Raises:
+            RuntimeError: When the tensor requires grad (use `detach().numpy()`), as in
+                PyTorch.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> tensor([1.0, 2.0]).numpy()
+            array([1., 2.])
+            >>> tensor([1.0], requires_grad=True).detach().numpy()
+            array([1.])
+        """
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -189,6 +376,16 @@ class Tensor:
         return array if dtype is None else array.astype(dtype, copy=bool(copy))
 
     def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number (a constant for the tape).
+
+        Raises:
+            RuntimeError: When the tensor has more than one element.
+
+        Examples:
+            >>> from adlite.runtime import tensor
+            >>> tensor([2.5], requires_grad=True).item()
+            2.5
+        """
         if self.data.size != 1:
             raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
                                "to Scalar")
@@ -475,38 +672,116 @@ def _factory(array: np.ndarray, requires_grad: bool) -> Tensor:
 
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new leaf tensor holding a copy of `data` (floats default to float64)."""
+    """A new leaf tensor holding a copy of `data` (floats default to float64).
+
+    Args:
+        data: A number, a nested list, an array or a Tensor.
+        dtype: The numpy dtype; default numpy's choice (float64 for floats, int64 for ints).
+        requires_grad: Record operations on it for `backward` (floating dtypes only).
+
+    Returns:
+        The tensor.
+
+    Raises:
+        RuntimeError: For `requires_grad=True` with a dtype that is not floating.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import tensor
+        >>> tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        tensor([[1., 2.],
+                [3., 4.]], requires_grad=True)
+        >>> tensor(3), tensor([0.5], dtype=np.float32)
+        (tensor(3), tensor([0.5], dtype=float32))
+    """
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing `array`'s storage."""
+    """A tensor sharing `array`'s storage: changes to one are seen by the other.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import from_numpy
+        >>> a = np.array([1.0, 2.0])
+        >>> t = from_numpy(a)
+        >>> a[0] = 5.0
+        >>> t
+        tensor([5., 2.])
+    """
     return Tensor._wrap(array)
 
 
 def zeros(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of zeros; the shape as separate ints or one tuple.
+
+    Examples:
+        >>> from adlite.runtime import zeros
+        >>> zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+        >>> zeros((2,), requires_grad=True)
+        tensor([0., 0.], requires_grad=True)
+    """
     return _factory(np.zeros(_shape(shape), dtype=dtype), requires_grad)
 
 
 def ones(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of ones; the shape as separate ints or one tuple.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import ones
+        >>> ones(3), ones((1, 2), dtype=np.float32)
+        (tensor([1., 1., 1.]), tensor([[1., 1.]], dtype=float32))
+    """
     return _factory(np.ones(_shape(shape), dtype=dtype), requires_grad)
 
 
 def full(shape: Any, value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of `shape` filled with `value` (numpy's `full`).
+
+    Examples:
+        >>> from adlite.runtime import full
+        >>> full((2, 2), 7.0)
+        tensor([[7., 7.],
+                [7., 7.]])
+    """
     return _factory(np.full(shape, value, dtype=dtype), requires_grad)
 
 
 def zeros_like(t: Any, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of zeros with the shape and dtype of `t` (a Tensor or an array).
+
+    Examples:
+        >>> from adlite.runtime import tensor, zeros_like
+        >>> zeros_like(tensor([[1.0, 2.0]], requires_grad=True))
+        tensor([[0., 0.]])
+    """
     return _factory(np.zeros_like(np.asarray(t.data if isinstance(t, Tensor) else t)),
                     requires_grad)
 
 
 def ones_like(t: Any, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of ones with the shape and dtype of `t` (a Tensor or an array).
+
+    Examples:
+        >>> from adlite.runtime import ones_like, tensor
+        >>> ones_like(tensor([1, 2, 3]))
+        tensor([1, 1, 1])
+    """
     return _factory(np.ones_like(np.asarray(t.data if isinstance(t, Tensor) else t)),
                     requires_grad)
 
 
 def arange(*args: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of evenly spaced values (numpy's `arange(start, stop, step)`).
+
+    Examples:
+        >>> from adlite.runtime import arange
+        >>> arange(4), arange(0.0, 1.0, 0.25)
+        (tensor([0, 1, 2, 3]), tensor([0.  , 0.25, 0.5 , 0.75]))
+    """
     return _factory(np.arange(*args, dtype=dtype), requires_grad)
 
 
@@ -514,16 +789,42 @@ _rng = np.random.default_rng(0)
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the generator behind `randn` / `rand`."""
+    """Seed the generator behind `randn` / `rand` (numpy's `default_rng(seed)`).
+
+    Examples:
+        >>> from adlite.runtime import manual_seed, randn
+        >>> manual_seed(0)
+        >>> first = randn(3)
+        >>> manual_seed(0)
+        >>> randn(3).tolist() == first.tolist()
+        True
+    """
     global _rng
     _rng = np.random.default_rng(seed)
 
 
 def randn(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of standard normal samples (see `manual_seed`).
+
+    Examples:
+        >>> from adlite.runtime import manual_seed, randn
+        >>> manual_seed(0)
+        >>> randn(2, 2)
+        tensor([[ 0.12573022, -0.13210486],
+                [ 0.64042265,  0.10490012]])
+    """
     return _factory(_rng.standard_normal(_shape(shape)).astype(dtype), requires_grad)
 
 
 def rand(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor of samples uniform in [0, 1) (see `manual_seed`).
+
+    Examples:
+        >>> from adlite.runtime import manual_seed, rand
+        >>> manual_seed(0)
+        >>> rand(3)
+        tensor([0.63696169, 0.26978671, 0.04097352])
+    """
     return _factory(_rng.random(_shape(shape)).astype(dtype), requires_grad)
 
 

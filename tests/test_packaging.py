@@ -1,4 +1,5 @@
-"""The wheel holds every module of the source tree, under the names the code imports."""
+"""The wheel holds every module of the source tree, under the names the code imports, and
+the `py.typed` markers."""
 
 import importlib.util
 import sys
@@ -28,5 +29,7 @@ def test_the_wheel_holds_every_module_of_the_tree(tmp_path):
     tree = sorted(f"adlite/{path.relative_to(ROOT).as_posix()}" for root in SOURCES
                   for path in (ROOT / root).rglob("*.py") if "__pycache__" not in path.parts)
     assert shipped == tree
+    # PEP 561: each package is typed (setuptools ships py.typed as package data by default)
+    assert {f"adlite/{root}/py.typed" for root in SOURCES} <= set(names)
     assert b"License-Expression: MIT" in metadata
     assert b"adlite = adlite.compiler.cli:main" in entry_points

@@ -49,7 +49,8 @@ Axes = int | None | Sequence[int | None]
 
 
 class Batched:
-    """`vmap` of `fn`: its graph per signature (`ir_for`), compiled through `jit`."""
+    """What [`vmap`][adlite.compiler.batching.vmap.vmap] returns: `vmap` of `fn`, its graph
+    per signature (`ir_for`), compiled through `jit`."""
 
     def __init__(self, fn: Callable, in_axes: Axes = 0, out_axes: Axes = 0,
                  backend: str = "llvm") -> None:
@@ -76,6 +77,7 @@ class Batched:
 
     @property
     def compile_count(self) -> int:
+        """How many signatures were compiled (as `Transformed.compile_count`)."""
         return self.compiled.compile_count
 
     def ir_for(self, types: Sequence[Tree]) -> tuple[Graph, Tree]:
@@ -204,7 +206,102 @@ def _parameters(fn: Callable) -> tuple[str, ...] | None:
 
 def vmap(fn: Callable, in_axes: Axes = 0, out_axes: Axes = 0, *,
          backend: str = "llvm") -> Batched:
-    """`fn` mapped over a batch: see the module docstring."""
+    """Vectorise a function of one example into a function of a batch of examples.
+
+    `vmap(f, in_axes, out_axes)(*args)` is `f` applied to each example of a batch: for every
+    index i, `f` of example i of each batched argument (its slice at i along its batch axis)
+    and of the unbatched arguments as given, with the results stacked along `out_axes`. It
+    equals a Python loop over the examples, except that batched int arithmetic wraps as
+    numpy arrays do (instead of raising `OverflowError`), and each `print` or check runs for
+    every example before the next statement runs.
+
+    Like JAX's `vmap`, it transforms the whole function rather than calling it per example:
+    adlite batches `f`'s IR (each primitive by its batching rule: elementwise operations,
+    reductions, shape operations, matrix products, gathers and scatters); a primitive
+    without a rule (linear algebra, sorting, checks) runs once per example inside the
+    compiled code. Loops and branches whose condition is the same for every example stay
+    one batched loop; conditions that differ per example run masked (both arms, then a
+    select; a loop runs while any example is active) when nothing inside can raise, per
+    example otherwise, so per-example trip counts work, also in per-example gradients.
+
+    The result is compiled like [`jit`][adlite.compiler.jit] (once per call signature,
+    cached) and composes: `f` may be a transformation (`vmap(grad(loss))` gives
+    per-example gradients, `vmap(vmap(f))` batches twice), and `jit(vmap(f))`, `grad` of a
+    function calling a `vmap`, or a `vmap` called from compiled code work. Results have
+    the structure `f` returns (tuples, lists, dicts, named tuples), each leaf batched.
+    Writes of `f` into its argument arrays are not written back into the caller's arrays.
+    A `vmap` pickles as `(f, in_axes, out_axes, backend)`.
+
+    Args:
+        fn: The function of one example: a Python function or an adlite transformation.
+        in_axes: Where each argument's batch axis is: an int (every argument batched along
+            that axis; negative counts from the end), None (not batched: passed as given to
+            every example), or a tuple or list with one int or None per parameter of `fn`
+            (an int applies to every number or array inside a tuple, list or dict argument).
+            Batched arguments are arrays, and every batch axis has the same length.
+        out_axes: Where the batch axis goes in each output: an int or None for every output
+            leaf, or a tuple or list with one per output leaf (flat, in order); None only
+            for an output that does not depend on the batch.
+        backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+
+    Returns:
+        A callable taking the batched arguments (a `Batched`, with `compile_count` as
+        [`Transformed`][adlite.compiler.api.Transformed] has).
+
+    Raises:
+        ValueError: Naming the argument: `in_axes` or `out_axes` of the wrong type or
+            length (when made), and at a call an axis outside an argument's dimensions, a
+            batched number or compile-time value, batch axes of different lengths, no
+            batched argument, or a batched output at `out_axes` None.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import grad, vmap
+        >>> def loss(w, x, y):
+        ...     return (np.dot(x, w) - y) ** 2
+        >>> w = np.array([1.0, -1.0])
+        >>> xs = np.array([[1.0, 2.0], [3.0, 4.0], [2.0, 1.0]])
+        >>> ys = np.array([0.0, 1.0, 2.0])
+        >>> vmap(loss, in_axes=(None, 0, 0))(w, xs, ys)
+        array([1., 4., 1.])
+
+        Per-example gradients:
+
+        >>> vmap(grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
+        array([[ -2.,  -4.],
+               [-12., -16.],
+               [ -4.,  -2.]])
+
+        A batch along axis 1 (columns), and one put last in the result:
+
+        >>> def total(x):
+        ...     return np.sum(x)
+        >>> vmap(total, in_axes=1)(np.arange(6.0).reshape(2, 3))
+        array([3., 5., 7.])
+        >>> def scaled(x):
+        ...     return x * np.array([1.0, 10.0])
+        >>> vmap(scaled, out_axes=1)(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        array([[ 1.,  3.,  5.],
+               [20., 40., 60.]])
+
+        A trip count that differs per example:
+
+        >>> def doublings(x):
+        ...     n = 0
+        ...     while x < 100.0:
+        ...         x = x * 2.0
+        ...         n += 1
+        ...     return n
+        >>> vmap(doublings)(np.array([1.0, 30.0, 200.0]))
+        array([7, 2, 0])
+
+        Mismatched batches are refused, naming the arguments:
+
+        >>> vmap(loss, in_axes=(None, 0, 0))(w, xs, ys[:2])
+        Traceback (most recent call last):
+        ...
+        ValueError: vmap(loss): argument 'y' has batch size 2 along axis 0, argument 'x' 3 ...
+    """
     return Batched(fn, in_axes, out_axes, backend)
 
 
