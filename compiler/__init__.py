@@ -21,9 +21,16 @@ from . import ad, primitives  # noqa: F401  (fill the primitive table before any
 from .api import grad, jit, jvp, show, value_and_grad, vjp
 from .batching import vmap
 from .custom import custom_jvp, custom_vjp, stop_gradient
-from .errors import AdliteError, AdliteSourceError, AdliteSyntaxError
+from .errors import (
+    AdliteError,
+    AdliteSourceError,
+    AdliteSyntaxError,
+    AdliteTypeError,
+    AdliteValueError,
+)
 from .jacobian import hessian, jacfwd, jacobian, jacrev
 
-__all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "custom_jvp", "custom_vjp",
-           "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "show", "stop_gradient",
-           "value_and_grad", "vjp", "vmap"]
+__all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "AdliteTypeError",
+           "AdliteValueError", "custom_jvp", "custom_vjp", "grad", "hessian", "jacfwd",
+           "jacobian", "jacrev", "jit", "jvp", "show", "stop_gradient", "value_and_grad", "vjp",
+           "vmap"]

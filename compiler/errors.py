@@ -7,6 +7,10 @@ caret under the construct, and suggests a fix:
         ys = [y * 2 for y in xs]
              ^
     hint: write the loop out with `for`, or use numpy operations on arrays
+
+Where numpy would raise for the arguments of a call, and the compiler sees it from their
+types and shapes, `AdliteTypeError` / `AdliteValueError` report it the same way and are also
+numpy's exception type (`except TypeError` catches them as it catches numpy's).
 """
 
 from __future__ import annotations
@@ -33,3 +37,11 @@ class AdliteSyntaxError(AdliteError):
         if hint:
             text += f"\nhint: {hint}"
         super().__init__(text)
+
+
+class AdliteTypeError(AdliteSyntaxError, TypeError):
+    """numpy's TypeError for the arguments of a call, found while compiling."""
+
+
+class AdliteValueError(AdliteSyntaxError, ValueError):
+    """numpy's ValueError for the arguments of a call, found while compiling."""

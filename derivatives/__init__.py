@@ -56,9 +56,10 @@ from .vocabulary import (
     jvp,
     reduction_jvp,
     reduction_vjp,
+    supports,
     vjp,
 )
 
 __all__ = ["FORMULAS", "MINUS_ONE", "ONE", "Bilinear", "Cast", "Formula", "Linear", "Mask",
            "Matrix", "Ops", "Reduction", "bilinear_jvp", "composites", "jvp", "reduction_jvp",
-           "reduction_vjp", "takes_first", "vjp"]
+           "reduction_vjp", "supports", "takes_first", "vjp"]

@@ -29,6 +29,10 @@ message, which each side reports its own way.
 - `meshgrid(xs, indexing)`: `np.meshgrid` of vectors (a tuple, each broadcast along the
   other axes; 'xy' swaps the first two); `pad_widths(pad_width, ndim)` and
   `pad(x, shape, widths, value)`: `np.pad(mode='constant')`, constant blocks concatenated;
+- `select(conds, choices, default)`: `np.select` (the choice of the first true condition,
+  else `default`: selects folded from the last condition, operands broadcast), so that each
+  element's derivative is that of what it chose (`np.piecewise` in compiled code too: its
+  lists reversed, the last true condition winning);
 - `einsum(subscripts, operands, shapes)`: `np.einsum` for any explicit or implicit subscripts
   string without `...`: repeated letters in one operand take its diagonal, letters only one
   operand has and the output lacks are summed first, two operands contracted over shared
@@ -216,6 +220,13 @@ def pad(o: Ops, x: Any, shape: Shape, widths: Sequence[tuple[int, int]], value: 
         x = o.concatenate([p for p in (parts[0], x, parts[1]) if p is not None], axis)
         shape[axis] += before + after
     return x
+
+
+def select(o: Ops, conds: Sequence[Any], choices: Sequence[Any], default: Any) -> Any:
+    out = default
+    for cond, choice in zip(reversed(conds), reversed(choices), strict=True):
+        out = o.select(cond, choice, out)
+    return out
 
 
 def triangle(o: Ops, x: Any, shape: Shape, mask: Any) -> Any:

@@ -19,8 +19,8 @@ from .vocabulary import MINUS_ONE, ONE, Formula, Mask, define
 
 
 def _formula(name: str, partials, inputs: bool = False, output: bool = False,
-             conditions: int = 0) -> None:
-    define(Formula(name, partials, inputs, output, conditions))
+             conditions: int = 0, selects: bool = False) -> None:
+    define(Formula(name, partials, inputs, output, conditions, selects))
 
 
 # ---- unary: d out / d x -----------------------------------------------------------------------
@@ -97,19 +97,20 @@ _formula("pow", _pow, inputs=True, output=True)
 
 
 def _extremum(compare: str):
-    """np.maximum (`gt`) / np.minimum (`lt`): the winner's partial is 1, ties share it."""
+    """np.maximum (`gt`) / np.minimum (`lt`): the winner's partial is 1, ties share it; the
+    loser's is exactly 0 (a `Mask`: the second operand's where the first does not win)."""
 
     def partials(o, x, y, out):
-        wins = getattr(o, compare)(x, y)
-        weight = o.select(wins, o.constant(1.0, x),
-                          o.select(o.eq(x, y), o.constant(0.5, x), o.constant(0.0, x)))
-        return weight, o.sub(1.0, weight)
+        wins, tie = getattr(o, compare)(x, y), o.eq(x, y)
+        one, half = o.constant(1.0, x), o.constant(0.5, x)
+        return (Mask(o.or_(wins, tie), scale=o.select(wins, one, half)),
+                Mask(wins, where=False, scale=o.select(tie, half, one)))
 
     return partials
 
 
-_formula("maximum", _extremum("gt"), inputs=True)
-_formula("minimum", _extremum("lt"), inputs=True)
+_formula("maximum", _extremum("gt"), inputs=True, selects=True)
+_formula("minimum", _extremum("lt"), inputs=True, selects=True)
 
 
 def takes_first(o, compare: str, x, y):
@@ -126,12 +127,13 @@ def _nan_ignoring_extremum(compare: str):
     return partials
 
 
-_formula("fmax", _nan_ignoring_extremum("ge"), inputs=True)
-_formula("fmin", _nan_ignoring_extremum("le"), inputs=True)
+_formula("fmax", _nan_ignoring_extremum("ge"), inputs=True, selects=True)
+_formula("fmin", _nan_ignoring_extremum("le"), inputs=True, selects=True)
 _formula("clip", lambda o, x, lo, hi, out: (
     Mask(o.and_(o.ge(x, lo), o.le(x, hi))), Mask(o.and_(o.lt(x, lo), o.lt(lo, hi))),
-    Mask(o.or_(o.gt(x, hi), o.lt(hi, lo)))), inputs=True)
+    Mask(o.or_(o.gt(x, hi), o.lt(hi, lo)))), inputs=True, selects=True)
 
 # ---- select (numpy's where): the condition picks which operand the derivative goes to -------
 
-_formula("select", lambda o, c, x, y, out: (None, Mask(c), Mask(c, where=False)), conditions=1)
+_formula("select", lambda o, c, x, y, out: (None, Mask(c), Mask(c, where=False)), conditions=1,
+         selects=True)

@@ -13,9 +13,15 @@ Contract:
   partial derivative per input: `partials(ops, *inputs, out)`. A partial is `None` (zero),
   `ONE`, `MINUS_ONE`, a `Mask(cond)` (the derivative is 1 where `cond`, else exactly 0: the
   tangent or cotangent is selected, so an inf/NaN elsewhere does not leak; `Mask(cond, False)`
-  is 1 where `cond` does not hold), or a value. `reads_inputs` / `reads_output` say which of
-  them the partials use (the tape saves only those); the first `conditions` inputs are boolean
-  operands, always at hand (the tape keeps them as parameters) and never differentiated.
+  is 1 where `cond` does not hold; `Mask(cond, scale=s)` is `s` instead of 1), or a value.
+  `selects` says that some partial is a `Mask` (the primitive selects among its operands:
+  `select`, `clip`, `maximum`, `fmax`, ...); for those, `supports(formula, ops, inputs, out)`
+  is, per input, its `Mask` partial or None: where the mask is off, that input was not
+  selected, and the drivers keep the inf/NaN partials of what computed it from meeting the
+  zero cotangent there (`compiler/ad/reverse.py`, `runtime/primitives.py`). `reads_inputs` /
+  `reads_output` say which of them the partials use (the tape saves only those); the first
+  `conditions` inputs are boolean operands, always at hand (the tape keeps them as
+  parameters) and never differentiated.
 - `vjp(formula, ops, g, inputs, out)` is the list of input cotangents (None = zero) and
   `jvp(formula, ops, tangents, inputs, out)` the output tangent (None when every tangent is);
   both are in the broadcast shape of the output: summing back to an input's shape is the
@@ -135,10 +141,12 @@ MINUS_ONE = _Unit("MINUS_ONE")
 
 @dataclass(frozen=True)
 class Mask:
-    """A partial derivative that is 1 where `cond` is `where` and exactly 0 elsewhere."""
+    """A partial derivative that is 1 (or `scale`) where `cond` is `where` and exactly 0
+    elsewhere."""
 
     cond: Any
     where: bool = True
+    scale: Any = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +156,7 @@ class Formula:
     reads_inputs: bool = False
     reads_output: bool = False
     conditions: int = 0
+    selects: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,9 +227,15 @@ def _times(ops: Ops, t: Any, partial: Any) -> Any:
     if partial is MINUS_ONE:
         return ops.neg(t)
     if isinstance(partial, Mask):
+        t = t if partial.scale is None else ops.mul(t, partial.scale)
         return ops.select(partial.cond, t, 0.0) if partial.where else \
             ops.select(partial.cond, 0.0, t)
     return ops.mul(t, partial)
+
+
+def supports(formula: Formula, ops: Ops, inputs: Sequence[Any], out: Any) -> list[Mask | None]:
+    """Per input of `formula`'s primitive, its `Mask` partial (None where it has another)."""
+    return [p if isinstance(p, Mask) else None for p in formula.partials(ops, *inputs, out)]
 
 
 def vjp(formula: Formula, ops: Ops, g: Any, inputs: Sequence[Any], out: Any) -> list[Any]:

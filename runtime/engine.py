@@ -6,7 +6,8 @@ gradients that reach each `(node, output_nr)`. With `accumulate=True` leaves rec
 `.grad` (PyTorch's `backward`); with `capture` given, the gradients reaching the captured edges
 are returned instead and no `.grad` is touched (PyTorch's `autograd.grad`). Tensors that called
 `retain_grad()` get their gradient in `.grad` during `backward`. Gradients carry element masks
-(`Node.apply_masked`): elements `np.where` did not choose contribute nothing, not `0 * inf`.
+(`Node.apply_masked`): elements a selection did not choose (`np.where`, `np.clip`,
+`np.maximum`, a masked write, ...) contribute nothing, not `0 * inf`.
 Without `retain_graph` every visited node frees its saved values. With `create_graph` the
 backward computation is itself recorded, so its results can be differentiated again.
 """

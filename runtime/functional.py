@@ -74,40 +74,52 @@ class PrimitiveNode(BackwardNode):
 
     def apply_masked(self, grads, mask):
         """Element masks as the compiler's reverse mode has them (`ad/reverse.py`): the
-        gradient of a `where` operand of the output's shape is masked by the condition (or its
-        negation, and-ed with the output's mask); an elementwise primitive's gradients of the
-        output's shape are zeroed where its output's mask is false (so `0 * inf` from an
-        element `where` did not choose never reaches an input) and inherit the mask."""
+        gradient of an input a selecting primitive did not choose everywhere (`where`, `clip`,
+        `maximum`, ..., a masked write: `Primitive.chosen`) is masked where it was not chosen
+        (and-ed with the output's mask); an elementwise primitive's gradients of the output's
+        shape are zeroed where its output's mask is false (so `0 * inf` from an element that
+        was not selected never reaches an input) and inherit the mask."""
         with np.errstate(invalid="ignore", divide="ignore", over="ignore") if mask is not None \
                 else contextlib.nullcontext():  # the unchosen elements' 0 * inf is zeroed
             result = self.apply(grads)
-        none = [None] * len(result)
-        if not isinstance(self.prim.formula, derivatives.Formula) or grads[0] is None:
-            return result, none  # not elementwise (shape changes, reductions, products, ...)
+        if grads[0] is None:
+            return result, [None] * len(result)
         shape = grads[0].shape
-        if self.prim.name == "where":
-            cond = np.broadcast_to(self.params["cond"], shape)
-            chosen = [cond, ~cond] if mask is None else [cond & mask, ~cond & mask]
-            return result, [m if s == shape else None
-                            for m, s in zip(chosen, self.shapes, strict=True)]
-        if mask is None:
-            return result, none
+        elementwise = isinstance(self.prim.formula, derivatives.Formula)
+        chosen = self.prim.chosen(self._context(), shape) if self.prim.chosen is not None \
+            else [None] * len(result)
+        masks = [_input_mask(c, mask, elementwise) if s == shape else None
+                 for c, s in zip(chosen, self.shapes, strict=True)]
+        if mask is None or not elementwise:
+            return result, masks
         gated = [g if g is None or g.shape != shape else where(mask, g, np.zeros((), g.dtype))
                  for g in result]
-        return gated, [mask if s == shape else None for s in self.shapes]
+        return gated, masks
 
-    def _run(self, grads):
+    def _context(self):
         from .primitives import RuleContext
 
-        (g,) = grads
         saved = self.saved()
         n = len(self.shapes)
         inputs = tuple(saved[:n]) if self.prim.saves_inputs else (None,) * n
         output = saved[-1] if self.prim.saves_output else None
-        ctx = RuleContext(inputs, output, self.shapes, self.dtypes, self.params)
-        result = self.prim.vjp(ctx, g)
-        assert len(result) == n, f"{self.prim.name}: VJP returned {len(result)} cotangents"
+        return RuleContext(inputs, output, self.shapes, self.dtypes, self.params)
+
+    def _run(self, grads):
+        (g,) = grads
+        result = self.prim.vjp(self._context(), g)
+        assert len(result) == len(self.shapes), \
+            f"{self.prim.name}: VJP returned {len(result)} cotangents"
         return result
+
+
+def _input_mask(chosen: np.ndarray | None, mask: np.ndarray | None, elementwise: bool
+                ) -> np.ndarray | None:
+    """The mask of the gradient of an input of the output's shape: where it was `chosen`,
+    and-ed with the output's `mask`; an elementwise primitive's other inputs inherit `mask`."""
+    if chosen is None:
+        return mask if elementwise else None
+    return chosen if mask is None else chosen & mask
 
 
 def _with_weak_scalars(inputs: tuple) -> list:

@@ -130,7 +130,7 @@ class Node:
     def apply_masked(self, grads: Sequence[Tensor | None], mask: Any
                      ) -> tuple[Sequence[Tensor | None], list[Any]]:
         """`apply`, and the element mask of each input gradient (None: unmasked): where a
-        mask is false, the gradient stems only from elements `np.where` did not choose
+        mask is false, the gradient stems only from elements a selection did not choose
         (see `functional.PrimitiveNode`); `mask` is that of the output gradient."""
         return self.apply(grads), [None] * len(self.next_functions)
 

@@ -6,7 +6,9 @@ Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.
 `np.moveaxis`, `np.flip` / `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`,
 `np.column_stack`, `np.dstack`, `np.hstack`, `np.vstack`, `np.atleast_1d/2d/3d`,
 `np.meshgrid`, `np.pad` (mode 'constant'), `np.linspace` (of numbers), `np.round` (not
-differentiated) to tensor
+differentiated), `np.select` (numpy's checks, dtype and shape; a chain of wheres),
+`np.piecewise` (numpy's algorithm: each function called on `x[cond]`, its values written into
+zeros at `cond`, so only the elements a piece took carry its gradient) to tensor
 functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
 and `dtype=` are not accepted); `UFUNCS` maps `np.radians` / `np.deg2rad` / `np.degrees` /
 `np.rad2deg`. Results are recorded tensors (differentiable to any order).
@@ -23,6 +25,7 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from . import functional as F
+from .tensor import Tensor
 from .vocabulary import TENSOR_OPS as O
 
 
@@ -222,6 +225,52 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", constant_values: Any
     return ac.pad(O, x, x.shape, widths, constant_values)
 
 
+def _raw(value: Any) -> Any:
+    """A Tensor's array (a numpy scalar for a 0-d one, as numpy's indexing gives); anything
+    else as numpy would take it."""
+    return value.data[()] if isinstance(value, Tensor) else value
+
+
+def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
+    """np.select: numpy's own call on the arrays gives its checks, the result's dtype and
+    shape; the value is a chain of wheres (`array_composites.select`), so that each element's
+    gradient is that of the choice it took."""
+    layout = np.select([_raw(c) for c in condlist], [_raw(c) for c in choicelist],
+                       _raw(default))
+    out = ac.select(O, [_raw(c) for c in condlist], list(choicelist), default)
+    return F.broadcast_to(F.astype(out, layout.dtype), layout.shape)
+
+
+def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
+    """np.piecewise, numpy's algorithm on tensors: `func(x[cond], *args, **kw)` (or the
+    number `func`) written into zeros of `x`'s shape and dtype at `cond`, piece after piece,
+    so that only the elements a piece took carry its gradient."""
+    x = F.constant(x)
+    y = F.zeros_like(x)
+    for cond, func in zip(_piece_conditions(x, _raw(condlist), len(funclist)), funclist,
+                          strict=True):
+        if not callable(func):
+            y[cond] = func
+        elif cond.any():
+            y[cond] = func(x[cond], *args, **kw)
+    return y
+
+
+def _piece_conditions(x: Any, condlist: Any, count: int) -> np.ndarray:
+    """numpy's reading of np.piecewise's `condlist` for `count` functions (one more: the
+    last is taken where no condition holds)."""
+    if np.isscalar(condlist) or \
+            not isinstance(_raw(condlist[0]), list | np.ndarray) and x.ndim != 0:
+        condlist = [condlist]
+    conds = np.asarray([_raw(c) for c in condlist], dtype=bool)
+    if len(conds) == count - 1:
+        conds = np.concatenate([conds, ~np.any(conds, axis=0, keepdims=True)], axis=0)
+    elif len(conds) != count:
+        raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
+                         f"{len(conds) + 1} functions are expected")
+    return conds
+
+
 def _times(factor: float):
     return lambda x: F.multiply(x, factor)
 
@@ -236,7 +285,7 @@ FUNCTIONS = {
     np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
     np.meshgrid: meshgrid, np.pad: pad, np.hstack: hstack, np.vstack: vstack,
     **({np.row_stack: vstack} if hasattr(np, "row_stack") else {}),
-    np.linspace: linspace, np.round: F.round,
+    np.linspace: linspace, np.round: F.round, np.select: select, np.piecewise: piecewise,
 }
 UFUNCS = {
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),

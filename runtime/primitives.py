@@ -15,6 +15,11 @@ Contract:
   formula `index_update` in mode set; a value written to a position a later write of the
   same fancy index overwrites gets no gradient, as numpy keeps the last write) and `matmul`
   (batched, > 2-D operands included); the others (`fill`, `clone`) have their own rules here.
+- The primitives that select among their inputs' elements say where (`chosen`), for the
+  engine's element masks (`functional.PrimitiveNode.apply_masked`): those whose shared
+  formula selects (`where`, `clip`, `maximum`, `minimum`, `fmax`, `fmin`: its `Mask`
+  partials, `derivatives.supports`, read by `formula_operands`) and `index_put` with a boolean
+  mask (`x[mask] = v` keeps `x` where the mask is false).
 - Everything not in this table is a composite of these primitives (see `functional.py`).
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
@@ -36,6 +41,7 @@ import numpy as np
 from adlite import derivatives
 
 from . import functional as F
+from .tensor import Tensor
 from .vocabulary import TENSOR_OPS
 
 
@@ -50,8 +56,15 @@ class RuleContext:
     params: dict[str, Any]
 
 
+Chosen = Callable[[RuleContext, tuple[int, ...]], list[np.ndarray | None]]
+
+
 @dataclass(frozen=True)
 class Primitive:
+    """`chosen(ctx, shape)`, for the primitives that select among their inputs' elements: per
+    input, the bool array (of the output's `shape`) of the elements the output took from it,
+    or None (the input is not selected so)."""
+
     name: str
     node_name: str
     impl: Callable[..., np.ndarray]
@@ -59,6 +72,7 @@ class Primitive:
     saves_inputs: bool = False
     saves_output: bool = False
     formula: derivatives.Formula | None = None
+    chosen: Chosen | None = None
 
 
 PRIMITIVES: dict[str, Primitive] = {}
@@ -78,13 +92,34 @@ def primitive(name: str, node_name: str, impl: Callable[..., np.ndarray], *,
 
 def _register_shared(name: str, node_name: str, impl: Callable[..., np.ndarray],
                      vjp: Callable[[RuleContext, Any], tuple[Any, ...]],
-                     formula: Any) -> Primitive:
+                     formula: Any, chosen: Chosen | None = None) -> Primitive:
     """Register primitive `name` whose `vjp` runs the shared `formula`; what the formula reads
-    of the inputs and the output is what the tape saves."""
+    of the inputs and the output is what the tape saves. A formula that selects gives
+    `chosen` (`_supported`)."""
+    if chosen is None and getattr(formula, "selects", False):
+        chosen = _supported(formula)
     prim = Primitive(name, node_name, impl, vjp, formula.reads_inputs, formula.reads_output,
-                     formula)
+                     formula, chosen)
     PRIMITIVES[name] = prim
     return prim
+
+
+def _supported(formula: derivatives.Formula) -> Chosen:
+    """`chosen` from the formula's `Mask` partials (`derivatives.supports`)."""
+
+    def chosen(ctx: RuleContext, shape: tuple[int, ...]) -> list[np.ndarray | None]:
+        found = derivatives.supports(formula, TENSOR_OPS, formula_operands(formula, ctx),
+                                     ctx.output)
+        return [None if m is None else _spread(m, shape) for m in found[formula.conditions:]]
+
+    return chosen
+
+
+def _spread(support: derivatives.Mask, shape: tuple[int, ...]) -> np.ndarray:
+    """Where the partial `support` is on, in `shape`."""
+    cond = support.cond.data if isinstance(support.cond, Tensor) else support.cond
+    cond = np.broadcast_to(np.asarray(cond, dtype=bool), shape)
+    return cond if support.where else ~cond
 
 
 def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -154,9 +189,16 @@ for _name, _node, _impl in [
     _elementwise(_name, _node, _impl)
 
 
+def formula_operands(formula: derivatives.Formula, ctx: RuleContext) -> tuple[Any, ...]:
+    """The operands of `formula`: its conditions, which the tape keeps as the parameter
+    `cond` (`where`'s), then the inputs."""
+    conditions = (ctx.params["cond"],) if formula.conditions else ()
+    return conditions + tuple(ctx.inputs)
+
+
 def _where_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
     """The shared `select` formula, its condition (an operand there) kept as a parameter."""
-    cts = derivatives.vjp(_SELECT, TENSOR_OPS, g, (ctx.params["cond"], *ctx.inputs), ctx.output)
+    cts = derivatives.vjp(_SELECT, TENSOR_OPS, g, formula_operands(_SELECT, ctx), ctx.output)
     return tuple(F.sum_to(ct, shape) for ct, shape in zip(cts[1:], ctx.shapes, strict=True))
 
 
@@ -300,7 +342,18 @@ def _index_put_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
     return gx, gv
 
 
-_register_shared("index_put", "CopySlices", _index_put, _index_put_vjp, _INDEX_UPDATE)
+def _unwritten(ctx: RuleContext, shape: tuple[int, ...]) -> list[np.ndarray | None]:
+    """A masked write `x[mask] = v` keeps `x` where `mask` is false (other writes: None)."""
+    key = ctx.params["index"]
+    if not (isinstance(key, np.ndarray) and key.dtype == np.bool_):
+        return [None, None]
+    written = np.zeros(shape, dtype=bool)
+    written[key] = True
+    return [~written, None]
+
+
+_register_shared("index_put", "CopySlices", _index_put, _index_put_vjp, _INDEX_UPDATE,
+                 _unwritten)
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))

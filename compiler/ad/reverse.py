@@ -35,13 +35,16 @@ its store with its guard). `linearize(g, seeds, plan)` / `vjp_graph(g, seeds, pl
 output number k (the int k: a return flag the graph sets); the backward sweep then also returns
 one guard per float input: `ALWAYS`, `NEVER` (none reaches it) or a bool var.
 
-Elements `np.where` did not choose contribute nothing either (beyond JAX, PyTorch and
-autograd, where `0 * inf` from the unselected side gives NaN): the cotangent of a `select`
-operand of the output's shape carries an element mask (the condition, or its negation, and-ed
-with the output's own mask); through an elementwise equation, a masked cotangent's
-contributions that may not vanish with it are zeroed where the mask is false (`select`), and
-operands of the output's shape inherit the mask. Masks meeting combine with `or`; an unmasked
-contribution, or one from any other equation, drops the mask (`_masked`, `_combine`).
+Elements a selection did not choose contribute nothing either (beyond JAX, PyTorch and
+autograd, where `0 * inf` from the unselected side gives NaN): the cotangent of an operand of
+the output's shape whose partial derivative is a `Mask` (in the formulas that declare
+`selects`: `select`, `clip`, `maximum`, ...; `derivatives.supports`) carries an element mask,
+where it was chosen and-ed with the output's own mask; through an elementwise equation, a
+masked cotangent's contributions that may not vanish with it are zeroed where the mask is
+false (`select`), and operands of the output's shape inherit the mask. Masks meeting combine
+with `or`; an unmasked contribution, or one from any other equation, drops the mask
+(`_masked`, `_combine`). A number's mask is and-ed into its guard instead (`_flags`): a number
+a selection did not choose is as a path not taken, and its guard crosses the structural rules.
 """
 
 from __future__ import annotations
@@ -49,11 +52,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from adlite.derivatives import Formula, Mask, supports
+
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
+from ..primitives.vocabulary import BuilderOps
 from .checkpoint_policy import Checkpoint, policy
 
 
@@ -221,24 +227,41 @@ def _masked(bb: Builder, start: int, eqn: Eqn, ct: Atom, in_cts: list, mask: Ato
     output cotangent `ct`, masked by `mask` or None) with those that may not vanish zeroed
     where `mask` is false, and each operand's mask (see the module)."""
     shape = eqn.outputs[0].type.shape
-    if eqn.prim == "select" and shape is not None:
-        cond = eqn.inputs[0]
-        if cond.type.shape != shape:
-            cond = bb.broadcast_to(cond, shape=shape)
-        chosen = [None, cond, bb.not_(cond)]
-        if mask is not None:
-            chosen = [None] + [bb.and_(mask, c) for c in chosen[1:]]
-        return in_cts, [m if a.type.shape == shape else None
-                        for a, m in zip(eqn.inputs, chosen, strict=True)]
+    formula = PRIMITIVES[eqn.prim].formula
+    found = supports(formula, BuilderOps(bb), eqn.inputs, eqn.outputs[0]) if \
+        isinstance(formula, Formula) and formula.selects else [None] * len(eqn.inputs)
+    masks = [None if a.type.shape != shape else mask if s is None else
+             _selected(bb, s, mask, shape) for a, s in zip(eqn.inputs, found, strict=True)]
     if mask is None:
-        return in_cts, [None] * len(in_cts)
+        return in_cts, masks
     defs = {id(o): e for e in bb.eqns[start:] for o in e.outputs}
     finite = finite | _finite_values(bb.eqns[start:])
     out = [c if c is None or _vanishes(c, defs, {id(ct)}, finite) else
            bb.select(mask if c.type.shape == shape else
-                     bb.broadcast_to(mask, shape=c.type.shape), c, bb.zeros(c.type))
+                     bb.broadcast_to(mask, shape=c.type.shape), c, Const(0.0, c.type.scalar))
            for c in in_cts]
-    return out, [mask if a.type.shape == shape else None for a in eqn.inputs]
+    return out, masks
+
+
+def _selected(bb: Builder, support: Mask, mask: Atom | None, shape) -> Atom:
+    """Where an operand whose partial is `support` was selected, and-ed with the output's
+    `mask` (None: none), in the output's `shape`."""
+    cond = support.cond
+    if cond.type.shape != shape:
+        cond = bb.broadcast_to(cond, shape=shape)
+    if not support.where:
+        cond = bb.not_(cond)
+    return cond if mask is None else bb.and_(mask, cond)
+
+
+def _flags(bb: Builder, var: Var, guard: Atom | None, mask: Atom | None
+           ) -> tuple[Atom | None, Atom | None]:
+    """(guard, element mask) of a contribution to `var`'s cotangent: the mask of a number
+    is and-ed into its guard (a number a selection did not choose is as a path not taken, so
+    the guard machinery, structural rules included, keeps it from `0 * inf`)."""
+    if mask is None or var.type.is_array:
+        return guard, mask
+    return (mask if guard is None else bb.and_(guard, mask)), None
 
 
 def _as_guard(bb: Builder, atom: Atom, negation: dict[int, Atom]) -> Atom | None | bool:
@@ -335,8 +358,9 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
         for k, (atom, c) in enumerate(zip(eqn.inputs, in_cts, strict=True)):
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
-                _combine(bb, masks, atom, in_masks[k], fresh=id(atom) not in ct)
-                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), in_gs[k])
+                guard, mask = _flags(bb, atom, in_gs[k], in_masks[k])
+                _combine(bb, masks, atom, mask, fresh=id(atom) not in ct)
+                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), guard)
     for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)

@@ -32,8 +32,6 @@ Refusals and numpy's errors are reported at the call's line.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from adlite.derivatives import decompositions
@@ -42,19 +40,13 @@ from adlite.derivatives.decompositions import layout, unpack
 from ..ir.builder import const
 from ..ir.core import F32, F64, I64
 from ..primitives.vocabulary import BuilderOps
-from .functions import register_with_keywords
+from .functions import bind, register_with_keywords
 
 
 def _bind(conv, fn, args, kwargs, node) -> dict:
     """The arguments of numpy's `fn` by parameter name, numpy's defaults filled in (numbers
     as constants), by `fn`'s own signature."""
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as e:
-        raise conv.source.error(node, f"np.linalg.{fn.__name__}(): {e}") from None
-    bound.apply_defaults()
-    return {k: const(v) if isinstance(v, int | float) else v
-            for k, v in bound.arguments.items()}
+    return bind(conv, fn, f"np.linalg.{fn.__name__}", args, kwargs, node)
 
 
 def _matrix(conv, value, node, ndim=2):

@@ -6,8 +6,9 @@ any import alias works: `np.sin`, `numpy.sin`, `from math import sin`) to a lowe
 accepted only by the array functions of `array_functions.py`); `constant(obj)` gives the value
 of module constants (`math.pi`, `np.e`, `np.inf`). Unknown objects return None.
 `array_functions` registers the numpy array functions into the same table
-(`register_with_keywords`); `to_ir` imports both modules. The numpy composites the eager tape
-has too (`square`, `hypot`, log bases, `norm`) are lowered from `adlite.derivatives.composites`.
+(`register_with_keywords`; `bind` binds a call's arguments by numpy's signature); `to_ir`
+imports both modules. The numpy composites the eager tape has too (`square`, `hypot`, log
+bases, `norm`) are lowered from `adlite.derivatives.composites`.
 Python's builtins `sum`, `max`, `min`, `any`, `all`, `abs`, `round` take arrays as Python
 does (iterating the first axis); where Python would raise (numpy's ambiguous truth value,
 an empty sequence, round of an array) the call emits a `check` that raises the same error
@@ -17,6 +18,7 @@ when it runs.
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 import numbers
 
@@ -25,6 +27,7 @@ import numpy as np
 from adlite import derivatives
 from adlite.derivatives import composites
 
+from ..errors import AdliteTypeError
 from ..ir.builder import const
 from ..ir.core import F64, I64, Const, Var
 from ..ir.index import Int
@@ -323,6 +326,19 @@ def register_with_keywords(objects, lowering):
     """`lowering(conv, args, kwargs, node)` handles calls to each of `objects`."""
     for obj in objects:
         _FUNCTIONS[id(obj)] = (obj, lowering)
+
+
+def bind(conv, fn, name: str, args, kwargs, node) -> dict:
+    """The arguments of the numpy function `fn` (called `name` in messages) by parameter
+    name, by its own signature, its defaults filled in (numbers as constants); numpy's
+    TypeError for arguments that do not bind."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise conv.source.error(node, f"{name}(): {e}", kind=AdliteTypeError) from None
+    bound.apply_defaults()
+    return {k: const(v) if isinstance(v, int | float) else v
+            for k, v in bound.arguments.items()}
 
 
 def refuse_keywords(conv, kwargs, node, allowed=()) -> None:

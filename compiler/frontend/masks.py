@@ -18,6 +18,7 @@ Contract:
   mask's values). `np.mean` of an empty selection is nan, as numpy's; `np.max/np.min` of one
   raise numpy's ValueError at run time. `before_call` also refuses `np.where(cond)` with one
   argument, np.nonzero, np.argwhere and np.flatnonzero (their shapes depend on the values).
+- `whole(conv, mask, x)`: a mask of a leading part of `x`'s shape broadcast over all of `x`.
 - `write(conv, x, mask, v, node)`: `x` after `x[mask] = v`, i.e. `np.where(mask, v, x)`, for a
   `v` that broadcasts to `x[mask]` whatever the number of True values (a scalar, or an array
   of the trailing shape); for `x[mask] op= v` the whole-array `x op v`; `np.add.at(x, mask,
@@ -161,7 +162,7 @@ def read(conv, x: Atom, mask: Mask, node):
                             "(np.sum((x ** 2)[mask])), or use np.where(mask, x, 0)")
 
 
-def _whole(conv, mask: Atom, x: Atom) -> Atom:
+def whole(conv, mask: Atom, x: Atom) -> Atom:
     """The mask broadcast over `x`'s trailing dimensions."""
     extra = len(x.type.shape) - len(mask.type.shape)
     if extra:
@@ -177,7 +178,7 @@ def reduce(conv, name: str, masked: Masked, args, kwargs, node) -> Atom:
     b, x = conv.b, masked.array
     if x.type.name == "bool":  # numpy sums booleans as integers
         x = conv.to_type(x, I64.with_shape(x.type.shape))
-    mask = _whole(conv, masked.mask, x)
+    mask = whole(conv, masked.mask, x)
     rest = math.prod(x.type.shape[len(masked.mask.type.shape):])
     if name in ("sum", "mean"):
         total = b.sum(b.select(mask, x, const(0, x.type.scalar)), axis=None, keepdims=False)
@@ -231,7 +232,7 @@ def _value(conv, x: Atom, mask: Atom, v: Atom, node) -> Atom:
 
 def write(conv, x: Atom, mask: Mask, v: Atom, node, accumulate: bool = False) -> Atom:
     """`x` after `x[mask] = v` (`np.add.at(x, mask, v)` with `accumulate`)."""
-    whole = _whole(conv, mask.value, x)
+    spread = whole(conv, mask.value, x)
     if not getattr(node, "augmented", False):
         v = _value(conv, x, mask.value, v, node)
     v = conv.to_type(v, x.type.with_shape(v.type.shape))
@@ -239,4 +240,4 @@ def write(conv, x: Atom, mask: Mask, v: Atom, node, accumulate: bool = False) ->
         v = conv.b.add(x, v)
     if v.type.shape != x.type.shape and v.type.is_array:
         v = conv.b.broadcast_to(v, shape=x.type.shape)
-    return conv.b.select(whole, v, x)
+    return conv.b.select(spread, v, x)

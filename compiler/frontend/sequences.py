@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
-from ..ir.core import F32, F64, I64, Const, Var
+from ..ir.core import BOOL, F32, F64, I64, Const, Var
 from ..ir.index import Int
 from .aliasing import Ref, new_object
 from .array_functions import _options, resolve_dtype
@@ -356,8 +356,8 @@ def as_tuples(value):
 
 def stack(conv, items, node, axis: int = 0):
     """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
-    along a new axis `axis` (float64; float32 when every item is, int64 when every item is
-    an int, as numpy's)."""
+    along a new axis `axis` (float64; float32 when every item is, bool when every item is,
+    int64 when every item is an int or a bool, as numpy's)."""
     if not items:
         raise conv.source.error(node, "np.array / np.stack of an empty list",
                                 "build the array with np.zeros(shape)")
@@ -373,7 +373,8 @@ def stack(conv, items, node, axis: int = 0):
                                       f"{sorted(map(str, shapes))}",
                                 "all items must have the same shape")
     scalars = {v.type.scalar for v in values}
-    dtype = F32 if scalars == {F32} else I64 if scalars == {I64} else F64
+    dtype = F32 if scalars == {F32} else BOOL if scalars == {BOOL} else \
+        I64 if scalars <= {I64, BOOL} else F64
     values = [conv.to_type(v, dtype) for v in values]
     if not values[0].type.is_array:
         return conv.b.pack(*values)

@@ -7,7 +7,8 @@ arrived by value from another process is the one it carried (`carry_source`), wh
 receiving machine has at that path (`source_file(fn)` gives a function's file and its lines,
 carried or not, to send it on).
 `Source.error(node, message, hint)` builds an
-`AdliteSyntaxError` pointing at `node` in the user's file.
+`AdliteSyntaxError` pointing at `node` in the user's file (`kind=AdliteTypeError` /
+`AdliteValueError` where numpy would raise that type for the call's arguments).
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ class Source:
     original_lines: tuple[str, ...]
     file_lines: tuple[str, ...] = ()
 
-    def error(self, node, message: str, hint: str = "") -> AdliteSyntaxError:
+    def error(self, node, message: str, hint: str = "",
+              kind: type[AdliteSyntaxError] = AdliteSyntaxError) -> AdliteSyntaxError:
+        """`kind`: `AdliteTypeError` / `AdliteValueError` where numpy would raise that."""
         line = getattr(node, "lineno", 1) or 1
         col = (getattr(node, "col_offset", 0) or 0) + self.indent
         text = self.original_lines[line - 1].rstrip() if line <= len(self.original_lines) else ""
-        return AdliteSyntaxError(message, self.filename, self.first_line + line - 1, col,
-                                 text, hint)
+        return kind(message, self.filename, self.first_line + line - 1, col, text, hint)
 
     def line(self, number: int) -> str:
         """The text of line `number` (1-based) of the file, or ""."""

@@ -78,6 +78,7 @@ from . import (
     masks,
     numpy_functions,
     scipy_functions,
+    selections,  # noqa: F401 - registers np.select / np.piecewise
     sequences,
     sorting,
     statements,
@@ -701,6 +702,8 @@ class FunctionConverter:
                                     "see the README for the supported subset of Python")
         try:
             return method(node)
+        except AdliteSyntaxError:  # reported already (numpy's TypeError among them)
+            raise
         except TypeError as e:  # a primitive's type rule: shapes or dtypes do not fit
             raise self.source.error(node, str(e)) from None
         except OverflowError as e:  # an int constant (literal or outside value) too large
@@ -846,6 +849,8 @@ class FunctionConverter:
         for a new array or a number, a tuple of them for a tuple."""
         try:
             return self._expr_ref(node)
+        except AdliteSyntaxError:  # reported already (numpy's TypeError among them)
+            raise
         except TypeError as e:  # a primitive's type rule: shapes or dtypes do not fit
             raise self.source.error(node, str(e)) from None
 
@@ -1134,6 +1139,14 @@ class FunctionConverter:
             return value, (_frozen(func.ref) if func.name in VIEW_METHODS else None)
         if isinstance(func, ListMethod):
             return sequences.call_method(self, func, pairs, kwargs, node)
+        return self.call_value(func, pairs, kwpairs, node)
+
+    def call_value(self, func, pairs: list, kwpairs: dict, node):
+        """(value, Ref) of calling the function value `func` (a function with a lowering, an
+        adlite transformation or a Python function, inlined) with the (value, Ref) `pairs`
+        and the keyword `kwpairs`; `node` is the call the errors name."""
+        args = [v for v, _ in pairs]
+        kwargs = {k: v for k, (v, _) in kwpairs.items()}
         lowering = functions.lookup(func)
         if lowering is not None:
             args = [sequences.as_tuples(a) for a in args]
