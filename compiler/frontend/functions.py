@@ -18,6 +18,7 @@ when it runs.
 from __future__ import annotations
 
 import builtins
+import difflib
 import inspect
 import math
 import numbers
@@ -432,5 +433,15 @@ def constant(module, attr: str):
     return None
 
 
-def supported_names() -> str:
-    return ", ".join(sorted({getattr(o, "__name__", "?") for o, _ in _FUNCTIONS.values()}))
+def supported_names(module=None) -> list[str]:
+    """The public names of `module` (numpy, math, builtins, ... when None) that have a
+    lowering, sorted: what a 'did you mean' may offer (never adlite's own markers)."""
+    modules = [module] if module is not None else [np, np.linalg, math, builtins]
+    return sorted({name for m in modules for name in dir(m) if not name.startswith("_")
+                   and lookup(getattr(m, name, None)) is not None})
+
+
+def nearest(name: str, candidates) -> str | None:
+    """'did you mean ...?' for the candidates closest to `name` (None when none is close)."""
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.7)
+    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else None

@@ -354,19 +354,21 @@ def as_tuples(value):
 
 # ---- functions -----------------------------------------------------------------------------
 
-def stack(conv, items, node, axis: int = 0):
+def stack(conv, items, node, axis: int = 0, empty: bool = False):
     """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
     along a new axis `axis` (float64; float32 when every item is, bool when every item is,
-    int64 when every item is an int or a bool, as numpy's)."""
+    int64 when every item is an int or a bool, as numpy's). An empty sequence is an empty
+    float64 array where `empty` (np.array), numpy's ValueError otherwise (np.stack)."""
     if not items:
-        raise conv.source.error(node, "np.array / np.stack of an empty list",
-                                "build the array with np.zeros(shape)")
+        if empty:
+            return conv.b.zeros(F64.with_shape((0,)))
+        raise conv.source.error(node, "ValueError: need at least one array to stack")
     for v in items:
         if isinstance(v, Poisoned):
             raise conv.source.error(node, f"a list item written at line {v.line} inside an if "
                                           "or a loop", "append a .copy() of the array")
-    values = [stack(conv, list(as_tuples(v)), node) if isinstance(v, tuple | ListValue)
-              else conv.value(v, node) for v in items]
+    values = [stack(conv, list(as_tuples(v)), node, empty=empty)
+              if isinstance(v, tuple | ListValue) else conv.value(v, node) for v in items]
     shapes = {v.type.shape for v in values}
     if len(shapes) > 1:
         raise conv.source.error(node, "np.array / np.stack of arrays of different shapes "
@@ -389,20 +391,57 @@ def stack(conv, items, node, axis: int = 0):
 def _sequence_arg(conv, args, node, name):
     if len(args) != 1:
         raise conv.source.error(node, f"{name} takes one list, tuple or array here")
-    value = args[0]
+    return _items(conv, args[0], node)
+
+
+def _items(conv, value, node) -> list:
+    """The items of a list, tuple, range, or the rows of an array (its length is known when
+    compiling)."""
     if isinstance(value, ListValue | RangeValue | tuple):
         return _contents(conv, value, node)[0]
     x = conv.array(value, node)
     return [conv.b.index(x, const(i), spec=(Int(),)) for i in range(x.type.shape[0])]
 
 
-def np_array(conv, args, kwargs, node):
+def _zip(conv, args, kwargs, node):
+    """`zip(...)` as a value (a tuple of tuples): `for` loops over `zip(a, b)` are lowered
+    without it (normalize.py); this takes the rest, `zip(*pairs)` among them."""
+    strict = kwargs.pop("strict", const(False))
+    if kwargs:
+        raise conv.source.error(node, f"zip() got an unexpected keyword argument "
+                                      f"{next(iter(kwargs))!r}")
+    columns = [_items(conv, a, node) for a in args]
+    lengths = [len(c) for c in columns]
+    if conv.static(strict, node) and len(set(lengths)) > 1:
+        shorter = min(range(len(lengths)), key=lengths.__getitem__)
+        raise conv.source.error(node, f"ValueError: zip() argument {shorter + 1} is shorter "
+                                      "than the others")
+    return tuple(zip(*columns, strict=False))  # the shortest, as Python (checked above)
+
+
+def _enumerate(conv, args, kwargs, node):
+    """`enumerate(seq, start=0)` as a value (a tuple of (index, item) pairs)."""
+    if "start" in kwargs:
+        args = [*args, kwargs.pop("start")]
+    if kwargs or not 1 <= len(args) <= 2:
+        raise conv.source.error(node, "enumerate() takes a sequence and an optional start")
+    start = conv.static(args[1], node) if len(args) == 2 else 0
+    if not isinstance(start, int):
+        raise conv.source.error(node, "enumerate(): the start must be an int known when "
+                                      "compiling")
+    return tuple((const(start + i), item) for i, item in enumerate(_items(conv, args[0], node)))
+
+
+def np_array(conv, args, kwargs, node, empty: bool = True):
+    """np.array (and np.stack, `empty` False: an empty sequence is numpy's error)."""
+    if len(args) == 2 and "dtype" not in kwargs:  # np.array(xs, float): numpy's dtype
+        args, kwargs = args[:1], {**kwargs, "dtype": args[1]}
     opts = _options(conv, kwargs, ("dtype", "axis"), node)
     if args and isinstance(args[0], Var | Const) and args[0].type.is_array:
         value = args[0]  # np.array(x): a copy
     else:
         value = stack(conv, _sequence_arg(conv, args, node, "np.array"), node,
-                      opts.get("axis", 0))
+                      opts.get("axis", 0), empty)
     return conv.to_type(value, resolve_dtype(conv, opts["dtype"], node)) if "dtype" in opts \
         else value
 
@@ -433,7 +472,7 @@ def _len(conv, args, kwargs, node):
         return Const(len(x.items), I64)
     if isinstance(x, RangeValue):
         return Const(len(x.range), I64)
-    if isinstance(x, tuple):
+    if isinstance(x, tuple | str | bytes):
         return Const(len(x), I64)
     x = conv.value(x, node)
     if not x.type.is_array:
@@ -516,12 +555,15 @@ def _sum(conv, args, kwargs, node):
 
 
 register_with_keywords([builtins.len], _len)
+register_with_keywords([builtins.zip], _zip)
+register_with_keywords([builtins.enumerate], _enumerate)
 register_with_keywords([iteration_length], _iteration_length)
 register_with_keywords([zip_strict_length], _zip_strict_length)
 register_with_keywords([builtins.range], _range)
 register_with_keywords([builtins.list], _list)
 register_with_keywords([builtins.tuple], _tuple)
 register_with_keywords([builtins.sum], _sum)
-register_with_keywords([np.stack], np_array)
+register_with_keywords([np.stack], lambda conv, args, kwargs, node: np_array(
+    conv, args, kwargs, node, empty=False))
 register_with_keywords([np.vstack], _vstack)
 register_with_keywords([np.hstack], _hstack)

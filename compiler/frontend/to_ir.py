@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import builtins
 import contextvars
+import sys
 import types
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -744,7 +745,9 @@ class FunctionConverter:
                                        externals.global_place(self.fn, name))
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
-        raise self.source.error(node, f"name {name!r} is not defined")
+        raise self.source.error(node, f"name {name!r} is not defined", functions.nearest(
+            name, [n for n in [*self.env, *self.globals, *dir(builtins)]
+                   if not n.startswith("_")]))
 
     def resolve_global(self, obj, node, place: externals.Place | None = None):
         """A value from outside the function. One with a `place` (a module-level or
@@ -794,7 +797,9 @@ class FunctionConverter:
                 return const(float(value))
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"module {base.__name__!r} has no attribute "
-                                              f"{node.attr!r}")
+                                              f"{node.attr!r}", functions.nearest(
+                                                  node.attr, functions.supported_names(base)
+                                                  or dir(base)))
             value = getattr(base, node.attr)
             if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
                     type(value) in (tuple, list):  # a module's numbers: read at every call
@@ -803,6 +808,11 @@ class FunctionConverter:
             return value
         if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
             return method
+        if isinstance(base, str | bytes):  # a compile-time string: its methods run now
+            if not hasattr(base, node.attr):
+                raise self.source.error(node, f"{type(base).__name__!r} object has no "
+                                              f"attribute {node.attr!r}")
+            return getattr(base, node.attr)
         if isinstance(base, static_values.NamedTupleValue):
             value = base.field(node.attr)
             if value is None:
@@ -1171,6 +1181,8 @@ class FunctionConverter:
                 args = [self.key(node.args[0])] + args[1:]
             result = func(*args)
             return (result if func.__name__ == "get" else tuple(result)), None
+        if isinstance(func, types.BuiltinMethodType) and isinstance(func.__self__, str | bytes):
+            return self.string_method(func, args, kwargs, node), None
         library = numpy_functions.library_function(getattr(func, "__func__", func))
         if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType) \
                 and library is None:  # never inlined: numpy's or scipy's source
@@ -1180,11 +1192,34 @@ class FunctionConverter:
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
         name = getattr(func, "__name__", type(func).__name__)
-        hint = "draw the random numbers outside the compiled function and pass them in as an " \
-            "argument" if library and library.startswith("np.random.") else \
-            f"supported: {functions.supported_names()}, and Python functions defined with def"
+        if library and library.startswith("np.random."):
+            hint = "draw the random numbers outside the compiled function and pass them in " \
+                "as an argument"
+        else:
+            module = sys.modules.get(getattr(func, "__module__", None) or "") if library \
+                else None
+            guess = functions.nearest(name, functions.supported_names(
+                module if module is not None and library else None))
+            hint = (f"{guess} " if guess else "") + "the README's 'Supported Python' lists " \
+                "the library functions that compile; Python functions defined with def " \
+                "compile (they are inlined)"
         raise self.source.error(node, f"{library}() is not supported" if library else
                                 f"unsupported function {name!r}", hint)
+
+    def string_method(self, method, args, kwargs, node):
+        """A method of a compile-time string, called when compiling (they have no effects):
+        its arguments must be known when compiling too."""
+        values = [*args, *kwargs.values()]
+        if not all(static_values.is_static(v) or isinstance(v, Const) for v in values):
+            raise self.source.error(node, f"str.{method.__name__}() of a value known only "
+                                          "at run time",
+                                    "strings are compile-time values: build them from "
+                                    "arguments outside the compiled function")
+        result = method(*[static_values.python_value(a) for a in args],
+                        **{k: static_values.python_value(v) for k, v in kwargs.items()})
+        if isinstance(result, bool | int | float):
+            return const(result)
+        return static_values.ListTuple(result) if isinstance(result, list) else result
 
     def call_keywords(self, node) -> dict:
         """{keyword: (value, Ref)} of a call's keyword arguments, `**d` of a dict included
