@@ -107,7 +107,7 @@ from .ir.core import BOOL, F64, I64, Graph, Type
 from .ir.dot import graph_to_dot
 from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
-from .structured_calls import builder, structured_entry
+from .structured_calls import FIRST, builder, finishing, structured_entry
 from .tracebacks import boundary, hide_frames
 
 BACKENDS = ("llvm", "python")
@@ -532,12 +532,11 @@ class Transformed:
                 return fast
             if self.kind == "value_and_grad":
                 return run  # (value, gradient) already
-            return run if self.multi else (lambda *a: run(*a)[0])
+            return run if self.multi else finishing(run, FIRST)
         first = 1 if self.kind == "value_and_grad" else 0
         aux_tree = result.children[1] if self.has_aux else None
         if not first and not self.multi and not self.has_aux:
-            build = builder(shapes[0])
-            return lambda *a: build(run(*a))
+            return finishing(run, builder(shapes[0]))
 
         def structured(*a):
             values, aux = split_aux(run(*a), aux_tree)
@@ -619,11 +618,10 @@ def _shaper(run: Callable, tree: Tree) -> Callable:
     """`run` returning the result's structure instead of its flat leaves."""
     single, flat = _flat_result(tree)
     if single:
-        return lambda *a: run(*a)[0]
+        return finishing(run, FIRST)
     if flat:
         return run
-    build = builder(tree)
-    return lambda *a: build(run(*a))
+    return finishing(run, builder(tree))
 
 
 def _jit_entry(run: Callable, program: Layout, backend: str) -> Callable:

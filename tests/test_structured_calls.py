@@ -13,7 +13,7 @@ import pytest
 
 from adlite.compiler import grad, jit
 from adlite.compiler.arguments import flatten, unflatten
-from adlite.compiler.structured_calls import builder, structured_entry
+from adlite.compiler.structured_calls import FIRST, builder, finishing, structured_entry
 
 Pair = namedtuple("Pair", "w b")
 
@@ -86,3 +86,17 @@ def test_the_generated_builder_is_unflatten(value):
     built = builder(tree)(leaves)
     assert type(built) is type(value)
     assert repr(built) == repr(unflatten(tree, leaves))
+
+
+def test_an_entry_that_finishes_its_run_is_called_as_its_parts():
+    calls = []
+
+    def run(*leaves):
+        calls.append(leaves)
+        return (sum(leaves), "second")
+
+    args = ({"a": 1.0, "b": 2.0},)
+    first = structured_entry(args, finishing(run, FIRST), lambda *a: "fallback")
+    assert first(*args) == 3.0 and calls == [(1.0, 2.0)]
+    built = structured_entry(args, finishing(run, lambda values: list(values)), print)
+    assert built(*args) == [3.0, "second"]
