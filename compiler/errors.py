@@ -17,15 +17,73 @@ from __future__ import annotations
 
 
 class AdliteError(Exception):
-    """Base class of adlite compiler errors."""
+    """Base class of the errors adlite's compiler raises for the user's code.
+
+    `except AdliteError` catches all of them: a function whose source cannot be read
+    ([`AdliteSourceError`][adlite.compiler.AdliteSourceError]) and code the compiler
+    cannot compile ([`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] and its
+    numpy-typed subclasses). They are raised at the first call of a signature, when it is
+    compiled, not when the transformation (`jit`, `grad`, ...) is made.
+
+    Examples:
+        >>> from adlite.compiler import AdliteError, jit
+        >>> try:
+        ...     jit(len)([1.0])
+        ... except AdliteError as e:
+        ...     print(type(e).__name__)
+        AdliteSourceError
+    """
 
 
 class AdliteSourceError(AdliteError):
-    """The function's source code cannot be found (REPL, exec, builtins)."""
+    """The function's source code cannot be read (REPL, exec, builtins).
+
+    adlite compiles a function from its source, which Python keeps only for functions
+    defined in a file (lambdas included): one typed at the interactive prompt, made by
+    `exec()`, or written in C (builtins, numpy functions) cannot be compiled.
+
+    Examples:
+        >>> from adlite.compiler import jit
+        >>> namespace = {}
+        >>> exec("def double(x): return 2.0 * x", namespace)
+        >>> jit(namespace["double"])(1.0)
+        Traceback (most recent call last):
+            ...
+        adlite.compiler.errors.AdliteSourceError: cannot read the source code of 'double' ...
+    """
 
 
 class AdliteSyntaxError(AdliteError):
-    """The function uses something the compiler does not support, or is malformed."""
+    """The function uses something the compiler does not support, or is malformed.
+
+    Its text points at the construct in the user's file: `file:line:column: message`, then
+    the source line with a caret under the construct and, where there is one, a hint with a
+    fix. The parts are attributes too, for tools.
+
+    Args:
+        message: What is wrong.
+        filename: The file of the code (attribute `filename`).
+        line: The line in that file, from 1 (attribute `line`).
+        col: The column of the construct, from 0 (attribute `col`; shown from 1).
+        source_line: The line of source shown, or "" (attribute `source_line`).
+        hint: How to fix it, or "" (attribute `hint`).
+
+    Examples:
+        >>> from adlite.compiler import AdliteSyntaxError, jit
+        >>> def safe_inverse(x):
+        ...     try:
+        ...         return 1.0 / x
+        ...     except ZeroDivisionError:
+        ...         return 0.0
+        >>> try:
+        ...     jit(safe_inverse)(2.0)
+        ... except AdliteSyntaxError as e:
+        ...     print(e)
+        <doctest ...>:2:5: unsupported construct: try/except
+            try:
+            ^
+        hint: compiled code cannot catch exceptions: call the compiled function inside ...
+    """
 
     def __init__(self, message: str, filename: str = "<unknown>", line: int = 0,
                  col: int = 0, source_line: str = "", hint: str = "") -> None:
@@ -40,8 +98,40 @@ class AdliteSyntaxError(AdliteError):
 
 
 class AdliteTypeError(AdliteSyntaxError, TypeError):
-    """numpy's TypeError for the arguments of a call, found while compiling."""
+    """numpy's TypeError for the arguments of a call, found while compiling.
+
+    An [`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] (pointing at the call)
+    that is also a `TypeError`, with numpy's message, so `except TypeError` catches it
+    as it catches numpy's error for the same arguments.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jit
+        >>> def pick(c, x):
+        ...     return np.select([c], [x])
+        >>> try:
+        ...     jit(pick)(np.array([1.0]), np.array([2.0]))  # the condition is not boolean
+        ... except TypeError as e:
+        ...     print(type(e).__name__, "|", e.message)
+        AdliteTypeError | invalid entry 0 in condlist: should be boolean ndarray
+    """
 
 
 class AdliteValueError(AdliteSyntaxError, ValueError):
-    """numpy's ValueError for the arguments of a call, found while compiling."""
+    """numpy's ValueError for the arguments of a call, found while compiling.
+
+    An [`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] (pointing at the call)
+    that is also a `ValueError`, with numpy's message, so `except ValueError` catches it
+    as it catches numpy's error for the same arguments.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jit
+        >>> def pick(c, x):
+        ...     return np.select([c, ~c], [x])
+        >>> try:
+        ...     jit(pick)(np.array([True]), np.array([2.0]))  # one choice, two conditions
+        ... except ValueError as e:
+        ...     print(type(e).__name__, "|", e.message)
+        AdliteValueError | list of cases must be same length as list of conditions
+    """

@@ -19,7 +19,35 @@ def _shape(t: Tensor) -> str:
 
 
 def to_dot(outputs: Tensor | Sequence[Tensor], params: Mapping[str, Tensor] | None = None) -> str:
-    """Graphviz DOT source of the graph that produced `outputs`."""
+    r"""Graphviz DOT source of the graph that produced `outputs` (what torchviz draws).
+
+    One box per backward node, labelled with its `name()`; leaves that require grad are
+    filled boxes showing their shape, and their name where `params` gives one; each output
+    is an ellipse showing its shape; an edge goes from every input node to the node that
+    consumes it. Node ids follow the traversal, so the text is the same for the same graph.
+    Render it with Graphviz (`dot -Tsvg graph.dot`).
+
+    Args:
+        outputs: The tensor, or tensors, whose graph to draw.
+        params: Names for leaf tensors, `{name: tensor}` (a model's parameters).
+
+    Returns:
+        The DOT text, ending with a newline.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import tensor, to_dot
+        >>> w = tensor([1.0, 2.0], requires_grad=True)
+        >>> print(to_dot(np.sin(w), {"w": w}), end="")
+        digraph adlite {
+          node [fontname="monospace", fontsize=10];
+          out0 [label="(2)", shape=ellipse, style=filled, fillcolor=darkolivegreen1];
+          n0 [label="SinBackward0", shape=box];
+          n0 -> out0;
+          n1 [label="w\n(2)", shape=box, style=filled, fillcolor=lightblue];
+          n1 -> n0;
+        }
+    """
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     names = {id(t): name for name, t in (params or {}).items()}
     ids: dict[int, str] = {}

@@ -178,14 +178,195 @@ def multiply(x, y): return apply("mul", x, y)                  # noqa: E704
 def divide(x, y): return apply("div", x, y)                    # noqa: E704
 def power(x, y): return apply("pow", x, y)                     # noqa: E704
 def negative(x): return apply("neg", x)                        # noqa: E704
-def exp(x): return apply("exp", x)                             # noqa: E704
-def log(x): return apply("log", x)                             # noqa: E704
-def sqrt(x): return apply("sqrt", x)                           # noqa: E704
-def sin(x): return apply("sin", x)                             # noqa: E704
-def cos(x): return apply("cos", x)                             # noqa: E704
-def tan(x): return apply("tan", x)                             # noqa: E704
-def tanh(x): return apply("tanh", x)                           # noqa: E704
-def sigmoid(x): return apply("sigmoid", x)                     # noqa: E704
+
+
+def exp(x):
+    """Elementwise `e ** x` (numpy's `exp`), recorded on the tape.
+
+    The derivative is the result itself, read from the saved output (PyTorch's
+    `ExpBackward0`). Integer inputs give float64, as in numpy; overflow gives `inf` without
+    numpy's warning.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import exp, tensor
+        >>> x = tensor([0.0, 1.0], requires_grad=True)
+        >>> np.sum(exp(x)).backward()
+        >>> x.grad  # d/dx e**x = e**x
+        tensor([1.        , 2.71828183])
+    """
+    return apply("exp", x)
+
+
+def log(x):
+    """Elementwise natural logarithm (numpy's `log`), recorded on the tape.
+
+    The derivative is `1 / x`. Outside the domain the values are IEEE's without numpy's
+    warning: `-inf` at 0, `nan` below 0. Integer inputs give float64.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import log, tensor
+        >>> x = tensor([1.0, 4.0], requires_grad=True)
+        >>> np.sum(log(x)).backward()
+        >>> x.grad  # 1 / x
+        tensor([1.  , 0.25])
+        >>> log(tensor([0.0, -1.0]))
+        tensor([-inf,  nan])
+    """
+    return apply("log", x)
+
+
+def sqrt(x):
+    """Elementwise square root (numpy's `sqrt`), recorded on the tape.
+
+    The derivative is `0.5 / sqrt(x)`, read from the saved output: `inf` at 0, as in
+    PyTorch ([`where`][adlite.runtime.where] can keep it out of a gradient). Negative
+    inputs give `nan` without numpy's warning; integer inputs give float64.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import sqrt, tensor
+        >>> x = tensor([1.0, 4.0], requires_grad=True)
+        >>> np.sum(sqrt(x)).backward()
+        >>> x.grad
+        tensor([0.5 , 0.25])
+    """
+    return apply("sqrt", x)
+
+
+def sin(x):
+    """Elementwise sine, in radians (numpy's `sin`), recorded on the tape.
+
+    The derivative is `cos(x)`. Integer inputs give float64.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import sin, tensor
+        >>> x = tensor([0.0, np.pi / 2], requires_grad=True)
+        >>> np.sum(sin(x)).backward()
+        >>> x.grad  # cos(x)
+        tensor([1.000000e+00, 6.123234e-17])
+    """
+    return apply("sin", x)
+
+
+def cos(x):
+    """Elementwise cosine, in radians (numpy's `cos`), recorded on the tape.
+
+    The derivative is `-sin(x)`. Integer inputs give float64.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import cos, tensor
+        >>> x = tensor([0.0, np.pi / 2], requires_grad=True)
+        >>> np.sum(cos(x)).backward()
+        >>> x.grad  # -sin(x)
+        tensor([-0., -1.])
+    """
+    return apply("cos", x)
+
+
+def tan(x):
+    """Elementwise tangent, in radians (numpy's `tan`), recorded on the tape.
+
+    The derivative is `1 + tan(x) ** 2`, read from the saved output. Integer inputs give
+    float64; `inf` and `nan` inputs give `nan` without numpy's warning.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import tan, tensor
+        >>> x = tensor([0.0, np.pi / 4], requires_grad=True)
+        >>> np.sum(tan(x)).backward()
+        >>> x.grad  # 1 + tan(x)**2
+        tensor([1., 2.])
+    """
+    return apply("tan", x)
+
+
+def tanh(x):
+    """Elementwise hyperbolic tangent (numpy's `tanh`), recorded on the tape.
+
+    The derivative is `1 - tanh(x) ** 2`, read from the saved output. Integer inputs give
+    float64.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, with values in [-1, 1], recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import tanh, tensor
+        >>> x = tensor([0.0, 1.0], requires_grad=True)
+        >>> np.sum(tanh(x)).backward()
+        >>> x.grad  # 1 - tanh(x)**2
+        tensor([1.        , 0.41997434])
+    """
+    return apply("tanh", x)
+
+
+def sigmoid(x):
+    """Elementwise logistic sigmoid `1 / (1 + exp(-x))` (torch.sigmoid, scipy's `expit`).
+
+    Computed without overflow for any `x` (from `exp(-|x|)`), so large inputs give exactly
+    0 or 1. The derivative is `s * (1 - s)` with `s` the saved output. Integer inputs give
+    float64; float32 stays float32.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import sigmoid, tensor
+        >>> x = tensor([0.0, 1000.0], requires_grad=True)
+        >>> np.sum(sigmoid(x)).backward()
+        >>> x.grad  # s * (1 - s)
+        tensor([0.25, 0.  ])
+    """
+    return apply("sigmoid", x)
+
+
 def abs(x): return apply("abs", x)                             # noqa: E704, A001
 def log1p(x): return apply("log1p", x)                         # noqa: E704
 def expm1(x): return apply("expm1", x)                         # noqa: E704
@@ -197,11 +378,103 @@ def arccos(x): return apply("arccos", x)                       # noqa: E704
 def arctan(x): return apply("arctan", x)                       # noqa: E704
 def arctan2(y, x): return apply("arctan2", y, x)              # noqa: E704
 def fmod(x, y): return apply("fmod", x, y)                    # noqa: E704
-def maximum(x, y): return apply("maximum", x, y)               # noqa: E704
-def minimum(x, y): return apply("minimum", x, y)               # noqa: E704
+
+
+def maximum(x, y):
+    """Elementwise maximum of `x` and `y` (numpy's `maximum`; NaN propagates), recorded.
+
+    The operands broadcast together and the result's dtype is numpy's (Python numbers
+    weak). The gradient goes to the operand that was larger; at a tie each operand gets
+    half of it (torch.maximum's rule), and the other operand gets exactly 0, never
+    `0 * inf` from an element it did not supply.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        y: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of the broadcast shape, recorded when `x` or `y` requires grad.
+
+    Raises:
+        ValueError: numpy's, for shapes that do not broadcast.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import maximum, tensor
+        >>> x = tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> np.sum(maximum(x, 2.0)).backward()
+        >>> x.grad  # half at the tie x == 2
+        tensor([0. , 0.5, 1. ])
+    """
+    return apply("maximum", x, y)
+
+
+def minimum(x, y):
+    """Elementwise minimum of `x` and `y` (numpy's `minimum`; NaN propagates), recorded.
+
+    The operands broadcast together and the result's dtype is numpy's (Python numbers
+    weak). The gradient goes to the operand that was smaller; at a tie each operand gets
+    half of it (torch.minimum's rule), and the other operand gets exactly 0, never
+    `0 * inf` from an element it did not supply.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        y: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of the broadcast shape, recorded when `x` or `y` requires grad.
+
+    Raises:
+        ValueError: numpy's, for shapes that do not broadcast.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import minimum, tensor
+        >>> x = tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> np.sum(minimum(x, 2.0)).backward()
+        >>> x.grad  # half at the tie x == 2
+        tensor([1. , 0.5, 0. ])
+    """
+    return apply("minimum", x, y)
+
+
 def fmax(x, y): return apply("fmax", x, y)                     # noqa: E704
 def fmin(x, y): return apply("fmin", x, y)                     # noqa: E704
-def matmul(x, y): return apply("matmul", x, y)                 # noqa: E704
+
+
+def matmul(x, y):
+    """Matrix product of `x` and `y` (numpy's `matmul`, the `@` operator), recorded.
+
+    numpy's rules: a 1-D operand is a row (left) or column (right) vector whose added axis
+    is removed from the result, and the axes before the last two broadcast (a stack of
+    products). The gradients are `g @ y^T` and `x^T @ g`, summed over broadcast axes.
+    The node is `MmBackward0` whatever the shapes.
+
+    Args:
+        x: A tensor, or an array (a constant), of at least one dimension.
+        y: A tensor, or an array (a constant), of at least one dimension.
+
+    Returns:
+        A Tensor, recorded when `x` or `y` requires grad.
+
+    Raises:
+        ValueError: numpy's, for a 0-d operand or inner dimensions that differ.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import matmul, tensor
+        >>> w = tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> y = matmul(w, np.array([1.0, -1.0]))
+        >>> y
+        tensor([-1., -1.], grad_fn=<MmBackward0>)
+        >>> np.sum(y).backward()
+        >>> w.grad  # each row gets the vector
+        tensor([[ 1., -1.],
+                [ 1., -1.]])
+    """
+    return apply("matmul", x, y)
+
+
 def clone(x): return apply("clone", x)                         # noqa: E704
 
 
@@ -210,6 +483,36 @@ def sum(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
 
 
 def mean(x, axis: Axis = None, keepdims: bool = False):
+    """Arithmetic mean over `axis` (numpy's `mean`, also `np.mean(t)`), recorded on the tape.
+
+    The sum of the elements reduced divided by their number `n`, so each element's
+    derivative is `1 / n` (the result's node is the division's, `DivBackward0`). Integer
+    inputs give float64; reducing no elements gives `nan`, as numpy's value.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        axis: The axis or tuple of axes to reduce (negative ones count from the end);
+            None reduces all of them.
+        keepdims: Keep the reduced axes with length 1, so the result broadcasts against `x`.
+
+    Returns:
+        A Tensor, recorded when `x` requires grad.
+
+    Raises:
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import mean, tensor
+        >>> x = tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        >>> m = mean(x, axis=0)
+        >>> m
+        tensor([2. , 3.5], grad_fn=<DivBackward0>)
+        >>> np.sum(m).backward()
+        >>> x.grad
+        tensor([[0.5, 0.5],
+                [0.5, 0.5]])
+    """
     x = constant(x)
     return composites.mean(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims))
 
@@ -235,6 +538,34 @@ def min(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
 
 
 def prod(x, axis: Axis = None, keepdims: bool = False):
+    """Product of the elements over `axis` (numpy's `prod`), recorded on the tape.
+
+    Each element's derivative is the product of the other elements reduced with it, exact
+    with zeros (not `out / x`): where one element is 0, it alone gets a nonzero derivative.
+    Second derivatives (`create_graph=True`) are exact where a product has at most one zero.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        axis: The axis or tuple of axes to reduce (negative ones count from the end);
+            None reduces all of them.
+        keepdims: Keep the reduced axes with length 1, so the result broadcasts against `x`.
+
+    Returns:
+        A Tensor, recorded when `x` requires grad.
+
+    Raises:
+        numpy.exceptions.AxisError: For an axis out of range.
+        NotImplementedError: In a backward with `create_graph=True` through a product with
+            two or more zeros.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import prod, tensor
+        >>> x = tensor([2.0, 0.0, 4.0], requires_grad=True)
+        >>> prod(x).backward()
+        >>> x.grad  # the product of the others
+        tensor([0., 8., 0.])
+    """
     return _reduce("prod", x, axis, keepdims)
 
 
@@ -294,13 +625,69 @@ def astype(x, dtype):
 
 
 def where(cond, x, y):
+    """Elements of `x` where `cond` holds, else of `y` (numpy's `where`), recorded.
+
+    `cond`, `x` and `y` broadcast together; `cond` is data (read as booleans, nonzero
+    true) and gets no gradient. The gradient goes to `x` where `cond` holds and to `y`
+    elsewhere, summed back to each operand's shape. Unlike PyTorch, the side not selected
+    contributes nothing, not `0 * inf`: its gradient is masked back through the elementwise
+    operations that computed it, so `where(x > 0, sqrt(x), 0.0)` has derivative 0 at 0
+    (PyTorch gives `nan`).
+
+    Args:
+        cond: The condition: a tensor, array, list or bool.
+        x: The values where `cond` is true: a tensor, or an array or number (a constant).
+        y: The values where `cond` is false: a tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of the broadcast shape and numpy's result dtype (Python numbers weak),
+        recorded when `x` or `y` requires grad.
+
+    Raises:
+        ValueError: numpy's, for shapes that do not broadcast.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import sqrt, tensor, where
+        >>> x = tensor([0.0, 4.0], requires_grad=True)
+        >>> np.sum(where(x > 0, sqrt(x), 0.0)).backward()
+        >>> x.grad  # no nan from sqrt's inf slope at 0
+        tensor([0.  , 0.25])
+    """
     c = np.asarray(_data(cond), dtype=bool)
     return apply("where", x, y, cond=c)
 
 
 def clip(x, lo=None, hi=None):
-    """numpy's clip; a missing bound is the dtype's extreme (so it never binds), and bounds
-    that are tensors receive their part of the gradient (torch.clamp)."""
+    """Limit `x` to `[lo, hi]` elementwise (numpy's `clip`), recorded on the tape.
+
+    A missing bound is the dtype's extreme, so it never binds. The gradient follows
+    torch.clamp: `x` gets it where `lo <= x <= hi` (bounds inclusive), `lo` where it
+    binds (`x < lo < hi`), `hi` where `x > hi` or `hi < lo` (numpy then returns `hi`);
+    bounds that are tensors receive their part. The element not chosen contributes
+    nothing, as in [`where`][adlite.runtime.where]; nothing goes where an operand is NaN.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        lo: The lower bound: a tensor, array or number broadcasting with `x`, or None.
+        hi: The upper bound: a tensor, array or number broadcasting with `x`, or None.
+
+    Returns:
+        A Tensor of the broadcast shape, recorded when an operand requires grad.
+
+    Raises:
+        ValueError: When both bounds are None.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import clip, tensor
+        >>> x = tensor([-2.0, 0.5, 3.0], requires_grad=True)
+        >>> np.sum(clip(x, -1.0, 1.0)).backward()
+        >>> x.grad  # 0 where a bound binds
+        tensor([0., 1., 0.])
+        >>> clip(tensor([1, 5, 9]), hi=4)
+        tensor([1, 4, 4])
+    """
     if lo is None and hi is None:
         raise ValueError("clip: at least one of the bounds must be given")
     x = constant(x)
@@ -334,6 +721,32 @@ def index_put(x, idx, value):
 
 
 def concatenate(xs: Sequence[Any], axis: int = 0):
+    """Join tensors along an existing axis (numpy's `concatenate`), recorded on the tape.
+
+    Each input gets the slice of the gradient that its elements fill (PyTorch's
+    `CatBackward0`); inputs that are not tensors are constants. The dtype is numpy's.
+
+    Args:
+        xs: The tensors (or arrays) to join, of one number of dimensions (at least 1) and
+            the same shape except along `axis`.
+        axis: The axis to join along; negative counts from the end.
+
+    Returns:
+        A Tensor, recorded when an input requires grad.
+
+    Raises:
+        ValueError: For an empty `xs`, 0-d inputs or shapes that do not fit (numpy's).
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import concatenate, tensor
+        >>> a, b = tensor([1.0, 2.0], requires_grad=True), tensor([3.0], requires_grad=True)
+        >>> c = concatenate([a, b])
+        >>> np.sum(c * np.array([1.0, 2.0, 3.0])).backward()
+        >>> a.grad, b.grad
+        (tensor([1., 2.]), tensor([3.]))
+    """
     xs = [constant(x) for x in xs]
     if not xs:
         raise ValueError("need at least one array to concatenate")
@@ -342,6 +755,35 @@ def concatenate(xs: Sequence[Any], axis: int = 0):
 
 
 def stack(xs: Sequence[Any], axis: int = 0):
+    """Join same-shaped tensors along a new axis (numpy's `stack`), recorded on the tape.
+
+    Each input gets its slice of the gradient along `axis` (the result is a
+    `concatenate` of the inputs with the new axis inserted, node `CatBackward0`).
+
+    Args:
+        xs: The tensors (or arrays, constants) to join, all of the same shape.
+        axis: The position of the new axis in the result; negative counts from the end.
+
+    Returns:
+        A Tensor with one more dimension than the inputs, recorded when an input requires
+        grad.
+
+    Raises:
+        ValueError: For inputs of different shapes, or an empty `xs`.
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import stack, tensor
+        >>> a = tensor([1.0, 2.0], requires_grad=True)
+        >>> s = stack([a, a * 10.0], axis=1)
+        >>> s
+        tensor([[ 1., 10.],
+                [ 2., 20.]], grad_fn=<CatBackward0>)
+        >>> np.sum(s).backward()
+        >>> a.grad
+        tensor([11., 11.])
+    """
     xs = [constant(x) for x in xs]
     if len({x.shape for x in xs}) > 1:
         raise ValueError("all input arrays must have the same shape")
@@ -349,6 +791,36 @@ def stack(xs: Sequence[Any], axis: int = 0):
 
 
 def dot(x, y):
+    """Dot product of `x` and `y` (numpy's `dot` for up to 2-D operands), recorded.
+
+    With a 0-d operand it is the elementwise product; otherwise
+    [`matmul`][adlite.runtime.matmul]: the inner product of two vectors (a 0-d result),
+    a matrix-vector or a matrix product. Unlike numpy's, operands of more than 2
+    dimensions are refused (use `matmul` or `np.einsum`); unlike torch.dot, any of these
+    shapes is taken.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        y: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor, recorded when `x` or `y` requires grad.
+
+    Raises:
+        ValueError: numpy's, for inner dimensions that differ.
+        NotImplementedError: For an operand of more than 2 dimensions (the other not 0-d).
+
+    Examples:
+        >>> from adlite.runtime import dot, tensor
+        >>> a = tensor([1.0, 2.0], requires_grad=True)
+        >>> b = tensor([3.0, 4.0], requires_grad=True)
+        >>> d = dot(a, b)
+        >>> d
+        tensor(11., grad_fn=<MmBackward0>)
+        >>> d.backward()
+        >>> a.grad, b.grad
+        (tensor([3., 4.]), tensor([1., 2.]))
+    """
     x, y = constant(x), constant(y)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
@@ -362,6 +834,26 @@ def fill(x, value):
 
 
 def relu(x):
+    """Rectified linear unit `max(x, 0)` elementwise (torch.relu), recorded on the tape.
+
+    It is `where(x > 0, x, 0.0)`: the derivative is 1 where `x > 0` and 0 elsewhere, at 0
+    included (as PyTorch's). Unlike torch.relu, NaN gives 0 (`nan > 0` is false), and an
+    integer input gives float64 (numpy's dtype for `np.where(x > 0, x, 0.0)`).
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+
+    Returns:
+        A Tensor of `x`'s shape (node `WhereBackward0`), recorded when `x` requires grad.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import relu, tensor
+        >>> x = tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        >>> np.sum(relu(x)).backward()
+        >>> x.grad
+        tensor([0., 0., 1.])
+    """
     return where(greater(x, 0), x, 0.0)
 
 
@@ -433,16 +925,102 @@ def remainder(x, y):
 
 
 def logsumexp(x, axis: Axis = None, keepdims: bool = False):
+    """`log(sum(exp(x)))` over `axis`, without overflow (scipy.special.logsumexp), recorded.
+
+    Computed as `log(sum(exp(x - m))) + m` with `m` the maximum where it is finite, else 0
+    (scipy's stable form: large inputs do not overflow, all `-inf` gives `-inf`). The
+    derivative is the softmax of `x` over `axis` (`m` is not held constant: its part
+    cancels). scipy's `b` and `return_sign` are not taken.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        axis: The axis or tuple of axes to reduce (negative ones count from the end);
+            None reduces all of them.
+        keepdims: Keep the reduced axes with length 1, so the result broadcasts against `x`.
+
+    Returns:
+        A Tensor, recorded when `x` requires grad.
+
+    Raises:
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> from adlite.runtime import logsumexp, tensor
+        >>> x = tensor([1000.0, 1000.0], requires_grad=True)
+        >>> z = logsumexp(x)
+        >>> z
+        tensor(1000.69314718, grad_fn=<AddBackward0>)
+        >>> z.backward()
+        >>> x.grad  # softmax(x)
+        tensor([0.5, 0.5])
+    """
     x = constant(x)
     return composites.logsumexp(_ops(), x, normalize_axis(axis, x.ndim), bool(keepdims))
 
 
 def softmax(x, axis: int = -1):
+    """`exp(x) / sum(exp(x))` along `axis` (scipy.special.softmax, torch.softmax), recorded.
+
+    Computed from `exp(x - max(x))`, so large inputs do not overflow; the maximum is not
+    held constant (its derivative cancels). The results along `axis` are positive and sum
+    to 1.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        axis: The axis (or tuple of axes) normalised over, by default the last, as
+            torch's `dim=-1`; None normalises over all elements (scipy's default).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Raises:
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> from adlite.runtime import softmax, tensor
+        >>> x = tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> s = softmax(x)
+        >>> s
+        tensor([0.09003057, 0.24472847, 0.66524096], grad_fn=<DivBackward0>)
+        >>> s[2].backward()
+        >>> x.grad  # s[2] * (onehot(2) - s)
+        tensor([-0.05989202, -0.1628034 ,  0.22269543])
+        >>> softmax(tensor([1000.0, 0.0]))
+        tensor([1., 0.])
+    """
     x = constant(x)
     return composites.softmax(_ops(), x, normalize_axis(axis, x.ndim))
 
 
 def log_softmax(x, axis: int = -1):
+    """`x - logsumexp(x)` along `axis` (scipy.special.log_softmax, torch's), recorded.
+
+    The logarithm of [`softmax`][adlite.runtime.softmax], without its rounding to 0:
+    large and very negative inputs stay finite (see
+    [`logsumexp`][adlite.runtime.logsumexp]). The derivative of element `i` is
+    `onehot(i) - softmax(x)`.
+
+    Args:
+        x: A tensor, or an array or number (a constant).
+        axis: The axis (or tuple of axes) normalised over, by default the last, as
+            torch's `dim=-1`; None normalises over all elements (scipy's default).
+
+    Returns:
+        A Tensor of `x`'s shape, recorded when `x` requires grad.
+
+    Raises:
+        numpy.exceptions.AxisError: For an axis out of range.
+
+    Examples:
+        >>> from adlite.runtime import log_softmax, tensor
+        >>> x = tensor([1000.0, 0.0], requires_grad=True)
+        >>> y = log_softmax(x)
+        >>> y
+        tensor([    0., -1000.], grad_fn=<SubBackward0>)
+        >>> y[1].backward()
+        >>> x.grad
+        tensor([-1.,  1.])
+    """
     x = constant(x)
     return composites.log_softmax(_ops(), x, normalize_axis(axis, x.ndim))
 

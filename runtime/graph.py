@@ -78,7 +78,29 @@ Edge = tuple["Node | None", int]
 
 
 class Node:
-    """A backward function: maps gradients of its outputs to gradients of its inputs."""
+    """A backward function: maps gradients of its outputs to gradients of its inputs.
+
+    Every recorded operation makes one, its result's `grad_fn` (named after PyTorch's,
+    `name()`: `MulBackward0`, ...). As in PyTorch, `next_functions` holds one
+    `(node, output_nr)` pair per input: the node that made it, the
+    [`AccumulateGrad`][adlite.runtime.AccumulateGrad] of a leaf that requires grad, or
+    `(None, 0)` for an input that needs no grad. The values its rule needs are saved with
+    their version: reading them after an in-place change, or after a backward without
+    `retain_graph=True` freed them, raises PyTorch's RuntimeError. `seq` numbers the nodes
+    in creation order (a node's inputs come first).
+
+    Args:
+        next_functions: The `(node or None, output_nr)` edge of each input.
+        num_outputs: How many outputs (gradients received) the node has.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.runtime import tensor
+        >>> x = tensor([1.0, 2.0], requires_grad=True)
+        >>> y = np.sin(x) * 2.0
+        >>> y.grad_fn, y.grad_fn.next_functions
+        (<MulBackward0 object>, ((<SinBackward0 object>, 0), (None, 0)))
+    """
 
     def __init__(self, next_functions: Sequence[Edge], num_outputs: int = 1) -> None:
         self.next_functions: tuple[Edge, ...] = tuple(next_functions)
@@ -104,7 +126,23 @@ class Node:
         return [None if s is None else s.unpack() for s in self._saved]
 
     def release(self) -> None:
-        """Free saved values (what backward without retain_graph does)."""
+        """Free the saved values (what a backward without `retain_graph=True` does).
+
+        Running the node again afterwards raises PyTorch's RuntimeError ("Trying to
+        backward through the graph a second time ..."); a node that saved nothing stays
+        usable.
+
+        Examples:
+            >>> import numpy as np
+            >>> from adlite.runtime import tensor
+            >>> x = tensor([1.0, 2.0], requires_grad=True)
+            >>> y = np.sin(x)
+            >>> y.grad_fn.release()
+            >>> y.backward(np.ones(2))
+            Traceback (most recent call last):
+                ...
+            RuntimeError: Trying to backward through the graph a second time ...
+        """
         if self._saved:
             self._released = True
             for s in self._saved:
@@ -124,19 +162,82 @@ class Node:
         return [t for t in (r() for r in self._retained.get(output_nr, [])) if t is not None]
 
     def apply(self, grads: Sequence[Tensor | None]) -> Sequence[Tensor | None]:
-        """Gradients w.r.t. the inputs, one per entry of `next_functions`."""
+        """Gradients with respect to the inputs, one per entry of `next_functions`.
+
+        The node's backward rule, as the engine calls it. It is recorded while grad mode
+        is on (what `create_graph=True` relies on); call it under
+        [`no_grad`][adlite.runtime.grad_mode.no_grad] to inspect a rule.
+
+        Args:
+            grads: The gradient of each output (None where none reached it).
+
+        Returns:
+            The gradient of each input (None where there is none).
+
+        Raises:
+            RuntimeError: When the saved values were freed or modified in place.
+            NotImplementedError: For a node that defines no rule.
+
+        Examples:
+            >>> import numpy as np
+            >>> from adlite.runtime import no_grad, tensor
+            >>> x = tensor([0.0, np.pi], requires_grad=True)
+            >>> y = np.sin(x)
+            >>> with no_grad():
+            ...     y.grad_fn.apply([tensor([1.0, 1.0])])  # cos(x)
+            (tensor([ 1., -1.]),)
+        """
         raise NotImplementedError(f"{self.name()} does not define apply")
 
     def apply_masked(self, grads: Sequence[Tensor | None], mask: Any
                      ) -> tuple[Sequence[Tensor | None], list[Any]]:
-        """`apply`, and the element mask of each input gradient (None: unmasked): where a
-        mask is false, the gradient stems only from elements a selection did not choose
-        (see `functional.PrimitiveNode`); `mask` is that of the output gradient."""
+        """`apply`, and the element mask of each input gradient (None: unmasked).
+
+        Where a mask is false, the gradient stems only from elements a selection
+        (`where`, `clip`, `maximum`, a masked write, ...) did not choose, and the engine
+        keeps such elements from contributing (no `0 * inf`); the primitives' nodes compute
+        the masks, other nodes return `apply`'s gradients unmasked.
+
+        Args:
+            grads: The gradient of each output (None where none reached it).
+            mask: The element mask of the output gradient, or None.
+
+        Returns:
+            The gradients of the inputs (as `apply`'s) and a list of their masks.
+
+        Raises:
+            RuntimeError: When the saved values were freed or modified in place.
+
+        Examples:
+            >>> import numpy as np
+            >>> from adlite.runtime import no_grad, tensor, where
+            >>> x = tensor([1.0, 2.0], requires_grad=True)
+            >>> y = where(np.array([True, False]), x, x * 10.0)
+            >>> with no_grad():
+            ...     y.grad_fn.apply_masked([tensor([1.0, 1.0])], None)
+            ((tensor([1., 0.]), tensor([0., 1.])), [array([ True, False]), array([False,  True])])
+        """
         return self.apply(grads), [None] * len(self.next_functions)
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
+    """The sink of a leaf tensor that requires grad: adds incoming gradients into `.grad`.
+
+    Stands for the leaf in its consumers' `next_functions` (PyTorch's `AccumulateGrad`):
+    one per leaf, shared by every operation on it, with no `next_functions` of its own.
+    `backward` adds the gradient reaching it into `variable.grad`; `autograd.grad`
+    returns it instead.
+
+    Args:
+        variable: The leaf tensor.
+
+    Examples:
+        >>> from adlite.runtime import tensor
+        >>> x = tensor([1.0, 2.0], requires_grad=True)
+        >>> acc = (x * 2.0).grad_fn.next_functions[0][0]
+        >>> acc, acc.variable is x, (x + 1.0).grad_fn.next_functions[0][0] is acc
+        (<AccumulateGrad object>, True, True)
+    """
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__(())

@@ -42,17 +42,7 @@ MEMBERS = {
 }
 # Objects whose files another change of issue 22 is rewriting: their docstrings come with
 # it. Strict: one that gains its examples fails here until it is taken off this list.
-PENDING = {
-    "compiler/errors.py": ("adlite.compiler.AdliteError", "adlite.compiler.AdliteSourceError",
-                           "adlite.compiler.AdliteSyntaxError", "adlite.compiler.AdliteTypeError",
-                           "adlite.compiler.AdliteValueError"),
-    "runtime/dot.py": ("adlite.runtime.to_dot",),
-    "runtime/graph.py": ("adlite.runtime.AccumulateGrad", "adlite.runtime.Node"),
-    "runtime/functional.py": tuple(f"adlite.runtime.{name}" for name in (
-        "clip", "concatenate", "cos", "dot", "exp", "log", "log_softmax", "logsumexp",
-        "matmul", "maximum", "mean", "minimum", "prod", "relu", "sigmoid", "sin", "softmax",
-        "sqrt", "stack", "tan", "tanh", "where")),
-}
+PENDING: dict[str, tuple[str, ...]] = {}
 # numpy's defaults, so that the printed arrays are those a user sees
 PRINT_OPTIONS = {"precision": 8, "threshold": 1000, "edgeitems": 3, "linewidth": 75,
                  "suppress": False, "nanstr": "nan", "infstr": "inf", "sign": "-",
