@@ -392,8 +392,9 @@ def _cause(path: str, seen: list[Leaf | None], reason: str | None) -> str:
         text = f"{head} ({what} value) took {k} values ({shown}) and compiles once per " \
             f"value{why}"
         if what == "float":
-            return text + "; keep it a run-time value by using it in arithmetic, e.g. " \
-                f"`{path} * np.ones(shape)` instead of `np.full(shape, {path})`"
+            return text + "; keep it a run-time value: let the paths it chooses between " \
+                "give results of the same shape and type (an array on both sides of an " \
+                f"`if` on {path}, e.g. `np.sum(x) * np.ones_like(x)` for a number)"
         if what == "int":
             return text + "; round it up to a few sizes (pad the data), or use it only at " \
                 "run time (a loop count, an index)"

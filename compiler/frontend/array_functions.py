@@ -138,11 +138,22 @@ def resolve_dtype(conv, dtype, node) -> Type:
 
 
 def _filled(value):
+    """np.zeros / np.ones / np.empty (`value`: their fill) and np.full (`value` None: its
+    fill is the second argument, a run-time value: a new fill value does not compile again;
+    numpy's dtype, the fill's own unless `dtype=` is given)."""
     def lower(conv, args, kwargs, node):
         shape = _shape_of(conv, args[0], node)
-        dtype = _dtype(conv, kwargs, node)
-        fill = value if value is not None else conv.static(args[1], node)
-        return conv.b.full(const(float(fill), dtype), shape=shape, dtype=dtype)
+        if value is not None:
+            dtype = _dtype(conv, kwargs, node)
+            return conv.b.full(const(value, dtype), shape=shape, dtype=dtype)
+        if len(args) != 2:
+            raise conv.source.error(node, "np.full(shape, fill_value) takes two arguments here")
+        fill = conv.value(args[1], node)
+        if fill.type.is_array:
+            raise conv.source.error(node, "np.full with an array as the fill value",
+                                    "np.broadcast_to(fill, shape).copy() gives that array")
+        dtype = _dtype(conv, kwargs, node, fill.type.scalar)
+        return conv.b.full(conv.to_type(fill, dtype), shape=shape, dtype=dtype)
 
     return lower
 
