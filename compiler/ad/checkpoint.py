@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import I64, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, inline
 from ..primitives.effects import without_effects
@@ -93,7 +94,7 @@ def _int_const(atom, eqn: Eqn, graph: Graph) -> int | None:
     constant, when it is an int known when compiling."""
     if isinstance(atom, Const):
         value = atom.value
-    elif any(atom is v for v in graph.inputs[:eqn.params["n_consts"]]):
+    elif any(atom is v for v in graph.inputs[:While(eqn).n_consts]):
         outer = eqn.inputs[[id(v) for v in graph.inputs].index(id(atom))]
         value = outer.value if isinstance(outer, Const) else None
     else:
@@ -105,7 +106,8 @@ def static_trips(eqn: Eqn) -> int | None:
     """The trip count of the `while` `eqn` when it is known when compiling: the condition
     is `counter < bound` with a constant bound, the counter starts at a constant and each
     iteration adds a positive constant to it (`for i in range(constant)`)."""
-    n, cond, body = eqn.params["n_consts"], eqn.params["cond"], eqn.params["body"]
+    loop = While(eqn)
+    n, cond, body = loop.n_consts, loop.cond, loop.body
     if len(cond.eqns) != 1 or cond.eqns[0].prim != "lt" or \
             cond.outputs[0] is not cond.eqns[0].outputs[0]:
         return None
@@ -153,20 +155,21 @@ class Segmented:
 
     def __init__(self, fb: Builder, eqn: Eqn, trips: Var, plan: TapePlan) -> None:
         self.eqn, self.policy, self.tape, self.trips = eqn, plan.checkpoint, plan.residual, trips
-        n = self.n = eqn.params["n_consts"]
-        cond = eqn.params["cond"]
-        consts, carries = list(eqn.inputs[:n]), list(eqn.inputs[n:])
+        loop = While(eqn)
+        n = self.n = loop.n_consts
+        cond = loop.cond
+        consts, carries = list(loop.consts), list(loop.carries)
         self.prefix = None
         if self.policy.auto:  # the ordinary taped loop first, while its tape fits
             self.prefix_out = _fresh(eqn.outputs)
             self.prefix = Eqn("while", consts + carries + [Const(0, I64)],
                               self.prefix_out + [Var(I64, "trips")],
-                              {"cond": None, "body": None, "n_consts": n}, eqn.loc)
+                              While.params(None, None, n), eqn.loc)
             fb.eqns.append(self.prefix)
             carries = self.prefix_out
         self.segments = Eqn("while", consts + carries + [Const(0, I64)],
                             list(eqn.outputs) + [Var(I64, "trips") if self.prefix else trips],
-                            {"cond": _cond_and(cond, None), "body": None, "n_consts": n},
+                            While.params(_cond_and(cond, None), None, n),
                             eqn.loc)
         fb.eqns.append(self.segments)
         if self.prefix is not None:
@@ -211,8 +214,8 @@ class Segmented:
         plain = inline(ib, body, i_inputs)
         inner_body = Graph(i_inputs + [count], ib.eqns, plain + [ib.add(count, 1)], body.name)
         inner_cond = _cond_and(cond, length)
-        outs = b.emit("while", inputs + [Const(0, I64)], cond=inner_cond, body=inner_body,
-                      n_consts=n)
+        outs = b.emit("while", inputs + [Const(0, I64)],
+                      **While.params(inner_cond, inner_body, n))
         return Graph(inputs + [at], b.eqns, outs[:-1] + [b.add(at, outs[-1])],
                      CHECKPOINT_LOOPS + "segments")
 
@@ -233,9 +236,9 @@ class Segmented:
         recompute = clone(self.taped)
         without_effects(recompute)  # prints and checks ran in the forward sweep
         ends = b.emit("while", s_consts + [length] + snapshot + [Const(0, I64)],
-                      cond=_counted(recompute, n),
-                      body=_counting(recompute, n, 1, CHECKPOINT_LOOPS + "recompute"),
-                      n_consts=n + 1)
+                      **While.params(_counted(recompute, n),
+                                     _counting(recompute, n, 1, CHECKPOINT_LOOPS + "recompute"),
+                                     n + 1))
         new_state = adjoint(b, s_consts, s_hoisted, s_state, [ends[j] for j in nexts], length)
         seg_inputs = s_consts + s_hoisted + s_state + [end]
         c_inputs = _fresh(seg_inputs)
@@ -247,9 +250,10 @@ class Segmented:
                       Const(self.bound, I64))
         in_segments = self.trips if in_prefix is None else bb.sub(self.trips, in_prefix)
         outs = bb.emit("while", consts + hoisted + state + [in_segments],
-                       cond=Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], "segments"),
-                       body=Graph(seg_inputs, b.eqns, new_state + [at], "segments_bar"),
-                       n_consts=len(consts) + len(hoisted))
+                       **While.params(
+                           Graph(c_inputs, cb.eqns, [cb.gt(c_inputs[-1], 0)], "segments"),
+                           Graph(seg_inputs, b.eqns, new_state + [at], "segments_bar"),
+                           len(consts) + len(hoisted)))
         state = outs[:len(state)]
         if self.prefix is None:
             return state

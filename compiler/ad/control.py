@@ -41,6 +41,7 @@ from __future__ import annotations
 from .. import primitives  # noqa: F401  (registers while/cond/push/pop, completed below)
 from ..ir.builder import Builder
 from ..ir.core import BOOL, I64, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.loops import While
 from ..ir.primitive import attach
 from ..ir.transform import clone, inline
 from ..primitives.effects import without_effects
@@ -80,9 +81,9 @@ def _seed(ct, guard) -> str:
 
 
 def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
-    n = eqn.params["n_consts"]
-    cond, body = eqn.params["cond"], eqn.params["body"]
-    consts, carries = eqn.inputs[:n], eqn.inputs[n:]
+    loop = While(eqn)
+    n, cond, body = loop.n_consts, loop.cond, loop.body
+    consts, carries = loop.consts, loop.carries
     # the forward loop; its body, which stores the residuals of the body's backward
     # equations, is set by `emit_backward` once the cotangents (and their guards) are known
     trips = Var(I64, "trips")
@@ -90,8 +91,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
     if segmented is None:
         forward = Eqn("while", list(consts) + list(carries) + [Const(0, I64)],
                       list(eqn.outputs) + [trips],
-                      {"cond": _with_extra_inputs(cond, [Var(I64, "trips")]), "body": None,
-                       "n_consts": n},
+                      While.params(_with_extra_inputs(cond, [Var(I64, "trips")]), None, n),
                       eqn.loc)
         fb.eqns.append(forward)
     float_carries = [i for i, v in enumerate(carries) if v.type.is_float]
@@ -167,8 +167,7 @@ def while_ad_forward(fb: Builder, eqn: Eqn, plan: TapePlan):
             """The adjoint loop over `count` iterations from the adjoint `state` (cotangents,
             guards, accumulators), the last of which ended with the carries `last`."""
             outs = b.emit("while", list(consts_) + hoisted_ + state + last + [count],
-                          cond=clone(rev_cond), body=clone(rev_body),
-                          n_consts=n + len(hoisted_))
+                          **While.params(clone(rev_cond), clone(rev_body), n + len(hoisted_)))
             for out, var in zip(outs, r_bars + r_guards + r_acc + r_any +
                                 list(r_next.values()) + [k], strict=True):
                 out.hint = var.hint
@@ -350,9 +349,9 @@ def _moving_carries(body: Graph, n: int, moving: set[int]) -> set[int]:
 def while_jvp(b: Builder, eqn: Eqn, tangents):
     """Consts and carries that never get a tangent stay constants of the loop (symbolic
     zeros, so no `0 * inf` comes from them)."""
-    n = eqn.params["n_consts"]
-    cond, body = eqn.params["cond"], eqn.params["body"]
-    consts, carries = eqn.inputs[:n], eqn.inputs[n:]
+    loop = While(eqn)
+    n, cond, body = loop.n_consts, loop.cond, loop.body
+    consts, carries = loop.consts, loop.carries
     floats = _float_positions(body.inputs)
     moving = _moving_carries(body, n, {i for i in floats if tangents[i] is not None})
     float_in = [i for i in floats if i in moving]
@@ -379,7 +378,7 @@ def while_jvp(b: Builder, eqn: Eqn, tangents):
     # values stored on the tape by the body are stored once, each with its tangent)
     b.eqns.append(Eqn("while", list(consts) + tc + list(carries) + tk,
                       list(eqn.outputs) + t_out,
-                      {"cond": loop_cond, "body": loop_body, "n_consts": n + len(tc)}, eqn.loc))
+                      While.params(loop_cond, loop_body, n + len(tc)), eqn.loc))
     result = [None] * len(carries)
     for t, i in zip(t_out, moving_out, strict=True):
         result[i] = t

@@ -27,6 +27,7 @@ from math import prod
 from ..ir.builder import Builder
 from ..ir.core import F32, F64, I64, Atom, Const, Eqn, Graph, Type, Var
 from ..ir.index import Int
+from ..ir.loops import While
 from ..ir.transform import clone, free_vars, inline
 from .forward import jvp_graph
 from .reverse import ABSENT, PLAIN, touches_tape, vjp_graph
@@ -147,8 +148,8 @@ def _basis_loop(b: Builder, basis: Type, sweep: Sweep, parts: list[Type]) -> lis
     cb = Builder()
     c_in = [Var(v.type, v.hint) for v in body.inputs]
     cond = Graph(c_in, cb.eqns, [cb.lt(c_in[len(consts)], Const(size, I64))], "cond")
-    outs = b.emit("while", consts + [Const(0, I64)] + stacks, cond=cond, body=body,
-                  n_consts=len(consts))
+    outs = b.emit("while", consts + [Const(0, I64)] + stacks,
+                  **While.params(cond, body, len(consts)))
     return outs[1:]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import I64, Graph, Var, walk_eqns
+from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import inline
 from . import tapes
@@ -50,7 +51,8 @@ def pop(b, eqn, args, batched, size):
 
 @rule("while")
 def while_(b, eqn, args, batched, size):
-    n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
+    loop = While(eqn)
+    n, body, cond = loop.n_consts, loop.body, loop.cond
     flags = list(batched)
     while True:  # carries that the body makes batched are batched from the start
         with tapes.trial():  # each try from the tapes as they are (its pops loaded them)
@@ -67,14 +69,15 @@ def while_(b, eqn, args, batched, size):
     new_body, _ = batch_graph(body, flags, size, force=flags[n:])
     operands = [ensure(b, a, was, size) if f else a
                 for a, was, f in zip(args, batched, flags, strict=True)]
-    outs = b.emit("while", operands, cond=new_cond, body=new_body, n_consts=n)
+    outs = b.emit("while", operands, **While.params(new_cond, new_body, n))
     return list(zip(outs, flags[n:], strict=True))
 
 
 def _masked_while(b, eqn, args, batched, size):
     """The loop run while any example is active, each carry updated only where its example
     still is (the body and predicate run on the others too: they cannot fail or act)."""
-    n, body, cond = eqn.params["n_consts"], eqn.params["body"], eqn.params["cond"]
+    loop = While(eqn)
+    n, body, cond = loop.n_consts, loop.body, loop.cond
     flags = list(batched[:n]) + [True] * (len(args) - n)
     carries = [ensure(b, a, f, size) for a, f in zip(args[n:], batched[n:], strict=True)]
     new_cond, _ = batch_graph(cond, flags, size, force=[True])
@@ -97,8 +100,8 @@ def _masked_while(b, eqn, args, batched, size):
             for new, v in zip(stepped, old, strict=True)]
     (still,) = inline(bb, new_cond, ins[:n] + kept)
     loop_body = Graph(ins, bb.eqns, kept + [bb.and_(mask, still)], "masked_body")
-    (*outs, _) = b.emit("while", list(args[:n]) + carries + [active], cond=loop_cond,
-                        body=loop_body, n_consts=n)
+    (*outs, _) = b.emit("while", list(args[:n]) + carries + [active],
+                        **While.params(loop_cond, loop_body, n))
     return [(o, True) for o in outs]
 
 

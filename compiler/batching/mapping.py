@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from ..ir.builder import Builder
 from ..ir.core import I64, Atom, Const, Eqn, Graph, Var
 from ..ir.index import Int
+from ..ir.loops import While
 from ..ir.transform import inline
 from . import tapes
 from .table import with_batch, zero
@@ -49,7 +50,7 @@ def map_eqn(b: Builder, eqn: Eqn, args: Sequence[Atom], batched: Sequence[bool],
                for out, v in zip(outs, values, strict=True)]
     body = Graph(consts + body_in, bb.eqns, [bb.add(i, step)] + written, "map_body")
     (_, *final) = b.emit("while", list(args) + [Const(first, I64)] + results,
-                         cond=cond, body=body, n_consts=len(args))
+                         **While.params(cond, body, len(args)))
     return final
 
 

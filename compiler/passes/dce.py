@@ -11,6 +11,7 @@ push/pop) always stay.
 from __future__ import annotations
 
 from ..ir.core import Const, Eqn, Graph, Var
+from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
 
 
@@ -30,8 +31,8 @@ def _has_effects(eqn: Eqn) -> bool:
 
 
 def _prune_while(eqn: Eqn, used: set[int]) -> bool:
-    n = eqn.params["n_consts"]
-    cond, body = eqn.params["cond"], eqn.params["body"]
+    loop = While(eqn)
+    n, cond, body = loop.n_consts, loop.cond, loop.body
     n_carry = len(eqn.outputs)
     live = {i for i, o in enumerate(eqn.outputs) if id(o) in used}
     cond_need = _used_inputs(cond, [0])
@@ -55,22 +56,21 @@ def _prune_while(eqn: Eqn, used: set[int]) -> bool:
 
 def _prune_subgraph_inputs(eqn: Eqn) -> bool:
     """Drop operands no subgraph reads (while consts, cond operands)."""
-    if eqn.prim == "while":
-        graphs, first, count = [eqn.params["cond"], eqn.params["body"]], 0, \
-            eqn.params["n_consts"]
-    else:
-        graphs, first, count = list(eqn.params["branches"]), 1, len(eqn.inputs) - 1
+    loop = While(eqn) if eqn.prim == "while" else None
+    graphs = [loop.cond, loop.body] if loop else list(eqn.params["branches"])
+    count = loop.n_consts if loop else len(eqn.inputs) - 1
     read = set()
     for g in graphs:
         read |= _reads(g)
     dead = [k for k in range(count) if all(id(g.inputs[k]) not in read for g in graphs)]
     if not dead:
         return False
+    if loop:
+        loop.drop_consts(dead)
+        return True
     for g in graphs:
         g.inputs = [v for k, v in enumerate(g.inputs) if k not in dead]
-    eqn.inputs = [a for k, a in enumerate(eqn.inputs) if k - first not in dead]
-    if eqn.prim == "while":
-        eqn.params["n_consts"] -= len(dead)
+    eqn.inputs = eqn.inputs[:1] + [a for k, a in enumerate(eqn.inputs[1:]) if k not in dead]
     return True
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Const, Eqn, Graph
+from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import all_graphs, inline
 from .rewrite import Substitution
@@ -44,8 +45,7 @@ def fold_constants(graph: Graph) -> bool:
                 changed = True
                 continue
             if eqn.prim == "while" and _never_runs(eqn):
-                for out, atom in zip(eqn.outputs, eqn.inputs[eqn.params["n_consts"]:],
-                                     strict=True):
+                for out, atom in zip(eqn.outputs, While(eqn).carries, strict=True):
                     sub[out] = atom
                 changed = True
                 continue

@@ -29,6 +29,7 @@ import numpy as np
 
 from ... import gast_adapter as g
 from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
+from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from ...primitives.control import tape_name
 
@@ -150,9 +151,9 @@ class _Emitter:
             self.alias(var, self.src(atom))
 
     def loop(self, eqn: Eqn) -> list:
-        n = eqn.params["n_consts"]
-        cond, body = eqn.params["cond"], eqn.params["body"]
-        consts, init = eqn.inputs[:n], eqn.inputs[n:]
+        loop = While(eqn)
+        cond, body = loop.cond, loop.body
+        consts, init = loop.consts, loop.carries
         out_names = [self.name(v) for v in eqn.outputs]
         stmts = []
         pairs = [(o, self.src(a)) for o, a in zip(out_names, init, strict=True)]
