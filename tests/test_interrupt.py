@@ -145,24 +145,26 @@ def test_sigint_interrupts_compiled_loops_and_they_run_again(tmp_path):
 def test_checkpointed_gradients_stop_in_every_phase(tmp_path):
     """A checkpointed gradient runs three phases: the forward sweep (snapshots), the
     recomputation of each segment with its reverse sweep. The forward sweep is about 40 % of an
-    uninterrupted call: SIGINT at 20 % of it lands in the forward sweep, at 55 % and 75 % in
-    the recomputations and reverse sweeps; every one stops within a second."""
+    uninterrupted call. The interrupted calls run 4 times as many steps as the one timed (so
+    that a loaded machine does not finish them before the signal): SIGINT at 20 % of the timed
+    call lands in the forward sweep, at 55 % and 75 % of the long one in the recomputations and
+    reverse sweeps; every one stops within a second."""
     reports = run_child(tmp_path, '''
-        n = 4 * 10**7
+        n = 2 * 10**7
         for checkpoint in ("auto", 1000):
             d = grad(tape) if checkpoint == "auto" else grad(tape, checkpoint=checkpoint)
-            d(0.5, n)  # the first call of this size is slower (the tape's pages are new)
+            d(0.5, 4 * n)  # the first call of this size is slower (the tape's pages are new)
             start = time.monotonic()
             d(0.5, n)
             whole = time.monotonic() - start
-            for share in (0.2, 0.55, 0.75):
-                report(checkpoint=checkpoint, share=share, whole=whole,
-                       seconds=interrupted(d, 0.5, n, after=share * whole))
+            for at in (0.2 * whole, 0.55 * 4 * whole, 0.75 * 4 * whole):
+                report(checkpoint=checkpoint, at=at, whole=4 * whole,
+                       seconds=interrupted(d, 0.5, 4 * n, after=at))
     ''')
     assert len(reports) == 6
     for r in reports:
-        print(f"checkpoint={r['checkpoint']}: SIGINT at {r['share']:.0%} of {r['whole']:.2f} s,"
-              f" KeyboardInterrupt {r['seconds'] * 1e3:.1f} ms later")
+        print(f"checkpoint={r['checkpoint']}: SIGINT {r['at']:.2f} s into a {r['whole']:.2f} s"
+              f" call, KeyboardInterrupt {r['seconds'] * 1e3:.1f} ms later")
         assert 0.0 <= r["seconds"] < 1.0
 
 

@@ -27,8 +27,8 @@ def _adlite_frames(error: BaseException) -> list[str]:
             if any(f.startswith(str(root / p)) for p in PACKAGES)]
 
 
-def uses_a_string_method(x):
-    return x * len("abc".upper())
+def reads_an_attribute_of_a_number(x):
+    return x * x.real_part
 
 
 def indexes_out_of_range(x, i):
@@ -37,11 +37,11 @@ def indexes_out_of_range(x, i):
 
 def test_a_compile_error_shows_the_users_frames_only():
     with pytest.raises(Exception) as info:
-        jit(uses_a_string_method)(1.0)
+        jit(reads_an_attribute_of_a_number)(1.0)
     error = info.value
     assert _adlite_frames(error) == []
     assert _files(error) and all(f == __file__ for f in _files(error))
-    assert "unsupported attribute access .upper" in str(error)  # the message is unchanged
+    assert "unsupported attribute access .real_part" in str(error)  # the message is unchanged
 
 
 def test_a_run_time_error_from_native_code_shows_the_users_frames_only():
@@ -52,10 +52,10 @@ def test_a_run_time_error_from_native_code_shows_the_users_frames_only():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: grad(uses_a_string_method)(1.0),
-    lambda: vjp(uses_a_string_method, 1.0),
-    lambda: jvp(uses_a_string_method, (1.0,), (1.0,)),
-    lambda: vmap(uses_a_string_method)(np.ones(3)),
+    lambda: grad(reads_an_attribute_of_a_number)(1.0),
+    lambda: vjp(reads_an_attribute_of_a_number, 1.0),
+    lambda: jvp(reads_an_attribute_of_a_number, (1.0,), (1.0,)),
+    lambda: vmap(reads_an_attribute_of_a_number)(np.ones(3)),
 ], ids=["grad", "vjp", "jvp", "vmap"])
 def test_every_entry_point_hides_its_frames(call):
     with pytest.raises(Exception) as info:
@@ -66,7 +66,7 @@ def test_every_entry_point_hides_its_frames(call):
 def test_the_full_traceback_on_request(monkeypatch):
     monkeypatch.setenv("ADLITE_TRACEBACK", "full")
     with pytest.raises(Exception) as info:
-        jit(uses_a_string_method)(1.0)
+        jit(reads_an_attribute_of_a_number)(1.0)
     assert len(_adlite_frames(info.value)) > 5
 
 
