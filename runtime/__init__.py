@@ -5,9 +5,13 @@
     y = (w + x) * (w + 1); y.backward()      # w.grad == [5.], x.grad == [2.]
 
 Tensors implement numpy's protocols, so functions written with `np.*` run on them unchanged.
+The modules import each other in layers (tests/test_runtime_layers.py); this one, the top,
+binds the modules that `Tensor`'s operators and methods run (`tensor.bind_above`): Python runs
+it before any module of the package is used.
 """
 
-from . import autograd, functional, optim
+from . import autograd, functional, numpy_protocol, optim, sorting
+from . import tensor as _tensor
 from .autograd import Function, FunctionCtx
 from .dot import to_dot
 from .functional import (
@@ -53,6 +57,8 @@ from .tensor import (
     zeros,
     zeros_like,
 )
+
+_tensor.bind_above(functional, sorting, numpy_protocol, autograd)
 
 __all__ = [
     "PRIMITIVES", "AccumulateGrad", "Function", "FunctionCtx", "GradcheckError", "Node",

@@ -9,7 +9,9 @@ Contract:
   in-place ops (`add_`, `mul_`, `+=`, `x[i] = v`, `zero_()`) follow PyTorch's semantics and
   raise PyTorch's errors. Floating tensors default to float64 (numpy's default), not float32.
 - Operators, methods and numpy functions (`np.sin(t)`, `np.sum(t)`, `a @ t`) dispatch to
-  `functional`, so plain numpy code runs on Tensors unchanged.
+  `functional`, so plain numpy code runs on Tensors unchanged. Those modules are built on
+  Tensor: this one imports none of them, the package's `__init__` binds them here
+  (`bind_above`) before any Tensor is made.
 - Converting a one-element tensor to a Python number gives a constant, as in PyTorch. Where
   that silently cuts a gradient path (`float(t)`, and so `math.exp(t)`, while grad mode is on
   and `t` requires grad) a `NumberConversionWarning` names the user's line (shown once per
@@ -25,6 +27,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -32,6 +35,20 @@ import numpy as np
 from .foreign import refuse_conversion
 from .grad_mode import is_grad_enabled
 from .graph import AccumulateGrad, Node, VersionCounter
+
+# Operators and methods run modules built on Tensor, a layer above this one, which this one
+# does not import: the tape's functions (`functional`, `sorting`), the numpy protocols'
+# dispatch (`numpy_protocol`) and `autograd.backward`. The package's `__init__`, which Python
+# runs before any of its modules is used, imports them and binds them here (`bind_above`).
+F = sorting = numpy_protocol = autograd = None
+
+
+def bind_above(functional: ModuleType, sorting_: ModuleType, numpy_protocol_: ModuleType,
+               autograd_: ModuleType) -> None:
+    """Bind the modules above that Tensor's operators and methods run (once, at import)."""
+    global F, sorting, numpy_protocol, autograd
+    F, sorting, numpy_protocol, autograd = functional, sorting_, numpy_protocol_, autograd_
+
 
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -323,10 +340,8 @@ class Tensor:
             >>> first, t.grad
             (tensor(12., grad_fn=<MulBackward0>), tensor(12.))
         """
-        from .autograd import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs=inputs)
+        autograd.backward([self], None if gradient is None else [gradient], retain_graph,
+                          create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, cut from the graph.
@@ -645,14 +660,10 @@ class Tensor:
     # ---- numpy protocol -------------------------------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .numpy_protocol import dispatch_ufunc
-
-        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+        return numpy_protocol.dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .numpy_protocol import dispatch_function
-
-        return dispatch_function(func, args, kwargs)
+        return numpy_protocol.dispatch_function(func, args, kwargs)
 
 
 def _axis(axis: Any, dim: Any) -> Any:
@@ -827,6 +838,3 @@ def rand(*shape: Any, dtype: Any = np.float64, requires_grad: bool = False) -> T
     """
     return _factory(_rng.random(_shape(shape)).astype(dtype), requires_grad)
 
-
-from . import functional as F  # noqa: E402  (functional needs Tensor defined first)
-from . import sorting  # noqa: E402
