@@ -5,12 +5,25 @@
     y = (w + x) * (w + 1); y.backward()      # w.grad == [5.], x.grad == [2.]
 
 Tensors implement numpy's protocols, so functions written with `np.*` run on them unchanged.
-The modules import each other in layers (tests/test_runtime_layers.py); this one, the top,
-binds the modules that `Tensor`'s operators and methods run (`tensor.bind_above`): Python runs
-it before any module of the package is used.
+The modules import each other in layers (tests/test_runtime_layers.py). This one, the top,
+imports the modules that register primitives (so the table `PRIMITIVES` is complete), and binds
+the modules that lower ones run: those of `Tensor`'s operators and methods
+(`tensor.bind_above`) and the vocabulary of `functional`'s composites
+(`functional.bind_vocabulary`). Python runs it before any module of the package is used.
 """
 
-from . import autograd, functional, numpy_protocol, optim, sorting
+from . import (  # noqa: F401  (decompositions, linalg, primitives, special: they register)
+    autograd,
+    decompositions,
+    functional,
+    linalg,
+    numpy_protocol,
+    optim,
+    primitives,
+    sorting,
+    special,
+    vocabulary,
+)
 from . import tensor as _tensor
 from .autograd import Function, FunctionCtx
 from .dot import to_dot
@@ -41,7 +54,7 @@ from .functional import (
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .graph import AccumulateGrad, Node
-from .primitives import PRIMITIVES
+from .primitive import PRIMITIVES
 from .tensor import (
     NumberConversionWarning,
     Tensor,
@@ -59,6 +72,7 @@ from .tensor import (
 )
 
 _tensor.bind_above(functional, sorting, numpy_protocol, autograd)
+functional.bind_vocabulary(vocabulary.TENSOR_OPS)
 
 __all__ = [
     "PRIMITIVES", "AccumulateGrad", "Function", "FunctionCtx", "GradcheckError", "Node",

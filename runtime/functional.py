@@ -1,14 +1,16 @@
 """Tensor functions of the eager tape: primitives applied with recording, plus composites.
 
 Contract:
-- `apply(name, *inputs, **params)` runs primitive `name` of `primitives.PRIMITIVES` on the
+- `apply(name, *inputs, **params)` runs primitive `name` of `primitive.PRIMITIVES` on the
   inputs' arrays and, when recording is on and an input requires grad, attaches a backward node
   whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors.
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
   too (`square`, `hypot`, `norm`, `mean`, `var`, `std`) and `logsumexp`,
-  `softmax`, `log_softmax` are `adlite.derivatives.composites`.
+  `softmax`, `log_softmax` are `adlite.derivatives.composites`, run with the vocabulary
+  `vocabulary.TENSOR_OPS` (made of this module's functions, a layer above it, and bound here
+  by the package's `__init__`: `bind_vocabulary`).
 - Axes are normalised here (negative axes, ints, tuples) so that rules see one form.
 """
 
@@ -27,14 +29,23 @@ from adlite.derivatives import composites
 
 from .grad_mode import is_grad_enabled
 from .graph import BackwardNode, Edge
+from .primitive import PRIMITIVES, RuleContext
+from .tensor import Tensor
+
+# The composites are written in the derivative vocabulary, whose tensor form
+# (`vocabulary.TENSOR_OPS`) is made of this module's functions: `vocabulary` is a layer above
+# this one, which does not import it. The package's `__init__`, which Python runs before any
+# of its modules is used, binds it here (`bind_vocabulary`).
+_OPS: Any = None
+
+
+def bind_vocabulary(tensor_ops: Any) -> None:
+    """Bind `vocabulary.TENSOR_OPS`, which the composites run (once, at import)."""
+    global _OPS
+    _OPS = tensor_ops
+
 
 Axis = int | Sequence[int] | None
-
-
-def _tensor_type():
-    from .tensor import Tensor
-
-    return Tensor
 
 
 def is_recording() -> bool:
@@ -43,14 +54,13 @@ def is_recording() -> bool:
 
 def constant(value: Any) -> Any:
     """A tensor that does not require grad (Tensors are returned unchanged)."""
-    Tensor = _tensor_type()
     if isinstance(value, Tensor):
         return value
     return Tensor._wrap(np.asarray(value))
 
 
 def _data(value: Any) -> np.ndarray:
-    return value.data if isinstance(value, _tensor_type()) else np.asarray(value)
+    return value.data if isinstance(value, Tensor) else np.asarray(value)
 
 
 def edge_of(t: Any) -> Edge:
@@ -97,8 +107,6 @@ class PrimitiveNode(BackwardNode):
         return gated, masks
 
     def _context(self):
-        from .primitives import RuleContext
-
         saved = self.saved()
         n = len(self.shapes)
         inputs = tuple(saved[:n]) if self.prim.saves_inputs else (None,) * n
@@ -124,7 +132,6 @@ def _input_mask(chosen: np.ndarray | None, mask: np.ndarray | None, elementwise:
 
 def _with_weak_scalars(inputs: tuple) -> list:
     """Inputs as tensors; Python scalars take the dtype numpy would give them next to arrays."""
-    Tensor = _tensor_type()
     arrays = [x.data if isinstance(x, Tensor) else x for x in inputs
               if isinstance(x, Tensor | np.ndarray)]
     return [constant(np.asarray(x, dtype=np.result_type(*arrays, x)))
@@ -133,9 +140,6 @@ def _with_weak_scalars(inputs: tuple) -> list:
 
 def apply(name: str, *inputs: Any, **params: Any) -> Any:
     """Apply primitive `name` with tape recording."""
-    from .primitives import PRIMITIVES
-
-    Tensor = _tensor_type()
     prim = PRIMITIVES[name]
     tensors = _with_weak_scalars(inputs)
     out = Tensor._wrap(np.asarray(prim.impl(*(t.data for t in tensors), **params)))
@@ -514,18 +518,18 @@ def mean(x, axis: Axis = None, keepdims: bool = False):
                 [0.5, 0.5]])
     """
     x = constant(x)
-    return composites.mean(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims))
+    return composites.mean(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims))
 
 
 def var(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
-    return composites.var(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
+    return composites.var(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
 
 def std(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
-    return composites.std(_ops(), x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
+    return composites.std(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
 
@@ -701,7 +705,7 @@ def normalize_index(index: Any) -> Any:
     """Turn tensors inside an index into arrays; keep slices, ints, None and Ellipsis."""
     if isinstance(index, tuple):
         return tuple(normalize_index(i) for i in index)
-    if isinstance(index, _tensor_type()):
+    if isinstance(index, Tensor):
         return index.data
     if isinstance(index, list):
         return np.asarray(index)
@@ -857,14 +861,8 @@ def relu(x):
     return where(greater(x, 0), x, 0.0)
 
 
-def _ops():
-    from .vocabulary import TENSOR_OPS
-
-    return TENSOR_OPS
-
-
 def square(x):
-    return composites.square(_ops(), x)
+    return composites.square(_OPS, x)
 
 
 def outer(x, y):
@@ -881,7 +879,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's parame
     axes = normalize_axis(axis, x.ndim)
     if axes is not None and len(axes) > 2:
         raise ValueError("Improper number of dimensions to norm.")
-    return composites.norm(_ops(), x, axes, bool(keepdims))
+    return composites.norm(_OPS, x, axes, bool(keepdims))
 
 
 def squeeze(x):
@@ -890,30 +888,30 @@ def squeeze(x):
 
 
 def hypot(x, y):
-    return composites.hypot(_ops(), x, y)
+    return composites.hypot(_OPS, x, y)
 
 
 def log2(x): return apply("log2", x)                           # noqa: E704
 
 
 def exp2(x):
-    return composites.exp2(_ops(), constant(x))
+    return composites.exp2(_OPS, constant(x))
 
 
 def reciprocal(x):
-    return composites.reciprocal(_ops(), constant(x))
+    return composites.reciprocal(_OPS, constant(x))
 
 
 def sinc(x):
-    return composites.sinc(_ops(), constant(x))
+    return composites.sinc(_OPS, constant(x))
 
 
 def heaviside(x, h0):
-    return composites.heaviside(_ops(), constant(x), constant(h0))
+    return composites.heaviside(_OPS, constant(x), constant(h0))
 
 
 def logaddexp(x, y):
-    return composites.logaddexp(_ops(), constant(x), constant(y))
+    return composites.logaddexp(_OPS, constant(x), constant(y))
 
 
 def log10(x): return apply("log10", x)                         # noqa: E704
@@ -955,7 +953,7 @@ def logsumexp(x, axis: Axis = None, keepdims: bool = False):
         tensor([0.5, 0.5])
     """
     x = constant(x)
-    return composites.logsumexp(_ops(), x, normalize_axis(axis, x.ndim), bool(keepdims))
+    return composites.logsumexp(_OPS, x, normalize_axis(axis, x.ndim), bool(keepdims))
 
 
 def softmax(x, axis: int = -1):
@@ -989,7 +987,7 @@ def softmax(x, axis: int = -1):
         tensor([1., 0.])
     """
     x = constant(x)
-    return composites.softmax(_ops(), x, normalize_axis(axis, x.ndim))
+    return composites.softmax(_OPS, x, normalize_axis(axis, x.ndim))
 
 
 def log_softmax(x, axis: int = -1):
@@ -1022,7 +1020,7 @@ def log_softmax(x, axis: int = -1):
         tensor([-1.,  1.])
     """
     x = constant(x)
-    return composites.log_softmax(_ops(), x, normalize_axis(axis, x.ndim))
+    return composites.log_softmax(_OPS, x, normalize_axis(axis, x.ndim))
 
 
 def zeros_like(x, dtype=None):

@@ -1,10 +1,12 @@
-"""The eager tape's primitive table: each primitive's numpy implementation and VJP side by side.
+"""The eager tape's primitives: each one's numpy implementation and VJP side by side,
+registered in the table of `primitive`.
 
 Contract:
-- A `Primitive` has a `name`, the PyTorch-style `node_name` its backward node reports, an
-  `impl(*arrays, **params) -> ndarray` (the numpy reference), a `vjp(ctx, g) -> tuple` with one
-  cotangent (or None) per input, and flags saying whether the rule reads the inputs and/or the
-  output (only those are saved, so in-place checks fire exactly when PyTorch's would).
+- A `Primitive` (`primitive.py`) has a `name`, the PyTorch-style `node_name` its backward
+  node reports, an `impl(*arrays, **params) -> ndarray` (the numpy reference), a
+  `vjp(ctx, g) -> tuple` with one cotangent (or None) per input, and flags saying whether the
+  rule reads the inputs and/or the output (only those are saved, so in-place checks fire
+  exactly when PyTorch's would).
 - VJP rules are written with tensor operations (`functional` and operators), so running them
   with recording enabled (`create_graph=True`) gives higher-order derivatives for free. The
   elementwise arithmetic and math primitives (`_elementwise`) take theirs from the derivative
@@ -20,7 +22,10 @@ Contract:
   formula selects (`where`, `clip`, `maximum`, `minimum`, `fmax`, `fmin`: its `Mask`
   partials, `derivatives.supports`, read by `formula_operands`) and `index_put` with a boolean
   mask (`x[mask] = v` keeps `x` where the mask is false).
-- Everything not in this table is a composite of these primitives (see `functional.py`).
+- Everything not in the table is a composite of its primitives (see `functional.py`). The
+  linear algebra and special functions (`decompositions`, `linalg`, `special`) register
+  theirs with the helpers here; the package's `__init__` imports them all, so the table is
+  complete once any module of `adlite.runtime` is imported.
 - Conventions at ties are PyTorch's and the compiler's (`adlite.compiler.primitives`; those of
   the elementwise primitives come from the shared formulas):
   maximum/minimum halve the gradient at a tie; fmax/fmin give it to the first operand where
@@ -33,7 +38,6 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,41 +45,9 @@ import numpy as np
 from adlite import derivatives
 
 from . import functional as F
+from .primitive import PRIMITIVES, Chosen, Primitive, RuleContext
 from .tensor import Tensor
 from .vocabulary import TENSOR_OPS
-
-
-@dataclass(frozen=True)
-class RuleContext:
-    """What a VJP rule sees: saved inputs/output, input shapes/dtypes and the op's params."""
-
-    inputs: tuple[Any, ...]
-    output: Any
-    shapes: tuple[tuple[int, ...], ...]
-    dtypes: tuple[np.dtype, ...]
-    params: dict[str, Any]
-
-
-Chosen = Callable[[RuleContext, tuple[int, ...]], list[np.ndarray | None]]
-
-
-@dataclass(frozen=True)
-class Primitive:
-    """`chosen(ctx, shape)`, for the primitives that select among their inputs' elements: per
-    input, the bool array (of the output's `shape`) of the elements the output took from it,
-    or None (the input is not selected so)."""
-
-    name: str
-    node_name: str
-    impl: Callable[..., np.ndarray]
-    vjp: Callable[[RuleContext, Any], tuple[Any, ...]]
-    saves_inputs: bool = False
-    saves_output: bool = False
-    formula: derivatives.Formula | None = None
-    chosen: Chosen | None = None
-
-
-PRIMITIVES: dict[str, Primitive] = {}
 
 
 def primitive(name: str, node_name: str, impl: Callable[..., np.ndarray], *,
@@ -365,5 +337,3 @@ def fill_vjp(ctx, g):
 def clone_vjp(ctx, g):
     return (g,)
 
-
-from . import decompositions, linalg, special  # noqa: E402, F401  (register their primitives)

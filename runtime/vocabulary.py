@@ -6,7 +6,9 @@ Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
 `functional.normalize_index`; the linear algebra and special functions are the primitives of
 `linalg` and `special`); each is a recorded tensor function of `functional`
 (comparisons and logic give tensors that never require grad), so a formula run with
-recording on (`create_graph=True`) is itself differentiable.
+recording on (`create_graph=True`) is itself differentiable. It is a layer above
+`functional`, whose composites run it too: the package's `__init__` binds it there
+(`functional.bind_vocabulary`).
 """
 
 from __future__ import annotations
