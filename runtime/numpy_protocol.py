@@ -23,6 +23,7 @@ import numpy as np
 
 from . import decompositions, linalg, numpy_functions, sorting, special
 from . import functional as F
+from .tensor import Tensor
 
 UFUNCS = {
     np.add: F.add, np.subtract: F.subtract, np.multiply: F.multiply,
@@ -84,8 +85,6 @@ def _unsupported(name: str, table: dict) -> TypeError:
 
 
 def _add_at(x: Any, idx: Any, v: Any) -> None:
-    from .tensor import Tensor
-
     if not isinstance(x, Tensor):
         raise TypeError("numpy.add.at writes into its first argument, which must be an adlite "
                         "Tensor when the values are Tensors")

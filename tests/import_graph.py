@@ -92,6 +92,15 @@ class ImportGraph:
                 out.append((module, line))
         return out
 
+    def function_level_imports(self, name: str) -> list[int]:
+        """The lines of module `name`'s imports of the package made inside functions."""
+        tree = ast.parse(self.modules[name].read_text(), name)
+        inside = {node.lineno for function in ast.walk(tree)
+                  if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+                  for node in _executed(function)
+                  if isinstance(node, ast.Import | ast.ImportFrom)}
+        return sorted({line for _, line in self.imports_of(name)} & inside)
+
     def edges(self) -> dict[str, dict[str, int]]:
         """module -> {imported module: first line importing it}."""
         graph: dict[str, dict[str, int]] = {}
