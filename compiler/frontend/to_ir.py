@@ -91,7 +91,6 @@ from .aliasing import (
     LIVE,
     Ref,
     ambiguous,
-    blur,
     compose,
     hidden_name,
     is_static_view,
@@ -105,6 +104,7 @@ from .aliasing import (
 )
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
+from .scope import Scope
 from .sequences import ListMethod, ListValue, RangeValue
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
@@ -215,8 +215,8 @@ def _build_program(fn, arg_types: list) -> Program:
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
-    written = [(i, conv.env[conv.hidden[obj]]) for obj, i in objects.items()
-               if conv.env[conv.hidden[obj]] is not inputs[i]]
+    written = [(i, conv.scope.env[conv.hidden[obj]]) for obj, i in objects.items()
+               if conv.scope.env[conv.hidden[obj]] is not inputs[i]]
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
@@ -328,10 +328,7 @@ class FunctionConverter:
         self.fdef = Normalizer(self.source).function(fdef)
         self.params = closures.parameters(self.fdef)
         self.b = b
-        self.env: dict[str, object] = {}
-        self.maybe_undefined: set[str] = set()
-        self.refs: dict[str, object] = {}  # array name -> Ref (tuple name -> tuple of them)
-        self.poisoned: dict[str, int] = {}  # name -> line of the write that invalidated it
+        self.scope = Scope()
         self.argument_objects: dict[int, int] = {}  # object -> parameter position
         self.hidden: dict[int, str] = {}  # argument object -> its hidden name
 
@@ -353,13 +350,10 @@ class FunctionConverter:
             for r in _flat_refs([ref]):
                 if r.obj in bases:
                     self.argument_objects.setdefault(r.obj, position)
-            self.env[name] = LIVE if isinstance(ref, Ref) and ref.view else value
-            if ref is not None:
-                self.refs[name] = ref
+            self.scope.bind(name, LIVE if isinstance(ref, Ref) and ref.view else value, ref)
         for k, obj in enumerate(self.argument_objects):
             self.hidden[obj] = hidden_name(k)
-            self.env[self.hidden[obj]] = bases[obj]
-            self.refs[self.hidden[obj]] = Ref(obj)
+            self.scope.bind(self.hidden[obj], bases[obj], Ref(obj))
         body = self.fdef.body
         self.block(body[:-1])
         ret = body[-1]
@@ -401,8 +395,8 @@ class FunctionConverter:
     def in_place(self, s) -> bool:
         """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
         name = s.targets[0].id
-        current = self.env.get(name)
-        if not (isinstance(self.refs.get(name), Ref) and (current is LIVE or isinstance(
+        current = self.scope.env.get(name)
+        if not (isinstance(self.scope.refs.get(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
             return False
         x = self.expr(s.value.left)
@@ -419,13 +413,13 @@ class FunctionConverter:
             if isinstance(value, Var) and not value.hint:
                 value.hint = target.id
             self.bind(target.id, value, ref)
-            self.maybe_undefined.discard(target.id)
+            self.scope.define(target.id)
         elif isinstance(target, gast.Subscript):
             outside, root = target.value, target.value
             while isinstance(root, gast.Attribute):
                 root = root.value
-            local = isinstance(root, gast.Name) and root.id in self.env and (
-                isinstance(self.env[root.id], Var | Const) or self.env[root.id] is LIVE)
+            local = isinstance(root, gast.Name) and root.id in self.scope.env and (
+                isinstance(self.scope.env[root.id], Var | Const) or self.scope.env[root.id] is LIVE)
             if not local and (isinstance(outside, gast.Attribute) or isinstance(
                     root, gast.Name) and root.id in self.globals):
                 raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
@@ -435,7 +429,7 @@ class FunctionConverter:
                                                 "but does not write them",
                                         "pass the array as an argument: compiled code writes "
                                         "into argument arrays")
-            if not isinstance(target.value, gast.Name) or target.value.id not in self.env:
+            if not isinstance(target.value, gast.Name) or target.value.id not in self.scope.env:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
                                         "assign into an array variable: `x[i] = v`")
@@ -483,50 +477,41 @@ class FunctionConverter:
 
     def bind(self, name: str, value, ref) -> None:
         """Bind `name` to `value`, an alias of `ref`'s object (None: a new object)."""
-        old, old_value = self.refs.pop(name, None), self.env.get(name)
-        self.poisoned.pop(name, None)
         if isinstance(value, Var | Const) and value.type.is_array:
             ref = ref if isinstance(ref, Ref) else Ref(new_object())
-            self.env[name] = LIVE if ref.view else value
-            self.refs[name] = ref
+            old, old_value = self.scope.bind(name, LIVE if ref.view else value, ref)
         else:
-            self.env[name] = value
-            if isinstance(value, tuple) and isinstance(ref, tuple):
-                self.refs[name] = ref
-        if isinstance(old, Ref) and old.plain and self.base_name(old.obj) is None:
+            kept = ref if isinstance(value, tuple) and isinstance(ref, tuple) else None
+            old, old_value = self.scope.bind(name, value, kept)
+        if isinstance(old, Ref) and old.plain and self.scope.base_name(old.obj) is None:
             self.freeze_views(old.obj, old_value)
 
     def freeze_views(self, obj: int, base) -> None:
         """The object lost its last name: its live views keep their current values."""
-        for n, r in list(self.refs.items()):
+        for n, r in list(self.scope.refs.items()):
             if isinstance(r, Ref) and r.view and r.obj == obj:
                 self.freeze(n, base)
-
-    def base_name(self, obj: int) -> str | None:
-        return next((n for n, r in self.refs.items()
-                     if isinstance(r, Ref) and r.plain and r.obj == obj
-                     and isinstance(self.env.get(n), Var | Const)), None)
 
     def view_value(self, ref: Ref, base: Atom | None = None) -> Atom:
         """The current value of view `ref`, read from `base` (default: its object's value)."""
         spec, ints = spec_operands(ref.view)
         if base is None:
-            base = self.env[self.base_name(ref.obj)]
+            base = self.scope.env[self.scope.base_name(ref.obj)]
         return self.b.index(base, *map(const, ints), spec=spec)
 
     def freeze(self, name: str, base: Atom | None = None) -> None:
         """View `name` keeps its current value from now on (it no longer follows its base)."""
-        ref = self.refs[name]
-        self.env[name] = self.view_value(ref, base)
-        self.refs[name] = Ref(ref.obj, frozen=True)
+        ref = self.scope.refs[name]
+        self.scope.env[name] = self.view_value(ref, base)
+        self.scope.refs[name] = Ref(ref.obj, frozen=True)
 
     def write(self, name: str, index, index_spec, v: Atom, node, accumulate=False) -> None:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
         object `name` is bound to, seen through all of its names and views; with
         `accumulate`, `np.add.at(name, index, v)`."""
-        ref = self.refs.get(name)
+        ref = self.scope.refs.get(name)
         if not isinstance(ref, Ref):
-            self.array(self.env[name], node)  # raises: not an array
+            self.array(self.scope.env[name], node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
         outside = externals.outside_title(ref.obj)
         if outside is not None:
@@ -553,7 +538,7 @@ class FunctionConverter:
                       "with runtime values) that compiled code cannot follow",
                 "write into the base array directly, or use .copy() to make an independent "
                 "array"))
-        base = self.env[self.base_name(ref.obj)]
+        base = self.scope.env[self.scope.base_name(ref.obj)]
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
             spec, ints = self.index_spec(x, index)
@@ -576,13 +561,13 @@ class FunctionConverter:
 
     def store(self, obj: int, value: Atom, line: int) -> None:
         """The object's new value: its names see it, views cut off from it are poisoned."""
-        for n, r in self.refs.items():
+        for n, r in self.scope.refs.items():
             if isinstance(r, tuple):
-                self.env[n] = self._store_tuple(self.env[n], r, obj, value, n, line)
+                self.scope.env[n] = self._store_tuple(self.scope.env[n], r, obj, value, n, line)
             elif r.plain and r.obj == obj:
-                self.env[n] = value
+                self.scope.env[n] = value
             elif (r.frozen or r.maybe) and obj in r.objects():
-                self.poisoned[n] = line
+                self.scope.poison(n, line)
         sequences.store_items(self, obj, value, line)
 
     def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
@@ -594,7 +579,7 @@ class FunctionConverter:
                 if r.plain:
                     v = value
                 else:
-                    self.poisoned[name] = line
+                    self.scope.poison(name, line)
             out.append(v)
         return tuple(out)
 
@@ -724,20 +709,20 @@ class FunctionConverter:
 
     def expr_Name(self, node):
         name = node.id
-        if name in self.env:
-            if name in self.maybe_undefined and not name.startswith("__"):
+        if name in self.scope.env:
+            if not self.scope.defined(name) and not name.startswith("__"):
                 raise self.source.error(node, f"variable {name!r} may be undefined here: it is "
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
-            if name in self.poisoned:
+            if name in self.scope.poisoned:
                 raise _unrollable(self.source.error(
                     node, f"{name!r} is a view of an array that was written at line "
-                          f"{self.poisoned[name]} (or may be the same array); compiled code "
+                          f"{self.scope.poisoned[name]} (or may be the same array); compiled code "
                           "cannot tell which values it sees",
                     "use .copy() to make an independent array"))
-            if self.env[name] is LIVE:
-                return self.view_value(self.refs[name])
-            return self.env[name]
+            if self.scope.env[name] is LIVE:
+                return self.view_value(self.scope.refs[name])
+            return self.scope.env[name]
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
@@ -746,7 +731,7 @@ class FunctionConverter:
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
         raise self.source.error(node, f"name {name!r} is not defined", functions.nearest(
-            name, [n for n in [*self.env, *self.globals, *dir(builtins)]
+            name, [n for n in [*self.scope.env, *self.globals, *dir(builtins)]
                    if not n.startswith("_")]))
 
     def resolve_global(self, obj, node, place: externals.Place | None = None):
@@ -865,8 +850,8 @@ class FunctionConverter:
             raise self.source.error(node, str(e)) from None
 
     def _expr_ref(self, node):
-        if isinstance(node, gast.Name) and node.id in self.env:
-            return self.expr(node), self.refs.get(node.id)
+        if isinstance(node, gast.Name) and node.id in self.scope.env:
+            return self.expr(node), self.scope.refs.get(node.id)
         if isinstance(node, gast.List):
             return self.expr_List(node), None
         if isinstance(node, gast.Tuple):
@@ -947,7 +932,7 @@ class FunctionConverter:
             return _frozen(ref)
         view = static_spec(spec, ints)
         if ref.view:
-            shape = self.env[self.base_name(ref.obj)].type.shape
+            shape = self.scope.env[self.scope.base_name(ref.obj)].type.shape
             view = compose(shape, ref.view, view)
             if view is None:
                 return _frozen(ref)
@@ -1261,9 +1246,9 @@ class FunctionConverter:
             return tuple(self._passed(v, r, bases) for v, r in zip(values, ref, strict=True))
         if not isinstance(ref, Ref) or not (ref.plain or ref.view):
             return ref
-        name = self.base_name(ref.obj)
+        name = self.scope.base_name(ref.obj)
         if name is not None:
-            bases[ref.obj] = self.env[name]
+            bases[ref.obj] = self.scope.env[name]
         elif ref.plain and isinstance(value, Var | Const):
             bases[ref.obj] = value
         else:
@@ -1322,7 +1307,7 @@ class FunctionConverter:
         for obj, before in bases.items():
             if obj not in callee.hidden:
                 continue
-            after = callee.env[callee.hidden[obj]]
+            after = callee.scope.env[callee.hidden[obj]]
             if after is not before:
                 self.store(obj, after, self.line(node))
         return result, _returned(ref, bases)
@@ -1339,90 +1324,87 @@ class FunctionConverter:
     def _operands(self, nodes, refs: dict | None = None) -> list[str]:
         """Names whose current values the nodes read, may keep or may write through an alias
         (closed subgraph inputs); live views are read through their base's names."""
-        refs = self.refs if refs is None else refs
+        refs = self.scope.refs if refs is None else refs
         names = []
         for n in nodes:
             for sub in gast.walk(n):
-                if isinstance(sub, gast.Name) and sub.id in self.env and sub.id not in names:
+                if isinstance(sub, gast.Name) and sub.id in self.scope.env and sub.id not in names:
                     names.append(sub.id)
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
         assigned = _assigned(nodes)
-        for name in [n for n in names if isinstance(self.env[n], ListValue)]:
+        for name in [n for n in names if isinstance(self.scope.env[n], ListValue)]:
             if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
-        for name in [n for n in names if isinstance(self.env[n], tuple | dict)
-                     and sequences.has_runtime_leaves(self.env[n])]:
+        for name in [n for n in names if isinstance(self.scope.env[n], tuple | dict)
+                     and sequences.has_runtime_leaves(self.scope.env[n])]:
             if name in assigned:  # a counted loop unrolled rebinds it once per trip
-                kind = "tuple" if isinstance(self.env[name], tuple) else "dict"
+                kind = "tuple" if isinstance(self.scope.env[name], tuple) else "dict"
                 raise _unrollable(self.source.error(
                     nodes[0], f"{name!r} holds a {kind} of run-time values, which is rebound "
                               "inside an if or a loop", "unpack it into separate variables"))
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
         objs = objects_of(refs.get(n) for n in names)
-        names += [n for n, r in refs.items() if n not in names and n in self.env
+        names += [n for n, r in refs.items() if n not in names and n in self.scope.env
                   and isinstance(r, Ref) and r.objects() & objs]
-        return [n for n in names if isinstance(self.env[n], Var)]
+        return [n for n in names if isinstance(self.scope.env[n], Var)]
 
     def _sub(self, names: list[str], inputs: list[Var], run, refs=None, poisoned=None):
         """Run `run()` with a fresh builder and the given names bound to `inputs`."""
-        saved = self.b, self.env, set(self.maybe_undefined), self.refs, self.poisoned
+        saved = self.b, self.scope
         self.b = Builder(saved[0].loc)
-        self.env = {**saved[1], **dict(zip(names, inputs, strict=True))}
-        self.refs = dict(self.refs if refs is None else refs)
-        self.poisoned = dict(self.poisoned if poisoned is None else poisoned)
-        lists = sequences.read_only_copies(self.env, names)
+        self.scope = self.scope.enter(dict(zip(names, inputs, strict=True)), refs, poisoned)
+        lists = sequences.read_only_copies(self.scope.env, names)
         try:
             result = run()
-            self.env.update(lists)
-            return _Arm(result, self.b, self.env, self.maybe_undefined, self.refs,
-                        self.poisoned)
+            self.scope.env.update(lists)
+            return _Arm(result, self.b, self.scope)
         finally:
-            self.b, self.env, self.maybe_undefined, self.refs, self.poisoned = saved
+            self.b, self.scope = saved
 
     def _arm_view(self, arm, ref: Ref) -> Atom:
         """A live view's value at the end of an arm, emitted into the arm."""
-        saved = self.b, self.env, self.refs
-        self.b, self.env, self.refs = arm.b, arm.env, arm.refs
+        saved = self.b, self.scope
+        self.b, self.scope = arm.b, arm.scope
         try:
             return self.view_value(ref)
         finally:
-            self.b, self.env, self.refs = saved
+            self.b, self.scope = saved
 
     def branch(self, test, else_nodes, then_nodes, expression: bool):
         nodes = list(else_nodes) + list(then_nodes)
         names = self._operands(nodes)
         arms = []
         for arm_nodes in (else_nodes, then_nodes):
-            inputs = [Var(self.env[n].type, n) for n in names]
+            inputs = [Var(self.scope.env[n].type, n) for n in names]
             run = (lambda ns=arm_nodes: self.expr_ref(ns[0])) if expression else \
                 (lambda ns=arm_nodes: self.block(ns))
-            start = {**self.env, **dict(zip(names, inputs, strict=True))}
+            start = {**self.scope.env, **dict(zip(names, inputs, strict=True))}
             arms.append((inputs, start, self._sub(names, inputs, run)))
         if expression:
             return self._branch_expression(test, names, nodes, arms)
-        old = objects_of(self.refs.values())
+        old = objects_of(self.scope.refs.values())
         candidates = _assigned(nodes)
-        for n in self.env:
-            if n in candidates or isinstance(self.env[n], tuple | dict | ListValue) and all(
-                    arm.refs.get(n) == self.refs.get(n) for _, _, arm in arms):
+        for n in self.scope.env:
+            if n in candidates or isinstance(self.scope.env[n], tuple | dict | ListValue) and all(
+                    arm.scope.refs.get(n) == self.scope.refs.get(n) for _, _, arm in arms):
                 continue  # containers follow the arrays the arms write (_follow_containers)
-            if any(arm.env.get(n) is not start.get(n) or arm.refs.get(n) != self.refs.get(n)
-                   for _, start, arm in arms):
+            if any(arm.scope.env.get(n) is not start.get(n) or
+                   arm.scope.refs.get(n) != self.scope.refs.get(n) for _, start, arm in arms):
                 candidates.append(n)
         pairs: dict = {}
         joined, live = {}, set()
         for name in candidates:
-            rs = [arm.refs.get(name) for _, _, arm in arms]
-            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.env]
+            rs = [arm.scope.refs.get(name) for _, _, arm in arms]
+            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope.env]
             joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
                 (present[0] if present else None)
-            if all(arm.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
+            if all(arm.scope.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
                 live.add(name)
                 continue
             for _, _, arm in arms:
-                if arm.env.get(name) is LIVE:
-                    arm.env[name] = self._arm_view(arm, arm.refs[name])
+                if arm.scope.env.get(name) is LIVE:
+                    arm.scope.env[name] = self._arm_view(arm, arm.scope.refs[name])
         renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
         for name, r in joined.items():  # views of objects made in the arms see the joined one
             if isinstance(r, Ref) and r.objects() & renamed.keys():
@@ -1432,7 +1414,7 @@ class FunctionConverter:
         for name in candidates:
             if name in live or self._join_static(name, arms, nodes[0]):
                 continue
-            vals = [arm.env.get(name) for _, _, arm in arms]
+            vals = [arm.scope.env.get(name) for _, _, arm in arms]
             if any(v is not None and not isinstance(v, Var | Const) for v in vals):
                 raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
                                                   "an if", "unpack it into separate variables")
@@ -1457,41 +1439,37 @@ class FunctionConverter:
             groups[name] = groups[key]
         graphs = []
         for inputs, _, arm in arms:
-            values = [self.to_type(arm.env[n], t, arm.b) if n in arm.env
+            values = [self.to_type(arm.scope.env[n], t, arm.b) if n in arm.scope.env
                       else self.placeholder(t, arm.b)
                       for n, t in zip(outs, out_types, strict=True)]
             graphs.append(Graph(inputs, arm.b.eqns, values, "arm"))
-        results = self.b.emit("cond", [test] + [self.env[n] for n in names],
+        results = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
                               branches=tuple(graphs))
         for name in candidates:
             if name not in groups and name not in live:
                 continue
-            everywhere = all(name in arm.env and name not in arm.undefined
-                             for _, _, arm in arms)
-            before = name in self.env and name not in self.maybe_undefined
+            everywhere = all(arm.scope.defined(name) for _, _, arm in arms)
+            before = self.scope.defined(name)
             if name in live:
-                self.env[name] = LIVE
+                self.scope.env[name] = LIVE
             else:
                 var = results[groups[name]]
                 var.hint = var.hint or name
-                self.env[name] = var
+                self.scope.env[name] = var
             if isinstance(joined[name], Ref | tuple):
-                self.refs[name] = joined[name]
+                self.scope.refs[name] = joined[name]
             else:
-                self.refs.pop(name, None)
-            if everywhere:
-                self.maybe_undefined.discard(name)
-            elif not before:
-                self.maybe_undefined.add(name)
+                self.scope.refs.pop(name, None)
+            self.scope.join_defined(name, everywhere, before)
         for _, _, arm in arms:
-            self.poisoned.update(arm.poisoned)
+            self.scope.poisoned.update(arm.scope.poisoned)
         self._follow_containers(candidates)
         return results
 
     def _join_static(self, name: str, arms, node) -> bool:
         """A compile-time value after an if: one value, the same on every path that binds it
         (no run-time choice). False when `name` holds numbers or arrays."""
-        present = [arm.env[name] for _, _, arm in arms if name in arm.env]
+        present = [arm.scope.env[name] for _, _, arm in arms if name in arm.scope.env]
         if not any(static_values.is_static(v) for v in present):
             return False
         if len(present) == 2 and not static_values.same(*present):
@@ -1500,13 +1478,13 @@ class FunctionConverter:
                                           f"differently on the two paths ({then} and {other})",
                                     "bind it to the same value on both paths, or choose with "
                                     "numbers")
-        before = name in self.env and name not in self.maybe_undefined
-        if self.env.get(name) is not present[0] or name not in self.env:
-            self.env[name] = closures.after_block(self, present[0], self.env, self.line(node))
-        if len(present) == 2 and not any(name in arm.undefined for _, _, arm in arms):
-            self.maybe_undefined.discard(name)
-        elif not before:
-            self.maybe_undefined.add(name)
+        before = self.scope.defined(name)
+        if self.scope.env.get(name) is not present[0] or name not in self.scope.env:
+            self.scope.env[name] = closures.after_block(self, present[0], self.scope.env,
+                                                        self.line(node))
+        everywhere = len(present) == 2 and not any(name in arm.scope.undefined
+                                                   for _, _, arm in arms)
+        self.scope.join_defined(name, everywhere, before)
         return True
 
     def _static_loop_values(self, s, assigned, entry: dict, body_env: dict) -> dict:
@@ -1529,7 +1507,7 @@ class FunctionConverter:
 
     def _branch_expression(self, test, names, nodes, arms):
         for _, start, arm in arms:
-            if any(arm.env.get(n) is not v for n, v in start.items()):
+            if any(arm.scope.env.get(n) is not v for n, v in start.items()):
                 raise self.source.error(nodes[0], "a conditional expression that writes into "
                                                   "an array", "use an if statement")
         values = [self.value(arm.result[0], nodes[0]) for _, _, arm in arms]
@@ -1539,7 +1517,7 @@ class FunctionConverter:
             raise self.source.error(nodes[0], f"conditional expression: {e}") from None
         graphs = [Graph(inp, arm.b.eqns, [self.to_type(v, t, arm.b)], "arm")
                   for (inp, _, arm), v in zip(arms, values, strict=True)]
-        (out,) = self.b.emit("cond", [test] + [self.env[n] for n in names],
+        (out,) = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
                              branches=tuple(graphs))
         r0, r1 = (arm.result[1] for _, _, arm in arms)
         return out, (r0 if r0 == r1 else ambiguous(r0, r1) if r0 or r1 else None)
@@ -1548,10 +1526,10 @@ class FunctionConverter:
         """Live views that a loop body rebinds, or whose base's names it all rebinds, keep
         their value at loop entry (frozen)."""
         rebound = set(_rebound(stmts))
-        for n, ref in list(self.refs.items()):
-            if self.env.get(n) is not LIVE:
+        for n, ref in list(self.scope.refs.items()):
+            if self.scope.env.get(n) is not LIVE:
                 continue
-            bases = [m for m, r in self.refs.items()
+            bases = [m for m, r in self.scope.refs.items()
                      if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
             if n in rebound or all(m in rebound for m in bases):
                 self.freeze(n)
@@ -1573,7 +1551,7 @@ class FunctionConverter:
             trips = max(count.value, 0) if isinstance(count, Const) else None
         iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
-        if any(isinstance(self.env.get(n), ListValue) for n in iterated) or \
+        if any(isinstance(self.scope.env.get(n), ListValue) for n in iterated) or \
                 sequences.mutated(self, s.body):
             return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
         try:
@@ -1610,9 +1588,9 @@ class FunctionConverter:
         prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
         fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
                    if isinstance(t, gast.Name) and t.id.startswith("__item")]
-        iterated = {sub.value.id: self.env[sub.value.id] for stmt in prefix
+        iterated = {sub.value.id: self.scope.env[sub.value.id] for stmt in prefix
                     for sub in gast.walk(stmt.value) if getattr(sub, "in_range", False)
-                    and isinstance(self.env.get(sub.value.id), ListValue)}
+                    and isinstance(self.scope.env.get(sub.value.id), ListValue)}
         lengths = {name: len(lst.items) for name, lst in iterated.items()}
         for _trip in range(trips + 1):
             if any(len(lst.items) != lengths[n] for n, lst in iterated.items()):
@@ -1624,7 +1602,7 @@ class FunctionConverter:
                 value = self.truth(self.expr(part), part)
                 if isinstance(value, Const) and not value.value:
                     for name in fetched:  # hidden, read only by the body
-                        self.env.pop(name, None)
+                        self.scope.env.pop(name, None)
                     return
                 if not isinstance(value, Const):
                     flags.append(part)
@@ -1646,37 +1624,38 @@ class FunctionConverter:
         self._freeze_rebound_views(s.body)
         assigned = _assigned(s.body)
         nodes = [s.test] + list(s.body)
-        entry = dict(self.env)
-        defined_before = {n for n in self.env if n not in self.maybe_undefined}
-        written = objects_of(self.refs.get(n) for n in assigned)
-        aliases = [n for n, r in self.refs.items() if isinstance(r, Ref) and r.plain
+        entry = dict(self.scope.env)
+        defined_before = {n for n in self.scope.env if self.scope.defined(n)}
+        written = objects_of(self.scope.refs.get(n) for n in assigned)
+        aliases = [n for n, r in self.scope.refs.items() if isinstance(r, Ref) and r.plain
                    and r.obj in written]  # rebound by writes through the assigned names
-        carry_types = {n: self.env[n].type for n in assigned + aliases
-                       if isinstance(self.env.get(n), Var | Const)}
+        carry_types = {n: self.scope.env[n].type for n in assigned + aliases
+                       if isinstance(self.scope.env.get(n), Var | Const)}
         amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
         private: frozenset = frozenset()  # objects only traded among names by the body
         extra_poison: dict[str, int] = {}
         for _attempt in range(MAX_LOOP_ATTEMPTS):
-            head_refs = {**self.refs, **amb}
-            head_poison = {**self.poisoned, **extra_poison}
+            head_refs = {**self.scope.refs, **amb}
+            head_poison = {**self.scope.poisoned, **extra_poison}
             carried = [n for n in assigned if n in carry_types] + \
                 [n for n in carry_types if n not in assigned]
             consts = [n for n in self._operands(nodes, head_refs) if n not in carried]
-            c_in = [Var(self.env[n].type, n) for n in consts]
+            c_in = [Var(self.scope.env[n].type, n) for n in consts]
             k_in, reps = _carry_vars(carried, carry_types, head_refs)
             names = consts + carried
             undefined_inside = {n for n in carried if n not in defined_before}
 
             def run_body(undefined=undefined_inside):
-                self.maybe_undefined |= undefined
+                for n in undefined:
+                    self.scope.mark_maybe_undefined(n)
                 self.block(s.body)
                 for n in assigned:
-                    if self.env.get(n) is LIVE and entry.get(n) is not LIVE:
+                    if self.scope.env.get(n) is LIVE and entry.get(n) is not LIVE:
                         self.freeze(n)
 
             inputs = c_in + [k_in[n] for n in carried]
             arm = self._sub(names, inputs, run_body, head_refs, head_poison)
-            body_b, body_env = arm.b, arm.env
+            body_b, body_env = arm.b, arm.scope.env
             start = {**entry, **dict(zip(names, inputs, strict=True))}
             widened = dict(carry_types)
             changed = [n for n in entry if n not in widened and isinstance(entry[n], Var | Const)
@@ -1691,15 +1670,15 @@ class FunctionConverter:
                             from None
             old = objects_of(head_refs.values())
             known = {n for n in head_refs if n in entry}
-            new_amb = {n: ambiguous(r, arm.refs.get(n)) for n, r in head_refs.items()
+            new_amb = {n: ambiguous(r, arm.scope.refs.get(n)) for n, r in head_refs.items()
                        if n in known and n not in amb and isinstance(r, Ref)
                        and signature(n, head_refs, old, known) !=
-                       (signature(n, arm.refs, old, known) if isinstance(arm.refs.get(n), Ref)
-                        else None)}
-            traded = private_objects(set(new_amb), head_refs, arm.refs, known, old)
+                       (signature(n, arm.scope.refs, old, known)
+                        if isinstance(arm.scope.refs.get(n), Ref) else None)}
+            traded = private_objects(set(new_amb), head_refs, arm.scope.refs, known, old)
             if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
                 new_amb, private = {}, private | traded
-            new_poison = {n: line for n, line in arm.poisoned.items()
+            new_poison = {n: line for n, line in arm.scope.poisoned.items()
                           if n in entry and n not in head_poison}
             if widened == carry_types and not new_amb and not new_poison:
                 break
@@ -1715,7 +1694,7 @@ class FunctionConverter:
         body = Graph(c_vars, body_b.eqns, body_out, "body")
         copies = {id(v): Var(v.type, v.hint) for v in c_vars}
         cc_in = [copies[id(v)] for v in inputs]
-        test, cond_b, _, _, _, _ = self._sub(names, cc_in,
+        test, cond_b, _ = self._sub(names, cc_in,
                                              lambda: self.truth(self.expr(s.test), s.test),
                                              head_refs, head_poison)
         if isinstance(test, Const) and not test.value:
@@ -1724,30 +1703,27 @@ class FunctionConverter:
             raise self.source.error(s.test, "the loop condition is always true, so the loop "
                                             "never ends", "add a condition or a break")
         cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
-        init = [self.to_type(self.env[n], carry_types[n]) if n in self.env
+        init = [self.to_type(self.scope.env[n], carry_types[n]) if n in self.scope.env
                 else self.placeholder(carry_types[n]) for n in reps]
-        outs = self.b.emit("while", [self.env[n] for n in consts] + init, cond=cond, body=body,
-                           n_consts=len(consts))
+        outs = self.b.emit("while", [self.scope.env[n] for n in consts] + init, cond=cond,
+                           body=body, n_consts=len(consts))
         by_rep = dict(zip(reps, outs, strict=True))
         for n, value in zip(reps, init, strict=True):
-            if body_env.get(n) is k_in[n] and n in self.env:  # the body never changes it
+            if body_env.get(n) is k_in[n] and n in self.scope.env:  # the body never changes it
                 by_rep[n] = value  # (e.g. an argument array only rebound: not written)
         for name in carried:
             var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
             if isinstance(var, Var):
                 var.hint = var.hint or name
-            self.env[name] = var
-            if name not in defined_before and not (trips and name not in arm.undefined):
-                self.maybe_undefined.add(name)
+            self.scope.env[name] = var
+            if name not in defined_before and not (trips and name not in arm.scope.undefined):
+                self.scope.mark_maybe_undefined(name)
         for n, r in amb.items():
-            head_refs[n] = ambiguous(r, arm.refs.get(n))
-        self.refs = {**head_refs, **blur({n: r for n, r in arm.refs.items() if n not in entry},
-                                         private)}
-        self.poisoned = {**head_poison, **{n: line for n, line in arm.poisoned.items()
-                                           if n not in entry}}
+            head_refs[n] = ambiguous(r, arm.scope.refs.get(n))
+        self.scope.leave_loop(head_refs, head_poison, arm.scope, entry, private)
         for n, v in statics.items():  # bound only in the body (no trip: undefined)
-            self.env[n] = v
-            self.maybe_undefined.add(n)
+            self.scope.env[n] = v
+            self.scope.mark_maybe_undefined(n)
         self._follow_containers(carried)
 
     def _follow_containers(self, rebound: list[str]) -> None:
@@ -1755,11 +1731,12 @@ class FunctionConverter:
         wrote (through the rebound names) hold its new value."""
         line = self.b.loc or 0
         for name in rebound:
-            ref, value = self.refs.get(name), self.env.get(name)
+            ref, value = self.scope.refs.get(name), self.scope.env.get(name)
             if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
-                for n, r in self.refs.items():
+                for n, r in self.scope.refs.items():
                     if isinstance(r, tuple):
-                        self.env[n] = self._store_tuple(self.env[n], r, ref.obj, value, n, line)
+                        self.scope.env[n] = self._store_tuple(self.scope.env[n], r, ref.obj,
+                                                              value, n, line)
                 sequences.store_items(self, ref.obj, value, line)
 
 
@@ -1767,10 +1744,7 @@ class _Arm(NamedTuple):
     """What running a block in a fresh builder left: its result, builder and state."""
     result: object
     b: Builder
-    env: dict
-    undefined: set
-    refs: dict
-    poisoned: dict
+    scope: Scope
 
 
 def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list[str]]:
