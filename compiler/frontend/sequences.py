@@ -23,7 +23,7 @@ An `if` arm or a loop body that is not unrolled reads a list through a read-only
 run-time values are the block's operands (`leaf_operands`, `read_only_copies`); changing a
 list there is refused (`crossing_error`), and `to_ir` unrolls instead a `for` loop with a
 trip count known when compiling whose body changes or iterates over a list (`mutated`,
-`to_ir.stmt_while`).
+`control_flow.stmt_while`).
 """
 
 from __future__ import annotations
