@@ -37,11 +37,7 @@ from . import (
     sorting,
     static_values,
 )
-from .aliasing import (
-    Ref,
-    frozen_ref,
-    new_object,
-)
+from .aliasing import Ref, frozen_ref, new_object
 from .sequences import ListMethod
 
 

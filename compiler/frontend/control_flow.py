@@ -35,20 +35,8 @@ from ..arguments import NeedStatic
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
-from . import (
-    closures,
-    sequences,
-    static_values,
-)
-from .aliasing import (
-    LIVE,
-    Ref,
-    ambiguous,
-    join,
-    objects_of,
-    private_objects,
-    signature,
-)
+from . import closures, sequences, static_values
+from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
 from .scope import Scope
 from .sequences import ListValue
@@ -274,33 +262,8 @@ class ControlFlow:
             arms.append((inputs, start, self._sub(names, inputs, run)))
         if expression:
             return self._branch_expression(test, names, nodes, arms)
-        old = objects_of(self.scope.refs.values())
-        candidates = _assigned(nodes)
-        for n in self.scope.env:
-            if n in candidates or isinstance(self.scope.env[n], tuple | dict | ListValue) and all(
-                    arm.scope.refs.get(n) == self.scope.refs.get(n) for _, _, arm in arms):
-                continue  # containers follow the arrays the arms write (_follow_containers)
-            if any(arm.scope.env.get(n) is not start.get(n) or
-                   arm.scope.refs.get(n) != self.scope.refs.get(n) for _, start, arm in arms):
-                candidates.append(n)
-        pairs: dict = {}
-        joined, live = {}, set()
-        for name in candidates:
-            rs = [arm.scope.refs.get(name) for _, _, arm in arms]
-            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope.env]
-            joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
-                (present[0] if present else None)
-            if all(arm.scope.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
-                live.add(name)
-                continue
-            for _, _, arm in arms:
-                if arm.scope.env.get(name) is LIVE:
-                    arm.scope.env[name] = self._arm_view(arm, arm.scope.refs[name])
-        renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
-        for name, r in joined.items():  # views of objects made in the arms see the joined one
-            if isinstance(r, Ref) and r.objects() & renamed.keys():
-                joined[name] = Ref(r.obj, r.view, r.frozen,
-                                   r.maybe | {renamed[o] for o in r.objects() if o in renamed})
+        candidates = self._changed(nodes, arms)
+        joined, live = self._join_refs(candidates, arms)
         outs, out_types, groups = [], [], {}
         for name in candidates:
             if name in live or self._join_static(name, arms, nodes[0]):
@@ -337,25 +300,64 @@ class ControlFlow:
         results = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
                               branches=tuple(graphs))
         for name in candidates:
-            if name not in groups and name not in live:
-                continue
-            everywhere = all(arm.scope.defined(name) for _, _, arm in arms)
-            before = self.scope.defined(name)
-            if name in live:
-                self.scope.env[name] = LIVE
-            else:
-                var = results[groups[name]]
-                var.hint = var.hint or name
-                self.scope.env[name] = var
-            if isinstance(joined[name], Ref | tuple):
-                self.scope.refs[name] = joined[name]
-            else:
-                self.scope.refs.pop(name, None)
-            self.scope.join_defined(name, everywhere, before)
+            if name in groups or name in live:
+                self._bind_output(name, LIVE if name in live else results[groups[name]],
+                                  joined[name], arms)
         for _, _, arm in arms:
             self.scope.poisoned.update(arm.scope.poisoned)
         self._follow_containers(candidates)
         return results
+
+    def _changed(self, nodes, arms) -> list[str]:
+        """The names an if may change: those its arms assign, and those holding another value
+        or object at the end of an arm (e.g. aliases of an array an arm writes)."""
+        candidates = _assigned(nodes)
+        for n in self.scope.env:
+            if n in candidates or isinstance(self.scope.env[n], tuple | dict | ListValue) and all(
+                    arm.scope.refs.get(n) == self.scope.refs.get(n) for _, _, arm in arms):
+                continue  # containers follow the arrays the arms write (_follow_containers)
+            if any(arm.scope.env.get(n) is not start.get(n) or
+                   arm.scope.refs.get(n) != self.scope.refs.get(n) for _, start, arm in arms):
+                candidates.append(n)
+        return candidates
+
+    def _join_refs(self, candidates: list[str], arms) -> tuple[dict, set]:
+        """({name: its object after the if}, the names that stay live views of one object):
+        the other live views an arm leaves are read at its end."""
+        old = objects_of(self.scope.refs.values())
+        pairs: dict = {}
+        joined, live = {}, set()
+        for name in candidates:
+            rs = [arm.scope.refs.get(name) for _, _, arm in arms]
+            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope.env]
+            joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
+                (present[0] if present else None)
+            if all(arm.scope.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
+                live.add(name)
+                continue
+            for _, _, arm in arms:
+                if arm.scope.env.get(name) is LIVE:
+                    arm.scope.env[name] = self._arm_view(arm, arm.scope.refs[name])
+        renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
+        for name, r in joined.items():  # views of objects made in the arms see the joined one
+            if isinstance(r, Ref) and r.objects() & renamed.keys():
+                joined[name] = Ref(r.obj, r.view, r.frozen,
+                                   r.maybe | {renamed[o] for o in r.objects() if o in renamed})
+        return joined, live
+
+    def _bind_output(self, name: str, value, ref, arms) -> None:
+        """After an if: `name` holds `value` (an output of its `cond`, or LIVE) and the
+        object `ref`; it is defined when every arm binds it, or was bound before."""
+        everywhere = all(arm.scope.defined(name) for _, _, arm in arms)
+        before = self.scope.defined(name)
+        if value is not LIVE:
+            value.hint = value.hint or name
+        self.scope.env[name] = value
+        if isinstance(ref, Ref | tuple):
+            self.scope.refs[name] = ref
+        else:
+            self.scope.refs.pop(name, None)
+        self.scope.join_defined(name, everywhere, before)
 
     def _branch_expression(self, test, names, nodes, arms):
         for _, start, arm in arms:

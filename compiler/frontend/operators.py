@@ -18,13 +18,7 @@ import gast
 from ..ir import dtypes
 from ..ir.builder import const
 from ..ir.core import BOOL, I64, Atom, Const, Type, Var
-from . import (
-    array_functions,
-    externals,
-    masks,
-    sequences,
-    static_values,
-)
+from . import array_functions, externals, masks, sequences, static_values
 from .sequences import ListValue
 
 

@@ -22,15 +22,7 @@ import gast
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
-from . import (
-    closures,
-    dynamic_slices,
-    externals,
-    fancy,
-    masks,
-    sequences,
-    static_values,
-)
+from . import closures, dynamic_slices, externals, fancy, masks, sequences, static_values
 from .aliasing import (
     Ref,
     compose,

@@ -60,14 +60,7 @@ from . import (
     truth_reductions,  # noqa: F401 - registers np.any/all/argmax/argmin
     ufuncs,  # noqa: F401 - registers numpy's ufuncs called by name
 )
-from .aliasing import (
-    LIVE,
-    Ref,
-    frozen_ref,
-    hidden_name,
-    new_object,
-    spec_operands,
-)
+from .aliasing import LIVE, Ref, frozen_ref, hidden_name, new_object, spec_operands
 from .calls import Calls, Method, RecursionError_
 from .control_flow import ENTRY_SCALARS, ControlFlow, entry_scalars, unrollable
 from .nesting import nesting_guard
