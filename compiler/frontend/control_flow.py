@@ -181,25 +181,8 @@ class ControlFlow:
             arm = self._sub(names, inputs, run_body, head_refs, head_poison)
             body_b, body_env = arm.b, arm.scope.env
             start = {**entry, **dict(zip(names, inputs, strict=True))}
-            widened = dict(carry_types)
-            changed = [n for n in entry if n not in widened and isinstance(entry[n], Var | Const)
-                       and body_env.get(n) is not start[n]]
-            for n in assigned + changed:
-                if n in body_env and isinstance(body_env[n], Var | Const):
-                    t = body_env[n].type
-                    try:
-                        widened[n] = t if n not in widened else join_type(widened[n], t)
-                    except TypeError as e:
-                        raise unrollable(self.source.error(s, f"loop variable {n!r}: {e}")) \
-                            from None
-            old = objects_of(head_refs.values())
-            known = {n for n in head_refs if n in entry}
-            new_amb = {n: ambiguous(r, arm.scope.refs.get(n)) for n, r in head_refs.items()
-                       if n in known and n not in amb and isinstance(r, Ref)
-                       and signature(n, head_refs, old, known) !=
-                       (signature(n, arm.scope.refs, old, known)
-                        if isinstance(arm.scope.refs.get(n), Ref) else None)}
-            traded = private_objects(set(new_amb), head_refs, arm.scope.refs, known, old)
+            widened = self._widened(s, carry_types, assigned, entry, start, body_env)
+            new_amb, traded = _new_ambiguities(head_refs, arm.scope.refs, entry, amb)
             if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
                 new_amb, private = {}, private | traded
             new_poison = {n: line for n, line in arm.scope.poisoned.items()
@@ -427,6 +410,23 @@ class ControlFlow:
             if n in rebound or all(m in rebound for m in bases):
                 self.freeze(n)
 
+    def _widened(self, s, carry_types: dict, assigned: list[str], entry: dict, start: dict,
+                 body_env: dict) -> dict:
+        """The carries' types joined with those the body leaves (a name the body changes
+        becomes a carry); a carry that changes shape is refused (unrollable)."""
+        widened = dict(carry_types)
+        changed = [n for n in entry if n not in widened and isinstance(entry[n], Var | Const)
+                   and body_env.get(n) is not start[n]]
+        for n in assigned + changed:
+            if n in body_env and isinstance(body_env[n], Var | Const):
+                t = body_env[n].type
+                try:
+                    widened[n] = t if n not in widened else join_type(widened[n], t)
+                except TypeError as e:
+                    raise unrollable(self.source.error(s, f"loop variable {n!r}: {e}")) \
+                        from None
+        return widened
+
     def _follow_containers(self, rebound: list[str]) -> None:
         """After an if or a loop: tuples and lists holding an array object that the block
         wrote (through the rebound names) hold its new value."""
@@ -517,6 +517,20 @@ def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list
             reps.append(n)
         k_in[n] = by_key[key]
     return k_in, reps
+
+
+def _new_ambiguities(head_refs: dict, body_refs: dict, entry: dict, amb: dict):
+    """The names bound before a loop (and not yet in `amb`) whose object differs after its
+    body, as {name: ambiguous Ref}, and the objects the body only trades among them
+    (`aliasing.private_objects`; None when it does more)."""
+    old = objects_of(head_refs.values())
+    known = {n for n in head_refs if n in entry}
+    new_amb = {n: ambiguous(r, body_refs.get(n)) for n, r in head_refs.items()
+               if n in known and n not in amb and isinstance(r, Ref)
+               and signature(n, head_refs, old, known) !=
+               (signature(n, body_refs, old, known) if isinstance(body_refs.get(n), Ref)
+                else None)}
+    return new_amb, private_objects(set(new_amb), head_refs, body_refs, known, old)
 
 
 def _shown(name: str) -> str:
