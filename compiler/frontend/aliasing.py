@@ -198,3 +198,10 @@ def blur(refs: dict, objects: frozenset) -> dict:
             r = Ref(new_object(), frozen=r.frozen or bool(r.view), maybe=objects | r.maybe)
         out[n] = r
     return out
+
+
+def frozen_ref(ref):
+    """The Ref of a view compiled code does not follow (None for a new array)."""
+    if not isinstance(ref, Ref):
+        return None
+    return Ref(ref.obj, frozen=True, maybe=ref.maybe)

@@ -10,14 +10,15 @@ Contract:
   {parameter: (value, Ref)}. A Python default value becomes a constant (numbers), a tuple of
   them, or a compile-time value (None, strings, functions, ...); array defaults are refused.
 - A `Closure` is a nested `def` or `lambda` evaluated in compiled code: its definition, the
-  converter it was defined in (`scope`) and, for each free name, the scope's variable holding
-  it (`names`). Free variables are read when the closure is called (late binding, as in
-  Python) and bound in the inlined body like extra arguments; writes into a free array are
-  seen by the enclosing function when the closure is called there, and refused when it is
-  called from another function. Default values are evaluated where the `def` stands; those
-  known only at run time are kept in hidden variables of the scope (`Stored`).
+  converter it was defined in (`owner`) and, for each free name, the owner's variable holding
+  it (`names`, in the owner's `scope.Scope`). Free variables are read when the closure is
+  called (late binding, as in Python) and bound in the inlined body like extra arguments;
+  writes into a free array are seen by the enclosing function when the closure is called
+  there, and refused when it is called from another function. Default values are evaluated
+  where the `def` stands; those known only at run time are kept in hidden variables of the
+  owner (`Stored`).
 - `operands(conv, names)` extends the names a block reads (an `if` arm or loop body) with the
-  free variables of the closures it may call: the scope's own names, or, for a closure from
+  free variables of the closures it may call: the owner's own names, or, for a closure from
   another function, hidden names of `conv` holding their values (the closure is rebound to
   read them there), so that the block's subgraph receives them as operands.
 """
@@ -46,8 +47,8 @@ _hidden = itertools.count(1)
 @dataclass(eq=False)
 class Closure:
     node: gast.FunctionDef
-    scope: object  # the FunctionConverter whose variables hold the free names
-    names: dict[str, str]  # free name -> the scope's variable
+    owner: object  # the FunctionConverter whose variables hold the free names
+    names: dict[str, str]  # free name -> the owner's variable
     defaults: dict[str, object]  # parameter -> its value, or the Stored variable holding it
     source: Source
 
@@ -58,24 +59,24 @@ class Closure:
     def same_as(self, other) -> bool:
         """The same definition reading the same variables (a `def` run again in a loop)."""
         return isinstance(other, Closure) and other.node is self.node and \
-            other.scope is self.scope and other.names == self.names and \
+            other.owner is self.owner and other.names == self.names and \
             self.defaults.keys() == other.defaults.keys() and \
             all(same(self.default(k), other.default(k)) for k in self.defaults)
 
     def default(self, param: str):
         d = self.defaults[param]
-        return self.scope.env.get(d.var) if isinstance(d, Stored) else d
+        return self.owner.scope.env.get(d.var) if isinstance(d, Stored) else d
 
 
 @dataclass(frozen=True)
 class Stored:
-    """A default value known only at run time, kept in the scope's variable `var`."""
+    """A default value known only at run time, kept in the owner's variable `var`."""
     var: str
 
 
 def make(conv, node: NestedDef) -> Closure:
     """The closure a nested `def`/`lambda` evaluates to: its defaults are evaluated now and
-    kept in hidden variables of the scope (read when it is called, like free variables)."""
+    kept in hidden variables of the owner (read when it is called, like free variables)."""
     defaults = {}
     for name, d in zip(node.default_names, node.defaults, strict=True):
         value, ref = conv.expr_ref(d)
@@ -89,7 +90,7 @@ def make(conv, node: NestedDef) -> Closure:
 
 def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
     if isinstance(fn, Closure):
-        return fn.source, copy.deepcopy(fn.node), fn.scope.globals
+        return fn.source, copy.deepcopy(fn.node), fn.owner.globals
     source = get_source(fn)
     tree = gast.parse(source.text)
     fdef = tree.body[0] if tree.body else None
@@ -193,31 +194,31 @@ def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
             out[name] = tuple(arg)
     if isinstance(fn, Closure):
         out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
-                    if var in fn.scope.env})
+                    if var in fn.owner.scope.env})
     return out
 
 
 def _read(conv, closure: Closure, var: str, node) -> tuple:
-    """(value, Ref) of the scope's variable `var`, read now (late binding). Names the scope
+    """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
-    scope = closure.scope
-    if var not in scope.env:  # a default kept by a loop body that has ended
+    owner = closure.owner
+    if var not in owner.scope.env:  # a default kept by a loop body that has ended
         raise conv.source.error(node, f"{closure.__name__}(): a default value computed inside "
                                       "a loop is used after the loop",
                                 "define the function before the loop")
-    if scope is conv:
+    if owner is conv:
         return conv.expr_ref(g.name(var, at=node))
-    value = scope.env[var]
+    value = owner.scope.env[var]
     if value is LIVE:
-        value = scope.view_value(scope.refs[var])
-    return value, _read_only(scope.refs.get(var))
+        value = owner.view_value(owner.scope.refs[var])
+    return value, _read_only(owner.scope.refs.get(var))
 
 
 _READ_ONLY: set[int] = set()  # objects standing for another function's arrays
 
 
 def _read_only(ref):
-    """Another function's array: writes into it would not reach the scope's names, so it is
+    """Another function's array: writes into it would not reach the owner's names, so it is
     bound as a frozen view (writes refused, see `is_read_only`)."""
     if isinstance(ref, tuple):
         return tuple(_read_only(r) for r in ref)
@@ -234,17 +235,17 @@ def is_read_only(ref: Ref) -> bool:
 
 def operands(conv, names: list[str], refs: dict, node) -> None:
     """Append to `names` the variables the closures they hold read (see the module doc);
-    the refs of new hidden names go to `conv.refs` and `refs` (the block's)."""
+    the refs of new hidden names go to `conv.scope.refs` and `refs` (the block's)."""
     k = 0
     while k < len(names):
-        value = conv.env.get(names[k])
+        value = conv.scope.env.get(names[k])
         if isinstance(value, Closure):
-            if value.scope is not conv:
+            if value.owner is not conv:
                 value = _relocate(conv, value, refs, node)
-                conv.env[names[k]] = value
+                conv.scope.env[names[k]] = value
             stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
             names.extend(v for v in [*value.names.values(), *stored]
-                         if v in conv.env and v not in names)
+                         if v in conv.scope.env and v not in names)
         k += 1
 
 
@@ -253,15 +254,15 @@ def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
     def move(var):
         value, ref = _read(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
-        conv.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
+        conv.scope.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
             else value
         if ref is not None:
-            conv.refs[hidden] = refs[hidden] = ref
+            conv.scope.refs[hidden] = refs[hidden] = ref
         return hidden
 
-    scope_env = closure.scope.env
+    owner_env = closure.owner.scope.env
     return Closure(closure.node, conv,
-                   {free: move(var) for free, var in closure.names.items() if var in scope_env},
+                   {free: move(var) for free, var in closure.names.items() if var in owner_env},
                    {p: Stored(move(d.var)) if isinstance(d, Stored) else d
                     for p, d in closure.defaults.items()}, closure.source)
 
@@ -283,7 +284,7 @@ class Unusable:
 def after_block(conv, value, before: dict, line: int):
     """`value` as the code after an if or loop sees it (see `Unusable`); `before` is the
     environment before the block (a closure it already held stays usable)."""
-    if isinstance(value, Closure) and value.scope is not conv and \
+    if isinstance(value, Closure) and value.owner is not conv and \
             not any(v is value for v in before.values()):
         return Unusable(value.__name__, line)
     return value

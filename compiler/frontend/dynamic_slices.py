@@ -17,12 +17,13 @@ from __future__ import annotations
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import I64, Const, Var
+from .context import CallContext
 from .fancy import IndexArray
 
 _STEPS = {"add": 1, "sub": -1}
 
 
-def index_item(conv, size: int, parts, node) -> IndexArray | None:
+def index_item(conv: CallContext, size: int, parts, node) -> IndexArray | None:
     lower, upper, step = parts
     if not (isinstance(lower, Var) and lower.type == I64):
         return None
@@ -51,7 +52,7 @@ def index_item(conv, size: int, parts, node) -> IndexArray | None:
     return IndexArray(positions, node)
 
 
-def _offset(conv, value: Var, node) -> tuple[Var, int]:
+def _offset(conv: CallContext, value: Var, node) -> tuple[Var, int]:
     """(v, c) with `value` = `v + c`, `c` known when compiling."""
     producers = {id(o): e for e in conv.b.eqns for o in e.outputs}
     total = 0
@@ -68,7 +69,7 @@ def _offset(conv, value: Var, node) -> tuple[Var, int]:
         value = x
 
 
-def _known(conv, value: Var, node) -> bool:
+def _known(conv: CallContext, value: Var, node) -> bool:
     """Whether the run-time int `value` can be made known when compiling (an int argument of
     the compiled function: `conv.static` raises NeedStatic to specialise it)."""
     try:

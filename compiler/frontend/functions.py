@@ -35,6 +35,7 @@ from ..ir.index import Int
 from ..primitives.ints import range_len
 from ..primitives.vocabulary import BuilderOps
 from . import static_values
+from .context import CallContext
 
 
 def unary(prim):
@@ -342,7 +343,7 @@ def bind(conv, fn, name: str, args, kwargs, node) -> dict:
             for k, v in bound.arguments.items()}
 
 
-def refuse_keywords(conv, kwargs, node, allowed=()) -> None:
+def refuse_keywords(conv: CallContext, kwargs, node, allowed=()) -> None:
     """Refuse the keyword arguments not in `allowed`, naming them (`out=` with its own
     hint)."""
     unknown = sorted(set(kwargs) - set(allowed))

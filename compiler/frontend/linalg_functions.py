@@ -13,22 +13,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import decomposition_functions  # noqa: F401 - registers the decompositions
+from .context import CallContext
 from .functions import refuse_keywords, register_with_keywords, unary, without_keywords
 
 
-def _solve(conv, args, kwargs, node):
+def _solve(conv: CallContext, args, kwargs, node):
     refuse_keywords(conv, kwargs, node)
     a, b = (conv.as_float(v, node) for v in conv.exactly(args, 2, node))
     return conv.b.op("solve", *conv.promote(a, b, node))
 
 
-def _slogdet(conv, args, kwargs, node):
+def _slogdet(conv: CallContext, args, kwargs, node):
     refuse_keywords(conv, kwargs, node)
     a = conv.as_float(conv.one(args, node), node)
     return conv.b.op("det_sign", a), conv.b.op("slogdet", a)
 
 
-def _cholesky(conv, args, kwargs, node):
+def _cholesky(conv: CallContext, args, kwargs, node):
     refuse_keywords(conv, kwargs, node, ("upper",))
     upper = conv.static(kwargs["upper"], node) if "upper" in kwargs else False
     if not isinstance(upper, bool):

@@ -25,13 +25,14 @@ from __future__ import annotations
 import functools
 
 from ..ir.builder import const
+from .context import CallContext
 from .functions import refuse_keywords
 
 _REQUIRED = object()
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
-def _bind(conv, args, kwargs, node, signature: dict) -> dict:
+def _bind(conv: CallContext, args, kwargs, node, signature: dict) -> dict:
     """The arguments by parameter name, as Python binds them to `signature` (name: default)."""
     names = list(signature)
     refuse_keywords(conv, kwargs, node, names)
@@ -49,7 +50,7 @@ def _bind(conv, args, kwargs, node, signature: dict) -> dict:
     return {n: given[n] if n in given else const(d) for n, d in signature.items()}
 
 
-def _flag(conv, bound, name, node) -> bool:
+def _flag(conv: CallContext, bound, name, node) -> bool:
     value = conv.static(bound[name], node)
     if not isinstance(value, bool | int):
         raise conv.source.error(node, f"`{name}` must be True or False when compiling")
@@ -59,7 +60,7 @@ def _flag(conv, bound, name, node) -> bool:
     return bool(value)
 
 
-def _operands(conv, bound, names, node) -> list:
+def _operands(conv: CallContext, bound, names, node) -> list:
     """The float matrix operands `names`, promoted to one dtype, checked when scipy would."""
     values = [conv.as_float(bound[n], node) for n in names]
     if len(values) == 2:
@@ -69,7 +70,7 @@ def _operands(conv, bound, names, node) -> list:
     return values
 
 
-def _solve_triangular(conv, args, kwargs, node):
+def _solve_triangular(conv: CallContext, args, kwargs, node):
     bound = _bind(conv, args, kwargs, node, {
         "a": _REQUIRED, "b": _REQUIRED, "trans": 0, "lower": False, "unit_diagonal": False,
         "overwrite_b": False, "check_finite": True})
@@ -88,7 +89,7 @@ _FACTOR_SIGNATURE = {"a": _REQUIRED, "lower": False, "overwrite_a": False,
                      "check_finite": True}
 
 
-def _factor(conv, args, kwargs, node):
+def _factor(conv: CallContext, args, kwargs, node):
     """(the factor, lower) of scipy's `cholesky` / `cho_factor` signature."""
     bound = _bind(conv, args, kwargs, node, _FACTOR_SIGNATURE)
     _flag(conv, bound, "overwrite_a", node)
@@ -97,11 +98,11 @@ def _factor(conv, args, kwargs, node):
     return conv.b.op("scipy_cholesky", a, lower=lower), lower, a
 
 
-def _cholesky(conv, args, kwargs, node):
+def _cholesky(conv: CallContext, args, kwargs, node):
     return _factor(conv, args, kwargs, node)[0]
 
 
-def _cho_factor(conv, args, kwargs, node):
+def _cho_factor(conv: CallContext, args, kwargs, node):
     factor, lower, a = _factor(conv, args, kwargs, node)
     if not _keeps_the_other_triangle():
         return factor, const(lower)
@@ -119,7 +120,7 @@ def _keeps_the_other_triangle() -> bool:
     return scipy.linalg.cho_factor(np.array([[4.0, 1.0], [3.0, 9.0]]))[0][1, 0] == 3.0
 
 
-def _cho_solve(conv, args, kwargs, node):
+def _cho_solve(conv: CallContext, args, kwargs, node):
     bound = _bind(conv, args, kwargs, node, {
         "c_and_lower": _REQUIRED, "b": _REQUIRED, "overwrite_b": False, "check_finite": True})
     pair = bound["c_and_lower"]

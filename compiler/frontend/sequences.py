@@ -23,7 +23,7 @@ An `if` arm or a loop body that is not unrolled reads a list through a read-only
 run-time values are the block's operands (`leaf_operands`, `read_only_copies`); changing a
 list there is refused (`crossing_error`), and `to_ir` unrolls instead a `for` loop with a
 trip count known when compiling whose body changes or iterates over a list (`mutated`,
-`to_ir.stmt_while`).
+`control_flow.stmt_while`).
 """
 
 from __future__ import annotations
@@ -121,11 +121,11 @@ def has_runtime_leaves(value) -> bool:
 
 
 def leaf_operands(conv, name: str) -> list[str]:
-    """Hidden names bound to the run-time values inside list `name` (in `conv.env`), the
+    """Hidden names bound to the run-time values inside list `name` (in `conv.scope.env`), the
     operands through which a block reads the list (`read_only_copies`)."""
     names = []
-    for j, leaf in enumerate(_leaves(conv.env[name])):
-        conv.env[f"{LEAF}{name} {j}"] = leaf
+    for j, leaf in enumerate(_leaves(conv.scope.env[name])):
+        conv.scope.env[f"{LEAF}{name} {j}"] = leaf
         names.append(f"{LEAF}{name} {j}")
     return names
 
@@ -165,7 +165,8 @@ def mutated(conv, nodes) -> bool:
                 sub.attr in MUTATORS else sub.value if isinstance(sub, gast.Subscript) and \
                 isinstance(sub.ctx, gast.Store) else sub if isinstance(sub, gast.Name) and \
                 isinstance(sub.ctx, gast.Store) else None
-            if isinstance(target, gast.Name) and isinstance(conv.env.get(target.id), ListValue):
+            if isinstance(target, gast.Name) and \
+                    isinstance(conv.scope.env.get(target.id), ListValue):
                 return True
     return False
 
@@ -241,7 +242,7 @@ def store_items(conv, obj: int, value, line: int) -> None:
     """Array object `obj` now has `value`: list items bound to it follow (see the module
     docstring); lists reachable from the converter's names."""
     seen = set()
-    stack_ = [v for v in conv.env.values() if isinstance(v, ListValue | tuple)]
+    stack_ = [v for v in conv.scope.env.values() if isinstance(v, ListValue | tuple)]
     while stack_:
         item = stack_.pop()
         if isinstance(item, tuple):

@@ -145,3 +145,8 @@ def _kind(value) -> str:
     if is_runtime(value):
         return "runtime"
     return "const" if isinstance(value, Const) else "static"
+
+
+def is_tuple(value) -> bool:
+    """A tuple of the frontend (a list read as a tuple is one), not a masks.MaskedRead."""
+    return type(value) in (tuple, ListTuple, NamedTupleValue)

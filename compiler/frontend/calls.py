@@ -1,0 +1,286 @@
+"""Calls in compiled code: `Calls`, a mixin of `to_ir.FunctionConverter`.
+
+Contract: `call(node)` is the (value, Ref) of a call. Calls to math/numpy/builtin functions
+become primitives through their lowering (`functions.lookup`; a numpy/scipy function without
+a lowering is refused at the call, never inlined); numpy's view-making functions and methods
+return frozen views of their argument (`VIEW_FUNCTIONS`, `VIEW_METHODS`). Calls to other
+Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures, which
+read their free variables when called) are inlined (`inline`) in a converter of their own,
+their arguments bound as Python binds them: defaults, keywords, `*args`, `f(*t)` and `**d`
+(see `closures.py`); the callee's writes into the caller's arrays are stored back, and a
+recursive call is refused. adlite transformations (`grad`, `jit` of another function, ...)
+are inlined from their IR (`inline_transformed`). Functions are values: passed as
+arguments, stored in variables, called in loops.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import gast
+import numpy as np
+
+from ..arguments import Node, Static
+from ..ir.builder import const
+from ..ir.core import Atom, Const, Type, Var
+from ..ir.transform import inline
+from . import (
+    array_functions,
+    closures,
+    externals,
+    fancy,
+    functions,
+    masks,
+    numpy_functions,
+    sequences,
+    sorting,
+    static_values,
+)
+from .aliasing import Ref, frozen_ref, new_object
+from .sequences import ListMethod
+
+
+class Calls:
+    """The converter's calls (see the module doc)."""
+
+    def call(self, node):
+        """(value, Ref) of a call: views for numpy's view-making functions, the callee's
+        result refs for inlined functions."""
+        func = self.expr(node.func)
+        if isinstance(func, closures.Unusable):
+            func.refuse(self, node)
+        if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
+            return numpy_functions.syntactic(func)(self, node), None
+        if fancy.is_add_at(func):
+            return fancy.add_at(self, node), None
+        masks.before_call(self, func, node)
+        pairs = [p for a in node.args for p in self.call_argument(a)]
+        args = [v for v, _ in pairs]
+        kwpairs = self.call_keywords(node)
+        kwargs = {k: v for k, (v, _) in kwpairs.items()}
+        if isinstance(func, Method) and isinstance(func.array, masks.Masked):
+            return masks.reduce(self, func.name, func.array, args, kwargs, node), None
+        if args and isinstance(args[0], masks.Masked):
+            return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
+                                node), None
+        if isinstance(func, Method) and func.name == "sort":
+            return sorting.sort_in_place(self, func.array, args, kwargs, node), None
+        if isinstance(func, Method):
+            value = array_functions.method(self, func.array, func.name, args, kwargs, node)
+            return value, (frozen_ref(func.ref) if func.name in VIEW_METHODS else None)
+        if isinstance(func, ListMethod):
+            return sequences.call_method(self, func, pairs, kwargs, node)
+        return self.call_value(func, pairs, kwpairs, node)
+
+    def call_value(self, func, pairs: list, kwpairs: dict, node):
+        """(value, Ref) of calling the function value `func` (a function with a lowering, an
+        adlite transformation or a Python function, inlined) with the (value, Ref) `pairs`
+        and the keyword `kwpairs`; `node` is the call the errors name."""
+        args = [v for v, _ in pairs]
+        kwargs = {k: v for k, (v, _) in kwpairs.items()}
+        lowering = functions.lookup(func)
+        if lowering is not None:
+            args = [sequences.as_tuples(a) for a in args]
+            value = lowering(self, args, kwargs, node)
+            view = any(func is f for f in VIEW_FUNCTIONS) and pairs
+            if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
+                return value, pairs[0][1]
+            if view and static_values.is_tuple(value) and \
+                    len(value) == len(pairs) > 1:  # atleast_2d(a, b)
+                return value, tuple(frozen_ref(ref) for _, ref in pairs)
+            return value, (frozen_ref(pairs[0][1]) if view else None)
+        if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
+                                                               types.FunctionType):
+            func = func.fn  # inlined as Python, so that writes into arguments are seen
+        if hasattr(func, "ir_for"):
+            if kwargs:
+                raise self.source.error(node, "keyword arguments in calls to adlite "
+                                              "transformations", "pass arguments by position")
+            return self.inline_transformed(func, args, node), None
+        if isinstance(func, types.BuiltinMethodType) and type(func.__self__) is dict and \
+                func.__name__ in DICT_READS and not kwargs:  # a compile-time dict, read
+            if func.__name__ == "get" and node.args:
+                args = [self.key(node.args[0])] + args[1:]
+            result = func(*args)
+            return (result if func.__name__ == "get" else tuple(result)), None
+        if isinstance(func, types.BuiltinMethodType) and isinstance(func.__self__, str | bytes):
+            return self.string_method(func, args, kwargs, node), None
+        library = numpy_functions.library_function(getattr(func, "__func__", func))
+        if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType) \
+                and library is None:  # never inlined: numpy's or scipy's source
+            return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
+        if isinstance(func, types.FunctionType | closures.Closure) and library is None:
+            return self.inline(func, pairs, kwpairs, node)
+        if not static_values.is_static(func):
+            raise self.source.error(node, "this value is a number or an array, not a function")
+        name = getattr(func, "__name__", type(func).__name__)
+        if library and library.startswith("np.random."):
+            hint = "draw the random numbers outside the compiled function and pass them in " \
+                "as an argument"
+        else:
+            module = sys.modules.get(getattr(func, "__module__", None) or "") if library \
+                else None
+            guess = functions.nearest(name, functions.supported_names(
+                module if module is not None and library else None))
+            hint = (f"{guess} " if guess else "") + "the README's 'Supported Python' lists " \
+                "the library functions that compile; Python functions defined with def " \
+                "compile (they are inlined)"
+        raise self.source.error(node, f"{library}() is not supported" if library else
+                                f"unsupported function {name!r}", hint)
+
+    def call_keywords(self, node) -> dict:
+        """{keyword: (value, Ref)} of a call's keyword arguments, `**d` of a dict included
+        (its arrays are passed as views compiled code does not follow: read-only)."""
+        pairs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is not None:
+                items = [(kw.arg, self.expr_ref(kw.value))]
+            else:
+                d = self.expr(kw.value)
+                if not isinstance(d, dict):
+                    raise self.source.error(kw.value, "argument after ** must be a dict")
+                items = [(k, (v, Ref(new_object(), frozen=True) if isinstance(v, Var | Const)
+                              and v.type.is_array else None)) for k, v in d.items()]
+            for key, pair in items:
+                if key in pairs:
+                    raise self.source.error(node, f"TypeError: got multiple values for keyword "
+                                                  f"argument {key!r}")
+                pairs[key] = pair
+        return pairs
+
+    def call_argument(self, node) -> list:
+        """The (value, Ref) pairs an argument passes: one, or a tuple's elements for `*t`."""
+        if not isinstance(node, gast.Starred):
+            return [self.expr_ref(node)]
+        value, ref = self.expr_ref(node.value)
+        if not isinstance(value, tuple):
+            raise self.source.error(node, f"*{static_values.describe(value)} in a call",
+                                    "unpack a tuple: f(*args) with args a tuple")
+        refs = ref if isinstance(ref, tuple) else (None,) * len(value)
+        return list(zip(value, refs, strict=True))
+
+    def _passed(self, value, ref, bases: dict):
+        """The Ref a callee gets for an argument, recording in `bases` the current value of
+        each array object passed (an object no name holds, e.g. a list item, is the value
+        itself; a view of such an object is passed frozen)."""
+        if isinstance(ref, tuple):
+            values = value if isinstance(value, tuple) else (None,) * len(ref)
+            return tuple(self._passed(v, r, bases) for v, r in zip(values, ref, strict=True))
+        if not isinstance(ref, Ref) or not (ref.plain or ref.view):
+            return ref
+        name = self.scope.base_name(ref.obj)
+        if name is not None:
+            bases[ref.obj] = self.scope.env[name]
+        elif ref.plain and isinstance(value, Var | Const):
+            bases[ref.obj] = value
+        else:
+            return frozen_ref(ref)
+        return ref
+
+    def inline_transformed(self, transformed, args, node):
+        """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...): arguments
+        and results may be numbers, arrays, and tuples, lists and dicts of them."""
+        trees, atoms = [], []
+        for a in args:
+            trees.append(self._tree(a, node, atoms))
+        try:
+            graph, tree = transformed.ir_for(tuple(trees))
+        except TypeError as e:
+            raise self.source.error(node, str(e)) from None
+        own, hidden = externals.bind_graph(graph)
+        atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
+        return _structured(tree, iter(inline(self.b, graph, atoms + hidden)))
+
+    def _tree(self, value, node, atoms: list):
+        """The signature tree (`arguments.py`) of a value passed to a transformation; its
+        runtime leaves are appended to `atoms`."""
+        if isinstance(value, sequences.ListValue):
+            value = static_values.ListTuple(value.items)
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return Node("dict", tuple(self._tree(v, node, atoms) for v in value.values()),
+                        tuple(value))
+        if static_values.is_tuple(value):
+            kind = "list" if isinstance(value, static_values.ListTuple) else "tuple"
+            named = value.named if isinstance(value, static_values.NamedTupleValue) else None
+            return Node(kind, tuple(self._tree(v, node, atoms) for v in value), named=named)
+        if static_values.is_static(value):
+            return Static(value)
+        atoms.append(self.value(value, node))
+        return atoms[-1].type
+
+    def inline(self, fn, pairs, kwpairs, node):
+        """Inline a call: the callee's parameters (then a closure's free variables) are
+        bound to the caller's objects as Python binds them (closures.bind), and its writes
+        into them are stored back into the caller's names."""
+        if len(self.stack) > MAX_INLINE_DEPTH:
+            raise self.source.error(node, "calls nested too deeply")
+        try:
+            callee = type(self)(fn, self.b, self.stack)
+        except RecursionError_ as e:
+            raise self.source.error(node, f"recursive call to {e.fn.__name__!r}",
+                                    "write the recursion as a loop") from None
+        bound = closures.bind(self, fn, pairs, kwpairs, node)
+        args = [v for v, _ in bound.values()]
+        loc = self.b.loc
+        bases = {}
+        refs = [self._passed(v, r, bases) for v, r in bound.values()]
+        result, ref = callee.run(args, refs, bases, list(bound))
+        self.b.loc = loc
+        for obj, before in bases.items():
+            if obj not in callee.hidden:
+                continue
+            after = callee.scope.env[callee.hidden[obj]]
+            if after is not before:
+                self.store(obj, after, self.line(node))
+        return result, _returned(ref, bases)
+
+
+MAX_INLINE_DEPTH = 32
+
+
+def _structured(tree, atoms):
+    """The frontend value of a result of tree `tree` whose runtime leaves are `atoms` (an
+    iterator): dicts, tuples, lists (tuples inside the frontend) as the tree says."""
+    if isinstance(tree, Type):
+        return next(atoms)
+    if isinstance(tree, Static):
+        v = tree.value
+        return const(v) if isinstance(v, int | float) else v
+    items = [_structured(child, atoms) for child in tree.children]
+    if tree.kind == "dict":
+        return dict(zip(tree.keys, items, strict=True))
+    if tree.named is not None:
+        return static_values.NamedTupleValue(items, tree.named)
+    return (static_values.ListTuple if tree.kind == "list" else tuple)(items)
+
+
+def _returned(ref, bases: dict):
+    """A callee's result Ref as the caller sees it: views of the callee's own arrays are
+    frozen (their base is not reachable from the caller)."""
+    if isinstance(ref, tuple):
+        return tuple(_returned(r, bases) for r in ref)
+    if isinstance(ref, Ref) and ref.view and ref.obj not in bases:
+        return Ref(ref.obj, frozen=True)
+    return ref
+
+
+class RecursionError_(Exception):  # noqa: N801 - internal signal, not a user-facing error
+    def __init__(self, fn) -> None:
+        super().__init__(fn.__name__)
+        self.fn = fn
+
+
+DICT_READS = ("get", "keys", "values", "items")  # methods of a dict compiled code calls
+# numpy returns views: followed as frozen views
+VIEW_METHODS = {"reshape", "transpose", "ravel", "swapaxes"}
+VIEW_FUNCTIONS = (np.reshape, np.transpose, np.squeeze, np.expand_dims, np.ravel, np.swapaxes,
+                  np.moveaxis, np.flip, np.fliplr, np.flipud, np.broadcast_to, np.atleast_1d,
+                  np.atleast_2d, np.atleast_3d)
+
+
+class Method:
+    """`x.sum` before the call: an array, its Ref and a method name."""
+
+    def __init__(self, array: Atom, name: str, ref) -> None:
+        self.array, self.name, self.ref = array, name, ref

@@ -1,0 +1,593 @@
+"""`if` statements and expressions, `while` loops and counted `for` loops: `ControlFlow`, a
+mixin of `to_ir.FunctionConverter`.
+
+Contract: an `if` whose test is known when compiling runs one arm. Otherwise it becomes a
+`cond` equation whose outputs are the variables assigned in either arm (`branch`); `while`
+becomes a `while` equation whose carries are the variables assigned in its body (`_loop`;
+types are widened to a fixed point, e.g. `total = 0` then `total += x` makes `total` a float
+carry). `if` outputs and `while` carries are the names whose values change, including
+aliases never named in the block (one carry per object, see `aliasing.py`); aliasing that
+cannot be followed is refused naming the line. Each block runs in a fresh builder on a copy
+of the converter's `scope.Scope` (`_sub`), and the scopes the arms or the body leave are
+merged here (joined types, objects, maybe-undefined and poisoned names). A `for` loop (a
+counted `while`, see normalize.py) whose body uses a Python list or tuple, or that cannot be
+one `while` (a variable changes shape, a write through a row view: refusals marked
+`unrollable`), is unrolled when its trip count is known when compiling (at most MAX_UNROLL
+trips; otherwise refused naming the loop and why); after a `break`/`return` with a run-time
+condition each later trip runs under an `if` on the loop's flags. After a loop whose trip
+count is known to be positive, the variables its body assigns on every path are defined.
+Compile-time values cross an `if` or a loop when every path binds the same value (refused
+otherwise, naming the variable). A shape that an entry function's runtime scalar decides
+asks the API to compile once per value of it (`entry_scalars`, `arguments.NeedStatic`).
+The mixin uses the converter's builder `b`, `scope`, `source` and its expression and
+aliasing methods.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import NamedTuple
+
+import gast
+
+from .. import gast_adapter as g
+from ..arguments import NeedStatic
+from ..errors import AdliteSyntaxError
+from ..ir.builder import Builder
+from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
+from . import closures, sequences, static_values
+from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
+from .operators import join_type
+from .scope import Scope
+from .sequences import ListValue
+
+
+class ControlFlow:
+    """The converter's `if`, `while` and counted `for` loops (see the module doc)."""
+
+    def stmt_if(self, s):
+        test = self.truth(self.expr(s.test), s.test)
+        if isinstance(test, Const):
+            self.block(s.body if test.value else s.orelse)
+            return
+        self.branch(test, s.orelse, s.body, expression=False)
+
+    def ifexp(self, node):
+        test = self.truth(self.expr(node.test), node.test)
+        if isinstance(test, Const):
+            return self.expr_ref(node.body if test.value else node.orelse)
+        return self.branch(test, [node.orelse], [node.body], expression=True)
+
+    def stmt_while(self, s):
+        """A `while` equation. A loop lowered from `for` (normalize.py marks it) is unrolled
+        when its body uses a Python list or tuple, or cannot be one loop (a variable changes
+        shape from one iteration to the next), provided that its trip count is known when
+        compiling and at most MAX_UNROLL; otherwise the refusal names the loop and why."""
+        if not hasattr(s, "counter"):
+            return self._loop(s, None)
+        count = self.expr(s.trips)  # names only: nothing emitted
+        sizes = frozenset().union(*(entry_scalars(self.b, c) for c in (
+            count if isinstance(count, tuple) else (count,)) if isinstance(c, Var)))
+        if isinstance(count, tuple):  # (low, high): a Python int, which never overflows
+            trips = max(count[1].value - count[0].value, 0) \
+                if all(isinstance(c, Const) for c in count) else None
+        else:
+            trips = max(count.value, 0) if isinstance(count, Const) else None
+        iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
+                    for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
+        if any(isinstance(self.scope.env.get(n), ListValue) for n in iterated) or \
+                sequences.mutated(self, s.body):
+            return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
+        try:
+            return self._loop(s, trips)
+        except AdliteSyntaxError as e:
+            if not getattr(e, "unrollable", False):
+                raise
+            if trips is None or trips > MAX_UNROLL:  # the user's construct, at its line
+                hint = "loop over a range(n) with n known when compiling (at most " \
+                    f"{MAX_UNROLL}): such a loop is unrolled"
+                error = AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
+                                          f"{e.hint}; or {hint}" if e.hint else hint)
+                if trips is None and sizes:  # compile once per value of the entry's sizes
+                    raise NeedStatic(sizes, error) from None
+                raise error from None
+            return self.unroll(s, trips, e.message, sizes)
+
+    def unroll(self, s, trips: int | None, reason: str, sizes=frozenset()) -> None:
+        """Run the body of the counted loop `s` once per trip. After a `break` (or return)
+        with a run-time condition, the rest of each trip is guarded by the loop's flags (the
+        hidden item fetch and counter step run unguarded). A trip count computed from the
+        entry's int parameters `sizes` asks the API to compile once per value of them."""
+        if trips is None or trips > MAX_UNROLL:
+            count = "only known at run time" if trips is None else f"{trips} (more than " \
+                                                                   f"{MAX_UNROLL})"
+            error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                         f"but its trip count is {count}",
+                                      "loop over a range(n) with n known when compiling, or "
+                                      "keep arrays of one shape in the loop and preallocate "
+                                      "arrays instead of lists (`xs = np.zeros(n)`)")
+            if trips is None and sizes:
+                raise NeedStatic(sizes, error)
+            raise error
+        prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
+        fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
+                   if isinstance(t, gast.Name) and t.id.startswith("__item")]
+        iterated = {sub.value.id: self.scope.env[sub.value.id] for stmt in prefix
+                    for sub in gast.walk(stmt.value) if getattr(sub, "in_range", False)
+                    and isinstance(self.scope.env.get(sub.value.id), ListValue)}
+        lengths = {name: len(lst.items) for name, lst in iterated.items()}
+        for _trip in range(trips + 1):
+            if any(len(lst.items) != lengths[n] for n, lst in iterated.items()):
+                raise self.source.error(s, "the loop changes the length of the list it "
+                                           "iterates over", "iterate over a copy: "
+                                                            "`for x in list(xs)`")
+            flags = []
+            for part in _conjuncts(s.test):
+                value = self.truth(self.expr(part), part)
+                if isinstance(value, Const) and not value.value:
+                    for name in fetched:  # hidden, read only by the body
+                        self.scope.env.pop(name, None)
+                    return
+                if not isinstance(value, Const):
+                    flags.append(part)
+            if not flags:
+                self.block(s.body)
+                continue
+            guard, segment = g.and_(*flags, at=s), []
+            for stmt in s.body + [None]:
+                if stmt is None or getattr(stmt, "loop_prefix", False):
+                    if segment:
+                        self.block([g.if_(guard, segment, at=segment[0])])
+                    segment = []
+                    if stmt is not None:
+                        self.block([stmt])
+                else:
+                    segment.append(stmt)
+
+    def _loop(self, s, trips: int | None):
+        self._freeze_rebound_views(s.body)
+        assigned = _assigned(s.body)
+        nodes = [s.test] + list(s.body)
+        entry = dict(self.scope.env)
+        defined_before = {n for n in self.scope.env if self.scope.defined(n)}
+        written = objects_of(self.scope.refs.get(n) for n in assigned)
+        aliases = [n for n, r in self.scope.refs.items() if isinstance(r, Ref) and r.plain
+                   and r.obj in written]  # rebound by writes through the assigned names
+        carry_types = {n: self.scope.env[n].type for n in assigned + aliases
+                       if isinstance(self.scope.env.get(n), Var | Const)}
+        amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
+        private: frozenset = frozenset()  # objects only traded among names by the body
+        extra_poison: dict[str, int] = {}
+        for _attempt in range(MAX_LOOP_ATTEMPTS):
+            head_refs = {**self.scope.refs, **amb}
+            head_poison = {**self.scope.poisoned, **extra_poison}
+            carried = [n for n in assigned if n in carry_types] + \
+                [n for n in carry_types if n not in assigned]
+            consts = [n for n in self._operands(nodes, head_refs) if n not in carried]
+            c_in = [Var(self.scope.env[n].type, n) for n in consts]
+            k_in, reps = _carry_vars(carried, carry_types, head_refs)
+            names = consts + carried
+            undefined_inside = {n for n in carried if n not in defined_before}
+
+            def run_body(undefined=undefined_inside):
+                for n in undefined:
+                    self.scope.mark_maybe_undefined(n)
+                self.block(s.body)
+                for n in assigned:
+                    if self.scope.env.get(n) is LIVE and entry.get(n) is not LIVE:
+                        self.freeze(n)
+
+            inputs = c_in + [k_in[n] for n in carried]
+            arm = self._sub(names, inputs, run_body, head_refs, head_poison)
+            body_b, body_env = arm.b, arm.scope.env
+            start = {**entry, **dict(zip(names, inputs, strict=True))}
+            widened = self._widened(s, carry_types, assigned, entry, start, body_env)
+            new_amb, traded = _new_ambiguities(head_refs, arm.scope.refs, entry, amb)
+            if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
+                new_amb, private = {}, private | traded
+            new_poison = {n: line for n, line in arm.scope.poisoned.items()
+                          if n in entry and n not in head_poison}
+            if widened == carry_types and not new_amb and not new_poison:
+                break
+            carry_types = widened
+            amb.update(new_amb)
+            extra_poison.update(new_poison)
+        else:
+            raise unrollable(self.source.error(s, "could not infer the types of the loop "
+                                                   "variables"))
+        statics = self._static_loop_values(s, assigned, entry, body_env)
+        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
+        c_vars = c_in + [k_in[n] for n in reps]
+        body = Graph(c_vars, body_b.eqns, body_out, "body")
+        copies = {id(v): Var(v.type, v.hint) for v in c_vars}
+        cc_in = [copies[id(v)] for v in inputs]
+        test, cond_b, _ = self._sub(names, cc_in,
+                                             lambda: self.truth(self.expr(s.test), s.test),
+                                             head_refs, head_poison)
+        if isinstance(test, Const) and not test.value:
+            return
+        if isinstance(test, Const):
+            raise self.source.error(s.test, "the loop condition is always true, so the loop "
+                                            "never ends", "add a condition or a break")
+        cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
+        init = [self.to_type(self.scope.env[n], carry_types[n]) if n in self.scope.env
+                else self.placeholder(carry_types[n]) for n in reps]
+        outs = self.b.emit("while", [self.scope.env[n] for n in consts] + init, cond=cond,
+                           body=body, n_consts=len(consts))
+        by_rep = dict(zip(reps, outs, strict=True))
+        for n, value in zip(reps, init, strict=True):
+            if body_env.get(n) is k_in[n] and n in self.scope.env:  # the body never changes it
+                by_rep[n] = value  # (e.g. an argument array only rebound: not written)
+        for name in carried:
+            var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
+            if isinstance(var, Var):
+                var.hint = var.hint or name
+            self.scope.env[name] = var
+            if name not in defined_before and not (trips and name not in arm.scope.undefined):
+                self.scope.mark_maybe_undefined(name)
+        for n, r in amb.items():
+            head_refs[n] = ambiguous(r, arm.scope.refs.get(n))
+        self.scope.leave_loop(head_refs, head_poison, arm.scope, entry, private)
+        for n, v in statics.items():  # bound only in the body (no trip: undefined)
+            self.scope.env[n] = v
+            self.scope.mark_maybe_undefined(n)
+        self._follow_containers(carried)
+
+    def branch(self, test, else_nodes, then_nodes, expression: bool):
+        nodes = list(else_nodes) + list(then_nodes)
+        names = self._operands(nodes)
+        arms = []
+        for arm_nodes in (else_nodes, then_nodes):
+            inputs = [Var(self.scope.env[n].type, n) for n in names]
+            run = (lambda ns=arm_nodes: self.expr_ref(ns[0])) if expression else \
+                (lambda ns=arm_nodes: self.block(ns))
+            start = {**self.scope.env, **dict(zip(names, inputs, strict=True))}
+            arms.append((inputs, start, self._sub(names, inputs, run)))
+        if expression:
+            return self._branch_expression(test, names, nodes, arms)
+        candidates = self._changed(nodes, arms)
+        joined, live = self._join_refs(candidates, arms)
+        outs, out_types, groups = [], [], {}
+        for name in candidates:
+            if name in live or self._join_static(name, arms, nodes[0]):
+                continue
+            vals = [arm.scope.env.get(name) for _, _, arm in arms]
+            if any(v is not None and not isinstance(v, Var | Const) for v in vals):
+                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
+                                                  "an if", "unpack it into separate variables")
+            present = [v for v in vals if v is not None]
+            if not present:
+                continue
+            try:
+                t = present[0].type if len(present) == 1 else join_type(present[0].type,
+                                                                        present[1].type)
+            except TypeError as e:
+                error = self.source.error(nodes[0], f"{name!r}: {e} in the two branches")
+                flags = entry_scalars(self.b, test) if isinstance(test, Var) else None
+                if flags:  # an entry flag chooses the shape: compile once per value
+                    raise NeedStatic(flags, error) from None
+                raise error from None
+            r = joined[name]
+            key = r.obj if isinstance(r, Ref) and r.plain else ("name", name)
+            if key not in groups:
+                groups[key] = len(outs)
+                outs.append(name)
+                out_types.append(t)
+            groups[name] = groups[key]
+        graphs = []
+        for inputs, _, arm in arms:
+            values = [self.to_type(arm.scope.env[n], t, arm.b) if n in arm.scope.env
+                      else self.placeholder(t, arm.b)
+                      for n, t in zip(outs, out_types, strict=True)]
+            graphs.append(Graph(inputs, arm.b.eqns, values, "arm"))
+        results = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
+                              branches=tuple(graphs))
+        for name in candidates:
+            if name in groups or name in live:
+                self._bind_output(name, LIVE if name in live else results[groups[name]],
+                                  joined[name], arms)
+        for _, _, arm in arms:
+            self.scope.poisoned.update(arm.scope.poisoned)
+        self._follow_containers(candidates)
+        return results
+
+    def _changed(self, nodes, arms) -> list[str]:
+        """The names an if may change: those its arms assign, and those holding another value
+        or object at the end of an arm (e.g. aliases of an array an arm writes)."""
+        candidates = _assigned(nodes)
+        for n in self.scope.env:
+            if n in candidates or isinstance(self.scope.env[n], tuple | dict | ListValue) and all(
+                    arm.scope.refs.get(n) == self.scope.refs.get(n) for _, _, arm in arms):
+                continue  # containers follow the arrays the arms write (_follow_containers)
+            if any(arm.scope.env.get(n) is not start.get(n) or
+                   arm.scope.refs.get(n) != self.scope.refs.get(n) for _, start, arm in arms):
+                candidates.append(n)
+        return candidates
+
+    def _join_refs(self, candidates: list[str], arms) -> tuple[dict, set]:
+        """({name: its object after the if}, the names that stay live views of one object):
+        the other live views an arm leaves are read at its end."""
+        old = objects_of(self.scope.refs.values())
+        pairs: dict = {}
+        joined, live = {}, set()
+        for name in candidates:
+            rs = [arm.scope.refs.get(name) for _, _, arm in arms]
+            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope.env]
+            joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
+                (present[0] if present else None)
+            if all(arm.scope.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
+                live.add(name)
+                continue
+            for _, _, arm in arms:
+                if arm.scope.env.get(name) is LIVE:
+                    arm.scope.env[name] = self._arm_view(arm, arm.scope.refs[name])
+        renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
+        for name, r in joined.items():  # views of objects made in the arms see the joined one
+            if isinstance(r, Ref) and r.objects() & renamed.keys():
+                joined[name] = Ref(r.obj, r.view, r.frozen,
+                                   r.maybe | {renamed[o] for o in r.objects() if o in renamed})
+        return joined, live
+
+    def _bind_output(self, name: str, value, ref, arms) -> None:
+        """After an if: `name` holds `value` (an output of its `cond`, or LIVE) and the
+        object `ref`; it is defined when every arm binds it, or was bound before."""
+        everywhere = all(arm.scope.defined(name) for _, _, arm in arms)
+        before = self.scope.defined(name)
+        if value is not LIVE:
+            value.hint = value.hint or name
+        self.scope.env[name] = value
+        if isinstance(ref, Ref | tuple):
+            self.scope.refs[name] = ref
+        else:
+            self.scope.refs.pop(name, None)
+        self.scope.join_defined(name, everywhere, before)
+
+    def _branch_expression(self, test, names, nodes, arms):
+        for _, start, arm in arms:
+            if any(arm.scope.env.get(n) is not v for n, v in start.items()):
+                raise self.source.error(nodes[0], "a conditional expression that writes into "
+                                                  "an array", "use an if statement")
+        values = [self.value(arm.result[0], nodes[0]) for _, _, arm in arms]
+        try:
+            t = join_type(values[0].type, values[1].type)
+        except TypeError as e:
+            raise self.source.error(nodes[0], f"conditional expression: {e}") from None
+        graphs = [Graph(inp, arm.b.eqns, [self.to_type(v, t, arm.b)], "arm")
+                  for (inp, _, arm), v in zip(arms, values, strict=True)]
+        (out,) = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
+                             branches=tuple(graphs))
+        r0, r1 = (arm.result[1] for _, _, arm in arms)
+        return out, (r0 if r0 == r1 else ambiguous(r0, r1) if r0 or r1 else None)
+
+    def _join_static(self, name: str, arms, node) -> bool:
+        """A compile-time value after an if: one value, the same on every path that binds it
+        (no run-time choice). False when `name` holds numbers or arrays."""
+        present = [arm.scope.env[name] for _, _, arm in arms if name in arm.scope.env]
+        if not any(static_values.is_static(v) for v in present):
+            return False
+        if len(present) == 2 and not static_values.same(*present):
+            then, other = (static_values.describe(v) for v in reversed(present))
+            raise self.source.error(node, f"{_shown(name)} is a compile-time value bound "
+                                          f"differently on the two paths ({then} and {other})",
+                                    "bind it to the same value on both paths, or choose with "
+                                    "numbers")
+        before = self.scope.defined(name)
+        if self.scope.env.get(name) is not present[0] or name not in self.scope.env:
+            self.scope.env[name] = closures.after_block(self, present[0], self.scope.env,
+                                                        self.line(node))
+        everywhere = len(present) == 2 and not any(name in arm.scope.undefined
+                                                   for _, _, arm in arms)
+        self.scope.join_defined(name, everywhere, before)
+        return True
+
+    def _static_loop_values(self, s, assigned, entry: dict, body_env: dict) -> dict:
+        """Compile-time values the loop body binds: the same as before the loop, or bound only
+        in it ({name: value}; no carry)."""
+        out = {}
+        for n in assigned:
+            values = [env[n] for env in (entry, body_env) if n in env]
+            if not any(static_values.is_static(v) for v in values):
+                continue
+            if len(values) == 2 and not static_values.same(*values):
+                before, inside = (static_values.describe(v) for v in values)
+                raise self.source.error(s, f"{_shown(n)} is a compile-time value that the loop "
+                                           f"body binds differently ({before} before the loop, "
+                                           f"{inside} in it)",
+                                        "bind it before the loop only, or choose with numbers")
+            if n not in entry:
+                out[n] = closures.after_block(self, values[-1], entry, self.line(s))
+        return out
+
+    def _freeze_rebound_views(self, stmts) -> None:
+        """Live views that a loop body rebinds, or whose base's names it all rebinds, keep
+        their value at loop entry (frozen)."""
+        rebound = set(_rebound(stmts))
+        for n, ref in list(self.scope.refs.items()):
+            if self.scope.env.get(n) is not LIVE:
+                continue
+            bases = [m for m, r in self.scope.refs.items()
+                     if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
+            if n in rebound or all(m in rebound for m in bases):
+                self.freeze(n)
+
+    def _widened(self, s, carry_types: dict, assigned: list[str], entry: dict, start: dict,
+                 body_env: dict) -> dict:
+        """The carries' types joined with those the body leaves (a name the body changes
+        becomes a carry); a carry that changes shape is refused (unrollable)."""
+        widened = dict(carry_types)
+        changed = [n for n in entry if n not in widened and isinstance(entry[n], Var | Const)
+                   and body_env.get(n) is not start[n]]
+        for n in assigned + changed:
+            if n in body_env and isinstance(body_env[n], Var | Const):
+                t = body_env[n].type
+                try:
+                    widened[n] = t if n not in widened else join_type(widened[n], t)
+                except TypeError as e:
+                    raise unrollable(self.source.error(s, f"loop variable {n!r}: {e}")) \
+                        from None
+        return widened
+
+    def _follow_containers(self, rebound: list[str]) -> None:
+        """After an if or a loop: tuples and lists holding an array object that the block
+        wrote (through the rebound names) hold its new value."""
+        line = self.b.loc or 0
+        for name in rebound:
+            ref, value = self.scope.refs.get(name), self.scope.env.get(name)
+            if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
+                for n, r in self.scope.refs.items():
+                    if isinstance(r, tuple):
+                        self.scope.env[n] = self._store_tuple(self.scope.env[n], r, ref.obj,
+                                                              value, n, line)
+                sequences.store_items(self, ref.obj, value, line)
+
+    def _operands(self, nodes, refs: dict | None = None) -> list[str]:
+        """Names whose current values the nodes read, may keep or may write through an alias
+        (closed subgraph inputs); live views are read through their base's names."""
+        refs = self.scope.refs if refs is None else refs
+        names = []
+        for n in nodes:
+            for sub in gast.walk(n):
+                if isinstance(sub, gast.Name) and sub.id in self.scope.env and sub.id not in names:
+                    names.append(sub.id)
+        closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
+        assigned = _assigned(nodes)
+        for name in [n for n in names if isinstance(self.scope.env[n], ListValue)]:
+            if name in assigned:
+                raise sequences.crossing_error(self, name, nodes[0])
+            names += sequences.leaf_operands(self, name)  # read through a read-only copy
+        for name in [n for n in names if isinstance(self.scope.env[n], tuple | dict)
+                     and sequences.has_runtime_leaves(self.scope.env[n])]:
+            if name in assigned:  # a counted loop unrolled rebinds it once per trip
+                kind = "tuple" if isinstance(self.scope.env[name], tuple) else "dict"
+                raise unrollable(self.source.error(
+                    nodes[0], f"{name!r} holds a {kind} of run-time values, which is rebound "
+                              "inside an if or a loop", "unpack it into separate variables"))
+            names += sequences.leaf_operands(self, name)  # read through a read-only copy
+        objs = objects_of(refs.get(n) for n in names)
+        names += [n for n, r in refs.items() if n not in names and n in self.scope.env
+                  and isinstance(r, Ref) and r.objects() & objs]
+        return [n for n in names if isinstance(self.scope.env[n], Var)]
+
+    def _sub(self, names: list[str], inputs: list[Var], run, refs=None, poisoned=None):
+        """Run `run()` with a fresh builder and the given names bound to `inputs`."""
+        saved = self.b, self.scope
+        self.b = Builder(saved[0].loc)
+        self.scope = self.scope.enter(dict(zip(names, inputs, strict=True)), refs, poisoned)
+        lists = sequences.read_only_copies(self.scope.env, names)
+        try:
+            result = run()
+            self.scope.env.update(lists)
+            return _Arm(result, self.b, self.scope)
+        finally:
+            self.b, self.scope = saved
+
+    def _arm_view(self, arm, ref: Ref) -> Atom:
+        """A live view's value at the end of an arm, emitted into the arm."""
+        saved = self.b, self.scope
+        self.b, self.scope = arm.b, arm.scope
+        try:
+            return self.view_value(ref)
+        finally:
+            self.b, self.scope = saved
+
+
+MAX_LOOP_ATTEMPTS = 8
+MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
+ENTRY_SCALARS: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "entry_scalars", default=None)
+
+
+class _Arm(NamedTuple):
+    """What running a block in a fresh builder left: its result, builder and state."""
+    result: object
+    b: Builder
+    scope: Scope
+
+
+def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list[str]]:
+    """One carry per object: names bound to the same object share their input var. Returns
+    ({name: input var}, the representative names, one per carry)."""
+    by_key: dict = {}
+    k_in, reps = {}, []
+    for n in carried:
+        r = refs.get(n)
+        key = r.obj if isinstance(r, Ref) and r.plain else ("name", n)
+        if key not in by_key:
+            by_key[key] = Var(types[n], n)
+            reps.append(n)
+        k_in[n] = by_key[key]
+    return k_in, reps
+
+
+def _new_ambiguities(head_refs: dict, body_refs: dict, entry: dict, amb: dict):
+    """The names bound before a loop (and not yet in `amb`) whose object differs after its
+    body, as {name: ambiguous Ref}, and the objects the body only trades among them
+    (`aliasing.private_objects`; None when it does more)."""
+    old = objects_of(head_refs.values())
+    known = {n for n in head_refs if n in entry}
+    new_amb = {n: ambiguous(r, body_refs.get(n)) for n, r in head_refs.items()
+               if n in known and n not in amb and isinstance(r, Ref)
+               and signature(n, head_refs, old, known) !=
+               (signature(n, body_refs, old, known) if isinstance(body_refs.get(n), Ref)
+                else None)}
+    return new_amb, private_objects(set(new_amb), head_refs, body_refs, known, old)
+
+
+def _shown(name: str) -> str:
+    """A variable as the user knows it (early returns store their value in hidden names)."""
+    return "the returned value" if name.startswith("__rv") else repr(name)
+
+
+def unrollable(error: AdliteSyntaxError) -> AdliteSyntaxError:
+    """Mark a refusal of a `while` equation that unrolling a counted loop avoids."""
+    error.unrollable = True
+    return error
+
+
+def _conjuncts(test) -> list:
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+        return list(test.values)
+    return [test]
+
+
+def _rebound(nodes) -> list[str]:
+    return [sub.id for n in nodes for sub in gast.walk(n)
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)]
+
+
+def _assigned(nodes) -> list[str]:
+    """Variables (re)bound by the nodes, including arrays updated with `x[i] = v`."""
+    names = []
+    for n in nodes:
+        for sub in gast.walk(n):
+            if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                    isinstance(sub.value, gast.Name):
+                sub = sub.value
+            elif not (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)):
+                continue
+            if sub.id not in names:
+                names.append(sub.id)
+    return names
+
+
+def entry_scalars(b: Builder, value: Var) -> frozenset[str]:
+    """The entry function's runtime int, bool and float parameters `value` is computed from in
+    builder `b`: the entry's own input vars, or inputs of the if/loop body being built named
+    like one."""
+    scalars = ENTRY_SCALARS.get() or {}
+    names = set(scalars.values())
+    producers = {id(o): e for e in b.eqns for o in e.outputs}
+    found, seen, todo = set(), set(), [value]
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        eqn = producers.get(id(v))
+        if eqn is not None:
+            todo += [a for a in eqn.inputs if isinstance(a, Var)]
+        elif v in scalars:
+            found.add(scalars[v])
+        elif v.type in (I64, BOOL, F64) and v.hint in names:
+            found.add(v.hint)
+    return frozenset(found)

@@ -1,0 +1,167 @@
+"""Arithmetic, comparison and boolean operators: `Operators`, a mixin of
+`to_ir.FunctionConverter`.
+
+Contract: Python's numeric tower is followed (bool < int < float, `/` always gives float,
+int / int is Python's exact quotient, int ** non-negative int constant stays int); operands
+take a common element type (`promote`: scalars are weak next to float arrays, literals next
+to float numbers, as in numpy 2; `join_type` is the type two values can both take). Tuples
+concatenate (`t + u`) and repeat (`t * n`, n known when compiling), keeping their items'
+objects; lists, masks and bitwise operators go to `sequences.py` and `masks.py`. Comparisons
+of compile-time values are answered while compiling; `and`/`or` return a known operand that
+decides, as Python does, and otherwise need booleans.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..ir import dtypes
+from ..ir.builder import const
+from ..ir.core import BOOL, I64, Atom, Const, Type, Var
+from . import array_functions, externals, masks, sequences, static_values
+from .sequences import ListValue
+
+
+class Operators:
+    """The converter's operators (see the module doc)."""
+
+    def promote(self, x, y, node) -> tuple[Atom, Atom]:
+        """Common element type of two operands; scalars are weak next to float arrays
+        (float32 array * 2.0 stays float32) and literals next to float numbers
+        (np.float32 number * 2.0 stays float32), as in numpy 2."""
+        x, y = self.numeric(x, node), self.numeric(y, node)
+        tx, ty = x.type, y.type
+        if tx.is_array != ty.is_array:
+            array, scalar = (tx, ty) if tx.is_array else (ty, tx)
+            t = array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
+        elif isinstance(y, Const) and not ty.is_array and tx.is_float and ty != BOOL:
+            t = tx.scalar
+        elif isinstance(x, Const) and not tx.is_array and ty.is_float and tx != BOOL:
+            t = ty.scalar
+        else:
+            t = join_type(tx.scalar, ty.scalar)
+        return self.to_type(x, t), self.to_type(y, t)
+
+    def expr_BinOp(self, node):
+        return self.binop_ref(node)[0]
+
+    def binop_ref(self, node):
+        """(value, Ref) of a binary operation: tuples concatenate (`shape + (1,)`) and repeat
+        (`(0.0,) * n`, n known when compiling), keeping their items' objects."""
+        (x, rx), (y, ry) = self.expr_ref(node.left), self.expr_ref(node.right)
+        if static_values.is_tuple(x) or static_values.is_tuple(y):
+            return _tuple_binop(self, node, x, rx, y, ry)
+        return self.binop(node, x, y), None
+
+    def binop(self, node, x, y):
+        if isinstance(x, ListValue) or isinstance(y, ListValue):
+            return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
+        if isinstance(x, masks.MaskedRead):  # x[mask] op= y
+            x, y = masks.augmented_operands(self, x, y, node)
+        if masks.is_bitwise(node.op):
+            return masks.bitwise(self, node.op, x, y, node)
+        if isinstance(node.op, gast.MatMult):
+            return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",
+                                    "use + - * / // % ** @")
+        if op == "div" and not _has_float(x, y):  # int / int: Python's exact quotient
+            return self.b.int_truediv(*(self.to_type(self.scalar(v, node), I64)
+                                        for v in (x, y)))
+        if op == "div":
+            return self.b.div(*self.promote(self.as_float(x, node), self.as_float(y, node),
+                                            node))
+        x, y = self.promote(x, y, node)
+        if op == "pow" and x.type == I64 and not (isinstance(y, Const) and y.value >= 0):
+            x, y = self.as_float(x, node), self.as_float(y, node)
+        return self.b.op(op, x, y)  # `n % 0` raises ZeroDivisionError when it runs, as Python
+
+    def expr_UnaryOp(self, node):
+        x = self.expr(node.operand)
+        if isinstance(node.op, gast.Not):
+            return self.b.not_(self.truth(x, node))
+        if isinstance(node.op, gast.USub):
+            return self.b.neg(self.numeric(x, node))
+        if isinstance(node.op, gast.UAdd):
+            return self.numeric(x, node)
+        if isinstance(node.op, gast.Invert):
+            return masks.invert(self, x, node)
+        raise self.source.error(node, f"unsupported operator {type(node.op).__name__}")
+
+    def expr_Compare(self, node):
+        result = None
+        left = self.expr(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.expr(comparator)
+            known = static_values.compare(op, left, right)
+            prim = CMPOPS.get(type(op))
+            if known is not None:
+                test = const(known)
+            elif prim is None:
+                raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
+                                        "compare numbers with < <= > >= == !=; `is`, `in` "
+                                        "and `==` on strings, None and functions")
+            else:
+                test = self.b.op(prim, *self.promote(*externals.fold_comparison(left, right),
+                                                      node))
+            result = test if result is None else self.b.and_(result, test)
+            left = right
+        return result
+
+    def expr_BoolOp(self, node):
+        is_or, values = isinstance(node.op, gast.Or), []
+        for v in node.values:
+            x = self.expr(v)
+            if values or static_values.is_runtime(x):
+                values.append(self.scalar(x, v))
+            elif bool(static_values.python_value(x)) == is_or or v is node.values[-1]:
+                return x  # a known operand decides, as Python returns it (`tol or 1e-6`)
+        if any(v.type != BOOL for v in values):
+            raise self.source.error(node, "`and`/`or` on non-boolean values",
+                                    "compare explicitly, e.g. `x != 0 and y > 1`")
+        prim = "and_" if isinstance(node.op, gast.And) else "or_"
+        result = values[0]
+        for v in values[1:]:
+            result = self.b.op(prim, result, v)
+        return result
+
+
+BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
+          gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow"}
+
+
+CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
+          gast.NotEq: "ne"}
+
+
+RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
+
+
+def join_type(a: Type, b: Type) -> Type:
+    """The type both values can take (the wider element type); shapes must agree."""
+    if a.shape != b.shape:
+        raise TypeError(f"a variable changes shape ({a} and {b})")
+    return a if RANK[a.dtype] >= RANK[b.dtype] else b
+
+
+def _tuple_binop(conv, node, x, rx, y, ry):
+    """`t + u` of two tuples, `t * n` / `n * t` with n an int known when compiling."""
+    def refs(value, ref):
+        return ref if isinstance(ref, tuple) else (None,) * len(value)
+
+    if isinstance(node.op, gast.Add) and isinstance(x, tuple) and isinstance(y, tuple):
+        return x + y, refs(x, rx) + refs(y, ry)
+    if isinstance(node.op, gast.Mult):
+        (t, rt), n = ((x, rx), y) if isinstance(x, tuple) else ((y, ry), x)
+        count = conv.static(n, node) if isinstance(n, Var | Const) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            return t * count, refs(t, rt) * count
+    raise conv.source.error(node, "unsupported operation on a tuple",
+                            "tuples support `t + u` and `t * n` with n known when compiling")
+
+
+def _has_float(*values) -> bool:
+    """Does `/` take numpy's float division here (an operand is a float or an array)?"""
+    return any(not isinstance(v, Var | Const) or v.type.is_float or v.type.is_array
+               for v in values)
