@@ -1,6 +1,7 @@
 """LLVM lowering of float64 / float32 / int64 / bool arrays, with elementwise fusion.
 
-Contract (mixed into `FunctionLowering`):
+Contract (mixed into `FunctionLowering`; the `lower_*` rules are registered as the `llvm`
+lowerings of their primitives, `registry.py`):
 - An array value is a pointer to contiguous row-major float64, float32 or int64 data (bool
   arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
@@ -55,6 +56,7 @@ from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from ...primitives.decompositions import LAPACK
 from .ops import F64, I1, I64
 from .parallel import blocks, rows_per_block
+from .registry import lowers
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -79,7 +81,9 @@ MIN_KEPT_ROW = 16  # an inner loop of a nest this long or longer is never fully 
 
 
 def elementwise(eqn) -> bool:
-    return (PRIMITIVES[eqn.prim].llvm is not None or eqn.prim in VIEWS or _static_view(eqn) or
+    """Fusible: an elementwise primitive, a view or a scatter into a constant (see the module
+    doc), with one array result."""
+    return (PRIMITIVES[eqn.prim].elementwise or eqn.prim in VIEWS or _static_view(eqn) or
             _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
 
 
@@ -488,16 +492,13 @@ class ArrayLowering:
 
     # ---- array equations ----------------------------------------------------------------------
 
-    def array_eqn(self, eqn, env):
-        """Outputs of a non-fused equation involving arrays."""
-        out = eqn.outputs[0] if eqn.outputs else None
-        if elementwise(eqn):
-            env[id(out)] = Lazy(eqn)
-            return [self.materialize(env, out)]
-        method = getattr(self, "lower_" + eqn.prim, None)
-        if method is None:
-            raise NotImplementedError(f"LLVM lowering of {eqn.prim} on arrays")
-        return method(eqn, env)
+    @lowers(*VIEWS)
+    def lower_elementwise(self, eqn, env):
+        """An elementwise equation or view (`elementwise(eqn)`) that is not fused: its array
+        result computed into a buffer by one loop nest (its fused operands per element)."""
+        out = eqn.outputs[0]
+        env[id(out)] = Lazy(eqn)
+        return [self.materialize(env, out)]
 
     def _reduce(self, env, x, axes, kind, out_shape):
         shape = x.type.shape
@@ -629,16 +630,14 @@ class ArrayLowering:
                         typ=init.type)), slot))
         return self.b.load(slot, typ=init.type)
 
-    def _reduction(self, kind):
-        def lower(eqn, env):
-            x = eqn.inputs[0]
-            axis = eqn.params["axis"]
-            axes = tuple(range(len(x.type.shape))) if axis is None else axis
-            kept = reduced_shape(x.type.shape, axes, False)
-            result = self._reduce(env, x, axes, kind, kept)
-            return [self._as_output(result, kept, eqn.outputs[0].type)]
-
-        return lower
+    @lowers("sum", "prod", "max", "min")
+    def lower_reduction(self, eqn, env):
+        x = eqn.inputs[0]
+        axis = eqn.params["axis"]
+        axes = tuple(range(len(x.type.shape))) if axis is None else axis
+        kept = reduced_shape(x.type.shape, axes, False)
+        result = self._reduce(env, x, axes, eqn.prim, kept)
+        return [self._as_output(result, kept, eqn.outputs[0].type)]
 
     def _as_output(self, result, kept, out_type):
         """A full reduction kept as a 1-element array (keepdims) needs a buffer."""
@@ -648,24 +647,14 @@ class ArrayLowering:
             return ptr
         return result
 
-    def lower_sum(self, eqn, env):
-        return self._reduction("sum")(eqn, env)
-
-    def lower_prod(self, eqn, env):
-        return self._reduction("prod")(eqn, env)
-
-    def lower_max(self, eqn, env):
-        return self._reduction("max")(eqn, env)
-
-    def lower_min(self, eqn, env):
-        return self._reduction("min")(eqn, env)
-
+    @lowers("empty_extremum")
     def lower_empty_extremum(self, eqn, env):
         """A max/min over no element: numpy's ValueError whenever this point is reached."""
         code = status.EMPTY_MAXIMUM if eqn.params["kind"] == "max" else status.EMPTY_MINIMUM
         self.check(ir.Constant(I1, 0), code)
         return []
 
+    @lowers("sum_to")
     def lower_sum_to(self, eqn, env):
         x = eqn.inputs[0]
         target = eqn.params["shape"]
@@ -676,6 +665,7 @@ class ArrayLowering:
         return [self._as_output(self._reduce(env, x, axes, "sum", kept), kept,
                                 eqn.outputs[0].type)]
 
+    @lowers("reshape")
     def lower_reshape(self, eqn, env):
         x = eqn.inputs[0]
         if not x.type.is_array:  # a scalar becoming a one-element array
@@ -686,6 +676,7 @@ class ArrayLowering:
             return [self.load(env[id(x)], x.type, ir.Constant(I64, 0))]
         return [env[id(x)]]
 
+    @lowers("transpose")
     def lower_transpose(self, eqn, env):
         x, out = eqn.inputs[0], eqn.outputs[0]
         axes = eqn.params["axes"]
@@ -703,6 +694,7 @@ class ArrayLowering:
         self.any_nest(out.type.shape, body)
         return [ptr]
 
+    @lowers("concatenate")
     def lower_concatenate(self, eqn, env):
         out = eqn.outputs[0]
         axis = eqn.params["axis"]
@@ -721,12 +713,14 @@ class ArrayLowering:
             start += part.type.shape[axis]
         return [ptr]
 
+    @lowers("pack")
     def lower_pack(self, eqn, env):
         ptr = self.alloc((len(eqn.inputs),), element_type(eqn.outputs[0].type))
         for i, a in enumerate(eqn.inputs):
             self.store(ptr, eqn.outputs[0].type, ir.Constant(I64, i), self.value(env, a))
         return [ptr]
 
+    @lowers("matmul")
     def lower_matmul(self, eqn, env):
         x, y = eqn.inputs
         out = eqn.outputs[0]
@@ -811,7 +805,10 @@ class ArrayLowering:
 
         return offset
 
+    @lowers("index")
     def lower_index(self, eqn, env):
+        if elementwise(eqn):  # constant slices: a view
+            return self.lower_elementwise(eqn, env)
         x, *ints = eqn.inputs
         out = eqn.outputs[0]
         offset = self._index_map(env, eqn, x.type.shape, ints)
@@ -829,7 +826,10 @@ class ArrayLowering:
         self.b.call(memcpy, [copy, ptr, ir.Constant(I64, _size(t.shape) * itemsize(t))])
         return copy
 
+    @lowers("index_update")
     def lower_index_update(self, eqn, env):
+        if elementwise(eqn):  # constant slices: computed per element, as a view
+            return self.lower_elementwise(eqn, env)
         x, v, *ints = eqn.inputs
         if id(eqn) in self.in_place:  # see inplace.py: the buffer is private to the loop
             ptr = env[id(x)]

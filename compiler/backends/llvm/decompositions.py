@@ -26,6 +26,7 @@ from llvmlite import ir
 from ... import status
 from .arrays import blas
 from .ops import F64, I64
+from .registry import lowers
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -83,9 +84,11 @@ class DecompositionLowering:
         self._succeeds(info, status.EIGENVALUES_DID_NOT_CONVERGE)
         return [out]
 
+    @lowers("eigh")
     def lower_eigh(self, eqn, env):
         return self._eigen(eqn, env, True)
 
+    @lowers("eigvalsh")
     def lower_eigvalsh(self, eqn, env):
         return self._eigen(eqn, env, False)
 
@@ -102,6 +105,7 @@ class DecompositionLowering:
         self._succeeds(info, status.SVD_DID_NOT_CONVERGE)
         return [out]
 
+    @lowers("svd")
     def lower_svd(self, eqn, env):
         m, n = eqn.inputs[0].type.shape
         k = min(m, n)
@@ -109,9 +113,11 @@ class DecompositionLowering:
         return self._gesdd(eqn, env, "A" if full else "S", m if full else k,
                            n if full else k)
 
+    @lowers("svdvals")
     def lower_svdvals(self, eqn, env):
         return self._gesdd(eqn, env, "N", 1, 1)
 
+    @lowers("qr")
     def lower_qr(self, eqn, env):
         a = eqn.inputs[0]
         m, n = a.type.shape
@@ -142,10 +148,12 @@ class DecompositionLowering:
         self._lapack("dorgqr64_", "qr", [_i64(m), _i64(p), _i64(k), out, _i64(p), tau])
         return [out]
 
+    @lowers("no_derivative")
     def lower_no_derivative(self, eqn, env):
         x = eqn.inputs[0]
         return [self.copy_array(env[id(x)], x.type)]
 
+    @lowers("lstsq")
     def lower_lstsq(self, eqn, env):
         a, rhs = eqn.inputs
         m, n = a.type.shape
@@ -186,6 +194,7 @@ class DecompositionLowering:
         self.loop_nest((r,), column)
         return [out]
 
+    @lowers("full_rank_residuals")
     def lower_full_rank_residuals(self, eqn, env):
         residuals, rank = eqn.inputs
         found = self.b.load(env[id(rank)], typ=F64)

@@ -33,6 +33,7 @@ from llvmlite import ir
 from ...primitives import effects
 from ...status import PENDING
 from .declarations import function
+from .registry import lowers
 
 SYMBOL = "adlite_effect"
 I32 = ir.IntType(32)
@@ -126,6 +127,7 @@ class EffectLowering:
             b.store(v, b.gep(slots, [ir.Constant(I64, k)]))
         return b.call(function(self.module, SYMBOL, I32, [PTR, PTR]), [descriptor, slots])
 
+    @lowers("check")
     def lower_check(self, eqn, env):
         ok = self.value(env, eqn.inputs[0])
         cont = self.fn.append_basic_block("check.ok")
@@ -143,6 +145,7 @@ class EffectLowering:
         self.b.position_at_end(cont)
         return []
 
+    @lowers("print")
     def lower_print(self, eqn, env):
         result = self._callback(eqn, env)
         self.check(self.b.icmp_signed("==", result, ir.Constant(I32, 0)), result)

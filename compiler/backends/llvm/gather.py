@@ -15,6 +15,7 @@ from llvmlite import ir
 from ... import status
 from .arrays import element_type
 from .ops import I64
+from .registry import lowers
 
 
 class GatherLowering:
@@ -28,6 +29,7 @@ class GatherLowering:
         self.check(ok, status.INDEX)
         return coords[:axis] + [i] + coords[axis + k:]
 
+    @lowers("take")
     def lower_take(self, eqn, env):
         x, idx = eqn.inputs
         out = eqn.outputs[0]
@@ -41,6 +43,7 @@ class GatherLowering:
             self.element(env, x, self._gathered(env, idx, list(co), axis, n))))
         return [ptr]
 
+    @lowers("take_add")
     def lower_take_add(self, eqn, env):
         g, idx = eqn.inputs
         out = eqn.outputs[0]
@@ -59,6 +62,7 @@ class GatherLowering:
         self.loop_nest(g.type.shape, add)
         return [ptr]
 
+    @lowers("put")
     def lower_put(self, eqn, env):
         x, v, idx = eqn.inputs
         axis = eqn.params["axis"]

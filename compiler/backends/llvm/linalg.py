@@ -39,6 +39,7 @@ from .linalg_loops import (
     trsolve_function,
 )
 from .ops import F64, I1, I64
+from .registry import lowers
 
 I32 = ir.IntType(32)
 
@@ -83,10 +84,12 @@ class LinalgLowering:
         self.check(self.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
         return lapack.column_major(rhs, columns, n, F64, elem)
 
+    @lowers("solve")
     def lower_solve(self, eqn, env):
         a, rhs = eqn.inputs
         return [self._solve(env, a, env[id(rhs)], rhs.type)]
 
+    @lowers("inv")
     def lower_inv(self, eqn, env):
         a = eqn.inputs[0]
         n = a.type.shape[0]
@@ -132,14 +135,17 @@ class LinalgLowering:
     def _narrowed(self, value, elem):
         return value if value.type == elem else self.b.fptrunc(value, elem)
 
+    @lowers("slogdet")
     def lower_slogdet(self, eqn, env):
         _, logdet, elem = self._slogdet(env, eqn.inputs[0])
         return [self._narrowed(logdet, elem)]
 
+    @lowers("det_sign")
     def lower_det_sign(self, eqn, env):
         sign, _, elem = self._slogdet(env, eqn.inputs[0])
         return [self._narrowed(sign, elem)]
 
+    @lowers("det")
     def lower_det(self, eqn, env):
         sign, logdet, elem = self._slogdet(env, eqn.inputs[0])
         exp = function(self.module, f"llvm.exp.{suffix(sign.type)}", sign.type, [sign.type])
@@ -179,15 +185,18 @@ class LinalgLowering:
         self.loop_nest((n, n), move)
         return out
 
+    @lowers("cholesky")
     def lower_cholesky(self, eqn, env):
         return [self._cholesky(env, eqn.inputs[0], lambda info: status.NOT_POSITIVE_DEFINITE,
                                F64)]
 
+    @lowers("scipy_cholesky")
     def lower_scipy_cholesky(self, eqn, env):
         return [self._cholesky(env, eqn.inputs[0],
                                lambda info: self._with_status(status.NOT_POSITIVE_MINOR, info),
                                lower=eqn.params["lower"])]
 
+    @lowers("solve_triangular")
     def lower_solve_triangular(self, eqn, env):
         a, rhs = eqn.inputs
         n, elem = a.type.shape[0], element_type(a.type)
@@ -222,6 +231,7 @@ class LinalgLowering:
             return [Lapack(self).column_major(x, columns, n, elem)]
         return [x]
 
+    @lowers("check_finite")
     def lower_check_finite(self, eqn, env):
         x = eqn.inputs[0]
         elem = element_type(x.type)
@@ -236,11 +246,13 @@ class LinalgLowering:
         self.check(b.load(finite, typ=I1), status.NOT_FINITE)
         return [env[id(x)]]
 
+    @lowers("triangle")
     def lower_triangle(self, eqn, env):
         x = eqn.inputs[0]
         lower, diagonal = eqn.params["lower"], eqn.params["diagonal"]
         return [self._masked(env, x, "<" if lower else ">", diagonal)]
 
+    @lowers("tril_halfdiag")
     def lower_tril_halfdiag(self, eqn, env):
         return [self._masked(env, eqn.inputs[0], "<", 0.5)]
 

@@ -6,7 +6,11 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
-outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers
+outputs (out of memory, integer division by zero, int64 overflow, ...). Every equation that
+is not fused (arrays.py) is lowered by its primitive's `llvm` rule in the primitive table,
+found in one place (`FunctionLowering.lower_eqn`; the rules are registered by `registry.py`
+and `ops.py`); the rules run with the `FunctionLowering` as their context (`cx`: the
+builder, the function, the error exit `check`, allocations, tapes). `while` lowers
 to a loop with phi nodes for its carries that polls for Ctrl-C once per iteration unless it
 provably ends within milliseconds (interrupt.py: status INTERRUPTED on the main thread),
 `cond` to branches
@@ -44,6 +48,7 @@ from .interrupt import emit_poll, needs_poll
 from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
 from .parallel import ParallelLowering
+from .registry import lowers
 from .sorting import SortingLowering
 from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
 
@@ -394,31 +399,37 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
             if eqn.outputs and id(eqn.outputs[0]) in lazy:
                 env[id(eqn.outputs[0])] = Lazy(eqn)
                 continue
-            involves_arrays = any(a.type.is_array for a in list(eqn.inputs) + eqn.outputs)
-            prim = PRIMITIVES[eqn.prim]
-            if not prim.structural and (involves_arrays or prim.llvm is None):
-                outs = self.array_eqn(eqn, env)
-                env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
-                continue
-            ins = [self.value(env, a) for a in eqn.inputs]
-            if eqn.prim == "while":
-                outs = self.loop(eqn, ins)
-            elif eqn.prim == "cond":
-                outs = self.branch(eqn, ins)
-            elif eqn.prim == "push":
-                t = eqn.inputs[0].type
-                kind = "f64" if t.is_float and not t.is_array else "i64"
-                self.push(ins[0], f"{kind}.{eqn.params.get('tape', 0)}")
-                outs = []
-            elif eqn.prim == "pop":
-                outs = [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
-            else:
-                outs = prim.llvm(self, ins, eqn)
+            outs = self.lower_eqn(eqn, env)
             env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
         return [self.value(env, a) for a in graph.outputs]
 
-    def loop(self, eqn, ins):
-        ins = list(ins)
+    def lower_eqn(self, eqn, env) -> list:
+        """The output values of a non-fused equation, by its primitive's `llvm` rule: that of
+        an elementwise primitive computes one element (array results: a loop nest over it,
+        `lower_elementwise`), every other rule the whole equation (`registry.py`)."""
+        prim = PRIMITIVES[eqn.prim]
+        if prim.llvm is None:
+            raise NotImplementedError(f"LLVM lowering of {eqn.prim}")
+        if not prim.elementwise:
+            return prim.llvm(self, eqn, env)
+        if eqn.outputs[0].type.is_array:
+            return self.lower_elementwise(eqn, env)
+        return prim.llvm(self, [self.value(env, a) for a in eqn.inputs], eqn)
+
+    @lowers("push")
+    def lower_push(self, eqn, env):
+        t = eqn.inputs[0].type
+        kind = "f64" if t.is_float and not t.is_array else "i64"
+        self.push(self.value(env, eqn.inputs[0]), f"{kind}.{eqn.params.get('tape', 0)}")
+        return []
+
+    @lowers("pop")
+    def lower_pop(self, eqn, env):
+        return [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
+
+    @lowers("while")
+    def lower_while(self, eqn, env):
+        ins = [self.value(env, a) for a in eqn.inputs]
         n = eqn.params["n_consts"]
         for j, update_ids in in_place_updates(eqn).items():
             # a private copy, made once, that the body then updates in place
@@ -524,8 +535,9 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         b.ret_void()
         return fn
 
-    def branch(self, eqn, ins):
-        pred, operands = ins[0], ins[1:]
+    @lowers("cond")
+    def lower_cond(self, eqn, env):
+        pred, *operands = (self.value(env, a) for a in eqn.inputs)
         else_arm, then_arm = eqn.params["branches"]
         b = self.b
         then_bb = self.fn.append_basic_block("if.then")

@@ -19,6 +19,7 @@ from llvmlite import ir
 from .arrays import Lazy, element_type
 from .internal_functions import InternalFunction
 from .ops import I1, I64
+from .registry import lowers
 
 PTR = ir.PointerType()
 _SUFFIX = {"double": "f64", "float": "f32", "i64": "i64"}
@@ -154,6 +155,7 @@ def argsort_function(module: ir.Module, elem) -> ir.Function:
 
 
 class SortingLowering:
+    @lowers("argsort")
     def lower_argsort(self, eqn, env):
         x = eqn.inputs[0]
         shape = x.type.shape
