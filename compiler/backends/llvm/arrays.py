@@ -6,21 +6,15 @@ lowerings of their primitives, `registry.py`):
   arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
   and freed on every exit path (arrays are immutable, so buffers never alias writes).
-- Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
-  "views" `broadcast_to`, `full`, `arange`, constant-slice `index`, scatter into a constant)
-  whose uses are all by elementwise equations or reductions of the same graph level is not
-  materialised (one use, or up to three for cheap operations): its consumers' loop nests
-  compute it per element (`element`, memoised per position), with numpy broadcasting applied
-  to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops (each
-  computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`), so the
-  code stays linear in the program's size; a constant-slice view of a buffer is one load per
-  element and is fused into any number of consumers. A loop nest computing fused scatters
-  (the adjoints of slices) is split at their slice boundaries into ranges, run in the same
-  row-major order, each a plain loop that reads contiguous elements with no per-element
-  select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
-  keep their bits. The innermost loop of a nest is kept as a loop (never fully unrolled) when
-  it is MIN_KEPT_ROW long or longer, so that it, not the loop over rows, is vectorised.
+- Fusion: the results `fusion.plan_fusion` picks are not materialised (the environment holds
+  a `fusion.Lazy`): the loop nests of their consumers compute them per element (`element`,
+  memoised per position), with numpy broadcasting applied to every node of the fused tree.
+  A loop nest computing fused scatters (the adjoints of slices) is split at their slice
+  boundaries into ranges, run in the same row-major order, each a plain loop that reads
+  contiguous elements with no per-element select (`slice_cuts`, `loop_nest`): the loops
+  vectorise, and the values (sums included) keep their bits. The innermost loop of a nest is
+  kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW long or longer, so that it,
+  not the loop over rows, is vectorised.
 - Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
   element is preceded by `empty_extremum`, which leaves with its status).
 - Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
@@ -50,10 +44,11 @@ from llvmlite import ir
 from ... import status
 from ...ir import dtypes
 from ...ir.core import Const, Var, walk_eqns
-from ...ir.index import Int, NewAxis, has_runtime_index
+from ...ir.index import Int, NewAxis
 from ...ir.primitive import PRIMITIVES
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from ...primitives.decompositions import LAPACK
+from .fusion import VIEWS, Lazy, fusible, static_view
 from .ops import F64, I1, I64
 from .parallel import blocks, rows_per_block
 from .registry import lowers
@@ -71,33 +66,8 @@ def element_type(t):
 def itemsize(t) -> int:
     return t.dtype.itemsize  # numpy's: the buffers are numpy arrays
 I32 = ir.IntType(32)
-VIEWS = {"broadcast_to", "full", "arange"}
-CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
-         "and_", "or_", "not_", "broadcast_to", "full", "index"}
-MAX_SHARED_USES = 3
-MAX_FUSED_DEPTH = 32
 MAX_PIECES = 32  # at most this many copies of a loop body split at slice boundaries
 MIN_KEPT_ROW = 16  # an inner loop of a nest this long or longer is never fully unrolled
-
-
-def elementwise(eqn) -> bool:
-    """Fusible: an elementwise primitive, a view or a scatter into a constant (see the module
-    doc), with one array result."""
-    return (PRIMITIVES[eqn.prim].elementwise or eqn.prim in VIEWS or _static_view(eqn) or
-            _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
-
-
-def _static_scatter(eqn) -> bool:
-    """`index_update(full(c), v, [constant slices])`: c outside the region, c (+) v inside, so
-    each element is known without a buffer (the adjoint of a slice)."""
-    return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
-        not has_runtime_index(eqn.params["spec"])
-
-
-def _fills_base(user, eqn) -> bool:
-    """`index_update(full(c), ...)`: the update fills its new buffer with c directly."""
-    return user.prim == "index_update" and eqn.prim == "full" and \
-        user.inputs[0] is eqn.outputs[0]
 
 
 def _view_source_coords(eqn, coords, b):
@@ -113,13 +83,6 @@ def _view_source_coords(eqn, coords, b):
         k += 1
         dim += 1
     return source + list(coords[k:])
-
-
-def _load_view(eqn) -> bool:
-    """A constant-slice view of a variable: one load per element when the variable is a
-    buffer, so it is fused into any number of consumers rather than copied (the variable,
-    reaching all of them through it, is then fused only if that stays within the bound)."""
-    return _static_view(eqn) and isinstance(eqn.inputs[0], Var)
 
 
 def _unroll_disabled(module: ir.Module):
@@ -146,11 +109,6 @@ def _slice_span(item, n: int):
         return None
     end = start + step * (length - 1)
     return min(start, end), max(start, end) + 1
-
-
-def _static_view(eqn) -> bool:
-    """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
-    return eqn.prim == "index" and not has_runtime_index(eqn.params["spec"])
 
 
 def _strides(shape) -> list[int]:
@@ -192,58 +150,10 @@ def blas_for(graph) -> str:
     return ""
 
 
-class Lazy:
-    """A fused array: computed per element by its consumer."""
-
-    def __init__(self, eqn) -> None:
-        self.eqn = eqn
-
-
 class ArrayLowering:
     """Needs `memo` (element values of fused nodes in the current loop body) and
     `out_buffers` (id(var) -> caller's output buffer it is computed into), set per function
     by `FunctionLowering`."""
-
-    # ---- planning ---------------------------------------------------------------------------
-
-    def plan_fusion(self, graph) -> set[int]:
-        """Ids of the elementwise results computed per element by their consumers (see the
-        module doc). A fused node is computed once in the loop of each materialised consumer
-        it reaches through fused nodes (memoised within one loop): it is fused only when
-        those loops are at most MAX_SHARED_USES, so recomputation never multiplies along a
-        chain of shared nodes, and no fused tree is deeper than MAX_FUSED_DEPTH (a node
-        deeper is materialised)."""
-        uses: dict[int, list] = {}
-        for eqn in graph.eqns:
-            for a in eqn.inputs:
-                if isinstance(a, Var):
-                    uses.setdefault(id(a), []).append(eqn)
-        for a in graph.outputs:
-            if isinstance(a, Var):
-                uses.setdefault(id(a), []).append(None)
-        loops: dict[int, frozenset] = {}  # fused node -> its materialised consumers
-        for eqn in reversed(graph.eqns):
-            if not elementwise(eqn):
-                continue
-            users = uses.get(id(eqn.outputs[0]), [])
-            fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
-                                             _fills_base(u, eqn)) for u in users)
-            shared_ok = len(users) == 1 or _load_view(eqn) or \
-                (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
-            if not (users and fusible and shared_ok):
-                continue
-            reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
-                                          else {id(u)} for u in users))
-            if len(reached) <= MAX_SHARED_USES or _load_view(eqn):
-                loops[id(eqn.outputs[0])] = reached
-        depth: dict[int, int] = {}  # fused node -> levels of fused nodes below it, itself too
-        for eqn in graph.eqns:
-            out = id(eqn.outputs[0]) if eqn.outputs else None
-            if out in loops:
-                depth[out] = 1 + max((depth.get(id(a), 0) for a in eqn.inputs), default=0)
-                if depth[out] > MAX_FUSED_DEPTH:
-                    del loops[out], depth[out]
-        return set(loops)
 
     # ---- memory and loops ---------------------------------------------------------------------
 
@@ -361,7 +271,7 @@ class ArrayLowering:
                     if d is not None and span is not None:
                         cuts[d].update(span)
                 visit(eqn.inputs[0], dims)
-            elif eqn.prim not in VIEWS and not _static_view(eqn):
+            elif eqn.prim not in VIEWS and not static_view(eqn):
                 for x in eqn.inputs:
                     if isinstance(x, Var) and x.type.is_array:
                         visit(x, dims)
@@ -494,7 +404,7 @@ class ArrayLowering:
 
     @lowers(*VIEWS)
     def lower_elementwise(self, eqn, env):
-        """An elementwise equation or view (`elementwise(eqn)`) that is not fused: its array
+        """An elementwise equation or view (`fusible(eqn)`) that is not fused: its array
         result computed into a buffer by one loop nest (its fused operands per element)."""
         out = eqn.outputs[0]
         env[id(out)] = Lazy(eqn)
@@ -807,7 +717,7 @@ class ArrayLowering:
 
     @lowers("index")
     def lower_index(self, eqn, env):
-        if elementwise(eqn):  # constant slices: a view
+        if fusible(eqn):  # constant slices: a view
             return self.lower_elementwise(eqn, env)
         x, *ints = eqn.inputs
         out = eqn.outputs[0]
@@ -828,7 +738,7 @@ class ArrayLowering:
 
     @lowers("index_update")
     def lower_index_update(self, eqn, env):
-        if elementwise(eqn):  # constant slices: computed per element, as a view
+        if fusible(eqn):  # constant slices: computed per element, as a view
             return self.lower_elementwise(eqn, env)
         x, v, *ints = eqn.inputs
         if id(eqn) in self.in_place:  # see inplace.py: the buffer is private to the loop

@@ -7,7 +7,7 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
 outputs (out of memory, integer division by zero, int64 overflow, ...). Every equation that
-is not fused (arrays.py) is lowered by its primitive's `llvm` rule in the primitive table,
+is not fused (fusion.py) is lowered by its primitive's `llvm` rule in the primitive table,
 found in one place (`FunctionLowering.lower_eqn`; the rules are registered by `registry.py`
 and `ops.py`); the rules run with the `FunctionLowering` as their context (`cx`: the
 builder, the function, the error exit `check`, allocations, tapes). `while` lowers
@@ -38,10 +38,11 @@ from ...ir import dtypes
 from ...ir.core import Const, Graph, Var
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
-from .arrays import ArrayLowering, Lazy, itemsize
+from .arrays import ArrayLowering, itemsize
 from .declarations import function
 from .decompositions import DecompositionLowering
 from .effects import EffectLowering
+from .fusion import Lazy, plan_fusion
 from .gather import GatherLowering
 from .inplace import dying_updates, in_place_updates
 from .interrupt import emit_poll, needs_poll
@@ -393,7 +394,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
 
     def graph_body(self, graph: Graph, args) -> list:
         env = {id(v): a for v, a in zip(graph.inputs, args, strict=True)}
-        lazy = self.plan_fusion(graph)
+        lazy = plan_fusion(graph)
         self.in_place |= dying_updates(graph)
         for eqn in graph.eqns:
             if eqn.outputs and id(eqn.outputs[0]) in lazy:

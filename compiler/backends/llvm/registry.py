@@ -5,7 +5,7 @@ primitive in `names` (`ir.primitive.attach`: once per primitive, when the module
 rule is imported; importing `adlite.compiler.backends.llvm` imports them all). A rule is
 `rule(cx, eqn, env) -> output values`, `cx` being the lowering of the function
 (`lower.FunctionLowering`) and `env` the values of the graph level so far (`id(var)` ->
-llvm value, or `arrays.Lazy` for a fused array); the elementwise primitives register their
+llvm value, or `fusion.Lazy` for a fused array); the elementwise primitives register their
 per-element rules `rule(cx, args, eqn)` in `ops.py` and `special.py` instead (see
 `lower.FunctionLowering.lower_eqn`).
 """

@@ -16,7 +16,8 @@ import math
 
 from llvmlite import ir
 
-from .arrays import Lazy, element_type
+from .arrays import element_type
+from .fusion import Lazy
 from .internal_functions import InternalFunction
 from .ops import I1, I64
 from .registry import lowers
