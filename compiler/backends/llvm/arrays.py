@@ -167,7 +167,7 @@ class ArrayLowering:
             self.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
             return self.b.gep(self.scratch, [ir.Constant(I64, offset)], inbounds=True,
                               source_etype=I8)
-        malloc = self._declare("malloc", ir.FunctionType(PTR, [I64]))
+        malloc = self.declare("malloc", ir.FunctionType(PTR, [I64]))
         ptr = self.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
         self.check(self.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
         self.push(self.b.ptrtoint(ptr, I64), "allocs")
@@ -642,7 +642,7 @@ class ArrayLowering:
         c = self.alloc((m, n), elem)
         b = self.b
         if blas():
-            gemm = self._declare(
+            gemm = self.declare(
                 "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
                 ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
                                                 PTR, I64, elem, PTR, I64]))
@@ -732,7 +732,7 @@ class ArrayLowering:
 
     def copy_array(self, ptr, t):
         copy = self.alloc(t.shape, element_type(t))
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        memcpy = self.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         self.b.call(memcpy, [copy, ptr, ir.Constant(I64, _size(t.shape) * itemsize(t))])
         return copy
 

@@ -38,20 +38,22 @@ from ...ir import dtypes
 from ...ir.core import Const, Graph, Var
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
+from . import (  # noqa: F401  (register their lowerings)
+    decompositions,
+    effects,
+    gather,
+    linalg,
+    sorting,
+    special,
+)
 from .arrays import ArrayLowering, itemsize
 from .declarations import function
-from .decompositions import DecompositionLowering
-from .effects import EffectLowering
 from .fusion import Lazy, plan_fusion
-from .gather import GatherLowering
 from .inplace import dying_updates, in_place_updates
 from .interrupt import emit_poll, needs_poll
-from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
 from .parallel import ParallelLowering
 from .registry import lowers
-from .sorting import SortingLowering
-from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
 
 HUGE_PAGES = sys.platform.startswith("linux")  # large AD tapes on transparent huge pages
 MADV_HUGEPAGE = 14
@@ -71,8 +73,7 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
-                       DecompositionLowering, SortingLowering, ParallelLowering):
+class FunctionLowering(ArrayLowering, ParallelLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:
@@ -102,15 +103,16 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         """`llvm.<op>.f64` or `.f32`, declared for `typ`."""
         n_args = 2 if base in ("llvm.pow", "llvm.copysign") else 1
         suffix = "f32" if isinstance(typ, ir.FloatType) else "f64"
-        return self._declare(f"{base}.{suffix}", ir.FunctionType(typ, [typ] * n_args))
+        return self.declare(f"{base}.{suffix}", ir.FunctionType(typ, [typ] * n_args))
 
     def libm(self, name: str, n_args: int, typ=F64):
         """libm's `name` for double, `namef` for float."""
         if isinstance(typ, ir.FloatType):
             name += "f"
-        return self._declare(name, ir.FunctionType(typ, [typ] * n_args))
+        return self.declare(name, ir.FunctionType(typ, [typ] * n_args))
 
-    def _declare(self, name: str, fn_type: ir.FunctionType):
+    def declare(self, name: str, fn_type: ir.FunctionType):
+        """Function `name` of the module, declared with `fn_type` on first use."""
         return function(self.module, name, fn_type.return_type, list(fn_type.args))
 
     def check(self, ok, status) -> None:
@@ -176,7 +178,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
         b = ir.IRBuilder(entry)
         zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
-        ctlz = self._declare("llvm.ctlz.i64", ir.FunctionType(I64, [I64, I1]))
+        ctlz = self.declare("llvm.ctlz.i64", ir.FunctionType(I64, [I64, I1]))
 
         def magnitude(v):  # |v| as unsigned (2**63 for -2**63)
             return b.select(b.icmp_signed("<", v, zero), b.neg(v), v)
@@ -241,7 +243,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         b.position_at_end(grow)
         new_cap = b.select(b.icmp_signed("<", cap, ir.Constant(I64, 64)), ir.Constant(I64, 64),
                            b.mul(cap, ir.Constant(I64, 2)))
-        realloc = self._declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
+        realloc = self.declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
         data = b.load(slot[0], typ=PTR)
         nbytes = b.mul(new_cap, ir.Constant(I64, 8))
         grown = b.call(realloc, [data, nbytes])
@@ -273,13 +275,13 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         done = self.fn.append_basic_block("tape.advised")
         b.cbranch(b.icmp_unsigned(">=", nbytes, ir.Constant(I64, 4 << 20)), advise, done)
         b.position_at_end(advise)
-        usable = b.call(self._declare("malloc_usable_size", ir.FunctionType(I64, [PTR])),
+        usable = b.call(self.declare("malloc_usable_size", ir.FunctionType(I64, [PTR])),
                         [data])
         page = ir.Constant(I64, 4095)
         start = b.and_(b.ptrtoint(data, I64), b.not_(page))
         end = b.and_(b.add(b.add(b.ptrtoint(data, I64), usable), page), b.not_(page))
         i32 = ir.IntType(32)
-        madvise = self._declare("madvise", ir.FunctionType(i32, [PTR, I64, i32]))
+        madvise = self.declare("madvise", ir.FunctionType(i32, [PTR, I64, i32]))
         b.call(madvise, [b.inttoptr(start, PTR), b.sub(end, start),
                          ir.Constant(i32, MADV_HUGEPAGE)])
         b.branch(done)
@@ -364,7 +366,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
 
     def free_tapes(self, b: ir.IRBuilder) -> None:
         """Free the arrays allocated so far, then the tapes themselves."""
-        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        free = self.declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
         for kind in ("allocs", "stored"):
             if kind not in self.tapes:
                 continue
@@ -521,7 +523,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         j_kept = b.add(j, ir.Constant(I64, 1))
         b.branch(blocks["next"])
         b.position_at_end(blocks["drop"])
-        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        free = self.declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
         b.call(free, [b.inttoptr(p, PTR)])
         b.branch(blocks["next"])
         b.position_at_end(blocks["next"])
@@ -572,7 +574,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
                             if isinstance(a, Var) and a.type.is_array and id(a) in defined
                             and a.type.is_float and graph.outputs.count(a) == 1}
         outs = self.graph_body(graph, args)
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        memcpy = self.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
             if atom.type.is_array:
                 if value is not ptr:  # not already computed in place
