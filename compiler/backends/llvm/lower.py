@@ -39,6 +39,7 @@ from ...ir.core import Const, Graph, Var
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from . import (  # noqa: F401  (register their lowerings)
+    array_rules,
     decompositions,
     effects,
     gather,
