@@ -40,17 +40,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from . import status
 from .api import Transformed
-from .backends.llvm.arrays import blas_for
-from .backends.llvm.declarations import function
-from .backends.llvm.interrupt import make_private
-from .backends.llvm.jit import initialize, parse_and_optimize
-from .backends.llvm.lower import ABI, c_identifier, lower_module
-from .backends.llvm.parallel import define_serial
+from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
 from .frontend import externals
 from .frontend.to_ir import Layout
 from .ir import dtypes
@@ -90,15 +84,6 @@ class AotError(RuntimeError):
         ...     print(str(error)[:43])
         ahead-of-time kernels cannot print, assert
     """
-
-
-def _target_machine(portable: bool):
-    initialize()
-    target = llvm.Target.from_default_triple()
-    cpu = "" if portable else llvm.get_host_cpu_name()
-    features = "" if portable else llvm.get_host_cpu_features().flatten()
-    return target.create_target_machine(cpu=cpu, features=features, opt=3, reloc="pic",
-                                        codemodel="default")
 
 
 def _names(graph: Graph) -> tuple[list[str], list[str]]:
@@ -454,16 +439,12 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
         what += f"; values read from Python, baked in at build time: {baked}"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tm = _target_machine(portable)
     kernel = f"{exported_symbol(name)}_kernel"
-    module = lower_module(graph, kernel)
-    add_entry(module, graph, kernel, exported_symbol(name))
-    make_private(module)  # no Python to deliver Ctrl-C: the loops need not poll
-    define_serial(module)  # no thread pool: large loops run their blocks in order
-    declared = {f.name for f in module.functions if f.is_declaration}
-    module_ref = parse_and_optimize(str(module), tm)
+    code, declared = compile_object(
+        graph, kernel, lambda module: add_entry(module, graph, kernel, exported_symbol(name)),
+        portable)
     obj = out / f"{name}.o"
-    obj.write_bytes(tm.emit_object(module_ref))
+    obj.write_bytes(code)
     library = _link(out, name, obj, declared, graph)
     obj.unlink()
     header = out / f"{name}.h"

@@ -25,7 +25,7 @@ import pytest
 from adlite.compiler import grad, jit, show
 from adlite.compiler.backends.llvm import blocks
 from adlite.compiler.backends.llvm import jit as native
-from adlite.compiler.backends.llvm.arrays import MAX_SHARED_USES
+from adlite.compiler.backends.llvm.fusion import MAX_SHARED_USES
 from adlite.compiler.backends.llvm.lower import lower_module, symbol_name
 from adlite.compiler.compile_once import once
 from adlite.compiler.ir.core import Type

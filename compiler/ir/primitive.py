@@ -9,9 +9,12 @@ Contract: `PRIMITIVES[name]` is a `Primitive` with
 - `jvp(b, eqn, tangents) -> output tangents`, same conventions,
 - `py(args, eqn) -> expression source` the Python lowering (`args` are the operands'
   source texts),
-- `llvm(cx, args, eqn) -> llvm values` the LLVM lowering of one element (scalar operands),
-  for the elementwise primitives: the LLVM backend attaches it (the other primitives have
-  array or structural lowerings in the backend itself),
+- `llvm` the LLVM lowering, attached by the LLVM backend: for an elementwise primitive
+  `llvm(cx, args, eqn) -> llvm values` computes one element (scalar operands; the backend
+  loops it over arrays), for every other one, arrays and structural ones included,
+  `llvm(cx, eqn, env) -> llvm values` lowers the whole equation (`backends/llvm/registry.py`);
+  None only for the primitives expanded before a backend sees the graph (`call`, custom
+  derivatives, `stop_gradient`),
 - `formula`: the shared derivative formula (`adlite.derivatives.Formula`) that `vjp` and
   `jvp` were made from, or None where the rules are the compiler's own,
 - `batch(b, eqn, args, batched, size) -> [(atom, batched)]`: the batching rule of `vmap`
@@ -29,7 +32,7 @@ and kind flags:
   broadcast operand may be replaced by its source where another operand has the full shape),
 - `reduction`: combines the elements of an array operand into fewer (`sum`, `max`, ...),
 - `structural`: control flow and the AD tapes (`while`, `cond`, `push`, `pop`), whose AD
-  rules and lowerings are written by each layer for itself.
+  rules are written by the AD layer for itself.
 
 Who fills the table (nothing below imports anything above it):
 - `adlite.compiler.primitives` registers every primitive (`register`) with its own rules;

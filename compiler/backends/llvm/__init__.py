@@ -9,23 +9,44 @@ private: `__adlite_<digest of the key>_<name>`. Importing does no work: the hash
 LLVM initialised and BLAS loaded on the first compilation that needs them. The disk cache's
 answer (hit, miss, off) and the stages `cache`, `llvm-opt`, `codegen` and `load` (jit.py) go
 to the compilation's log record (`log.py`).
+
+Ahead-of-time libraries (`adlite.compiler.aot`) use this package's public names only:
+`compile_object(graph, kernel, add_entry, portable)` returns the position-independent object
+code of function `kernel` and the names of the functions it declares (links against);
+`ABI` (IR dtype -> LLVM type of a scalar argument), `function` (declare or find a function in
+a module), `c_identifier` and `blas_for` serve to write its entry point and link it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
+from llvmlite import ir
 
 from ... import log
 from ...ir.printer import print_graph
 from . import cache, numpy_api
 from .arrays import blas_for
-from .jit import NativeFunction, host_target_machine, jit_module, jit_object, parse_and_optimize
-from .lower import lower_module, symbol_name
+from .declarations import function
+from .interrupt import make_private
+from .jit import (
+    NativeFunction,
+    host_target_machine,
+    initialize,
+    jit_module,
+    jit_object,
+    parse_and_optimize,
+)
+from .lower import ABI, c_identifier, lower_module, symbol_name
+from .parallel import define_serial
+
+__all__ = ["ABI", "blas_for", "c_identifier", "compile_graph", "compile_object", "function",
+           "llvm_ir"]
 
 
 @functools.cache
@@ -67,3 +88,24 @@ def llvm_ir(graph, name: str) -> str:
     """The optimised LLVM IR of a graph (for `adlite show --stage llvm`)."""
     symbol = _key_and_symbol(graph, name)[1]
     return str(parse_and_optimize(str(lower_module(graph, symbol)), host_target_machine()))
+
+
+def compile_object(graph, kernel: str, add_entry: Callable[[ir.Module], None],
+                   portable: bool) -> tuple[bytes, set[str]]:
+    """The object code (position independent, optimised for the host CPU, or its baseline
+    when `portable`) of function `kernel` (`lower_module`) for a program without Python or
+    adlite's thread pool: its loops never poll for Ctrl-C and large loops run their blocks in
+    order. `add_entry(module)` defines the entry points before optimisation. Also returns the
+    names of the functions the module declares (those the library must link)."""
+    initialize()
+    target = llvm.Target.from_default_triple()
+    tm = target.create_target_machine(
+        cpu="" if portable else llvm.get_host_cpu_name(),
+        features="" if portable else llvm.get_host_cpu_features().flatten(), opt=3,
+        reloc="pic", codemodel="default")
+    module = lower_module(graph, kernel)
+    add_entry(module)
+    make_private(module)
+    define_serial(module)
+    declared = {f.name for f in module.functions if f.is_declaration}
+    return tm.emit_object(parse_and_optimize(str(module), tm)), declared

@@ -1,38 +1,28 @@
 """LLVM lowering of float64 / float32 / int64 / bool arrays, with elementwise fusion.
 
-Contract (mixed into `FunctionLowering`):
+Contract (mixed into `FunctionLowering`: the services the rules of the array primitives
+(`array_rules.py`) and of the other array code use through `cx`; `lower_elementwise` is the
+rule of the elementwise primitives and views on arrays):
 - An array value is a pointer to contiguous row-major float64, float32 or int64 data (bool
   arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
   and freed on every exit path (arrays are immutable, so buffers never alias writes).
-- Fusion: an elementwise equation (arithmetic, math, compare, select, convert, and the
-  "views" `broadcast_to`, `full`, `arange`, constant-slice `index`, scatter into a constant)
-  whose uses are all by elementwise equations or reductions of the same graph level is not
-  materialised (one use, or up to three for cheap operations): its consumers' loop nests
-  compute it per element (`element`, memoised per position), with numpy broadcasting applied
-  to every node of the fused tree. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one
-  loop with no temporaries. A fused node reaches at most MAX_SHARED_USES consumer loops (each
-  computes it once), and fused trees are at most MAX_FUSED_DEPTH deep (`plan_fusion`), so the
-  code stays linear in the program's size; a constant-slice view of a buffer is one load per
-  element and is fused into any number of consumers. A loop nest computing fused scatters
-  (the adjoints of slices) is split at their slice boundaries into ranges, run in the same
-  row-major order, each a plain loop that reads contiguous elements with no per-element
-  select (`slice_cuts`, `loop_nest`): the loops vectorise, and the values (sums included)
-  keep their bits. The innermost loop of a nest is kept as a loop (never fully unrolled) when
-  it is MIN_KEPT_ROW long or longer, so that it, not the loop over rows, is vectorised.
-- Reductions (`sum`, `prod`, `max`, `min`, `sum_to`) loop over their operand (a max/min over no
-  element is preceded by `empty_extremum`, which leaves with its status).
+- Fusion: the results `fusion.plan_fusion` picks are not materialised (the environment holds
+  a `fusion.Lazy`): the loop nests of their consumers compute them per element (`element`,
+  memoised per position), with numpy broadcasting applied to every node of the fused tree.
+  A loop nest computing fused scatters (the adjoints of slices) is split at their slice
+  boundaries into ranges, run in the same row-major order, each a plain loop that reads
+  contiguous elements with no per-element select (`slice_cuts`, `loop_nest`): the loops
+  vectorise, and the values (sums included) keep their bits. The innermost loop of a nest is
+  kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW long or longer, so that it,
+  not the loop over rows, is vectorised.
 - Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
-  reduction, a transpose) runs on the thread pool in fixed blocks of rows of dimension 0
-  (`any_nest`, parallel.py, threads.py). A reduction over dimension 0 (a full one included)
-  reduces each block in order into its own partial, then combines the partials in block
-  order: the same bits for any thread count (not those of one in-order loop); other loops
-  keep their bits. Scatters with run-time indices (repeated indices accumulate) stay serial.
-- `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
-  loops without it (the linear algebra calls its LAPACK: `linalg.py`) (`blas()` finds and
-  loads it on first use, never at import; `blas_for(graph)` names the library the code of
-  `graph` calls, part of the disk-cache key);
-  `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then writes.
+  reduction, a transpose: `array_rules.py`) runs on the thread pool in fixed blocks of rows
+  of dimension 0 (`any_nest`, parallel.py, threads.py); the loops keep their bits, and
+  reductions over dimension 0 combine per-block partials in block order (`array_rules.py`).
+  Scatters with run-time indices (repeated indices accumulate) stay serial.
+- `blas()` finds numpy's OpenBLAS and loads it on first use, never at import;
+  `blas_for(graph)` names the library the code of `graph` calls, part of the disk-cache key.
 """
 
 from __future__ import annotations
@@ -46,15 +36,15 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from ... import status
 from ...ir import dtypes
 from ...ir.core import Const, Var, walk_eqns
-from ...ir.index import Int, NewAxis, has_runtime_index
+from ...ir.index import NewAxis
 from ...ir.primitive import PRIMITIVES
-from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from ...primitives.decompositions import LAPACK
-from .ops import F64, I1, I64
-from .parallel import blocks, rows_per_block
+from .fusion import VIEWS, Lazy, static_view
+from .ops import F64, I64
+from .parallel import rows_per_block
+from .registry import lowers
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -68,32 +58,8 @@ def element_type(t):
 
 def itemsize(t) -> int:
     return t.dtype.itemsize  # numpy's: the buffers are numpy arrays
-I32 = ir.IntType(32)
-VIEWS = {"broadcast_to", "full", "arange"}
-CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
-         "and_", "or_", "not_", "broadcast_to", "full", "index"}
-MAX_SHARED_USES = 3
-MAX_FUSED_DEPTH = 32
 MAX_PIECES = 32  # at most this many copies of a loop body split at slice boundaries
 MIN_KEPT_ROW = 16  # an inner loop of a nest this long or longer is never fully unrolled
-
-
-def elementwise(eqn) -> bool:
-    return (PRIMITIVES[eqn.prim].llvm is not None or eqn.prim in VIEWS or _static_view(eqn) or
-            _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
-
-
-def _static_scatter(eqn) -> bool:
-    """`index_update(full(c), v, [constant slices])`: c outside the region, c (+) v inside, so
-    each element is known without a buffer (the adjoint of a slice)."""
-    return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
-        not has_runtime_index(eqn.params["spec"])
-
-
-def _fills_base(user, eqn) -> bool:
-    """`index_update(full(c), ...)`: the update fills its new buffer with c directly."""
-    return user.prim == "index_update" and eqn.prim == "full" and \
-        user.inputs[0] is eqn.outputs[0]
 
 
 def _view_source_coords(eqn, coords, b):
@@ -109,13 +75,6 @@ def _view_source_coords(eqn, coords, b):
         k += 1
         dim += 1
     return source + list(coords[k:])
-
-
-def _load_view(eqn) -> bool:
-    """A constant-slice view of a variable: one load per element when the variable is a
-    buffer, so it is fused into any number of consumers rather than copied (the variable,
-    reaching all of them through it, is then fused only if that stays within the bound)."""
-    return _static_view(eqn) and isinstance(eqn.inputs[0], Var)
 
 
 def _unroll_disabled(module: ir.Module):
@@ -144,12 +103,7 @@ def _slice_span(item, n: int):
     return min(start, end), max(start, end) + 1
 
 
-def _static_view(eqn) -> bool:
-    """`x[a:b, ::c, None]`: an index with constant slices only reads its source in place."""
-    return eqn.prim == "index" and not has_runtime_index(eqn.params["spec"])
-
-
-def _strides(shape) -> list[int]:
+def row_major_strides(shape) -> list[int]:
     out, step = [], 1
     for n in reversed(shape):
         out.append(step)
@@ -157,7 +111,7 @@ def _strides(shape) -> list[int]:
     return out[::-1]
 
 
-def _size(shape) -> int:
+def n_elements(shape) -> int:
     return int(np.prod(shape)) if shape else 1
 
 
@@ -188,58 +142,10 @@ def blas_for(graph) -> str:
     return ""
 
 
-class Lazy:
-    """A fused array: computed per element by its consumer."""
-
-    def __init__(self, eqn) -> None:
-        self.eqn = eqn
-
-
 class ArrayLowering:
     """Needs `memo` (element values of fused nodes in the current loop body) and
     `out_buffers` (id(var) -> caller's output buffer it is computed into), set per function
     by `FunctionLowering`."""
-
-    # ---- planning ---------------------------------------------------------------------------
-
-    def plan_fusion(self, graph) -> set[int]:
-        """Ids of the elementwise results computed per element by their consumers (see the
-        module doc). A fused node is computed once in the loop of each materialised consumer
-        it reaches through fused nodes (memoised within one loop): it is fused only when
-        those loops are at most MAX_SHARED_USES, so recomputation never multiplies along a
-        chain of shared nodes, and no fused tree is deeper than MAX_FUSED_DEPTH (a node
-        deeper is materialised)."""
-        uses: dict[int, list] = {}
-        for eqn in graph.eqns:
-            for a in eqn.inputs:
-                if isinstance(a, Var):
-                    uses.setdefault(id(a), []).append(eqn)
-        for a in graph.outputs:
-            if isinstance(a, Var):
-                uses.setdefault(id(a), []).append(None)
-        loops: dict[int, frozenset] = {}  # fused node -> its materialised consumers
-        for eqn in reversed(graph.eqns):
-            if not elementwise(eqn):
-                continue
-            users = uses.get(id(eqn.outputs[0]), [])
-            fusible = all(u is not None and (elementwise(u) or PRIMITIVES[u.prim].reduction or
-                                             _fills_base(u, eqn)) for u in users)
-            shared_ok = len(users) == 1 or _load_view(eqn) or \
-                (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
-            if not (users and fusible and shared_ok):
-                continue
-            reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
-                                          else {id(u)} for u in users))
-            if len(reached) <= MAX_SHARED_USES or _load_view(eqn):
-                loops[id(eqn.outputs[0])] = reached
-        depth: dict[int, int] = {}  # fused node -> levels of fused nodes below it, itself too
-        for eqn in graph.eqns:
-            out = id(eqn.outputs[0]) if eqn.outputs else None
-            if out in loops:
-                depth[out] = 1 + max((depth.get(id(a), 0) for a in eqn.inputs), default=0)
-                if depth[out] > MAX_FUSED_DEPTH:
-                    del loops[out], depth[out]
-        return set(loops)
 
     # ---- memory and loops ---------------------------------------------------------------------
 
@@ -247,13 +153,13 @@ class ArrayLowering:
         """A buffer for an array. Outside loops it is a fixed slice of the caller's scratch
         buffer (planned at compile time, reused by every call: no malloc, no page faults);
         inside loops it comes from malloc and is freed at exit."""
-        nbytes = _size(shape) * {I8: 1, F32: 4}.get(elem, 8)
+        nbytes = n_elements(shape) * {I8: 1, F32: 4}.get(elem, 8)
         if self.loop_depth == 0:
             offset = self.scratch_size
             self.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
             return self.b.gep(self.scratch, [ir.Constant(I64, offset)], inbounds=True,
                               source_etype=I8)
-        malloc = self._declare("malloc", ir.FunctionType(PTR, [I64]))
+        malloc = self.declare("malloc", ir.FunctionType(PTR, [I64]))
         ptr = self.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
         self.check(self.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
         self.push(self.b.ptrtoint(ptr, I64), "allocs")
@@ -273,7 +179,7 @@ class ArrayLowering:
         b = self.b
         coords = []
         pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
-        if _size([len(p) for p in pieces]) > MAX_PIECES:
+        if n_elements([len(p) for p in pieces]) > MAX_PIECES:
             pieces = [[(0, n)] for n in shape]
         outer_ranges, self.ranges = self.ranges, dict(self.ranges)
 
@@ -357,7 +263,7 @@ class ArrayLowering:
                     if d is not None and span is not None:
                         cuts[d].update(span)
                 visit(eqn.inputs[0], dims)
-            elif eqn.prim not in VIEWS and not _static_view(eqn):
+            elif eqn.prim not in VIEWS and not static_view(eqn):
                 for x in eqn.inputs:
                     if isinstance(x, Var) and x.type.is_array:
                         visit(x, dims)
@@ -372,7 +278,7 @@ class ArrayLowering:
         b = self.b
         aligned = coords[len(coords) - len(shape):] if shape else []
         total = ir.Constant(I64, 0)
-        for c, n, s in zip(aligned, shape, _strides(shape), strict=True):
+        for c, n, s in zip(aligned, shape, row_major_strides(shape), strict=True):
             if n != 1:
                 total = b.add(total, b.mul(c, ir.Constant(I64, s)))
         return total
@@ -488,371 +394,16 @@ class ArrayLowering:
 
     # ---- array equations ----------------------------------------------------------------------
 
-    def array_eqn(self, eqn, env):
-        """Outputs of a non-fused equation involving arrays."""
-        out = eqn.outputs[0] if eqn.outputs else None
-        if elementwise(eqn):
-            env[id(out)] = Lazy(eqn)
-            return [self.materialize(env, out)]
-        method = getattr(self, "lower_" + eqn.prim, None)
-        if method is None:
-            raise NotImplementedError(f"LLVM lowering of {eqn.prim} on arrays")
-        return method(eqn, env)
-
-    def _reduce(self, env, x, axes, kind, out_shape):
-        shape = x.type.shape
-        if x.type.is_float:
-            init = {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
-        else:  # int64 (the frontend reduces bool arrays as int64)
-            init = {"sum": 0, "prod": 1, "max": np.iinfo(np.int64).min,
-                    "min": np.iinfo(np.int64).max}[kind]
-
-        def combine(acc, v):
-            b = self.b
-            if kind == "sum":
-                return b.fadd(acc, v) if x.type.is_float else b.add(acc, v)
-            if kind == "prod":  # int products wrap, as numpy's
-                return b.fmul(acc, v) if x.type.is_float else b.mul(acc, v)
-            if not x.type.is_float:
-                return b.select(b.icmp_signed(">" if kind == "max" else "<", v, acc), v, acc)
-            better = b.fcmp_ordered(">" if kind == "max" else "<", v, acc)
-            return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
-
-        elem = element_type(x.type)
-        cuts = self.slice_cuts(env, x, shape)
-        if out_shape is None:
-            total = self._blocked_total(env, x, combine, ir.Constant(elem, init), cuts)
-            if total is not None:
-                return total
-            slot = self._accumulator(ir.Constant(elem, init))
-
-            def body(coords):
-                self.b.store(combine(self.b.load(slot, typ=elem),
-                                     self.element(env, x, coords)), slot)
-
-            self.loop_nest(shape, body, cuts)
-            return self.b.load(slot, typ=elem)
-        kept = [d for d in range(len(shape)) if d not in axes]
-        kept_shape = [shape[d] for d in kept]
-        out = self.alloc(out_shape, elem)
-        self.any_nest(out_shape, lambda c: self.store(
-            out, x.type.with_shape(out_shape), self.offset(out_shape, c),
-            ir.Constant(elem, init)))
-
-        def accumulate(target, first=None):
-            def body(coords):
-                b = self.b
-                off = self.offset(kept_shape, [coords[d] for d in kept])
-                off = off if first is None else b.add(first, off)
-                ptr = b.gep(target, [off], inbounds=True, source_etype=elem)
-                b.store(combine(b.load(ptr, typ=elem), self.element(env, x, coords)), ptr)
-            return body
-
-        if 0 in kept:  # blocks of rows write disjoint rows of `out`, in the same order
-            self.any_nest(shape, accumulate(out), cuts)
-        elif not self._blocked_rows(shape, out_shape, out, accumulate, combine,
-                                    ir.Constant(elem, init), cuts):
-            self.loop_nest(shape, accumulate(out), cuts)
-        return out
-
-    def _blocked_rows(self, shape, out_shape, out, accumulate, combine, init, cuts) -> bool:
-        """A reduction over dimension 0 (among others) of a large operand by the thread pool:
-        each fixed block of rows reduced in order into its own copy of the result, the copies
-        then combined into `out` (holding `init`) in block order, so the bits do not depend
-        on the thread count. False (nothing emitted) when the operand is small, the copies
-        would outgrow half the operand, or the body cannot be outlined."""
-        per = rows_per_block(shape)
-        size = _size(out_shape)
-        if per is None or blocks(shape, per) * size > _size(shape) // 2:
-            return False
-        elem = init.type
-        partials = self.alloc((blocks(shape, per), size), elem)
-        firsts = []  # the block's first element of `partials`, made by `before`
-
-        def before(block):
-            first = self.b.mul(block, ir.Constant(I64, size))
-            self.loop_nest((size,), lambda c: self.b.store(init, self.b.gep(
-                partials, [self.b.add(first, c[0])], inbounds=True, source_etype=elem)))
-            firsts[:] = [first]
-
-        def body(coords):
-            accumulate(partials, firsts[0])(coords)
-
-        if not self.parallel_nest(shape, body, cuts, per, before):
-            return False
-
-        def gather(c):
-            b = self.b
-            target = b.gep(out, [c[1]], inbounds=True, source_etype=elem)
-            part = b.gep(partials, [b.add(b.mul(c[0], ir.Constant(I64, size)), c[1])],
-                         inbounds=True, source_etype=elem)
-            b.store(combine(b.load(target, typ=elem), b.load(part, typ=elem)), target)
-
-        self.loop_nest((blocks(shape, per), size), gather)
-        return True
-
-    def _accumulator(self, init):
-        slot = self.entry.alloca(init.type)
-        self.b.store(init, slot)
-        return slot
-
-    def _blocked_total(self, env, x, combine, init, cuts):
-        """A full reduction of a large operand by the thread pool: each fixed block of rows
-        (parallel.py) reduced in order into its own partial, the partials then combined in
-        block order, so the bits do not depend on the thread count; None when the operand is
-        small (the plain in-order loop) or the body cannot be outlined."""
-        shape = x.type.shape
-        per = rows_per_block(shape)
-        if per is None:
-            return None
-        partials = self.alloc((blocks(shape, per),), init.type)
-        slots = []  # the block's accumulator, made by `before` in the outlined function
-
-        def before(block):
-            slots[:] = [self._accumulator(init)]
-            return slots[0]
-
-        def body(coords):
-            self.b.store(combine(self.b.load(slots[0], typ=init.type),
-                                 self.element(env, x, coords)), slots[0])
-
-        def after(block, slot):
-            self.b.store(self.b.load(slot, typ=init.type),
-                         self.b.gep(partials, [block], inbounds=True, source_etype=init.type))
-
-        if not self.parallel_nest(shape, body, cuts, per, before, after):
-            return None
-        slot = self._accumulator(init)
-        self.loop_nest((blocks(shape, per),), lambda c: self.b.store(combine(
-            self.b.load(slot, typ=init.type),
-            self.b.load(self.b.gep(partials, [c[0]], inbounds=True, source_etype=init.type),
-                        typ=init.type)), slot))
-        return self.b.load(slot, typ=init.type)
-
-    def _reduction(self, kind):
-        def lower(eqn, env):
-            x = eqn.inputs[0]
-            axis = eqn.params["axis"]
-            axes = tuple(range(len(x.type.shape))) if axis is None else axis
-            kept = reduced_shape(x.type.shape, axes, False)
-            result = self._reduce(env, x, axes, kind, kept)
-            return [self._as_output(result, kept, eqn.outputs[0].type)]
-
-        return lower
-
-    def _as_output(self, result, kept, out_type):
-        """A full reduction kept as a 1-element array (keepdims) needs a buffer."""
-        if kept is None and out_type.is_array:
-            ptr = self.alloc(out_type.shape, element_type(out_type))
-            self.b.store(result, ptr)
-            return ptr
-        return result
-
-    def lower_sum(self, eqn, env):
-        return self._reduction("sum")(eqn, env)
-
-    def lower_prod(self, eqn, env):
-        return self._reduction("prod")(eqn, env)
-
-    def lower_max(self, eqn, env):
-        return self._reduction("max")(eqn, env)
-
-    def lower_min(self, eqn, env):
-        return self._reduction("min")(eqn, env)
-
-    def lower_empty_extremum(self, eqn, env):
-        """A max/min over no element: numpy's ValueError whenever this point is reached."""
-        code = status.EMPTY_MAXIMUM if eqn.params["kind"] == "max" else status.EMPTY_MINIMUM
-        self.check(ir.Constant(I1, 0), code)
-        return []
-
-    def lower_sum_to(self, eqn, env):
-        x = eqn.inputs[0]
-        target = eqn.params["shape"]
-        if not x.type.is_array:
-            return [self.value(env, x)]
-        axes = sum_to_axes(x.type.shape, target)
-        kept = reduced_shape(x.type.shape, axes, False) if target else None
-        return [self._as_output(self._reduce(env, x, axes, "sum", kept), kept,
-                                eqn.outputs[0].type)]
-
-    def lower_reshape(self, eqn, env):
-        x = eqn.inputs[0]
-        if not x.type.is_array:  # a scalar becoming a one-element array
-            ptr = self.alloc((1,), element_type(x.type))
-            self.b.store(self.value(env, x), ptr)
-            return [ptr]
-        if eqn.outputs[0].type.shape is None:
-            return [self.load(env[id(x)], x.type, ir.Constant(I64, 0))]
-        return [env[id(x)]]
-
-    def lower_transpose(self, eqn, env):
-        x, out = eqn.inputs[0], eqn.outputs[0]
-        axes = eqn.params["axes"]
-        src = env[id(x)]
-        ptr = self.alloc(out.type.shape, element_type(out.type))
-        src_strides = _strides(x.type.shape)
-
-        def body(coords):
-            off = ir.Constant(I64, 0)
-            for c, a in zip(coords, axes, strict=True):
-                off = self.b.add(off, self.b.mul(c, ir.Constant(I64, src_strides[a])))
-            self.store(ptr, out.type, self.offset(out.type.shape, coords),
-                       self.load(src, x.type, off))
-
-        self.any_nest(out.type.shape, body)
-        return [ptr]
-
-    def lower_concatenate(self, eqn, env):
+    @lowers(*VIEWS)
+    def lower_elementwise(self, eqn, env):
+        """An elementwise equation or view (`fusible(eqn)`) that is not fused: its array
+        result computed into a buffer by one loop nest (its fused operands per element)."""
         out = eqn.outputs[0]
-        axis = eqn.params["axis"]
-        ptr = self.alloc(out.type.shape, element_type(out.type))
-        start = 0
-        for part in eqn.inputs:
-            shift = start
-
-            def body(coords, part=part, shift=shift):
-                target = list(coords)
-                target[axis] = self.b.add(coords[axis], ir.Constant(I64, shift))
-                self.store(ptr, out.type, self.offset(out.type.shape, target),
-                           self.element(env, part, coords))
-
-            self.loop_nest(part.type.shape, body)
-            start += part.type.shape[axis]
-        return [ptr]
-
-    def lower_pack(self, eqn, env):
-        ptr = self.alloc((len(eqn.inputs),), element_type(eqn.outputs[0].type))
-        for i, a in enumerate(eqn.inputs):
-            self.store(ptr, eqn.outputs[0].type, ir.Constant(I64, i), self.value(env, a))
-        return [ptr]
-
-    def lower_matmul(self, eqn, env):
-        x, y = eqn.inputs
-        out = eqn.outputs[0]
-        xs = x.type.shape if len(x.type.shape) == 2 else (1, x.type.shape[0])
-        ys = y.type.shape if len(y.type.shape) == 2 else (y.type.shape[0], 1)
-        m, k, n = xs[0], xs[1], ys[1]
-        a, bm = env[id(x)], env[id(y)]
-        elem = element_type(x.type)
-        c = self.alloc((m, n), elem)
-        b = self.b
-        if blas():
-            gemm = self._declare(
-                "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
-                ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
-                                                PTR, I64, elem, PTR, I64]))
-            b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
-                          ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
-                          ir.Constant(elem, 1.0), a, ir.Constant(I64, k), bm,
-                          ir.Constant(I64, n), ir.Constant(elem, 0.0), c, ir.Constant(I64, n)])
-        else:
-            def at(ptr, i, j, cols):
-                return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
-                             source_etype=elem)
-
-            self.loop_nest((m, n), lambda co: b.store(ir.Constant(elem, 0.0),
-                                                      at(c, co[0], co[1], n)))
-
-            def body(co):
-                i, p, j = co
-                av = b.load(at(a, i, p, k), typ=elem)
-                bv = b.load(at(bm, p, j, n), typ=elem)
-                cp = at(c, i, j, n)
-                b.store(b.fadd(b.load(cp, typ=elem), b.fmul(av, bv)), cp)
-
-            self.loop_nest((m, k, n), body)
-        if out.type.shape is None:
-            return [b.load(c, typ=elem)]
-        return [c]
-
-    def _index_map(self, env, eqn, x_shape, ints):
-        """coords of the indexed view -> flat offset in the source; checks runtime ints."""
-        b = self.b
-        spec = eqn.params["spec"]
-        runtime = iter(ints)
-        plan, dim = [], 0
-        for item in spec:
-            if isinstance(item, NewAxis):
-                plan.append(("new", None))
-                continue
-            n = x_shape[dim]
-            if isinstance(item, Int):
-                i = self.value(env, next(runtime))
-                ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
-                            b.icmp_signed("<", i, ir.Constant(I64, n)))
-                self.check(ok, status.INDEX)
-                plan.append(("int", (dim, i)))
-            else:
-                start, _, step = item.indices(n)
-                plan.append(("slice", (dim, start, step)))
-            dim += 1
-        strides = _strides(x_shape)
-        rest = list(range(dim, len(x_shape)))
-
-        def offset(coords):
-            off = ir.Constant(I64, 0)
-            k = 0
-            for kind, info in plan:
-                if kind == "new":
-                    k += 1
-                elif kind == "int":
-                    d, i = info
-                    off = b.add(off, b.mul(i, ir.Constant(I64, strides[d])))
-                else:
-                    d, start, step = info
-                    pos = b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step)))
-                    off = b.add(off, b.mul(pos, ir.Constant(I64, strides[d])))
-                    k += 1
-            for d in rest:
-                off = b.add(off, b.mul(coords[k], ir.Constant(I64, strides[d])))
-                k += 1
-            return off
-
-        return offset
-
-    def lower_index(self, eqn, env):
-        x, *ints = eqn.inputs
-        out = eqn.outputs[0]
-        offset = self._index_map(env, eqn, x.type.shape, ints)
-        src = env[id(x)]
-        if not out.type.is_array:
-            return [self.load(src, x.type, offset([]))]
-        ptr = self.alloc(out.type.shape, element_type(out.type))
-        self.loop_nest(out.type.shape, lambda co: self.store(
-            ptr, out.type, self.offset(out.type.shape, co), self.load(src, x.type, offset(co))))
-        return [ptr]
+        env[id(out)] = Lazy(eqn)
+        return [self.materialize(env, out)]
 
     def copy_array(self, ptr, t):
         copy = self.alloc(t.shape, element_type(t))
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-        self.b.call(memcpy, [copy, ptr, ir.Constant(I64, _size(t.shape) * itemsize(t))])
+        memcpy = self.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        self.b.call(memcpy, [copy, ptr, ir.Constant(I64, n_elements(t.shape) * itemsize(t))])
         return copy
-
-    def lower_index_update(self, eqn, env):
-        x, v, *ints = eqn.inputs
-        if id(eqn) in self.in_place:  # see inplace.py: the buffer is private to the loop
-            ptr = env[id(x)]
-        elif isinstance(env[id(x)], Lazy):  # a constant fill
-            ptr = self.alloc(x.type.shape, element_type(x.type))
-            fill = self.value(env, env[id(x)].eqn.inputs[0])
-            self.loop_nest(x.type.shape, lambda co: self.store(
-                ptr, x.type, self.offset(x.type.shape, co), fill))
-        else:
-            ptr = self.copy_array(env[id(x)], x.type)
-        offset = self._index_map(env, eqn, x.type.shape, ints)
-        region = index_shape(x.type.shape, eqn.params["spec"])
-        add = eqn.params["mode"] == "add"
-
-        def write(coords):
-            off = offset(coords)
-            value = self.element(env, v, coords)
-            if add:
-                value = self.b.fadd(self.load(ptr, x.type, off), value)
-            self.store(ptr, x.type, off, value)
-
-        if region is None:
-            write([])
-        else:
-            self.loop_nest(region, write)
-        return [ptr]

@@ -2,7 +2,8 @@
 LAPACK routines numpy's own linalg calls (row-major LAPACKE with 64-bit ints, in the OpenBLAS
 numpy ships, loaded by `arrays.blas()`), so the values are numpy's.
 
-Contract (mixed into `FunctionLowering` as `DecompositionLowering`):
+Contract (rules registered with `registry.lowers`; they use `b`, `alloc`, `copy_array`,
+`check`, `loop_nest`, `declare` and `module` of the lowering `cx`):
 - `eigh` / `eigvalsh`: `dsyevd` (jobz 'V' / 'N', the primitive's `uplo`) on a copy of the
   operand, the eigenvectors written in place into the packed result;
 - `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values);
@@ -26,6 +27,7 @@ from llvmlite import ir
 from ... import status
 from .arrays import blas
 from .ops import F64, I64
+from .registry import lowers
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -49,146 +51,163 @@ def _i64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
-class DecompositionLowering:
-    """Needs `b`, `alloc`, `copy_array`, `check`, `loop_nest`, `_declare` and `module` of
-    `FunctionLowering`."""
+def _lapack(cx, name: str, prim: str, args: list) -> ir.Value:
+    if not blas():
+        raise NotImplementedError(
+            f"np.linalg.{prim} in native code calls LAPACK in the OpenBLAS that numpy "
+            "ships (libscipy_openblas64_), which was not found: use backend='python'")
+    fn = cx.declare(PREFIX + name, ir.FunctionType(I64, [I32] + SIGNATURES[name]))
+    return cx.b.call(fn, [ROW_MAJOR] + args)
 
-    def _lapack(self, name: str, prim: str, args: list) -> ir.Value:
-        if not blas():
-            raise NotImplementedError(
-                f"np.linalg.{prim} in native code calls LAPACK in the OpenBLAS that numpy "
-                "ships (libscipy_openblas64_), which was not found: use backend='python'")
-        fn = self._declare(PREFIX + name, ir.FunctionType(I64, [I32] + SIGNATURES[name]))
-        return self.b.call(fn, [ROW_MAJOR] + args)
 
-    def _succeeds(self, info, code: int) -> None:
-        self.check(self.b.icmp_signed("==", info, _i64(0)), code)
+def _succeeds(cx, info, code: int) -> None:
+    cx.check(cx.b.icmp_signed("==", info, _i64(0)), code)
 
-    def _at(self, ptr, offset: int):
-        return self.b.gep(ptr, [_i64(offset)], inbounds=True, source_etype=F64)
 
-    def _copy_into(self, dst, src, count: int) -> None:
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-        self.b.call(memcpy, [dst, src, _i64(count * 8)])
+def _at(cx, ptr, offset: int):
+    return cx.b.gep(ptr, [_i64(offset)], inbounds=True, source_etype=F64)
 
-    def _eigen(self, eqn, env, vectors: bool):
-        a = eqn.inputs[0]
-        n = a.type.shape[0]
-        out = self.alloc(eqn.outputs[0].type.shape, F64)
-        work = self._at(out, n) if vectors else self.alloc((n, n), F64)
-        self._copy_into(work, env[id(a)], n * n)
-        info = self._lapack("dsyevd64_", eqn.prim, [_char("V" if vectors else "N"),
-                                                    _char(eqn.params.get("uplo", "L")),
-                                                    _i64(n), work, _i64(n), out])
-        self._succeeds(info, status.EIGENVALUES_DID_NOT_CONVERGE)
-        return [out]
 
-    def lower_eigh(self, eqn, env):
-        return self._eigen(eqn, env, True)
+def _copy_into(cx, dst, src, count: int) -> None:
+    memcpy = cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+    cx.b.call(memcpy, [dst, src, _i64(count * 8)])
 
-    def lower_eigvalsh(self, eqn, env):
-        return self._eigen(eqn, env, False)
 
-    def _gesdd(self, eqn, env, job: str, p: int, q: int):
-        a = eqn.inputs[0]
-        m, n = a.type.shape
-        k = min(m, n)
-        out = self.alloc(eqn.outputs[0].type.shape, F64)
-        work = self.copy_array(env[id(a)], a.type)
-        u, s = (out, self._at(out, m * p)) if job != "N" else (ir.Constant(PTR, None), out)
-        vt = self._at(out, m * p + k) if job != "N" else ir.Constant(PTR, None)
-        info = self._lapack("dgesdd64_", "svd", [_char(job), _i64(m), _i64(n), work, _i64(n),
-                                                 s, u, _i64(max(p, 1)), vt, _i64(max(n, 1))])
-        self._succeeds(info, status.SVD_DID_NOT_CONVERGE)
-        return [out]
+def _eigen(cx, eqn, env, vectors: bool):
+    a = eqn.inputs[0]
+    n = a.type.shape[0]
+    out = cx.alloc(eqn.outputs[0].type.shape, F64)
+    work = _at(cx, out, n) if vectors else cx.alloc((n, n), F64)
+    _copy_into(cx, work, env[id(a)], n * n)
+    info = _lapack(cx, "dsyevd64_", eqn.prim, [_char("V" if vectors else "N"),
+                                               _char(eqn.params.get("uplo", "L")),
+                                               _i64(n), work, _i64(n), out])
+    _succeeds(cx, info, status.EIGENVALUES_DID_NOT_CONVERGE)
+    return [out]
 
-    def lower_svd(self, eqn, env):
-        m, n = eqn.inputs[0].type.shape
-        k = min(m, n)
-        full = eqn.params.get("full", False)
-        return self._gesdd(eqn, env, "A" if full else "S", m if full else k,
-                           n if full else k)
 
-    def lower_svdvals(self, eqn, env):
-        return self._gesdd(eqn, env, "N", 1, 1)
+@lowers("eigh")
+def lower_eigh(cx, eqn, env):
+    return _eigen(cx, eqn, env, True)
 
-    def lower_qr(self, eqn, env):
-        a = eqn.inputs[0]
-        m, n = a.type.shape
-        k = min(m, n)
-        p = m if eqn.params.get("complete", False) else k
-        b = self.b
-        out = self.alloc(eqn.outputs[0].type.shape, F64)
-        work = self.copy_array(env[id(a)], a.type)
-        tau = self.alloc((k,), F64)
-        self._lapack("dgeqrf64_", "qr", [_i64(m), _i64(n), work, _i64(n), tau])
-        zero = ir.Constant(F64, 0.0)
 
-        def element(i, j):
-            ptr = b.gep(work, [b.add(b.mul(i, _i64(n)), j)], inbounds=True, source_etype=F64)
-            return b.load(ptr, typ=F64)
+@lowers("eigvalsh")
+def lower_eigvalsh(cx, eqn, env):
+    return _eigen(cx, eqn, env, False)
 
-        def set_at(base, cols, i, j, value):
-            b.store(value, b.gep(base, [b.add(b.mul(i, _i64(cols)), j)], inbounds=True,
-                                 source_etype=F64))
 
-        r = self._at(out, m * p)
-        self.loop_nest((p, n), lambda co: set_at(r, n, co[0], co[1], b.select(
-            b.icmp_signed(">=", co[1], co[0]), element(*co), zero)))
-        self.loop_nest((m, p), lambda co: set_at(out, p, co[0], co[1], b.select(
-            b.icmp_signed("<", co[1], _i64(n)),
-            element(co[0], b.select(b.icmp_signed("<", co[1], _i64(n)), co[1], _i64(0))),
-            zero)))
-        self._lapack("dorgqr64_", "qr", [_i64(m), _i64(p), _i64(k), out, _i64(p), tau])
-        return [out]
+def _gesdd(cx, eqn, env, job: str, p: int, q: int):
+    a = eqn.inputs[0]
+    m, n = a.type.shape
+    k = min(m, n)
+    out = cx.alloc(eqn.outputs[0].type.shape, F64)
+    work = cx.copy_array(env[id(a)], a.type)
+    u, s = (out, _at(cx, out, m * p)) if job != "N" else (ir.Constant(PTR, None), out)
+    vt = _at(cx, out, m * p + k) if job != "N" else ir.Constant(PTR, None)
+    info = _lapack(cx, "dgesdd64_", "svd", [_char(job), _i64(m), _i64(n), work, _i64(n),
+                                            s, u, _i64(max(p, 1)), vt, _i64(max(n, 1))])
+    _succeeds(cx, info, status.SVD_DID_NOT_CONVERGE)
+    return [out]
 
-    def lower_no_derivative(self, eqn, env):
-        x = eqn.inputs[0]
-        return [self.copy_array(env[id(x)], x.type)]
 
-    def lower_lstsq(self, eqn, env):
-        a, rhs = eqn.inputs
-        m, n = a.type.shape
-        r = 1 if len(rhs.type.shape) == 1 else rhs.type.shape[1]
-        k = min(m, n)
-        b = self.b
-        out = self.alloc(eqn.outputs[0].type.shape, F64)
-        work = self.copy_array(env[id(a)], a.type)
-        x = self.alloc((max(m, n), r), F64)
-        self.loop_nest((max(m, n) * r,), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
-            x, [co[0]], inbounds=True, source_etype=F64)))
-        self._copy_into(x, env[id(rhs)], m * r)
-        rank = self.alloc((1,), I64)
-        info = self._lapack("dgelsd64_", "lstsq", [
-            _i64(m), _i64(n), _i64(r), work, _i64(n), x, _i64(r), self._at(out, n * r + r),
-            ir.Constant(F64, eqn.params["rcond"]), rank])
-        self._succeeds(info, status.LSTSQ_DID_NOT_CONVERGE)
-        self._copy_into(out, x, n * r)
-        found = b.load(rank, typ=I64)
-        b.store(b.sitofp(found, F64), self._at(out, n * r + r + k))
-        full = b.and_(ir.Constant(ir.IntType(1), m > n), b.icmp_signed("==", found, _i64(n)))
-        total = self.entry.alloca(F64)
+@lowers("svd")
+def lower_svd(cx, eqn, env):
+    m, n = eqn.inputs[0].type.shape
+    k = min(m, n)
+    full = eqn.params.get("full", False)
+    return _gesdd(cx, eqn, env, "A" if full else "S", m if full else k,
+                  n if full else k)
 
-        def column(co):
-            (c,) = co
-            b.store(ir.Constant(F64, 0.0), total)
 
-            def add(row):
-                (i,) = row
-                v = b.load(b.gep(x, [b.add(b.mul(b.add(i, _i64(n)), _i64(r)), c)],
-                                 inbounds=True, source_etype=F64), typ=F64)
-                b.store(b.fadd(b.load(total, typ=F64), b.fmul(v, v)), total)
+@lowers("svdvals")
+def lower_svdvals(cx, eqn, env):
+    return _gesdd(cx, eqn, env, "N", 1, 1)
 
-            self.loop_nest((max(m - n, 0),), add)
-            value = b.select(full, b.load(total, typ=F64), ir.Constant(F64, float("nan")))
-            b.store(value, b.gep(out, [b.add(c, _i64(n * r))], inbounds=True, source_etype=F64))
 
-        self.loop_nest((r,), column)
-        return [out]
+@lowers("qr")
+def lower_qr(cx, eqn, env):
+    a = eqn.inputs[0]
+    m, n = a.type.shape
+    k = min(m, n)
+    p = m if eqn.params.get("complete", False) else k
+    b = cx.b
+    out = cx.alloc(eqn.outputs[0].type.shape, F64)
+    work = cx.copy_array(env[id(a)], a.type)
+    tau = cx.alloc((k,), F64)
+    _lapack(cx, "dgeqrf64_", "qr", [_i64(m), _i64(n), work, _i64(n), tau])
+    zero = ir.Constant(F64, 0.0)
 
-    def lower_full_rank_residuals(self, eqn, env):
-        residuals, rank = eqn.inputs
-        found = self.b.load(env[id(rank)], typ=F64)
-        self.check(self.b.fcmp_ordered("==", found, ir.Constant(F64, eqn.params["n"])),
-                   status.LSTSQ_RANK_DEFICIENT)
-        return [self.copy_array(env[id(residuals)], residuals.type)]
+    def element(i, j):
+        ptr = b.gep(work, [b.add(b.mul(i, _i64(n)), j)], inbounds=True, source_etype=F64)
+        return b.load(ptr, typ=F64)
+
+    def set_at(base, cols, i, j, value):
+        b.store(value, b.gep(base, [b.add(b.mul(i, _i64(cols)), j)], inbounds=True,
+                             source_etype=F64))
+
+    r = _at(cx, out, m * p)
+    cx.loop_nest((p, n), lambda co: set_at(r, n, co[0], co[1], b.select(
+        b.icmp_signed(">=", co[1], co[0]), element(*co), zero)))
+    cx.loop_nest((m, p), lambda co: set_at(out, p, co[0], co[1], b.select(
+        b.icmp_signed("<", co[1], _i64(n)),
+        element(co[0], b.select(b.icmp_signed("<", co[1], _i64(n)), co[1], _i64(0))),
+        zero)))
+    _lapack(cx, "dorgqr64_", "qr", [_i64(m), _i64(p), _i64(k), out, _i64(p), tau])
+    return [out]
+
+
+@lowers("no_derivative")
+def lower_no_derivative(cx, eqn, env):
+    x = eqn.inputs[0]
+    return [cx.copy_array(env[id(x)], x.type)]
+
+
+@lowers("lstsq")
+def lower_lstsq(cx, eqn, env):
+    a, rhs = eqn.inputs
+    m, n = a.type.shape
+    r = 1 if len(rhs.type.shape) == 1 else rhs.type.shape[1]
+    k = min(m, n)
+    b = cx.b
+    out = cx.alloc(eqn.outputs[0].type.shape, F64)
+    work = cx.copy_array(env[id(a)], a.type)
+    x = cx.alloc((max(m, n), r), F64)
+    cx.loop_nest((max(m, n) * r,), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
+        x, [co[0]], inbounds=True, source_etype=F64)))
+    _copy_into(cx, x, env[id(rhs)], m * r)
+    rank = cx.alloc((1,), I64)
+    info = _lapack(cx, "dgelsd64_", "lstsq", [
+        _i64(m), _i64(n), _i64(r), work, _i64(n), x, _i64(r), _at(cx, out, n * r + r),
+        ir.Constant(F64, eqn.params["rcond"]), rank])
+    _succeeds(cx, info, status.LSTSQ_DID_NOT_CONVERGE)
+    _copy_into(cx, out, x, n * r)
+    found = b.load(rank, typ=I64)
+    b.store(b.sitofp(found, F64), _at(cx, out, n * r + r + k))
+    full = b.and_(ir.Constant(ir.IntType(1), m > n), b.icmp_signed("==", found, _i64(n)))
+    total = cx.entry.alloca(F64)
+
+    def column(co):
+        (c,) = co
+        b.store(ir.Constant(F64, 0.0), total)
+
+        def add(row):
+            (i,) = row
+            v = b.load(b.gep(x, [b.add(b.mul(b.add(i, _i64(n)), _i64(r)), c)],
+                             inbounds=True, source_etype=F64), typ=F64)
+            b.store(b.fadd(b.load(total, typ=F64), b.fmul(v, v)), total)
+
+        cx.loop_nest((max(m - n, 0),), add)
+        value = b.select(full, b.load(total, typ=F64), ir.Constant(F64, float("nan")))
+        b.store(value, b.gep(out, [b.add(c, _i64(n * r))], inbounds=True, source_etype=F64))
+
+    cx.loop_nest((r,), column)
+    return [out]
+
+
+@lowers("full_rank_residuals")
+def lower_full_rank_residuals(cx, eqn, env):
+    residuals, rank = eqn.inputs
+    found = cx.b.load(env[id(rank)], typ=F64)
+    cx.check(cx.b.fcmp_ordered("==", found, ir.Constant(F64, eqn.params["n"])),
+             status.LSTSQ_RANK_DEFICIENT)
+    return [cx.copy_array(env[id(residuals)], residuals.type)]

@@ -11,8 +11,9 @@ the functions of `primitives/effects.py`: it prints and returns 0, or keeps the 
 raise (a failed check's, or one `print` raised) for this thread and returns `status.PENDING`;
 `raise_pending()` raises it. The descriptor is a constant string in the object code (the
 primitive, its params and its operand types as a Python literal), so cached object code
-needs nothing from the process that compiled it. `EffectLowering` (mixed into
-`FunctionLowering`) lowers `check` to a branch that calls back only when the check fails (or,
+needs nothing from the process that compiled it. The rules (`registry.lowers`; they use
+`b`, `entry`, `fn`, `module`, `status`, `fail_block`, `value` and `check` of the lowering
+`cx`) lower `check` to a branch that calls back only when the check fails (or,
 with a `status` param, which ahead-of-time kernels give the checks they can report,
 returns that status), and
 `print` to a call whose nonzero status leaves the function; the caller (the generated entry
@@ -33,6 +34,7 @@ from llvmlite import ir
 from ...primitives import effects
 from ...status import PENDING
 from .declarations import function
+from .registry import lowers
 
 SYMBOL = "adlite_effect"
 I32 = ir.IntType(32)
@@ -99,51 +101,51 @@ def raise_pending():
     raise error.with_traceback(None)
 
 
-class EffectLowering:
-    """Needs `b`, `entry`, `fn`, `module`, `status`, `fail_block`, `value` and `check` of
-    `FunctionLowering`."""
+def _callback(cx, eqn, env):
+    """The call of `adlite_effect` for `eqn` (operands: the inputs after `skip`)."""
+    atoms = eqn.inputs[1:] if eqn.prim == "check" else eqn.inputs
+    text = repr((eqn.prim, tuple(sorted(eqn.params.items())),
+                 tuple(str(a.type) for a in atoms))).encode() + b"\0"
+    typ = ir.ArrayType(I8, len(text))
+    descriptor = ir.GlobalVariable(cx.module, typ, cx.module.get_unique_name("effect"))
+    descriptor.global_constant = True
+    descriptor.linkage = "internal"
+    descriptor.initializer = ir.Constant(typ, bytearray(text))
+    b = cx.b
+    slots = cx.entry.alloca(I64, size=max(len(atoms), 1), name="operands")
+    for k, atom in enumerate(atoms):
+        v = cx.value(env, atom)
+        if atom.type.is_array:
+            v = b.ptrtoint(v, I64)
+        elif v.type in (F32, F64):
+            v = b.bitcast(b.fpext(v, F64) if v.type == F32 else v, I64)
+        elif v.type != I64:
+            v = b.zext(v, I64)
+        b.store(v, b.gep(slots, [ir.Constant(I64, k)]))
+    return b.call(function(cx.module, SYMBOL, I32, [PTR, PTR]), [descriptor, slots])
 
-    def _callback(self, eqn, env):
-        """The call of `adlite_effect` for `eqn` (operands: the inputs after `skip`)."""
-        atoms = eqn.inputs[1:] if eqn.prim == "check" else eqn.inputs
-        text = repr((eqn.prim, tuple(sorted(eqn.params.items())),
-                     tuple(str(a.type) for a in atoms))).encode() + b"\0"
-        typ = ir.ArrayType(I8, len(text))
-        descriptor = ir.GlobalVariable(self.module, typ, self.module.get_unique_name("effect"))
-        descriptor.global_constant = True
-        descriptor.linkage = "internal"
-        descriptor.initializer = ir.Constant(typ, bytearray(text))
-        b = self.b
-        slots = self.entry.alloca(I64, size=max(len(atoms), 1), name="operands")
-        for k, atom in enumerate(atoms):
-            v = self.value(env, atom)
-            if atom.type.is_array:
-                v = b.ptrtoint(v, I64)
-            elif v.type in (F32, F64):
-                v = b.bitcast(b.fpext(v, F64) if v.type == F32 else v, I64)
-            elif v.type != I64:
-                v = b.zext(v, I64)
-            b.store(v, b.gep(slots, [ir.Constant(I64, k)]))
-        return b.call(function(self.module, SYMBOL, I32, [PTR, PTR]), [descriptor, slots])
 
-    def lower_check(self, eqn, env):
-        ok = self.value(env, eqn.inputs[0])
-        cont = self.fn.append_basic_block("check.ok")
-        bad = self.fn.append_basic_block("check.failed")
-        self.b.cbranch(ok, cont, bad)
-        self.b.position_at_end(bad)
-        if "status" in eqn.params:  # an ahead-of-time kernel's (aot.py): no Python to call
-            self.b.store(ir.Constant(I32, eqn.params["status"]), self.status)
-            self.b.branch(self.fail_block)
-            self.b.position_at_end(cont)
-            return []
-        self._callback(eqn, env)
-        self.b.store(ir.Constant(I32, PENDING), self.status)
-        self.b.branch(self.fail_block)
-        self.b.position_at_end(cont)
+@lowers("check")
+def lower_check(cx, eqn, env):
+    ok = cx.value(env, eqn.inputs[0])
+    cont = cx.fn.append_basic_block("check.ok")
+    bad = cx.fn.append_basic_block("check.failed")
+    cx.b.cbranch(ok, cont, bad)
+    cx.b.position_at_end(bad)
+    if "status" in eqn.params:  # an ahead-of-time kernel's (aot.py): no Python to call
+        cx.b.store(ir.Constant(I32, eqn.params["status"]), cx.status)
+        cx.b.branch(cx.fail_block)
+        cx.b.position_at_end(cont)
         return []
+    _callback(cx, eqn, env)
+    cx.b.store(ir.Constant(I32, PENDING), cx.status)
+    cx.b.branch(cx.fail_block)
+    cx.b.position_at_end(cont)
+    return []
 
-    def lower_print(self, eqn, env):
-        result = self._callback(eqn, env)
-        self.check(self.b.icmp_signed("==", result, ir.Constant(I32, 0)), result)
-        return []
+
+@lowers("print")
+def lower_print(cx, eqn, env):
+    result = _callback(cx, eqn, env)
+    cx.check(cx.b.icmp_signed("==", result, ir.Constant(I32, 0)), result)
+    return []

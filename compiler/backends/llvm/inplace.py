@@ -27,7 +27,7 @@ from collections import Counter
 from ...ir.core import Graph, Var, walk_eqns
 from ...ir.index import has_runtime_index
 from ...ir.primitive import PRIMITIVES
-from .arrays import elementwise
+from .fusion import fusible
 
 
 def _early_read(eqn, position: int, update_position: int) -> bool:
@@ -56,8 +56,8 @@ def in_place_updates(eqn) -> dict[int, set[int]]:
             users = uses.get(id(current), [])
             updates = [(p, e) for p, e in users
                        if e.prim == "index_update" and e.inputs[0] is current]
-            if len(updates) != 1 or elementwise(updates[0][1]):
-                break  # an elementwise update (constant slices) computes a new buffer
+            if len(updates) != 1 or fusible(updates[0][1]):
+                break  # a fusible update (constant slices) computes a new buffer
             position, update = updates[0]
             others = [(p, e) for p, e in users if e is not update]
             if any(a is current for a in update.inputs[1:]) or not all(
@@ -83,7 +83,7 @@ def _dies_in_iteration(body, end, new, uses, outputs) -> bool:
     maker = made.get(id(new))
     return id(end) not in outputs and all(
         e.prim != "push" and not e.subgraphs() for _, e in uses.get(id(end), [])) and \
-        maker is not None and (elementwise(maker) or maker.prim == "index_update") and \
+        maker is not None and (fusible(maker) or maker.prim == "index_update") and \
         outputs.count(id(new)) == 1 and not uses.get(id(new))
 
 

@@ -6,7 +6,11 @@ Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 
 (f64 -> double, i64 and bool -> int64_t) that computes the graph, stores its outputs through
 the pointers and returns 0, or returns a nonzero status of `status.py` without touching the
-outputs (out of memory, integer division by zero, int64 overflow, ...). `while` lowers
+outputs (out of memory, integer division by zero, int64 overflow, ...). Every equation that
+is not fused (fusion.py) is lowered by its primitive's `llvm` rule in the primitive table,
+found in one place (`FunctionLowering.lower_eqn`; the rules are registered by `registry.py`
+and `ops.py`); the rules run with the `FunctionLowering` as their context (`cx`: the
+builder, the function, the error exit `check`, allocations, tapes). `while` lowers
 to a loop with phi nodes for its carries that polls for Ctrl-C once per iteration unless it
 provably ends within milliseconds (interrupt.py: status INTERRUPTED on the main thread),
 `cond` to branches
@@ -34,18 +38,23 @@ from ...ir import dtypes
 from ...ir.core import Const, Graph, Var
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
-from .arrays import ArrayLowering, Lazy, itemsize
+from . import (  # noqa: F401  (register their lowerings)
+    array_rules,
+    decompositions,
+    effects,
+    gather,
+    linalg,
+    sorting,
+    special,
+)
+from .arrays import ArrayLowering, itemsize
 from .declarations import function
-from .decompositions import DecompositionLowering
-from .effects import EffectLowering
-from .gather import GatherLowering
+from .fusion import Lazy, plan_fusion
 from .inplace import dying_updates, in_place_updates
 from .interrupt import emit_poll, needs_poll
-from .linalg import LinalgLowering
 from .ops import F64, I1, I64, overflow_intrinsic
 from .parallel import ParallelLowering
-from .sorting import SortingLowering
-from .special import LOWERINGS as _SPECIAL  # noqa: F401  (attaches the special functions)
+from .registry import lowers
 
 HUGE_PAGES = sys.platform.startswith("linux")  # large AD tapes on transparent huge pages
 MADV_HUGEPAGE = 14
@@ -65,8 +74,7 @@ def register_type(t):
     return PTR if t.is_array else REGISTER[t.dtype]
 
 
-class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowering,
-                       DecompositionLowering, SortingLowering, ParallelLowering):
+class FunctionLowering(ArrayLowering, ParallelLowering):
     """Lowers one graph into one LLVM function."""
 
     def __init__(self, module: ir.Module, graph: Graph, name: str) -> None:
@@ -96,15 +104,16 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         """`llvm.<op>.f64` or `.f32`, declared for `typ`."""
         n_args = 2 if base in ("llvm.pow", "llvm.copysign") else 1
         suffix = "f32" if isinstance(typ, ir.FloatType) else "f64"
-        return self._declare(f"{base}.{suffix}", ir.FunctionType(typ, [typ] * n_args))
+        return self.declare(f"{base}.{suffix}", ir.FunctionType(typ, [typ] * n_args))
 
     def libm(self, name: str, n_args: int, typ=F64):
         """libm's `name` for double, `namef` for float."""
         if isinstance(typ, ir.FloatType):
             name += "f"
-        return self._declare(name, ir.FunctionType(typ, [typ] * n_args))
+        return self.declare(name, ir.FunctionType(typ, [typ] * n_args))
 
-    def _declare(self, name: str, fn_type: ir.FunctionType):
+    def declare(self, name: str, fn_type: ir.FunctionType):
+        """Function `name` of the module, declared with `fn_type` on first use."""
         return function(self.module, name, fn_type.return_type, list(fn_type.args))
 
     def check(self, ok, status) -> None:
@@ -170,7 +179,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
         b = ir.IRBuilder(entry)
         zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
-        ctlz = self._declare("llvm.ctlz.i64", ir.FunctionType(I64, [I64, I1]))
+        ctlz = self.declare("llvm.ctlz.i64", ir.FunctionType(I64, [I64, I1]))
 
         def magnitude(v):  # |v| as unsigned (2**63 for -2**63)
             return b.select(b.icmp_signed("<", v, zero), b.neg(v), v)
@@ -235,7 +244,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         b.position_at_end(grow)
         new_cap = b.select(b.icmp_signed("<", cap, ir.Constant(I64, 64)), ir.Constant(I64, 64),
                            b.mul(cap, ir.Constant(I64, 2)))
-        realloc = self._declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
+        realloc = self.declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
         data = b.load(slot[0], typ=PTR)
         nbytes = b.mul(new_cap, ir.Constant(I64, 8))
         grown = b.call(realloc, [data, nbytes])
@@ -267,13 +276,13 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         done = self.fn.append_basic_block("tape.advised")
         b.cbranch(b.icmp_unsigned(">=", nbytes, ir.Constant(I64, 4 << 20)), advise, done)
         b.position_at_end(advise)
-        usable = b.call(self._declare("malloc_usable_size", ir.FunctionType(I64, [PTR])),
+        usable = b.call(self.declare("malloc_usable_size", ir.FunctionType(I64, [PTR])),
                         [data])
         page = ir.Constant(I64, 4095)
         start = b.and_(b.ptrtoint(data, I64), b.not_(page))
         end = b.and_(b.add(b.add(b.ptrtoint(data, I64), usable), page), b.not_(page))
         i32 = ir.IntType(32)
-        madvise = self._declare("madvise", ir.FunctionType(i32, [PTR, I64, i32]))
+        madvise = self.declare("madvise", ir.FunctionType(i32, [PTR, I64, i32]))
         b.call(madvise, [b.inttoptr(start, PTR), b.sub(end, start),
                          ir.Constant(i32, MADV_HUGEPAGE)])
         b.branch(done)
@@ -358,7 +367,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
 
     def free_tapes(self, b: ir.IRBuilder) -> None:
         """Free the arrays allocated so far, then the tapes themselves."""
-        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        free = self.declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
         for kind in ("allocs", "stored"):
             if kind not in self.tapes:
                 continue
@@ -388,37 +397,43 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
 
     def graph_body(self, graph: Graph, args) -> list:
         env = {id(v): a for v, a in zip(graph.inputs, args, strict=True)}
-        lazy = self.plan_fusion(graph)
+        lazy = plan_fusion(graph)
         self.in_place |= dying_updates(graph)
         for eqn in graph.eqns:
             if eqn.outputs and id(eqn.outputs[0]) in lazy:
                 env[id(eqn.outputs[0])] = Lazy(eqn)
                 continue
-            involves_arrays = any(a.type.is_array for a in list(eqn.inputs) + eqn.outputs)
-            prim = PRIMITIVES[eqn.prim]
-            if not prim.structural and (involves_arrays or prim.llvm is None):
-                outs = self.array_eqn(eqn, env)
-                env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
-                continue
-            ins = [self.value(env, a) for a in eqn.inputs]
-            if eqn.prim == "while":
-                outs = self.loop(eqn, ins)
-            elif eqn.prim == "cond":
-                outs = self.branch(eqn, ins)
-            elif eqn.prim == "push":
-                t = eqn.inputs[0].type
-                kind = "f64" if t.is_float and not t.is_array else "i64"
-                self.push(ins[0], f"{kind}.{eqn.params.get('tape', 0)}")
-                outs = []
-            elif eqn.prim == "pop":
-                outs = [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
-            else:
-                outs = prim.llvm(self, ins, eqn)
+            outs = self.lower_eqn(eqn, env)
             env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
         return [self.value(env, a) for a in graph.outputs]
 
-    def loop(self, eqn, ins):
-        ins = list(ins)
+    def lower_eqn(self, eqn, env) -> list:
+        """The output values of a non-fused equation, by its primitive's `llvm` rule: that of
+        an elementwise primitive computes one element (array results: a loop nest over it,
+        `lower_elementwise`), every other rule the whole equation (`registry.py`)."""
+        prim = PRIMITIVES[eqn.prim]
+        if prim.llvm is None:
+            raise NotImplementedError(f"LLVM lowering of {eqn.prim}")
+        if not prim.elementwise:
+            return prim.llvm(self, eqn, env)
+        if eqn.outputs[0].type.is_array:
+            return self.lower_elementwise(eqn, env)
+        return prim.llvm(self, [self.value(env, a) for a in eqn.inputs], eqn)
+
+    @lowers("push")
+    def lower_push(self, eqn, env):
+        t = eqn.inputs[0].type
+        kind = "f64" if t.is_float and not t.is_array else "i64"
+        self.push(self.value(env, eqn.inputs[0]), f"{kind}.{eqn.params.get('tape', 0)}")
+        return []
+
+    @lowers("pop")
+    def lower_pop(self, eqn, env):
+        return [self.pop(eqn.params["type"], eqn.params.get("tape", 0))]
+
+    @lowers("while")
+    def lower_while(self, eqn, env):
+        ins = [self.value(env, a) for a in eqn.inputs]
         n = eqn.params["n_consts"]
         for j, update_ids in in_place_updates(eqn).items():
             # a private copy, made once, that the body then updates in place
@@ -509,7 +524,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         j_kept = b.add(j, ir.Constant(I64, 1))
         b.branch(blocks["next"])
         b.position_at_end(blocks["drop"])
-        free = self._declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
+        free = self.declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
         b.call(free, [b.inttoptr(p, PTR)])
         b.branch(blocks["next"])
         b.position_at_end(blocks["next"])
@@ -524,8 +539,9 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
         b.ret_void()
         return fn
 
-    def branch(self, eqn, ins):
-        pred, operands = ins[0], ins[1:]
+    @lowers("cond")
+    def lower_cond(self, eqn, env):
+        pred, *operands = (self.value(env, a) for a in eqn.inputs)
         else_arm, then_arm = eqn.params["branches"]
         b = self.b
         then_bb = self.fn.append_basic_block("if.then")
@@ -559,7 +575,7 @@ class FunctionLowering(ArrayLowering, GatherLowering, LinalgLowering, EffectLowe
                             if isinstance(a, Var) and a.type.is_array and id(a) in defined
                             and a.type.is_float and graph.outputs.count(a) == 1}
         outs = self.graph_body(graph, args)
-        memcpy = self._declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+        memcpy = self.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
         for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
             if atom.type.is_array:
                 if value is not ptr:  # not already computed in place

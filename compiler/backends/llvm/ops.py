@@ -11,8 +11,8 @@ semantics, integer division by zero and float -> int overflow jump to the error 
 (`cx.check`) instead of trapping. Scalar int `+ - * // ** neg abs` and float -> int
 conversions are checked (LLVM's `llvm.s*.with.overflow` intrinsics): a result outside int64
 leaves with `status.INT_OVERFLOW` instead of wrapping, so compiled ints are Python's ints or
-an OverflowError; int arrays wrap as numpy's do. Structural primitives (`while`, `cond`,
-tape) are lowered by `lower.py`.
+an OverflowError; int arrays wrap as numpy's do. The other primitives' rules lower whole
+equations (`registry.py`).
 """
 
 from __future__ import annotations

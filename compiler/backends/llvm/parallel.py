@@ -176,7 +176,7 @@ class ParallelLowering:
         ctx = self.entry.alloca(context)
         for i, v in enumerate(values):
             b.store(v, b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True))
-        run = self._declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
+        run = self.declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
         status = b.call(run, [fn, ctx, ir.Constant(I64, shape[0]), ir.Constant(I64, per)])
         self.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), status)
         return True

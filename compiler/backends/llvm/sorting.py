@@ -2,12 +2,12 @@
 positions, one lane at a time, in an internal function emitted once per module and element
 type.
 
-Contract (mixed into `FunctionLowering` as `SortingLowering`): `__adlite_argsort_<t>(x, lanes,
-n, out, tmp)` writes into the `lanes` x `n` int64 array `out` the permutation that sorts each
-row of the row-major `x` (ascending; NaN after every number; equal elements, and NaNs, in
-their original order), using `tmp` (n int64) as the merge buffer: runs of width 1, 2, 4, ...
-are merged, the left run winning ties, which is numpy's `kind='stable'` order exactly.
-O(n log n) comparisons per lane, no allocation.
+Contract (the rule of `argsort`, registered with `registry.lowers`, calls it):
+`__adlite_argsort_<t>(x, lanes, n, out, tmp)` writes into the `lanes` x `n` int64 array
+`out` the permutation that sorts each row of the row-major `x` (ascending; NaN after every
+number; equal elements, and NaNs, in their original order), using `tmp` (n int64) as the
+merge buffer: runs of width 1, 2, 4, ... are merged, the left run winning ties, which is
+numpy's `kind='stable'` order exactly. O(n log n) comparisons per lane, no allocation.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import math
 
 from llvmlite import ir
 
-from .arrays import Lazy, element_type
+from .arrays import element_type
+from .fusion import Lazy
 from .internal_functions import InternalFunction
 from .ops import I1, I64
+from .registry import lowers
 
 PTR = ir.PointerType()
 _SUFFIX = {"double": "f64", "float": "f32", "i64": "i64"}
@@ -153,17 +155,17 @@ def argsort_function(module: ir.Module, elem) -> ir.Function:
     return module.globals[name]
 
 
-class SortingLowering:
-    def lower_argsort(self, eqn, env):
-        x = eqn.inputs[0]
-        shape = x.type.shape
-        n = shape[-1]
-        source = env[id(x)]
-        if isinstance(source, Lazy):
-            source = self.materialize(env, x)
-        out = self.alloc(shape, I64)
-        tmp = self.alloc((n,), I64)
-        lanes = math.prod(shape[:-1])
-        self.b.call(argsort_function(self.module, element_type(x.type)),
-                    [source, ir.Constant(I64, lanes), ir.Constant(I64, n), out, tmp])
-        return [out]
+@lowers("argsort")
+def lower_argsort(cx, eqn, env):
+    x = eqn.inputs[0]
+    shape = x.type.shape
+    n = shape[-1]
+    source = env[id(x)]
+    if isinstance(source, Lazy):
+        source = cx.materialize(env, x)
+    out = cx.alloc(shape, I64)
+    tmp = cx.alloc((n,), I64)
+    lanes = math.prod(shape[:-1])
+    cx.b.call(argsort_function(cx.module, element_type(x.type)),
+              [source, ir.Constant(I64, lanes), ir.Constant(I64, n), out, tmp])
+    return [out]
