@@ -35,6 +35,7 @@ from ..arguments import NeedStatic
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
+from ..ir.loops import While
 from . import closures, sequences, static_values
 from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
@@ -212,8 +213,8 @@ class ControlFlow:
         cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
         init = [self.to_type(self.scope.env[n], carry_types[n]) if n in self.scope.env
                 else self.placeholder(carry_types[n]) for n in reps]
-        outs = self.b.emit("while", [self.scope.env[n] for n in consts] + init, cond=cond,
-                           body=body, n_consts=len(consts))
+        outs = self.b.emit("while", [self.scope.env[n] for n in consts] + init,
+                           **While.params(cond, body, len(consts)))
         by_rep = dict(zip(reps, outs, strict=True))
         for n, value in zip(reps, init, strict=True):
             if body_env.get(n) is k_in[n] and n in self.scope.env:  # the body never changes it

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.core import F64, Atom, Const, Eqn, Graph, Type, Var
+from ..ir.loops import While
 from ..ir.transform import free_vars
 from .aliasing import new_object
 
@@ -312,9 +313,8 @@ def _close(graph: Graph, hidden: set[int]) -> None:
 def _pass_in(eqn: Eqn, subs: list[Graph], needed: list[Var]) -> None:
     """Loops take them as consts (after the others), branches as operands (last)."""
     if eqn.prim == "while":
-        at = eqn.params["n_consts"]
-        eqn.inputs[at:at] = needed
-        eqn.params["n_consts"] += len(needed)
+        at = While(eqn).n_consts
+        While(eqn).add_consts(needed)
     else:
         at = len(eqn.inputs) - 1
         eqn.inputs += needed

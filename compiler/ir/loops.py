@@ -4,8 +4,9 @@ Contract: a `while` equation's inputs are `consts + carries`, split at `params["
 `params["cond"]` and `params["body"]` are graphs of the same inputs (`cond` returns one bool,
 `body` the next carries); its outputs are the final carries. `While(eqn)` reads those parts
 (`n_consts`, `consts`, `carries`, `cond`, `body`), `While.params(cond, body, n_consts)` makes
-the params of a new loop, and `While(eqn).drop_consts(positions)` removes consts nothing reads
-(from the equation and both graphs).
+the params of a new loop, `While(eqn).drop_consts(positions)` removes consts nothing reads
+(from the equation and both graphs) and `While(eqn).add_consts(values)` appends consts (the
+caller gives both graphs their inputs).
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ class While:
     @property
     def body(self) -> Graph:
         return self.eqn.params["body"]
+
+    def add_consts(self, values: list[Atom]) -> None:
+        """Append `values` to the consts of the loop (after the others)."""
+        at = self.n_consts
+        self.eqn.inputs[at:at] = values
+        self.eqn.params["n_consts"] += len(values)
 
     def drop_consts(self, positions: Iterable[int]) -> None:
         """Remove the consts at `positions` from the loop and from its two graphs."""

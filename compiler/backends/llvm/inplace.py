@@ -26,6 +26,7 @@ from collections import Counter
 
 from ...ir.core import Graph, Var, walk_eqns
 from ...ir.index import has_runtime_index
+from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from .fusion import fusible
 
@@ -40,7 +41,7 @@ def _early_read(eqn, position: int, update_position: int) -> bool:
 
 
 def in_place_updates(eqn) -> dict[int, set[int]]:
-    body, n = eqn.params["body"], eqn.params["n_consts"]
+    body, n = While(eqn).body, While(eqn).n_consts
     uses: dict[int, list] = {}
     for position, e in enumerate(body.eqns):
         for a in e.inputs:

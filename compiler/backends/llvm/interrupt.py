@@ -47,6 +47,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ...ir.core import Const, Eqn, Graph
+from ...ir.loops import While
 from ...ir.transform import all_graphs
 from ...status import INTERRUPTED
 from .declarations import external_global, function
@@ -113,8 +114,7 @@ def _work(eqn: Eqn, function: Graph) -> int | None:
 
 
 def _trip_count(loop: Eqn, function: Graph) -> int | None:
-    n = loop.params["n_consts"]
-    cond = loop.params["cond"]
+    n, cond = While(loop).n_consts, While(loop).cond
     if len(cond.eqns) != 1 or cond.outputs[0] is not cond.eqns[0].outputs[0]:
         return None
     test = cond.eqns[0]
@@ -146,7 +146,7 @@ def _trip_count(loop: Eqn, function: Graph) -> int | None:
 
 def _step(loop: Eqn, j: int) -> int:
     """s when carry j (an index into the body's inputs) becomes `carry + s`, else 0."""
-    n, body = loop.params["n_consts"], loop.params["body"]
+    n, body = While(loop).n_consts, While(loop).body
     update = body.outputs[j - n]
     return next((_STEP_SIGN[e.prim] * e.inputs[1].value for e in body.eqns
                  if e.outputs == [update] and e.prim in _STEP_SIGN
@@ -163,7 +163,7 @@ def _static_int(atom, function: Graph) -> int | None:
                  if any(o is atom for o in e.outputs)), None)
     if loop is None or loop.prim != "while":
         return None
-    n = loop.params["n_consts"]
+    n = While(loop).n_consts
     k = loop.outputs.index(atom)
     step = _step(loop, n + k)
     start = _static_int(loop.inputs[n + k], function)

@@ -36,6 +36,7 @@ from llvmlite import ir
 from ... import status
 from ...ir import dtypes
 from ...ir.core import Const, Graph, Var
+from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from ...ir.transform import all_graphs
 from . import (  # noqa: F401  (register their lowerings)
@@ -434,7 +435,7 @@ class FunctionLowering(ArrayLowering, ParallelLowering):
     @lowers("while")
     def lower_while(self, eqn, env):
         ins = [self.value(env, a) for a in eqn.inputs]
-        n = eqn.params["n_consts"]
+        n = While(eqn).n_consts
         for j, update_ids in in_place_updates(eqn).items():
             # a private copy, made once, that the body then updates in place
             ins[n + j] = self.copy_array(ins[n + j], eqn.inputs[n + j].type)
@@ -446,7 +447,7 @@ class FunctionLowering(ArrayLowering, ParallelLowering):
             self.loop_depth -= 1
 
     def _loop(self, eqn, ins):
-        n = eqn.params["n_consts"]
+        n = While(eqn).n_consts
         consts, init = ins[:n], ins[n:]
         b = self.b
         reclaim = self.uses_arrays
