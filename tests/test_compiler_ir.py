@@ -401,3 +401,19 @@ def test_graphviz_export_is_deterministic_across_processes():
                               check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
                for seed in ("1", "2")}
     assert outputs == {show(ex.counter, "dot")}
+
+
+def test_linearity_and_recompute_cost_are_facts_of_the_table():
+    """The AD's 'contributions that vanish' and 'values worth recomputing', and the LLVM
+    backend's fusion of shared operands, read the same two fields of the primitive table."""
+    from adlite.compiler.ir.primitive import ARITHMETIC, CHEAP, PRIMITIVES
+
+    linear = {n for n, p in PRIMITIVES.items() if p.linear}
+    assert {"add", "sub", "neg", "mul", "div", "select", "convert", "sum", "index",
+            "reshape", "transpose", "broadcast_to", "full"} <= linear
+    assert not linear & {"exp", "sqrt", "max", "prod", "matmul", "pow", "abs"}
+    arithmetic = {n for n, p in PRIMITIVES.items() if p.cost == ARITHMETIC}
+    assert arithmetic == {"neg", "add", "sub", "mul", "convert"}
+    cheap = {n for n, p in PRIMITIVES.items() if p.cost == CHEAP}
+    assert {"select", "lt", "ne", "and_", "not_", "index"} <= cheap
+    assert not cheap & {"exp", "div", "matmul", "sum"}

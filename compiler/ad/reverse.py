@@ -154,12 +154,6 @@ def _combine(bb: Builder, held: dict[int, Atom], var: Var, flag: Atom | None,
         held[id(var)] = bb.or_(current, flag)
 
 
-# contributions that are zero whenever the cotangents they are computed from are zero
-_LINEAR = {"add", "sub", "neg", "mul", "div", "select", "convert", "reshape", "transpose",
-           "broadcast_to", "sum_to", "sum", "index", "index_update", "concatenate", "pack",
-           "full"}
-
-
 def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int]) -> bool:
     """Whether `atom` (a contribution computed by the equations `defs`, by output id) is zero
     whenever the cotangents `cts` are: it is built from them and zero constants by linear
@@ -170,7 +164,7 @@ def _vanishes(atom: Atom, defs: dict[int, Eqn], cts: set[int], finite: set[int])
     if id(atom) in cts:
         return True
     eqn = defs.get(id(atom))
-    if eqn is None or eqn.prim not in _LINEAR:
+    if eqn is None or not PRIMITIVES[eqn.prim].linear:
         return False
     floats = [a for a in eqn.inputs if a.type.is_float]
     if eqn.prim == "div":

@@ -12,7 +12,7 @@ Contract: `plan_storage(lin, n)`, for the linearized body `lin` of a `while` wit
 - chained: a carry's new value, when the carry's old value is available in reverse (stored
   or a counter): it is the value the next iteration started with, which the reverse loop got
   in its previous iteration (the loop's result in its first one);
-- recomputed: computed by a cheap equation (`CHEAP`: a few scalar operations, or one
+- recomputed: computed by a cheap equation (the table's `cost`: a few scalar operations, or one
   elementwise operation for an array) from values available in reverse: the reverse loop
   computes it again (bit for bit the same value);
 - stored: the rest, each value once (`Storage.stored`, in store order).
@@ -29,15 +29,12 @@ from math import prod
 
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Type, Var, walk_eqns
-from ..ir.primitive import PRIMITIVES
+from ..ir.primitive import ARITHMETIC, PRIMITIVES
 from ..ir.transform import clone, inline
 
-# scalar equations cheaper to run again than a store and a load (int `//` and `%` by a
-# constant: the division becomes a multiplication); arrays: a few elementwise ones
-CHEAP_SCALAR = {"neg", "add", "sub", "mul", "convert", "select", "lt", "le", "gt", "ge", "eq",
-                "ne", "and_", "or_", "not_", "index"}
+# scalar equations cheaper to run again than a store and a load: the table's `cost`, and int
+# `//` and `%` by a constant (the division becomes a multiplication); arrays: ARITHMETIC only
 BY_CONSTANT = {"mod", "floordiv"}
-CHEAP_ARRAY = {"neg", "add", "sub", "mul", "convert"}
 SCALAR_BUDGET = 6  # equations run again for one scalar value, at most
 CHECKPOINT_LOOPS = "checkpoint_"  # names the bodies of the loops `checkpoint` adds start with
 
@@ -136,9 +133,10 @@ def _budget(eqn: Eqn) -> int:
 def _cheap(eqn: Eqn) -> bool:
     if len(eqn.outputs) != 1 or eqn.subgraphs() or not _pure(eqn):
         return False
+    cost = PRIMITIVES[eqn.prim].cost
     if eqn.outputs[0].type.is_array:
-        return eqn.prim in CHEAP_ARRAY
-    return eqn.prim in CHEAP_SCALAR or eqn.prim in BY_CONSTANT and \
+        return cost == ARITHMETIC
+    return cost != 0 or eqn.prim in BY_CONSTANT and \
         isinstance(eqn.inputs[1], Const) and not eqn.outputs[0].type.is_float
 
 

@@ -32,7 +32,13 @@ and kind flags:
   broadcast operand may be replaced by its source where another operand has the full shape),
 - `reduction`: combines the elements of an array operand into fewer (`sum`, `max`, ...),
 - `structural`: control flow and the AD tapes (`while`, `cond`, `push`, `pop`), whose AD
-  rules are written by the AD layer for itself.
+  rules are written by the AD layer for itself,
+and facts the passes, the AD and the backends ask:
+- `linear`: the outputs are linear in the float operands (a contribution built from zero
+  cotangents by it is zero: `add`, `mul` by a finite factor, `reshape`, `sum`, ...),
+- `cost`: what one element costs to compute again: 0 (more than it costs to keep), ARITHMETIC
+  (one arithmetic instruction: recomputed even for arrays) or CHEAP (one compare, select,
+  logic or index operation: recomputed for scalars, and fused into up to a few users).
 
 Who fills the table (nothing below imports anything above it):
 - `adlite.compiler.primitives` registers every primitive (`register`) with its own rules;
@@ -73,8 +79,11 @@ class Primitive:
     reduction: bool = False
     structural: bool = False
     formula: object | None = None
+    linear: bool = False
+    cost: int = 0
 
 
+ARITHMETIC, CHEAP = 1, 2  # the `cost` of a primitive: see the module docstring
 PRIMITIVES: dict[str, Primitive] = {}
 
 

@@ -20,7 +20,7 @@ from adlite import derivatives
 from ..ir import dtypes
 from ..ir.core import I64, Const, Type
 from ..ir.index import Int, NewAxis, Slice, Spec
-from ..ir.primitive import Primitive, register
+from ..ir.primitive import CHEAP, Primitive, register
 from .shapes import broadcast, reduced_shape, reduces_nothing
 from .vocabulary import BuilderOps, IndexKey
 
@@ -67,7 +67,8 @@ for _name in ("sum", "max", "min", "prod"):
     register(Primitive(_name, _reduce_type,
                        (lambda f: lambda x, axis, keepdims: (f(x, axis=axis, keepdims=keepdims),))(
                            getattr(np, _name)),
-                       py=_reduce_py(_name), reduction=True, **_reduction_rules(_name)))
+                       py=_reduce_py(_name), reduction=True, linear=_name == "sum",
+                       **_reduction_rules(_name)))
 
 
 def _empty_extremum_type(in_types, params):
@@ -130,7 +131,7 @@ def _linear_rules(name, indexed: int = 0):
                     for ti, a in zip(t[:len(diff)], diff, strict=True)]
         return [b.op(name, *tangents, *ints, **e.params)]
 
-    return {"vjp": vjp, "jvp": jvp, "formula": formula}
+    return {"vjp": vjp, "jvp": jvp, "formula": formula, "linear": True}
 
 
 register(Primitive(
@@ -194,7 +195,7 @@ def _sum_to_py(args, e):
 register(Primitive(
     "sum_to", _sum_to_type, _sum_to_impl,
     lambda b, e, cts: [b.broadcast_to(cts[0], shape=e.inputs[0].type.shape)],
-    lambda b, e, t: [b.sum_to(t[0], **e.params)], _sum_to_py, reduction=True))
+    lambda b, e, t: [b.sum_to(t[0], **e.params)], _sum_to_py, reduction=True, linear=True))
 
 
 # ---- matmul -------------------------------------------------------------------------------------
@@ -275,7 +276,7 @@ def _index_impl(x, *ints, spec):
 register(Primitive(
     "index", _index_type, _index_impl,
     py=lambda args, e: f"{args[0]}[{index_source(e.params['spec'], args[1:])}]",
-    **_linear_rules("index", indexed=1)))
+    cost=CHEAP, **_linear_rules("index", indexed=1)))
 
 
 def _update_type(in_types, params):
@@ -342,7 +343,7 @@ register(Primitive(
     lambda b, e, cts: [b.sum_to(cts[0], shape=None)],
     lambda b, e, t: [b.full(t[0], **e.params)],
     lambda args, e: (f"np.full({e.params['shape']}, {args[0]}, "
-                     f"dtype={NP_DTYPE[e.params['dtype'].dtype]})")))
+                     f"dtype={NP_DTYPE[e.params['dtype'].dtype]})"), linear=True))
 
 
 register(Primitive(
@@ -364,4 +365,5 @@ register(Primitive(
                        for i in range(len(e.inputs))],
     lambda b, e, t: [b.pack(*(ti if ti is not None else Const(0.0, a.type)
                               for ti, a in zip(t, e.inputs, strict=True)))],
-    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.dtype]})"))
+    lambda args, e: f"np.array([{', '.join(args)}], dtype={NP_DTYPE[e.inputs[0].type.dtype]})",
+    linear=True))

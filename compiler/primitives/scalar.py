@@ -16,7 +16,7 @@ from adlite import derivatives
 
 from ..ir import dtypes
 from ..ir.core import F64, I64, Type
-from ..ir.primitive import Primitive, register
+from ..ir.primitive import ARITHMETIC, CHEAP, Primitive, register
 from .ints import int64, int_pow, range_len
 from .shapes import broadcast, elementwise
 from .vocabulary import BuilderOps
@@ -51,11 +51,11 @@ def _ieee(fn):
 
 
 def _define(name, type_rule, impl, template, formula=None, differentiable=True,
-            array_template=None, int_template=None):
+            array_template=None, int_template=None, **facts):
     """Register a single-output primitive whose Python lowering is the format string
     `template` (`array_template` when an operand is an array, `int_template` when the result
     is a scalar int: it checks the int64 range); its `vjp` and `jvp` run the shared `formula`
-    (`adlite.derivatives`), or are None (not differentiable)."""
+    (`adlite.derivatives`), or are None (not differentiable). `facts`: `linear`, `cost`."""
 
     def py(args, eqn):
         arrays = array_template and any(a.type.is_array for a in eqn.inputs)
@@ -67,7 +67,8 @@ def _define(name, type_rule, impl, template, formula=None, differentiable=True,
     if formula is not None:
         vjp, jvp = _formula_vjp(formula), _formula_jvp(formula)
     register(Primitive(name, type_rule, _ieee(impl), vjp, jvp, py,
-                       differentiable=differentiable, elementwise=True, formula=formula))
+                       differentiable=differentiable, elementwise=True, formula=formula,
+                       **facts))
 
 
 def define_unary(name, impl, template, formula) -> None:
@@ -95,16 +96,20 @@ def _checked(fn):
     return lambda *args: int64(fn(*args)) if _python_ints(*args) else fn(*args)
 
 
-def _arith(name, type_rule, impl, template, int_template=None):
+def _arith(name, type_rule, impl, template, int_template=None, **facts):
     """An elementwise primitive whose derivative is the shared formula of the same name."""
     _define(name, type_rule, impl, template, derivatives.FORMULAS[name],
-            int_template=int_template)
+            int_template=int_template, **facts)
 
 
-_arith("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})", "_rt.int64({0} + {1})")
-_arith("sub", numeric, _checked(lambda x, y: x - y), "({0} - {1})", "_rt.int64({0} - {1})")
-_arith("mul", numeric, _checked(lambda x, y: x * y), "({0} * {1})", "_rt.int64({0} * {1})")
-_arith("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})")
+_arith("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})", "_rt.int64({0} + {1})",
+       linear=True, cost=ARITHMETIC)
+_arith("sub", numeric, _checked(lambda x, y: x - y), "({0} - {1})", "_rt.int64({0} - {1})",
+       linear=True, cost=ARITHMETIC)
+_arith("mul", numeric, _checked(lambda x, y: x * y), "({0} * {1})", "_rt.int64({0} * {1})",
+       linear=True, cost=ARITHMETIC)
+_arith("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})",
+       linear=True)
 _arith("arctan2", float_only, lambda y, x: np.arctan2(_float(y), _float(x)),
        "np.arctan2({0}, {1})")
 _arith("fmod", float_only, lambda x, y: np.fmod(_float(x), _float(y)), "np.fmod({0}, {1})")
@@ -161,7 +166,8 @@ _arith("clip", _clip_type, lambda x, lo, hi: np.clip(x, lo, hi), "np.clip({0}, {
 
 # ---- unary ------------------------------------------------------------------------------------
 
-_arith("neg", numeric, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})")
+_arith("neg", numeric, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})", linear=True,
+       cost=ARITHMETIC)
 _arith("abs", numeric, _checked(abs), "abs({0})", "_rt.int64(abs({0}))")
 for _name in ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin",
               "arccos", "arctan", "log1p", "expm1", "cbrt", "sign", "floor", "ceil", "log2",
@@ -175,14 +181,14 @@ for _name, _fn, _op in [("lt", np.less, "<"), ("le", np.less_equal, "<="),
                         ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="),
                         ("eq", np.equal, "=="), ("ne", np.not_equal, "!=")]:
     _define(_name, to_bool, (lambda f: lambda x, y: _bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
-            differentiable=False)
+            differentiable=False, cost=CHEAP)
 
 _define("and_", bool_only, lambda x, y: _bool(np.logical_and(x, y)), "({0} and {1})",
-        differentiable=False, array_template="np.logical_and({0}, {1})")
+        differentiable=False, array_template="np.logical_and({0}, {1})", cost=CHEAP)
 _define("or_", bool_only, lambda x, y: _bool(np.logical_or(x, y)), "({0} or {1})",
-        differentiable=False, array_template="np.logical_or({0}, {1})")
+        differentiable=False, array_template="np.logical_or({0}, {1})", cost=CHEAP)
 _define("not_", bool_only, lambda x: _bool(np.logical_not(x)), "(not {0})",
-        differentiable=False, array_template="np.logical_not({0})")
+        differentiable=False, array_template="np.logical_not({0})", cost=CHEAP)
 
 
 def _bool(value):
@@ -198,7 +204,8 @@ def _select_type(in_types, params):
 
 _define("select", _select_type, lambda c, x, y: np.where(c, x, y) if
         isinstance(c, np.ndarray) else (x if c else y), "({1} if {0} else {2})",
-        array_template="np.where({0}, {1}, {2})", formula=derivatives.FORMULAS["select"])
+        array_template="np.where({0}, {1}, {2})", formula=derivatives.FORMULAS["select"],
+        linear=True, cost=CHEAP)
 
 _CASTS = {dtypes.F64: "np.float64({0})", dtypes.F32: "np.float32({0})", dtypes.I64: "int({0})",
           dtypes.BOOL: "bool({0})"}
@@ -242,4 +249,4 @@ def _convert_py(args, eqn):
 
 register(Primitive(
     "convert", _convert_type, _ieee(_convert_impl), py=_convert_py, elementwise=True,
-    **_convert_rules()))
+    linear=True, cost=ARITHMETIC, **_convert_rules()))

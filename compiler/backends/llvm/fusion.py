@@ -9,7 +9,7 @@ A `fusible` equation (an elementwise primitive, a view `broadcast_to`, `full`, `
 constant-slice `index` (`static_view`), or a scatter with constant slices into an array, the
 adjoint of a slice) with one array result is fused when all its uses are by fusible
 equations or reductions of the same graph level (an `index_update` may also fill its buffer
-with a fused `full`): one use, or up to MAX_SHARED_USES for CHEAP operations. A fused node
+with a fused `full`): one use, or up to MAX_SHARED_USES for cheap ones (`_cheap`). A fused node
 reaches at most MAX_SHARED_USES consumer loops (each computes it once, memoised per
 position), and fused trees are at most MAX_FUSED_DEPTH deep (a node deeper is materialised),
 so the code stays linear in the program's size; a constant-slice view of a variable is one
@@ -24,8 +24,12 @@ from ...ir.index import has_runtime_index
 from ...ir.primitive import PRIMITIVES
 
 VIEWS = {"broadcast_to", "full", "arange"}
-CHEAP = {"add", "sub", "mul", "neg", "select", "convert", "lt", "le", "gt", "ge", "eq", "ne",
-         "and_", "or_", "not_", "broadcast_to", "full", "index"}
+
+
+def _cheap(eqn) -> bool:
+    """Cheap to compute again for each of a few users: the table's `cost`, and the views that
+    only repeat a value (broadcast_to, full)."""
+    return PRIMITIVES[eqn.prim].cost != 0 or eqn.prim in ("broadcast_to", "full")
 MAX_SHARED_USES = 3
 MAX_FUSED_DEPTH = 32
 
@@ -92,7 +96,7 @@ def plan_fusion(graph) -> set[int]:
         per_element = all(u is not None and (fusible(u) or PRIMITIVES[u.prim].reduction or
                                              _fills_base(u, eqn)) for u in users)
         shared_ok = len(users) == 1 or _load_view(eqn) or \
-            (eqn.prim in CHEAP and len(users) <= MAX_SHARED_USES)
+            (_cheap(eqn) and len(users) <= MAX_SHARED_USES)
         if not (users and per_element and shared_ok):
             continue
         reached = frozenset().union(*(loops.get(id(u.outputs[0]), {id(u)}) if u.outputs
