@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .ir.core import BOOL, F32, F64, I64, Type
+from .transformation import is_transformation
 
 ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
                 np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
@@ -133,7 +134,7 @@ def target_of(fn: Callable) -> tuple[Callable, tuple]:
     if inspect.ismethod(fn):
         return fn.__func__, (fn.__self__,)
     call = inspect.getattr_static(type(fn), "__call__", None)
-    if not inspect.isfunction(fn) and not hasattr(fn, "ir_for") and inspect.isfunction(call):
+    if not inspect.isfunction(fn) and not is_transformation(fn) and inspect.isfunction(call):
         return call, (fn,)  # an instance of a class with a __call__ method
     return fn, ()
 

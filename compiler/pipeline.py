@@ -59,6 +59,7 @@ from .ir.verify import verify
 from .passes import dump_requested, optimize, run_pass
 from .passes.custom_calls import expand
 from .passes.scatter import accumulate_scatters
+from .transformation import innermost, is_transformation
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class Compilation:
 
 def frontend(c: Compilation) -> None:
     """Python source -> IR (`jit` of a plain function with `effects`: the whole program)."""
-    if c.effects and not hasattr(c.fn, "ir_for"):
+    if c.effects and not is_transformation(c.fn):
         program = build_program(c.fn, list(c.types))
         c.primal, c.result = program.graph, program.layout
     else:
@@ -274,6 +275,4 @@ def lowered_text(c: Compilation, backend: str) -> str:
 
 def line_text(fn) -> Callable[[int], str]:
     """Line number -> text of the source file of `fn` (under any transformations)."""
-    while hasattr(fn, "ir_for"):
-        fn = fn.fn
-    return get_source(fn).line
+    return get_source(innermost(fn)).line

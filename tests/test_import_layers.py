@@ -34,6 +34,7 @@ GRAPH = ImportGraph(Path(__file__).resolve().parent.parent / "compiler", "adlite
 
 LAYERS = {
     "errors": 0, "status": 0, "compile_once": 0, "gast_adapter": 0, "tracebacks": 0,
+    "transformation": 0,
     "ir": 1,
     "primitives": 2, "arguments": 2, "log": 2,
     "ad": 3, "passes": 3, "structured_calls": 3,

@@ -25,6 +25,7 @@ from ..arguments import Node, Static
 from ..ir.builder import const
 from ..ir.core import Atom, Const, Type, Var
 from ..ir.transform import inline
+from ..transformation import is_transformation
 from . import (
     array_functions,
     closures,
@@ -93,7 +94,7 @@ class Calls:
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
             func = func.fn  # inlined as Python, so that writes into arguments are seen
-        if hasattr(func, "ir_for"):
+        if is_transformation(func):
             if kwargs:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
                                               "transformations", "pass arguments by position")

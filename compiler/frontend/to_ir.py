@@ -45,6 +45,7 @@ from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE
 from ..ir.transform import inline
 from ..passes.dce import dce
+from ..transformation import is_transformation
 from . import (
     array_functions,
     closures,
@@ -119,7 +120,7 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
     `arg_types` has one tree per parameter (see `arguments.py`; a plain `Type` for a number
     or an array); the graph's inputs are the trees' runtime leaves, its outputs the
     result's leaves, and the third element is the result's tree."""
-    if hasattr(fn, "ir_for"):  # an adlite transformation (e.g. grad of grad)
+    if is_transformation(fn):  # e.g. grad of grad
         with externals.recording():
             graph, tree = fn.ir_for(tuple(arg_types))
             b = Builder()
