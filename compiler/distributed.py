@@ -325,14 +325,12 @@ def _scatter(client, shards: Sequence[tuple]) -> list:
 def _send(client, data: list, broadcast: bool = False) -> list:
     """`client.scatter(data)`, tried again while a worker that just died is still listed (its
     connection fails: OSError) until the scheduler has removed it."""
-    for delay in (0.1, 0.3, 1.0, 3.0, None):
+    for delay in (0.1, 0.3, 1.0, 3.0):
         try:
             return client.scatter(data, broadcast=broadcast, hash=False)
         except OSError:
-            if delay is None:
-                raise
             time.sleep(delay)
-    raise AssertionError("unreachable")
+    return client.scatter(data, broadcast=broadcast, hash=False)  # its error, if any, stands
 
 
 def _cancelled(futures: Sequence) -> list[int]:

@@ -133,6 +133,24 @@ class ImportGraph:
                 if layer(w) > layer(v)]
 
 
+def layer_tests(graph: ImportGraph, layers: dict[str, int]) -> tuple:
+    """The three checks every layered package runs, as test functions for its test module:
+    every module has a layer, the import graph has no cycle, imports go down the layers."""
+    def test_every_module_has_a_layer():
+        missing = graph.unlayered(layers)
+        assert not missing, missing
+
+    def test_no_import_cycles():
+        cycles = graph.cycles()
+        assert not cycles, "\n".join(cycles)
+
+    def test_imports_go_down_the_layers():
+        upward = graph.upward(layers)
+        assert not upward, "\n".join(upward)
+
+    return test_every_module_has_a_layer, test_no_import_cycles, test_imports_go_down_the_layers
+
+
 def _top(name: str) -> str:
     return name.split(".")[0] or "__init__"
 

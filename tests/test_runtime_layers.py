@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .import_graph import ImportGraph
+from .import_graph import ImportGraph, layer_tests
 
 GRAPH = ImportGraph(Path(__file__).resolve().parent.parent / "runtime", "adlite.runtime")
 
@@ -49,19 +49,8 @@ LAYERS = {
 }
 
 
-def test_every_module_has_a_layer():
-    missing = GRAPH.unlayered(LAYERS)
-    assert not missing, missing
-
-
-def test_no_import_cycles():
-    cycles = GRAPH.cycles()
-    assert not cycles, "\n".join(cycles)
-
-
-def test_imports_go_down_the_layers():
-    upward = GRAPH.upward(LAYERS)
-    assert not upward, "\n".join(upward)
+test_every_module_has_a_layer, test_no_import_cycles, test_imports_go_down_the_layers = \
+    layer_tests(GRAPH, LAYERS)
 
 
 def test_no_function_level_imports():

@@ -313,8 +313,9 @@ def _close(graph: Graph, hidden: set[int]) -> None:
 def _pass_in(eqn: Eqn, subs: list[Graph], needed: list[Var]) -> None:
     """Loops take them as consts (after the others), branches as operands (last)."""
     if eqn.prim == "while":
-        at = While(eqn).n_consts
-        While(eqn).add_consts(needed)
+        loop = While(eqn)
+        at = loop.n_consts
+        loop.add_consts(needed)
     else:
         at = len(eqn.inputs) - 1
         eqn.inputs += needed

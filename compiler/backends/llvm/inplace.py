@@ -41,7 +41,8 @@ def _early_read(eqn, position: int, update_position: int) -> bool:
 
 
 def in_place_updates(eqn) -> dict[int, set[int]]:
-    body, n = While(eqn).body, While(eqn).n_consts
+    loop = While(eqn)
+    body, n = loop.body, loop.n_consts
     uses: dict[int, list] = {}
     for position, e in enumerate(body.eqns):
         for a in e.inputs:

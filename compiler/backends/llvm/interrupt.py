@@ -114,7 +114,8 @@ def _work(eqn: Eqn, function: Graph) -> int | None:
 
 
 def _trip_count(loop: Eqn, function: Graph) -> int | None:
-    n, cond = While(loop).n_consts, While(loop).cond
+    view = While(loop)
+    n, cond = view.n_consts, view.cond
     if len(cond.eqns) != 1 or cond.outputs[0] is not cond.eqns[0].outputs[0]:
         return None
     test = cond.eqns[0]
@@ -146,7 +147,8 @@ def _trip_count(loop: Eqn, function: Graph) -> int | None:
 
 def _step(loop: Eqn, j: int) -> int:
     """s when carry j (an index into the body's inputs) becomes `carry + s`, else 0."""
-    n, body = While(loop).n_consts, While(loop).body
+    view = While(loop)
+    n, body = view.n_consts, view.body
     update = body.outputs[j - n]
     return next((_STEP_SIGN[e.prim] * e.inputs[1].value for e in body.eqns
                  if e.outputs == [update] and e.prim in _STEP_SIGN
