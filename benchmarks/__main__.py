@@ -18,6 +18,7 @@ import sys
 import time
 import timeit
 
+from adlite.compiler import wait_optimised
 from adlite.compiler.backends.llvm import threads
 
 from . import compile_time, workloads
@@ -46,6 +47,7 @@ ADBENCH_PUBLISHED = "ADBench 2018, GMM 10k: manual C++ 1.9-7.2, Tapenade 3.7-15.
 
 def best_time(fn, args, budget: float = 0.5) -> float:
     fn(*args)
+    wait_optimised()  # time the optimised tier (the first calls run the quick one)
     start = time.perf_counter()
     fn(*args)
     once = max(time.perf_counter() - start, 1e-7)

@@ -19,6 +19,7 @@ any submodule, so the table is complete whichever module a program imports.
 
 from . import ad, primitives  # noqa: F401  (fill the primitive table before anything else)
 from .api import grad, jit, jvp, show, value_and_grad, vjp
+from .backends.llvm.tiers import wait as wait_optimised
 from .batching import vmap
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import (
@@ -33,4 +34,4 @@ from .jacobian import hessian, jacfwd, jacobian, jacrev
 __all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "AdliteTypeError",
            "AdliteValueError", "custom_jvp", "custom_vjp", "grad", "hessian", "jacfwd",
            "jacobian", "jacrev", "jit", "jvp", "show", "stop_gradient", "value_and_grad", "vjp",
-           "vmap"]
+           "vmap", "wait_optimised"]

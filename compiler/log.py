@@ -10,10 +10,13 @@ to stderr):
   compiled before; the values it reads from outside changed; or the same signature again,
   for a new transformed object), the disk cache (hit, miss, off, or unused: Python
   backend) and the seconds spent per stage, in the order first entered: frontend, optimize,
-  ad, lower (IR to LLVM IR), cache (the key and the disk), llvm-opt (LLVM's O3 passes),
-  codegen (object code), load (linking it), other (the rest, when at least 0.5 ms). A
-  stage's time excludes the stages nested in it; they add up to the compilation's.
-  `record.compilation` is the same as a `Compiled`.
+  ad, lower (IR to LLVM IR), cache (the key and the disk), llvm-opt (LLVM's O3 passes;
+  absent for the quick tier), codegen (object code), load (linking it), other (the rest,
+  when at least 0.5 ms). A stage's time excludes the stages nested in it; they add up to
+  the compilation's. `record.compilation` is the same as a `Compiled`.
+- `adlite.compile`, INFO: the optimised tier of a function is swapped in (`optimised`), with
+  its llvm-opt and codegen seconds on the background thread; ERROR with the traceback when
+  building it failed (`optimiser_failed`: the quick code stays).
 - `adlite.compile`, INFO: a parameter becomes a compile-time value because the function
   needs its value when compiling (`specialised`, called by the API), naming where.
 - `adlite.compile`, WARNING: one Python function, under one transformation (whichever
@@ -244,6 +247,21 @@ def disk_cache(status: str) -> None:
     records = _records()
     if records:
         records[-1].compiled.disk_cache = status
+
+
+def optimised(symbol: str, optimising: float, generating: float) -> None:
+    """The optimised tier of native function `symbol` is in use (backends/llvm/tiers.py),
+    after `optimising` seconds in LLVM's O3 passes and `generating` in code generation."""
+    logger = _logger("compile")
+    if logger.isEnabledFor(INFO):
+        logger.info("optimised code of %s swapped in: llvm-opt %.3f s, codegen %.3f s "
+                    "(on the background thread)", symbol, optimising, generating)
+
+
+def optimiser_failed() -> None:
+    """The background thread could not build an optimised tier: the quick code stays."""
+    _logger("compile").exception("optimising on the background thread failed; the first "
+                                 "tier's code (the same results) stays in use")
 
 
 # ---- the functions compiled -------------------------------------------------------------------

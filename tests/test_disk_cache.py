@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from adlite.compiler import jit
+from adlite.compiler import jit, wait_optimised
 from adlite.compiler.backends.llvm import cache
 
 from . import lifecycle_array_helpers as arrays
@@ -24,6 +24,7 @@ def folder(tmp_path, monkeypatch):
 
 
 def _entries(folder):
+    wait_optimised()  # the optimised tier is what is stored
     return sorted(folder.glob("*.o"))
 
 

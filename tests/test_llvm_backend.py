@@ -96,7 +96,8 @@ def test_disk_cache_is_used_and_survives_corruption(tmp_path):
         "j.parse_and_optimize = lambda *a: calls.append(1) or orig(*a)\n"
         "print(grad(ex.long_loop)(1.0, 10), len(calls))\n"
     )
-    env = {**os.environ, "ADLITE_CACHE_DIR": str(tmp_path)}
+    # full: the optimisation runs in this process (tiered: in the optimising process)
+    env = {**os.environ, "ADLITE_CACHE_DIR": str(tmp_path), "ADLITE_OPT": "full"}
 
     def run():
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,

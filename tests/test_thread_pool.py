@@ -57,7 +57,7 @@ def test_workers_start_on_the_first_parallel_loop_only(tmp_path):
         value = jit(rosenbrock)(big)
         assert abs(value - reference(big)) <= 1e-9 * abs(value)
         print(after_small - start, tasks() - start)
-    ''', tmp_path, {"ADLITE_NUM_THREADS": "4"})
+    ''', tmp_path, {"ADLITE_NUM_THREADS": "4", "ADLITE_OPT": "full"})  # no optimiser thread
     assert out.split() == ["0", "3"]  # the caller and three workers
 
 

@@ -78,10 +78,15 @@ def compile_graph(graph, name: str) -> NativeFunction:
     log.disk_cache("off" if cache.directory() is None else "miss" if code is None else "hit")
     if code is not None:
         return jit_object(code, symbol, in_types, out_types)
-    native = jit_module(lower_module(graph, symbol), symbol, in_types, out_types)
+    return jit_module(lower_module(graph, symbol), symbol, in_types, out_types,
+                      store=functools.partial(_store, key, cache.directory()))
+
+
+def _store(key: str, folder: Path | None, object_code: bytes) -> None:
+    """Keep the optimised code of `key` in the cache directory of the compilation (the
+    quick tier's code is never stored)."""
     with log.stage("cache"):
-        cache.store(key, native.object_code)
-    return native
+        cache.store(key, object_code, folder)
 
 
 def llvm_ir(graph, name: str) -> str:

@@ -150,9 +150,10 @@ def load(key: str) -> bytes | None:
     return code
 
 
-def store(key: str, code: bytes) -> None:
-    """Store `code` under `key`, then evict least recently used entries past the cap."""
-    folder = directory()
+def store(key: str, code: bytes, folder: Path | None | str = "") -> None:
+    """Store `code` under `key` in `folder` (by default `directory()`; None: nowhere), then
+    evict least recently used entries past the cap."""
+    folder = directory() if folder == "" else folder
     if folder is None:
         return
     cap = max_bytes()

@@ -27,8 +27,9 @@ import ctypes.util
 import functools
 import operator
 import threading
+import time
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -45,7 +46,7 @@ from ...status import (
     SINGULAR_DIAGONAL,
     linalg_message,
 )
-from . import effects, interrupt, numpy_api, threads, vector_math
+from . import effects, interrupt, numpy_api, threads, tiers, vector_math
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -78,12 +79,14 @@ def initialize() -> None:
         _initialized = True
 
 
-def host_target_machine(jit: bool = True):
+def host_target_machine(jit: bool = True, opt: int = 3):
+    """The host CPU's target machine; `opt` is code generation's level (0: the fast
+    instruction selector and register allocator of the quick tier, see tiers.py)."""
     initialize()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
                                         features=llvm.get_host_cpu_features().flatten(),
-                                        opt=3, jit=jit,
+                                        opt=opt, jit=jit,
                                         reloc="default" if jit else "pic",
                                         codemodel="jitdefault" if jit else "default")
 
@@ -106,17 +109,18 @@ def optimize(module_ref, tm, slp: bool = True) -> None:
                 mpm.detach()
 
 
-def parse_and_optimize(ir_text: str, tm):
+def parse_and_optimize(ir_text: str, tm, context=None):
     """The optimised module, its very long blocks split for code generation (without SLP
-    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`)."""
-    module_ref = _parse(ir_text, tm)
+    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`), parsed
+    in LLVM context `context` (None: the global one, which only compilations use)."""
+    module_ref = _parse(ir_text, tm, context)
     optimize(module_ref, tm, slp=longest_block(ir_text) <= SLP_LIMIT)
     split = split_long_blocks(str(module_ref))
-    return module_ref if split is None else _parse(split, tm)
+    return module_ref if split is None else _parse(split, tm, context)
 
 
-def _parse(ir_text: str, tm):
-    module_ref = llvm.parse_assembly(ir_text)
+def _parse(ir_text: str, tm, context=None):
+    module_ref = llvm.parse_assembly(ir_text, context)
     module_ref.verify()
     module_ref.triple = tm.triple
     module_ref.data_layout = str(tm.target_data)
@@ -218,29 +222,51 @@ class NativeFunction:
     for the user's `print` and failed checks, which do not call it again)."""
 
     def __init__(self, engine, name: str, in_types: list, out_types: list,
-                 object_code: bytes) -> None:
+                 object_code: bytes, forwarded: tuple[str, ...] = ()) -> None:
         self.engine = engine
         self.object_code = object_code
-        self.address = engine.get_function_address(name)
-        if not self.address:
-            raise RuntimeError(f"compiled function {name} not found in its module")
+        self.name = name
         self.in_types, self.out_types = in_types, out_types
-        size_fn = engine.get_function_address(f"{name}_scratch")
-        self._scratch_size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)() if size_fn else None
-        self._thread = threading.local()  # .scratch: this thread's scratch buffer
-        # CFUNCTYPE releases the GIL during the call
-        self._fn = ctypes.CFUNCTYPE(
-            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
-                              for t in in_types],
-            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.dtype])
-              for t in out_types], *([ctypes.c_void_p] if size_fn else []))(self.address)
+        self.optimised: NativeFunction | _Engine | None = None  # the swapped-in tier
+        self._forwarded = forwarded  # entry points forwarding to it (tiers.py)
+        self._kernel = self._kernel_of(engine)
+        self._thread = threading.local()  # .scratch: (size, argument, buffer) of this thread
         self._convert = [_converter(t) for t in in_types]
         self._read = [None if t.is_array else _scalar_reader(t) for t in out_types]
-        self.name = name
         wrapper = engine.get_function_address(CONVERTING + name)
         self.call = self._builtin(wrapper, self._ctypes_call) if wrapper else \
             self._ctypes_call
         interrupt.install()  # again if signal.signal(SIGINT, ...) replaced it since
+
+    def _kernel_of(self, engine) -> tuple[Callable, int | None]:
+        """The ctypes function of this signature's kernel in `engine`, and its scratch size
+        (None: it takes no scratch buffer)."""
+        address = engine.get_function_address(self.name)
+        if not address:
+            raise RuntimeError(f"compiled function {self.name} not found in its module")
+        size_fn = engine.get_function_address(f"{self.name}_scratch")
+        size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)() if size_fn else None
+        # CFUNCTYPE releases the GIL during the call
+        fn = ctypes.CFUNCTYPE(
+            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
+                              for t in self.in_types],
+            *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.dtype])
+              for t in self.out_types], *([ctypes.c_void_p] if size_fn else []))(address)
+        return fn, size
+
+    def adopt(self, optimised: _Engine) -> None:
+        """Swap in the optimised tier of this function (tiers.py): the generated entry points
+        forward to its entry points from the next call on, the ctypes path calls its kernel.
+        Any thread may call it, once."""
+        kernel = self._kernel_of(optimised.engine)
+        self.optimised = optimised
+        self.object_code = optimised.object_code
+        self._kernel = kernel
+        for entry in self._forwarded:
+            slot = self.engine.get_global_value_address(tiers.slot_name(entry))
+            target = optimised.engine.get_function_address(entry)
+            if slot and target:  # an aligned 8-byte store: the entries read it atomically
+                ctypes.c_void_p.from_address(slot).value = target
 
     def _builtin(self, address: int, fallback: Callable) -> Callable:
         return make_builtin(address, self.name, (fallback, raise_for_status, self))
@@ -255,52 +281,109 @@ class NativeFunction:
     def __call__(self, *args):
         return self.call(*args)
 
-    def _scratch(self) -> tuple:
-        """The scratch argument of array code: this thread's buffer, allocated on first use."""
-        if self._scratch_size is None:
+    def _scratch(self, size: int | None) -> tuple:
+        """The scratch argument of array code: this thread's buffer of `size` bytes,
+        allocated on first use (again when the optimised tier needs another size)."""
+        if size is None:
             return ()
-        try:
-            return self._thread.scratch
-        except AttributeError:
+        held = getattr(self._thread, "scratch", None)
+        if held is None or held[0] != size:
             try:
-                buffer = np.empty(max(self._scratch_size, 64), dtype=np.uint8)
+                buffer = np.empty(max(size, 64), dtype=np.uint8)
             except MemoryError:
                 raise_for_status(NO_MEMORY)  # as the generated entry point reports it
-            self._thread.scratch = (buffer.ctypes.data,)
-            self._thread.buffer = buffer
-            return self._thread.scratch
+            held = self._thread.scratch = (size, (buffer.ctypes.data,), buffer)
+        return held[1]
 
     def _ctypes_call(self, *args):
         if len(args) != len(self.in_types):
             raise TypeError(f"{self.name}() takes {len(self.in_types)} positional arguments "
                             f"but {len(args)} were given")
+        fn, size = self._kernel  # one tier for the whole call
         # the argument lists keep the arrays alive until the call returns
         inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
         outputs = [np.empty(t.shape, dtype=t.dtype.numpy) if t.is_array
                    else C_TYPES[t.dtype]() for t in self.out_types]
         passed = [a.ctypes.data if isinstance(a, np.ndarray) else a for a in inputs + outputs]
-        status = self._fn(*passed, *self._scratch())
+        status = fn(*passed, *self._scratch(size))
         while status == INTERRUPTED:  # no signal handler raised: start again
             interrupt.acknowledge()
-            status = self._fn(*passed, *self._scratch())
+            status = fn(*passed, *self._scratch(size))
         if status:
             raise_for_status(status)
         return tuple(out if read is None else read(out)
                      for out, read in zip(outputs, self._read, strict=True))
 
 
-def jit_module(module, name: str, in_types: list, out_types: list) -> NativeFunction:
+class _Engine(NamedTuple):
+    """The optimised tier's object code, loaded in an engine of its own."""
+
+    engine: Any
+    object_code: bytes
+
+
+def jit_module(module, name: str, in_types: list, out_types: list,
+               store: Callable[[bytes], None] | None = None) -> NativeFunction:
+    """The native function of `module` (see the module doc) built as `tiers.mode()` says;
+    `store(object_code)` is called with the O3 code once it exists (not for `fast`)."""
+    entries = []
     if python_api_available() and wraps(in_types, out_types):
         add_python_wrapper(module, name, in_types, out_types)
-    with host_target_machine() as tm:
-        with log.stage("llvm-opt"):
-            optimized = parse_and_optimize(str(module), tm)
+        entries = [CONVERTING + name, STRICT + name]
+    text = str(module)
+    setting = tiers.mode()
+    if setting == "full":
+        object_code = optimised_object(text)[0]
+        native = jit_object(object_code, name, in_types, out_types)
+        if store is not None:
+            store(object_code)
+        return native
+    if setting == "tiered":
+        signatures = [(e, str(module.get_global(e).function_type.return_type),
+                       [str(a) for a in module.get_global(e).function_type.args])
+                      for e in entries]
+        quick_text = tiers.with_forwarders(text, signatures)
+    else:
+        quick_text, entries = text, []
+    with host_target_machine(opt=0) as tm:
         with log.stage("codegen"):
+            object_code = tm.emit_object(_parse(quick_text, tm))
+    native = jit_object(object_code, name, in_types, out_types, tuple(entries))
+    if setting == "tiered":
+        tiers.submit(lambda: _optimise_in_background(native, text, store))
+    return native
+
+
+def optimised_object(text: str, stage: Callable = log.stage) -> tuple[bytes, float, float]:
+    """The O3 object code of module `text` for the host CPU (what `full` compiles), and the
+    seconds spent in LLVM's passes and in code generation (also timed as the stages
+    `llvm-opt` and `codegen` of the current compilation, if any)."""
+    with host_target_machine() as tm:
+        start = time.perf_counter()
+        with stage("llvm-opt"):
+            optimized = parse_and_optimize(text, tm)
+        optimising = time.perf_counter() - start
+        with stage("codegen"):
             object_code = tm.emit_object(optimized)
-    return jit_object(object_code, name, in_types, out_types)
+    return object_code, optimising, time.perf_counter() - start - optimising
 
 
-def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -> NativeFunction:
+def _optimise_in_background(native: NativeFunction, text: str,
+                            store: Callable[[bytes], None] | None) -> None:
+    """Have the optimising process build the O3 code of module `text`, load it and swap it
+    into `native` (tiers.py)."""
+    object_code, optimising, generating = tiers.optimised(text)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), host_target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    native.adopt(_Engine(engine, object_code))
+    if store is not None:
+        store(object_code)
+    log.optimised(native.name, optimising, generating)
+
+
+def jit_object(object_code: bytes, name: str, in_types: list, out_types: list,
+               forwarded: tuple[str, ...] = ()) -> NativeFunction:
     with log.stage("load"):
         tm = host_target_machine()
         if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
@@ -308,7 +391,7 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list) -
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
         engine.finalize_object()
-        return NativeFunction(engine, name, in_types, out_types, object_code)
+        return NativeFunction(engine, name, in_types, out_types, object_code, forwarded)
 
 
 def native_of(call: Callable) -> NativeFunction | None:
