@@ -84,8 +84,8 @@ def _reduce(cx, env, x, axes, kind, out_shape):
     kept = [d for d in range(len(shape)) if d not in axes]
     kept_shape = [shape[d] for d in kept]
     out = alloc(cx, out_shape, elem)
-    any_nest(cx, out_shape, lambda c: store(cx,
-        out, x.type.with_shape(out_shape), offset(cx, out_shape, c),
+    any_nest(cx, out_shape, lambda c: store(
+        cx, out, x.type.with_shape(out_shape), offset(cx, out_shape, c),
         ir.Constant(elem, init)))
 
     def accumulate(target, first=None):
@@ -246,7 +246,7 @@ def lower_transpose(cx, eqn, env):
         for c, a in zip(coords, axes, strict=True):
             off = cx.b.add(off, cx.b.mul(c, ir.Constant(I64, src_strides[a])))
         store(cx, ptr, out.type, offset(cx, out.type.shape, coords),
-                 load(cx, src, x.type, off))
+              load(cx, src, x.type, off))
 
     any_nest(cx, out.type.shape, body)
     return [ptr]
@@ -265,7 +265,7 @@ def lower_concatenate(cx, eqn, env):
             target = list(coords)
             target[axis] = cx.b.add(coords[axis], ir.Constant(I64, shift))
             store(cx, ptr, out.type, offset(cx, out.type.shape, target),
-                     element(cx, env, part, coords))
+                  element(cx, env, part, coords))
 
         loop_nest(cx, part.type.shape, body)
         start += part.type.shape[axis]
@@ -305,8 +305,7 @@ def lower_matmul(cx, eqn, env):
             return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
                          source_etype=elem)
 
-        loop_nest(cx, (m, n), lambda co: b.store(ir.Constant(elem, 0.0),
-                                                at(c, co[0], co[1], n)))
+        loop_nest(cx, (m, n), lambda co: b.store(ir.Constant(elem, 0.0), at(c, co[0], co[1], n)))
 
         def body(co):
             i, p, j = co
@@ -378,8 +377,8 @@ def lower_index(cx, eqn, env):
     if not out.type.is_array:
         return [load(cx, src, x.type, source([]))]
     ptr = alloc(cx, out.type.shape, element_type(out.type))
-    loop_nest(cx, out.type.shape, lambda co: store(cx,
-        ptr, out.type, offset(cx, out.type.shape, co), load(cx, src, x.type, source(co))))
+    loop_nest(cx, out.type.shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, out.type.shape, co), load(cx, src, x.type, source(co))))
     return [ptr]
 
 
@@ -393,8 +392,8 @@ def lower_index_update(cx, eqn, env):
     elif isinstance(env[id(x)], Lazy):  # a constant fill
         ptr = alloc(cx, x.type.shape, element_type(x.type))
         fill = cx.value(env, env[id(x)].eqn.inputs[0])
-        loop_nest(cx, x.type.shape, lambda co: store(cx,
-            ptr, x.type, offset(cx, x.type.shape, co), fill))
+        loop_nest(cx, x.type.shape, lambda co: store(
+            cx, ptr, x.type, offset(cx, x.type.shape, co), fill))
     else:
         ptr = copy_array(cx, env[id(x)], x.type)
     target = _index_map(cx, env, eqn, x.type.shape, ints)

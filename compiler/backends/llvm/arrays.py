@@ -1,24 +1,23 @@
-"""LLVM lowering of float64 / float32 / int64 / bool arrays, with elementwise fusion.
+"""Arrays in LLVM code: float64 / float32 / int64 / bool buffers, their memory and loop nests.
 
-Contract (mixed into `FunctionLowering`: the services the rules of the array primitives
-(`array_rules.py`) and of the other array code use through `cx`; `lower_elementwise` is the
-rule of the elementwise primitives and views on arrays):
+Contract (functions of the lowering context `cx`, context.py, that the rules of the array
+primitives and the elementwise code (elements.py) use: `alloc`, `copy_array`, `loop_nest`,
+`coordinate_range`, `slice_cuts`, `offset`, `load`, `store`):
 - An array value is a pointer to contiguous row-major float64, float32 or int64 data (bool
   arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
   and freed on every exit path (arrays are immutable, so buffers never alias writes).
 - Fusion: the results `fusion.plan_fusion` picks are not materialised (the environment holds
-  a `fusion.Lazy`): the loop nests of their consumers compute them per element (`element`,
-  memoised per position), with numpy broadcasting applied to every node of the fused tree.
-  A loop nest computing fused scatters (the adjoints of slices) is split at their slice
-  boundaries into ranges, run in the same row-major order, each a plain loop that reads
-  contiguous elements with no per-element select (`slice_cuts`, `loop_nest`): the loops
-  vectorise, and the values (sums included) keep their bits. The innermost loop of a nest is
-  kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW long or longer, so that it,
-  not the loop over rows, is vectorised.
+  a `fusion.Lazy`): the loop nests of their consumers compute them per element
+  (`elements.element`). A loop nest computing fused scatters (the adjoints of slices) is
+  split at their slice boundaries into ranges, run in the same row-major order, each a plain
+  loop that reads contiguous elements with no per-element select (`slice_cuts`,
+  `loop_nest`): the loops vectorise, and the values (sums included) keep their bits. The
+  innermost loop of a nest is kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW
+  long or longer, so that it, not the loop over rows, is vectorised.
 - Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
   reduction, a transpose: `array_rules.py`) runs on the thread pool in fixed blocks of rows
-  of dimension 0 (`any_nest`, parallel.py, threads.py); the loops keep their bits, and
+  of dimension 0 (`parallel.any_nest`, threads.py); the loops keep their bits, and
   reductions over dimension 0 combine per-block partials in block order (`array_rules.py`).
   Scatters with run-time indices (repeated indices accumulate) stay serial.
 - `blas()` finds numpy's OpenBLAS and loads it on first use, never at import;
@@ -31,6 +30,7 @@ import ctypes
 import functools
 import glob
 import os
+from collections.abc import Callable
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -40,6 +40,7 @@ from ...ir import dtypes
 from ...ir.core import Var, walk_eqns
 from ...ir.index import NewAxis
 from ...primitives.decompositions import LAPACK
+from .context import LoweringContext
 from .fusion import VIEWS, Lazy, static_view
 from .ops import F64, I64
 from .tapes import push
@@ -125,10 +126,11 @@ def blas_for(graph) -> str:
     return ""
 
 
-def alloc(cx, shape, elem=F64):  # elem: the storage type of one element
-    """A buffer for an array. Outside loops it is a fixed slice of the caller's scratch
-    buffer (planned at compile time, reused by every call: no malloc, no page faults);
-    inside loops it comes from malloc and is freed at exit."""
+def alloc(cx: LoweringContext, shape, elem: ir.Type = F64) -> ir.Value:
+    """A buffer for an array of `elem`s (the storage type of one element). Outside loops it
+    is a fixed slice of the caller's scratch buffer (planned at compile time, reused by every
+    call: no malloc, no page faults); inside loops it comes from malloc and is freed at
+    exit."""
     nbytes = n_elements(shape) * {I8: 1, F32: 4}.get(elem, 8)
     if cx.loop_depth == 0:
         start = cx.scratch_size
@@ -141,7 +143,7 @@ def alloc(cx, shape, elem=F64):  # elem: the storage type of one element
     return ptr
 
 
-def loop_nest(cx, shape, body, cuts=None, rows=None) -> None:
+def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) -> None:
     """Run `body(coords)` for every index of `shape` (row-major, innermost fastest).
     `cuts` (one collection of positions per dimension, see `slice_cuts`) splits each
     dimension into ranges, each its own loop (a range of one position: a constant), in
@@ -210,7 +212,7 @@ def loop_nest(cx, shape, body, cuts=None, rows=None) -> None:
         cx.ranges = outer_ranges
 
 
-def coordinate_range(cx, c):
+def coordinate_range(cx: LoweringContext, c) -> tuple[int, int] | None:
     """(lo, hi) of the values a loop coordinate takes in the current loop, or None."""
     if isinstance(c, ir.Constant):
         return c.constant, c.constant + 1
@@ -218,7 +220,7 @@ def coordinate_range(cx, c):
     return known[1:] if known is not None and known[0] is c else None
 
 
-def slice_cuts(cx, env, atom, shape) -> list[set[int]]:
+def slice_cuts(cx: LoweringContext, env: dict, atom, shape) -> list[set[int]]:
     """Per dimension of a loop nest over `shape` computing `atom`: the boundaries of the
     constant-slice regions of the scatters fused into `atom` that read the loop's
     coordinates directly (through elementwise operations, broadcasts and scatter bases)."""
@@ -252,7 +254,7 @@ def slice_cuts(cx, env, atom, shape) -> list[set[int]]:
     return cuts
 
 
-def offset(cx, shape, coords):
+def offset(cx: LoweringContext, shape, coords: list) -> ir.Value:
     """Flat offset of `shape`'s element at the broadcast position `coords`."""
     b = cx.b
     aligned = coords[len(coords) - len(shape):] if shape else []
@@ -263,7 +265,7 @@ def offset(cx, shape, coords):
     return total
 
 
-def load(cx, ptr, t, off):
+def load(cx: LoweringContext, ptr: ir.Value, t, off: ir.Value) -> ir.Value:
     elem = element_type(t)
     value = cx.b.load(cx.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
     # a bool element is true for any nonzero byte, as numpy reads it (masks from files or
@@ -271,14 +273,14 @@ def load(cx, ptr, t, off):
     return cx.b.icmp_unsigned("!=", value, ir.Constant(I8, 0)) if elem == I8 else value
 
 
-def store(cx, ptr, t, off, value):
+def store(cx: LoweringContext, ptr: ir.Value, t, off: ir.Value, value: ir.Value) -> None:
     elem = element_type(t)
     if elem == I8:
         value = cx.b.zext(value, I8)
     cx.b.store(value, cx.b.gep(ptr, [off], inbounds=True, source_etype=elem))
 
 
-def copy_array(cx, ptr, t):
+def copy_array(cx: LoweringContext, ptr: ir.Value, t) -> ir.Value:
     copy = alloc(cx, t.shape, element_type(t))
     memcpy = cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
     cx.b.call(memcpy, [copy, ptr, ir.Constant(I64, n_elements(t.shape) * itemsize(t))])

@@ -144,8 +144,7 @@ def materialize(cx: LoweringContext, env: dict, var) -> ir.Value:
     strides = var.type.shape
 
     def body(coords):
-        store(cx, ptr, var.type, offset(cx, strides, coords),
-                   element(cx, env, var, coords))
+        store(cx, ptr, var.type, offset(cx, strides, coords), element(cx, env, var, coords))
 
     any_nest(cx, var.type.shape, body, slice_cuts(cx, env, var, var.type.shape))
     return ptr

@@ -40,8 +40,8 @@ def lower_take(cx, eqn, env):
     if not out.type.is_array:
         return [element(cx, env, x, _gathered(cx, env, idx, [], axis, n))]
     ptr = alloc(cx, out.type.shape, element_type(out.type))
-    loop_nest(cx, out.type.shape, lambda co: store(cx,
-        ptr, out.type, offset(cx, out.type.shape, co),
+    loop_nest(cx, out.type.shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, out.type.shape, co),
         element(cx, env, x, _gathered(cx, env, idx, list(co), axis, n))))
     return [ptr]
 
@@ -53,8 +53,8 @@ def lower_take_add(cx, eqn, env):
     axis, shape = eqn.params["axis"], eqn.params["shape"]
     elem, floats = element_type(out.type), out.type.is_float
     ptr = alloc(cx, shape, elem)
-    loop_nest(cx, shape, lambda co: store(cx,
-        ptr, out.type, offset(cx, shape, co), ir.Constant(elem, 0.0 if floats else 0)))
+    loop_nest(cx, shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, shape, co), ir.Constant(elem, 0.0 if floats else 0)))
     plus = cx.b.fadd if floats else cx.b.add  # int64 sums: np.add.at of int arrays
 
     def add(co):

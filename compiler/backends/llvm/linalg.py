@@ -229,8 +229,8 @@ def lower_solve_triangular(cx, eqn, env):
         matrix = env[id(a)]
         if trans:  # solve with the transposed triangle
             matrix = alloc(cx, (n, n), elem)
-            loop_nest(cx, (n, n), lambda co: store(cx,
-                matrix, a.type, offset(cx, (n, n), co),
+            loop_nest(cx, (n, n), lambda co: store(
+                cx, matrix, a.type, offset(cx, (n, n), co),
                 load(cx, env[id(a)], a.type, offset(cx, (n, n), co[::-1]))))
         x = copy_array(cx, env[id(rhs)], rhs.type)
         info = b.call(trsolve_function(cx.module, elem),

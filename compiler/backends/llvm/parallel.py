@@ -1,19 +1,23 @@
 """Parallel loop nests: a loop nest's outer dimension cut into fixed blocks run by the pool.
 
-Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py):
+Contract (functions of the lowering context `cx`, context.py):
 - `rows_per_block(shape)`: the rows of dimension 0 in one block (BLOCK elements, at least one
   row), or None when the nest stays one plain loop: fewer than PARALLEL_MIN elements (small
   arrays never pay for threads) or fewer than two blocks. It depends on the shape only, never
   on the thread count, so a blocked reduction has the same bits for any number of threads.
-- `parallel_nest(shape, body, cuts, per, before, after)` emits, at the current position, a
-  call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
-  function doing `before(k)`, `loop_nest(shape, body, cuts)` over the block's rows, then
-  `after(k)`; a nonzero status of the block (a failed check) leaves the calling function
-  through its error exit with the status of the lowest failing block, as the plain loop
-  reports it. The outlined function receives the values it uses from the calling function
+- `parallel_nest(cx, shape, body, cuts, per, before, after)` emits, at the current position,
+  a call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
+  function doing `before(k)`, `arrays.loop_nest` of (shape, body, cuts) over the block's
+  rows, then `after(k)`; a nonzero status of the block (a failed check) leaves the calling
+  function through its error exit with the status of the lowest failing block, as the plain
+  loop reports it. The outlined function receives the values it uses from the calling function
   in a context structure. It returns False and emits nothing in the calling function when the
   body would touch the caller's frame (an AD tape, an allocation list, a stack slot): the
-  caller then emits the plain loop.
+  caller then emits the plain loop. While the block function is filled, `cx`'s function,
+  builders, status slot and error exit are the block function's.
+- `any_nest(cx, shape, body, cuts)`: `arrays.loop_nest`, run by the pool when
+  `rows_per_block` allows and `parallel_nest` succeeds: for bodies whose iterations write
+  disjoint elements (a map, a reduction over inner axes).
 - `define_serial(module)`: for code without the pool (ahead-of-time kernels), defines the
   module's `__adlite_parallel_for` as a loop over the blocks in order on the calling thread:
   the same blocks, so the same bits as the pool's.
@@ -22,10 +26,12 @@ Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from llvmlite import ir
 
 from .arrays import loop_nest
+from .context import LoweringContext
 from .ops import I64
 from .threads import PARALLEL_FOR
 
@@ -122,7 +128,8 @@ def _rewire(instr, mapping: dict) -> None:
     instr._clear_string_cache()
 
 
-def parallel_nest(cx, shape, body, cuts, per: int, before=None, after=None) -> bool:
+def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int,
+                  before: Callable | None = None, after: Callable | None = None) -> bool:
     outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block)
     tapes, scratch = dict(cx.tapes), cx.scratch_size
     fn = ir.Function(cx.module, BODY,
@@ -179,9 +186,9 @@ def parallel_nest(cx, shape, body, cuts, per: int, before=None, after=None) -> b
     return True
 
 
-def any_nest(cx, shape, body, cuts=None) -> None:
-    """`loop_nest`, run by the thread pool when large enough (parallel.py): for bodies
-    whose iterations write disjoint elements (a map, a reduction over inner axes)."""
+def any_nest(cx: LoweringContext, shape, body: Callable, cuts=None) -> None:
+    """`loop_nest`, run by the thread pool when large enough: for bodies whose iterations
+    write disjoint elements (a map, a reduction over inner axes)."""
     per = rows_per_block(shape)
     if per is None or not parallel_nest(cx, shape, body, cuts, per):
         loop_nest(cx, shape, body, cuts)

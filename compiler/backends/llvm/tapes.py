@@ -214,7 +214,7 @@ def reclaim(cx: LoweringContext, mark: ir.Value, keep: list) -> None:
     for k, ptr in enumerate(keep):
         b.store(b.ptrtoint(ptr, I64), b.gep(kept, [ir.Constant(I64, k)], source_etype=I64))
     b.call(_reclaim_function(cx.module), [slots[0], slots[1], mark, kept,
-                                      ir.Constant(I64, len(keep))])
+                                          ir.Constant(I64, len(keep))])
 
 
 def _reclaim_function(module: ir.Module) -> ir.Function:
