@@ -4,7 +4,7 @@ Contract: one `LoweringContext` lowers one graph into one LLVM function (`lower.
 and emits the function's prologue and epilogue). A rule (`registry.py`) reads and updates the
 members documented on the class: the builder `b` and the function `fn` being filled (the
 parallel outliner, `parallel.py`, points them at a block function for a while), declarations
-(`declare`, `intrinsic`, `libm`), the error exit (`check`, or `status` and `fail_block`),
+(`declare`, `intrinsic`, `libm`), the error exit (`check`, `leave`),
 the values of atoms (`value`), the AD tapes and allocation lists (`tapes`, kept by
 `tapes.py`), the lowering of nested graphs (`graph_body`) and the state of the array code
 (`arrays.py`, `elements.py`). `lower_eqn` is the one dispatch: an equation that is not fused
@@ -101,10 +101,14 @@ class LoweringContext:
         bad = self.fn.append_basic_block("error")
         self.b.cbranch(ok, cont, bad)
         self.b.position_at_end(bad)
+        self.leave(status)
+        self.b.position_at_end(cont)
+
+    def leave(self, status: int | ir.Value) -> None:
+        """Leave through the error exit with `status` (a code, or an i32 value) from here."""
         self.b.store(ir.Constant(I32, status) if isinstance(status, int) else status,
                      self.status)
         self.b.branch(self.fail_block)
-        self.b.position_at_end(cont)
 
     # ---- values and graphs --------------------------------------------------------------------
 
