@@ -139,6 +139,7 @@ def _scatter_element(cx, env, atom, eqn, coords):
 
 
 def materialize(cx: LoweringContext, env: dict, var) -> ir.Value:
+    """Array `var` computed into a buffer (the caller's output buffer when it is one)."""
     ptr = cx.out_buffers.get(id(var)) or \
         alloc(cx, var.type.shape, element_type(var.type))
     strides = var.type.shape
@@ -150,6 +151,7 @@ def materialize(cx: LoweringContext, env: dict, var) -> ir.Value:
     return ptr
 
 
+@lowers(*VIEWS)
 def lower_elementwise(cx: LoweringContext, eqn, env: dict) -> list:
     """An elementwise equation or view (`fusible(eqn)`) that is not fused: its array
     result computed into a buffer by one loop nest (its fused operands per element)."""
@@ -170,6 +172,5 @@ class PerElement:
         return self.per_element(cx, [cx.value(env, a) for a in eqn.inputs], eqn)
 
 
-lowers(*VIEWS)(lower_elementwise)
 for _name, _rule in {**ops.LOWERINGS, **special.LOWERINGS}.items():
     lowers(_name)(PerElement(_rule))

@@ -7,9 +7,10 @@ and "stored" (buffers that must live until the call ends). `push(cx, value, kind
 growing the stack by `realloc` (doubling, from 64 entries; a stack of 4 MiB or more is
 advised onto transparent huge pages on Linux); an array pushed on an AD tape moves from
 "allocs" to "stored", so that the loops reclaiming their iterations' buffers (`reclaim`)
-keep it. `pop(cx, t, tape)` pops a value of IR type `t`. `free_tapes(cx, b)` frees, at
-builder `b` (an exit path), the buffers of both lists and then the stacks themselves. The
-rules of the primitives `push` and `pop` (the AD tape) are registered here.
+keep it. `pop(cx, t, number)` pops a value of IR type `t` from AD tape `number`.
+`reclaim(cx, mark, keep)` frees the buffers allocated since `mark` except those in `keep`.
+`free_tapes(cx, b)` frees, at builder `b` (an exit path), the buffers of both lists and then
+the stacks themselves. The rules of the primitives `push` and `pop` are registered here.
 """
 
 from __future__ import annotations
@@ -104,10 +105,10 @@ def _huge_pages(cx, data, nbytes) -> None:
     b.position_at_end(done)
 
 
-def pop(cx: LoweringContext, t, tape: int = 0) -> ir.Value:
-    """Pop a value of IR type `t` from tape number `tape`."""
+def pop(cx: LoweringContext, t, number: int = 0) -> ir.Value:
+    """Pop a value of IR type `t` from AD tape `number`."""
     kind = "f64" if t.is_float and not t.is_array else "i64"
-    value = _pop_raw(cx, f"{kind}.{tape}", cx.b)
+    value = _pop_raw(cx, f"{kind}.{number}", cx.b)
     if t.is_array:
         return cx.b.inttoptr(value, PTR)
     if t.name == "f32":
