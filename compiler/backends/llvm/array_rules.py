@@ -24,10 +24,25 @@ from llvmlite import ir
 from ... import status
 from ...ir.index import Int, NewAxis
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
-from .arrays import F32, PTR, blas, element_type, n_elements, row_major_strides
+from .arrays import (
+    F32,
+    PTR,
+    alloc,
+    blas,
+    copy_array,
+    element_type,
+    load,
+    loop_nest,
+    n_elements,
+    offset,
+    row_major_strides,
+    slice_cuts,
+    store,
+)
+from .elements import element, lower_elementwise
 from .fusion import Lazy, fusible
 from .ops import I1, I64
-from .parallel import blocks, rows_per_block
+from .parallel import any_nest, blocks, parallel_nest, rows_per_block
 from .registry import lowers
 
 I32 = ir.IntType(32)
@@ -53,7 +68,7 @@ def _reduce(cx, env, x, axes, kind, out_shape):
         return b.select(b.or_(better, b.fcmp_unordered("uno", v, v)), v, acc)
 
     elem = element_type(x.type)
-    cuts = cx.slice_cuts(env, x, shape)
+    cuts = slice_cuts(cx, env, x, shape)
     if out_shape is None:
         total = _blocked_total(cx, env, x, combine, ir.Constant(elem, init), cuts)
         if total is not None:
@@ -62,31 +77,31 @@ def _reduce(cx, env, x, axes, kind, out_shape):
 
         def body(coords):
             cx.b.store(combine(cx.b.load(slot, typ=elem),
-                               cx.element(env, x, coords)), slot)
+                               element(cx, env, x, coords)), slot)
 
-        cx.loop_nest(shape, body, cuts)
+        loop_nest(cx, shape, body, cuts)
         return cx.b.load(slot, typ=elem)
     kept = [d for d in range(len(shape)) if d not in axes]
     kept_shape = [shape[d] for d in kept]
-    out = cx.alloc(out_shape, elem)
-    cx.any_nest(out_shape, lambda c: cx.store(
-        out, x.type.with_shape(out_shape), cx.offset(out_shape, c),
+    out = alloc(cx, out_shape, elem)
+    any_nest(cx, out_shape, lambda c: store(
+        cx, out, x.type.with_shape(out_shape), offset(cx, out_shape, c),
         ir.Constant(elem, init)))
 
     def accumulate(target, first=None):
         def body(coords):
             b = cx.b
-            off = cx.offset(kept_shape, [coords[d] for d in kept])
+            off = offset(cx, kept_shape, [coords[d] for d in kept])
             off = off if first is None else b.add(first, off)
             ptr = b.gep(target, [off], inbounds=True, source_etype=elem)
-            b.store(combine(b.load(ptr, typ=elem), cx.element(env, x, coords)), ptr)
+            b.store(combine(b.load(ptr, typ=elem), element(cx, env, x, coords)), ptr)
         return body
 
     if 0 in kept:  # blocks of rows write disjoint rows of `out`, in the same order
-        cx.any_nest(shape, accumulate(out), cuts)
+        any_nest(cx, shape, accumulate(out), cuts)
     elif not _blocked_rows(cx, shape, out_shape, out, accumulate, combine,
                            ir.Constant(elem, init), cuts):
-        cx.loop_nest(shape, accumulate(out), cuts)
+        loop_nest(cx, shape, accumulate(out), cuts)
     return out
 
 
@@ -101,19 +116,19 @@ def _blocked_rows(cx, shape, out_shape, out, accumulate, combine, init, cuts) ->
     if per is None or blocks(shape, per) * size > n_elements(shape) // 2:
         return False
     elem = init.type
-    partials = cx.alloc((blocks(shape, per), size), elem)
+    partials = alloc(cx, (blocks(shape, per), size), elem)
     firsts = []  # the block's first element of `partials`, made by `before`
 
     def before(block):
         first = cx.b.mul(block, ir.Constant(I64, size))
-        cx.loop_nest((size,), lambda c: cx.b.store(init, cx.b.gep(
+        loop_nest(cx, (size,), lambda c: cx.b.store(init, cx.b.gep(
             partials, [cx.b.add(first, c[0])], inbounds=True, source_etype=elem)))
         firsts[:] = [first]
 
     def body(coords):
         accumulate(partials, firsts[0])(coords)
 
-    if not cx.parallel_nest(shape, body, cuts, per, before):
+    if not parallel_nest(cx, shape, body, cuts, per, before):
         return False
 
     def gather(c):
@@ -123,7 +138,7 @@ def _blocked_rows(cx, shape, out_shape, out, accumulate, combine, init, cuts) ->
                      inbounds=True, source_etype=elem)
         b.store(combine(b.load(target, typ=elem), b.load(part, typ=elem)), target)
 
-    cx.loop_nest((blocks(shape, per), size), gather)
+    loop_nest(cx, (blocks(shape, per), size), gather)
     return True
 
 
@@ -142,7 +157,7 @@ def _blocked_total(cx, env, x, combine, init, cuts):
     per = rows_per_block(shape)
     if per is None:
         return None
-    partials = cx.alloc((blocks(shape, per),), init.type)
+    partials = alloc(cx, (blocks(shape, per),), init.type)
     slots = []  # the block's accumulator, made by `before` in the outlined function
 
     def before(block):
@@ -151,16 +166,16 @@ def _blocked_total(cx, env, x, combine, init, cuts):
 
     def body(coords):
         cx.b.store(combine(cx.b.load(slots[0], typ=init.type),
-                           cx.element(env, x, coords)), slots[0])
+                           element(cx, env, x, coords)), slots[0])
 
     def after(block, slot):
         cx.b.store(cx.b.load(slot, typ=init.type),
                    cx.b.gep(partials, [block], inbounds=True, source_etype=init.type))
 
-    if not cx.parallel_nest(shape, body, cuts, per, before, after):
+    if not parallel_nest(cx, shape, body, cuts, per, before, after):
         return None
     slot = _accumulator(cx, init)
-    cx.loop_nest((blocks(shape, per),), lambda c: cx.b.store(combine(
+    loop_nest(cx, (blocks(shape, per),), lambda c: cx.b.store(combine(
         cx.b.load(slot, typ=init.type),
         cx.b.load(cx.b.gep(partials, [c[0]], inbounds=True, source_etype=init.type),
                   typ=init.type)), slot))
@@ -180,7 +195,7 @@ def lower_reduction(cx, eqn, env):
 def _as_output(cx, result, kept, out_type):
     """A full reduction kept as a 1-element array (keepdims) needs a buffer."""
     if kept is None and out_type.is_array:
-        ptr = cx.alloc(out_type.shape, element_type(out_type))
+        ptr = alloc(cx, out_type.shape, element_type(out_type))
         cx.b.store(result, ptr)
         return ptr
     return result
@@ -210,11 +225,11 @@ def lower_sum_to(cx, eqn, env):
 def lower_reshape(cx, eqn, env):
     x = eqn.inputs[0]
     if not x.type.is_array:  # a scalar becoming a one-element array
-        ptr = cx.alloc((1,), element_type(x.type))
+        ptr = alloc(cx, (1,), element_type(x.type))
         cx.b.store(cx.value(env, x), ptr)
         return [ptr]
     if eqn.outputs[0].type.shape is None:
-        return [cx.load(env[id(x)], x.type, ir.Constant(I64, 0))]
+        return [load(cx, env[id(x)], x.type, ir.Constant(I64, 0))]
     return [env[id(x)]]
 
 
@@ -223,17 +238,17 @@ def lower_transpose(cx, eqn, env):
     x, out = eqn.inputs[0], eqn.outputs[0]
     axes = eqn.params["axes"]
     src = env[id(x)]
-    ptr = cx.alloc(out.type.shape, element_type(out.type))
+    ptr = alloc(cx, out.type.shape, element_type(out.type))
     src_strides = row_major_strides(x.type.shape)
 
     def body(coords):
         off = ir.Constant(I64, 0)
         for c, a in zip(coords, axes, strict=True):
             off = cx.b.add(off, cx.b.mul(c, ir.Constant(I64, src_strides[a])))
-        cx.store(ptr, out.type, cx.offset(out.type.shape, coords),
-                 cx.load(src, x.type, off))
+        store(cx, ptr, out.type, offset(cx, out.type.shape, coords),
+              load(cx, src, x.type, off))
 
-    cx.any_nest(out.type.shape, body)
+    any_nest(cx, out.type.shape, body)
     return [ptr]
 
 
@@ -241,7 +256,7 @@ def lower_transpose(cx, eqn, env):
 def lower_concatenate(cx, eqn, env):
     out = eqn.outputs[0]
     axis = eqn.params["axis"]
-    ptr = cx.alloc(out.type.shape, element_type(out.type))
+    ptr = alloc(cx, out.type.shape, element_type(out.type))
     start = 0
     for part in eqn.inputs:
         shift = start
@@ -249,19 +264,19 @@ def lower_concatenate(cx, eqn, env):
         def body(coords, part=part, shift=shift):
             target = list(coords)
             target[axis] = cx.b.add(coords[axis], ir.Constant(I64, shift))
-            cx.store(ptr, out.type, cx.offset(out.type.shape, target),
-                     cx.element(env, part, coords))
+            store(cx, ptr, out.type, offset(cx, out.type.shape, target),
+                  element(cx, env, part, coords))
 
-        cx.loop_nest(part.type.shape, body)
+        loop_nest(cx, part.type.shape, body)
         start += part.type.shape[axis]
     return [ptr]
 
 
 @lowers("pack")
 def lower_pack(cx, eqn, env):
-    ptr = cx.alloc((len(eqn.inputs),), element_type(eqn.outputs[0].type))
+    ptr = alloc(cx, (len(eqn.inputs),), element_type(eqn.outputs[0].type))
     for i, a in enumerate(eqn.inputs):
-        cx.store(ptr, eqn.outputs[0].type, ir.Constant(I64, i), cx.value(env, a))
+        store(cx, ptr, eqn.outputs[0].type, ir.Constant(I64, i), cx.value(env, a))
     return [ptr]
 
 
@@ -274,7 +289,7 @@ def lower_matmul(cx, eqn, env):
     m, k, n = xs[0], xs[1], ys[1]
     a, bm = env[id(x)], env[id(y)]
     elem = element_type(x.type)
-    c = cx.alloc((m, n), elem)
+    c = alloc(cx, (m, n), elem)
     b = cx.b
     if blas():
         gemm = cx.declare(
@@ -290,8 +305,7 @@ def lower_matmul(cx, eqn, env):
             return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
                          source_etype=elem)
 
-        cx.loop_nest((m, n), lambda co: b.store(ir.Constant(elem, 0.0),
-                                                at(c, co[0], co[1], n)))
+        loop_nest(cx, (m, n), lambda co: b.store(ir.Constant(elem, 0.0), at(c, co[0], co[1], n)))
 
         def body(co):
             i, p, j = co
@@ -300,7 +314,7 @@ def lower_matmul(cx, eqn, env):
             cp = at(c, i, j, n)
             b.store(b.fadd(b.load(cp, typ=elem), b.fmul(av, bv)), cp)
 
-        cx.loop_nest((m, k, n), body)
+        loop_nest(cx, (m, k, n), body)
     if out.type.shape is None:
         return [b.load(c, typ=elem)]
     return [c]
@@ -330,7 +344,7 @@ def _index_map(cx, env, eqn, x_shape, ints):
     strides = row_major_strides(x_shape)
     rest = list(range(dim, len(x_shape)))
 
-    def offset(coords):
+    def flat(coords):
         off = ir.Constant(I64, 0)
         k = 0
         for kind, info in plan:
@@ -349,52 +363,52 @@ def _index_map(cx, env, eqn, x_shape, ints):
             k += 1
         return off
 
-    return offset
+    return flat
 
 
 @lowers("index")
 def lower_index(cx, eqn, env):
     if fusible(eqn):  # constant slices: a view
-        return cx.lower_elementwise(eqn, env)
+        return lower_elementwise(cx, eqn, env)
     x, *ints = eqn.inputs
     out = eqn.outputs[0]
-    offset = _index_map(cx, env, eqn, x.type.shape, ints)
+    source = _index_map(cx, env, eqn, x.type.shape, ints)
     src = env[id(x)]
     if not out.type.is_array:
-        return [cx.load(src, x.type, offset([]))]
-    ptr = cx.alloc(out.type.shape, element_type(out.type))
-    cx.loop_nest(out.type.shape, lambda co: cx.store(
-        ptr, out.type, cx.offset(out.type.shape, co), cx.load(src, x.type, offset(co))))
+        return [load(cx, src, x.type, source([]))]
+    ptr = alloc(cx, out.type.shape, element_type(out.type))
+    loop_nest(cx, out.type.shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, out.type.shape, co), load(cx, src, x.type, source(co))))
     return [ptr]
 
 
 @lowers("index_update")
 def lower_index_update(cx, eqn, env):
     if fusible(eqn):  # constant slices: computed per element, as a view
-        return cx.lower_elementwise(eqn, env)
+        return lower_elementwise(cx, eqn, env)
     x, v, *ints = eqn.inputs
     if id(eqn) in cx.in_place:  # see inplace.py: the buffer is private to the loop
         ptr = env[id(x)]
     elif isinstance(env[id(x)], Lazy):  # a constant fill
-        ptr = cx.alloc(x.type.shape, element_type(x.type))
+        ptr = alloc(cx, x.type.shape, element_type(x.type))
         fill = cx.value(env, env[id(x)].eqn.inputs[0])
-        cx.loop_nest(x.type.shape, lambda co: cx.store(
-            ptr, x.type, cx.offset(x.type.shape, co), fill))
+        loop_nest(cx, x.type.shape, lambda co: store(
+            cx, ptr, x.type, offset(cx, x.type.shape, co), fill))
     else:
-        ptr = cx.copy_array(env[id(x)], x.type)
-    offset = _index_map(cx, env, eqn, x.type.shape, ints)
+        ptr = copy_array(cx, env[id(x)], x.type)
+    target = _index_map(cx, env, eqn, x.type.shape, ints)
     region = index_shape(x.type.shape, eqn.params["spec"])
     add = eqn.params["mode"] == "add"
 
     def write(coords):
-        off = offset(coords)
-        value = cx.element(env, v, coords)
+        off = target(coords)
+        value = element(cx, env, v, coords)
         if add:
-            value = cx.b.fadd(cx.load(ptr, x.type, off), value)
-        cx.store(ptr, x.type, off, value)
+            value = cx.b.fadd(load(cx, ptr, x.type, off), value)
+        store(cx, ptr, x.type, off, value)
 
     if region is None:
         write([])
     else:
-        cx.loop_nest(region, write)
+        loop_nest(cx, region, write)
     return [ptr]

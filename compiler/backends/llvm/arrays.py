@@ -1,24 +1,23 @@
-"""LLVM lowering of float64 / float32 / int64 / bool arrays, with elementwise fusion.
+"""Arrays in LLVM code: float64 / float32 / int64 / bool buffers, their memory and loop nests.
 
-Contract (mixed into `FunctionLowering`: the services the rules of the array primitives
-(`array_rules.py`) and of the other array code use through `cx`; `lower_elementwise` is the
-rule of the elementwise primitives and views on arrays):
+Contract (functions of the lowering context `cx`, context.py, that the rules of the array
+primitives and the elementwise code (elements.py) use: `alloc`, `copy_array`, `loop_nest`,
+`coordinate_range`, `slice_cuts`, `offset`, `load`, `store`):
 - An array value is a pointer to contiguous row-major float64, float32 or int64 data (bool
   arrays: one byte per element) of static shape. Buffers outside loops are slices of the caller's
   scratch buffer; inside loops they come from `malloc`, are recorded in an allocation list
   and freed on every exit path (arrays are immutable, so buffers never alias writes).
 - Fusion: the results `fusion.plan_fusion` picks are not materialised (the environment holds
-  a `fusion.Lazy`): the loop nests of their consumers compute them per element (`element`,
-  memoised per position), with numpy broadcasting applied to every node of the fused tree.
-  A loop nest computing fused scatters (the adjoints of slices) is split at their slice
-  boundaries into ranges, run in the same row-major order, each a plain loop that reads
-  contiguous elements with no per-element select (`slice_cuts`, `loop_nest`): the loops
-  vectorise, and the values (sums included) keep their bits. The innermost loop of a nest is
-  kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW long or longer, so that it,
-  not the loop over rows, is vectorised.
+  a `fusion.Lazy`): the loop nests of their consumers compute them per element
+  (`elements.element`). A loop nest computing fused scatters (the adjoints of slices) is
+  split at their slice boundaries into ranges, run in the same row-major order, each a plain
+  loop that reads contiguous elements with no per-element select (`slice_cuts`,
+  `loop_nest`): the loops vectorise, and the values (sums included) keep their bits. The
+  innermost loop of a nest is kept as a loop (never fully unrolled) when it is MIN_KEPT_ROW
+  long or longer, so that it, not the loop over rows, is vectorised.
 - Threads: a loop nest over at least `parallel.PARALLEL_MIN` elements (a materialised map, a
   reduction, a transpose: `array_rules.py`) runs on the thread pool in fixed blocks of rows
-  of dimension 0 (`any_nest`, parallel.py, threads.py); the loops keep their bits, and
+  of dimension 0 (`parallel.any_nest`, threads.py); the loops keep their bits, and
   reductions over dimension 0 combine per-block partials in block order (`array_rules.py`).
   Scatters with run-time indices (repeated indices accumulate) stay serial.
 - `blas()` finds numpy's OpenBLAS and loads it on first use, never at import;
@@ -31,20 +30,20 @@ import ctypes
 import functools
 import glob
 import os
+from collections.abc import Callable
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
 from ...ir import dtypes
-from ...ir.core import Const, Var, walk_eqns
+from ...ir.core import Var, walk_eqns
 from ...ir.index import NewAxis
-from ...ir.primitive import PRIMITIVES
 from ...primitives.decompositions import LAPACK
+from .context import LoweringContext
 from .fusion import VIEWS, Lazy, static_view
 from .ops import F64, I64
-from .parallel import rows_per_block
-from .registry import lowers
+from .tapes import push
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
@@ -62,21 +61,6 @@ MAX_PIECES = 32  # at most this many copies of a loop body split at slice bounda
 MIN_KEPT_ROW = 16  # an inner loop of a nest this long or longer is never fully unrolled
 
 
-def _view_source_coords(eqn, coords, b):
-    """Source coordinates of a constant-slice view's element at `coords`."""
-    shape = eqn.inputs[0].type.shape
-    source, k, dim = [], 0, 0
-    for item in eqn.params["spec"]:
-        if isinstance(item, NewAxis):
-            k += 1
-            continue
-        start, _, step = item.indices(shape[dim])
-        source.append(b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step))))
-        k += 1
-        dim += 1
-    return source + list(coords[k:])
-
-
 def _unroll_disabled(module: ir.Module):
     """A new loop ID `!n = !{!n, !{!"llvm.loop.unroll.disable"}}` (its first operand is itself,
     which llvmlite's `add_metadata` cannot build, so the node is made, then pointed at)."""
@@ -92,7 +76,7 @@ def _segments(n: int, cuts) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:], strict=True))
 
 
-def _slice_span(item, n: int):
+def slice_span(item, n: int):
     """(first, last + 1) of the positions a slice of a dimension of length n selects, in
     increasing order, or None when it selects none."""
     start, _, step = item.indices(n)
@@ -142,268 +126,162 @@ def blas_for(graph) -> str:
     return ""
 
 
-class ArrayLowering:
-    """Needs `memo` (element values of fused nodes in the current loop body) and
-    `out_buffers` (id(var) -> caller's output buffer it is computed into), set per function
-    by `FunctionLowering`."""
+def alloc(cx: LoweringContext, shape, elem: ir.Type = F64) -> ir.Value:
+    """A buffer for an array of `elem`s (the storage type of one element). Outside loops it
+    is a fixed slice of the caller's scratch buffer (planned at compile time, reused by every
+    call: no malloc, no page faults); inside loops it comes from malloc and is freed at
+    exit."""
+    nbytes = n_elements(shape) * {I8: 1, F32: 4}.get(elem, 8)
+    if cx.loop_depth == 0:
+        start = cx.scratch_size
+        cx.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
+        return cx.b.gep(cx.scratch, [ir.Constant(I64, start)], inbounds=True, source_etype=I8)
+    malloc = cx.declare("malloc", ir.FunctionType(PTR, [I64]))
+    ptr = cx.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
+    cx.check(cx.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
+    push(cx, cx.b.ptrtoint(ptr, I64), "allocs")
+    return ptr
 
-    # ---- memory and loops ---------------------------------------------------------------------
 
-    def alloc(self, shape, elem=F64):  # elem: the storage type of one element
-        """A buffer for an array. Outside loops it is a fixed slice of the caller's scratch
-        buffer (planned at compile time, reused by every call: no malloc, no page faults);
-        inside loops it comes from malloc and is freed at exit."""
-        nbytes = n_elements(shape) * {I8: 1, F32: 4}.get(elem, 8)
-        if self.loop_depth == 0:
-            offset = self.scratch_size
-            self.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
-            return self.b.gep(self.scratch, [ir.Constant(I64, offset)], inbounds=True,
-                              source_etype=I8)
-        malloc = self.declare("malloc", ir.FunctionType(PTR, [I64]))
-        ptr = self.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
-        self.check(self.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
-        self.push(self.b.ptrtoint(ptr, I64), "allocs")
-        return ptr
+def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) -> None:
+    """Run `body(coords)` for every index of `shape` (row-major, innermost fastest).
+    `cuts` (one collection of positions per dimension, see `slice_cuts`) splits each
+    dimension into ranges, each its own loop (a range of one position: a constant), in
+    increasing order, so the body runs in the same order; `ranges` tells the body the range
+    of each coordinate, so a fused scatter decides inside/outside per range, not per
+    element (contiguous loads, no selects: the loops vectorise). `rows` (run-time begin,
+    end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py). An
+    innermost loop of a nest of MIN_KEPT_ROW or more positions is never fully unrolled:
+    LLVM would then vectorise the loop around it instead, across rows, with gathers and
+    scatters (a 32x32 stencil's gradient ran 2-3x slower so)."""
+    b = cx.b
+    coords = []
+    pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
+    if n_elements([len(p) for p in pieces]) > MAX_PIECES:
+        pieces = [[(0, n)] for n in shape]
+    outer_ranges, cx.ranges = cx.ranges, dict(cx.ranges)
 
-    def loop_nest(self, shape, body, cuts=None, rows=None) -> None:
-        """Run `body(coords)` for every index of `shape` (row-major, innermost fastest).
-        `cuts` (one collection of positions per dimension, see `slice_cuts`) splits each
-        dimension into ranges, each its own loop (a range of one position: a constant), in
-        increasing order, so the body runs in the same order; `ranges` tells the body the range
-        of each coordinate, so a fused scatter decides inside/outside per range, not per
-        element (contiguous loads, no selects: the loops vectorise). `rows` (run-time begin,
-        end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py). An
-        innermost loop of a nest of MIN_KEPT_ROW or more positions is never fully unrolled:
-        LLVM would then vectorise the loop around it instead, across rows, with gathers and
-        scatters (a 32x32 stencil's gradient ran 2-3x slower so)."""
-        b = self.b
-        coords = []
-        pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
-        if n_elements([len(p) for p in pieces]) > MAX_PIECES:
-            pieces = [[(0, n)] for n in shape]
-        outer_ranges, self.ranges = self.ranges, dict(self.ranges)
-
-        def level(d):
-            if d == len(shape):
-                self.memo = {}
-                body(coords)
-                self.memo = {}
-                return
-            for lo, hi in pieces[d]:
-                first, stop = ir.Constant(I64, lo), ir.Constant(I64, hi)
-                if d == 0 and rows is not None:  # [lo, hi) within the block's rows
-                    first = b.select(b.icmp_signed(">", rows[0], first), rows[0], first)
-                    stop = b.select(b.icmp_signed("<", rows[1], stop), rows[1], stop)
-                if hi - lo == 1:
-                    done = None
-                    if d == 0 and rows is not None:
-                        inside = self.fn.append_basic_block("row")
-                        done = self.fn.append_basic_block("row.end")
-                        b.cbranch(b.icmp_signed("<", first, stop), inside, done)
-                        b.position_at_end(inside)
-                    coords.append(ir.Constant(I64, lo))
-                    level(d + 1)
-                    coords.pop()
-                    if done is not None:
-                        b.branch(done)
-                        b.position_at_end(done)
-                    continue
-                pre = b.block
-                head = self.fn.append_basic_block(f"for{d}")
-                inner = self.fn.append_basic_block(f"for{d}.body")
-                done = self.fn.append_basic_block(f"for{d}.end")
-                b.branch(head)
-                b.position_at_end(head)
-                i = b.phi(I64)
-                i.add_incoming(first, pre)
-                b.cbranch(b.icmp_signed("<", i, stop), inner, done)
-                b.position_at_end(inner)
-                self.ranges[id(i)] = (i, lo, hi)
-                coords.append(i)
+    def level(d):
+        if d == len(shape):
+            cx.memo = {}
+            body(coords)
+            cx.memo = {}
+            return
+        for lo, hi in pieces[d]:
+            first, stop = ir.Constant(I64, lo), ir.Constant(I64, hi)
+            if d == 0 and rows is not None:  # [lo, hi) within the block's rows
+                first = b.select(b.icmp_signed(">", rows[0], first), rows[0], first)
+                stop = b.select(b.icmp_signed("<", rows[1], stop), rows[1], stop)
+            if hi - lo == 1:
+                done = None
+                if d == 0 and rows is not None:
+                    inside = cx.fn.append_basic_block("row")
+                    done = cx.fn.append_basic_block("row.end")
+                    b.cbranch(b.icmp_signed("<", first, stop), inside, done)
+                    b.position_at_end(inside)
+                coords.append(ir.Constant(I64, lo))
                 level(d + 1)
                 coords.pop()
-                i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
-                back = b.branch(head)
-                if 0 < d == len(shape) - 1 and hi - lo >= MIN_KEPT_ROW:
-                    back.set_metadata("llvm.loop", _unroll_disabled(self.module))
-                b.position_at_end(done)
+                if done is not None:
+                    b.branch(done)
+                    b.position_at_end(done)
+                continue
+            pre = b.block
+            head = cx.fn.append_basic_block(f"for{d}")
+            inner = cx.fn.append_basic_block(f"for{d}.body")
+            done = cx.fn.append_basic_block(f"for{d}.end")
+            b.branch(head)
+            b.position_at_end(head)
+            i = b.phi(I64)
+            i.add_incoming(first, pre)
+            b.cbranch(b.icmp_signed("<", i, stop), inner, done)
+            b.position_at_end(inner)
+            cx.ranges[id(i)] = (i, lo, hi)
+            coords.append(i)
+            level(d + 1)
+            coords.pop()
+            i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+            back = b.branch(head)
+            if 0 < d == len(shape) - 1 and hi - lo >= MIN_KEPT_ROW:
+                back.set_metadata("llvm.loop", _unroll_disabled(cx.module))
+            b.position_at_end(done)
 
-        try:
-            level(0)
-        finally:
-            self.ranges = outer_ranges
+    try:
+        level(0)
+    finally:
+        cx.ranges = outer_ranges
 
-    def coordinate_range(self, c):
-        """(lo, hi) of the values a loop coordinate takes in the current loop, or None."""
-        if isinstance(c, ir.Constant):
-            return c.constant, c.constant + 1
-        known = self.ranges.get(id(c))
-        return known[1:] if known is not None and known[0] is c else None
 
-    def slice_cuts(self, env, atom, shape) -> list[set[int]]:
-        """Per dimension of a loop nest over `shape` computing `atom`: the boundaries of the
-        constant-slice regions of the scatters fused into `atom` that read the loop's
-        coordinates directly (through elementwise operations, broadcasts and scatter bases)."""
-        cuts: list[set[int]] = [set() for _ in shape]
-        seen = set()
+def coordinate_range(cx: LoweringContext, c) -> tuple[int, int] | None:
+    """(lo, hi) of the values a loop coordinate takes in the current loop, or None."""
+    if isinstance(c, ir.Constant):
+        return c.constant, c.constant + 1
+    known = cx.ranges.get(id(c))
+    return known[1:] if known is not None and known[0] is c else None
 
-        def visit(a, dims):
-            value = env.get(id(a)) if isinstance(a, Var) else None
-            if not isinstance(value, Lazy) or (id(a), tuple(dims)) in seen:
-                return
-            seen.add((id(a), tuple(dims)))
-            mine = a.type.shape
-            dims = [None if n == 1 else d
-                    for d, n in zip(dims[len(dims) - len(mine):], mine, strict=True)]
-            eqn = value.eqn
-            if eqn.prim == "index_update":
-                spans = [item for item in eqn.params["spec"] if not isinstance(item, NewAxis)]
-                for d, item, n in zip(dims, spans, mine, strict=False):
-                    span = _slice_span(item, n)
-                    if d is not None and span is not None:
-                        cuts[d].update(span)
-                visit(eqn.inputs[0], dims)
-            elif eqn.prim not in VIEWS and not static_view(eqn):
-                for x in eqn.inputs:
-                    if isinstance(x, Var) and x.type.is_array:
-                        visit(x, dims)
-            elif eqn.prim == "broadcast_to":
-                visit(eqn.inputs[0], dims)
 
-        visit(atom, list(range(len(shape))))
-        return cuts
+def slice_cuts(cx: LoweringContext, env: dict, atom, shape) -> list[set[int]]:
+    """Per dimension of a loop nest over `shape` computing `atom`: the boundaries of the
+    constant-slice regions of the scatters fused into `atom` that read the loop's
+    coordinates directly (through elementwise operations, broadcasts and scatter bases)."""
+    cuts: list[set[int]] = [set() for _ in shape]
+    seen = set()
 
-    def offset(self, shape, coords):
-        """Flat offset of `shape`'s element at the broadcast position `coords`."""
-        b = self.b
-        aligned = coords[len(coords) - len(shape):] if shape else []
-        total = ir.Constant(I64, 0)
-        for c, n, s in zip(aligned, shape, row_major_strides(shape), strict=True):
-            if n != 1:
-                total = b.add(total, b.mul(c, ir.Constant(I64, s)))
-        return total
-
-    def load(self, ptr, t, off):
-        elem = element_type(t)
-        value = self.b.load(self.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
-        # a bool element is true for any nonzero byte, as numpy reads it (masks from files or
-        # C callers may hold 128 or 255, whose lowest bit a truncation would read)
-        return self.b.icmp_unsigned("!=", value, ir.Constant(I8, 0)) if elem == I8 else value
-
-    def store(self, ptr, t, off, value):
-        elem = element_type(t)
-        if elem == I8:
-            value = self.b.zext(value, I8)
-        self.b.store(value, self.b.gep(ptr, [off], inbounds=True, source_etype=elem))
-
-    # ---- elements of (possibly fused) arrays --------------------------------------------------
-
-    def element(self, env, atom, coords):
-        """The element of `atom` at the (broadcast) position `coords`; a fused node shared
-        inside one loop body is computed once (memoised per position)."""
-        if isinstance(atom, Const):
-            return self.value(env, atom)
-        value = env[id(atom)]
-        if not atom.type.is_array:
-            return value
-        if not isinstance(value, Lazy):
-            return self.load(value, atom.type, self.offset(atom.type.shape, coords))
-        key = (id(atom), tuple(id(c) for c in coords))
-        if key not in self.memo:
-            self.memo[key] = self._fused_element(env, atom, value.eqn, coords)
-        return self.memo[key]
-
-    def _fused_element(self, env, atom, eqn, coords):
-        if eqn.prim == "broadcast_to":
-            return self.element(env, eqn.inputs[0], coords)
-        if eqn.prim == "full":
-            return self.value(env, eqn.inputs[0])
-        if eqn.prim == "arange":
-            return self.b.sitofp(coords[-1], element_type(atom.type))
+    def visit(a, dims):
+        value = env.get(id(a)) if isinstance(a, Var) else None
+        if not isinstance(value, Lazy) or (id(a), tuple(dims)) in seen:
+            return
+        seen.add((id(a), tuple(dims)))
+        mine = a.type.shape
+        dims = [None if n == 1 else d
+                for d, n in zip(dims[len(dims) - len(mine):], mine, strict=True)]
+        eqn = value.eqn
         if eqn.prim == "index_update":
-            return self._scatter_element(env, atom, eqn, coords)
-        if eqn.prim == "index":
-            mine = coords[len(coords) - len(atom.type.shape):]
-            return self.element(env, eqn.inputs[0], _view_source_coords(eqn, mine, self.b))
-        shape = atom.type.shape
-        mine = coords[len(coords) - len(shape):]
-        local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]
-        args = [self.element(env, a, local) for a in eqn.inputs]
-        return PRIMITIVES[eqn.prim].llvm(self, args, eqn)[0]
+            spans = [item for item in eqn.params["spec"] if not isinstance(item, NewAxis)]
+            for d, item, n in zip(dims, spans, mine, strict=False):
+                span = slice_span(item, n)
+                if d is not None and span is not None:
+                    cuts[d].update(span)
+            visit(eqn.inputs[0], dims)
+        elif eqn.prim not in VIEWS and not static_view(eqn):
+            for x in eqn.inputs:
+                if isinstance(x, Var) and x.type.is_array:
+                    visit(x, dims)
+        elif eqn.prim == "broadcast_to":
+            visit(eqn.inputs[0], dims)
 
-    def _scatter_element(self, env, atom, eqn, coords):
-        """c (+) v inside the region, c outside. A coordinate whose loop range (`ranges`) lies
-        inside or outside the slice is decided once, without a select: contiguous loads."""
-        b = self.b
-        base, v = eqn.inputs
-        fill = self.element(env, base, coords)
-        shape = atom.type.shape
-        mine = [ir.Constant(I64, 0) if n == 1 else c
-                for c, n in zip(coords[len(coords) - len(shape):], shape, strict=True)]
-        inside = None  # the run-time condition of the coordinates not decided statically
-        region, dim = [], 0
-        for item in eqn.params["spec"]:
-            if isinstance(item, NewAxis):
-                region.append(ir.Constant(I64, 0))
-                continue
-            start, _, step = item.indices(shape[dim])
-            length = item.length(shape[dim])
-            c = mine[dim]
-            rel = b.sub(c, ir.Constant(I64, start))
-            span, known = _slice_span(item, shape[dim]), self.coordinate_range(c)
-            if span is None or known is not None and (known[1] <= span[0] or
-                                                      known[0] >= span[1]):
-                return fill  # wholly outside
-            if known is not None and abs(step) == 1 and span[0] <= known[0] and \
-                    known[1] <= span[1]:
-                region.append(rel if step == 1 else b.neg(rel))  # wholly inside
-                dim += 1
-                continue
-            pos = b.sdiv(rel, ir.Constant(I64, step))
-            ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
-                                      ir.Constant(I64, 0)),
-                        b.and_(b.icmp_signed(">=", pos, ir.Constant(I64, 0)),
-                               b.icmp_signed("<", pos, ir.Constant(I64, length))))
-            inside = ok if inside is None else b.and_(inside, ok)
-            region.append(b.select(ok, pos, ir.Constant(I64, 0)))  # clamped: always in bounds
-            dim += 1
-        region.extend(mine[dim:])
-        value = self.element(env, v, region)
-        if eqn.params["mode"] == "add":
-            value = b.fadd(fill, value)
-        return value if inside is None else b.select(inside, value, fill)
+    visit(atom, list(range(len(shape))))
+    return cuts
 
-    def materialize(self, env, var):
-        ptr = self.out_buffers.get(id(var)) or \
-            self.alloc(var.type.shape, element_type(var.type))
-        strides = var.type.shape
 
-        def body(coords):
-            self.store(ptr, var.type, self.offset(strides, coords),
-                       self.element(env, var, coords))
+def offset(cx: LoweringContext, shape, coords: list) -> ir.Value:
+    """Flat offset of `shape`'s element at the broadcast position `coords`."""
+    b = cx.b
+    aligned = coords[len(coords) - len(shape):] if shape else []
+    total = ir.Constant(I64, 0)
+    for c, n, s in zip(aligned, shape, row_major_strides(shape), strict=True):
+        if n != 1:
+            total = b.add(total, b.mul(c, ir.Constant(I64, s)))
+    return total
 
-        self.any_nest(var.type.shape, body, self.slice_cuts(env, var, var.type.shape))
-        return ptr
 
-    def any_nest(self, shape, body, cuts=None) -> None:
-        """`loop_nest`, run by the thread pool when large enough (parallel.py): for bodies
-        whose iterations write disjoint elements (a map, a reduction over inner axes)."""
-        per = rows_per_block(shape)
-        if per is None or not self.parallel_nest(shape, body, cuts, per):
-            self.loop_nest(shape, body, cuts)
+def load(cx: LoweringContext, ptr: ir.Value, t, off: ir.Value) -> ir.Value:
+    elem = element_type(t)
+    value = cx.b.load(cx.b.gep(ptr, [off], inbounds=True, source_etype=elem), typ=elem)
+    # a bool element is true for any nonzero byte, as numpy reads it (masks from files or
+    # C callers may hold 128 or 255, whose lowest bit a truncation would read)
+    return cx.b.icmp_unsigned("!=", value, ir.Constant(I8, 0)) if elem == I8 else value
 
-    # ---- array equations ----------------------------------------------------------------------
 
-    @lowers(*VIEWS)
-    def lower_elementwise(self, eqn, env):
-        """An elementwise equation or view (`fusible(eqn)`) that is not fused: its array
-        result computed into a buffer by one loop nest (its fused operands per element)."""
-        out = eqn.outputs[0]
-        env[id(out)] = Lazy(eqn)
-        return [self.materialize(env, out)]
+def store(cx: LoweringContext, ptr: ir.Value, t, off: ir.Value, value: ir.Value) -> None:
+    elem = element_type(t)
+    if elem == I8:
+        value = cx.b.zext(value, I8)
+    cx.b.store(value, cx.b.gep(ptr, [off], inbounds=True, source_etype=elem))
 
-    def copy_array(self, ptr, t):
-        copy = self.alloc(t.shape, element_type(t))
-        memcpy = self.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-        self.b.call(memcpy, [copy, ptr, ir.Constant(I64, n_elements(t.shape) * itemsize(t))])
-        return copy
+
+def copy_array(cx: LoweringContext, ptr: ir.Value, t) -> ir.Value:
+    copy = alloc(cx, t.shape, element_type(t))
+    memcpy = cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
+    cx.b.call(memcpy, [copy, ptr, ir.Constant(I64, n_elements(t.shape) * itemsize(t))])
+    return copy

@@ -25,7 +25,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ... import status
-from .arrays import blas
+from .arrays import alloc, blas, copy_array, loop_nest
 from .ops import F64, I64
 from .registry import lowers
 
@@ -76,8 +76,8 @@ def _copy_into(cx, dst, src, count: int) -> None:
 def _eigen(cx, eqn, env, vectors: bool):
     a = eqn.inputs[0]
     n = a.type.shape[0]
-    out = cx.alloc(eqn.outputs[0].type.shape, F64)
-    work = _at(cx, out, n) if vectors else cx.alloc((n, n), F64)
+    out = alloc(cx, eqn.outputs[0].type.shape, F64)
+    work = _at(cx, out, n) if vectors else alloc(cx, (n, n), F64)
     _copy_into(cx, work, env[id(a)], n * n)
     info = _lapack(cx, "dsyevd64_", eqn.prim, [_char("V" if vectors else "N"),
                                                _char(eqn.params.get("uplo", "L")),
@@ -100,8 +100,8 @@ def _gesdd(cx, eqn, env, job: str, p: int, q: int):
     a = eqn.inputs[0]
     m, n = a.type.shape
     k = min(m, n)
-    out = cx.alloc(eqn.outputs[0].type.shape, F64)
-    work = cx.copy_array(env[id(a)], a.type)
+    out = alloc(cx, eqn.outputs[0].type.shape, F64)
+    work = copy_array(cx, env[id(a)], a.type)
     u, s = (out, _at(cx, out, m * p)) if job != "N" else (ir.Constant(PTR, None), out)
     vt = _at(cx, out, m * p + k) if job != "N" else ir.Constant(PTR, None)
     info = _lapack(cx, "dgesdd64_", "svd", [_char(job), _i64(m), _i64(n), work, _i64(n),
@@ -131,9 +131,9 @@ def lower_qr(cx, eqn, env):
     k = min(m, n)
     p = m if eqn.params.get("complete", False) else k
     b = cx.b
-    out = cx.alloc(eqn.outputs[0].type.shape, F64)
-    work = cx.copy_array(env[id(a)], a.type)
-    tau = cx.alloc((k,), F64)
+    out = alloc(cx, eqn.outputs[0].type.shape, F64)
+    work = copy_array(cx, env[id(a)], a.type)
+    tau = alloc(cx, (k,), F64)
     _lapack(cx, "dgeqrf64_", "qr", [_i64(m), _i64(n), work, _i64(n), tau])
     zero = ir.Constant(F64, 0.0)
 
@@ -146,9 +146,9 @@ def lower_qr(cx, eqn, env):
                              source_etype=F64))
 
     r = _at(cx, out, m * p)
-    cx.loop_nest((p, n), lambda co: set_at(r, n, co[0], co[1], b.select(
+    loop_nest(cx, (p, n), lambda co: set_at(r, n, co[0], co[1], b.select(
         b.icmp_signed(">=", co[1], co[0]), element(*co), zero)))
-    cx.loop_nest((m, p), lambda co: set_at(out, p, co[0], co[1], b.select(
+    loop_nest(cx, (m, p), lambda co: set_at(out, p, co[0], co[1], b.select(
         b.icmp_signed("<", co[1], _i64(n)),
         element(co[0], b.select(b.icmp_signed("<", co[1], _i64(n)), co[1], _i64(0))),
         zero)))
@@ -159,7 +159,7 @@ def lower_qr(cx, eqn, env):
 @lowers("no_derivative")
 def lower_no_derivative(cx, eqn, env):
     x = eqn.inputs[0]
-    return [cx.copy_array(env[id(x)], x.type)]
+    return [copy_array(cx, env[id(x)], x.type)]
 
 
 @lowers("lstsq")
@@ -169,13 +169,13 @@ def lower_lstsq(cx, eqn, env):
     r = 1 if len(rhs.type.shape) == 1 else rhs.type.shape[1]
     k = min(m, n)
     b = cx.b
-    out = cx.alloc(eqn.outputs[0].type.shape, F64)
-    work = cx.copy_array(env[id(a)], a.type)
-    x = cx.alloc((max(m, n), r), F64)
-    cx.loop_nest((max(m, n) * r,), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
+    out = alloc(cx, eqn.outputs[0].type.shape, F64)
+    work = copy_array(cx, env[id(a)], a.type)
+    x = alloc(cx, (max(m, n), r), F64)
+    loop_nest(cx, (max(m, n) * r,), lambda co: b.store(ir.Constant(F64, 0.0), b.gep(
         x, [co[0]], inbounds=True, source_etype=F64)))
     _copy_into(cx, x, env[id(rhs)], m * r)
-    rank = cx.alloc((1,), I64)
+    rank = alloc(cx, (1,), I64)
     info = _lapack(cx, "dgelsd64_", "lstsq", [
         _i64(m), _i64(n), _i64(r), work, _i64(n), x, _i64(r), _at(cx, out, n * r + r),
         ir.Constant(F64, eqn.params["rcond"]), rank])
@@ -196,11 +196,11 @@ def lower_lstsq(cx, eqn, env):
                              inbounds=True, source_etype=F64), typ=F64)
             b.store(b.fadd(b.load(total, typ=F64), b.fmul(v, v)), total)
 
-        cx.loop_nest((max(m - n, 0),), add)
+        loop_nest(cx, (max(m - n, 0),), add)
         value = b.select(full, b.load(total, typ=F64), ir.Constant(F64, float("nan")))
         b.store(value, b.gep(out, [b.add(c, _i64(n * r))], inbounds=True, source_etype=F64))
 
-    cx.loop_nest((r,), column)
+    loop_nest(cx, (r,), column)
     return [out]
 
 
@@ -210,4 +210,4 @@ def lower_full_rank_residuals(cx, eqn, env):
     found = cx.b.load(env[id(rank)], typ=F64)
     cx.check(cx.b.fcmp_ordered("==", found, ir.Constant(F64, eqn.params["n"])),
              status.LSTSQ_RANK_DEFICIENT)
-    return [cx.copy_array(env[id(residuals)], residuals.type)]
+    return [copy_array(cx, env[id(residuals)], residuals.type)]

@@ -133,13 +133,11 @@ def lower_check(cx, eqn, env):
     cx.b.cbranch(ok, cont, bad)
     cx.b.position_at_end(bad)
     if "status" in eqn.params:  # an ahead-of-time kernel's (aot.py): no Python to call
-        cx.b.store(ir.Constant(I32, eqn.params["status"]), cx.status)
-        cx.b.branch(cx.fail_block)
+        cx.leave(eqn.params["status"])
         cx.b.position_at_end(cont)
         return []
     _callback(cx, eqn, env)
-    cx.b.store(ir.Constant(I32, PENDING), cx.status)
-    cx.b.branch(cx.fail_block)
+    cx.leave(PENDING)
     cx.b.position_at_end(cont)
     return []
 

@@ -2,7 +2,7 @@
 
 Contract: `plan_fusion(graph)` returns the ids of the results of `graph`'s own equations
 (not those of nested graphs) that the LLVM lowering does not compute into buffers: their
-consumers' loop nests compute them per element (`arrays.ArrayLowering.element`), with numpy
+consumers' loop nests compute them per element (`elements.element`), with numpy
 broadcasting applied to every node of the fused tree, and the environment holds a `Lazy`
 for them. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one loop with no temporaries.
 A `fusible` equation (an elementwise primitive, a view `broadcast_to`, `full`, `arange` or

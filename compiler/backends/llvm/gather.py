@@ -14,7 +14,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ... import status
-from .arrays import element_type
+from .arrays import alloc, copy_array, element_type, load, loop_nest, offset, store
+from .elements import element
 from .ops import I64
 from .registry import lowers
 
@@ -23,7 +24,7 @@ def _gathered(cx, env, idx, coords, axis, n):
     """(coords of the indexed array) for the coords of the taken array, index checked."""
     b = cx.b
     k = len(idx.type.shape)
-    i = cx.element(env, idx, coords[axis:axis + k])
+    i = element(cx, env, idx, coords[axis:axis + k])
     ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
                 b.icmp_signed("<", i, ir.Constant(I64, n)))
     cx.check(ok, status.INDEX)
@@ -37,11 +38,11 @@ def lower_take(cx, eqn, env):
     axis = eqn.params["axis"]
     n = x.type.shape[axis]
     if not out.type.is_array:
-        return [cx.element(env, x, _gathered(cx, env, idx, [], axis, n))]
-    ptr = cx.alloc(out.type.shape, element_type(out.type))
-    cx.loop_nest(out.type.shape, lambda co: cx.store(
-        ptr, out.type, cx.offset(out.type.shape, co),
-        cx.element(env, x, _gathered(cx, env, idx, list(co), axis, n))))
+        return [element(cx, env, x, _gathered(cx, env, idx, [], axis, n))]
+    ptr = alloc(cx, out.type.shape, element_type(out.type))
+    loop_nest(cx, out.type.shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, out.type.shape, co),
+        element(cx, env, x, _gathered(cx, env, idx, list(co), axis, n))))
     return [ptr]
 
 
@@ -51,17 +52,17 @@ def lower_take_add(cx, eqn, env):
     out = eqn.outputs[0]
     axis, shape = eqn.params["axis"], eqn.params["shape"]
     elem, floats = element_type(out.type), out.type.is_float
-    ptr = cx.alloc(shape, elem)
-    cx.loop_nest(shape, lambda co: cx.store(
-        ptr, out.type, cx.offset(shape, co), ir.Constant(elem, 0.0 if floats else 0)))
+    ptr = alloc(cx, shape, elem)
+    loop_nest(cx, shape, lambda co: store(
+        cx, ptr, out.type, offset(cx, shape, co), ir.Constant(elem, 0.0 if floats else 0)))
     plus = cx.b.fadd if floats else cx.b.add  # int64 sums: np.add.at of int arrays
 
     def add(co):
-        off = cx.offset(shape, _gathered(cx, env, idx, list(co), axis, shape[axis]))
-        value = plus(cx.load(ptr, out.type, off), cx.element(env, g, co))
-        cx.store(ptr, out.type, off, value)
+        off = offset(cx, shape, _gathered(cx, env, idx, list(co), axis, shape[axis]))
+        value = plus(load(cx, ptr, out.type, off), element(cx, env, g, co))
+        store(cx, ptr, out.type, off, value)
 
-    cx.loop_nest(g.type.shape, add)
+    loop_nest(cx, g.type.shape, add)
     return [ptr]
 
 
@@ -70,11 +71,11 @@ def lower_put(cx, eqn, env):
     x, v, idx = eqn.inputs
     axis = eqn.params["axis"]
     shape = x.type.shape
-    ptr = cx.copy_array(env[id(x)], x.type)
+    ptr = copy_array(cx, env[id(x)], x.type)
 
     def write(co):
-        off = cx.offset(shape, _gathered(cx, env, idx, list(co), axis, shape[axis]))
-        cx.store(ptr, x.type, off, cx.element(env, v, co))
+        off = offset(cx, shape, _gathered(cx, env, idx, list(co), axis, shape[axis]))
+        store(cx, ptr, x.type, off, element(cx, env, v, co))
 
-    cx.loop_nest(v.type.shape, write)
+    loop_nest(cx, v.type.shape, write)
     return [ptr]

@@ -12,7 +12,7 @@ Contract:
   that refers to them (including cached object code from another process) links, and
   registers the fork hook that keeps the main thread right in a child. Importing the module
   does neither.
-- `emit_poll(lowering)` emits, at the current position, one atomic (monotonic) load of the flag
+- `emit_poll(cx)` emits, at the current position, one atomic (monotonic) load of the flag
   with a branch predicted not taken. When the flag is set and the code runs on the main thread
   the function leaves through its error exit (which frees the AD tapes and the loop
   allocations) with status INTERRUPTED; other threads keep running (CPython delivers
@@ -50,6 +50,7 @@ from ...ir.core import Const, Eqn, Graph
 from ...ir.loops import While
 from ...ir.transform import all_graphs
 from ...status import INTERRUPTED
+from .context import LoweringContext
 from .declarations import external_global, function
 
 FLAG = "__adlite_interrupt_flag"
@@ -175,9 +176,9 @@ def _static_int(atom, function: Graph) -> int | None:
 
 # ---- code generation ------------------------------------------------------------------------
 
-def emit_poll(lowering) -> None:
-    """Leave `lowering.fn` with status INTERRUPTED if SIGINT arrived (main thread only)."""
-    b, fn, module = lowering.b, lowering.fn, lowering.module
+def emit_poll(cx: LoweringContext) -> None:
+    """Leave `cx.fn` with status INTERRUPTED if SIGINT arrived (main thread only)."""
+    b, fn, module = cx.b, cx.fn, cx.module
     flag = b.load_atomic(external_global(module, FLAG, I32), "monotonic", 4, typ=I32)
     raised = fn.append_basic_block("interrupt.raised")
     stop = fn.append_basic_block("interrupt.stop")
@@ -190,8 +191,7 @@ def emit_poll(lowering) -> None:
     main = b.load(external_global(module, MAIN_THREAD, I64), typ=I64)
     b.cbranch(b.icmp_unsigned("==", me, main), stop, cont)
     b.position_at_end(stop)
-    b.store(ir.Constant(I32, INTERRUPTED), lowering.status)
-    b.branch(lowering.fail_block)
+    cx.leave(INTERRUPTED)
     b.position_at_end(cont)
 
 

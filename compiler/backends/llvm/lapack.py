@@ -2,8 +2,8 @@
 scipy call (`?gesv`, `?getrf`, `?potrf`, `?trtrs`; 64-bit ints: `scipy_dgesv_64_`, ...),
 given operands laid out as numpy and scipy lay them out, so results are theirs to the bit.
 
-Contract: `Lapack(lowering)` (a `FunctionLowering`: `b`, `entry`, `alloc`, `loop_nest` and
-`module` are used) emits
+Contract: `Lapack(cx)` (the lowering context, `context.py`: its `b`, `entry` and `module`)
+emits
 - `column_major(ptr, rows, cols, elem, to=None)`: a new buffer with the rows x cols
   row-major matrix of `elem`s at `ptr` in column-major order (its transpose row-major;
   numpy's "linearize" step), converted to element type `to` when given (numpy's linear
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .arrays import alloc, loop_nest
+from .context import LoweringContext
 from .declarations import function
 from .ops import I64
 
@@ -32,18 +34,18 @@ def symbol(routine: str, elem) -> str:
 
 
 class Lapack:
-    def __init__(self, lowering) -> None:
-        self.low = lowering
+    def __init__(self, cx: LoweringContext) -> None:
+        self.cx = cx
 
     def _by_reference(self, value, typ=I64):
-        slot = self.low.entry.alloca(typ)
-        self.low.b.store(ir.Constant(typ, value) if isinstance(value, int) else value, slot)
+        slot = self.cx.entry.alloca(typ)
+        self.cx.b.store(ir.Constant(typ, value) if isinstance(value, int) else value, slot)
         return slot
 
     def column_major(self, ptr, rows: int, cols: int, elem, to=None):
-        low, b = self.low, self.low.b
+        b = self.cx.b
         to = to or elem
-        out = low.alloc((cols, rows), to)
+        out = alloc(self.cx, (cols, rows), to)
         widen = isinstance(elem, ir.FloatType) and not isinstance(to, ir.FloatType)
 
         def move(co):
@@ -55,7 +57,7 @@ class Lapack:
                 value = b.fpext(value, to) if widen else b.fptrunc(value, to)
             b.store(value, dst)
 
-        low.loop_nest((rows, cols), move)
+        loop_nest(self.cx, (rows, cols), move)
         return out
 
     def call(self, routine: str, elem, operands, chars: str = ""):
@@ -64,7 +66,7 @@ class Lapack:
         args += [v if isinstance(v, ir.Value) and v.type == PTR else self._by_reference(v)
                  for v in operands]
         args += [info] + [ir.Constant(I64, 1)] * len(chars)
-        fn = function(self.low.module, symbol(routine, elem), ir.VoidType(),
+        fn = function(self.cx.module, symbol(routine, elem), ir.VoidType(),
                       [PTR] * (len(args) - len(chars)) + [I64] * len(chars))
-        self.low.b.call(fn, args)
-        return self.low.b.load(info, typ=I64)
+        self.cx.b.call(fn, args)
+        return self.cx.b.load(info, typ=I64)

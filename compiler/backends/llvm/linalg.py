@@ -30,8 +30,9 @@ from llvmlite import ir
 
 from ... import status
 from . import arrays
-from .arrays import element_type
+from .arrays import alloc, copy_array, element_type, load, loop_nest, offset, store
 from .declarations import function
+from .elements import element
 from .lapack import Lapack
 from .linalg_loops import (
     cholesky_function,
@@ -56,11 +57,11 @@ def _factor(cx, env, a):
     matrix operand `a`."""
     elem = element_type(a.type)
     n = a.type.shape[0]
-    piv = cx.alloc((n,), I64)
+    piv = alloc(cx, (n,), I64)
     if arrays.blas():
         lu = Lapack(cx).column_major(env[id(a)], n, n, elem, F64)
         return lu, piv, Lapack(cx).call("getrf", F64, [n, n, lu, n, piv]), 1, F64
-    lu = cx.copy_array(env[id(a)], a.type)
+    lu = copy_array(cx, env[id(a)], a.type)
     return lu, piv, cx.b.call(lu_function(cx.module, elem),
                               [lu, ir.Constant(I64, n), piv]), 0, elem
 
@@ -73,14 +74,14 @@ def _solve(cx, env, a, x, x_type):
     if not arrays.blas():
         lu, piv, info, _, _ = _factor(cx, env, a)
         cx.check(cx.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
-        out = cx.copy_array(x, x_type)
+        out = copy_array(cx, x, x_type)
         cx.b.call(lu_solve_function(cx.module, elem),
                   [lu, ir.Constant(I64, n), piv, out, ir.Constant(I64, columns)])
         return out
     lapack = Lapack(cx)
     lu = lapack.column_major(env[id(a)], n, n, elem, F64)
     rhs = lapack.column_major(x, n, columns, elem, F64)
-    info = lapack.call("gesv", F64, [n, columns, lu, n, cx.alloc((n,), I64), rhs, n])
+    info = lapack.call("gesv", F64, [n, columns, lu, n, alloc(cx, (n,), I64), rhs, n])
     cx.check(cx.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
     return lapack.column_major(rhs, columns, n, F64, elem)
 
@@ -96,9 +97,9 @@ def lower_inv(cx, eqn, env):
     a = eqn.inputs[0]
     n = a.type.shape[0]
     elem = element_type(a.type)
-    x = cx.alloc((n, n), elem)
+    x = alloc(cx, (n, n), elem)
     b = cx.b
-    cx.loop_nest((n, n), lambda co: cx.store(x, a.type, cx.offset((n, n), co), b.select(
+    loop_nest(cx, (n, n), lambda co: store(cx, x, a.type, offset(cx, (n, n), co), b.select(
         b.icmp_signed("==", co[0], co[1]), ir.Constant(elem, 1.0), ir.Constant(elem, 0.0))))
     return [_solve(cx, env, a, x, a.type)]
 
@@ -129,7 +130,7 @@ def _slogdet(cx, env, a):
         b.store(b.select(flip, b.fneg(current), current), sign)
         b.store(b.fadd(b.load(logdet, typ=elem), b.call(log, [b.call(fabs, [u])])), logdet)
 
-    cx.loop_nest((n,), diagonal)
+    loop_nest(cx, (n,), diagonal)
     regular = b.icmp_signed("==", info, ir.Constant(I64, 0))
     return (b.select(regular, b.load(sign, typ=elem), ir.Constant(elem, 0.0)),
             b.select(regular, b.load(logdet, typ=elem), ir.Constant(elem, float("-inf"))),
@@ -174,13 +175,13 @@ def _cholesky(cx, env, a, failure, work=None, lower=True):
     else:  # the upper factor is the lower one of the transpose, transposed
         work = elem
         operand = env[id(a)] if lower else Lapack(cx).column_major(env[id(a)], n, n, elem)
-        factor = cx.alloc((n, n), elem)
+        factor = alloc(cx, (n, n), elem)
         info = b.call(cholesky_function(cx.module, elem),
                       [operand, ir.Constant(I64, n), factor])
         if lower:
             factor = Lapack(cx).column_major(factor, n, n, elem)
     cx.check(b.icmp_signed("==", info, ir.Constant(I64, 0)), failure(info))
-    out = cx.alloc((n, n), elem)
+    out = alloc(cx, (n, n), elem)
 
     def move(co):  # the factor back to row-major, zeros in the other triangle (as numpy)
         i, j = co
@@ -188,9 +189,9 @@ def _cholesky(cx, env, a, failure, work=None, lower=True):
         value = b.select(b.icmp_signed("<=" if lower else ">=", j, i),
                          _narrowed(cx, b.load(src, typ=work), elem),
                          ir.Constant(elem, 0.0))
-        cx.store(out, a.type, cx.offset((n, n), co), value)
+        store(cx, out, a.type, offset(cx, (n, n), co), value)
 
-    cx.loop_nest((n, n), move)
+    loop_nest(cx, (n, n), move)
     return out
 
 
@@ -227,11 +228,11 @@ def lower_solve_triangular(cx, eqn, env):
     else:
         matrix = env[id(a)]
         if trans:  # solve with the transposed triangle
-            matrix = cx.alloc((n, n), elem)
-            cx.loop_nest((n, n), lambda co: cx.store(
-                matrix, a.type, cx.offset((n, n), co),
-                cx.load(env[id(a)], a.type, cx.offset((n, n), co[::-1]))))
-        x = cx.copy_array(env[id(rhs)], rhs.type)
+            matrix = alloc(cx, (n, n), elem)
+            loop_nest(cx, (n, n), lambda co: store(
+                cx, matrix, a.type, offset(cx, (n, n), co),
+                load(cx, env[id(a)], a.type, offset(cx, (n, n), co[::-1]))))
+        x = copy_array(cx, env[id(rhs)], rhs.type)
         info = b.call(trsolve_function(cx.module, elem),
                       [matrix, ir.Constant(I64, n), x, ir.Constant(I64, columns),
                        ir.Constant(I64, int(lower != bool(trans))),
@@ -252,9 +253,9 @@ def lower_check_finite(cx, eqn, env):
     b.store(ir.Constant(I1, 1), finite)
     fabs = function(cx.module, f"llvm.fabs.{suffix(elem)}", elem, [elem])
     inf = ir.Constant(elem, float("inf"))
-    cx.loop_nest(x.type.shape, lambda co: b.store(b.and_(
+    loop_nest(cx, x.type.shape, lambda co: b.store(b.and_(
         b.load(finite, typ=I1),
-        b.fcmp_ordered("<", b.call(fabs, [cx.element(env, x, co)]), inf)), finite))
+        b.fcmp_ordered("<", b.call(fabs, [element(cx, env, x, co)]), inf)), finite))
     cx.check(b.load(finite, typ=I1), status.NOT_FINITE)
     return [env[id(x)]]
 
@@ -275,17 +276,17 @@ def _masked(cx, env, x, keep, diagonal):
     """x where j `keep` i (strictly), `diagonal` times x on the diagonal, 0 elsewhere."""
     shape = x.type.shape
     elem = element_type(x.type)
-    out = cx.alloc(shape, elem)
+    out = alloc(cx, shape, elem)
     b = cx.b
 
     def body(co):
-        v = cx.element(env, x, co)
+        v = element(cx, env, x, co)
         i, j = co
         scaled = v if diagonal == 1.0 else ir.Constant(elem, 0.0) if diagonal == 0.0 \
             else b.fmul(v, ir.Constant(elem, diagonal))
         value = b.select(b.icmp_signed(keep, j, i), v, b.select(
             b.icmp_signed("==", i, j), scaled, ir.Constant(elem, 0.0)))
-        cx.store(out, x.type, cx.offset(shape, co), value)
+        store(cx, out, x.type, offset(cx, shape, co), value)
 
-    cx.loop_nest(shape, body)
+    loop_nest(cx, shape, body)
     return out

@@ -1,9 +1,10 @@
-"""LLVM lowering of every elementwise primitive, per element: the `llvm` column of the primitive
-table, attached to it (`ir.primitive.attach`) when this module is imported.
+"""LLVM lowering of every elementwise primitive, per element (`elements.py` makes each rule the
+primitive's `llvm` entry in the table).
 
-Contract: `LOWERINGS[name](cx, args, eqn) -> list of llvm values`, where `cx` is the function
-lowering context (`cx.b` the llvmlite IRBuilder, `cx.intrinsic(name, type)` and
-`cx.libm(name, n_args, type)` declare math functions for double or float, `cx.check`).
+Contract: `LOWERINGS[name](cx, args, eqn) -> list of llvm values`: the element of the result
+for the operand elements `args`, where `cx` is the lowering context (`context.py`: `cx.b`
+the llvmlite IRBuilder, `cx.intrinsic(name, type)` and `cx.libm(name, n_args, type)` declare
+math functions for double or float, `cx.check`).
 Floating-point code has no fast-math flags, so results are bit-for-bit IEEE like numpy's
 (exp, expm1, log, log1p and tanh of arrays are `vector_math.py`'s, within its bounds):
 `maximum`/`minimum` propagate NaN as `np.maximum` does, `//` and `%` follow Python's floor
@@ -11,18 +12,16 @@ semantics, integer division by zero and float -> int overflow jump to the error 
 (`cx.check`) instead of trapping. Scalar int `+ - * // ** neg abs` and float -> int
 conversions are checked (LLVM's `llvm.s*.with.overflow` intrinsics): a result outside int64
 leaves with `status.INT_OVERFLOW` instead of wrapping, so compiled ints are Python's ints or
-an OverflowError; int arrays wrap as numpy's do. The other primitives' rules lower whole
-equations (`registry.py`).
+an OverflowError; int arrays wrap as numpy's do.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
-from ... import primitives, status  # noqa: F401  (primitives: registers what is completed here)
+from ... import status
 from ...ir import dtypes
-from ...ir.primitive import attach
-from .declarations import function
+from .integers import int_pow, int_truediv, overflow_intrinsic
 from .vector_math import in_arrays
 
 F64 = ir.DoubleType()
@@ -39,12 +38,6 @@ def _is_float(v) -> bool:
 def _checks_ints(eqn) -> bool:
     """Scalar int results are range-checked; int arrays wrap, as numpy's do."""
     return not eqn.outputs[0].type.is_array
-
-
-def overflow_intrinsic(module: ir.Module, op: str) -> ir.Function:
-    """`llvm.<op>.with.overflow.i64` (op: sadd, ssub, smul) -> {i64 result, i1 overflowed}."""
-    return function(module, f"llvm.{op}.with.overflow.i64", ir.LiteralStructType([I64, I1]),
-                    [I64, I64])
 
 
 def checked(cx, op: str, x, y):
@@ -207,7 +200,7 @@ def _pow(cx, args, eqn):
     x, y = args
     if _is_float(x):
         return [cx.b.call(cx.intrinsic("llvm.pow", x.type), [x, y])]
-    result = cx.b.call(cx.int_pow(), [x, y])
+    result = cx.b.call(int_pow(cx.module), [x, y])
     if _checks_ints(eqn):
         cx.check(cx.b.not_(cx.b.extract_value(result, 1)), status.INT_OVERFLOW)
     return [cx.b.extract_value(result, 0)]
@@ -231,7 +224,7 @@ def _int_truediv(cx, args, eqn):
             quick = b.fdiv(b.sitofp(x, F64), b.sitofp(y, F64))
             quick_block = b.block
         with otherwise:
-            slow = b.call(cx.int_truediv(), [x, y])
+            slow = b.call(int_truediv(cx.module), [x, y])
             slow_block = b.block
     result = b.phi(F64)
     result.add_incoming(quick, quick_block)
@@ -345,6 +338,3 @@ LOWERINGS = {
     "select": lambda cx, args, eqn: [cx.b.select(*args)],
     "convert": _convert,
 }
-
-for _name, _rule in LOWERINGS.items():
-    attach(_name, llvm=_rule)

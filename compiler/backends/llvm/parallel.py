@@ -1,19 +1,23 @@
 """Parallel loop nests: a loop nest's outer dimension cut into fixed blocks run by the pool.
 
-Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py):
+Contract (functions of the lowering context `cx`, context.py):
 - `rows_per_block(shape)`: the rows of dimension 0 in one block (BLOCK elements, at least one
   row), or None when the nest stays one plain loop: fewer than PARALLEL_MIN elements (small
   arrays never pay for threads) or fewer than two blocks. It depends on the shape only, never
   on the thread count, so a blocked reduction has the same bits for any number of threads.
-- `parallel_nest(shape, body, cuts, per, before, after)` emits, at the current position, a
-  call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
-  function doing `before(k)`, `loop_nest(shape, body, cuts)` over the block's rows, then
-  `after(k)`; a nonzero status of the block (a failed check) leaves the calling function
-  through its error exit with the status of the lowest failing block, as the plain loop
-  reports it. The outlined function receives the values it uses from the calling function
+- `parallel_nest(cx, shape, body, cuts, per, before, after)` emits, at the current position,
+  a call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
+  function doing `before(k)`, `arrays.loop_nest` of (shape, body, cuts) over the block's
+  rows, then `after(k)`; a nonzero status of the block (a failed check) leaves the calling
+  function through its error exit with the status of the lowest failing block, as the plain
+  loop reports it. The outlined function receives the values it uses from the calling function
   in a context structure. It returns False and emits nothing in the calling function when the
   body would touch the caller's frame (an AD tape, an allocation list, a stack slot): the
-  caller then emits the plain loop.
+  caller then emits the plain loop. While the block function is filled, `cx`'s function,
+  builders, status slot and error exit are the block function's.
+- `any_nest(cx, shape, body, cuts)`: `arrays.loop_nest`, run by the pool when
+  `rows_per_block` allows and `parallel_nest` succeeds: for bodies whose iterations write
+  disjoint elements (a map, a reduction over inner axes).
 - `define_serial(module)`: for code without the pool (ahead-of-time kernels), defines the
   module's `__adlite_parallel_for` as a loop over the blocks in order on the calling thread:
   the same blocks, so the same bits as the pool's.
@@ -22,9 +26,12 @@ Contract (mixed into `FunctionLowering` as `ParallelLowering`, used by arrays.py
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from llvmlite import ir
 
+from .arrays import loop_nest
+from .context import LoweringContext
 from .ops import I64
 from .threads import PARALLEL_FOR
 
@@ -121,63 +128,67 @@ def _rewire(instr, mapping: dict) -> None:
     instr._clear_string_cache()
 
 
-class ParallelLowering:
-    """Needs `fn`, `b`, `entry`, `status`, `fail_block`, `tapes`, `scratch_size`, `module`
-    and `loop_nest` of `FunctionLowering`."""
+def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int,
+                  before: Callable | None = None, after: Callable | None = None) -> bool:
+    outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block)
+    tapes, scratch = dict(cx.tapes), cx.scratch_size
+    fn = ir.Function(cx.module, BODY,
+                     f"{cx.fn.name}_block{next(_names)}")
+    fn.linkage = "internal"
+    _ctx, begin, end, block = fn.args
+    cx.fn = fn
+    cx.entry = ir.IRBuilder(fn.append_basic_block("entry"))
+    start = fn.append_basic_block("start")
+    cx.b = ir.IRBuilder(start)
+    cx.status = cx.entry.alloca(I32, name="status")
+    cx.fail_block = fn.append_basic_block("fail")
+    try:
+        state = before(block) if before else None
+        loop_nest(cx, shape, body, cuts, rows=(begin, end))
+        if after:
+            after(block, state)
+        cx.b.ret(ir.Constant(I32, 0))
+        fail = ir.IRBuilder(cx.fail_block)
+        fail.ret(fail.load(cx.status, typ=I32))
+        inner_entry = cx.entry
+    finally:
+        cx.fn, cx.b, cx.entry, cx.status, cx.fail_block = outer
+    captured = {}
+    for blk in fn.blocks:
+        for instr in blk.instructions:
+            for v in _operands(instr):
+                if _foreign(v, fn):
+                    captured.setdefault(id(v), v)
+    values = list(captured.values())
+    if cx.tapes != tapes or cx.scratch_size != scratch or \
+            any(isinstance(v, ir.AllocaInstr) for v in values):
+        cx.tapes, cx.scratch_size = tapes, scratch
+        del cx.module.globals[fn.name]
+        return False
+    context = ir.LiteralStructType([v.type for v in values] or [I64])
+    mapping = {}
+    for i, v in enumerate(values):
+        field = inner_entry.gep(fn.args[0], [ir.Constant(I32, 0), ir.Constant(I32, i)],
+                                inbounds=True, source_etype=context)
+        mapping[id(v)] = inner_entry.load(field, typ=v.type)
+    inner_entry.branch(start)
+    for blk in fn.blocks:
+        for instr in blk.instructions:
+            if any(id(v) in mapping for v in _operands(instr)):
+                _rewire(instr, mapping)
+    b = cx.b
+    ctx = cx.entry.alloca(context)
+    for i, v in enumerate(values):
+        b.store(v, b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True))
+    run = cx.declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
+    status = b.call(run, [fn, ctx, ir.Constant(I64, shape[0]), ir.Constant(I64, per)])
+    cx.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), status)
+    return True
 
-    def parallel_nest(self, shape, body, cuts, per: int, before=None, after=None) -> bool:
-        outer = (self.fn, self.b, self.entry, self.status, self.fail_block)
-        tapes, scratch = dict(self.tapes), self.scratch_size
-        fn = ir.Function(self.module, BODY,
-                         f"{self.fn.name}_block{next(_names)}")
-        fn.linkage = "internal"
-        _ctx, begin, end, block = fn.args
-        self.fn = fn
-        self.entry = ir.IRBuilder(fn.append_basic_block("entry"))
-        start = fn.append_basic_block("start")
-        self.b = ir.IRBuilder(start)
-        self.status = self.entry.alloca(I32, name="status")
-        self.fail_block = fn.append_basic_block("fail")
-        try:
-            state = before(block) if before else None
-            self.loop_nest(shape, body, cuts, rows=(begin, end))
-            if after:
-                after(block, state)
-            self.b.ret(ir.Constant(I32, 0))
-            fail = ir.IRBuilder(self.fail_block)
-            fail.ret(fail.load(self.status, typ=I32))
-            inner_entry = self.entry
-        finally:
-            self.fn, self.b, self.entry, self.status, self.fail_block = outer
-        captured = {}
-        for blk in fn.blocks:
-            for instr in blk.instructions:
-                for v in _operands(instr):
-                    if _foreign(v, fn):
-                        captured.setdefault(id(v), v)
-        values = list(captured.values())
-        if self.tapes != tapes or self.scratch_size != scratch or \
-                any(isinstance(v, ir.AllocaInstr) for v in values):
-            self.tapes, self.scratch_size = tapes, scratch
-            del self.module.globals[fn.name]
-            return False
-        context = ir.LiteralStructType([v.type for v in values] or [I64])
-        mapping = {}
-        for i, v in enumerate(values):
-            field = inner_entry.gep(fn.args[0], [ir.Constant(I32, 0), ir.Constant(I32, i)],
-                                    inbounds=True, source_etype=context)
-            mapping[id(v)] = inner_entry.load(field, typ=v.type)
-        inner_entry.branch(start)
-        for blk in fn.blocks:
-            for instr in blk.instructions:
-                if any(id(v) in mapping for v in _operands(instr)):
-                    _rewire(instr, mapping)
-        b = self.b
-        ctx = self.entry.alloca(context)
-        for i, v in enumerate(values):
-            b.store(v, b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True))
-        run = self.declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
-        status = b.call(run, [fn, ctx, ir.Constant(I64, shape[0]), ir.Constant(I64, per)])
-        self.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), status)
-        return True
 
+def any_nest(cx: LoweringContext, shape, body: Callable, cuts=None) -> None:
+    """`loop_nest`, run by the thread pool when large enough: for bodies whose iterations
+    write disjoint elements (a map, a reduction over inner axes)."""
+    per = rows_per_block(shape)
+    if per is None or not parallel_nest(cx, shape, body, cuts, per):
+        loop_nest(cx, shape, body, cuts)

@@ -2,12 +2,20 @@
 
 Contract: `@lowers(*names)` attaches the decorated rule as the `llvm` lowering of each
 primitive in `names` (`ir.primitive.attach`: once per primitive, when the module defining the
-rule is imported; importing `adlite.compiler.backends.llvm` imports them all). A rule is
-`rule(cx, eqn, env) -> output values`, `cx` being the lowering of the function
-(`lower.FunctionLowering`) and `env` the values of the graph level so far (`id(var)` ->
-llvm value, or `fusion.Lazy` for a fused array); the elementwise primitives register their
-per-element rules `rule(cx, args, eqn)` in `ops.py` and `special.py` instead (see
-`lower.FunctionLowering.lower_eqn`).
+rule is imported; importing `lower.py`, hence `adlite.compiler.backends.llvm`, imports them
+all). Every primitive's rule, structural (`while`, `cond`: control.py; `push`, `pop`:
+tapes.py), array and elementwise alike, has one signature,
+
+    rule(cx, eqn, env) -> list of output values,
+
+`cx` being the lowering context (`context.LoweringContext`) and `env` the values of the graph
+level so far (`id(var)` -> llvm value, or `fusion.Lazy` for a fused array), and is found by
+one dispatch, `context.LoweringContext.lower_eqn`. The elementwise primitives' rules are
+written per element, `rule(cx, args, eqn)` (ops.py, special.py), because fused loop bodies
+compute one element from the elements of the operands; `elements.py` registers each wrapped
+in a `PerElement`, the table entry with the common signature (an array result: one loop
+nest; a scalar: the rule on the operands' values) that keeps the per-element rule for the
+fused loop bodies (`per_element`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ import math
 
 from llvmlite import ir
 
-from .arrays import element_type
+from .arrays import alloc, element_type
+from .elements import materialize
 from .fusion import Lazy
 from .internal_functions import InternalFunction
 from .ops import I1, I64
@@ -162,9 +163,9 @@ def lower_argsort(cx, eqn, env):
     n = shape[-1]
     source = env[id(x)]
     if isinstance(source, Lazy):
-        source = cx.materialize(env, x)
-    out = cx.alloc(shape, I64)
-    tmp = cx.alloc((n,), I64)
+        source = materialize(cx, env, x)
+    out = alloc(cx, shape, I64)
+    tmp = alloc(cx, (n,), I64)
     lanes = math.prod(shape[:-1])
     cx.b.call(argsort_function(cx.module, element_type(x.type)),
               [source, ir.Constant(I64, lanes), ir.Constant(I64, n), out, tmp])

@@ -1,5 +1,5 @@
-"""LLVM lowering of the special functions (`primitives/special.py`), per element, attached to
-the primitive table like the lowerings of `ops.py`.
+"""LLVM lowering of the special functions (`primitives/special.py`), per element, made table
+entries like the rules of `ops.py` (`elements.py`).
 
 Contract: every function is computed in double, a float32 operand widened and the result
 rounded (scipy's float32 loops of these functions do the same), except `sigmoid`,
@@ -30,7 +30,6 @@ from adlite.derivatives.special import (
     TRIGAMMA_SERIES,
 )
 
-from ...ir.primitive import attach
 from .declarations import function
 from .ops import F64
 from .ops import LOWERINGS as _OPS
@@ -247,6 +246,3 @@ LOWERINGS = {
     "erfcinv": _in_double(_erfcinv_function),
     "sigmoid": _sigmoid,
 }
-
-for _name, _rule in LOWERINGS.items():
-    attach(_name, llvm=_rule)

@@ -3,7 +3,7 @@ arrays: no calls and no branches, so the loop vectoriser turns a loop computing 
 code (the C library's functions, which the scalar lowering calls, are called once per
 element).
 
-Contract: `in_arrays(name, scalar_rule)` is the lowering rule of primitive `name` (one of
+Contract: `in_arrays(name, scalar_rule)` is the per-element rule of primitive `name` (one of
 FUNCTIONS): an equation whose result is an array is computed here, any other by
 `scalar_rule`, so scalar code keeps the C library's bits (Python's `math` module calls the
 same functions) and array code follows numpy's semantics within numpy's accuracy.
@@ -316,7 +316,7 @@ def function(name: str) -> Callable:
 
 
 def in_arrays(name: str, scalar_rule: Callable) -> Callable:
-    """The lowering rule of primitive `name`: FUNCTIONS[name] for array results, else
+    """The per-element rule of primitive `name`: FUNCTIONS[name] for array results, else
     `scalar_rule`."""
     emit = function(name)
 
