@@ -172,7 +172,7 @@ class Calls:
             return ref
         name = self.scope.base_name(ref.obj)
         if name is not None:
-            bases[ref.obj] = self.scope.env[name]
+            bases[ref.obj] = self.scope.get(name)
         elif ref.plain and isinstance(value, Var | Const):
             bases[ref.obj] = value
         else:
@@ -231,7 +231,7 @@ class Calls:
         for obj, before in bases.items():
             if obj not in callee.hidden:
                 continue
-            after = callee.scope.env[callee.hidden[obj]]
+            after = callee.scope.get(callee.hidden[obj])
             if after is not before:
                 self.store(obj, after, self.line(node))
         return result, _returned(ref, bases)

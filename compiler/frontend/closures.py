@@ -65,7 +65,7 @@ class Closure:
 
     def default(self, param: str):
         d = self.defaults[param]
-        return self.owner.scope.env.get(d.var) if isinstance(d, Stored) else d
+        return self.owner.scope.get(d.var) if isinstance(d, Stored) else d
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
             out[name] = tuple(arg)
     if isinstance(fn, Closure):
         out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
-                    if var in fn.owner.scope.env})
+                    if var in fn.owner.scope})
     return out
 
 
@@ -202,16 +202,16 @@ def _read(conv, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
     owner = closure.owner
-    if var not in owner.scope.env:  # a default kept by a loop body that has ended
+    if var not in owner.scope:  # a default kept by a loop body that has ended
         raise conv.source.error(node, f"{closure.__name__}(): a default value computed inside "
                                       "a loop is used after the loop",
                                 "define the function before the loop")
     if owner is conv:
         return conv.expr_ref(g.name(var, at=node))
-    value = owner.scope.env[var]
+    value = owner.scope.get(var)
     if value is LIVE:
-        value = owner.view_value(owner.scope.refs[var])
-    return value, _read_only(owner.scope.refs.get(var))
+        value = owner.view_value(owner.scope.ref(var))
+    return value, _read_only(owner.scope.ref(var))
 
 
 _READ_ONLY: set[int] = set()  # objects standing for another function's arrays
@@ -235,17 +235,17 @@ def is_read_only(ref: Ref) -> bool:
 
 def operands(conv, names: list[str], refs: dict, node) -> None:
     """Append to `names` the variables the closures they hold read (see the module doc);
-    the refs of new hidden names go to `conv.scope.refs` and `refs` (the block's)."""
+    the refs of new hidden names go to `conv.scope` and `refs` (the block's)."""
     k = 0
     while k < len(names):
-        value = conv.scope.env.get(names[k])
+        value = conv.scope.get(names[k])
         if isinstance(value, Closure):
             if value.owner is not conv:
                 value = _relocate(conv, value, refs, node)
-                conv.scope.env[names[k]] = value
+                conv.scope.rebind(names[k], value)
             stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
             names.extend(v for v in [*value.names.values(), *stored]
-                         if v in conv.scope.env and v not in names)
+                         if v in conv.scope and v not in names)
         k += 1
 
 
@@ -254,15 +254,15 @@ def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
     def move(var):
         value, ref = _read(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
-        conv.scope.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
-            else value
+        conv.scope.bind(hidden, _relocate(conv, value, refs, node)
+                        if isinstance(value, Closure) else value, ref)
         if ref is not None:
-            conv.scope.refs[hidden] = refs[hidden] = ref
+            refs[hidden] = ref
         return hidden
 
-    owner_env = closure.owner.scope.env
+    owner = closure.owner.scope
     return Closure(closure.node, conv,
-                   {free: move(var) for free, var in closure.names.items() if var in owner_env},
+                   {free: move(var) for free, var in closure.names.items() if var in owner},
                    {p: Stored(move(d.var)) if isinstance(d, Stored) else d
                     for p, d in closure.defaults.items()}, closure.source)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+from typing import TYPE_CHECKING
 
 import gast
 import numpy as np
@@ -41,6 +42,9 @@ from ..ir.index import Int
 from .aliasing import Ref, new_object
 from .array_functions import _options, resolve_dtype
 from .functions import builtin_sum_of_array, register_with_keywords
+
+if TYPE_CHECKING:
+    from .scope import Scope
 from .static_values import ListTuple
 
 
@@ -121,26 +125,27 @@ def has_runtime_leaves(value) -> bool:
 
 
 def leaf_operands(conv, name: str) -> list[str]:
-    """Hidden names bound to the run-time values inside list `name` (in `conv.scope.env`), the
+    """Hidden names bound to the run-time values inside list `name` (in `conv.scope`), the
     operands through which a block reads the list (`read_only_copies`)."""
     names = []
-    for j, leaf in enumerate(_leaves(conv.scope.env[name])):
-        conv.scope.env[f"{LEAF}{name} {j}"] = leaf
+    for j, leaf in enumerate(_leaves(conv.scope.get(name))):
+        conv.scope.rebind(f"{LEAF}{name} {j}", leaf)
         names.append(f"{LEAF}{name} {j}")
     return names
 
 
-def read_only_copies(env: dict, names) -> dict:
-    """Inside a block whose inputs `names` bind a list's leaves, the list becomes a read-only
-    copy holding the inputs (so does a list without run-time values). Returns {list name: the
-    list outside} to restore afterwards."""
+def read_only_copies(scope: Scope, names) -> dict:
+    """Inside a block (its `scope`) whose inputs `names` bind a list's leaves, the list becomes
+    a read-only copy holding the inputs (so does a list without run-time values). Returns
+    {list name: the list outside} to restore afterwards."""
+    env = scope.snapshot()
     lists = dict.fromkeys(n[len(LEAF):].rsplit(" ", 1)[0] for n in names if n.startswith(LEAF))
     lists.update((n, None) for n, v in env.items()
                  if isinstance(v, ListValue) and next(_leaves(v), None) is None)
     originals = {}
     for name in lists:
         originals[name] = env[name]
-        env[name] = _copy(env[name], env, name, itertools.count())
+        scope.rebind(name, _copy(env[name], env, name, itertools.count()))
     return originals
 
 
@@ -166,7 +171,7 @@ def mutated(conv, nodes) -> bool:
                 isinstance(sub.ctx, gast.Store) else sub if isinstance(sub, gast.Name) and \
                 isinstance(sub.ctx, gast.Store) else None
             if isinstance(target, gast.Name) and \
-                    isinstance(conv.scope.env.get(target.id), ListValue):
+                    isinstance(conv.scope.get(target.id), ListValue):
                 return True
     return False
 
@@ -242,7 +247,7 @@ def store_items(conv, obj: int, value, line: int) -> None:
     """Array object `obj` now has `value`: list items bound to it follow (see the module
     docstring); lists reachable from the converter's names."""
     seen = set()
-    stack_ = [v for v in conv.scope.env.values() if isinstance(v, ListValue | tuple)]
+    stack_ = [v for v in conv.scope.snapshot().values() if isinstance(v, ListValue | tuple)]
     while stack_:
         item = stack_.pop()
         if isinstance(item, tuple):

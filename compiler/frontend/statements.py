@@ -66,7 +66,7 @@ def handles(conv, s) -> bool:
     if isinstance(s, gast.Assert | gast.Raise):
         return True
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
-        isinstance(s.value.func, gast.Name) and s.value.func.id not in conv.scope.env and \
+        isinstance(s.value.func, gast.Name) and s.value.func.id not in conv.scope and \
         conv.expr(s.value.func) is builtins.print
 
 

@@ -90,7 +90,7 @@ class Subscripts:
             return frozen_ref(ref)
         view = static_spec(spec, ints)
         if ref.view:
-            shape = self.scope.env[self.scope.base_name(ref.obj)].type.shape
+            shape = self.scope.get(self.scope.base_name(ref.obj)).type.shape
             view = compose(shape, ref.view, view)
             if view is None:
                 return frozen_ref(ref)
@@ -186,9 +186,9 @@ class Subscripts:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
         object `name` is bound to, seen through all of its names and views; with
         `accumulate`, `np.add.at(name, index, v)`."""
-        ref = self.scope.refs.get(name)
+        ref = self.scope.ref(name)
         if not isinstance(ref, Ref):
-            self.array(self.scope.env[name], node)  # raises: not an array
+            self.array(self.scope.get(name), node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
         outside = externals.outside_title(ref.obj)
         if outside is not None:
@@ -215,7 +215,7 @@ class Subscripts:
                       "with runtime values) that compiled code cannot follow",
                 "write into the base array directly, or use .copy() to make an independent "
                 "array"))
-        base = self.scope.env[self.scope.base_name(ref.obj)]
+        base = self.scope.get(self.scope.base_name(ref.obj))
         x = self.view_value(ref) if ref.view else base
         if index_spec is None:
             spec, ints = self.index_spec(x, index)
@@ -238,11 +238,11 @@ class Subscripts:
 
     def store(self, obj: int, value: Atom, line: int) -> None:
         """The object's new value: its names see it, views cut off from it are poisoned."""
-        for n, r in self.scope.refs.items():
+        for n, r in self.scope.objects().items():
             if isinstance(r, tuple):
-                self.scope.env[n] = self._store_tuple(self.scope.env[n], r, obj, value, n, line)
+                self.scope.rebind(n, self._store_tuple(self.scope.get(n), r, obj, value, n, line))
             elif r.plain and r.obj == obj:
-                self.scope.env[n] = value
+                self.scope.rebind(n, value)
             elif (r.frozen or r.maybe) and obj in r.objects():
                 self.scope.poison(n, line)
         sequences.store_items(self, obj, value, line)

@@ -162,8 +162,8 @@ def _build_program(fn, arg_types: list) -> Program:
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
-    written = [(i, conv.scope.env[conv.hidden[obj]]) for obj, i in objects.items()
-               if conv.scope.env[conv.hidden[obj]] is not inputs[i]]
+    written = [(i, conv.scope.get(conv.hidden[obj])) for obj, i in objects.items()
+               if conv.scope.get(conv.hidden[obj]) is not inputs[i]]
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
@@ -326,8 +326,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def in_place(self, s) -> bool:
         """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
         name = s.targets[0].id
-        current = self.scope.env.get(name)
-        if not (isinstance(self.scope.refs.get(name), Ref) and (current is LIVE or isinstance(
+        current = self.scope.get(name)
+        if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
             return False
         x = self.expr(s.value.left)
@@ -349,8 +349,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             outside, root = target.value, target.value
             while isinstance(root, gast.Attribute):
                 root = root.value
-            local = isinstance(root, gast.Name) and root.id in self.scope.env and (
-                isinstance(self.scope.env[root.id], Var | Const) or self.scope.env[root.id] is LIVE)
+            local = isinstance(root, gast.Name) and root.id in self.scope and (
+                isinstance(self.scope.get(root.id), Var | Const) or self.scope.get(root.id) is LIVE)
             if not local and (isinstance(outside, gast.Attribute) or isinstance(
                     root, gast.Name) and root.id in self.globals):
                 raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
@@ -360,7 +360,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                                 "but does not write them",
                                         "pass the array as an argument: compiled code writes "
                                         "into argument arrays")
-            if not isinstance(target.value, gast.Name) or target.value.id not in self.scope.env:
+            if not isinstance(target.value, gast.Name) or target.value.id not in self.scope:
                 raise self.source.error(target, "assignment into something that is not a "
                                                 "local array variable",
                                         "assign into an array variable: `x[i] = v`")
@@ -407,7 +407,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def freeze_views(self, obj: int, base) -> None:
         """The object lost its last name: its live views keep their current values."""
-        for n, r in list(self.scope.refs.items()):
+        for n, r in self.scope.objects().items():
             if isinstance(r, Ref) and r.view and r.obj == obj:
                 self.freeze(n, base)
 
@@ -415,14 +415,13 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         """The current value of view `ref`, read from `base` (default: its object's value)."""
         spec, ints = spec_operands(ref.view)
         if base is None:
-            base = self.scope.env[self.scope.base_name(ref.obj)]
+            base = self.scope.get(self.scope.base_name(ref.obj))
         return self.b.index(base, *map(const, ints), spec=spec)
 
     def freeze(self, name: str, base: Atom | None = None) -> None:
         """View `name` keeps its current value from now on (it no longer follows its base)."""
-        ref = self.scope.refs[name]
-        self.scope.env[name] = self.view_value(ref, base)
-        self.scope.refs[name] = Ref(ref.obj, frozen=True)
+        ref = self.scope.ref(name)
+        self.scope.rebind(name, self.view_value(ref, base), Ref(ref.obj, frozen=True))
 
 
     # ---- values ---------------------------------------------------------------------------
@@ -534,20 +533,19 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def expr_Name(self, node):
         name = node.id
-        if name in self.scope.env:
+        if name in self.scope:
             if not self.scope.defined(name) and not name.startswith("__"):
                 raise self.source.error(node, f"variable {name!r} may be undefined here: it is "
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
-            if name in self.scope.poisoned:
+            line = self.scope.poisoned_at(name)
+            if line is not None:
                 raise unrollable(self.source.error(
-                    node, f"{name!r} is a view of an array that was written at line "
-                          f"{self.scope.poisoned[name]} (or may be the same array); compiled code "
-                          "cannot tell which values it sees",
-                    "use .copy() to make an independent array"))
-            if self.scope.env[name] is LIVE:
-                return self.view_value(self.scope.refs[name])
-            return self.scope.env[name]
+                    node, f"{name!r} is a view of an array that was written at line {line} "
+                          "(or may be the same array); compiled code cannot tell which values "
+                          "it sees", "use .copy() to make an independent array"))
+            value = self.scope.get(name)
+            return self.view_value(self.scope.ref(name)) if value is LIVE else value
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
@@ -556,7 +554,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
         raise self.source.error(node, f"name {name!r} is not defined", functions.nearest(
-            name, [n for n in [*self.scope.env, *self.globals, *dir(builtins)]
+            name, [n for n in [*self.scope.snapshot(), *self.globals, *dir(builtins)]
                    if not n.startswith("_")]))
 
     def resolve_global(self, obj, node, place: externals.Place | None = None):
@@ -675,8 +673,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise self.source.error(node, str(e)) from None
 
     def _expr_ref(self, node):
-        if isinstance(node, gast.Name) and node.id in self.scope.env:
-            return self.expr(node), self.scope.refs.get(node.id)
+        if isinstance(node, gast.Name) and node.id in self.scope:
+            return self.expr(node), self.scope.ref(node.id)
         if isinstance(node, gast.List):
             return self.expr_List(node), None
         if isinstance(node, gast.Tuple):
