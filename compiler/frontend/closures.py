@@ -37,6 +37,7 @@ from .. import gast_adapter as g
 from ..errors import AdliteSourceError
 from ..ir.builder import const
 from .aliasing import LIVE, Ref, new_object
+from .conversion_context import ConversionContext
 from .normalize import NestedDef, lambda_def
 from .source import Source, get_source
 from .static_values import is_runtime, same
@@ -47,7 +48,7 @@ _hidden = itertools.count(1)
 @dataclass(eq=False)
 class Closure:
     node: gast.FunctionDef
-    owner: object  # the FunctionConverter whose variables hold the free names
+    owner: ConversionContext  # the converter whose variables hold the free names
     names: dict[str, str]  # free name -> the owner's variable
     defaults: dict[str, object]  # parameter -> its value, or the Stored variable holding it
     source: Source
@@ -74,7 +75,7 @@ class Stored:
     var: str
 
 
-def make(conv, node: NestedDef) -> Closure:
+def make(conv: ConversionContext, node: NestedDef) -> Closure:
     """The closure a nested `def`/`lambda` evaluates to: its defaults are evaluated now and
     kept in hidden variables of the owner (read when it is called, like free variables)."""
     defaults = {}
@@ -135,7 +136,7 @@ class _Pair(tuple):
     """A call's (value, Ref) argument, told apart from a tuple default value."""
 
 
-def _signature(conv, fn, node) -> inspect.Signature:
+def _signature(conv: ConversionContext, fn, node) -> inspect.Signature:
     """The callee's signature, its defaults as (value, Ref) pairs."""
     if not isinstance(fn, Closure):
         sig = inspect.signature(fn)
@@ -153,12 +154,12 @@ def _signature(conv, fn, node) -> inspect.Signature:
         for ps, k in groups for p in ps])
 
 
-def _closure_default(conv, fn: Closure, param: str, node) -> _Pair:
+def _closure_default(conv: ConversionContext, fn: Closure, param: str, node) -> _Pair:
     d = fn.defaults[param]
     return _Pair(_read(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
 
 
-def _python_default(conv, p: inspect.Parameter, fn, node):
+def _python_default(conv: ConversionContext, p: inspect.Parameter, fn, node):
     if isinstance(p.default, np.ndarray):
         raise conv.source.error(node, f"{fn.__name__}(): the default value of {p.name!r} is "
                                       "an array", f"pass {p.name} explicitly")
@@ -173,7 +174,7 @@ def _constant(value):
     return value
 
 
-def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
+def bind(conv: ConversionContext, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
     """{parameter: (value, Ref)} for a call `fn(*pairs, **kwpairs)`, bound as Python binds it
     (then the closure's free variables, read now)."""
     sig = _signature(conv, fn, node)
@@ -198,7 +199,7 @@ def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
     return out
 
 
-def _read(conv, closure: Closure, var: str, node) -> tuple:
+def _read(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
     owner = closure.owner
@@ -233,7 +234,7 @@ def is_read_only(ref: Ref) -> bool:
     return ref.obj in _READ_ONLY
 
 
-def operands(conv, names: list[str], refs: dict, node) -> None:
+def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> None:
     """Append to `names` the variables the closures they hold read (see the module doc);
     the refs of new hidden names go to `conv.scope` and `refs` (the block's)."""
     k = 0
@@ -249,7 +250,7 @@ def operands(conv, names: list[str], refs: dict, node) -> None:
         k += 1
 
 
-def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
+def _relocate(conv: ConversionContext, closure: Closure, refs: dict, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
         value, ref = _read(conv, closure, var, node)
@@ -274,14 +275,14 @@ class Unusable:
     name: str
     line: int
 
-    def refuse(self, conv, node):
+    def refuse(self, conv: ConversionContext, node):
         raise conv.source.error(node, f"{self.name!r} is a function made at line {self.line} "
                                       "inside an if or a loop by another function's call, "
                                       "used after it",
                                 "call it inside the if or loop, or make it before")
 
 
-def after_block(conv, value, before: dict, line: int):
+def after_block(conv: ConversionContext, value, before: dict, line: int):
     """`value` as the code after an if or loop sees it (see `Unusable`); `before` is the
     environment before the block (a closure it already held stays usable)."""
     if isinstance(value, Closure) and value.owner is not conv and \
