@@ -9,7 +9,9 @@ carry). `if` outputs and `while` carries are the names whose values change, incl
 aliases never named in the block (one carry per object, see `aliasing.py`); aliasing that
 cannot be followed is refused naming the line. Each block runs in a fresh builder on a copy
 of the converter's `scope.Scope` (`_sub`), and the scopes the arms or the body leave are
-merged here (joined types, objects, maybe-undefined and poisoned names). A `for` loop (a
+merged here (joined types and objects) and by the Scope's operations (maybe-undefined and
+poisoned names: `join_defined`, `join_poisoned`, `leave_loop`); `branch` and `_loop` are
+the steps of these algorithms, a loop's state between them one `_Loop` value. A `for` loop (a
 counted `while`, see normalize.py) whose body uses a Python list or tuple, or that cannot be
 one `while` (a variable changes shape, a write through a row view: refusals marked
 `unrollable`), is unrolled when its trip count is known when compiling (at most MAX_UNROLL
@@ -26,6 +28,7 @@ aliasing methods.
 from __future__ import annotations
 
 import contextvars
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import gast
@@ -146,95 +149,112 @@ class ControlFlow:
                     segment.append(stmt)
 
     def _loop(self, s, trips: int | None):
+        """A `while` equation, in three steps: run the body until the carries' types and the
+        loop head's objects and poisoned views are stable (`_run_body`); build its cond and
+        body graphs (`_loop_graphs`); bind its results (`_bind_loop_results`)."""
         self._freeze_rebound_views(s.body)
-        assigned = _assigned(s.body)
-        nodes = [s.test] + list(s.body)
-        entry = self.scope.snapshot()
-        defined_before = {n for n in entry if self.scope.defined(n)}
-        written = objects_of(self.scope.ref(n) for n in assigned)
-        aliases = [n for n, r in self.scope.objects().items() if isinstance(r, Ref) and r.plain
-                   and r.obj in written]  # rebound by writes through the assigned names
-        carry_types = {n: entry[n].type for n in assigned + aliases
-                       if isinstance(entry.get(n), Var | Const)}
-        amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
-        private: frozenset = frozenset()  # objects only traded among names by the body
-        extra_poison: dict[str, int] = {}
+        loop = _Loop.enter(self.scope, _assigned(s.body))
         for _attempt in range(MAX_LOOP_ATTEMPTS):
-            head_refs = {**self.scope.objects(), **amb}
-            head_poison = {**self.scope.poisoned(), **extra_poison}
-            carried = [n for n in assigned if n in carry_types] + \
-                [n for n in carry_types if n not in assigned]
-            consts = [n for n in self._operands(nodes, head_refs) if n not in carried]
-            c_in = [Var(self.scope.get(n).type, n) for n in consts]
-            k_in, reps = _carry_vars(carried, carry_types, head_refs)
-            names = consts + carried
-            undefined_inside = {n for n in carried if n not in defined_before}
-
-            def run_body(undefined=undefined_inside):
-                for n in undefined:
-                    self.scope.mark_maybe_undefined(n)
-                self.block(s.body)
-                for n in assigned:
-                    if self.scope.get(n) is LIVE and entry.get(n) is not LIVE:
-                        self.freeze(n)
-
-            inputs = c_in + [k_in[n] for n in carried]
-            arm = self._sub(names, inputs, run_body, head_refs, head_poison)
-            body_b, body_env = arm.b, arm.scope.snapshot()
-            start = {**entry, **dict(zip(names, inputs, strict=True))}
-            widened = self._widened(s, carry_types, assigned, entry, start, body_env)
-            new_amb, traded = _new_ambiguities(head_refs, arm.scope.objects(), entry, amb)
-            if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
-                new_amb, private = {}, private | traded
-            new_poison = {n: line for n, line in arm.scope.poisoned().items()
-                          if n in entry and n not in head_poison}
-            if widened == carry_types and not new_amb and not new_poison:
+            if self._run_body(s, loop):
                 break
-            carry_types = widened
-            amb.update(new_amb)
-            extra_poison.update(new_poison)
         else:
             raise unrollable(self.source.error(s, "could not infer the types of the loop "
                                                    "variables"))
-        statics = self._static_loop_values(s, assigned, entry, body_env)
-        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
-        c_vars = c_in + [k_in[n] for n in reps]
-        body = Graph(c_vars, body_b.eqns, body_out, "body")
-        copies = {id(v): Var(v.type, v.hint) for v in c_vars}
-        cc_in = [copies[id(v)] for v in inputs]
-        test, cond_b, _ = self._sub(names, cc_in,
-                                             lambda: self.truth(self.expr(s.test), s.test),
-                                             head_refs, head_poison)
-        if isinstance(test, Const) and not test.value:
+        statics = self._static_loop_values(s, loop.assigned, loop.entry, loop.body_env)
+        graphs = self._loop_graphs(s, loop)
+        if graphs is None:  # the test is false at entry
             return
-        if isinstance(test, Const):
-            raise self.source.error(s.test, "the loop condition is always true, so the loop "
-                                            "never ends", "add a condition or a break")
-        cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
-        init = [self.to_type(self.scope.get(n), carry_types[n]) if n in self.scope
-                else self.placeholder(carry_types[n]) for n in reps]
-        outs = self.b.emit("while", [self.scope.get(n) for n in consts] + init,
-                           **While.params(cond, body, len(consts)))
-        by_rep = dict(zip(reps, outs, strict=True))
-        for n, value in zip(reps, init, strict=True):
-            if body_env.get(n) is k_in[n] and n in self.scope:  # the body never changes it
-                by_rep[n] = value  # (e.g. an argument array only rebound: not written)
-        for name in carried:
-            var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
-            if isinstance(var, Var):
-                var.hint = var.hint or name
-            self.scope.rebind(name, var)
-            if name not in defined_before and not (trips and arm.scope.defined(name)):
-                self.scope.mark_maybe_undefined(name)
-        for n, r in amb.items():
-            head_refs[n] = ambiguous(r, arm.scope.ref(n))
-        self.scope.leave_loop(head_refs, head_poison, arm.scope, entry, private)
+        init = [self.to_type(self.scope.get(n), loop.carry_types[n]) if n in self.scope
+                else self.placeholder(loop.carry_types[n]) for n in loop.reps]
+        outs = self.b.emit("while", [self.scope.get(n) for n in loop.consts] + init,
+                           **While.params(*graphs, len(loop.consts)))
+        self._bind_loop_results(loop, init, outs, trips)
         for n, v in statics.items():  # bound only in the body (no trip: undefined)
             self.scope.rebind(n, v)
             self.scope.mark_maybe_undefined(n)
-        self._follow_containers(carried)
+        self._follow_containers(loop.carried)
+
+    def _run_body(self, s, loop: _Loop) -> bool:
+        """Run the loop body once from the head that `loop` knows so far; True when the
+        types, objects and poisoned views it leaves are those of the head (a fixed point)."""
+        loop.head_refs = {**self.scope.objects(), **loop.amb}
+        loop.head_poison = {**self.scope.poisoned(), **loop.extra_poison}
+        loop.carried = [n for n in loop.assigned if n in loop.carry_types] + \
+            [n for n in loop.carry_types if n not in loop.assigned]
+        loop.consts = [n for n in self._operands([s.test, *s.body], loop.head_refs)
+                       if n not in loop.carried]
+        loop.c_in = [Var(self.scope.get(n).type, n) for n in loop.consts]
+        loop.k_in, loop.reps = _carry_vars(loop.carried, loop.carry_types, loop.head_refs)
+        undefined_inside = {n for n in loop.carried if n not in loop.defined_before}
+
+        def run():
+            for n in undefined_inside:
+                self.scope.mark_maybe_undefined(n)
+            self.block(s.body)
+            for n in loop.assigned:
+                if self.scope.get(n) is LIVE and loop.entry.get(n) is not LIVE:
+                    self.freeze(n)
+
+        loop.arm = self._sub(loop.names, loop.inputs, run, loop.head_refs, loop.head_poison)
+        loop.body_env = loop.arm.scope.snapshot()
+        start = {**loop.entry, **dict(zip(loop.names, loop.inputs, strict=True))}
+        widened = self._widened(s, loop.carry_types, loop.assigned, loop.entry, start,
+                                loop.body_env)
+        new_amb, traded = _new_ambiguities(loop.head_refs, loop.arm.scope.objects(), loop.entry,
+                                           loop.amb)
+        if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
+            new_amb, loop.private = {}, loop.private | traded
+        new_poison = {n: line for n, line in loop.arm.scope.poisoned().items()
+                      if n in loop.entry and n not in loop.head_poison}
+        if widened == loop.carry_types and not new_amb and not new_poison:
+            return True
+        loop.carry_types = widened
+        loop.amb.update(new_amb)
+        loop.extra_poison.update(new_poison)
+        return False
+
+    def _loop_graphs(self, s, loop: _Loop) -> tuple[Graph, Graph] | None:
+        """The (cond, body) graphs of the loop; None when its test is false at entry."""
+        body_b, body_env = loop.arm.b, loop.body_env
+        body_out = [self.to_type(body_env[n], loop.carry_types[n], body_b) for n in loop.reps]
+        c_vars = loop.c_in + [loop.k_in[n] for n in loop.reps]
+        body = Graph(c_vars, body_b.eqns, body_out, "body")
+        copies = {id(v): Var(v.type, v.hint) for v in c_vars}
+        test, cond_b, _ = self._sub(loop.names, [copies[id(v)] for v in loop.inputs],
+                                    lambda: self.truth(self.expr(s.test), s.test),
+                                    loop.head_refs, loop.head_poison)
+        if isinstance(test, Const) and not test.value:
+            return None
+        if isinstance(test, Const):
+            raise self.source.error(s.test, "the loop condition is always true, so the loop "
+                                            "never ends", "add a condition or a break")
+        return Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond"), body
+
+    def _bind_loop_results(self, loop: _Loop, init: list, outs: list, trips: int | None) -> None:
+        """After the loop: the carried names hold its results (or their value at entry, when
+        the body never changes them); maybe undefined unless bound before the loop or on
+        every path of a body that runs; the objects and poisoned views are the head's."""
+        by_rep = dict(zip(loop.reps, outs, strict=True))
+        for n, value in zip(loop.reps, init, strict=True):
+            if loop.body_env.get(n) is loop.k_in[n] and n in self.scope:  # never changed
+                by_rep[n] = value  # (e.g. an argument array only rebound: not written)
+        for name in loop.carried:
+            var = by_rep[next(r for r in loop.reps if loop.k_in[r] is loop.k_in[name])]
+            if isinstance(var, Var):
+                var.hint = var.hint or name
+            self.scope.rebind(name, var)
+            if name not in loop.defined_before and not (trips and loop.arm.scope.defined(name)):
+                self.scope.mark_maybe_undefined(name)
+        for n, r in loop.amb.items():
+            loop.head_refs[n] = ambiguous(r, loop.arm.scope.ref(n))
+        self.scope.leave_loop(loop.head_refs, loop.head_poison, loop.arm.scope, loop.entry,
+                              loop.private)
 
     def branch(self, test, else_nodes, then_nodes, expression: bool):
+        """A `cond` equation, in steps: run each arm on the names it reads (`_operands`);
+        find the names the if may change (`_changed`), join their objects (`_join_refs`)
+        and types (`_cond_outputs`, one output per object); bind the outputs, join the
+        definedness and poisoned views of the arms' scopes; containers follow the writes."""
         nodes = list(else_nodes) + list(then_nodes)
         names = self._operands(nodes)
         arms = []
@@ -248,33 +268,8 @@ class ControlFlow:
             return self._branch_expression(test, names, nodes, arms)
         candidates = self._changed(nodes, arms)
         joined, live = self._join_refs(candidates, arms)
-        outs, out_types, groups = [], [], {}
-        for name in candidates:
-            if name in live or self._join_static(name, arms, nodes[0]):
-                continue
-            vals = [arm.scope.get(name) for _, _, arm in arms]
-            if any(v is not None and not isinstance(v, Var | Const) for v in vals):
-                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
-                                                  "an if", "unpack it into separate variables")
-            present = [v for v in vals if v is not None]
-            if not present:
-                continue
-            try:
-                t = present[0].type if len(present) == 1 else join_type(present[0].type,
-                                                                        present[1].type)
-            except TypeError as e:
-                error = self.source.error(nodes[0], f"{name!r}: {e} in the two branches")
-                flags = entry_scalars(self.b, test) if isinstance(test, Var) else None
-                if flags:  # an entry flag chooses the shape: compile once per value
-                    raise NeedStatic(flags, error) from None
-                raise error from None
-            r = joined[name]
-            key = r.obj if isinstance(r, Ref) and r.plain else ("name", name)
-            if key not in groups:
-                groups[key] = len(outs)
-                outs.append(name)
-                out_types.append(t)
-            groups[name] = groups[key]
+        outs, out_types, groups = self._cond_outputs(test, candidates, joined, live, arms,
+                                                     nodes[0])
         graphs = []
         for inputs, _, arm in arms:
             values = [self.to_type(arm.scope.get(n), t, arm.b) if n in arm.scope
@@ -290,6 +285,40 @@ class ControlFlow:
         self.scope.join_poisoned(arm.scope for _, _, arm in arms)
         self._follow_containers(candidates)
         return results
+
+    def _cond_outputs(self, test, candidates: list[str], joined: dict, live: set, arms,
+                      node) -> tuple[list[str], list, dict]:
+        """(the names whose values are outputs of the `cond`, their joined types, {name or
+        object key: its output's position}): one output per object the arms bind; names
+        holding compile-time values (`_join_static`) or live views are no outputs."""
+        outs, out_types, groups = [], [], {}
+        for name in candidates:
+            if name in live or self._join_static(name, arms, node):
+                continue
+            vals = [arm.scope.get(name) for _, _, arm in arms]
+            if any(v is not None and not isinstance(v, Var | Const) for v in vals):
+                raise self.source.error(node, f"{name!r} holds a tuple, which cannot cross "
+                                              "an if", "unpack it into separate variables")
+            present = [v for v in vals if v is not None]
+            if not present:
+                continue
+            try:
+                t = present[0].type if len(present) == 1 else join_type(present[0].type,
+                                                                        present[1].type)
+            except TypeError as e:
+                error = self.source.error(node, f"{name!r}: {e} in the two branches")
+                flags = entry_scalars(self.b, test) if isinstance(test, Var) else None
+                if flags:  # an entry flag chooses the shape: compile once per value
+                    raise NeedStatic(flags, error) from None
+                raise error from None
+            r = joined[name]
+            key = r.obj if isinstance(r, Ref) and r.plain else ("name", name)
+            if key not in groups:
+                groups[key] = len(outs)
+                outs.append(name)
+                out_types.append(t)
+            groups[name] = groups[key]
+        return outs, out_types, groups
 
     def _changed(self, nodes, arms) -> list[str]:
         """The names an if may change: those its arms assign, and those holding another value
@@ -495,6 +524,50 @@ class _Arm(NamedTuple):
     result: object
     b: Builder
     scope: Scope
+
+
+@dataclass
+class _Loop:
+    """What the conversion of a `while` loop knows: at entry (`enter`), then after each run
+    of its body (`ControlFlow._run_body`), what its head holds and what the body left."""
+    assigned: list[str]  # the names the body binds (see _assigned)
+    entry: dict  # the scope's values before the loop
+    defined_before: set[str]
+    carry_types: dict  # carried name -> its type, widened until the body keeps it
+    amb: dict = field(default_factory=dict)  # names whose object changes between iterations
+    private: frozenset = frozenset()  # objects only traded among names by the body
+    extra_poison: dict = field(default_factory=dict)  # views the body poisons
+    head_refs: dict = field(default_factory=dict)  # the objects at the loop head
+    head_poison: dict = field(default_factory=dict)  # the poisoned views at the loop head
+    carried: list[str] = field(default_factory=list)
+    consts: list[str] = field(default_factory=list)  # the operands the body does not change
+    c_in: list[Var] = field(default_factory=list)  # their input vars
+    k_in: dict = field(default_factory=dict)  # carried name -> its input var (one per object)
+    reps: list[str] = field(default_factory=list)  # a name per carry
+    arm: _Arm | None = None  # what the last run of the body left
+    body_env: dict = field(default_factory=dict)  # the values it left
+
+    @classmethod
+    def enter(cls, scope: Scope, assigned: list[str]) -> _Loop:
+        """At entry: the carries are the assigned names and their aliases (bound to an
+        object that a write through an assigned name changes) holding numbers or arrays."""
+        entry = scope.snapshot()
+        written = objects_of(scope.ref(n) for n in assigned)
+        aliases = [n for n, r in scope.objects().items() if isinstance(r, Ref) and r.plain
+                   and r.obj in written]
+        return cls(assigned, entry, {n for n in entry if scope.defined(n)},
+                   {n: entry[n].type for n in assigned + aliases
+                    if isinstance(entry.get(n), Var | Const)})
+
+    @property
+    def names(self) -> list[str]:
+        """The names bound to the inputs of the cond and body graphs."""
+        return self.consts + self.carried
+
+    @property
+    def inputs(self) -> list[Var]:
+        """The input vars of the cond and body graphs, in the order of `names`."""
+        return self.c_in + [self.k_in[n] for n in self.carried]
 
 
 def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list[str]]:
