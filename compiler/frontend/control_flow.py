@@ -103,16 +103,7 @@ class ControlFlow:
         hidden item fetch and counter step run unguarded). A trip count computed from the
         entry's int parameters `sizes` asks the API to compile once per value of them."""
         if trips is None or trips > MAX_UNROLL:
-            count = "only known at run time" if trips is None else f"{trips} (more than " \
-                                                                   f"{MAX_UNROLL})"
-            error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
-                                         f"but its trip count is {count}",
-                                      "loop over a range(n) with n known when compiling, or "
-                                      "keep arrays of one shape in the loop and preallocate "
-                                      "arrays instead of lists (`xs = np.zeros(n)`)")
-            if trips is None and sizes:
-                raise NeedStatic(sizes, error)
-            raise error
+            raise self._unroll_refusal(s, trips, reason, sizes)
         prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
         fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
                    if isinstance(t, gast.Name) and t.id.startswith("__item")]
@@ -125,28 +116,53 @@ class ControlFlow:
                 raise self.source.error(s, "the loop changes the length of the list it "
                                            "iterates over", "iterate over a copy: "
                                                             "`for x in list(xs)`")
-            flags = []
-            for part in _conjuncts(s.test):
-                value = self.truth(self.expr(part), part)
-                if isinstance(value, Const) and not value.value:
-                    for name in fetched:  # hidden, read only by the body
-                        self.scope.unbind(name)
-                    return
-                if not isinstance(value, Const):
-                    flags.append(part)
-            if not flags:
+            flags = self._trip_flags(s)
+            if flags is None:  # the loop has ended
+                for name in fetched:  # hidden, read only by the body
+                    self.scope.unbind(name)
+                return
+            if flags:
+                self._guarded_trip(s, flags)
+            else:
                 self.block(s.body)
-                continue
-            guard, segment = g.and_(*flags, at=s), []
-            for stmt in s.body + [None]:
-                if stmt is None or getattr(stmt, "loop_prefix", False):
-                    if segment:
-                        self.block([g.if_(guard, segment, at=segment[0])])
-                    segment = []
-                    if stmt is not None:
-                        self.block([stmt])
-                else:
-                    segment.append(stmt)
+
+    def _unroll_refusal(self, s, trips: int | None, reason: str, sizes) -> Exception:
+        """The error refusing to unroll loop `s`, or NeedStatic asking for one compilation
+        per value of the entry's int parameters `sizes` its trip count is computed from."""
+        count = "only known at run time" if trips is None else f"{trips} (more than " \
+                                                               f"{MAX_UNROLL})"
+        error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                     f"but its trip count is {count}",
+                                  "loop over a range(n) with n known when compiling, or "
+                                  "keep arrays of one shape in the loop and preallocate "
+                                  "arrays instead of lists (`xs = np.zeros(n)`)")
+        return NeedStatic(sizes, error) if trips is None and sizes else error
+
+    def _trip_flags(self, s) -> list | None:
+        """The parts of the test of unrolled loop `s` known only at run time at this trip (a
+        break or return flag); None when a part is false when compiling (the loop ends)."""
+        flags = []
+        for part in _conjuncts(s.test):
+            value = self.truth(self.expr(part), part)
+            if isinstance(value, Const) and not value.value:
+                return None
+            if not isinstance(value, Const):
+                flags.append(part)
+        return flags
+
+    def _guarded_trip(self, s, flags: list) -> None:
+        """One trip of unrolled loop `s` whose statements run under an if on the run-time
+        `flags` (the hidden item fetch and counter step run unguarded)."""
+        guard, segment = g.and_(*flags, at=s), []
+        for stmt in s.body + [None]:
+            if stmt is None or getattr(stmt, "loop_prefix", False):
+                if segment:
+                    self.block([g.if_(guard, segment, at=segment[0])])
+                segment = []
+                if stmt is not None:
+                    self.block([stmt])
+            else:
+                segment.append(stmt)
 
     def _loop(self, s, trips: int | None):
         """A `while` equation, in three steps: run the body until the carries' types and the

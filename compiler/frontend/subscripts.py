@@ -186,6 +186,33 @@ class Subscripts:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
         object `name` is bound to, seen through all of its names and views; with
         `accumulate`, `np.add.at(name, index, v)`."""
+        ref = self._writable(name, node)
+        base = self.scope.get(self.scope.base_name(ref.obj))
+        x = self.view_value(ref) if ref.view else base
+        if index_spec is None:
+            spec, ints = self.index_spec(x, index)
+        else:
+            spec, ints = (index_spec,) * len(x.type.shape), []
+        if masks.is_mask(spec):
+            updated = masks.write(self, x, spec[0], v, node, accumulate)
+        elif fancy.has_arrays(spec):
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
+                                    accumulate)
+        else:
+            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
+                                          mode="add" if accumulate else "set")
+        if ref.view:
+            vspec, vints = spec_operands(ref.view)
+            updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
+                                          mode="set")
+        updated.hint = name
+        self.store(ref.obj, updated, self.line(node))
+
+    def _writable(self, name: str, node) -> Ref:
+        """The object `name` is bound to, which a write through it may change; else the
+        refusal, naming why (not an array, an array from outside the function, bound to
+        different arrays on different paths, another function's array, a numpy view that
+        compiled code cannot follow)."""
         ref = self.scope.ref(name)
         if not isinstance(ref, Ref):
             self.array(self.scope.get(name), node)  # raises: not an array
@@ -215,26 +242,7 @@ class Subscripts:
                       "with runtime values) that compiled code cannot follow",
                 "write into the base array directly, or use .copy() to make an independent "
                 "array"))
-        base = self.scope.get(self.scope.base_name(ref.obj))
-        x = self.view_value(ref) if ref.view else base
-        if index_spec is None:
-            spec, ints = self.index_spec(x, index)
-        else:
-            spec, ints = (index_spec,) * len(x.type.shape), []
-        if masks.is_mask(spec):
-            updated = masks.write(self, x, spec[0], v, node, accumulate)
-        elif fancy.has_arrays(spec):
-            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
-                                    accumulate)
-        else:
-            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
-                                          mode="add" if accumulate else "set")
-        if ref.view:
-            vspec, vints = spec_operands(ref.view)
-            updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
-                                          mode="set")
-        updated.hint = name
-        self.store(ref.obj, updated, self.line(node))
+        return ref
 
     def store(self, obj: int, value: Atom, line: int) -> None:
         """The object's new value: its names see it, views cut off from it are poisoned."""

@@ -346,29 +346,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             self.bind(target.id, value, ref)
             self.scope.define(target.id)
         elif isinstance(target, gast.Subscript):
-            outside, root = target.value, target.value
-            while isinstance(root, gast.Attribute):
-                root = root.value
-            local = isinstance(root, gast.Name) and root.id in self.scope and (
-                isinstance(self.scope.get(root.id), Var | Const) or self.scope.get(root.id) is LIVE)
-            if not local and (isinstance(outside, gast.Attribute) or isinstance(
-                    root, gast.Name) and root.id in self.globals):
-                raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
-                                                "array from outside the function (module-level, "
-                                                "closed over or an object's attribute): "
-                                                "compiled code reads such arrays at every call "
-                                                "but does not write them",
-                                        "pass the array as an argument: compiled code writes "
-                                        "into argument arrays")
-            if not isinstance(target.value, gast.Name) or target.value.id not in self.scope:
-                raise self.source.error(target, "assignment into something that is not a "
-                                                "local array variable",
-                                        "assign into an array variable: `x[i] = v`")
-            base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
-            if isinstance(base, ListValue):
-                sequences.setitem(self, base, target.slice, value, ref, target)
-                return
-            self.write(target.value.id, target.slice, None, self.value(value, target), target)
+            self._assign_item(target, value, ref)
         elif isinstance(target, gast.Tuple | gast.List):
             if isinstance(value, ListValue | RangeValue):  # unpacks like a tuple
                 value, ref = sequences.unpacked(self, value, target)
@@ -390,6 +368,33 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise self.source.error(target, f"unsupported assignment target: "
                                             f"{type(target).__name__}",
                                     "assign to a plain variable name")
+
+    def _assign_item(self, target: gast.Subscript, value, ref) -> None:
+        """`x[index] = value` into a local array (or list) variable `x`; a write into an array
+        from outside the function is refused."""
+        outside, root = target.value, target.value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        local = isinstance(root, gast.Name) and root.id in self.scope and (
+            isinstance(self.scope.get(root.id), Var | Const) or self.scope.get(root.id) is LIVE)
+        if not local and (isinstance(outside, gast.Attribute) or isinstance(
+                root, gast.Name) and root.id in self.globals):
+            raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
+                                            "array from outside the function (module-level, "
+                                            "closed over or an object's attribute): "
+                                            "compiled code reads such arrays at every call "
+                                            "but does not write them",
+                                    "pass the array as an argument: compiled code writes "
+                                    "into argument arrays")
+        if not isinstance(target.value, gast.Name) or target.value.id not in self.scope:
+            raise self.source.error(target, "assignment into something that is not a "
+                                            "local array variable",
+                                    "assign into an array variable: `x[i] = v`")
+        base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+        if isinstance(base, ListValue):
+            sequences.setitem(self, base, target.slice, value, ref, target)
+            return
+        self.write(target.value.id, target.slice, None, self.value(value, target), target)
 
 
     # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
