@@ -605,20 +605,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
-            value = functions.constant(base, node.attr)
-            if value is not None:
-                return const(float(value))
-            if not hasattr(base, node.attr):
-                raise self.source.error(node, f"module {base.__name__!r} has no attribute "
-                                              f"{node.attr!r}", functions.nearest(
-                                                  node.attr, functions.supported_names(base)
-                                                  or dir(base)))
-            value = getattr(base, node.attr)
-            if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
-                    type(value) in (tuple, list):  # a module's numbers: read at every call
-                return self.resolve_global(value, node, externals.Place(
-                    vars(base), "item", node.attr, f"{base.__name__}.{node.attr}"))
-            return value
+            return self._module_attribute(base, node)
         if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
             return method
         if isinstance(base, str | bytes):  # a compile-time string: its methods run now
@@ -643,6 +630,24 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                 base, "attr", node.attr, f"{gast.unparse(node.value)}.{node.attr}"))
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
+
+    def _module_attribute(self, module: types.ModuleType, node):
+        """`module.name`: a math constant as a number, a module's numbers and arrays read at
+        every call (externals.py), anything else (a function, a submodule) as it is."""
+        value = functions.constant(module, node.attr)
+        if value is not None:
+            return const(float(value))
+        if not hasattr(module, node.attr):
+            raise self.source.error(node, f"module {module.__name__!r} has no attribute "
+                                          f"{node.attr!r}", functions.nearest(
+                                              node.attr, functions.supported_names(module)
+                                              or dir(module)))
+        value = getattr(module, node.attr)
+        if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
+                type(value) in (tuple, list):  # a module's numbers: read at every call
+            return self.resolve_global(value, node, externals.Place(
+                vars(module), "item", node.attr, f"{module.__name__}.{node.attr}"))
+        return value
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
