@@ -2,6 +2,8 @@
 
 - A frontend module that types its converter parameter `conv` with a protocol of
   `conversion_context` or `context` uses nothing of `conv` that the protocol does not list.
+- A mixin of the converter uses nothing of the rest of it (`self`'s attributes it does not
+  define) that the protocol its docstring names does not list.
 - The converter (`to_ir.FunctionConverter`) provides every member of those protocols.
 - Only `scope.py` touches a `Scope`'s tables (`_values`, `_objects`, `_undefined`,
   `_poisoned`): the rest of the frontend goes through its named operations.
@@ -22,7 +24,10 @@ from adlite.compiler.frontend.to_ir import FunctionConverter
 FRONTEND = Path(__file__).resolve().parent.parent / "compiler" / "frontend"
 PROTOCOLS = {"CallContext": context.CallContext,
              "ExpressionContext": conversion_context.ExpressionContext,
-             "ConversionContext": conversion_context.ConversionContext}
+             "ConversionContext": conversion_context.ConversionContext,
+             "StatementContext": conversion_context.StatementContext}
+MIXINS = {"operators": "Operators", "subscripts": "Subscripts", "calls": "Calls",
+          "control_flow": "ControlFlow"}
 SCOPE_TABLES = {"_values", "_objects", "_undefined", "_poisoned"}
 
 
@@ -33,7 +38,8 @@ def _members(protocol) -> set[str]:
         if cls is typing.Protocol or cls is typing.Generic or cls is object:
             continue
         names |= set(getattr(cls, "__annotations__", {}))
-        names |= {n for n, v in vars(cls).items() if inspect.isfunction(v)}
+        names |= {n for n, v in vars(cls).items()
+                  if inspect.isfunction(v) and not n.startswith("__")}
     return names
 
 
@@ -73,10 +79,22 @@ def test_structural_modules_are_typed():
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))
 def test_converter_provides_the_protocols(name):
     missing = {m for m in _members(PROTOCOLS[name]) if not hasattr(FunctionConverter, m)}
-    instance_attributes = {"b", "source", "scope", "globals"}  # set in FunctionConverter.__init__
+    instance_attributes = {"b", "source", "scope", "globals", "stack"}  # set in __init__
     assert missing <= instance_attributes
     init = inspect.getsource(FunctionConverter.__init__)
     assert all(f"self.{a}" in init for a in missing)
+
+
+@pytest.mark.parametrize("module", sorted(MIXINS))
+def test_mixins_use_only_their_context(module):
+    tree = ast.parse((FRONTEND / f"{module}.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == MIXINS[module])
+    named = [p for p in PROTOCOLS if f"`conversion_context.{p}`" in ast.get_docstring(cls)]
+    assert len(named) == 1, f"{cls.name}'s docstring names the protocol it uses"
+    own = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+    used = {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name) and n.value.id == "self"} - own
+    assert used <= _members(PROTOCOLS[named[0]]), sorted(used - _members(PROTOCOLS[named[0]]))
 
 
 def test_only_scope_touches_its_tables():

@@ -43,7 +43,8 @@ from .sequences import ListMethod
 
 
 class Calls:
-    """The converter's calls (see the module doc)."""
+    """The converter's calls (see the module doc); of the rest of the converter it uses
+    `conversion_context.StatementContext`."""
 
     def call(self, node):
         """(value, Ref) of a call: views for numpy's view-making functions, the callee's

@@ -47,7 +47,8 @@ from .sequences import ListValue
 
 
 class ControlFlow:
-    """The converter's `if`, `while` and counted `for` loops (see the module doc)."""
+    """The converter's `if`, `while` and counted `for` loops (see the module doc); of the
+    rest of the converter it uses `conversion_context.StatementContext`."""
 
     def stmt_if(self, s):
         test = self.truth(self.expr(s.test), s.test)
@@ -473,7 +474,7 @@ class ControlFlow:
             if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
                 for n, r in self.scope.objects().items():
                     if isinstance(r, tuple):
-                        self.scope.rebind(n, self._store_tuple(self.scope.get(n), r, ref.obj,
+                        self.scope.rebind(n, self.store_tuple(self.scope.get(n), r, ref.obj,
                                                                value, n, line))
                 sequences.store_items(self, ref.obj, value, line)
 

@@ -1,15 +1,19 @@
-"""What the structural frontend modules may use of the converter: two declared protocols.
+"""What the structural frontend modules may use of the converter: three declared protocols.
 
 Contract: the modules that convert Python structure (lists and ranges, closures, statements,
 fancy indexing, boolean masks) receive the converter (`to_ir.FunctionConverter`) as their
-first argument, typed with the narrowest protocol below; they use nothing of it that the
-protocol does not list (tests/test_frontend_contexts.py checks it).
+first argument, typed with the narrowest protocol below; the converter's mixins (operators,
+subscripts, calls, control flow) name in their docstring the protocol they use of the rest
+of it. Neither uses anything of the converter that its protocol does not list
+(tests/test_frontend_contexts.py checks both).
 - `ExpressionContext`: `context.CallContext` (the builder, the source, static values,
-  arguments) and the conversion of expressions to values (`masks`).
+  arguments) and the conversion of expressions to values (`masks`, `Operators`).
 - `ConversionContext`: that, the function's variables (`scope`, a `scope.Scope`, with the
   assignment `bind`), its module's `globals`, live views and writes into arrays, and the parts
   of slices (`sequences`, `closures`, `statements`, `fancy`).
-The converter's control flow, subscripts, operators and calls are its own mixins.
+- `StatementContext`: that, and running statements, freezing views, following an array's
+  new value into the names and tuples bound to it, inlining (`Subscripts`, `Calls`,
+  `ControlFlow`).
 """
 
 from __future__ import annotations
@@ -54,6 +58,12 @@ class ExpressionContext(CallContext, Protocol):
     def truth(self, value, node) -> Atom:
         """Python's truth of `value`: a bool atom (a constant when known when compiling)."""
 
+    def line(self, node) -> int:
+        """The line of `node` in the user's file."""
+
+    def key(self, node):
+        """A dict key: a string constant, or a compile-time value."""
+
 
 class ConversionContext(ExpressionContext, Protocol):
     """The converter as its structural modules see it (see the module doc)."""
@@ -78,3 +88,30 @@ class ConversionContext(ExpressionContext, Protocol):
 
     def wrap_index(self, i, n: int, node):
         """Index `i` into an axis of length `n`, negative ones counted from the end."""
+
+
+class StatementContext(ConversionContext, Protocol):
+    """The converter as its mixins see the rest of it (see the module doc)."""
+
+    stack: tuple  # the functions being inlined, outermost first
+
+    def block(self, stmts) -> None:
+        """Convert the statements `stmts` in order."""
+
+    def freeze(self, name: str, base: Atom | None = None) -> None:
+        """View `name` keeps its current value from now on (it no longer follows its base)."""
+
+    def placeholder(self, t: Type, b: Builder | None = None) -> Atom:
+        """The value of a variable on a path where it is not assigned (never read there)."""
+
+    def store(self, obj: int, value: Atom, line: int) -> None:
+        """Array object `obj` has `value` now: its names see it, views cut off are poisoned."""
+
+    def store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+        """Tuple `values` (of `name`, objects `refs`) after array object `obj` got `value`."""
+
+    def outside(self, value, ref):
+        """`ref`, or for an array read from outside the function its own frozen Ref."""
+
+    def string_method(self, method, args, kwargs, node):
+        """A method of a compile-time string, called when compiling."""

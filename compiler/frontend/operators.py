@@ -24,7 +24,8 @@ from .sequences import ListValue
 
 
 class Operators:
-    """The converter's operators (see the module doc)."""
+    """The converter's operators (see the module doc); of the rest of the converter it uses
+    `conversion_context.ExpressionContext`."""
 
     def promote(self, x, y, node) -> tuple[Atom, Atom]:
         """Common element type of two operands; scalars are weak next to float arrays

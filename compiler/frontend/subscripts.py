@@ -37,7 +37,8 @@ from .sequences import ListValue, RangeValue
 
 
 class Subscripts:
-    """The converter's indexing reads and writes (see the module doc)."""
+    """The converter's indexing reads and writes (see the module doc); of the rest of the
+    converter it uses `conversion_context.StatementContext`."""
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
@@ -248,18 +249,21 @@ class Subscripts:
         """The object's new value: its names see it, views cut off from it are poisoned."""
         for n, r in self.scope.objects().items():
             if isinstance(r, tuple):
-                self.scope.rebind(n, self._store_tuple(self.scope.get(n), r, obj, value, n, line))
+                self.scope.rebind(n, self.store_tuple(self.scope.get(n), r, obj, value, n, line))
             elif r.plain and r.obj == obj:
                 self.scope.rebind(n, value)
             elif (r.frozen or r.maybe) and obj in r.objects():
                 self.scope.poison(n, line)
         sequences.store_items(self, obj, value, line)
 
-    def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+    def store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+        """The tuple `values` (of variable `name`, with objects `refs`) after array object
+        `obj` got `value` at `line`: its items bound to it hold `value`, views of it poison
+        `name`."""
         out = []
         for v, r in zip(values, refs, strict=True):
             if isinstance(r, tuple):
-                v = self._store_tuple(v, r, obj, value, name, line)
+                v = self.store_tuple(v, r, obj, value, name, line)
             elif isinstance(r, Ref) and obj in r.objects():
                 if r.plain:
                     v = value
