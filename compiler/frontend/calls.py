@@ -43,7 +43,8 @@ from .sequences import ListMethod
 
 
 class Calls:
-    """The converter's calls (see the module doc)."""
+    """The converter's calls (see the module doc); of the rest of the converter it uses
+    `conversion_context.StatementContext`."""
 
     def call(self, node):
         """(value, Ref) of a call: views for numpy's view-making functions, the callee's
@@ -82,15 +83,7 @@ class Calls:
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
         lowering = functions.lookup(func)
         if lowering is not None:
-            args = [sequences.as_tuples(a) for a in args]
-            value = lowering(self, args, kwargs, node)
-            view = any(func is f for f in VIEW_FUNCTIONS) and pairs
-            if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
-                return value, pairs[0][1]
-            if view and static_values.is_tuple(value) and \
-                    len(value) == len(pairs) > 1:  # atleast_2d(a, b)
-                return value, tuple(frozen_ref(ref) for _, ref in pairs)
-            return value, (frozen_ref(pairs[0][1]) if view else None)
+            return self._call_lowering(func, lowering, pairs, kwargs, node)
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
             func = func.fn  # inlined as Python, so that writes into arguments are seen
@@ -115,6 +108,25 @@ class Calls:
             return self.inline(func, pairs, kwpairs, node)
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
+        raise self._unsupported(func, library, node)
+
+    def _call_lowering(self, func, lowering, pairs: list, kwargs: dict, node) -> tuple:
+        """(value, Ref) of a call of library function `func` through its lowering: the
+        argument itself for a function that may return it (`SAME_OBJECT`), a frozen view of
+        it for a view function (`VIEW_FUNCTIONS`), else a new object."""
+        args = [sequences.as_tuples(v) for v, _ in pairs]
+        value = lowering(self, args, kwargs, node)
+        view = any(func is f for f in VIEW_FUNCTIONS) and pairs
+        if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
+            return value, pairs[0][1]
+        if view and static_values.is_tuple(value) and \
+                len(value) == len(pairs) > 1:  # atleast_2d(a, b)
+            return value, tuple(frozen_ref(ref) for _, ref in pairs)
+        return value, (frozen_ref(pairs[0][1]) if view else None)
+
+    def _unsupported(self, func, library: str | None, node) -> Exception:
+        """The refusal of a call of `func` (library: its numpy or scipy name, if any), with
+        the nearest supported name as a hint."""
         name = getattr(func, "__name__", type(func).__name__)
         if library and library.startswith("np.random."):
             hint = "draw the random numbers outside the compiled function and pass them in " \
@@ -127,8 +139,8 @@ class Calls:
             hint = (f"{guess} " if guess else "") + "the README's 'Supported Python' lists " \
                 "the library functions that compile; Python functions defined with def " \
                 "compile (they are inlined)"
-        raise self.source.error(node, f"{library}() is not supported" if library else
-                                f"unsupported function {name!r}", hint)
+        return self.source.error(node, f"{library}() is not supported" if library else
+                                 f"unsupported function {name!r}", hint)
 
     def call_keywords(self, node) -> dict:
         """{keyword: (value, Ref)} of a call's keyword arguments, `**d` of a dict included
@@ -172,7 +184,7 @@ class Calls:
             return ref
         name = self.scope.base_name(ref.obj)
         if name is not None:
-            bases[ref.obj] = self.scope.env[name]
+            bases[ref.obj] = self.scope.get(name)
         elif ref.plain and isinstance(value, Var | Const):
             bases[ref.obj] = value
         else:
@@ -231,7 +243,7 @@ class Calls:
         for obj, before in bases.items():
             if obj not in callee.hidden:
                 continue
-            after = callee.scope.env[callee.hidden[obj]]
+            after = callee.scope.get(callee.hidden[obj])
             if after is not before:
                 self.store(obj, after, self.line(node))
         return result, _returned(ref, bases)

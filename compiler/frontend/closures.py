@@ -37,6 +37,7 @@ from .. import gast_adapter as g
 from ..errors import AdliteSourceError
 from ..ir.builder import const
 from .aliasing import LIVE, Ref, new_object
+from .conversion_context import ConversionContext
 from .normalize import NestedDef, lambda_def
 from .source import Source, get_source
 from .static_values import is_runtime, same
@@ -47,7 +48,7 @@ _hidden = itertools.count(1)
 @dataclass(eq=False)
 class Closure:
     node: gast.FunctionDef
-    owner: object  # the FunctionConverter whose variables hold the free names
+    owner: ConversionContext  # the converter whose variables hold the free names
     names: dict[str, str]  # free name -> the owner's variable
     defaults: dict[str, object]  # parameter -> its value, or the Stored variable holding it
     source: Source
@@ -65,7 +66,7 @@ class Closure:
 
     def default(self, param: str):
         d = self.defaults[param]
-        return self.owner.scope.env.get(d.var) if isinstance(d, Stored) else d
+        return self.owner.scope.get(d.var) if isinstance(d, Stored) else d
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class Stored:
     var: str
 
 
-def make(conv, node: NestedDef) -> Closure:
+def make(conv: ConversionContext, node: NestedDef) -> Closure:
     """The closure a nested `def`/`lambda` evaluates to: its defaults are evaluated now and
     kept in hidden variables of the owner (read when it is called, like free variables)."""
     defaults = {}
@@ -135,7 +136,7 @@ class _Pair(tuple):
     """A call's (value, Ref) argument, told apart from a tuple default value."""
 
 
-def _signature(conv, fn, node) -> inspect.Signature:
+def _signature(conv: ConversionContext, fn, node) -> inspect.Signature:
     """The callee's signature, its defaults as (value, Ref) pairs."""
     if not isinstance(fn, Closure):
         sig = inspect.signature(fn)
@@ -153,12 +154,12 @@ def _signature(conv, fn, node) -> inspect.Signature:
         for ps, k in groups for p in ps])
 
 
-def _closure_default(conv, fn: Closure, param: str, node) -> _Pair:
+def _closure_default(conv: ConversionContext, fn: Closure, param: str, node) -> _Pair:
     d = fn.defaults[param]
     return _Pair(_read(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
 
 
-def _python_default(conv, p: inspect.Parameter, fn, node):
+def _python_default(conv: ConversionContext, p: inspect.Parameter, fn, node):
     if isinstance(p.default, np.ndarray):
         raise conv.source.error(node, f"{fn.__name__}(): the default value of {p.name!r} is "
                                       "an array", f"pass {p.name} explicitly")
@@ -173,7 +174,7 @@ def _constant(value):
     return value
 
 
-def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
+def bind(conv: ConversionContext, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
     """{parameter: (value, Ref)} for a call `fn(*pairs, **kwpairs)`, bound as Python binds it
     (then the closure's free variables, read now)."""
     sig = _signature(conv, fn, node)
@@ -194,24 +195,24 @@ def bind(conv, fn, pairs: list, kwpairs: dict, node) -> dict[str, tuple]:
             out[name] = tuple(arg)
     if isinstance(fn, Closure):
         out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
-                    if var in fn.owner.scope.env})
+                    if var in fn.owner.scope})
     return out
 
 
-def _read(conv, closure: Closure, var: str, node) -> tuple:
+def _read(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
     owner = closure.owner
-    if var not in owner.scope.env:  # a default kept by a loop body that has ended
+    if var not in owner.scope:  # a default kept by a loop body that has ended
         raise conv.source.error(node, f"{closure.__name__}(): a default value computed inside "
                                       "a loop is used after the loop",
                                 "define the function before the loop")
     if owner is conv:
         return conv.expr_ref(g.name(var, at=node))
-    value = owner.scope.env[var]
+    value = owner.scope.get(var)
     if value is LIVE:
-        value = owner.view_value(owner.scope.refs[var])
-    return value, _read_only(owner.scope.refs.get(var))
+        value = owner.view_value(owner.scope.ref(var))
+    return value, _read_only(owner.scope.ref(var))
 
 
 _READ_ONLY: set[int] = set()  # objects standing for another function's arrays
@@ -233,36 +234,36 @@ def is_read_only(ref: Ref) -> bool:
     return ref.obj in _READ_ONLY
 
 
-def operands(conv, names: list[str], refs: dict, node) -> None:
+def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> None:
     """Append to `names` the variables the closures they hold read (see the module doc);
-    the refs of new hidden names go to `conv.scope.refs` and `refs` (the block's)."""
+    the refs of new hidden names go to `conv.scope` and `refs` (the block's)."""
     k = 0
     while k < len(names):
-        value = conv.scope.env.get(names[k])
+        value = conv.scope.get(names[k])
         if isinstance(value, Closure):
             if value.owner is not conv:
                 value = _relocate(conv, value, refs, node)
-                conv.scope.env[names[k]] = value
+                conv.scope.rebind(names[k], value)
             stored = [d.var for d in value.defaults.values() if isinstance(d, Stored)]
             names.extend(v for v in [*value.names.values(), *stored]
-                         if v in conv.scope.env and v not in names)
+                         if v in conv.scope and v not in names)
         k += 1
 
 
-def _relocate(conv, closure: Closure, refs: dict, node) -> Closure:
+def _relocate(conv: ConversionContext, closure: Closure, refs: dict, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
         value, ref = _read(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
-        conv.scope.env[hidden] = _relocate(conv, value, refs, node) if isinstance(value, Closure) \
-            else value
+        conv.scope.bind(hidden, _relocate(conv, value, refs, node)
+                        if isinstance(value, Closure) else value, ref)
         if ref is not None:
-            conv.scope.refs[hidden] = refs[hidden] = ref
+            refs[hidden] = ref
         return hidden
 
-    owner_env = closure.owner.scope.env
+    owner = closure.owner.scope
     return Closure(closure.node, conv,
-                   {free: move(var) for free, var in closure.names.items() if var in owner_env},
+                   {free: move(var) for free, var in closure.names.items() if var in owner},
                    {p: Stored(move(d.var)) if isinstance(d, Stored) else d
                     for p, d in closure.defaults.items()}, closure.source)
 
@@ -274,14 +275,14 @@ class Unusable:
     name: str
     line: int
 
-    def refuse(self, conv, node):
+    def refuse(self, conv: ConversionContext, node):
         raise conv.source.error(node, f"{self.name!r} is a function made at line {self.line} "
                                       "inside an if or a loop by another function's call, "
                                       "used after it",
                                 "call it inside the if or loop, or make it before")
 
 
-def after_block(conv, value, before: dict, line: int):
+def after_block(conv: ConversionContext, value, before: dict, line: int):
     """`value` as the code after an if or loop sees it (see `Unusable`); `before` is the
     environment before the block (a closure it already held stays usable)."""
     if isinstance(value, Closure) and value.owner is not conv and \

@@ -9,7 +9,9 @@ carry). `if` outputs and `while` carries are the names whose values change, incl
 aliases never named in the block (one carry per object, see `aliasing.py`); aliasing that
 cannot be followed is refused naming the line. Each block runs in a fresh builder on a copy
 of the converter's `scope.Scope` (`_sub`), and the scopes the arms or the body leave are
-merged here (joined types, objects, maybe-undefined and poisoned names). A `for` loop (a
+merged here (joined types and objects) and by the Scope's operations (maybe-undefined and
+poisoned names: `join_defined`, `join_poisoned`, `leave_loop`); `branch` and `_loop` are
+the steps of these algorithms, a loop's state between them one `_Loop` value. A `for` loop (a
 counted `while`, see normalize.py) whose body uses a Python list or tuple, or that cannot be
 one `while` (a variable changes shape, a write through a row view: refusals marked
 `unrollable`), is unrolled when its trip count is known when compiling (at most MAX_UNROLL
@@ -26,6 +28,7 @@ aliasing methods.
 from __future__ import annotations
 
 import contextvars
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import gast
@@ -44,7 +47,8 @@ from .sequences import ListValue
 
 
 class ControlFlow:
-    """The converter's `if`, `while` and counted `for` loops (see the module doc)."""
+    """The converter's `if`, `while` and counted `for` loops (see the module doc); of the
+    rest of the converter it uses `conversion_context.StatementContext`."""
 
     def stmt_if(self, s):
         test = self.truth(self.expr(s.test), s.test)
@@ -76,7 +80,7 @@ class ControlFlow:
             trips = max(count.value, 0) if isinstance(count, Const) else None
         iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
-        if any(isinstance(self.scope.env.get(n), ListValue) for n in iterated) or \
+        if any(isinstance(self.scope.get(n), ListValue) for n in iterated) or \
                 sequences.mutated(self, s.body):
             return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
         try:
@@ -100,162 +104,218 @@ class ControlFlow:
         hidden item fetch and counter step run unguarded). A trip count computed from the
         entry's int parameters `sizes` asks the API to compile once per value of them."""
         if trips is None or trips > MAX_UNROLL:
-            count = "only known at run time" if trips is None else f"{trips} (more than " \
-                                                                   f"{MAX_UNROLL})"
-            error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
-                                         f"but its trip count is {count}",
-                                      "loop over a range(n) with n known when compiling, or "
-                                      "keep arrays of one shape in the loop and preallocate "
-                                      "arrays instead of lists (`xs = np.zeros(n)`)")
-            if trips is None and sizes:
-                raise NeedStatic(sizes, error)
-            raise error
+            raise self._unroll_refusal(s, trips, reason, sizes)
         prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
         fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
                    if isinstance(t, gast.Name) and t.id.startswith("__item")]
-        iterated = {sub.value.id: self.scope.env[sub.value.id] for stmt in prefix
+        iterated = {sub.value.id: self.scope.get(sub.value.id) for stmt in prefix
                     for sub in gast.walk(stmt.value) if getattr(sub, "in_range", False)
-                    and isinstance(self.scope.env.get(sub.value.id), ListValue)}
+                    and isinstance(self.scope.get(sub.value.id), ListValue)}
         lengths = {name: len(lst.items) for name, lst in iterated.items()}
         for _trip in range(trips + 1):
             if any(len(lst.items) != lengths[n] for n, lst in iterated.items()):
                 raise self.source.error(s, "the loop changes the length of the list it "
                                            "iterates over", "iterate over a copy: "
                                                             "`for x in list(xs)`")
-            flags = []
-            for part in _conjuncts(s.test):
-                value = self.truth(self.expr(part), part)
-                if isinstance(value, Const) and not value.value:
-                    for name in fetched:  # hidden, read only by the body
-                        self.scope.env.pop(name, None)
-                    return
-                if not isinstance(value, Const):
-                    flags.append(part)
-            if not flags:
+            flags = self._trip_flags(s)
+            if flags is None:  # the loop has ended
+                for name in fetched:  # hidden, read only by the body
+                    self.scope.unbind(name)
+                return
+            if flags:
+                self._guarded_trip(s, flags)
+            else:
                 self.block(s.body)
-                continue
-            guard, segment = g.and_(*flags, at=s), []
-            for stmt in s.body + [None]:
-                if stmt is None or getattr(stmt, "loop_prefix", False):
-                    if segment:
-                        self.block([g.if_(guard, segment, at=segment[0])])
-                    segment = []
-                    if stmt is not None:
-                        self.block([stmt])
-                else:
-                    segment.append(stmt)
+
+    def _unroll_refusal(self, s, trips: int | None, reason: str, sizes) -> Exception:
+        """The error refusing to unroll loop `s`, or NeedStatic asking for one compilation
+        per value of the entry's int parameters `sizes` its trip count is computed from."""
+        count = "only known at run time" if trips is None else f"{trips} (more than " \
+                                                               f"{MAX_UNROLL})"
+        error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
+                                     f"but its trip count is {count}",
+                                  "loop over a range(n) with n known when compiling, or "
+                                  "keep arrays of one shape in the loop and preallocate "
+                                  "arrays instead of lists (`xs = np.zeros(n)`)")
+        return NeedStatic(sizes, error) if trips is None and sizes else error
+
+    def _trip_flags(self, s) -> list | None:
+        """The parts of the test of unrolled loop `s` known only at run time at this trip (a
+        break or return flag); None when a part is false when compiling (the loop ends)."""
+        flags = []
+        for part in _conjuncts(s.test):
+            value = self.truth(self.expr(part), part)
+            if isinstance(value, Const) and not value.value:
+                return None
+            if not isinstance(value, Const):
+                flags.append(part)
+        return flags
+
+    def _guarded_trip(self, s, flags: list) -> None:
+        """One trip of unrolled loop `s` whose statements run under an if on the run-time
+        `flags` (the hidden item fetch and counter step run unguarded)."""
+        guard, segment = g.and_(*flags, at=s), []
+        for stmt in s.body + [None]:
+            if stmt is None or getattr(stmt, "loop_prefix", False):
+                if segment:
+                    self.block([g.if_(guard, segment, at=segment[0])])
+                segment = []
+                if stmt is not None:
+                    self.block([stmt])
+            else:
+                segment.append(stmt)
 
     def _loop(self, s, trips: int | None):
+        """A `while` equation, in three steps: run the body until the carries' types and the
+        loop head's objects and poisoned views are stable (`_run_body`); build its cond and
+        body graphs (`_loop_graphs`); bind its results (`_bind_loop_results`)."""
         self._freeze_rebound_views(s.body)
-        assigned = _assigned(s.body)
-        nodes = [s.test] + list(s.body)
-        entry = dict(self.scope.env)
-        defined_before = {n for n in self.scope.env if self.scope.defined(n)}
-        written = objects_of(self.scope.refs.get(n) for n in assigned)
-        aliases = [n for n, r in self.scope.refs.items() if isinstance(r, Ref) and r.plain
-                   and r.obj in written]  # rebound by writes through the assigned names
-        carry_types = {n: self.scope.env[n].type for n in assigned + aliases
-                       if isinstance(self.scope.env.get(n), Var | Const)}
-        amb: dict[str, Ref] = {}  # names whose object differs from one iteration to the next
-        private: frozenset = frozenset()  # objects only traded among names by the body
-        extra_poison: dict[str, int] = {}
+        loop = _Loop.enter(self.scope, _assigned(s.body))
         for _attempt in range(MAX_LOOP_ATTEMPTS):
-            head_refs = {**self.scope.refs, **amb}
-            head_poison = {**self.scope.poisoned, **extra_poison}
-            carried = [n for n in assigned if n in carry_types] + \
-                [n for n in carry_types if n not in assigned]
-            consts = [n for n in self._operands(nodes, head_refs) if n not in carried]
-            c_in = [Var(self.scope.env[n].type, n) for n in consts]
-            k_in, reps = _carry_vars(carried, carry_types, head_refs)
-            names = consts + carried
-            undefined_inside = {n for n in carried if n not in defined_before}
-
-            def run_body(undefined=undefined_inside):
-                for n in undefined:
-                    self.scope.mark_maybe_undefined(n)
-                self.block(s.body)
-                for n in assigned:
-                    if self.scope.env.get(n) is LIVE and entry.get(n) is not LIVE:
-                        self.freeze(n)
-
-            inputs = c_in + [k_in[n] for n in carried]
-            arm = self._sub(names, inputs, run_body, head_refs, head_poison)
-            body_b, body_env = arm.b, arm.scope.env
-            start = {**entry, **dict(zip(names, inputs, strict=True))}
-            widened = self._widened(s, carry_types, assigned, entry, start, body_env)
-            new_amb, traded = _new_ambiguities(head_refs, arm.scope.refs, entry, amb)
-            if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
-                new_amb, private = {}, private | traded
-            new_poison = {n: line for n, line in arm.scope.poisoned.items()
-                          if n in entry and n not in head_poison}
-            if widened == carry_types and not new_amb and not new_poison:
+            if self._run_body(s, loop):
                 break
-            carry_types = widened
-            amb.update(new_amb)
-            extra_poison.update(new_poison)
         else:
             raise unrollable(self.source.error(s, "could not infer the types of the loop "
                                                    "variables"))
-        statics = self._static_loop_values(s, assigned, entry, body_env)
-        body_out = [self.to_type(body_env[n], carry_types[n], body_b) for n in reps]
-        c_vars = c_in + [k_in[n] for n in reps]
+        statics = self._static_loop_values(s, loop.assigned, loop.entry, loop.body_env)
+        graphs = self._loop_graphs(s, loop)
+        if graphs is None:  # the test is false at entry
+            return
+        init = [self.to_type(self.scope.get(n), loop.carry_types[n]) if n in self.scope
+                else self.placeholder(loop.carry_types[n]) for n in loop.reps]
+        outs = self.b.emit("while", [self.scope.get(n) for n in loop.consts] + init,
+                           **While.params(*graphs, len(loop.consts)))
+        self._bind_loop_results(loop, init, outs, trips)
+        for n, v in statics.items():  # bound only in the body (no trip: undefined)
+            self.scope.rebind(n, v)
+            self.scope.mark_maybe_undefined(n)
+        self._follow_containers(loop.carried)
+
+    def _run_body(self, s, loop: _Loop) -> bool:
+        """Run the loop body once from the head that `loop` knows so far; True when the
+        types, objects and poisoned views it leaves are those of the head (a fixed point)."""
+        loop.head_refs = {**self.scope.objects(), **loop.amb}
+        loop.head_poison = {**self.scope.poisoned(), **loop.extra_poison}
+        loop.carried = [n for n in loop.assigned if n in loop.carry_types] + \
+            [n for n in loop.carry_types if n not in loop.assigned]
+        loop.consts = [n for n in self._operands([s.test, *s.body], loop.head_refs)
+                       if n not in loop.carried]
+        loop.c_in = [Var(self.scope.get(n).type, n) for n in loop.consts]
+        loop.k_in, loop.reps = _carry_vars(loop.carried, loop.carry_types, loop.head_refs)
+        undefined_inside = {n for n in loop.carried if n not in loop.defined_before}
+
+        def run():
+            for n in undefined_inside:
+                self.scope.mark_maybe_undefined(n)
+            self.block(s.body)
+            for n in loop.assigned:
+                if self.scope.get(n) is LIVE and loop.entry.get(n) is not LIVE:
+                    self.freeze(n)
+
+        loop.arm = self._sub(loop.names, loop.inputs, run, loop.head_refs, loop.head_poison)
+        loop.body_env = loop.arm.scope.snapshot()
+        start = {**loop.entry, **dict(zip(loop.names, loop.inputs, strict=True))}
+        widened = self._widened(s, loop.carry_types, loop.assigned, loop.entry, start,
+                                loop.body_env)
+        new_amb, traded = _new_ambiguities(loop.head_refs, loop.arm.scope.objects(), loop.entry,
+                                           loop.amb)
+        if traded is not None:  # `u, u_new = u_new, u`: which is which is unobservable
+            new_amb, loop.private = {}, loop.private | traded
+        new_poison = {n: line for n, line in loop.arm.scope.poisoned().items()
+                      if n in loop.entry and n not in loop.head_poison}
+        if widened == loop.carry_types and not new_amb and not new_poison:
+            return True
+        loop.carry_types = widened
+        loop.amb.update(new_amb)
+        loop.extra_poison.update(new_poison)
+        return False
+
+    def _loop_graphs(self, s, loop: _Loop) -> tuple[Graph, Graph] | None:
+        """The (cond, body) graphs of the loop; None when its test is false at entry."""
+        body_b, body_env = loop.arm.b, loop.body_env
+        body_out = [self.to_type(body_env[n], loop.carry_types[n], body_b) for n in loop.reps]
+        c_vars = loop.c_in + [loop.k_in[n] for n in loop.reps]
         body = Graph(c_vars, body_b.eqns, body_out, "body")
         copies = {id(v): Var(v.type, v.hint) for v in c_vars}
-        cc_in = [copies[id(v)] for v in inputs]
-        test, cond_b, _ = self._sub(names, cc_in,
-                                             lambda: self.truth(self.expr(s.test), s.test),
-                                             head_refs, head_poison)
+        test, cond_b, _ = self._sub(loop.names, [copies[id(v)] for v in loop.inputs],
+                                    lambda: self.truth(self.expr(s.test), s.test),
+                                    loop.head_refs, loop.head_poison)
         if isinstance(test, Const) and not test.value:
-            return
+            return None
         if isinstance(test, Const):
             raise self.source.error(s.test, "the loop condition is always true, so the loop "
                                             "never ends", "add a condition or a break")
-        cond = Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond")
-        init = [self.to_type(self.scope.env[n], carry_types[n]) if n in self.scope.env
-                else self.placeholder(carry_types[n]) for n in reps]
-        outs = self.b.emit("while", [self.scope.env[n] for n in consts] + init,
-                           **While.params(cond, body, len(consts)))
-        by_rep = dict(zip(reps, outs, strict=True))
-        for n, value in zip(reps, init, strict=True):
-            if body_env.get(n) is k_in[n] and n in self.scope.env:  # the body never changes it
+        return Graph([copies[id(v)] for v in c_vars], cond_b.eqns, [test], "cond"), body
+
+    def _bind_loop_results(self, loop: _Loop, init: list, outs: list, trips: int | None) -> None:
+        """After the loop: the carried names hold its results (or their value at entry, when
+        the body never changes them); maybe undefined unless bound before the loop or on
+        every path of a body that runs; the objects and poisoned views are the head's."""
+        by_rep = dict(zip(loop.reps, outs, strict=True))
+        for n, value in zip(loop.reps, init, strict=True):
+            if loop.body_env.get(n) is loop.k_in[n] and n in self.scope:  # never changed
                 by_rep[n] = value  # (e.g. an argument array only rebound: not written)
-        for name in carried:
-            var = by_rep[next(r for r in reps if k_in[r] is k_in[name])]
+        for name in loop.carried:
+            var = by_rep[next(r for r in loop.reps if loop.k_in[r] is loop.k_in[name])]
             if isinstance(var, Var):
                 var.hint = var.hint or name
-            self.scope.env[name] = var
-            if name not in defined_before and not (trips and name not in arm.scope.undefined):
+            self.scope.rebind(name, var)
+            if name not in loop.defined_before and not (trips and loop.arm.scope.defined(name)):
                 self.scope.mark_maybe_undefined(name)
-        for n, r in amb.items():
-            head_refs[n] = ambiguous(r, arm.scope.refs.get(n))
-        self.scope.leave_loop(head_refs, head_poison, arm.scope, entry, private)
-        for n, v in statics.items():  # bound only in the body (no trip: undefined)
-            self.scope.env[n] = v
-            self.scope.mark_maybe_undefined(n)
-        self._follow_containers(carried)
+        for n, r in loop.amb.items():
+            loop.head_refs[n] = ambiguous(r, loop.arm.scope.ref(n))
+        self.scope.leave_loop(loop.head_refs, loop.head_poison, loop.arm.scope, loop.entry,
+                              loop.private)
 
     def branch(self, test, else_nodes, then_nodes, expression: bool):
+        """A `cond` equation, in steps: run each arm on the names it reads (`_operands`);
+        find the names the if may change (`_changed`), join their objects (`_join_refs`)
+        and types (`_cond_outputs`, one output per object); bind the outputs, join the
+        definedness and poisoned views of the arms' scopes; containers follow the writes."""
         nodes = list(else_nodes) + list(then_nodes)
         names = self._operands(nodes)
         arms = []
         for arm_nodes in (else_nodes, then_nodes):
-            inputs = [Var(self.scope.env[n].type, n) for n in names]
+            inputs = [Var(self.scope.get(n).type, n) for n in names]
             run = (lambda ns=arm_nodes: self.expr_ref(ns[0])) if expression else \
                 (lambda ns=arm_nodes: self.block(ns))
-            start = {**self.scope.env, **dict(zip(names, inputs, strict=True))}
+            start = {**self.scope.snapshot(), **dict(zip(names, inputs, strict=True))}
             arms.append((inputs, start, self._sub(names, inputs, run)))
         if expression:
             return self._branch_expression(test, names, nodes, arms)
         candidates = self._changed(nodes, arms)
         joined, live = self._join_refs(candidates, arms)
+        outs, out_types, groups = self._cond_outputs(test, candidates, joined, live, arms,
+                                                     nodes[0])
+        graphs = []
+        for inputs, _, arm in arms:
+            values = [self.to_type(arm.scope.get(n), t, arm.b) if n in arm.scope
+                      else self.placeholder(t, arm.b)
+                      for n, t in zip(outs, out_types, strict=True)]
+            graphs.append(Graph(inputs, arm.b.eqns, values, "arm"))
+        results = self.b.emit("cond", [test] + [self.scope.get(n) for n in names],
+                              branches=tuple(graphs))
+        for name in candidates:
+            if name in groups or name in live:
+                self._bind_output(name, LIVE if name in live else results[groups[name]],
+                                  joined[name], arms)
+        self.scope.join_poisoned(arm.scope for _, _, arm in arms)
+        self._follow_containers(candidates)
+        return results
+
+    def _cond_outputs(self, test, candidates: list[str], joined: dict, live: set, arms,
+                      node) -> tuple[list[str], list, dict]:
+        """(the names whose values are outputs of the `cond`, their joined types, {name or
+        object key: its output's position}): one output per object the arms bind; names
+        holding compile-time values (`_join_static`) or live views are no outputs."""
         outs, out_types, groups = [], [], {}
         for name in candidates:
-            if name in live or self._join_static(name, arms, nodes[0]):
+            if name in live or self._join_static(name, arms, node):
                 continue
-            vals = [arm.scope.env.get(name) for _, _, arm in arms]
+            vals = [arm.scope.get(name) for _, _, arm in arms]
             if any(v is not None and not isinstance(v, Var | Const) for v in vals):
-                raise self.source.error(nodes[0], f"{name!r} holds a tuple, which cannot cross "
-                                                  "an if", "unpack it into separate variables")
+                raise self.source.error(node, f"{name!r} holds a tuple, which cannot cross "
+                                              "an if", "unpack it into separate variables")
             present = [v for v in vals if v is not None]
             if not present:
                 continue
@@ -263,7 +323,7 @@ class ControlFlow:
                 t = present[0].type if len(present) == 1 else join_type(present[0].type,
                                                                         present[1].type)
             except TypeError as e:
-                error = self.source.error(nodes[0], f"{name!r}: {e} in the two branches")
+                error = self.source.error(node, f"{name!r}: {e} in the two branches")
                 flags = entry_scalars(self.b, test) if isinstance(test, Var) else None
                 if flags:  # an entry flag chooses the shape: compile once per value
                     raise NeedStatic(flags, error) from None
@@ -275,53 +335,39 @@ class ControlFlow:
                 outs.append(name)
                 out_types.append(t)
             groups[name] = groups[key]
-        graphs = []
-        for inputs, _, arm in arms:
-            values = [self.to_type(arm.scope.env[n], t, arm.b) if n in arm.scope.env
-                      else self.placeholder(t, arm.b)
-                      for n, t in zip(outs, out_types, strict=True)]
-            graphs.append(Graph(inputs, arm.b.eqns, values, "arm"))
-        results = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
-                              branches=tuple(graphs))
-        for name in candidates:
-            if name in groups or name in live:
-                self._bind_output(name, LIVE if name in live else results[groups[name]],
-                                  joined[name], arms)
-        for _, _, arm in arms:
-            self.scope.poisoned.update(arm.scope.poisoned)
-        self._follow_containers(candidates)
-        return results
+        return outs, out_types, groups
 
     def _changed(self, nodes, arms) -> list[str]:
         """The names an if may change: those its arms assign, and those holding another value
         or object at the end of an arm (e.g. aliases of an array an arm writes)."""
         candidates = _assigned(nodes)
-        for n in self.scope.env:
-            if n in candidates or isinstance(self.scope.env[n], tuple | dict | ListValue) and all(
-                    arm.scope.refs.get(n) == self.scope.refs.get(n) for _, _, arm in arms):
+        for n, value in self.scope.snapshot().items():
+            ref = self.scope.ref(n)
+            if n in candidates or isinstance(value, tuple | dict | ListValue) and all(
+                    arm.scope.ref(n) == ref for _, _, arm in arms):
                 continue  # containers follow the arrays the arms write (_follow_containers)
-            if any(arm.scope.env.get(n) is not start.get(n) or
-                   arm.scope.refs.get(n) != self.scope.refs.get(n) for _, start, arm in arms):
+            if any(arm.scope.get(n) is not start.get(n) or arm.scope.ref(n) != ref
+                   for _, start, arm in arms):
                 candidates.append(n)
         return candidates
 
     def _join_refs(self, candidates: list[str], arms) -> tuple[dict, set]:
         """({name: its object after the if}, the names that stay live views of one object):
         the other live views an arm leaves are read at its end."""
-        old = objects_of(self.scope.refs.values())
+        old = objects_of(self.scope.objects().values())
         pairs: dict = {}
         joined, live = {}, set()
         for name in candidates:
-            rs = [arm.scope.refs.get(name) for _, _, arm in arms]
-            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope.env]
+            rs = [arm.scope.ref(name) for _, _, arm in arms]
+            present = [r for (_, _, arm), r in zip(arms, rs, strict=True) if name in arm.scope]
             joined[name] = join(*rs, old, pairs) if len(present) == 2 else \
                 (present[0] if present else None)
-            if all(arm.scope.env.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
+            if all(arm.scope.get(name) is LIVE for _, _, arm in arms) and rs[0] == rs[1]:
                 live.add(name)
                 continue
             for _, _, arm in arms:
-                if arm.scope.env.get(name) is LIVE:
-                    arm.scope.env[name] = self._arm_view(arm, arm.scope.refs[name])
+                if arm.scope.get(name) is LIVE:
+                    arm.scope.rebind(name, self._arm_view(arm, arm.scope.ref(name)))
         renamed = {o: new for key, new in pairs.items() if isinstance(key, tuple) for o in key}
         for name, r in joined.items():  # views of objects made in the arms see the joined one
             if isinstance(r, Ref) and r.objects() & renamed.keys():
@@ -332,20 +378,14 @@ class ControlFlow:
     def _bind_output(self, name: str, value, ref, arms) -> None:
         """After an if: `name` holds `value` (an output of its `cond`, or LIVE) and the
         object `ref`; it is defined when every arm binds it, or was bound before."""
-        everywhere = all(arm.scope.defined(name) for _, _, arm in arms)
-        before = self.scope.defined(name)
         if value is not LIVE:
             value.hint = value.hint or name
-        self.scope.env[name] = value
-        if isinstance(ref, Ref | tuple):
-            self.scope.refs[name] = ref
-        else:
-            self.scope.refs.pop(name, None)
-        self.scope.join_defined(name, everywhere, before)
+        self.scope.join_defined(name, [arm.scope for _, _, arm in arms])
+        self.scope.rebind(name, value, ref if isinstance(ref, Ref | tuple) else None)
 
     def _branch_expression(self, test, names, nodes, arms):
         for _, start, arm in arms:
-            if any(arm.scope.env.get(n) is not v for n, v in start.items()):
+            if any(arm.scope.get(n) is not v for n, v in start.items()):
                 raise self.source.error(nodes[0], "a conditional expression that writes into "
                                                   "an array", "use an if statement")
         values = [self.value(arm.result[0], nodes[0]) for _, _, arm in arms]
@@ -355,7 +395,7 @@ class ControlFlow:
             raise self.source.error(nodes[0], f"conditional expression: {e}") from None
         graphs = [Graph(inp, arm.b.eqns, [self.to_type(v, t, arm.b)], "arm")
                   for (inp, _, arm), v in zip(arms, values, strict=True)]
-        (out,) = self.b.emit("cond", [test] + [self.scope.env[n] for n in names],
+        (out,) = self.b.emit("cond", [test] + [self.scope.get(n) for n in names],
                              branches=tuple(graphs))
         r0, r1 = (arm.result[1] for _, _, arm in arms)
         return out, (r0 if r0 == r1 else ambiguous(r0, r1) if r0 or r1 else None)
@@ -363,7 +403,7 @@ class ControlFlow:
     def _join_static(self, name: str, arms, node) -> bool:
         """A compile-time value after an if: one value, the same on every path that binds it
         (no run-time choice). False when `name` holds numbers or arrays."""
-        present = [arm.scope.env[name] for _, _, arm in arms if name in arm.scope.env]
+        present = [arm.scope.get(name) for _, _, arm in arms if name in arm.scope]
         if not any(static_values.is_static(v) for v in present):
             return False
         if len(present) == 2 and not static_values.same(*present):
@@ -372,13 +412,10 @@ class ControlFlow:
                                           f"differently on the two paths ({then} and {other})",
                                     "bind it to the same value on both paths, or choose with "
                                     "numbers")
-        before = self.scope.defined(name)
-        if self.scope.env.get(name) is not present[0] or name not in self.scope.env:
-            self.scope.env[name] = closures.after_block(self, present[0], self.scope.env,
-                                                        self.line(node))
-        everywhere = len(present) == 2 and not any(name in arm.scope.undefined
-                                                   for _, _, arm in arms)
-        self.scope.join_defined(name, everywhere, before)
+        self.scope.join_defined(name, [arm.scope for _, _, arm in arms])
+        if self.scope.get(name) is not present[0] or name not in self.scope:
+            self.scope.rebind(name, closures.after_block(self, present[0], self.scope.snapshot(),
+                                                         self.line(node)))
         return True
 
     def _static_loop_values(self, s, assigned, entry: dict, body_env: dict) -> dict:
@@ -403,10 +440,10 @@ class ControlFlow:
         """Live views that a loop body rebinds, or whose base's names it all rebinds, keep
         their value at loop entry (frozen)."""
         rebound = set(_rebound(stmts))
-        for n, ref in list(self.scope.refs.items()):
-            if self.scope.env.get(n) is not LIVE:
+        for n, ref in self.scope.objects().items():
+            if self.scope.get(n) is not LIVE:
                 continue
-            bases = [m for m, r in self.scope.refs.items()
+            bases = [m for m, r in self.scope.objects().items()
                      if isinstance(r, Ref) and r.plain and r.obj == ref.obj]
             if n in rebound or all(m in rebound for m in bases):
                 self.freeze(n)
@@ -433,51 +470,52 @@ class ControlFlow:
         wrote (through the rebound names) hold its new value."""
         line = self.b.loc or 0
         for name in rebound:
-            ref, value = self.scope.refs.get(name), self.scope.env.get(name)
+            ref, value = self.scope.ref(name), self.scope.get(name)
             if isinstance(ref, Ref) and ref.plain and isinstance(value, Var):
-                for n, r in self.scope.refs.items():
+                for n, r in self.scope.objects().items():
                     if isinstance(r, tuple):
-                        self.scope.env[n] = self._store_tuple(self.scope.env[n], r, ref.obj,
-                                                              value, n, line)
+                        self.scope.rebind(n, self.store_tuple(self.scope.get(n), r, ref.obj,
+                                                               value, n, line))
                 sequences.store_items(self, ref.obj, value, line)
 
     def _operands(self, nodes, refs: dict | None = None) -> list[str]:
         """Names whose current values the nodes read, may keep or may write through an alias
         (closed subgraph inputs); live views are read through their base's names."""
-        refs = self.scope.refs if refs is None else refs
+        refs = self.scope.objects() if refs is None else refs
         names = []
         for n in nodes:
             for sub in gast.walk(n):
-                if isinstance(sub, gast.Name) and sub.id in self.scope.env and sub.id not in names:
+                if isinstance(sub, gast.Name) and sub.id in self.scope and sub.id not in names:
                     names.append(sub.id)
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
         assigned = _assigned(nodes)
-        for name in [n for n in names if isinstance(self.scope.env[n], ListValue)]:
+        for name in [n for n in names if isinstance(self.scope.get(n), ListValue)]:
             if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
-        for name in [n for n in names if isinstance(self.scope.env[n], tuple | dict)
-                     and sequences.has_runtime_leaves(self.scope.env[n])]:
+        for name in [n for n in names if isinstance(self.scope.get(n), tuple | dict)
+                     and sequences.has_runtime_leaves(self.scope.get(n))]:
             if name in assigned:  # a counted loop unrolled rebinds it once per trip
-                kind = "tuple" if isinstance(self.scope.env[name], tuple) else "dict"
+                kind = "tuple" if isinstance(self.scope.get(name), tuple) else "dict"
                 raise unrollable(self.source.error(
                     nodes[0], f"{name!r} holds a {kind} of run-time values, which is rebound "
                               "inside an if or a loop", "unpack it into separate variables"))
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
         objs = objects_of(refs.get(n) for n in names)
-        names += [n for n, r in refs.items() if n not in names and n in self.scope.env
+        names += [n for n, r in refs.items() if n not in names and n in self.scope
                   and isinstance(r, Ref) and r.objects() & objs]
-        return [n for n in names if isinstance(self.scope.env[n], Var)]
+        return [n for n in names if isinstance(self.scope.get(n), Var)]
 
     def _sub(self, names: list[str], inputs: list[Var], run, refs=None, poisoned=None):
         """Run `run()` with a fresh builder and the given names bound to `inputs`."""
         saved = self.b, self.scope
         self.b = Builder(saved[0].loc)
         self.scope = self.scope.enter(dict(zip(names, inputs, strict=True)), refs, poisoned)
-        lists = sequences.read_only_copies(self.scope.env, names)
+        lists = sequences.read_only_copies(self.scope, names)
         try:
             result = run()
-            self.scope.env.update(lists)
+            for name, value in lists.items():
+                self.scope.rebind(name, value)
             return _Arm(result, self.b, self.scope)
         finally:
             self.b, self.scope = saved
@@ -503,6 +541,50 @@ class _Arm(NamedTuple):
     result: object
     b: Builder
     scope: Scope
+
+
+@dataclass
+class _Loop:
+    """What the conversion of a `while` loop knows: at entry (`enter`), then after each run
+    of its body (`ControlFlow._run_body`), what its head holds and what the body left."""
+    assigned: list[str]  # the names the body binds (see _assigned)
+    entry: dict  # the scope's values before the loop
+    defined_before: set[str]
+    carry_types: dict  # carried name -> its type, widened until the body keeps it
+    amb: dict = field(default_factory=dict)  # names whose object changes between iterations
+    private: frozenset = frozenset()  # objects only traded among names by the body
+    extra_poison: dict = field(default_factory=dict)  # views the body poisons
+    head_refs: dict = field(default_factory=dict)  # the objects at the loop head
+    head_poison: dict = field(default_factory=dict)  # the poisoned views at the loop head
+    carried: list[str] = field(default_factory=list)
+    consts: list[str] = field(default_factory=list)  # the operands the body does not change
+    c_in: list[Var] = field(default_factory=list)  # their input vars
+    k_in: dict = field(default_factory=dict)  # carried name -> its input var (one per object)
+    reps: list[str] = field(default_factory=list)  # a name per carry
+    arm: _Arm | None = None  # what the last run of the body left
+    body_env: dict = field(default_factory=dict)  # the values it left
+
+    @classmethod
+    def enter(cls, scope: Scope, assigned: list[str]) -> _Loop:
+        """At entry: the carries are the assigned names and their aliases (bound to an
+        object that a write through an assigned name changes) holding numbers or arrays."""
+        entry = scope.snapshot()
+        written = objects_of(scope.ref(n) for n in assigned)
+        aliases = [n for n, r in scope.objects().items() if isinstance(r, Ref) and r.plain
+                   and r.obj in written]
+        return cls(assigned, entry, {n for n in entry if scope.defined(n)},
+                   {n: entry[n].type for n in assigned + aliases
+                    if isinstance(entry.get(n), Var | Const)})
+
+    @property
+    def names(self) -> list[str]:
+        """The names bound to the inputs of the cond and body graphs."""
+        return self.consts + self.carried
+
+    @property
+    def inputs(self) -> list[Var]:
+        """The input vars of the cond and body graphs, in the order of `names`."""
+        return self.c_in + [self.k_in[n] for n in self.carried]
 
 
 def _carry_vars(carried: list[str], types: dict, refs: dict) -> tuple[dict, list[str]]:

@@ -33,6 +33,7 @@ from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis
 from ..primitives.gather import taken_shape
+from .conversion_context import ConversionContext
 
 
 class IndexArray(NamedTuple):
@@ -42,7 +43,7 @@ class IndexArray(NamedTuple):
     node: object
 
 
-def index_array(conv, value, node) -> IndexArray | None:
+def index_array(conv: ConversionContext, value, node) -> IndexArray | None:
     if not (isinstance(value, Var | Const) and value.type.is_array):
         return None
     if value.type != I64.with_shape(value.type.shape):
@@ -57,12 +58,13 @@ def has_arrays(spec) -> bool:
     return any(isinstance(item, IndexArray) for item in spec)
 
 
-def gather(conv, x: Atom, spec, ints, node) -> Atom:
+def gather(conv: ConversionContext, x: Atom, spec, ints, node) -> Atom:
     y, flat, axis = _flattened(conv, x, spec, ints, node)
     return conv.b.take(y, flat, axis=axis)
 
 
-def scatter(conv, x: Atom, spec, ints, v: Atom, node, accumulate: bool = False) -> Atom:
+def scatter(conv: ConversionContext, x: Atom, spec, ints, v: Atom, node,
+            accumulate: bool = False) -> Atom:
     """`x` after `x[index] = v` (`v` of `x`'s dtype), for an index of arrays and `:`; with
     `accumulate`, after `np.add.at(x, index, v)`."""
     if any(not isinstance(item, IndexArray) and item != WHOLE for item in spec):
@@ -84,7 +86,7 @@ def scatter(conv, x: Atom, spec, ints, v: Atom, node, accumulate: bool = False) 
     return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
 
 
-def _flattened(conv, x: Atom, spec, ints, node):
+def _flattened(conv: ConversionContext, x: Atom, spec, ints, node):
     """(y, flat, axis) with `x[index]` = `take(y, flat, axis)`: `y` is `x` after the basic
     part of the index, its indexed dimensions merged into `axis`."""
     advanced = [k for k, item in enumerate(spec) if isinstance(item, IndexArray | Int)]
@@ -126,7 +128,7 @@ def _flattened(conv, x: Atom, spec, ints, node):
     return y, flat, first
 
 
-def checked_index(conv, i: Atom, axis: int, n: int) -> Atom:
+def checked_index(conv: ConversionContext, i: Atom, axis: int, n: int) -> Atom:
     """`i` wrapped into [0, n), after a run-time check raising numpy's IndexError (for the
     first offending element in row-major order)."""
     b = conv.b
@@ -148,7 +150,7 @@ def is_add_at(func) -> bool:
     return isinstance(func, type(np.add.at)) and func == np.add.at
 
 
-def add_at(conv, node) -> None:
+def add_at(conv: ConversionContext, node) -> None:
     if len(node.args) != 3 or node.keywords or not isinstance(node.args[0], gast.Name):
         raise conv.source.error(node, "np.add.at takes an array variable, an index and a value",
                                 "call np.add.at(x, idx, v) with x a local array")

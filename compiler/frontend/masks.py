@@ -35,6 +35,7 @@ import numpy as np
 
 from ..ir.builder import const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Var
+from .conversion_context import ExpressionContext
 
 _BITWISE = {gast.BitAnd: ("and_", "&"), gast.BitOr: ("or_", "|"), gast.BitXor: ("ne", "^")}
 REDUCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max", np.min: "min",
@@ -48,7 +49,7 @@ def is_bitwise(op) -> bool:
     return type(op) in _BITWISE
 
 
-def bitwise(conv, op, x, y, node) -> Atom:
+def bitwise(conv: ExpressionContext, op, x, y, node) -> Atom:
     prim, symbol = _BITWISE[type(op)]
     x, y = conv.value(x, node), conv.value(y, node)
     kinds = {x.type.name, y.type.name}
@@ -61,7 +62,7 @@ def bitwise(conv, op, x, y, node) -> Atom:
     return conv.b.op(prim, x, y)
 
 
-def invert(conv, x, node) -> Atom:
+def invert(conv: ExpressionContext, x, node) -> Atom:
     x = conv.value(x, node)
     if x.type.name == "bool" and x.type.is_array:
         return conv.b.not_(x)
@@ -95,7 +96,7 @@ class MaskedRead(NamedTuple):
     mask: Atom
 
 
-def mask_item(conv, x: Atom, value, count: int, node) -> Mask | None:
+def mask_item(conv: ExpressionContext, x: Atom, value, count: int, node) -> Mask | None:
     if not (isinstance(value, Var | Const) and value.type.is_array
             and value.type == BOOL.with_shape(value.type.shape)):
         return None
@@ -118,7 +119,7 @@ def is_mask(spec) -> bool:
     return len(spec) == 1 and isinstance(spec[0], Mask)
 
 
-def before_call(conv, func, node) -> None:
+def before_call(conv: ExpressionContext, func, node) -> None:
     """Before `node`'s arguments are evaluated: `np.sum(x[mask])` may read `x[mask]`; the
     index-returning functions (`np.where(cond)`, np.nonzero ...) are refused."""
     func = _hashable(func)
@@ -151,7 +152,7 @@ def _hashable(func):
     return func
 
 
-def read(conv, x: Atom, mask: Mask, node):
+def read(conv: ExpressionContext, x: Atom, mask: Mask, node):
     if getattr(node, "mask_reduction", False):
         return Masked(x, mask.value)
     if getattr(node, "augmented", False):
@@ -162,7 +163,7 @@ def read(conv, x: Atom, mask: Mask, node):
                             "(np.sum((x ** 2)[mask])), or use np.where(mask, x, 0)")
 
 
-def whole(conv, mask: Atom, x: Atom) -> Atom:
+def whole(conv: ExpressionContext, mask: Atom, x: Atom) -> Atom:
     """The mask broadcast over `x`'s trailing dimensions."""
     extra = len(x.type.shape) - len(mask.type.shape)
     if extra:
@@ -171,7 +172,7 @@ def whole(conv, mask: Atom, x: Atom) -> Atom:
     return mask
 
 
-def reduce(conv, name: str, masked: Masked, args, kwargs, node) -> Atom:
+def reduce(conv: ExpressionContext, name: str, masked: Masked, args, kwargs, node) -> Atom:
     if args or kwargs:
         raise conv.source.error(node, f"{name} of x[mask] with arguments (x[mask] is "
                                       "one-dimensional)", f"call {name} of x[mask] alone")
@@ -200,18 +201,18 @@ def reduce(conv, name: str, masked: Masked, args, kwargs, node) -> Atom:
     return value
 
 
-def _count(conv, mask: Atom) -> Atom:
+def _count(conv: ExpressionContext, mask: Atom) -> Atom:
     """The number of True values of `mask`, a float."""
     return conv.b.sum(conv.to_type(mask, F64.with_shape(mask.type.shape)), axis=None,
                       keepdims=False)
 
 
-def augmented_operands(conv, read_: MaskedRead, y, node) -> tuple[Atom, Atom]:
+def augmented_operands(conv: ExpressionContext, read_: MaskedRead, y, node) -> tuple[Atom, Atom]:
     """(x, v) of `x[mask] op v` in `x[mask] op= v`: the whole array and `v` shaped for it."""
     return read_.array, _value(conv, read_.array, read_.mask, conv.numeric(y, node), node)
 
 
-def _value(conv, x: Atom, mask: Atom, v: Atom, node) -> Atom:
+def _value(conv: ExpressionContext, x: Atom, mask: Atom, v: Atom, node) -> Atom:
     """`v` shaped to broadcast over `x` as it broadcasts over `x[mask]` for any count."""
     rest = x.type.shape[len(mask.type.shape):]
     shape = v.type.shape or ()
@@ -230,7 +231,8 @@ def _value(conv, x: Atom, mask: Atom, v: Atom, node) -> Atom:
     return v
 
 
-def write(conv, x: Atom, mask: Mask, v: Atom, node, accumulate: bool = False) -> Atom:
+def write(conv: ExpressionContext, x: Atom, mask: Mask, v: Atom, node,
+          accumulate: bool = False) -> Atom:
     """`x` after `x[mask] = v` (`np.add.at(x, mask, v)` with `accumulate`)."""
     spread = whole(conv, mask.value, x)
     if not getattr(node, "augmented", False):

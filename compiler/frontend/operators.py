@@ -19,11 +19,13 @@ from ..ir import dtypes
 from ..ir.builder import const
 from ..ir.core import BOOL, I64, Atom, Const, Type, Var
 from . import array_functions, externals, masks, sequences, static_values
+from .context import CallContext
 from .sequences import ListValue
 
 
 class Operators:
-    """The converter's operators (see the module doc)."""
+    """The converter's operators (see the module doc); of the rest of the converter it uses
+    `conversion_context.ExpressionContext`."""
 
     def promote(self, x, y, node) -> tuple[Atom, Atom]:
         """Common element type of two operands; scalars are weak next to float arrays
@@ -145,7 +147,7 @@ def join_type(a: Type, b: Type) -> Type:
     return a if RANK[a.dtype] >= RANK[b.dtype] else b
 
 
-def _tuple_binop(conv, node, x, rx, y, ry):
+def _tuple_binop(conv: CallContext, node, x, rx, y, ry):
     """`t + u` of two tuples, `t * n` / `n * t` with n an int known when compiling."""
     def refs(value, ref):
         return ref if isinstance(ref, tuple) else (None,) * len(value)

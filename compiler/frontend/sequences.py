@@ -40,7 +40,9 @@ from ..ir.core import BOOL, F32, F64, I64, Const, Var
 from ..ir.index import Int
 from .aliasing import Ref, new_object
 from .array_functions import _options, resolve_dtype
+from .conversion_context import ConversionContext
 from .functions import builtin_sum_of_array, register_with_keywords
+from .scope import Scope
 from .static_values import ListTuple
 
 
@@ -79,12 +81,12 @@ class ListMethod:
         self.target, self.name = target, name
 
 
-def new_list(conv, pairs) -> ListValue:
+def new_list(conv: ConversionContext, pairs) -> ListValue:
     """A list of the (value, ref) pairs."""
     return ListValue([v for v, _ in pairs], [r for _, r in pairs], conv.b)
 
 
-def crossing_error(conv, name: str | None, node):
+def crossing_error(conv: ConversionContext, name: str | None, node):
     """A list changed inside an `if` arm or a loop that is not unrolled (a `for` loop with a
     trip count known when compiling is unrolled instead: the error is `unrollable`)."""
     what = "a list comprehension whose `if` filter depends on run-time values" \
@@ -120,27 +122,28 @@ def has_runtime_leaves(value) -> bool:
     return next(_leaves(value), None) is not None
 
 
-def leaf_operands(conv, name: str) -> list[str]:
-    """Hidden names bound to the run-time values inside list `name` (in `conv.scope.env`), the
+def leaf_operands(conv: ConversionContext, name: str) -> list[str]:
+    """Hidden names bound to the run-time values inside list `name` (in `conv.scope`), the
     operands through which a block reads the list (`read_only_copies`)."""
     names = []
-    for j, leaf in enumerate(_leaves(conv.scope.env[name])):
-        conv.scope.env[f"{LEAF}{name} {j}"] = leaf
+    for j, leaf in enumerate(_leaves(conv.scope.get(name))):
+        conv.scope.rebind(f"{LEAF}{name} {j}", leaf)
         names.append(f"{LEAF}{name} {j}")
     return names
 
 
-def read_only_copies(env: dict, names) -> dict:
-    """Inside a block whose inputs `names` bind a list's leaves, the list becomes a read-only
-    copy holding the inputs (so does a list without run-time values). Returns {list name: the
-    list outside} to restore afterwards."""
+def read_only_copies(scope: Scope, names) -> dict:
+    """Inside a block (its `scope`) whose inputs `names` bind a list's leaves, the list becomes
+    a read-only copy holding the inputs (so does a list without run-time values). Returns
+    {list name: the list outside} to restore afterwards."""
+    env = scope.snapshot()
     lists = dict.fromkeys(n[len(LEAF):].rsplit(" ", 1)[0] for n in names if n.startswith(LEAF))
     lists.update((n, None) for n, v in env.items()
                  if isinstance(v, ListValue) and next(_leaves(v), None) is None)
     originals = {}
     for name in lists:
         originals[name] = env[name]
-        env[name] = _copy(env[name], env, name, itertools.count())
+        scope.rebind(name, _copy(env[name], env, name, itertools.count()))
     return originals
 
 
@@ -157,7 +160,7 @@ def _copy(value, env, name, counter):
     return env[f"{LEAF}{name} {next(counter)}"] if isinstance(value, Var) else value
 
 
-def mutated(conv, nodes) -> bool:
+def mutated(conv: ConversionContext, nodes) -> bool:
     """Do the nodes change a list by name (`xs.append(v)`, `xs[i] = v`, `xs = ...`)?"""
     for n in nodes:
         for sub in gast.walk(n):
@@ -166,14 +169,14 @@ def mutated(conv, nodes) -> bool:
                 isinstance(sub.ctx, gast.Store) else sub if isinstance(sub, gast.Name) and \
                 isinstance(sub.ctx, gast.Store) else None
             if isinstance(target, gast.Name) and \
-                    isinstance(conv.scope.env.get(target.id), ListValue):
+                    isinstance(conv.scope.get(target.id), ListValue):
                 return True
     return False
 
 
 # ---- items ---------------------------------------------------------------------------------
 
-def _read(conv, lst: ListValue, i: int, node):
+def _read(conv: ConversionContext, lst: ListValue, i: int, node):
     value = lst.items[i]
     if isinstance(value, Poisoned):
         raise conv.source.error(node, f"this list item is an array that was written at line "
@@ -184,7 +187,7 @@ def _read(conv, lst: ListValue, i: int, node):
     return value, lst.refs[i]
 
 
-def _position(conv, n: int, index, node, what: str = "list") -> int:
+def _position(conv: ConversionContext, n: int, index, node, what: str = "list") -> int:
     if not isinstance(index, int) or isinstance(index, bool):
         raise conv.source.error(node, f"{what} indices must be integers, got {index!r}")
     if not -n <= index < n:
@@ -193,7 +196,7 @@ def _position(conv, n: int, index, node, what: str = "list") -> int:
     return index % n
 
 
-def getitem(conv, seq, node):
+def getitem(conv: ConversionContext, seq, node):
     """(value, ref) of `seq[index]` for a list or range `seq`."""
     index_node = node.slice
     if isinstance(index_node, gast.Slice):
@@ -228,7 +231,7 @@ def getitem(conv, seq, node):
     return value, Ref(new_object(), frozen=True)
 
 
-def setitem(conv, lst: ListValue, index_node, value, ref, node) -> None:
+def setitem(conv: ConversionContext, lst: ListValue, index_node, value, ref, node) -> None:
     if lst.crossing:
         raise crossing_error(conv, None, node)
     if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
@@ -238,11 +241,11 @@ def setitem(conv, lst: ListValue, index_node, value, ref, node) -> None:
     lst.items[i], lst.refs[i] = value, ref
 
 
-def store_items(conv, obj: int, value, line: int) -> None:
+def store_items(conv: ConversionContext, obj: int, value, line: int) -> None:
     """Array object `obj` now has `value`: list items bound to it follow (see the module
     docstring); lists reachable from the converter's names."""
     seen = set()
-    stack_ = [v for v in conv.scope.env.values() if isinstance(v, ListValue | tuple)]
+    stack_ = [v for v in conv.scope.snapshot().values() if isinstance(v, ListValue | tuple)]
     while stack_:
         item = stack_.pop()
         if isinstance(item, tuple):
@@ -260,7 +263,7 @@ def store_items(conv, obj: int, value, line: int) -> None:
 
 # ---- methods and operators -----------------------------------------------------------------
 
-def call_method(conv, method: ListMethod, pairs, kwargs, node):
+def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node):
     lst, name = method.target, method.name
     if kwargs:
         raise conv.source.error(node, f"keyword arguments of list.{name}()")
@@ -302,14 +305,14 @@ def call_method(conv, method: ListMethod, pairs, kwargs, node):
                             "supported: append, extend, insert, pop, copy")
 
 
-def _arity(conv, pairs, low, high, node, name):
+def _arity(conv: ConversionContext, pairs, low, high, node, name):
     if not low <= len(pairs) <= high:
         raise conv.source.error(node, f"list.{name}() takes {low}..{high} arguments, "
                                       f"{len(pairs)} given")
     return pairs
 
 
-def _contents(conv, seq, node) -> tuple[list, list]:
+def _contents(conv: ConversionContext, seq, node) -> tuple[list, list]:
     """The items and refs of a list, tuple or range."""
     if isinstance(seq, ListValue):
         for i in range(len(seq.items)):
@@ -322,7 +325,7 @@ def _contents(conv, seq, node) -> tuple[list, list]:
     raise conv.source.error(node, "expected a list, a tuple or a range here")
 
 
-def binop(conv, op: str, x, y, node):
+def binop(conv: ConversionContext, op: str, x, y, node):
     """`xs + ys` (a new list) and `xs * n` / `n * xs` (n a compile-time int)."""
     if op == "add" and isinstance(x, ListValue) and isinstance(y, ListValue):
         (a, ra), (b, rb) = _contents(conv, x, node), _contents(conv, y, node)
@@ -338,7 +341,7 @@ def binop(conv, op: str, x, y, node):
                             "compiling); use np.array(xs) for arithmetic")
 
 
-def unpacked(conv, seq, node) -> tuple[tuple, tuple]:
+def unpacked(conv: ConversionContext, seq, node) -> tuple[tuple, tuple]:
     """(values, refs) of a list or range unpacked into a tuple target."""
     values, refs = _contents(conv, seq, node)
     return tuple(values), tuple(refs)
@@ -355,7 +358,7 @@ def as_tuples(value):
 
 # ---- functions -----------------------------------------------------------------------------
 
-def stack(conv, items, node, axis: int = 0, empty: bool = False):
+def stack(conv: ConversionContext, items, node, axis: int = 0, empty: bool = False):
     """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
     along a new axis `axis` (float64; float32 when every item is, bool when every item is,
     int64 when every item is an int or a bool, as numpy's). An empty sequence is an empty
@@ -389,13 +392,13 @@ def stack(conv, items, node, axis: int = 0, empty: bool = False):
     return conv.b.concatenate(*(conv.b.reshape(v, shape=shape) for v in values), axis=axis)
 
 
-def _sequence_arg(conv, args, node, name):
+def _sequence_arg(conv: ConversionContext, args, node, name):
     if len(args) != 1:
         raise conv.source.error(node, f"{name} takes one list, tuple or array here")
     return _items(conv, args[0], node)
 
 
-def _items(conv, value, node) -> list:
+def _items(conv: ConversionContext, value, node) -> list:
     """The items of a list, tuple, range, or the rows of an array (its length is known when
     compiling)."""
     if isinstance(value, ListValue | RangeValue | tuple):
@@ -404,7 +407,7 @@ def _items(conv, value, node) -> list:
     return [conv.b.index(x, const(i), spec=(Int(),)) for i in range(x.type.shape[0])]
 
 
-def _zip(conv, args, kwargs, node):
+def _zip(conv: ConversionContext, args, kwargs, node):
     """`zip(...)` as a value (a tuple of tuples): `for` loops over `zip(a, b)` are lowered
     without it (normalize.py); this takes the rest, `zip(*pairs)` among them."""
     strict = kwargs.pop("strict", const(False))
@@ -420,7 +423,7 @@ def _zip(conv, args, kwargs, node):
     return tuple(zip(*columns, strict=False))  # the shortest, as Python (checked above)
 
 
-def _enumerate(conv, args, kwargs, node):
+def _enumerate(conv: ConversionContext, args, kwargs, node):
     """`enumerate(seq, start=0)` as a value (a tuple of (index, item) pairs)."""
     if "start" in kwargs:
         args = [*args, kwargs.pop("start")]
@@ -433,7 +436,7 @@ def _enumerate(conv, args, kwargs, node):
     return tuple((const(start + i), item) for i, item in enumerate(_items(conv, args[0], node)))
 
 
-def np_array(conv, args, kwargs, node, empty: bool = True):
+def np_array(conv: ConversionContext, args, kwargs, node, empty: bool = True):
     """np.array (and np.stack, `empty` False: an empty sequence is numpy's error)."""
     if len(args) == 2 and "dtype" not in kwargs:  # np.array(xs, float): numpy's dtype
         args, kwargs = args[:1], {**kwargs, "dtype": args[1]}
@@ -447,7 +450,7 @@ def np_array(conv, args, kwargs, node, empty: bool = True):
         else value
 
 
-def _at_least(conv, value, ndim: int, node) -> Var | Const:
+def _at_least(conv: ConversionContext, value, ndim: int, node) -> Var | Const:
     """np.atleast_1d / np.atleast_2d of one item of np.hstack / np.vstack (numbers too)."""
     v = conv.value(value, node)
     shape = v.type.shape or ()
@@ -457,17 +460,17 @@ def _at_least(conv, value, ndim: int, node) -> Var | Const:
     return conv.b.reshape(v, shape=new) if shape else conv.b.broadcast_to(v, shape=new)
 
 
-def _vstack(conv, args, kwargs, node):
+def _vstack(conv: ConversionContext, args, kwargs, node):
     rows = [_at_least(conv, v, 2, node) for v in _sequence_arg(conv, args, node, "np.vstack")]
     return conv.b.concatenate(*rows, axis=0)
 
 
-def _hstack(conv, args, kwargs, node):
+def _hstack(conv: ConversionContext, args, kwargs, node):
     items = [_at_least(conv, v, 1, node) for v in _sequence_arg(conv, args, node, "np.hstack")]
     return conv.b.concatenate(*items, axis=0 if len(items[0].type.shape) == 1 else 1)
 
 
-def _len(conv, args, kwargs, node):
+def _len(conv: ConversionContext, args, kwargs, node):
     (x,) = conv.exactly(args, 1, node)
     if isinstance(x, ListValue):
         return Const(len(x.items), I64)
@@ -486,7 +489,7 @@ def iteration_length(*args):
     raise TypeError("compiled code only")  # a marker object; lowered by `_iteration_length`
 
 
-def _iteration_length(conv, args, kwargs, node):
+def _iteration_length(conv: ConversionContext, args, kwargs, node):
     (x,) = args
     if isinstance(x, Var | Const) and not x.type.is_array:
         raise conv.source.error(node, f"{node.origin} over a number ({x.type}): a number is "
@@ -504,7 +507,7 @@ def zip_strict_length(*args):
     raise TypeError("compiled code only")  # a marker object; lowered by `_zip_strict_length`
 
 
-def _zip_strict_length(conv, args, kwargs, node):
+def _zip_strict_length(conv: ConversionContext, args, kwargs, node):
     lengths = [conv.static(a, node) for a in args]
     if len(set(lengths)) > 1:
         raise conv.source.error(node, f"zip(strict=True) of sequences of lengths {lengths} "
@@ -513,7 +516,7 @@ def _zip_strict_length(conv, args, kwargs, node):
     return const(lengths[0])
 
 
-def _range(conv, args, kwargs, node):
+def _range(conv: ConversionContext, args, kwargs, node):
     if kwargs or not 1 <= len(args) <= 3:
         raise conv.source.error(node, "range() takes 1 to 3 integer arguments")
     bounds = [conv.static(a, node) if isinstance(a, Const) else None for a in args]
@@ -530,7 +533,7 @@ def _range(conv, args, kwargs, node):
     return RangeValue(start, stop, step)
 
 
-def _list(conv, args, kwargs, node):
+def _list(conv: ConversionContext, args, kwargs, node):
     if kwargs or len(args) > 1:
         raise conv.source.error(node, "list() takes at most one argument")
     if not args:
@@ -538,13 +541,13 @@ def _list(conv, args, kwargs, node):
     return ListValue(_sequence_arg(conv, args, node, "list()"), None, conv.b)
 
 
-def _tuple(conv, args, kwargs, node):
+def _tuple(conv: ConversionContext, args, kwargs, node):
     if kwargs or len(args) > 1:
         raise conv.source.error(node, "tuple() takes at most one argument")
     return tuple(_sequence_arg(conv, args, node, "tuple()")) if args else ()
 
 
-def _sum(conv, args, kwargs, node):
+def _sum(conv: ConversionContext, args, kwargs, node):
     if kwargs or not 1 <= len(args) <= 2:
         raise conv.source.error(node, "sum() takes an iterable and an optional start")
     total = args[1] if len(args) == 2 else const(0)

@@ -29,6 +29,7 @@ import gast
 from .. import gast_adapter as g
 from ..ir.core import BOOL, Const, Var
 from ..primitives.effects import CONVERSIONS
+from .conversion_context import ConversionContext
 
 _CONVERSION_CODES = {-1: None, 115: "s", 114: "r", 97: "a"}
 _STREAMS = ("stdout", "stderr")
@@ -62,15 +63,15 @@ def _raises(stmts: list) -> bool:
 
 # ---- conversion -------------------------------------------------------------------------------
 
-def handles(conv, s) -> bool:
+def handles(conv: ConversionContext, s) -> bool:
     if isinstance(s, gast.Assert | gast.Raise):
         return True
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
-        isinstance(s.value.func, gast.Name) and s.value.func.id not in conv.scope.env and \
+        isinstance(s.value.func, gast.Name) and s.value.func.id not in conv.scope and \
         conv.expr(s.value.func) is builtins.print
 
 
-def convert(conv, s) -> None:
+def convert(conv: ConversionContext, s) -> None:
     if isinstance(s, gast.Assert):
         _assert(conv, s)
     elif isinstance(s, gast.Raise):
@@ -90,7 +91,7 @@ class _Operands:
         return len(self.atoms) - 1
 
 
-def _assert(conv, s) -> None:
+def _assert(conv: ConversionContext, s) -> None:
     if sys.flags.optimize:
         return
     test = conv.truth(conv.expr(s.test), s.test)
@@ -101,7 +102,7 @@ def _assert(conv, s) -> None:
     conv.b.emit("check", [test] + operands.atoms, error="AssertionError", args=args)
 
 
-def _raise(conv, s) -> None:
+def _raise(conv: ConversionContext, s) -> None:
     if s.exc is None:
         raise conv.source.error(s, "bare `raise` (re-raising) in compiled code",
                                 "raise a built-in exception: `raise ValueError(\"...\")`")
@@ -128,7 +129,7 @@ def _raise(conv, s) -> None:
     conv.b.emit("check", [Const(False, BOOL)] + operands.atoms, error=cls.__name__, args=args)
 
 
-def _print(conv, call) -> None:
+def _print(conv: ConversionContext, call) -> None:
     keywords = {kw.arg: kw.value for kw in call.keywords}
     unknown = set(keywords) - {"sep", "end", "flush", "file"}
     if None in keywords or unknown:
@@ -142,7 +143,7 @@ def _print(conv, call) -> None:
     conv.b.emit("print", operands.atoms, items=items, sep=sep, end=end, flush=flush, file=file)
 
 
-def _static_text(conv, node, what: str) -> str | None:
+def _static_text(conv: ConversionContext, node, what: str) -> str | None:
     if node is None:
         return None
     value = node.value if isinstance(node, gast.Constant) else conv.expr(node)
@@ -152,7 +153,7 @@ def _static_text(conv, node, what: str) -> str | None:
                             f"write {what}=\" \" with a constant string")
 
 
-def _static_flag(conv, node) -> bool:
+def _static_flag(conv: ConversionContext, node) -> bool:
     if node is None:
         return False
     value = conv.expr(node)
@@ -162,7 +163,7 @@ def _static_flag(conv, node) -> bool:
                             "write flush=True or flush=False")
 
 
-def _stream(conv, node) -> str:
+def _stream(conv: ConversionContext, node) -> str:
     if node is None:
         return "stdout"
     value = conv.expr(node) if isinstance(node, gast.Attribute) else None
@@ -174,7 +175,7 @@ def _stream(conv, node) -> str:
                             "compiled function")
 
 
-def _argument(conv, node, operands: _Operands) -> tuple:
+def _argument(conv: ConversionContext, node, operands: _Operands) -> tuple:
     """An argument of `print` or of an exception: ("value", k) or ("str", template)."""
     if isinstance(node, gast.Constant | gast.JoinedStr):
         return "str", _template(conv, node, operands)
@@ -186,7 +187,7 @@ def _argument(conv, node, operands: _Operands) -> tuple:
     return "str", (str(value),)
 
 
-def _template(conv, node, operands: _Operands) -> tuple:
+def _template(conv: ConversionContext, node, operands: _Operands) -> tuple:
     if isinstance(node, gast.Constant):
         return (str(node.value),)
     parts: list = []
@@ -209,7 +210,7 @@ def _template(conv, node, operands: _Operands) -> tuple:
     return tuple(parts)
 
 
-def _tuple_template(conv, values: tuple, node, operands: _Operands) -> list:
+def _tuple_template(conv: ConversionContext, values: tuple, node, operands: _Operands) -> list:
     """The parts of `repr` of a tuple of numbers (Python's `(a, b)`, `(a,)`)."""
     parts: list = ["("]
     for k, value in enumerate(values):

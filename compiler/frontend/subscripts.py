@@ -37,7 +37,8 @@ from .sequences import ListValue, RangeValue
 
 
 class Subscripts:
-    """The converter's indexing reads and writes (see the module doc)."""
+    """The converter's indexing reads and writes (see the module doc); of the rest of the
+    converter it uses `conversion_context.StatementContext`."""
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
@@ -90,7 +91,7 @@ class Subscripts:
             return frozen_ref(ref)
         view = static_spec(spec, ints)
         if ref.view:
-            shape = self.scope.env[self.scope.base_name(ref.obj)].type.shape
+            shape = self.scope.get(self.scope.base_name(ref.obj)).type.shape
             view = compose(shape, ref.view, view)
             if view is None:
                 return frozen_ref(ref)
@@ -186,9 +187,36 @@ class Subscripts:
         """`name[index] = v` (or the whole array when `index_spec` is given): writes into the
         object `name` is bound to, seen through all of its names and views; with
         `accumulate`, `np.add.at(name, index, v)`."""
-        ref = self.scope.refs.get(name)
+        ref = self._writable(name, node)
+        base = self.scope.get(self.scope.base_name(ref.obj))
+        x = self.view_value(ref) if ref.view else base
+        if index_spec is None:
+            spec, ints = self.index_spec(x, index)
+        else:
+            spec, ints = (index_spec,) * len(x.type.shape), []
+        if masks.is_mask(spec):
+            updated = masks.write(self, x, spec[0], v, node, accumulate)
+        elif fancy.has_arrays(spec):
+            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
+                                    accumulate)
+        else:
+            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
+                                          mode="add" if accumulate else "set")
+        if ref.view:
+            vspec, vints = spec_operands(ref.view)
+            updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
+                                          mode="set")
+        updated.hint = name
+        self.store(ref.obj, updated, self.line(node))
+
+    def _writable(self, name: str, node) -> Ref:
+        """The object `name` is bound to, which a write through it may change; else the
+        refusal, naming why (not an array, an array from outside the function, bound to
+        different arrays on different paths, another function's array, a numpy view that
+        compiled code cannot follow)."""
+        ref = self.scope.ref(name)
         if not isinstance(ref, Ref):
-            self.array(self.scope.env[name], node)  # raises: not an array
+            self.array(self.scope.get(name), node)  # raises: not an array
             raise self.source.error(node, f"cannot assign into {name!r}")
         outside = externals.outside_title(ref.obj)
         if outside is not None:
@@ -215,43 +243,27 @@ class Subscripts:
                       "with runtime values) that compiled code cannot follow",
                 "write into the base array directly, or use .copy() to make an independent "
                 "array"))
-        base = self.scope.env[self.scope.base_name(ref.obj)]
-        x = self.view_value(ref) if ref.view else base
-        if index_spec is None:
-            spec, ints = self.index_spec(x, index)
-        else:
-            spec, ints = (index_spec,) * len(x.type.shape), []
-        if masks.is_mask(spec):
-            updated = masks.write(self, x, spec[0], v, node, accumulate)
-        elif fancy.has_arrays(spec):
-            updated = fancy.scatter(self, x, spec, ints, self.to_type(v, x.type), node,
-                                    accumulate)
-        else:
-            updated = self.b.index_update(x, self.to_type(v, x.type), *ints, spec=spec,
-                                          mode="add" if accumulate else "set")
-        if ref.view:
-            vspec, vints = spec_operands(ref.view)
-            updated = self.b.index_update(base, updated, *map(const, vints), spec=vspec,
-                                          mode="set")
-        updated.hint = name
-        self.store(ref.obj, updated, self.line(node))
+        return ref
 
     def store(self, obj: int, value: Atom, line: int) -> None:
         """The object's new value: its names see it, views cut off from it are poisoned."""
-        for n, r in self.scope.refs.items():
+        for n, r in self.scope.objects().items():
             if isinstance(r, tuple):
-                self.scope.env[n] = self._store_tuple(self.scope.env[n], r, obj, value, n, line)
+                self.scope.rebind(n, self.store_tuple(self.scope.get(n), r, obj, value, n, line))
             elif r.plain and r.obj == obj:
-                self.scope.env[n] = value
+                self.scope.rebind(n, value)
             elif (r.frozen or r.maybe) and obj in r.objects():
                 self.scope.poison(n, line)
         sequences.store_items(self, obj, value, line)
 
-    def _store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+    def store_tuple(self, values: tuple, refs: tuple, obj, value, name, line):
+        """The tuple `values` (of variable `name`, with objects `refs`) after array object
+        `obj` got `value` at `line`: its items bound to it hold `value`, views of it poison
+        `name`."""
         out = []
         for v, r in zip(values, refs, strict=True):
             if isinstance(r, tuple):
-                v = self._store_tuple(v, r, obj, value, name, line)
+                v = self.store_tuple(v, r, obj, value, name, line)
             elif isinstance(r, Ref) and obj in r.objects():
                 if r.plain:
                     v = value

@@ -162,8 +162,8 @@ def _build_program(fn, arg_types: list) -> Program:
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
-    written = [(i, conv.scope.env[conv.hidden[obj]]) for obj, i in objects.items()
-               if conv.scope.env[conv.hidden[obj]] is not inputs[i]]
+    written = [(i, conv.scope.get(conv.hidden[obj])) for obj, i in objects.items()
+               if conv.scope.get(conv.hidden[obj]) is not inputs[i]]
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
@@ -326,8 +326,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def in_place(self, s) -> bool:
         """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
         name = s.targets[0].id
-        current = self.scope.env.get(name)
-        if not (isinstance(self.scope.refs.get(name), Ref) and (current is LIVE or isinstance(
+        current = self.scope.get(name)
+        if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
             return False
         x = self.expr(s.value.left)
@@ -346,29 +346,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             self.bind(target.id, value, ref)
             self.scope.define(target.id)
         elif isinstance(target, gast.Subscript):
-            outside, root = target.value, target.value
-            while isinstance(root, gast.Attribute):
-                root = root.value
-            local = isinstance(root, gast.Name) and root.id in self.scope.env and (
-                isinstance(self.scope.env[root.id], Var | Const) or self.scope.env[root.id] is LIVE)
-            if not local and (isinstance(outside, gast.Attribute) or isinstance(
-                    root, gast.Name) and root.id in self.globals):
-                raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
-                                                "array from outside the function (module-level, "
-                                                "closed over or an object's attribute): "
-                                                "compiled code reads such arrays at every call "
-                                                "but does not write them",
-                                        "pass the array as an argument: compiled code writes "
-                                        "into argument arrays")
-            if not isinstance(target.value, gast.Name) or target.value.id not in self.scope.env:
-                raise self.source.error(target, "assignment into something that is not a "
-                                                "local array variable",
-                                        "assign into an array variable: `x[i] = v`")
-            base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
-            if isinstance(base, ListValue):
-                sequences.setitem(self, base, target.slice, value, ref, target)
-                return
-            self.write(target.value.id, target.slice, None, self.value(value, target), target)
+            self._assign_item(target, value, ref)
         elif isinstance(target, gast.Tuple | gast.List):
             if isinstance(value, ListValue | RangeValue):  # unpacks like a tuple
                 value, ref = sequences.unpacked(self, value, target)
@@ -391,6 +369,33 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                             f"{type(target).__name__}",
                                     "assign to a plain variable name")
 
+    def _assign_item(self, target: gast.Subscript, value, ref) -> None:
+        """`x[index] = value` into a local array (or list) variable `x`; a write into an array
+        from outside the function is refused."""
+        outside, root = target.value, target.value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        local = isinstance(root, gast.Name) and root.id in self.scope and (
+            isinstance(self.scope.get(root.id), Var | Const) or self.scope.get(root.id) is LIVE)
+        if not local and (isinstance(outside, gast.Attribute) or isinstance(
+                root, gast.Name) and root.id in self.globals):
+            raise self.source.error(target, f"write into {gast.unparse(outside)!r}, an "
+                                            "array from outside the function (module-level, "
+                                            "closed over or an object's attribute): "
+                                            "compiled code reads such arrays at every call "
+                                            "but does not write them",
+                                    "pass the array as an argument: compiled code writes "
+                                    "into argument arrays")
+        if not isinstance(target.value, gast.Name) or target.value.id not in self.scope:
+            raise self.source.error(target, "assignment into something that is not a "
+                                            "local array variable",
+                                    "assign into an array variable: `x[i] = v`")
+        base = self.expr(target.value)  # refuses a poisoned or maybe-undefined name
+        if isinstance(base, ListValue):
+            sequences.setitem(self, base, target.slice, value, ref, target)
+            return
+        self.write(target.value.id, target.slice, None, self.value(value, target), target)
+
 
     # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
 
@@ -407,7 +412,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def freeze_views(self, obj: int, base) -> None:
         """The object lost its last name: its live views keep their current values."""
-        for n, r in list(self.scope.refs.items()):
+        for n, r in self.scope.objects().items():
             if isinstance(r, Ref) and r.view and r.obj == obj:
                 self.freeze(n, base)
 
@@ -415,14 +420,13 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         """The current value of view `ref`, read from `base` (default: its object's value)."""
         spec, ints = spec_operands(ref.view)
         if base is None:
-            base = self.scope.env[self.scope.base_name(ref.obj)]
+            base = self.scope.get(self.scope.base_name(ref.obj))
         return self.b.index(base, *map(const, ints), spec=spec)
 
     def freeze(self, name: str, base: Atom | None = None) -> None:
         """View `name` keeps its current value from now on (it no longer follows its base)."""
-        ref = self.scope.refs[name]
-        self.scope.env[name] = self.view_value(ref, base)
-        self.scope.refs[name] = Ref(ref.obj, frozen=True)
+        ref = self.scope.ref(name)
+        self.scope.rebind(name, self.view_value(ref, base), Ref(ref.obj, frozen=True))
 
 
     # ---- values ---------------------------------------------------------------------------
@@ -534,20 +538,19 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def expr_Name(self, node):
         name = node.id
-        if name in self.scope.env:
+        if name in self.scope:
             if not self.scope.defined(name) and not name.startswith("__"):
                 raise self.source.error(node, f"variable {name!r} may be undefined here: it is "
                                               "assigned only on some paths",
                                         f"assign {name} before the if/loop")
-            if name in self.scope.poisoned:
+            line = self.scope.poisoned_at(name)
+            if line is not None:
                 raise unrollable(self.source.error(
-                    node, f"{name!r} is a view of an array that was written at line "
-                          f"{self.scope.poisoned[name]} (or may be the same array); compiled code "
-                          "cannot tell which values it sees",
-                    "use .copy() to make an independent array"))
-            if self.scope.env[name] is LIVE:
-                return self.view_value(self.scope.refs[name])
-            return self.scope.env[name]
+                    node, f"{name!r} is a view of an array that was written at line {line} "
+                          "(or may be the same array); compiled code cannot tell which values "
+                          "it sees", "use .copy() to make an independent array"))
+            value = self.scope.get(name)
+            return self.view_value(self.scope.ref(name)) if value is LIVE else value
         if name in HIDDEN_FUNCTIONS:
             return HIDDEN_FUNCTIONS[name]
         if name in self.globals:
@@ -556,7 +559,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
         raise self.source.error(node, f"name {name!r} is not defined", functions.nearest(
-            name, [n for n in [*self.scope.env, *self.globals, *dir(builtins)]
+            name, [n for n in [*self.scope.snapshot(), *self.globals, *dir(builtins)]
                    if not n.startswith("_")]))
 
     def resolve_global(self, obj, node, place: externals.Place | None = None):
@@ -602,20 +605,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
-            value = functions.constant(base, node.attr)
-            if value is not None:
-                return const(float(value))
-            if not hasattr(base, node.attr):
-                raise self.source.error(node, f"module {base.__name__!r} has no attribute "
-                                              f"{node.attr!r}", functions.nearest(
-                                                  node.attr, functions.supported_names(base)
-                                                  or dir(base)))
-            value = getattr(base, node.attr)
-            if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
-                    type(value) in (tuple, list):  # a module's numbers: read at every call
-                return self.resolve_global(value, node, externals.Place(
-                    vars(base), "item", node.attr, f"{base.__name__}.{node.attr}"))
-            return value
+            return self._module_attribute(base, node)
         if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
             return method
         if isinstance(base, str | bytes):  # a compile-time string: its methods run now
@@ -640,6 +630,24 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                 base, "attr", node.attr, f"{gast.unparse(node.value)}.{node.attr}"))
         raise self.source.error(node, f"unsupported attribute access .{node.attr}",
                                 "numbers have no attributes")
+
+    def _module_attribute(self, module: types.ModuleType, node):
+        """`module.name`: a math constant as a number, a module's numbers and arrays read at
+        every call (externals.py), anything else (a function, a submodule) as it is."""
+        value = functions.constant(module, node.attr)
+        if value is not None:
+            return const(float(value))
+        if not hasattr(module, node.attr):
+            raise self.source.error(node, f"module {module.__name__!r} has no attribute "
+                                          f"{node.attr!r}", functions.nearest(
+                                              node.attr, functions.supported_names(module)
+                                              or dir(module)))
+        value = getattr(module, node.attr)
+        if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
+                type(value) in (tuple, list):  # a module's numbers: read at every call
+            return self.resolve_global(value, node, externals.Place(
+                vars(module), "item", node.attr, f"{module.__name__}.{node.attr}"))
+        return value
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
@@ -675,8 +683,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise self.source.error(node, str(e)) from None
 
     def _expr_ref(self, node):
-        if isinstance(node, gast.Name) and node.id in self.scope.env:
-            return self.expr(node), self.scope.refs.get(node.id)
+        if isinstance(node, gast.Name) and node.id in self.scope:
+            return self.expr(node), self.scope.ref(node.id)
         if isinstance(node, gast.List):
             return self.expr_List(node), None
         if isinstance(node, gast.Tuple):
