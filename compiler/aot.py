@@ -45,12 +45,11 @@ from llvmlite import ir
 from . import status
 from .api import Transformed
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
-from .frontend import externals
 from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
-from .ir.transform import clone, inline
+from .ir.transform import clone, externals_last, inline
 from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
 
@@ -300,7 +299,7 @@ def _outputs_separate(b: ir.IRBuilder, graph: Graph, pointers: list) -> ir.Value
 def _bake_externals(graph: Graph) -> tuple[Graph, str]:
     """`graph` with the floats it reads from outside its arguments replaced by their current
     values, and a note listing them."""
-    hidden = [e for e in externals.of(graph) if e.type is not None]
+    hidden = [e for e in graph.externals.reads if e.type is not None]
     if not hidden:
         return graph, ""
     arrays = [e.place.title for e in hidden if e.type.is_array]
@@ -310,8 +309,9 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
                        "ahead-of-time kernel has no Python values to read: pass them as "
                        "arguments")
     b = Builder()
-    inputs = [Var(v.type, v.hint) for v in graph.inputs[:len(graph.inputs) - len(hidden)]]
-    outputs = inline(b, graph, inputs + [Const(float(e.value), e.type) for e in hidden])
+    inputs = [Var(v.type, v.hint) for v in graph.arguments]
+    outputs = inline(b, externals_last(graph),
+                     inputs + [Const(float(e.value), e.type) for e in hidden])
     note = ", ".join(f"{e.place.title} = {float(e.value)!r}" for e in hidden)
     return Graph(inputs, b.eqns, outputs, graph.name), note
 

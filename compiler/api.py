@@ -386,7 +386,7 @@ class Transformed:
         groups = self._groups(trees, targets, len(self.bound))
         key = ("ir",) + tuple(trees) + (groups,)
         graph, tree = once(self.cache, key, lambda: self._graph(tuple(trees), groups))
-        if not externals.holds(externals.of(graph)):  # a value it reads has changed
+        if not externals.holds(graph.externals.reads):  # a value it reads has changed
             graph, tree = self.cache[key] = self._graph(tuple(trees), groups)
         return graph, retyped(self._returned(tree, groups, graph), [a.type for a in
                                                                     graph.outputs])

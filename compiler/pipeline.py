@@ -8,10 +8,11 @@ Contract:
   `ad` stage takes, whether `jit` also returns the final values of the argument arrays the
   function writes, the backend) and holds what the stages made: `primal` (the frontend's
   graph), `graph` (the current one), `result` (whether the function returns a tuple, or the
-  `Layout` of a `jit` call), `code` (the callable `lower` made) and `externals` (what the
-  function reads from outside its arguments, `frontend/externals.py`: the graphs take the
-  float ones as their last inputs, after the derivative's seeds, and `code` fetches them
-  and checks the others at every call, compiling again when one changed).
+  `Layout` of a `jit` call) and `code` (the callable `lower` made).
+- What the function reads from outside its arguments (`frontend/externals.py`) is part of
+  each graph's calling convention (`graph.externals`, `ir/core.py`): every stage's graph
+  carries it, and takes its external inputs last, after the derivative's seeds; `code`
+  fetches them and checks the other reads at every call, compiling again when one changed.
 - `run(compilation, stages)` runs the named stages in order. `JIT` and `DIFFERENTIATE` are the
   two sequences; `api.py` only chooses one of them, or a prefix of it (`through`).
 - Stages: `frontend` (Python source -> IR), `optimize` (`passes.optimize`: simplify, fold, cse,
@@ -54,7 +55,7 @@ from .frontend.to_ir import build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import F32, F64, Const, Graph, Var
 from .ir.printer import print_graph
-from .ir.transform import clone, inline
+from .ir.transform import clone, externals_last, inline
 from .ir.verify import verify
 from .passes import dump_requested, optimize, run_pass
 from .passes.custom_calls import expand
@@ -86,8 +87,6 @@ class Compilation:
     graph: Graph | None = None
     result: Any = None
     code: Callable | None = None
-    externals: tuple = ()  # what the function reads from outside its arguments (the
-    # graphs' last inputs; `code` fetches them at every call)
 
 
 def frontend(c: Compilation) -> None:
@@ -98,7 +97,6 @@ def frontend(c: Compilation) -> None:
     else:
         c.primal, _, c.result = build_graph(c.fn, list(c.types))
     c.graph = c.primal
-    c.externals = externals.of(c.primal)
 
 
 def optimize_stage(c: Compilation) -> None:
@@ -115,16 +113,17 @@ def ad(c: Compilation) -> None:
         _derivative(c)
         return
     full, n_output = c.graph, _output_leaves(c)
-    c.graph = Graph(full.inputs, full.eqns, full.outputs[:n_output], full.name)
+    c.graph = Graph(full.inputs, full.eqns, full.outputs[:n_output], full.name, full.externals)
     _derivative(c)
-    n_hidden = externals.n_inputs(c.externals)
-    n_args = len(full.inputs) - n_hidden
-    ins = c.graph.inputs
+    derived = c.graph  # its first inputs stand for the arguments (`_derivative`)
     b = Builder()
-    b.eqns.extend(c.graph.eqns)
-    aux = inline(b, clone(Graph(full.inputs, full.eqns, full.outputs[n_output:], full.name)),
-                 ins[:n_args] + ins[len(ins) - n_hidden:])
-    c.graph = Graph(ins, b.eqns, c.graph.outputs + aux, c.graph.name)
+    b.eqns.extend(derived.eqns)
+    aux = externals_last(clone(Graph(full.inputs, full.eqns, full.outputs[n_output:],
+                                     full.name, full.externals)))
+    outputs = inline(b, aux, derived.inputs[:len(aux.arguments)] +
+                     list(derived.externals.inputs))
+    c.graph = Graph(derived.inputs, b.eqns, derived.outputs + outputs, derived.name,
+                    derived.externals)
 
 
 def _output_leaves(c: Compilation) -> int:
@@ -138,42 +137,36 @@ def _output_leaves(c: Compilation) -> int:
 
 
 def _derivative(c: Compilation) -> None:
+    """The derivative's graph: its inputs are the arguments (their leaves: structured,
+    static, any), the seeds, then the externals (constants: no tangent or cotangent)."""
     d = c.derivative
-    n_hidden = externals.n_inputs(c.externals)
-    n_args = len(c.graph.inputs) - n_hidden  # the arguments' leaves (structured, static: any)
-    if d.mode in JACOBIANS:  # the arguments' Jacobian: externals are constants
+    if d.mode in JACOBIANS:
         c.graph = jacobian_graph(c.graph, d.mode, d.wrt)
         run_pass("scatter", accumulate_scatters, c.graph)
         return
-    if d.mode == "jvp":  # tangents for the arguments only: externals are constants
-        wrt = d.wrt if d.wrt is not None or not n_hidden else range(n_args)
-        c.graph = _hidden_last(jvp_graph(c.graph, wrt), n_args, n_hidden)
+    if d.mode == "jvp":
+        arguments = {id(v) for v in c.graph.arguments}
+        wrt = d.wrt if d.wrt is not None else \
+            [i for i, v in enumerate(c.graph.inputs) if id(v) in arguments]
+        c.graph = externals_last(jvp_graph(c.graph, wrt))
         return
     if d.mode == "vjp":
         full = vjp_graph(c.graph, plan=TapePlan.for_graph(c.graph, d.checkpoint))
-        c.graph = _hidden_last(_without_hidden_cotangents(full, c.graph,
-                                                          n_hidden), n_args, n_hidden)
+        c.graph = externals_last(_without_external_cotangents(full, c.graph))
     else:
         c.graph = _gradient(c)
     run_pass("scatter", accumulate_scatters, c.graph)
 
 
-def _hidden_last(graph: Graph, n_args: int, n_hidden: int) -> Graph:
-    """The derivative's inputs `arguments, externals, seeds` reordered to `arguments, seeds,
-    externals` (compiled code takes the externals last)."""
-    if not n_hidden:
-        return graph
-    ins = graph.inputs
-    inputs = ins[:n_args] + ins[n_args + n_hidden:] + ins[n_args:n_args + n_hidden]
-    return Graph(inputs, graph.eqns, graph.outputs, graph.name)
-
-
-def _without_hidden_cotangents(full: Graph, primal: Graph, n_hidden: int) -> Graph:
-    """The vjp graph without the cotangents of the float externals (its last outputs)."""
-    n_float = sum(v.type.is_float for v in primal.inputs[len(primal.inputs) - n_hidden:])
-    if not n_float:
+def _without_external_cotangents(full: Graph, primal: Graph) -> Graph:
+    """The vjp graph of `primal` without the cotangents of its external inputs."""
+    hidden = {id(v) for v in primal.externals.inputs}
+    if not hidden:
         return full
-    return Graph(full.inputs, full.eqns, full.outputs[:-n_float], full.name)
+    n = len(primal.outputs)
+    float_ins = [v for v in primal.inputs if v.type.is_float]
+    bars = [a for v, a in zip(float_ins, full.outputs[n:], strict=True) if id(v) not in hidden]
+    return Graph(full.inputs, full.eqns, full.outputs[:n] + bars, full.name, full.externals)
 
 
 def _gradient(c: Compilation) -> Graph:
@@ -196,7 +189,8 @@ def _gradient(c: Compilation) -> Graph:
     bars = results[len(graph.outputs):]
     wanted = [bars[float_positions.index(i)] for i in c.derivative.wrt]
     outputs = ([results[0]] if c.derivative.mode == "value_and_grad" else []) + wanted
-    return Graph(inputs, b.eqns, outputs + results[1:len(graph.outputs)], graph.name + "_grad")
+    return Graph(inputs, b.eqns, outputs + results[1:len(graph.outputs)], graph.name + "_grad",
+                 graph.externals.renamed(graph.inputs, inputs))
 
 
 def lower(c: Compilation) -> None:
@@ -221,11 +215,9 @@ def run(c: Compilation, stages: Sequence[str]) -> Compilation:
     """Run `stages`; code with externals is bound to fetch them (and recompile when a guard
     fails, see `externals.bind`)."""
     _stages(c, stages)
-    if c.externals:
-        externals.attach(c.graph, c.externals)
-        if c.code is not None:
-            c.code = externals.bind(c.code, c.externals, c.result,
-                                    lambda: _again(c, stages))
+    reads = c.graph.externals.reads
+    if reads and c.code is not None:
+        c.code = externals.bind(c.code, reads, c.result, lambda: _again(c, stages))
     return c
 
 
@@ -233,7 +225,7 @@ def _again(c: Compilation, stages: Sequence[str]) -> tuple:
     """(code, externals, result) of a fresh compilation of `c` for the current values."""
     fresh = Compilation(c.fn, c.types, c.derivative, c.effects, c.backend)
     once({}, "fresh", lambda: _stages(fresh, stages, rebuilt=True))  # builds: one at a time
-    return fresh.code, fresh.externals, fresh.result
+    return fresh.code, fresh.graph.externals.reads, fresh.result
 
 
 def _stages(c: Compilation, stages: Sequence[str], rebuilt: bool = False) -> None:

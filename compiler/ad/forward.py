@@ -44,4 +44,5 @@ def jvp_graph(graph: Graph, wrt: Collection[int] | None = None) -> Graph:
                 tangents[id(out)] = t
     t_out = [tangents[id(a)] if isinstance(a, Var) and id(a) in tangents else b.zeros(a.type)
              for a in g.outputs if a.type.is_float]
-    return Graph(g.inputs + t_inputs, b.eqns, list(g.outputs) + t_out, g.name + "_jvp")
+    return Graph(g.inputs + t_inputs, b.eqns, list(g.outputs) + t_out, g.name + "_jvp",
+                 g.externals)

@@ -52,7 +52,8 @@ def jacobian_graph(graph: Graph, mode: str, wrt: Sequence[int]) -> Graph:
     inputs = [Var(v.type, v.hint) for v in graph.inputs]
     build = _reverse if mode == "jacrev" else _forward
     blocks = build(b, graph, inputs, list(wrt))
-    return Graph(inputs, b.eqns, blocks, f"{graph.name}_{mode}")
+    return Graph(inputs, b.eqns, blocks, f"{graph.name}_{mode}",
+                 graph.externals.renamed(graph.inputs, inputs))
 
 
 def _size(t: Type) -> int:

@@ -368,7 +368,7 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
     bar_ids = {id(v) for v in out_bars + out_guards}
     residuals = [v for v in free_vars(bwd.eqns, bwd.outputs) if id(v) not in bar_ids]
     bwd.inputs = residuals + out_bars + out_guards
-    fwd = Graph(g.inputs, fb.eqns, list(g.outputs) + residuals, g.name + "_fwd")
+    fwd = Graph(g.inputs, fb.eqns, list(g.outputs) + residuals, g.name + "_fwd", g.externals)
     return Linearized(fwd, bwd, residuals)
 
 
@@ -384,4 +384,5 @@ def vjp_graph(graph: Graph, seeds: list[str | int] | None = None,
     n = len(graph.outputs)
     extra = [Var(v.type, v.hint) for v in lin.bwd.inputs[len(lin.residuals):]]
     bars = inline(b, lin.bwd, fwd_out[n:] + extra)
-    return Graph(inputs + extra, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp")
+    return Graph(inputs + extra, b.eqns, fwd_out[:n] + bars, graph.name + "_vjp",
+                 graph.externals.renamed(graph.inputs, inputs))

@@ -33,7 +33,8 @@ def batch_graph(graph: Graph, batched: Sequence[bool], size: int,
     flags = [flag or forced for (_, flag), forced in zip(outputs, force, strict=True)]
     atoms = [ensure(b, a, flag, size) if want else a
              for (a, flag), want in zip(outputs, flags, strict=True)]
-    return Graph(inputs, b.eqns, atoms, graph.name), flags
+    return Graph(inputs, b.eqns, atoms, graph.name,
+                 graph.externals.renamed(graph.inputs, inputs)), flags
 
 
 def batch_eqns(b: Builder, graph: Graph, args: list[tuple[Atom, bool]],

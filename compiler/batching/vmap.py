@@ -36,7 +36,7 @@ from ..arguments import Node, Static, Tree, retyped, target_of
 from ..compile_once import once
 from ..frontend import externals
 from ..ir.builder import Builder
-from ..ir.core import Graph, Type, Var
+from ..ir.core import Externals, Graph, Type, Var
 from ..passes import optimize
 from ..pipeline import Compilation
 from ..pipeline import run as run_stages
@@ -85,7 +85,7 @@ class Batched:
         outputs flat), and the tree of its result (the function's, its leaves batched)."""
         trees = tuple(types)
         graph, tree = once(self.cache, trees, lambda: self._graph(trees))
-        if not externals.holds(externals.of(graph)):  # a value it reads has changed
+        if not externals.holds(graph.externals.reads):  # a value it reads has changed
             graph, tree = self.cache[trees] = self._graph(trees)
         return graph, retyped(tree, [a.type for a in graph.outputs])
 
@@ -110,14 +110,14 @@ class Batched:
                        ("frontend", "optimize"))
         b = Builder()
         inputs = [Var(t, name) for name, t, _ in leaves]
-        hidden = [Var(v.type, v.hint) for v in c.graph.inputs[len(leaves):]]
+        hidden = [Var(v.type, v.hint) for v in c.graph.externals.inputs]  # the last inputs
         args = [(move_axis(b, v, axis, 0), True) if axis is not None else (v, False)
                 for v, (_, _, axis) in zip(inputs, leaves, strict=True)]
         with tapes.tapes():
             outs = batch_eqns(b, c.graph, args + [(v, False) for v in hidden], size)
         outputs = self._place(b, outs, size)
-        graph = optimize(Graph(inputs + hidden, b.eqns, outputs, f"vmap_{c.graph.name}"))
-        externals.attach(graph, c.externals)
+        graph = optimize(Graph(inputs + hidden, b.eqns, outputs, f"vmap_{c.graph.name}",
+                               Externals(c.graph.externals.reads, tuple(hidden))))
         return graph, c.result
 
     def _leaves(self, name: str, tree: Tree, axis: int | None) -> list:

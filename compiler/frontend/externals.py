@@ -20,9 +20,10 @@ Contract:
   frontend refuses writes into it through any name, view or callee.
 - `finish(graph)` appends the hidden inputs to a graph built while recording, passes them
   explicitly into the loop bodies and branch arms that read them (subgraphs are closed), and
-  remembers the externals of the graph (`of(graph)`; `attach` for graphs made from it, e.g.
-  derivatives, whose externals are also their last inputs). `bind_graph(graph)` maps such a
-  graph's externals onto the current recording (inlining a compiled function, grad of grad).
+  declares them in the graph's calling convention (`graph.externals`, see `ir/core.py`: the
+  graphs made from it carry them forward). `bind_graph(graph)` maps a graph's externals,
+  which are its last inputs, onto the current recording (inlining a compiled function, grad
+  of grad).
 - `bind(code, reads, result, rebuild)` is the entry point of compiled code with externals:
   it fetches the inputs, checks every guard (inputs: type, shape and dtype) and returns
   `code(*args, *inputs)`. When a guard fails it runs an earlier compilation whose guards hold,
@@ -41,14 +42,13 @@ import contextvars
 import threading
 import types
 import warnings
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.core import F64, Atom, Const, Eqn, Graph, Type, Var
+from ..ir.core import F64, Atom, Const, Eqn, Externals, Graph, Type, Var
 from ..ir.loops import While
 from ..ir.transform import free_vars
 from .aliasing import new_object
@@ -249,24 +249,6 @@ def outside_title(obj: int) -> str | None:
 
 # ---- graphs with externals ---------------------------------------------------------------
 
-_attached: dict[int, tuple[External, ...]] = {}
-
-
-def attach(graph: Graph, reads: tuple[External, ...]) -> None:
-    """`graph`'s last inputs are the inputs among `reads` (in order)."""
-    if reads and id(graph) not in _attached:
-        _attached[id(graph)] = reads
-        weakref.finalize(graph, _attached.pop, id(graph), None)
-
-
-def of(graph: Graph) -> tuple[External, ...]:
-    return _attached.get(id(graph), ())
-
-
-def n_inputs(reads: tuple[External, ...]) -> int:
-    return sum(e.type is not None for e in reads)
-
-
 def finish(graph: Graph) -> Graph:
     """The graph built while recording, with the hidden inputs appended (and passed into the
     subgraphs that read them)."""
@@ -275,9 +257,8 @@ def finish(graph: Graph) -> Graph:
         return graph
     hidden = list(recorder.vars.values())
     _close(graph, {id(v) for v in hidden})
-    graph = Graph(graph.inputs + hidden, graph.eqns, graph.outputs, graph.name)
-    attach(graph, recorder.externals())
-    return graph
+    return Graph(graph.inputs + hidden, graph.eqns, graph.outputs, graph.name,
+                 Externals(recorder.externals(), tuple(hidden)))
 
 
 def bind_graph(graph: Graph) -> tuple[list[Var], list[Atom]]:
@@ -285,12 +266,12 @@ def bind_graph(graph: Graph) -> tuple[list[Var], list[Atom]]:
     are its last inputs): for inlining `graph` into the graph being built."""
     args = []
     recorder = _recorder()
-    for e in of(graph):
+    for e in graph.externals.reads:
         if e.type is None:
             recorder.guard(e.place, e.value)
         else:
             args.append(recorder.input_var(e.place, e.value, e.type))
-    return graph.inputs[:len(graph.inputs) - len(args)], args
+    return graph.arguments, args
 
 
 def _close(graph: Graph, hidden: set[int]) -> None:

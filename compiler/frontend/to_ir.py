@@ -133,8 +133,8 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
             return graph, len(outputs), tree
     p = build_program(fn, arg_types)
     graph = p.graph
-    pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name)
-    externals.attach(pure, externals.of(graph))
+    pure = Graph(graph.inputs, graph.eqns, graph.outputs[:p.n_results], graph.name,
+                 graph.externals)
     if p.written:
         dce(pure)
     return pure, p.n_results, p.tree

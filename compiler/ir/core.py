@@ -13,13 +13,20 @@ Contract:
   value came from (used by printers and the Python backend for readable names).
 - An `Eqn` applies a primitive (by name, see `adlite.compiler.primitives`) to input atoms and
   defines output vars; `loc` is the user's source line, when known.
+- A `Graph` declares its calling convention: its `inputs` are the user's `arguments` (in
+  order) and its `externals.inputs`, hidden inputs standing for values compiled code reads
+  from outside its arguments (`externals.reads`: the frontend's records of what they read,
+  opaque here but for their `type`); its `outputs` are its results. Every transformation that
+  makes a graph from another carries the externals forward (`Externals.renamed` when the
+  inputs are fresh copies); compiled code takes them last (the pipeline puts them there).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .dtypes import DTYPES, DType
 
@@ -139,14 +146,49 @@ class Eqn:
                 for g in (v if isinstance(v, tuple) else (v,)) if isinstance(g, Graph)]
 
 
+class Read(Protocol):
+    """What the IR knows of a value read from outside the arguments (the frontend's
+    `External`): the type of its hidden input, None for a compile-time value the code is
+    specialised to (checked at every call, never passed)."""
+
+    @property
+    def type(self) -> Type | None: ...
+
+
+@dataclass(frozen=True)
+class Externals:
+    """What a graph reads from outside its arguments: `reads`, in first-read order, and
+    `inputs`, the graph inputs standing for the reads that have a type, in the same order (a
+    parsed graph knows its external inputs, not what they read: `reads` is empty)."""
+
+    reads: tuple[Read, ...] = ()
+    inputs: tuple[Var, ...] = ()
+
+    def renamed(self, old: Sequence[Var], new: Sequence[Var]) -> Externals:
+        """The same externals for a graph whose inputs `new` stand for `old` (by position)."""
+        position = {id(v): k for k, v in enumerate(old)}
+        return Externals(self.reads, tuple(new[position[id(v)]] for v in self.inputs))
+
+
+NO_EXTERNALS = Externals()
+
+
 @dataclass(eq=False)
 class Graph:
-    """A closed function from `inputs` to `outputs` through `eqns` (in execution order)."""
+    """A closed function from `inputs` to `outputs` through `eqns` (in execution order),
+    `externals` among its inputs (see the module's contract)."""
 
     inputs: list[Var]
     eqns: list[Eqn]
     outputs: list[Atom]
     name: str = "f"
+    externals: Externals = NO_EXTERNALS
+
+    @property
+    def arguments(self) -> list[Var]:
+        """The inputs standing for the user's arguments: all but the external ones."""
+        hidden = {id(v) for v in self.externals.inputs}
+        return [v for v in self.inputs if id(v) not in hidden]
 
     @property
     def in_types(self) -> list[Type]:

@@ -2,7 +2,8 @@
 
 Grammar (one equation per line; `# L<n>` records the source line):
 
-    graph  := "{" "lambda" (NAME ":" TYPE)* "." ["let" eqn (NEWLINE eqn)*] "in" "(" atoms ")" "}"
+    graph  := "{" "lambda" input* "." ["let" eqn (NEWLINE eqn)*] "in" "(" atoms ")" "}"
+    input  := ["extern"] NAME ":" TYPE
     eqn    := [(NAME ":" TYPE)+ "="] PRIM ["[" param ("," param)* "]"] atom* [LOC]
     param  := NAME "=" value
     value  := graph | "(" [value ("," value)* [","]] ")" | NUMBER | STRING | TYPE
@@ -11,7 +12,8 @@ Grammar (one equation per line; `# L<n>` records the source line):
     atom   := (NAME | NUMBER | "True" | "False" | "inf" | "-inf" | "nan") [":" TYPE]
 
 Numbers with a '.' or an exponent (and inf/nan) are f64, other numbers i64, unless a type
-follows (`2.0:f32`).
+follows (`2.0:f32`). `extern` inputs are the graph's external inputs (what they read is not
+in the text: the parsed graph's `externals.reads` is empty).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .core import BOOL, F64, I64, TYPES, Const, Eqn, Graph, Type, Var
+from .core import BOOL, F64, I64, TYPES, Const, Eqn, Externals, Graph, Type, Var
 from .index import Int, NewAxis, Slice
 
 _TOKEN = re.compile(r"""
@@ -184,9 +186,14 @@ class _Parser:
     def graph(self) -> Graph:
         self.take("{")
         self.take("lambda")
-        inputs = []
+        inputs, hidden = [], []
         while self.peek()[1] != ".":
+            extern = self.peek() == ("name", "extern") and self.peek(1)[0] == "name"
+            if extern:
+                self.take("extern")
             inputs.append(self.define())
+            if extern:
+                hidden.append(inputs[-1])
         self.take(".")
         self.skip_newlines()
         eqns = []
@@ -204,7 +211,7 @@ class _Parser:
                 self.take(",")
         self.take(")")
         self.take("}")
-        return Graph(inputs, eqns, outputs)
+        return Graph(inputs, eqns, outputs, externals=Externals((), tuple(hidden)))
 
 
 def parse_graph(text: str) -> Graph:

@@ -7,6 +7,9 @@
                         body={ lambda ... }] n t1
       in (y) }
 
+An input a graph reads from outside its arguments (see `Externals` in core.py) prints as
+`extern W:f64[3]`.
+
 Names come from the user's variables (`hint`), made unique with `_1`, `_2` suffixes, or `t1`,
 `t2` for temporaries, in order of definition across the whole printout. Constants print with
 Python's `repr` (`2.0` is f64, `2` is i64, `True` is bool; `inf`, `nan`); constants of other
@@ -83,7 +86,9 @@ def _param(value, namer: _Namer, indent: str) -> str:
 
 
 def _graph(graph: Graph, namer: _Namer, indent: str) -> str:
-    ins = " ".join(f"{namer.define(v)}:{v.type}" for v in graph.inputs)
+    hidden = {id(v) for v in graph.externals.inputs}
+    ins = " ".join(("extern " if id(v) in hidden else "") + f"{namer.define(v)}:{v.type}"
+                   for v in graph.inputs)
     lines = [f"{{ lambda {ins} ."]
     for k, eqn in enumerate(graph.eqns):
         params = ""

@@ -4,7 +4,9 @@ variables, walking the graph tree.
 Contract: `inline(b, graph, args)` appends a copy of `graph`'s equations to builder `b` with
 the graph's inputs replaced by `args` and fresh output vars, and returns the atoms standing
 for the graph's outputs. `clone(graph)` is a copy with fresh vars everywhere (subgraphs
-included). Neither mutates its input. `all_graphs(graph)` lists `graph` and its subgraphs.
+included; its external inputs are the copies'). Neither mutates its input. `externals_last(graph)`
+is `graph` taking its external inputs after the others (compiled code's order).
+`all_graphs(graph)` lists `graph` and its subgraphs.
 """
 
 from __future__ import annotations
@@ -38,7 +40,15 @@ def clone(graph: Graph) -> Graph:
     env: dict[int, Atom] = {id(o): n for o, n in zip(graph.inputs, inputs, strict=True)}
     eqns = _copy_eqns(graph.eqns, env)
     outputs = [a if isinstance(a, Const) else env[id(a)] for a in graph.outputs]
-    return Graph(inputs, eqns, outputs, graph.name)
+    return Graph(inputs, eqns, outputs, graph.name, graph.externals.renamed(graph.inputs, inputs))
+
+
+def externals_last(graph: Graph) -> Graph:
+    hidden = list(graph.externals.inputs)
+    if graph.inputs[len(graph.inputs) - len(hidden):] == hidden:
+        return graph
+    return Graph(graph.arguments + hidden, graph.eqns, graph.outputs, graph.name,
+                 graph.externals)
 
 
 def inline(b, graph: Graph, args: Sequence[Atom]) -> list[Atom]:

@@ -3,8 +3,9 @@
 Checks, for a graph and all its subgraphs: every primitive exists; every var is defined once
 (across the whole graph tree); every atom an equation reads is defined earlier in the same
 graph (subgraphs are closed); the primitive's type rule accepts the input types and gives the
-output vars' types; outputs are defined. Raises `IRVerificationError` naming the equation and
-showing the printed graph around it.
+output vars' types; outputs are defined; the calling convention holds (every external input
+is an input of its graph, once, and has the type of its read: see `Externals`). Raises
+`IRVerificationError` naming the equation and showing the printed graph around it.
 """
 
 from __future__ import annotations
@@ -56,5 +57,17 @@ def verify(graph: Graph) -> None:
         for a in g.outputs:
             if not isinstance(a, Const) and id(a) not in scope:
                 fail(f"output {a!r} of {g.name} is not defined")
+        convention(g)
+
+    def convention(g: Graph) -> None:
+        hidden = g.externals.inputs
+        inputs = {id(v) for v in g.inputs}
+        if any(id(v) not in inputs for v in hidden) or len({id(v) for v in hidden}) < len(hidden):
+            fail(f"the external inputs of {g.name} {list(hidden)} are not among its inputs, "
+                 "or repeated")
+        typed = [r.type for r in g.externals.reads if r.type is not None]
+        if g.externals.reads and typed != [v.type for v in hidden]:
+            fail(f"the external inputs of {g.name} {list(hidden)} do not match the types of "
+                 f"what they read {[str(t) for t in typed]}")
 
     check(graph)
