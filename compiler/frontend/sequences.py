@@ -15,7 +15,7 @@ Contract:
   negative ones count from the end); a run-time index into a list of numbers or of arrays
   of one shape indexes their stack (`np.stack(xs)[i]`, a copy: writing into the item is
   refused).
-- Lowerings registered in `functions`: `len`, `range`, `list`, `tuple`, `sum` (of a list, tuple or
+- Lowerings registered in `registry`: `len`, `range`, `list`, `tuple`, `sum` (of a list, tuple or
   array: Python's left fold from 0), `np.array` / `np.asarray` / `np.stack` of numbers,
   arrays or nested lists (stacked along a new first axis), `np.vstack`, `np.hstack`; other
   registered lowerings receive lists as tuples (`as_tuples`).

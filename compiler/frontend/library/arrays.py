@@ -1,17 +1,14 @@
 """numpy array functions and array methods in compiled code (shapes are static).
 
-Contract: registers lowerings `(cx, args, kwargs, node)` for `np.sum / mean / var / std /
-max / min / amax / amin / dot / matmul / transpose / reshape / zeros / ones / full / empty /
-zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
-linalg.norm / expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in
-`sequences.py`, `np.arange` and `np.asarray` in `numpy_functions.py`; mean, var, std and norm
-are the composites of `adlite.derivatives.composites`, which the eager tape builds too) and
-implements the array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`,
-`x.swapaxes(a, b)`, `x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes
-reversed), `x.shape`, ...) through
-`method` and `attribute`. `axis`, `keepdims`, `ddof`, shapes and dtypes must be compile-time
-constants. A max/min over no element raises numpy's ValueError when executed
-(`empty_extremum`), not at compile time.
+Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros / ones / full
+/ empty / zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
+expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in `sequences.py`, `np.arange`
+and `np.asarray` in `building.py`, the reductions in `reductions.py`) and implements the
+array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`,
+`x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes reversed), `x.shape`,
+...) through `method` and `attribute`; a method that is a numpy function of the array
+(`METHODS_AS_FUNCTIONS`) is that function's rule. Shapes and dtypes must be compile-time
+constants (`static_shape`, `dtype_option`, `resolve_dtype`).
 """
 
 from __future__ import annotations

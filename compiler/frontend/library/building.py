@@ -1,7 +1,7 @@
 """More numpy functions in compiled code, composed from existing primitives (so AD, both
 backends and the eager tape's formulas come with them).
 
-Contract: registers lowerings (see `functions.register`) for `np.eye`,
+Contract: registers rules (`registry.register`) for `np.eye`,
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
 `np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
@@ -16,10 +16,9 @@ algorithm, step included). `np.arange` follows numpy's length rule for int and f
 constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 or
 `dtype`). `np.asarray(x)` of an array of the requested dtype is `x` itself (the caller
 binds the same object: `SAME_OBJECT`), `np.array(x)` a copy.
-`syntactic(func)` gives the lowerings `(cx, call_node)` that read their arguments' syntax
-(`np.einsum`'s subscripts string is read from the call's first argument, a string constant);
-`library_function(func)` names a numpy/scipy Python function compiled code does not support
-(`np.linalg.solve`), so the call is refused at the user's line instead of being inlined.
+`np.einsum` is a rule that reads its arguments' syntax (`syntax=True`: the subscripts
+string is read from the call's first argument, a string constant). `one_axis` and
+`eye_mask` serve `sorting` and `scipy_special_stats` too.
 """
 
 from __future__ import annotations
@@ -480,7 +479,7 @@ def _searchsorted(cx: CallContext, args, kwargs, node):
     each `v` (side 'left': `<`, 'right': `<=`), with numpy's order (NaN after everything): a
     count of comparisons, an int64 scalar or array of `v`'s shape, not differentiated."""
     p = bind_params(cx, "searchsorted", args, kwargs,
-              {"a": REQUIRED, "v": REQUIRED, "side": "left", "sorter": None}, node)
+                    {"a": REQUIRED, "v": REQUIRED, "side": "left", "sorter": None}, node)
     side = cx.static(p["side"], node)
     if side not in ("left", "right"):
         raise cx.source.error(node, f"side must be 'left' or 'right' (got {side!r})")

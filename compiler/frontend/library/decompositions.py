@@ -1,6 +1,6 @@
 """`np.linalg` decompositions in compiled code: `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`,
 `matrix_rank`, `pinv`, `cond`, and `norm` with `ord` (`norm_with_ord`, called by
-`array_functions._norm`).
+`linalg._norm`).
 
 Contract: the operand (int arrays become float64) is computed in float64 as numpy does, the
 results rounded back to float32 for a float32 operand; each call emits one packed primitive of

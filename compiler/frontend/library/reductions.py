@@ -1,6 +1,12 @@
-"""np.any / np.all and np.argmax / np.argmin in compiled code (not differentiated).
+"""numpy's reductions in compiled code: sums, moments, extrema, truth and arg-extrema.
 
-Contract: registers, into the table of `functions.py`:
+Contract: registers the rules of
+- `np.sum / mean / prod / var / std / max / min / amax / amin` (`reduce`; also the array
+  methods of these names): a reduction primitive, or, for mean, var and std, the composites
+  of `adlite.derivatives.composites`, which the eager tape builds too; `axis`, `keepdims`
+  and `ddof` are compile-time constants (`normalized_axes`); sums and products of bools are
+  ints; a max/min over no element raises numpy's ValueError when executed
+  (`empty_extremum`), not at compile time;
 - `np.any(x, axis=None, keepdims=False)` / `np.all(...)`: whether some (every) element along
   `axis` is true (nonzero; NaN is true): the count of true (false) elements compared with 0,
   so a reduction over no element gives numpy's False (True);

@@ -1,6 +1,6 @@
 """scipy.linalg in compiled code: `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 
-Contract: `lowerings()` (called by `scipy_functions` once the program has imported
+Contract: `lowerings()` (registered by `scipy_special_stats` once the program has imported
 `scipy.linalg`) gives the (function, lowering) pairs. Arguments bind as scipy's signatures
 bind them (by position or keyword); the options are known when compiling:
 - `solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,

@@ -169,7 +169,7 @@ def _piece(cx: CallContext, x: Atom, func, args: tuple, kw: dict, node) -> Atom:
         value = func
     else:
         value = cx.call_value(func, [(x, None)] + [(a, None) for a in args],
-                                {k: (v, None) for k, v in kw.items()}, node)[0]
+                              {k: (v, None) for k, v in kw.items()}, node)[0]
     value = cx.value(value, node)
     if _is_array(value) and _shape(value) != _shape(x):
         raise cx.source.error(node, f"a piece of type {value.type} for x of type {x.type}: "

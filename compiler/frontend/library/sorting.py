@@ -119,7 +119,7 @@ def _np_argsort(cx: CallContext, args, kwargs, node):
 
 def _take_along_axis(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "take_along_axis", args, kwargs,
-              {"arr": REQUIRED, "indices": REQUIRED, "axis": -1}, node)
+                    {"arr": REQUIRED, "indices": REQUIRED, "axis": -1}, node)
     x = cx.array(p["arr"], node)
     idx = cx.array(p["indices"], node)
     if idx.type.name != "i64":
