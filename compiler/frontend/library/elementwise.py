@@ -14,11 +14,11 @@ through `rounding_to_digits`), `np.add`, `np.subtract`, `np.multiply`, `np.divid
 dividend, floats; a primitive), the comparisons `np.greater` ... `np.not_equal`,
 `np.logical_and/or/xor/not` (nonzero is true), `np.isnan`, `np.isinf`, `np.isfinite` (and
 math's: bool results, nothing flows back through them), `np.arctan2` / `math.atan2` (a
-primitive), `np.exp2`, `np.reciprocal` (floats), `np.sinc`, `np.heaviside`, `np.logaddexp`
-(composites), `math.erf`, `math.erfc`, `math.lgamma` and `math.gamma` (`exp(lgamma)` with
-the sign of Gamma; zero and negative integers raise Python's ValueError "math domain
-error", a finite argument with an infinite result Python's OverflowError "math range
-error", when run; `gamma` is within a few hundred ulp of Python's: exp(lgamma) loses
+primitive), `np.exp2`, `np.reciprocal` (floats), `np.sinc`, `np.heaviside`, `np.logaddexp`,
+`np.logaddexp2` (composites), `math.erf`, `math.erfc`, `math.lgamma` and `math.gamma`
+(`exp(lgamma)` with the sign of Gamma; zero and negative integers raise Python's ValueError
+"math domain error", a finite argument with an infinite result Python's OverflowError "math
+range error", when run; `gamma` is within a few hundred ulp of Python's: exp(lgamma) loses
 |lgamma(x)| ulp). Keyword arguments (`out=`, `where=`) are refused by name. `unary(prim)`
 is the rule of a one-argument float primitive.
 """
@@ -330,6 +330,7 @@ def _register_all() -> None:
         ([np.sinc], _composite(composites.sinc)),
         ([np.heaviside], _composite(composites.heaviside, 2)),
         ([np.logaddexp], _composite(composites.logaddexp, 2)),
+        ([np.logaddexp2], _composite(composites.logaddexp2, 2)),
         ([math.erf], _scalar_unary("erf")), ([math.erfc], _scalar_unary("erfc")),
         ([math.lgamma], _lgamma), ([math.gamma], _gamma),
     ]
