@@ -1,7 +1,7 @@
 """Calls in compiled code: `Calls`, a mixin of `to_ir.FunctionConverter`.
 
 Contract: `call(node)` is the (value, Ref) of a call. Calls to math/numpy/builtin functions
-become primitives through their lowering (`library.registry.lookup`; a numpy/scipy function without
+become primitives through their lowering (`registry.lookup`; a numpy/scipy function without
 a lowering is refused at the call, never inlined); numpy's view-making functions and methods
 return frozen views of their argument (`VIEW_FUNCTIONS`, `VIEW_METHODS`). Calls to other
 Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures, which
