@@ -47,7 +47,8 @@ from adlite.runtime import custom as tape
 
 from .arguments import Static, Tree
 from .frontend import custom_calls as lowering
-from .frontend import externals, functions
+from .frontend import externals
+from .frontend.library import registry
 from .frontend.sequences import as_tuples
 from .ir.builder import Builder, const
 from .ir.core import Const, Graph, Type, Var
@@ -280,7 +281,7 @@ def stop_gradient(x: Any) -> Any:
 
 
 def _lower_stop_gradient(conv, args, kwargs, node):
-    functions.refuse_keywords(conv, kwargs, node)
+    registry.refuse_keywords(conv, kwargs, node)
     return _stopped(conv, conv.one(args, node))
 
 
@@ -305,5 +306,5 @@ def _lower_custom(spec: _Custom):
     return lower
 
 
-functions.register_with_keywords([stop_gradient], _lower_stop_gradient)
-functions.add_resolver(lambda obj: _lower_custom(obj) if isinstance(obj, _Custom) else None)
+registry.register([stop_gradient], _lower_stop_gradient)
+registry.add_resolver(lambda obj: _lower_custom(obj) if isinstance(obj, _Custom) else None)

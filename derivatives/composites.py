@@ -11,6 +11,8 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
 - `logaddexp(x, y)` = log(exp(x) + exp(y)), numpy's stable form: m + log1p(exp(-|x - y|))
   with m the larger operand, and (x + y) / 2 + log 2 where x == y (so infinities of one sign
   give that infinity; the derivative is shared evenly there);
+- `logaddexp2(x, y)` = log2(2**x + 2**y), the same form in base 2: m + log1p(2**-|x - y|) /
+  log 2, and (x + y) / 2 + 1 where x == y;
 - `norm(x, axis, keepdims)` = sqrt(sum(x * x, axis, keepdims)): `np.linalg.norm` with its
   default `ord` (2-norm of vectors along one axis, Frobenius norm of matrices along two, of
   all elements when `axis` is None; a scalar's is its absolute value).
@@ -71,6 +73,14 @@ def logaddexp(o: Ops, x: Any, y: Any) -> Any:
     top = o.select(o.ge(x, y), x, y)
     apart = o.add(top, o.log1p(o.exp(o.neg(o.abs(o.sub(x, y))))))
     tie = o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), math.log(2.0))
+    return o.select(o.eq(x, y), tie, apart)
+
+
+def logaddexp2(o: Ops, x: Any, y: Any) -> Any:
+    top = o.select(o.ge(x, y), x, y)
+    below = o.exp(o.mul(o.abs(o.sub(x, y)), -math.log(2.0)))  # 2 ** -|x - y|
+    apart = o.add(top, o.mul(o.log1p(below), 1.0 / math.log(2.0)))
+    tie = o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), 1.0)
     return o.select(o.eq(x, y), tie, apart)
 
 

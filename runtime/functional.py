@@ -914,6 +914,10 @@ def logaddexp(x, y):
     return composites.logaddexp(_OPS, constant(x), constant(y))
 
 
+def logaddexp2(x, y):
+    return composites.logaddexp2(_OPS, constant(x), constant(y))
+
+
 def log10(x): return apply("log10", x)                         # noqa: E704
 
 

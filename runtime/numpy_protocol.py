@@ -38,7 +38,7 @@ UFUNCS = {
     np.isnan: F.isnan, np.log1p: F.log1p, np.expm1: F.expm1, np.cbrt: F.cbrt, np.sinh: F.sinh,
     np.cosh: F.cosh, np.arcsin: F.arcsin, np.arccos: F.arccos, np.arctan: F.arctan,
     np.arctan2: F.arctan2, np.fmod: F.fmod, np.exp2: F.exp2, np.reciprocal: F.reciprocal,
-    np.heaviside: F.heaviside, np.logaddexp: F.logaddexp,
+    np.heaviside: F.heaviside, np.logaddexp: F.logaddexp, np.logaddexp2: F.logaddexp2,
     np.hypot: F.hypot, np.log2: F.log2, np.log10: F.log10, np.fmax: F.fmax,
     np.fmin: F.fmin, np.fabs: F.abs, np.floor_divide: F.floor_divide,
     np.remainder: F.remainder, **numpy_functions.UFUNCS,

@@ -10,13 +10,14 @@ import numpy as np
 
 
 def supported(module, prefix: str) -> list[str]:
-    from adlite.compiler.frontend import functions, to_ir  # noqa: F401  (registers all)
+    from adlite.compiler.frontend import to_ir  # noqa: F401  (registers all)
+    from adlite.compiler.frontend.library import registry
 
     names = []
     for name in sorted(dir(module)):
         obj = getattr(module, name)
         if not name.startswith("_") and callable(obj) and not isinstance(obj, type) and \
-                functions.lookup(obj) is not None:
+                registry.lookup(obj) is not None:
             names.append(prefix + name)
     return names
 

@@ -304,6 +304,7 @@ def argmin(x): return np.argmin(x)                                              
 def any_axis(x): return np.any(x > 0.5, axis=0)                                   # noqa: E704
 def all_axis(x): return np.all(x > -1.0, axis=1)                                  # noqa: E704
 def logaddexp(x, y): return np.logaddexp(x, y)                                    # noqa: E704
+def logaddexp2(x, y): return np.logaddexp2(x, y)                                  # noqa: E704
 def logsumexp(x): return sc.logsumexp(x, axis=1)                                  # noqa: E704
 def einsum_matmul(a, b): return np.einsum("ij,jk->ik", a, b)                      # noqa: E704
 def einsum_trace(a): return np.einsum("ii->", a)                                  # noqa: E704
@@ -327,6 +328,7 @@ REDUCTIONS = [
     Row("any-axis", any_axis, (N23,), smooth=False),
     Row("all-axis", all_axis, (N23,), smooth=False),
     Row("logaddexp", logaddexp, (N23, N3), ulps64=2, ulps32=2),
+    Row("logaddexp2", logaddexp2, (N23, N3), ulps64=2, ulps32=2),
     Row("logsumexp", logsumexp, (N23,), ulps64=2, ulps32=2, tape_fn=tape_logsumexp),
     Row("einsum-matmul", einsum_matmul, (N23, N32), ulps32=1),
     Row("einsum-trace", einsum_trace, (N33,)),

@@ -13,6 +13,7 @@ import pytest
 
 from adlite.compiler import grad, jit
 from adlite.compiler.errors import AdliteSyntaxError
+from adlite.runtime import Tensor
 
 BACKENDS = ["llvm", "python"]
 EDGES = np.array([0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 3.0, -7.25, 1e-300])
@@ -297,3 +298,25 @@ def argmax_empty(x):
 def test_argmax_of_nothing_is_refused_as_numpy_raises():
     with pytest.raises(AdliteSyntaxError, match="attempt to get argmax of an empty sequence"):
         jit(argmax_empty)(np.zeros((0, 2)))
+
+
+def logaddexp2_loss(x, y):
+    return np.sum(np.logaddexp2(x, y) * x)
+
+
+def test_logaddexp2_gradient_agrees_with_the_tape_finite_differences_and_numpy():
+    # d/dx sum(logaddexp2(x, y) * x) = logaddexp2(x, y) + x * 2**x / (2**x + 2**y); the
+    # equal pair (0.5, 0.5) takes the tie's branch (the derivative shared evenly: 1/2)
+    x, y = np.array([0.3, -1.2, 2.0, 0.5]), np.array([1.1, 0.4, -3.0, 0.5])
+    want = np.logaddexp2(x, y) + x * 2.0 ** x / (2.0 ** x + 2.0 ** y)
+    compiled = grad(logaddexp2_loss)(x, y)
+    xt = Tensor(x.copy(), requires_grad=True)
+    logaddexp2_loss(xt, Tensor(y)).backward()
+    h = 1e-6
+    central = [(logaddexp2_loss(x + e, y) - logaddexp2_loss(x - e, y)) / (2 * h)
+               for e in np.eye(4) * h]
+    np.testing.assert_allclose(compiled, want, rtol=1e-13)
+    np.testing.assert_allclose(xt.grad.numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(central, want, rtol=1e-8)
+    assert jit(logaddexp2_loss)(x, y) == pytest.approx(np.sum(np.logaddexp2(x, y) * x),
+                                                       rel=1e-15)

@@ -1,7 +1,7 @@
 """Calls in compiled code: `Calls`, a mixin of `to_ir.FunctionConverter`.
 
 Contract: `call(node)` is the (value, Ref) of a call. Calls to math/numpy/builtin functions
-become primitives through their lowering (`functions.lookup`; a numpy/scipy function without
+become primitives through their lowering (`registry.lookup`; a numpy/scipy function without
 a lowering is refused at the call, never inlined); numpy's view-making functions and methods
 return frozen views of their argument (`VIEW_FUNCTIONS`, `VIEW_METHODS`). Calls to other
 Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures, which
@@ -27,18 +27,15 @@ from ..ir.core import Atom, Const, Type, Var
 from ..ir.transform import inline
 from ..transformation import is_transformation
 from . import (
-    array_functions,
     closures,
     externals,
     fancy,
-    functions,
     masks,
-    numpy_functions,
     sequences,
-    sorting,
     static_values,
 )
 from .aliasing import Ref, frozen_ref, new_object
+from .library import arrays, building, registry, sorting
 from .sequences import ListMethod
 
 
@@ -52,8 +49,8 @@ class Calls:
         func = self.expr(node.func)
         if isinstance(func, closures.Unusable):
             func.refuse(self, node)
-        if numpy_functions.syntactic(func) is not None:  # reads its arguments' syntax
-            return numpy_functions.syntactic(func)(self, node), None
+        if registry.syntactic(func) is not None:  # reads its arguments' syntax
+            return registry.syntactic(func)(self, node), None
         if fancy.is_add_at(func):
             return fancy.add_at(self, node), None
         masks.before_call(self, func, node)
@@ -69,7 +66,7 @@ class Calls:
         if isinstance(func, Method) and func.name == "sort":
             return sorting.sort_in_place(self, func.array, args, kwargs, node), None
         if isinstance(func, Method):
-            value = array_functions.method(self, func.array, func.name, args, kwargs, node)
+            value = arrays.method(self, func.array, func.name, args, kwargs, node)
             return value, (frozen_ref(func.ref) if func.name in VIEW_METHODS else None)
         if isinstance(func, ListMethod):
             return sequences.call_method(self, func, pairs, kwargs, node)
@@ -81,7 +78,7 @@ class Calls:
         and the keyword `kwpairs`; `node` is the call the errors name."""
         args = [v for v, _ in pairs]
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
-        lowering = functions.lookup(func)
+        lowering = registry.lookup(func)
         if lowering is not None:
             return self._call_lowering(func, lowering, pairs, kwargs, node)
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
@@ -100,7 +97,7 @@ class Calls:
             return (result if func.__name__ == "get" else tuple(result)), None
         if isinstance(func, types.BuiltinMethodType) and isinstance(func.__self__, str | bytes):
             return self.string_method(func, args, kwargs, node), None
-        library = numpy_functions.library_function(getattr(func, "__func__", func))
+        library = registry.library_function(getattr(func, "__func__", func))
         if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType) \
                 and library is None:  # never inlined: numpy's or scipy's source
             return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
@@ -117,7 +114,7 @@ class Calls:
         args = [sequences.as_tuples(v) for v, _ in pairs]
         value = lowering(self, args, kwargs, node)
         view = any(func is f for f in VIEW_FUNCTIONS) and pairs
-        if pairs and value is pairs[0][0] and func in numpy_functions.SAME_OBJECT:
+        if pairs and value is pairs[0][0] and func in building.SAME_OBJECT:
             return value, pairs[0][1]
         if view and static_values.is_tuple(value) and \
                 len(value) == len(pairs) > 1:  # atleast_2d(a, b)
@@ -134,7 +131,7 @@ class Calls:
         else:
             module = sys.modules.get(getattr(func, "__module__", None) or "") if library \
                 else None
-            guess = functions.nearest(name, functions.supported_names(
+            guess = registry.nearest(name, registry.supported_names(
                 module if module is not None and library else None))
             hint = (f"{guess} " if guess else "") + "the README's 'Supported Python' lists " \
                 "the library functions that compile; Python functions defined with def " \

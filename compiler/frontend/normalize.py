@@ -46,7 +46,7 @@ import gast
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
 from .comprehensions import hoist
-from .functions import range_bound
+from .library.python_builtins import range_bound
 from .sequences import iteration_length, zip_strict_length
 from .source import Source
 from .statements import end_at_raises

@@ -18,8 +18,9 @@ import gast
 from ..ir import dtypes
 from ..ir.builder import const
 from ..ir.core import BOOL, I64, Atom, Const, Type, Var
-from . import array_functions, externals, masks, sequences, static_values
+from . import externals, masks, sequences, static_values
 from .context import CallContext
+from .library import arrays
 from .sequences import ListValue
 
 
@@ -63,7 +64,7 @@ class Operators:
         if masks.is_bitwise(node.op):
             return masks.bitwise(self, node.op, x, y, node)
         if isinstance(node.op, gast.MatMult):
-            return array_functions.dot(self, self.array(x, node), self.array(y, node), node)
+            return arrays.dot(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",

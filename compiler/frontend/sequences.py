@@ -15,7 +15,7 @@ Contract:
   negative ones count from the end); a run-time index into a list of numbers or of arrays
   of one shape indexes their stack (`np.stack(xs)[i]`, a copy: writing into the item is
   refused).
-- Lowerings registered in `functions`: `len`, `range`, `list`, `tuple`, `sum` (of a list, tuple or
+- Lowerings registered in `registry`: `len`, `range`, `list`, `tuple`, `sum` (of a list, tuple or
   array: Python's left fold from 0), `np.array` / `np.asarray` / `np.stack` of numbers,
   arrays or nested lists (stacked along a new first axis), `np.vstack`, `np.hstack`; other
   registered lowerings receive lists as tuples (`as_tuples`).
@@ -39,9 +39,10 @@ from ..ir.builder import const
 from ..ir.core import BOOL, F32, F64, I64, Const, Var
 from ..ir.index import Int
 from .aliasing import Ref, new_object
-from .array_functions import _options, resolve_dtype
 from .conversion_context import ConversionContext
-from .functions import builtin_sum_of_array, register_with_keywords
+from .library.arrays import resolve_dtype
+from .library.python_builtins import builtin_sum_of_array
+from .library.registry import options, register
 from .scope import Scope
 from .static_values import ListTuple
 
@@ -440,7 +441,7 @@ def np_array(conv: ConversionContext, args, kwargs, node, empty: bool = True):
     """np.array (and np.stack, `empty` False: an empty sequence is numpy's error)."""
     if len(args) == 2 and "dtype" not in kwargs:  # np.array(xs, float): numpy's dtype
         args, kwargs = args[:1], {**kwargs, "dtype": args[1]}
-    opts = _options(conv, kwargs, ("dtype", "axis"), node)
+    opts = options(conv, kwargs, ("dtype", "axis"), node)
     if args and isinstance(args[0], Var | Const) and args[0].type.is_array:
         value = args[0]  # np.array(x): a copy
     else:
@@ -558,16 +559,16 @@ def _sum(conv: ConversionContext, args, kwargs, node):
     return total
 
 
-register_with_keywords([builtins.len], _len)
-register_with_keywords([builtins.zip], _zip)
-register_with_keywords([builtins.enumerate], _enumerate)
-register_with_keywords([iteration_length], _iteration_length)
-register_with_keywords([zip_strict_length], _zip_strict_length)
-register_with_keywords([builtins.range], _range)
-register_with_keywords([builtins.list], _list)
-register_with_keywords([builtins.tuple], _tuple)
-register_with_keywords([builtins.sum], _sum)
-register_with_keywords([np.stack], lambda conv, args, kwargs, node: np_array(
+register([builtins.len], _len)
+register([builtins.zip], _zip)
+register([builtins.enumerate], _enumerate)
+register([iteration_length], _iteration_length)
+register([zip_strict_length], _zip_strict_length)
+register([builtins.range], _range)
+register([builtins.list], _list)
+register([builtins.tuple], _tuple)
+register([builtins.sum], _sum)
+register([np.stack], lambda conv, args, kwargs, node: np_array(
     conv, args, kwargs, node, empty=False))
-register_with_keywords([np.vstack], _vstack)
-register_with_keywords([np.hstack], _hstack)
+register([np.vstack], _vstack)
+register([np.hstack], _hstack)

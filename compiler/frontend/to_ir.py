@@ -47,23 +47,17 @@ from ..ir.transform import inline
 from ..passes.dce import dce
 from ..transformation import is_transformation
 from . import (
-    array_functions,
     closures,
     externals,
-    functions,
-    linalg_functions,  # noqa: F401 - registers np.linalg's lowerings
     masks,
-    scipy_functions,
-    selections,  # noqa: F401 - registers np.select / np.piecewise
     sequences,
     statements,
     static_values,
-    truth_reductions,  # noqa: F401 - registers np.any/all/argmax/argmin
-    ufuncs,  # noqa: F401 - registers numpy's ufuncs called by name
 )
 from .aliasing import LIVE, Ref, frozen_ref, hidden_name, new_object, spec_operands
 from .calls import Calls, Method, RecursionError_
 from .control_flow import ENTRY_SCALARS, ControlFlow, entry_scalars, unrollable
+from .library import arrays, registry, scipy_special_stats
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .operators import Operators
@@ -558,7 +552,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                        externals.global_place(self.fn, name))
         if hasattr(builtins, name):
             return self.resolve_global(getattr(builtins, name), node)
-        raise self.source.error(node, f"name {name!r} is not defined", functions.nearest(
+        raise self.source.error(node, f"name {name!r} is not defined", registry.nearest(
             name, [n for n in [*self.scope.snapshot(), *self.globals, *dir(builtins)]
                    if not n.startswith("_")]))
 
@@ -601,12 +595,12 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
                 return Method(base, node.attr, ref)
-            return array_functions.attribute(self, base, node.attr, node)
+            return arrays.attribute(self, base, node.attr, node)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
             return self._module_attribute(base, node)
-        if (method := scipy_functions.method(base, node.attr)) is not None:  # norm.cdf
+        if (method := scipy_special_stats.method(base, node.attr)) is not None:  # norm.cdf
             return method
         if isinstance(base, str | bytes):  # a compile-time string: its methods run now
             if not hasattr(base, node.attr):
@@ -634,13 +628,13 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def _module_attribute(self, module: types.ModuleType, node):
         """`module.name`: a math constant as a number, a module's numbers and arrays read at
         every call (externals.py), anything else (a function, a submodule) as it is."""
-        value = functions.constant(module, node.attr)
+        value = registry.constant(module, node.attr)
         if value is not None:
             return const(float(value))
         if not hasattr(module, node.attr):
             raise self.source.error(node, f"module {module.__name__!r} has no attribute "
-                                          f"{node.attr!r}", functions.nearest(
-                                              node.attr, functions.supported_names(module)
+                                          f"{node.attr!r}", registry.nearest(
+                                              node.attr, registry.supported_names(module)
                                               or dir(module)))
         value = getattr(module, node.attr)
         if isinstance(value, int | float | np.number | np.bool_ | np.ndarray) or \
@@ -755,7 +749,7 @@ def _flat_refs(refs):
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
                  "ravel", "flatten", "swapaxes", "astype", "sort",
-                 *array_functions.METHODS_AS_FUNCTIONS}
+                 *arrays.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
 

@@ -1,6 +1,6 @@
 """scipy's special functions and distributions in compiled code; scipy stays optional.
 
-Contract: registers a resolver with `functions` (`add_resolver`) that gives the lowerings of
+Contract: registers a resolver (`registry.add_resolver`) that registers the rules of
 - `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
   `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
   compute float32 operands in double and round the result, as scipy's float32 loops do),
@@ -21,9 +21,9 @@ Contract: registers a resolver with `functions` (`add_resolver`) that gives the 
 - `scipy.linalg`: the lowerings of `scipy_linalg`.
 Functions are resolved by identity, like numpy's; a method by its owner's type and name
 (`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
-attribute access. Nothing here imports scipy: a table is filled the first time an object is
-resolved after the user's program imported `scipy.special` / `scipy.stats` (they are then in
-`sys.modules`).
+attribute access. Nothing here imports scipy: the rules enter the registry's table the first
+time an object is resolved after the user's program imported `scipy.special` /
+`scipy.stats` (they are then in `sys.modules`).
 """
 
 from __future__ import annotations
@@ -35,86 +35,84 @@ import types
 
 from adlite.derivatives import composites, special
 
-from ..ir.builder import const
-from ..ir.core import F64
-from ..primitives.vocabulary import BuilderOps
-from . import array_functions, numpy_functions
-from .functions import add_resolver, refuse_keywords, unary, without_keywords
+from ...ir.builder import const
+from ...ir.core import F64
+from ...primitives.vocabulary import BuilderOps
+from ..context import CallContext
+from .building import eye_mask
+from .elementwise import unary
+from .reductions import normalized_axes
+from .registry import add_resolver, refuse_keywords, register, registered
 
-_BY_ID: dict[int, tuple[object, object]] = {}
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
-
-
-def _primitive(prim):
-    return without_keywords(unary(prim))
 
 
 def _composite(fn, arity=1):
     """An elementwise composite; float32 operands are computed in double and the result
     rounded, as scipy's float32 loops of these functions do."""
 
-    def lower(conv, args, kwargs, node):
-        refuse_keywords(conv, kwargs, node, ())
-        values = [conv.as_float(a, node) for a in conv.exactly(args, arity, node)]
+    def lower(cx: CallContext, args, kwargs, node):
+        refuse_keywords(cx, kwargs, node, ())
+        values = [cx.as_float(a, node) for a in cx.exactly(args, arity, node)]
         if arity == 2:
-            values = conv.promote(*values, node)
+            values = cx.promote(*values, node)
         scalar = values[0].type.scalar
-        value = fn(BuilderOps(conv.b), *(conv.to_type(v, F64) for v in values))
-        return conv.to_type(value, scalar)
+        value = fn(BuilderOps(cx.b), *(cx.to_type(v, F64) for v in values))
+        return cx.to_type(value, scalar)
 
     return lower
 
 
-def _axis_option(conv, args, kwargs, node, names):
+def _axis_option(cx: CallContext, args, kwargs, node, names):
     """The options `names` (`axis` first), by position after the operand or by keyword."""
-    refuse_keywords(conv, kwargs, node, names)
+    refuse_keywords(cx, kwargs, node, names)
     if len(args) > 1 + len(names):
-        raise conv.source.error(node, f"expected at most {1 + len(names)} arguments")
+        raise cx.source.error(node, f"expected at most {1 + len(names)} arguments")
     given = dict(zip(names, args[1:], strict=False)) | kwargs
-    return {k: conv.static(v, node) for k, v in given.items()}
+    return {k: cx.static(v, node) for k, v in given.items()}
 
 
-def _logsumexp(conv, args, kwargs, node):
-    options = _axis_option(conv, args, kwargs, node, ("axis", "b", "keepdims", "return_sign"))
+def _logsumexp(cx: CallContext, args, kwargs, node):
+    options = _axis_option(cx, args, kwargs, node, ("axis", "b", "keepdims", "return_sign"))
     for name in ("b", "return_sign"):
         if options.get(name) not in (None, False):
-            raise conv.source.error(node, f"logsumexp({name}=...) is not supported in compiled "
-                                          "code", "scale the exponentials explicitly")
-    x = conv.as_float(args[0], node)
+            raise cx.source.error(node, f"logsumexp({name}=...) is not supported in compiled "
+                                  "code", "scale the exponentials explicitly")
+    x = cx.as_float(args[0], node)
     shape = x.type.shape or ()
-    axis = array_functions._axis(conv, options.get("axis"), len(shape), node)
-    return composites.logsumexp(BuilderOps(conv.b), x, axis, bool(options.get("keepdims")))
+    axis = normalized_axes(cx, options.get("axis"), len(shape), node)
+    return composites.logsumexp(BuilderOps(cx.b), x, axis, bool(options.get("keepdims")))
 
 
-def _softmax(conv, args, kwargs, node):
-    options = _axis_option(conv, args, kwargs, node, ("axis",))
-    x = conv.as_float(args[0], node)
-    axis = array_functions._axis(conv, options.get("axis"), len(x.type.shape or ()), node)
-    return composites.softmax(BuilderOps(conv.b), x, axis)
+def _softmax(cx: CallContext, args, kwargs, node):
+    options = _axis_option(cx, args, kwargs, node, ("axis",))
+    x = cx.as_float(args[0], node)
+    axis = normalized_axes(cx, options.get("axis"), len(x.type.shape or ()), node)
+    return composites.softmax(BuilderOps(cx.b), x, axis)
 
 
-def _log_softmax(conv, args, kwargs, node):
-    options = _axis_option(conv, args, kwargs, node, ("axis",))
-    x = conv.as_float(args[0], node)
-    axis = array_functions._axis(conv, options.get("axis"), len(x.type.shape or ()), node)
-    return composites.log_softmax(BuilderOps(conv.b), x, axis)
+def _log_softmax(cx: CallContext, args, kwargs, node):
+    options = _axis_option(cx, args, kwargs, node, ("axis",))
+    x = cx.as_float(args[0], node)
+    axis = normalized_axes(cx, options.get("axis"), len(x.type.shape or ()), node)
+    return composites.log_softmax(BuilderOps(cx.b), x, axis)
 
 
-def _doubles(conv, values, node) -> list:
+def _doubles(cx: CallContext, values, node) -> list:
     """float64 operands: scipy.stats computes in double whatever its arguments' dtype."""
-    return [conv.to_type(conv.as_float(v, node), F64) for v in values]
+    return [cx.to_type(cx.as_float(v, node), F64) for v in values]
 
 
-def _bind(conv, args, kwargs, node, names: tuple[str, ...]) -> dict:
+def _bind(cx: CallContext, args, kwargs, node, names: tuple[str, ...]) -> dict:
     """The arguments `names` (the first required), by position or (after the first) keyword."""
-    refuse_keywords(conv, kwargs, node, names[1:])
+    refuse_keywords(cx, kwargs, node, names[1:])
     if not 1 <= len(args) <= len(names):
-        raise conv.source.error(node, f"expected {', '.join(names)}")
+        raise cx.source.error(node, f"expected {', '.join(names)}")
     given = dict(zip(names, args, strict=False))
     for name, value in kwargs.items():
         if name in given:
-            raise conv.source.error(node, f"got multiple values for argument {name!r}")
+            raise cx.source.error(node, f"got multiple values for argument {name!r}")
         given[name] = value
     return given
 
@@ -123,16 +121,16 @@ def _distribution(fn, quantile: bool = False):
     """`norm.<method>(x, loc=0, scale=1)`; a `quantile` method's x is ndtri(q), computed at
     q's dtype (scipy's), then in double."""
 
-    def lower(conv, args, kwargs, node):
-        given = _bind(conv, args, kwargs, node, ("x", "loc", "scale"))
+    def lower(cx: CallContext, args, kwargs, node):
+        given = _bind(cx, args, kwargs, node, ("x", "loc", "scale"))
         if quantile:
-            given["x"] = _NDTRI(conv, [given["x"]], {}, node)
-        x, loc, scale = _doubles(conv, [given["x"], given.get("loc", const(0.0)),
-                                        given.get("scale", const(1.0))], node)
-        value = fn(BuilderOps(conv.b), x, loc, scale)
+            given["x"] = _NDTRI(cx, [given["x"]], {}, node)
+        x, loc, scale = _doubles(cx, [given["x"], given.get("loc", const(0.0)),
+                                      given.get("scale", const(1.0))], node)
+        value = fn(BuilderOps(cx.b), x, loc, scale)
         if scale.type.is_array or not (getattr(scale, "value", 0.0) > 0.0):
-            value = conv.b.select(conv.b.gt(scale, const(0.0, scale.type.scalar)), value,
-                                  const(math.nan, value.type.scalar))
+            value = cx.b.select(cx.b.gt(scale, const(0.0, scale.type.scalar)), value,
+                                const(math.nan, value.type.scalar))
         return value
 
     return lower
@@ -149,30 +147,30 @@ def _multivariate_normal(log: bool):
     """`multivariate_normal.logpdf` / `.pdf(x, mean=None, cov=1, allow_singular=False)`: a
     number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`."""
 
-    def lower(conv, args, kwargs, node):
-        given = _bind(conv, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
-        if conv.static(given.get("allow_singular", const(False)), node) is not False:
-            raise conv.source.error(node, "multivariate_normal(allow_singular=True) is not "
-                                          "supported in compiled code",
-                                    "the covariance is factored by Cholesky: it must be "
-                                    "positive definite")
+    def lower(cx: CallContext, args, kwargs, node):
+        given = _bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
+        if cx.static(given.get("allow_singular", const(False)), node) is not False:
+            raise cx.source.error(node, "multivariate_normal(allow_singular=True) is not "
+                                  "supported in compiled code",
+                                  "the covariance is factored by Cholesky: it must be "
+                                  "positive definite")
         mean = given.get("mean")
-        x, cov, *mean = _doubles(conv, [v for v in (given["x"], given.get("cov", const(1.0)),
-                                                    mean) if v is not None], node)
+        x, cov, *mean = _doubles(cx, [v for v in (given["x"], given.get("cov", const(1.0)),
+                                                  mean) if v is not None], node)
         try:
             d, shape = special.mvn_shapes(_shape(x), _shape(mean[0]) if mean else None,
                                           _shape(cov))
         except ValueError as e:
-            raise conv.source.error(node, str(e)) from None
-        o = BuilderOps(conv.b)
+            raise cx.source.error(node, str(e)) from None
+        o = BuilderOps(cx.b)
         if len(_shape(cov)) < 2:
-            diagonal = conv.b.broadcast_to(cov, shape=(d, d))
-            cov = conv.b.select(numpy_functions._eye_mask(conv, d, d, 0), diagonal,
-                                const(0.0, cov.type.scalar))
+            diagonal = cx.b.broadcast_to(cov, shape=(d, d))
+            cov = cx.b.select(eye_mask(cx, d, d, 0), diagonal,
+                              const(0.0, cov.type.scalar))
         points = o.reshape(x, (math.prod(_shape(x)) // d, d))
         value = special.mvn_logpdf(o, points, mean[0] if mean else const(0.0, F64), cov, d)
         value = o.reshape(value, shape or None)
-        return value if log else conv.b.exp(value)
+        return value if log else cx.b.exp(value)
 
     return lower
 
@@ -191,17 +189,20 @@ class _FrozenMethod:
     def __init__(self, frozen: _Frozen, name: str) -> None:
         self.frozen, self.lowering = frozen, _METHODS[(frozen.owner, name)]
 
-    def lower(self, conv, args, kwargs, node):
+    def lower(self, cx, args, kwargs, node):
         if len(args) != 1:
-            raise conv.source.error(node, "a frozen distribution's method takes x only")
+            raise cx.source.error(node, "a frozen distribution's method takes x only")
         for name in kwargs.keys() & self.frozen.kwargs.keys():
-            raise conv.source.error(node, f"got multiple values for argument {name!r}")
-        return self.lowering(conv, [*args, *self.frozen.args], self.frozen.kwargs | kwargs,
+            raise cx.source.error(node, f"got multiple values for argument {name!r}")
+        return self.lowering(cx, [*args, *self.frozen.args], self.frozen.kwargs | kwargs,
                              node)
 
 
 def _freeze(owner: type):
-    return lambda conv, args, kwargs, node: _Frozen(owner, list(args), dict(kwargs))
+    def frozen(cx: CallContext, args, kwargs, node):
+        return _Frozen(owner, list(args), dict(kwargs))
+
+    return frozen
 
 
 def _static_frozen(obj) -> _Frozen | None:
@@ -219,16 +220,16 @@ def _static_frozen(obj) -> _Frozen | None:
 def _load_special() -> None:
     import scipy.special as sc
 
-    for obj, lowering in [
-            (sc.erf, _primitive("erf")), (sc.erfc, _primitive("erfc")),
-            (sc.expit, _primitive("sigmoid")), (sc.gammaln, _primitive("gammaln")),
-            (sc.digamma, _primitive("digamma")), (sc.ndtr, _composite(special.ndtr)),
-            (sc.logit, _composite(special.logit)), (sc.xlogy, _composite(special.xlogy, 2)),
-            (sc.log_ndtr, _composite(special.log_ndtr)), (sc.logsumexp, _logsumexp),
-            (sc.erfinv, _primitive("erfinv")), (sc.erfcinv, _primitive("erfcinv")),
-            (sc.ndtri, _NDTRI),
-            (sc.softmax, _softmax), (sc.log_softmax, _log_softmax)]:
-        _BY_ID[id(obj)] = (obj, lowering)
+    for obj, prim in [(sc.erf, "erf"), (sc.erfc, "erfc"), (sc.expit, "sigmoid"),
+                      (sc.gammaln, "gammaln"), (sc.digamma, "digamma"), (sc.erfinv, "erfinv"),
+                      (sc.erfcinv, "erfcinv")]:
+        register([obj], unary(prim), keywords=False)
+    for obj, rule in [
+            (sc.ndtr, _composite(special.ndtr)), (sc.logit, _composite(special.logit)),
+            (sc.xlogy, _composite(special.xlogy, 2)), (sc.log_ndtr, _composite(special.log_ndtr)),
+            (sc.logsumexp, _logsumexp), (sc.ndtri, _NDTRI), (sc.softmax, _softmax),
+            (sc.log_softmax, _log_softmax)]:
+        register([obj], rule)
 
 
 def _load_stats() -> None:
@@ -245,14 +246,14 @@ def _load_stats() -> None:
     _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
     _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)
     for distribution in (scipy.stats.norm, scipy.stats.multivariate_normal):
-        _BY_ID[id(distribution)] = (distribution, _freeze(type(distribution)))
+        register([distribution], _freeze(type(distribution)))
 
 
 def _load_linalg() -> None:
     from . import scipy_linalg
 
-    for obj, lowering in scipy_linalg.lowerings():
-        _BY_ID[id(obj)] = (obj, lowering)
+    for obj, rule in scipy_linalg.lowerings():
+        register([obj], rule)
 
 
 def _load() -> None:
@@ -269,9 +270,9 @@ def _resolve(obj):
     _load()
     if isinstance(obj, _FrozenMethod):
         return obj.lower
-    entry = _BY_ID.get(id(obj))
-    if entry is not None and entry[0] is obj:
-        return entry[1]
+    rule = registered(obj)  # registered by `_load` just now
+    if rule is not None:
+        return rule
     if isinstance(obj, types.MethodType):
         owner = type(obj.__self__)
         lowering = _METHODS.get((owner, obj.__name__))

@@ -1,6 +1,6 @@
 """scipy.linalg in compiled code: `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 
-Contract: `lowerings()` (called by `scipy_functions` once the program has imported
+Contract: `lowerings()` (registered by `scipy_special_stats` once the program has imported
 `scipy.linalg`) gives the (function, lowering) pairs. Arguments bind as scipy's signatures
 bind them (by position or keyword); the options are known when compiling:
 - `solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
@@ -24,90 +24,90 @@ from __future__ import annotations
 
 import functools
 
-from ..ir.builder import const
-from .context import CallContext
-from .functions import refuse_keywords
+from ...ir.builder import const
+from ..context import CallContext
+from .registry import refuse_keywords
 
 _REQUIRED = object()
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
-def _bind(conv: CallContext, args, kwargs, node, signature: dict) -> dict:
+def _bind(cx: CallContext, args, kwargs, node, signature: dict) -> dict:
     """The arguments by parameter name, as Python binds them to `signature` (name: default)."""
     names = list(signature)
-    refuse_keywords(conv, kwargs, node, names)
+    refuse_keywords(cx, kwargs, node, names)
     if len(args) > len(names):
-        raise conv.source.error(node, f"expected at most {len(names)} arguments, got "
-                                      f"{len(args)}")
+        raise cx.source.error(node, f"expected at most {len(names)} arguments, got "
+                              f"{len(args)}")
     given = dict(zip(names, args, strict=False))
     for name in kwargs:
         if name in given:
-            raise conv.source.error(node, f"got multiple values for argument {name!r}")
+            raise cx.source.error(node, f"got multiple values for argument {name!r}")
     given |= kwargs
     missing = [n for n, d in signature.items() if d is _REQUIRED and n not in given]
     if missing:
-        raise conv.source.error(node, f"missing required argument {missing[0]!r}")
+        raise cx.source.error(node, f"missing required argument {missing[0]!r}")
     return {n: given[n] if n in given else const(d) for n, d in signature.items()}
 
 
-def _flag(conv: CallContext, bound, name, node) -> bool:
-    value = conv.static(bound[name], node)
+def _flag(cx: CallContext, bound, name, node) -> bool:
+    value = cx.static(bound[name], node)
     if not isinstance(value, bool | int):
-        raise conv.source.error(node, f"`{name}` must be True or False when compiling")
+        raise cx.source.error(node, f"`{name}` must be True or False when compiling")
     if name.startswith("overwrite_") and value:
-        raise conv.source.error(node, f"{name}=True is not supported in compiled code",
-                                "compiled code never writes into its arguments: leave it False")
+        raise cx.source.error(node, f"{name}=True is not supported in compiled code",
+                              "compiled code never writes into its arguments: leave it False")
     return bool(value)
 
 
-def _operands(conv: CallContext, bound, names, node) -> list:
+def _operands(cx: CallContext, bound, names, node) -> list:
     """The float matrix operands `names`, promoted to one dtype, checked when scipy would."""
-    values = [conv.as_float(bound[n], node) for n in names]
+    values = [cx.as_float(bound[n], node) for n in names]
     if len(values) == 2:
-        values = list(conv.promote(*values, node))
-    if _flag(conv, bound, "check_finite", node):
-        values = [conv.b.op("check_finite", v) for v in values]
+        values = list(cx.promote(*values, node))
+    if _flag(cx, bound, "check_finite", node):
+        values = [cx.b.op("check_finite", v) for v in values]
     return values
 
 
-def _solve_triangular(conv: CallContext, args, kwargs, node):
-    bound = _bind(conv, args, kwargs, node, {
+def _solve_triangular(cx: CallContext, args, kwargs, node):
+    bound = _bind(cx, args, kwargs, node, {
         "a": _REQUIRED, "b": _REQUIRED, "trans": 0, "lower": False, "unit_diagonal": False,
         "overwrite_b": False, "check_finite": True})
-    trans = conv.static(bound["trans"], node)
+    trans = cx.static(bound["trans"], node)
     if isinstance(trans, bool) or trans not in _TRANS:
-        raise conv.source.error(node, "solve_triangular: `trans` must be 0, 1, 2, 'N', 'T' "
-                                      "or 'C' when compiling")
-    _flag(conv, bound, "overwrite_b", node)
-    a, b = _operands(conv, bound, ("a", "b"), node)
-    return conv.b.op("solve_triangular", a, b, trans=_TRANS[trans],
-                     lower=_flag(conv, bound, "lower", node),
-                     unit_diagonal=_flag(conv, bound, "unit_diagonal", node))
+        raise cx.source.error(node, "solve_triangular: `trans` must be 0, 1, 2, 'N', 'T' "
+                              "or 'C' when compiling")
+    _flag(cx, bound, "overwrite_b", node)
+    a, b = _operands(cx, bound, ("a", "b"), node)
+    return cx.b.op("solve_triangular", a, b, trans=_TRANS[trans],
+                   lower=_flag(cx, bound, "lower", node),
+                   unit_diagonal=_flag(cx, bound, "unit_diagonal", node))
 
 
 _FACTOR_SIGNATURE = {"a": _REQUIRED, "lower": False, "overwrite_a": False,
                      "check_finite": True}
 
 
-def _factor(conv: CallContext, args, kwargs, node):
+def _factor(cx: CallContext, args, kwargs, node):
     """(the factor, lower) of scipy's `cholesky` / `cho_factor` signature."""
-    bound = _bind(conv, args, kwargs, node, _FACTOR_SIGNATURE)
-    _flag(conv, bound, "overwrite_a", node)
-    lower = _flag(conv, bound, "lower", node)
-    (a,) = _operands(conv, bound, ("a",), node)
-    return conv.b.op("scipy_cholesky", a, lower=lower), lower, a
+    bound = _bind(cx, args, kwargs, node, _FACTOR_SIGNATURE)
+    _flag(cx, bound, "overwrite_a", node)
+    lower = _flag(cx, bound, "lower", node)
+    (a,) = _operands(cx, bound, ("a",), node)
+    return cx.b.op("scipy_cholesky", a, lower=lower), lower, a
 
 
-def _cholesky(conv: CallContext, args, kwargs, node):
-    return _factor(conv, args, kwargs, node)[0]
+def _cholesky(cx: CallContext, args, kwargs, node):
+    return _factor(cx, args, kwargs, node)[0]
 
 
-def _cho_factor(conv: CallContext, args, kwargs, node):
-    factor, lower, a = _factor(conv, args, kwargs, node)
+def _cho_factor(cx: CallContext, args, kwargs, node):
+    factor, lower, a = _factor(cx, args, kwargs, node)
     if not _keeps_the_other_triangle():
         return factor, const(lower)
-    other = conv.b.op("triangle", a, lower=not lower, diagonal=0.0)
-    return conv.b.add(factor, other), const(lower)
+    other = cx.b.op("triangle", a, lower=not lower, diagonal=0.0)
+    return cx.b.add(factor, other), const(lower)
 
 
 @functools.cache
@@ -120,18 +120,18 @@ def _keeps_the_other_triangle() -> bool:
     return scipy.linalg.cho_factor(np.array([[4.0, 1.0], [3.0, 9.0]]))[0][1, 0] == 3.0
 
 
-def _cho_solve(conv: CallContext, args, kwargs, node):
-    bound = _bind(conv, args, kwargs, node, {
+def _cho_solve(cx: CallContext, args, kwargs, node):
+    bound = _bind(cx, args, kwargs, node, {
         "c_and_lower": _REQUIRED, "b": _REQUIRED, "overwrite_b": False, "check_finite": True})
     pair = bound["c_and_lower"]
     if not isinstance(pair, tuple) or len(pair) != 2:
-        raise conv.source.error(node, "cho_solve: expected the pair (c, lower) of cho_factor")
-    _flag(conv, bound, "overwrite_b", node)
-    lower = _flag(conv, {"lower": pair[1]}, "lower", node)
-    c, b = _operands(conv, {**bound, "c": pair[0]}, ("c", "b"), node)
+        raise cx.source.error(node, "cho_solve: expected the pair (c, lower) of cho_factor")
+    _flag(cx, bound, "overwrite_b", node)
+    lower = _flag(cx, {"lower": pair[1]}, "lower", node)
+    c, b = _operands(cx, {**bound, "c": pair[0]}, ("c", "b"), node)
     first, second = (0, 1) if lower else (1, 0)  # L L.T x = b, or U.T U x = b
-    y = conv.b.op("solve_triangular", c, b, trans=first, lower=lower, unit_diagonal=False)
-    return conv.b.op("solve_triangular", c, y, trans=second, lower=lower, unit_diagonal=False)
+    y = cx.b.op("solve_triangular", c, b, trans=first, lower=lower, unit_diagonal=False)
+    return cx.b.op("solve_triangular", c, y, trans=second, lower=lower, unit_diagonal=False)
 
 
 def lowerings() -> list:

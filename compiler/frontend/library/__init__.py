@@ -1,0 +1,24 @@
+"""numpy's, scipy's, math's and Python's builtin functions in compiled code: their rules.
+
+Contract: importing the package registers every rule into the one table of `registry`
+(`registry.lookup(obj)` finds them); each module registers the functions of one subject:
+`elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
+(array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
+`linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, and, lazily, once the
+user's program imported scipy, `scipy_special_stats` and `scipy_linalg`. A rule receives the
+converter as a `CallContext` (`frontend/context.py`) and uses nothing else of it.
+"""
+
+from . import (  # noqa: F401  (each registers its rules)
+    arrays,
+    building,
+    decompositions,
+    elementwise,
+    linalg,
+    python_builtins,
+    reductions,
+    registry,
+    scipy_special_stats,
+    selections,
+    sorting,
+)

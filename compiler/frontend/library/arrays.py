@@ -1,0 +1,289 @@
+"""numpy array functions and array methods in compiled code (shapes are static).
+
+Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros / ones / full
+/ empty / zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
+expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in `sequences.py`, `np.arange`
+and `np.asarray` in `building.py`, the reductions in `reductions.py`) and implements the
+array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`,
+`x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes reversed), `x.shape`,
+...) through `method` and `attribute`; a method that is a numpy function of the array
+(`METHODS_AS_FUNCTIONS`) is that function's rule. Shapes and dtypes must be compile-time
+constants (`static_shape`, `dtype_option`, `resolve_dtype`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.builder import const
+from ...ir.core import F32, F64, I64, Const, Type
+from ..context import CallContext
+from .reductions import normalized_axes, reduction
+from .registry import lookup, options, register
+
+DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
+
+
+def transpose(cx: CallContext, x, axes, node):
+    x = cx.array(x, node)
+    ndim = len(x.type.shape)
+    if axes and not (all(isinstance(a, int) and -ndim <= a < ndim for a in axes)
+                     and sorted(a % ndim for a in axes) == list(range(ndim))):
+        raise cx.source.error(node, "axes don't match array")
+    axes = tuple(range(ndim))[::-1] if not axes else tuple(a % ndim for a in axes)
+    return x if axes == tuple(range(ndim)) else cx.b.transpose(x, axes=axes)
+
+
+def reshape(cx: CallContext, x, shape, node):
+    x = cx.array(x, node)
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    try:
+        shape = np.empty(x.type.shape, dtype=np.bool_).reshape(shape).shape
+    except ValueError as e:
+        raise cx.source.error(node, f"cannot reshape {x.type}: {e}") from None
+    return cx.b.reshape(x, shape=shape or None)
+
+
+def dot(cx: CallContext, x, y, node):
+    x, y = cx.promote(x, y, node)
+    if x.type.is_array and y.type.is_array:
+        return cx.b.matmul(cx.as_float(x, node), cx.as_float(y, node))
+    return cx.b.mul(x, y)
+
+
+def static_shape(cx: CallContext, value, node) -> tuple[int, ...]:
+    shape = cx.static(value, node)
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    if not all(isinstance(n, int) for n in shape):
+        raise cx.source.error(node, "array shapes must be integer constants when compiling",
+                              "use x.shape or len(x), or constants")
+    return shape  # checked as numpy does by the array's Type
+
+
+def dtype_option(cx: CallContext, kwargs, node, default=F64) -> Type:
+    opts = options(cx, kwargs, ("dtype",), node)
+    return resolve_dtype(cx, opts.get("dtype", default), node)
+
+
+def resolve_dtype(cx: CallContext, dtype, node) -> Type:
+    if isinstance(dtype, Type):
+        return dtype
+    if dtype not in DTYPES:
+        raise cx.source.error(node, f"unsupported dtype {dtype!r}", "use float64 or float32")
+    return DTYPES[dtype]
+
+
+def _filled(value):
+    """np.zeros / np.ones / np.empty (`value`: their fill) and np.full (`value` None: its
+    fill is the second argument, a run-time value: a new fill value does not compile again;
+    numpy's dtype, the fill's own unless `dtype=` is given)."""
+    def lower(cx: CallContext, args, kwargs, node):
+        shape = static_shape(cx, args[0], node)
+        if value is not None:
+            dtype = dtype_option(cx, kwargs, node)
+            return cx.b.full(const(value, dtype), shape=shape, dtype=dtype)
+        if len(args) != 2:
+            raise cx.source.error(node, "np.full(shape, fill_value) takes two arguments here")
+        fill = cx.value(args[1], node)
+        if fill.type.is_array:
+            raise cx.source.error(node, "np.full with an array as the fill value",
+                                  "np.broadcast_to(fill, shape).copy() gives that array")
+        dtype = dtype_option(cx, kwargs, node, fill.type.scalar)
+        return cx.b.full(cx.to_type(fill, dtype), shape=shape, dtype=dtype)
+
+    return lower
+
+
+def _filled_like(value):
+    def lower(cx: CallContext, args, kwargs, node):
+        x = cx.array(args[0], node)
+        dtype = dtype_option(cx, kwargs, node, x.type.scalar)
+        return cx.b.full(const(value, dtype), shape=x.type.shape, dtype=dtype)
+
+    return lower
+
+
+
+
+def _where(cx: CallContext, args, kwargs, node):
+    cond, x, y = cx.exactly(args, 3, node)
+    x, y = cx.promote(x, y, node)
+    cond = cx.value(cond, node)
+    if cond.type.name != "bool":
+        cond = cx.b.ne(cond, const(0, cond.type.scalar))
+    return cx.b.select(cond, x, y)
+
+
+def _clip(cx: CallContext, args, kwargs, node):
+    options(cx, kwargs, (), node)
+    x, lo, hi = cx.exactly(args, 3, node)
+    dtype = cx.promote(cx.promote(x, lo, node)[0], hi, node)[0].type  # of all three
+    return cx.b.clip(*(cx.to_type(cx.numeric(v, node), dtype) for v in (x, lo, hi)))
+
+
+def _plain(fn):
+    def lower(cx: CallContext, args, kwargs, node):
+        options(cx, kwargs, (), node)
+        return fn(cx, *args, node)
+
+    return lower
+
+
+def _transpose(cx: CallContext, args, kwargs, node):
+    axes_ = cx.static(args[1], node) if len(args) > 1 else \
+        options(cx, kwargs, ("axes",), node).get("axes")
+    return transpose(cx, args[0], axes_, node)
+
+
+def _reshape(cx: CallContext, args, kwargs, node):
+    return reshape(cx, args[0], cx.static(args[1], node), node)
+
+
+register([np.dot, np.matmul], _plain(dot))
+register([np.transpose], _transpose)
+register([np.reshape], _reshape)
+register([np.zeros, np.empty], _filled(0.0))
+register([np.ones], _filled(1.0))
+register([np.full], _filled(None))
+register([np.zeros_like, np.empty_like], _filled_like(0.0))
+register([np.ones_like], _filled_like(1.0))
+register([np.where], _where)
+register([np.clip], _clip)
+
+
+def _concatenate(cx: CallContext, args, kwargs, node):
+    opts = options(cx, kwargs, ("axis",), node)
+    parts = args[0] if args and isinstance(args[0], tuple) else None
+    if not parts:
+        raise cx.source.error(node, "np.concatenate needs a list or tuple of arrays")
+    axis = cx.static(args[1], node) if len(args) > 1 else opts.get("axis", 0)
+    parts = [cx.array(p, node) for p in parts]
+    dtype = max((p.type for p in parts), key=lambda t: t.name == "f64").scalar
+    parts = [cx.to_type(p, dtype) for p in parts]
+    ndim = len(parts[0].type.shape)
+    if not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise cx.source.error(node, f"axis {axis} is out of bounds for concatenate")
+    return cx.b.concatenate(*parts, axis=axis % ndim)
+
+
+def _outer(cx: CallContext, args, kwargs, node):
+    options(cx, kwargs, (), node)
+    x, y = (cx.array(a, node) for a in cx.exactly(args, 2, node))
+    x, y = cx.promote(x, y, node)
+    m, n = int(np.prod(x.type.shape)), int(np.prod(y.type.shape))
+    return cx.b.mul(cx.b.reshape(x, shape=(m, 1)), cx.b.reshape(y, shape=(1, n)))
+
+
+def _expand_dims(cx: CallContext, args, kwargs, node):
+    x = cx.array(args[0], node)
+    axis = cx.static(args[1], node) if len(args) > 1 else \
+        options(cx, kwargs, ("axis",), node).get("axis")
+    shape = list(x.type.shape)
+    if not isinstance(axis, int) or not -len(shape) - 1 <= axis <= len(shape):
+        raise cx.source.error(node, f"expand_dims: bad axis {axis}")
+    shape.insert(axis % (len(shape) + 1), 1)
+    return cx.b.reshape(x, shape=tuple(shape))
+
+
+def _squeeze(cx: CallContext, args, kwargs, node):
+    """`np.squeeze(x, axis=None)`: the axes of length 1 (all, or those named; naming one of
+    another length is numpy's ValueError, at compile time)."""
+    opts = options(cx, kwargs, ("axis",), node)
+    if not 1 <= len(args) <= 2 or len(args) == 2 and "axis" in opts:
+        raise cx.source.error(node, "np.squeeze takes an array and an optional axis")
+    x = cx.array(args[0], node)
+    ndim = len(x.type.shape)
+    given = cx.static(args[1], node) if len(args) == 2 else opts.get("axis")
+    if given is None:
+        axes = tuple(i for i, n in enumerate(x.type.shape) if n == 1)
+    else:
+        axes = normalized_axes(cx, given, ndim, node)
+    if any(x.type.shape[a] != 1 for a in axes):
+        raise cx.source.error(node, "ValueError: cannot select an axis to squeeze out which "
+                              "has size not equal to one")
+    shape = tuple(n for i, n in enumerate(x.type.shape) if i not in axes)
+    return cx.b.reshape(x, shape=shape or None)
+
+
+register([np.concatenate], _concatenate)
+register([np.outer], _outer)
+register([np.expand_dims], _expand_dims)
+register([np.squeeze], _squeeze)
+
+
+def attribute(cx: CallContext, x, name: str, node):
+    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value."""
+    shape = x.type.shape
+    if name == "T":
+        return transpose(cx, x, None, node)
+    if name == "shape":
+        return tuple(Const(n, I64) for n in shape)
+    if name == "ndim":
+        return Const(len(shape), I64)
+    if name == "size":
+        return Const(int(np.prod(shape)), I64)
+    raise cx.source.error(node, f"unsupported array attribute .{name}",
+                          "supported: .T .shape .ndim .size and methods sum, mean, max, "
+                          "min, reshape, transpose, dot")
+
+
+METHODS_AS_FUNCTIONS = {"prod", "any", "all", "argmax", "argmin", "cumsum", "cumprod", "clip",
+                        "round", "trace", "diagonal", "squeeze", "repeat", "argsort"}
+
+
+def method(cx: CallContext, x, name: str, args, kwargs, node):
+    """`x.sum(...)`, `x.mean(...)`, `x.var(...)`, `x.std(...)`, `x.max(...)`, `x.min(...)`,
+    `x.reshape(...)`, `x.transpose(...)`, `x.dot(y)`, `x.copy()`, `x.ravel()`, `x.flatten()`,
+    `x.swapaxes(a, b)`, `x.astype(dtype)`, and the methods that are numpy functions of the
+    array (METHODS_AS_FUNCTIONS: `x.prod(axis)` is `np.prod(x, axis)`)."""
+    if name in ("sum", "mean", "var", "std", "max", "min"):
+        return reduction(name)(cx, [x] + list(args), kwargs, node)
+    if name in METHODS_AS_FUNCTIONS:  # x.prod(axis) is np.prod(x, axis), ...
+        return lookup(getattr(np, name))(cx, [x] + list(args), kwargs, node)
+    options(cx, kwargs, (), node)
+    if name == "reshape":
+        shape = tuple(cx.static(a, node) for a in args)
+        return reshape(cx, x, shape[0] if len(shape) == 1 else shape, node)
+    if name == "transpose":
+        axes = tuple(cx.static(a, node) for a in args)
+        return transpose(cx, x, axes[0] if len(axes) == 1 and isinstance(axes[0], tuple)
+                         else axes, node)
+    if name == "dot":
+        return dot(cx, x, args[0], node)
+    if name == "copy":
+        return x
+    if name in ("ravel", "flatten") and not args:
+        return ravel(cx, x, node)
+    if name == "swapaxes" and len(args) == 2:
+        return swapaxes(cx, x, *args, node)
+    if name == "astype" and len(args) == 1:
+        return astype(cx, x, cx.static(args[0], node), node)
+    raise cx.source.error(node, f"unsupported array method .{name}()",
+                          "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
+                          "copy, ravel, flatten, swapaxes, astype, "
+                          f"{', '.join(sorted(METHODS_AS_FUNCTIONS))}")
+
+
+def ravel(cx: CallContext, x, node):
+    """`np.ravel(x)` / `x.ravel()` / `x.flatten()`: the elements in C order, a vector."""
+    x = cx.value(x, node)
+    if not x.type.is_array:
+        return cx.b.broadcast_to(x, shape=(1,))
+    shape = (int(np.prod(x.type.shape)),)
+    return x if x.type.shape == shape else cx.b.reshape(x, shape=shape)
+
+
+def swapaxes(cx: CallContext, x, axis1, axis2, node):
+    """`np.swapaxes(x, axis1, axis2)` / `x.swapaxes(axis1, axis2)` (constant axes)."""
+    x = cx.array(x, node)
+    ndim = len(x.type.shape)
+    a1, a2 = (normalized_axes(cx, cx.static(a, node), ndim, node)[0] for a in (axis1, axis2))
+    axes = list(range(ndim))
+    axes[a1], axes[a2] = a2, a1
+    return x if a1 == a2 else cx.b.transpose(x, axes=tuple(axes))
+
+
+def astype(cx: CallContext, x, dtype, node):
+    """`x.astype(float64 / float32 / float)`: a converted copy (of int and bool arrays too)."""
+    x = cx.value(x, node)
+    return cx.to_type(x, resolve_dtype(cx, dtype, node).with_shape(x.type.shape))

@@ -1,0 +1,565 @@
+"""More numpy functions in compiled code, composed from existing primitives (so AD, both
+backends and the eager tape's formulas come with them).
+
+Contract: registers rules (`registry.register`) for `np.eye`,
+`np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
+`np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
+`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
+`np.cumprod`, `np.tile`, `np.repeat`, `np.ravel`, `np.swapaxes`, `np.moveaxis`, `np.flip` /
+`np.fliplr` / `np.flipud`, `np.tril` / `np.triu`, `np.column_stack`, `np.dstack`,
+`np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.meshgrid` (a tuple), `np.pad` (mode
+'constant' with a constant scalar), `np.searchsorted` (a count of comparisons: sorted `a`
+assumed, as numpy does; an int result); the array-building ones are those of
+`adlite.derivatives.array_composites`, run through `BuilderOps`. Counts, offsets, axes and
+shifts must be compile-time constants; `np.linspace` bounds may be runtime floats (numpy's
+algorithm, step included). `np.arange` follows numpy's length rule for int and float
+constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 or
+`dtype`). `np.asarray(x)` of an array of the requested dtype is `x` itself (the caller
+binds the same object: `SAME_OBJECT`), `np.array(x)` a copy.
+`np.einsum` is a rule that reads its arguments' syntax (`syntax=True`: the subscripts
+string is read from the call's first argument, a string constant). `one_axis` and
+`eye_mask` serve `sorting` and `scipy_special_stats` too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gast
+import numpy as np
+
+from adlite.derivatives import array_composites as ac
+
+from ...ir.builder import const
+from ...ir.core import F32, F64, I64, Const, Var
+from ...primitives.vocabulary import BuilderOps
+from .. import sequences
+from ..context import CallContext
+from . import arrays
+from .registry import REQUIRED, bind_params, options, register
+
+
+def _int(cx: CallContext, value, what, node) -> int:
+    value = cx.static(value, node)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise cx.source.error(node, f"{what} must be an integer known when compiling, got "
+                              f"{value!r}")
+    return value
+
+
+def one_axis(cx: CallContext, value, ndim, node) -> int:
+    axis = _int(cx, value, "axis", node)
+    if not -ndim <= axis < ndim:
+        raise cx.source.error(node, f"axis {axis} is out of bounds for array of dimension "
+                              f"{ndim}")
+    return axis % ndim
+
+
+def _run(cx: CallContext, node, composite, *args, **kwargs):
+    """A composite of `array_composites` emitted with the converter's builder; its
+    ValueErrors (numpy's) name the user's line."""
+    try:
+        return composite(BuilderOps(cx.b), *args, **kwargs)
+    except ValueError as e:
+        raise cx.source.error(node, str(e)) from None
+
+
+def _float_array(cx: CallContext, value, node):
+    return cx.as_float(cx.array(value, node), node)
+
+
+# ---- creation -----------------------------------------------------------------------------
+
+def eye_mask(cx: CallContext, n: int, m: int, k: int):
+    """The boolean (n, m) array that is true on diagonal k."""
+    rows = cx.b.reshape(cx.b.op("arange", n=n, dtype=F64), shape=(n, 1))
+    columns = cx.b.reshape(cx.b.op("arange", n=m, dtype=F64), shape=(1, m))
+    return cx.b.eq(cx.b.add(rows, const(float(k))), columns)
+
+
+def _eye(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "eye", args, kwargs, {"N": REQUIRED, "M": None, "k": 0, "dtype": float},
+                    node)
+    n = _int(cx, p["N"], "N", node)
+    m = n if cx.static(p["M"], node) is None else _int(cx, p["M"], "M", node)
+    dtype = arrays.DTYPES.get(cx.static(p["dtype"], node))
+    if dtype is None or min(n, m) < 0:
+        raise cx.source.error(node, "np.eye(N, M, k, dtype): N, M >= 0 and a float dtype")
+    return cx.to_type(eye_mask(cx, n, m, _int(cx, p["k"], "k", node)),
+                      dtype.with_shape((n, m)))
+
+
+def _identity(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "identity", args, kwargs, {"n": REQUIRED, "dtype": float}, node)
+    return _eye(cx, [p["n"]], {"dtype": p["dtype"]}, node)
+
+
+def _linspace(cx: CallContext, args, kwargs, node):
+    """numpy's algorithm: `arange(num) * step + start` (`step` = (stop - start) / div; a zero
+    step scales by the span instead), the last element set to `stop` when `endpoint`."""
+    p = bind_params(cx, "linspace", args, kwargs, {"start": REQUIRED, "stop": REQUIRED,
+                                                   "num": 50, "endpoint": True, "retstep": False},
+                    node)
+    num = _int(cx, p["num"], "num", node)
+    if num < 0:
+        raise cx.source.error(node, f"Number of samples, {num}, must be non-negative.")
+    endpoint, retstep = (bool(cx.static(p[k], node)) for k in ("endpoint", "retstep"))
+    start, stop = cx.promote(cx.scalar(p["start"], node), cx.scalar(p["stop"], node),
+                             node)
+    dt = F32 if start.type == F32 else F64  # numpy's result_type(start, stop, float(num))
+    start, stop = cx.to_type(start, dt), cx.to_type(stop, dt)
+    b = cx.b
+    div = num - 1 if endpoint else num
+    y = b.op("arange", n=num, dtype=dt)
+    delta = b.sub(stop, start)
+    if div > 0:
+        step = b.div(delta, const(float(div), dt))
+        if isinstance(step, Const):
+            scaled = b.mul(y, step) if step.value else \
+                b.mul(b.div(y, const(float(div), dt)), delta)
+        else:
+            scaled = b.select(b.eq(step, const(0.0, dt)),
+                              b.mul(b.div(y, const(float(div), dt)), delta), b.mul(y, step))
+    else:
+        step = const(math.nan, dt)
+        scaled = b.mul(y, delta)
+    y = b.add(scaled, start)
+    if endpoint and num > 1:
+        o = BuilderOps(b)
+        y = o.concatenate([o.slice_along(y, 0, 0, num - 1), b.broadcast_to(stop, shape=(1,))],
+                          0)
+    return (y, step) if retstep else y
+
+
+def _arange(cx: CallContext, args, kwargs, node):
+    """np.arange(stop), (start, stop) or (start, stop, step) of constants: numpy's length
+    (ceil((stop - start) / step)) and values (start + i * delta); int64 when every bound is an
+    int and no dtype is given, as numpy's."""
+    p = bind_params(cx, "arange", args, kwargs, {"start": REQUIRED, "stop": None, "step": None,
+                                                 "dtype": None}, node)
+    start, stop, step = (cx.static(p[k], node) for k in ("start", "stop", "step"))
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if not all(isinstance(v, int | float) for v in (start, stop, step)):
+        raise cx.source.error(node, "np.arange bounds must be numbers known when compiling",
+                              "use constants, len(x) or x.shape")
+    if step == 0:
+        raise cx.source.error(node, "Maximum allowed size exceeded")
+    integers = all(isinstance(v, int) for v in (start, stop, step))
+    if integers and p["dtype"] is None:
+        dtype = I64
+    else:
+        dtype = arrays.dtype_option(cx, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
+    if integers:
+        n, delta = len(range(start, stop, step)), step
+    else:
+        n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
+    number = int if dtype == I64 else float
+    y = cx.b.op("arange", n=n, dtype=dtype)
+    if delta != 1:
+        y = cx.b.mul(y, const(number(delta), dtype))
+    return cx.b.add(y, const(number(start), dtype)) if start else y
+
+
+def _np_array(cx: CallContext, args, kwargs, node):
+    """`np.array` of a list or tuple (`sequences.np_array`, read when called: `sequences`
+    imports this package)."""
+    return sequences.np_array(cx, args, kwargs, node)
+
+
+def _array_of_array(original):
+    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`)."""
+
+    def lower(cx: CallContext, args, kwargs, node):
+        if not (args and isinstance(args[0], Var | Const) and args[0].type.is_array):
+            return original(cx, args, kwargs, node)
+        p = bind_params(cx, "array", args, kwargs, {"object": REQUIRED, "dtype": None}, node)
+        x = args[0]
+        if p["dtype"] is None:
+            return x
+        return cx.to_type(x, arrays.dtype_option(cx, {"dtype": p["dtype"]}, node)
+                          .with_shape(x.type.shape))
+
+    return lower
+
+
+# ---- reshaping and reading ----------------------------------------------------------------
+
+def _diag(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "diag", args, kwargs, {"v": REQUIRED, "k": 0}, node)
+    v = _float_array(cx, p["v"], node)
+    k = _int(cx, p["k"], "k", node)
+    shape = v.type.shape
+    if len(shape) == 1:
+        return _run(cx, node, ac.diag_matrix, v, shape[0], k)
+    if len(shape) == 2:
+        return _run(cx, node, ac.diagonal, v, shape, k)
+    raise cx.source.error(node, "Input must be 1- or 2-d.")
+
+
+def _two_axes(cx: CallContext, p, x, node):
+    """`x` with the axes `axis1`, `axis2` moved last (np.diagonal / np.trace)."""
+    ndim = len(x.type.shape)
+    if ndim < 2:
+        raise cx.source.error(node, "diag requires an array of at least two dimensions")
+    a1, a2 = (one_axis(cx, p[k], ndim, node) for k in ("axis1", "axis2"))
+    if a1 == a2:
+        raise cx.source.error(node, "axis1 and axis2 cannot be the same")
+    rest = tuple(i for i in range(ndim) if i not in (a1, a2))
+    if rest + (a1, a2) != tuple(range(ndim)):
+        x = cx.b.transpose(x, axes=rest + (a1, a2))
+    return x
+
+
+def _diagonal(name):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"a": REQUIRED, "offset": 0, "axis1": 0,
+                                                 "axis2": 1}, node)
+        x = _two_axes(cx, p, _float_array(cx, p["a"], node), node)
+        d = _run(cx, node, ac.diagonal, x, x.type.shape, _int(cx, p["offset"], "offset",
+                                                              node))
+        if name == "diagonal":
+            return d
+        return cx.b.sum(d, axis=(len(d.type.shape) - 1,), keepdims=False)
+
+    return lower
+
+
+def _diff(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "diff", args, kwargs, {"a": REQUIRED, "n": 1, "axis": -1}, node)
+    x = cx.numeric(cx.array(p["a"], node), node)
+    axis = one_axis(cx, p["axis"], len(x.type.shape), node)
+    return _run(cx, node, ac.diff, x, x.type.shape, _int(cx, p["n"], "n", node), axis)
+
+
+def _roll(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "roll", args, kwargs, {"a": REQUIRED, "shift": REQUIRED, "axis": None},
+                    node)
+    x = cx.array(p["a"], node)
+    shape = x.type.shape
+    shift, axis = cx.static(p["shift"], node), cx.static(p["axis"], node)
+    flat = axis is None and len(shape) != 1
+    if flat:
+        x = cx.b.reshape(x, shape=(math.prod(shape),))
+    shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(0 if axis is None
+                                                                      else axis))
+    if shifts.ndim > 1 or not all(isinstance(v, int) for v in shifts.ravel().tolist() +
+                                  axes.ravel().tolist()):
+        raise cx.source.error(node, "np.roll: shift and axis must be integers (or tuples "
+                              "of integers) known when compiling")
+    total: dict[int, int] = {}
+    for s, a in zip(shifts.ravel().tolist(), axes.ravel().tolist(), strict=True):
+        a = one_axis(cx, const(a), len(x.type.shape), node)
+        total[a] = total.get(a, 0) + s
+    rolled = _run(cx, node, ac.roll, x, x.type.shape, total)
+    return cx.b.reshape(rolled, shape=shape) if flat else rolled
+
+
+def _angle(numerator: float, denominator: float):
+    """x * (numerator / denominator), the quotient rounded in x's precision (numpy's
+    `x * (180.0f / NPY_PIf)` for float32)."""
+    def lower(cx: CallContext, args, kwargs, node):
+        options(cx, kwargs, (), node)
+        x = cx.as_float(cx.one(args, node), node)
+        numpy_type = x.type.scalar.dtype.numpy
+        factor = numpy_type(numerator) / numpy_type(denominator)
+        return cx.b.mul(x, const(float(factor), x.type.scalar))
+
+    return lower
+
+
+def _cross(cx: CallContext, args, kwargs, node):
+    options(cx, kwargs, (), node)
+    a, b = (cx.as_float(cx.array(v, node), node) for v in cx.exactly(args, 2, node))
+    a, b = cx.promote(a, b, node)
+    return _run(cx, node, ac.cross, a, b, a.type.shape, b.type.shape)
+
+
+def _cumulative(name, op):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"a": REQUIRED, "axis": None}, node)
+        x = cx.numeric(p["a"], node)
+        if not x.type.is_array or cx.static(p["axis"], node) is None:
+            shape = (math.prod(x.type.shape),) if x.type.is_array else (1,)
+            x = cx.b.reshape(x, shape=shape) if x.type.shape != shape else x
+            axis = 0
+        else:
+            axis = one_axis(cx, p["axis"], len(x.type.shape), node)
+        o = BuilderOps(cx.b)
+        return _run(cx, node, ac.cumulative, x, x.type.shape, axis, getattr(o, op))
+
+    return lower
+
+
+def _tile(cx: CallContext, args, kwargs, node):
+    options(cx, kwargs, (), node)
+    x, reps = cx.exactly(args, 2, node)
+    x = cx.array(x, node)
+    reps = cx.static(reps, node)
+    reps = reps if isinstance(reps, tuple) else (reps,)
+    if not all(isinstance(r, int) and r >= 0 for r in reps):
+        raise cx.source.error(node, "np.tile: reps must be non-negative integers known when "
+                              "compiling")
+    return _run(cx, node, ac.tile, x, x.type.shape, reps)
+
+
+def _repeat(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "repeat", args, kwargs, {"a": REQUIRED, "repeats": REQUIRED,
+                                                 "axis": None}, node)
+    x = cx.array(p["a"], node)
+    repeats = _int(cx, p["repeats"], "repeats", node)
+    if repeats < 0:
+        raise cx.source.error(node, "negative dimensions are not allowed")
+    if cx.static(p["axis"], node) is None:
+        if len(x.type.shape) != 1:
+            x = cx.b.reshape(x, shape=(math.prod(x.type.shape),))
+        axis = 0
+    else:
+        axis = one_axis(cx, p["axis"], len(x.type.shape), node)
+    return _run(cx, node, ac.repeat, x, x.type.shape, repeats, axis)
+
+
+def _ravel(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "ravel", args, kwargs, {"a": REQUIRED}, node)
+    return arrays.ravel(cx, p["a"], node)
+
+
+def _swapaxes(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "swapaxes", args, kwargs, {"a": REQUIRED, "axis1": REQUIRED,
+                                                   "axis2": REQUIRED}, node)
+    return arrays.swapaxes(cx, p["a"], p["axis1"], p["axis2"], node)
+
+
+def _int_axes(cx: CallContext, value, what, node) -> tuple[int, ...]:
+    value = cx.static(value, node)
+    axes = value if isinstance(value, tuple | list) else (value,)
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        raise cx.source.error(node, f"{what} must be integers known when compiling, got "
+                              f"{value!r}")
+    return tuple(axes)
+
+
+def _moveaxis(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "moveaxis", args, kwargs, {"a": REQUIRED, "source": REQUIRED,
+                                                   "destination": REQUIRED}, node)
+    x = cx.array(p["a"], node)
+    source, destination = (_int_axes(cx, p[k], k, node) for k in ("source", "destination"))
+    try:
+        axes = ac.moved_axes(len(x.type.shape), source, destination)
+    except ValueError as e:
+        raise cx.source.error(node, str(e)) from None
+    return x if axes == tuple(range(len(axes))) else cx.b.transpose(x, axes=axes)
+
+
+def _flip_axes(name, fixed):
+    def lower(cx: CallContext, args, kwargs, node):
+        params = {"m": REQUIRED} if fixed is not None else {"m": REQUIRED, "axis": None}
+        p = bind_params(cx, name, args, kwargs, params, node)
+        x = cx.value(p["m"], node)
+        ndim = len(x.type.shape or ())
+        if fixed is not None:
+            if ndim <= fixed:
+                raise cx.source.error(node, f"Input must be >= {fixed + 1}-d.")
+            axes = (fixed,)
+        elif cx.static(p["axis"], node) is None:
+            axes = tuple(range(ndim))
+        else:
+            try:
+                axes = tuple(ac._axes(_int_axes(cx, p["axis"], "axis", node), ndim, "axis"))
+            except ValueError as e:
+                raise cx.source.error(node, str(e).removeprefix("axis: ")) from None
+        return _run(cx, node, ac.flip, x, axes) if axes else x
+
+    return lower
+
+
+def _triangle(name):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"m": REQUIRED, "k": 0}, node)
+        x = _float_array(cx, p["m"], node)
+        k = _int(cx, p["k"], "k", node)
+        shape = x.type.shape
+        if len(shape) == 1:  # numpy: a vector is broadcast to a square matrix
+            x = cx.b.broadcast_to(x, shape=(shape[0],) * 2)
+            shape = x.type.shape
+        n, m = shape[-2:]
+        b = cx.b
+        rows = b.reshape(b.op("arange", n=n, dtype=F64), shape=(n, 1))
+        columns = b.reshape(b.op("arange", n=m, dtype=F64), shape=(1, m))
+        diagonal = b.add(rows, const(float(k)))
+        mask = b.ge(diagonal, columns) if name == "tril" else b.le(diagonal, columns)
+        mask = b.broadcast_to(mask, shape=shape)
+        return _run(cx, node, ac.triangle, x, shape, mask)
+
+    return lower
+
+
+def _stacked(name, composite):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"tup": REQUIRED}, node)
+        items = [cx.array(v, node) if cx.value(v, node).type.is_array
+                 else cx.value(v, node)
+                 for v in sequences._sequence_arg(cx, [p["tup"]], node, f"np.{name}")]
+        if not items:
+            raise cx.source.error(node, "need at least one array to concatenate")
+        dtype = F64 if any(v.type.scalar == F64 for v in items) else items[0].type.scalar
+        items = [cx.to_type(v, dtype.with_shape(v.type.shape)) for v in items]
+        return _run(cx, node, composite, items, [v.type.shape or () for v in items])
+
+    return lower
+
+
+def _atleast(ndim):
+    def lower(cx: CallContext, args, kwargs, node):
+        options(cx, kwargs, (), node)
+        if not args:
+            raise cx.source.error(node, f"np.atleast_{ndim}d() needs an array")
+        results = []
+        for a in args:
+            x = cx.value(a, node)
+            results.append(ac.atleast(BuilderOps(cx.b), x, x.type.shape or (), ndim))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    return lower
+
+
+def _broadcast_to(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "broadcast_to", args, kwargs, {"array": REQUIRED, "shape": REQUIRED},
+                    node)
+    x = cx.value(p["array"], node)
+    shape = arrays.static_shape(cx, p["shape"], node)
+    try:
+        np.broadcast_to(np.empty(x.type.shape or (), dtype=np.bool_), shape)
+    except ValueError as e:
+        raise cx.source.error(node, str(e)) from None
+    if (x.type.shape or ()) == shape:
+        return x
+    return cx.b.broadcast_to(x, shape=shape) if shape else x
+
+
+def _meshgrid(cx: CallContext, args, kwargs, node):
+    opts = options(cx, kwargs, ("indexing", "sparse", "copy"), node)
+    if opts.get("sparse"):
+        raise cx.source.error(node, "np.meshgrid(sparse=True) is not supported",
+                              "leave sparse out: the full grids")
+    xs = [cx.value(a, node) for a in args]
+    xs = [cx.b.reshape(x, shape=(math.prod(x.type.shape or ()),)) if len(x.type.shape or ())
+          != 1 else x for x in xs]
+    return _run(cx, node, ac.meshgrid, xs, [x.type.shape[0] for x in xs],
+                opts.get("indexing", "xy"))
+
+
+def _pad(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "pad", args, kwargs, {"array": REQUIRED, "pad_width": REQUIRED,
+                                              "mode": "constant", "constant_values": 0}, node)
+    mode, value = cx.static(p["mode"], node), cx.static(p["constant_values"], node)
+    if mode != "constant":
+        raise cx.source.error(node, f"np.pad(mode={mode!r}) is not supported",
+                              "mode='constant' (the default) is")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise cx.source.error(node, "np.pad: constant_values must be a number known when "
+                              "compiling", "one scalar for every side")
+    x = cx.array(p["array"], node)
+    if x.type.name == "bool":
+        raise cx.source.error(node, "np.pad of a bool array is not supported",
+                              "pad x.astype(float)")
+    value = float(value) if x.type.is_float else int(value)
+    try:
+        widths = ac.pad_widths(cx.static(p["pad_width"], node), len(x.type.shape))
+    except ValueError as e:
+        raise cx.source.error(node, str(e)) from None
+    return _run(cx, node, ac.pad, x, x.type.shape, widths, value)
+
+
+# ---- einsum -------------------------------------------------------------------------------
+
+def _searchsorted(cx: CallContext, args, kwargs, node):
+    """np.searchsorted(a, v, side): for sorted 1-D `a`, how many elements of `a` are below
+    each `v` (side 'left': `<`, 'right': `<=`), with numpy's order (NaN after everything): a
+    count of comparisons, an int64 scalar or array of `v`'s shape, not differentiated."""
+    p = bind_params(cx, "searchsorted", args, kwargs,
+                    {"a": REQUIRED, "v": REQUIRED, "side": "left", "sorter": None}, node)
+    side = cx.static(p["side"], node)
+    if side not in ("left", "right"):
+        raise cx.source.error(node, f"side must be 'left' or 'right' (got {side!r})")
+    if p["sorter"] is not None:
+        raise cx.source.error(node, "np.searchsorted(sorter=...) is not supported",
+                              "pass a sorted array: a[sorter]")
+    a = cx.array(p["a"], node)
+    if len(a.type.shape) != 1:
+        raise cx.source.error(node, "object too deep for desired array")
+    v = cx.value(p["v"], node)
+    a, v = cx.promote(a, v, node)
+    b, n = cx.b, a.type.shape[0]
+    shape = v.type.shape or ()
+    column = b.reshape(v, shape=shape + (1,))
+    nan_v = b.ne(column, column)
+    if side == "left":  # a[j] < v, NaN above every number
+        below = b.or_(b.lt(a, column), b.and_(nan_v, b.eq(a, a)))
+    else:
+        below = b.or_(b.le(a, column), nan_v)
+    return b.sum(cx.to_type(below, I64.with_shape(shape + (n,))), axis=(len(shape),),
+                 keepdims=False)
+
+
+def _einsum(cx: CallContext, node):
+    """np.einsum('subscripts', *operands): the subscripts string is read from the call's
+    syntax (a string literal; else a compile-time string value); the operands are converted
+    to one float type."""
+    first = node.args[0] if node.args else None
+    literal = isinstance(first, gast.Constant) and isinstance(first.value, str)
+    subscripts = first.value if literal else cx.expr(first) if first else None
+    if not isinstance(subscripts, str):
+        raise cx.source.error(node, "np.einsum needs its subscripts string first",
+                              "write np.einsum('ij,jk->ik', a, b)")
+    for kw in node.keywords:
+        if kw.arg != "optimize":
+            raise cx.source.error(node, f"np.einsum(): unsupported keyword argument "
+                                  f"{kw.arg!r}", "supported here: optimize")
+        cx.static(cx.expr(kw.value), node)  # a path choice: the result is the same
+    operands = [cx.as_float(cx.expr(a), a) for a in node.args[1:]]
+    dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
+        if operands else F64
+    operands = [cx.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
+    return _run(cx, node, ac.einsum, subscripts, operands,
+                [x.type.shape or () for x in operands])
+
+
+SAME_OBJECT = (np.asarray,)  # of an array of the requested dtype: the argument itself
+
+register([np.eye], _eye)
+register([np.identity], _identity)
+register([np.linspace], _linspace)
+register([np.arange], _arange)
+register([np.array, np.asarray], _array_of_array(_np_array))
+register([np.diag], _diag)
+register([np.diagonal], _diagonal("diagonal"))
+register([np.trace], _diagonal("trace"))
+register([np.diff], _diff)
+register([np.searchsorted], _searchsorted)
+register([np.roll], _roll)
+register([np.radians, np.deg2rad], _angle(math.pi, 180.0))
+register([np.degrees, np.rad2deg], _angle(180.0, math.pi))
+register([np.cross], _cross)
+register([np.cumsum], _cumulative("cumsum", "add"))
+register([np.cumprod], _cumulative("cumprod", "mul"))
+register([np.tile], _tile)
+register([np.repeat], _repeat)
+register([np.ravel], _ravel)
+register([np.swapaxes], _swapaxes)
+register([np.moveaxis], _moveaxis)
+register([np.flip], _flip_axes("flip", None))
+register([np.flipud], _flip_axes("flipud", 0))
+register([np.fliplr], _flip_axes("fliplr", 1))
+register([np.tril], _triangle("tril"))
+register([np.triu], _triangle("triu"))
+register([np.column_stack], _stacked("column_stack", ac.column_stack))
+register([np.dstack], _stacked("dstack", ac.dstack))
+register([np.atleast_1d], _atleast(1))
+register([np.atleast_2d], _atleast(2))
+register([np.atleast_3d], _atleast(3))
+register([np.broadcast_to], _broadcast_to)
+register([np.meshgrid], _meshgrid)
+register([np.pad], _pad)
+register([np.einsum], _einsum, syntax=True)

@@ -1,0 +1,216 @@
+"""Python's builtins and the marker functions of normalized loops, in compiled code.
+
+Contract: registers the rules of `max`, `min`, `any`, `all` (Python's iteration of the first
+axis of an array; where Python would raise (numpy's ambiguous truth value, an empty
+sequence) the call emits a `check` that raises the same error when it runs), `round`
+(`elementwise.rounding_to_digits`), `float` / `np.float64` / `int` (casts; `int` truncates
+toward zero), `isinstance` / `np.isscalar` / `callable` (answered while compiling from the
+classes a value may have at run time), and of the markers `range_len` and `range_bound` of
+`normalize.py`'s loops (range()'s int arguments). `builtin_sum_of_array` is Python's
+`sum` of an array (`sequences.py` registers `sum`). `abs` and `pow` are numpy's
+(`elementwise`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ...ir.builder import const
+from ...ir.core import F64, I64, Const, Var
+from ...ir.index import Int
+from ...primitives.ints import range_len
+from .. import static_values
+from ..context import CallContext
+from .elementwise import rounding_to_digits
+from .registry import register
+
+AMBIGUOUS = ("The truth value of an array with more than one element is ambiguous. Use "
+             "a.any() or a.all()")
+
+
+def _rows(cx: CallContext, x, name, node):
+    """The items Python's iteration of array `x` gives to a builtin that compares or tests
+    them: elements of a 1-D array; an array of rows raises numpy's ValueError where Python
+    would test a row of several elements (a run-time check: the call raises, as in Python)."""
+    shape = x.type.shape
+    if len(shape) == 1:
+        return x
+    compared = shape[0] >= (1 if name in ("any", "all") else 2)
+    if compared and int(np.prod(shape[1:])) != 1:
+        cx.b.emit("check", [const(False)], error="ValueError", args=(("str", (AMBIGUOUS,)),))
+        return None
+    raise cx.source.error(node, f"builtin {name}() of a {x.type} array",
+                          f"use np.{name}(x, axis=0)")
+
+
+def _builtin_extremum(name, compare, reduction):
+    """Python's max / min: a left fold that replaces the current value only when
+    `item > current` (min: `<`), exactly as CPython does (so `max(1.0, nan)` is 1.0 and
+    `max(nan, 1.0)` is nan); a single tuple argument is iterated, and so is a single array:
+    the fold over a 1-D array is its first element when that is NaN, else the extremum of
+    its other elements (at ties of the array's extremum, its gradient is shared evenly, as
+    np.max's)."""
+
+    def lower(cx: CallContext, args, node):
+        if len(args) == 1 and isinstance(args[0], Var | Const) and args[0].type.is_array:
+            return _array_extremum(cx, args[0], node)
+        items = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        if not items or (items is args and len(items) == 1):
+            raise cx.source.error(node, f"{name}() needs two or more numbers, a non-empty "
+                                  "tuple of numbers or an array",
+                                  f"call {name}(a, b, ...)")
+        values = [cx.value(v, node) for v in items]
+        if any(v.type.is_array for v in values):
+            raise cx.source.error(node, f"builtin {name}() of arrays (Python compares "
+                                  "whole arrays, which is ambiguous)",
+                                  f"use np.{reduction}imum(a, b) elementwise")
+        result = values[0]
+        for item in values[1:]:
+            current, other = cx.promote(result, item, node)
+            result = cx.b.select(cx.b.op(compare, other, current), other, current)
+        return result
+
+    def _array_extremum(cx: CallContext, x, node):
+        if _rows(cx, x, name, node) is None:  # raises numpy's ValueError when run
+            return cx.placeholder(x.type.with_shape(x.type.shape[1:]))
+        (n,) = x.type.shape
+        if n == 0:
+            cx.b.emit("check", [const(False)], error="ValueError",
+                      args=(("str", (_empty_message(name),)),))
+            return cx.placeholder(x.type.scalar)
+        first = cx.b.index(x, const(0), spec=(Int(),))
+        if not x.type.is_float:
+            return cx.b.op(reduction, x, axis=(0,), keepdims=False)
+        fill = const(-np.inf if name == "max" else np.inf, x.type.scalar)
+        numbers = cx.b.select(cx.b.eq(x, x), x, fill)
+        folded = cx.b.op(reduction, numbers, axis=(0,), keepdims=False)
+        return cx.b.select(cx.b.ne(first, first), first, folded)
+
+    return lower
+
+
+def builtin_sum_of_array(cx: CallContext, x, start, node):
+    """Python's sum(x, start) of an array: iteration is over the first axis, so it is
+    `start + np.sum(x, axis=0)` (the 1-D sum adds the elements in order, as Python's left fold
+    does, in the LLVM backend). Sums of lists and tuples: `sequences.py`."""
+    x = cx.array(x, node)
+    if x.type.name == "bool":
+        x = cx.to_type(x, I64.with_shape(x.type.shape))
+    total = cx.b.op("sum", x, axis=(0,), keepdims=False)
+    return cx.b.add(*cx.promote(start, total, node))
+
+
+def _truth_fold(name):
+    """any(x) / all(x) of a 1-D array: whether some (every) element is true (nonzero; NaN is
+    true); an array of rows raises numpy's ValueError where Python tests a row."""
+
+    def lower(cx: CallContext, args, node):
+        items = cx.one(args, node)
+        if isinstance(items, tuple):
+            truths = [cx.truth(cx.value(v, node), node) for v in items]
+            result = const(name == "all")
+            for t in truths:
+                result = cx.b.and_(result, t) if name == "all" else cx.b.or_(result, t)
+            return result
+        x = cx.array(items, node)
+        if _rows(cx, x, name, node) is None:
+            return const(name == "all")
+        zero = const(0, x.type.scalar)
+        hits = cx.b.ne(x, zero) if name == "any" else cx.b.eq(x, zero)
+        count = cx.b.op("sum", cx.to_type(hits, F64.with_shape(x.type.shape)), axis=(0,),
+                        keepdims=False)
+        return cx.b.gt(count, const(0.0)) if name == "any" else cx.b.eq(count, const(0.0))
+
+    return lower
+
+
+def _cast(target):
+    def lower(cx: CallContext, args, node):
+        x = cx.numeric(cx.one(args, node), node)
+        if x.type == target:
+            return x
+        if target == I64 and x.type == F64:
+            return cx.b.convert(x, to=I64)  # truncates toward zero, like int()
+        return cx.b.convert(x, to=target)
+
+    return lower
+
+
+
+def _class_test(name, test):
+    """isinstance / np.isscalar / callable, answered while compiling from the classes the
+    value may have at run time (see static_values.python_classes); refused when they
+    disagree (a number that is a float or a numpy float64)."""
+
+    def lower(cx: CallContext, args, node):
+        value, *rest = cx.exactly(args, 2 if name == "isinstance" else 1, node)
+        options = [static_values.python_value(r) for r in rest]
+        try:
+            answers = {test(cls, *options) for cls in static_values.python_classes(value)}
+        except TypeError as e:
+            raise cx.source.error(node, f"{name}(): {e}") from None
+        if len(answers) != 1:
+            raise cx.source.error(node, f"{name}(): the answer depends on whether the number "
+                                  "is a Python or a numpy scalar, which compiled code "
+                                  "does not tell apart", "test with builtin classes: "
+                                                                 "float, int, np.ndarray")
+        return const(answers.pop())
+
+    return lower
+
+
+def _empty_message(name: str) -> str:
+    """What this Python's builtin `name` (max, min) says of an empty sequence (3.11 and
+    3.12 word it differently)."""
+    try:
+        getattr(builtins, name)([])
+    except ValueError as e:
+        return str(e)
+    raise AssertionError(f"{name}([]) returned")
+
+
+def _range_arguments(cx: CallContext, args, node) -> list:
+    """range()'s arguments as int64 (bools count as ints); anything else is refused, as
+    range() raises TypeError for it."""
+    values = [cx.numeric(cx.scalar(a, node), node) for a in args]
+    if any(v.type != I64 for v in values):
+        raise cx.source.error(node, "range() arguments must be integers, got "
+                              f"{', '.join(str(v.type) for v in values)} ('float' "
+                              "object cannot be interpreted as an integer)",
+                              "convert with int(...) first")
+    return values
+
+
+def _range_len(cx: CallContext, args, node):
+    """The trip count of a `for` loop (see normalize.py)."""
+    return cx.b.range_len(*_range_arguments(cx, args, node))
+
+
+def range_bound(value):
+    """A bound of a `for ... in range(...)` loop counted with a step of 1 or -1
+    (normalize.py): checked to be an int like range()'s."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_range_bound`
+
+
+def _range_bound(cx: CallContext, args, node):
+    return _range_arguments(cx, args, node)[0]
+
+
+register([builtins.max], _builtin_extremum("max", "gt", "max"), keywords=False)
+register([builtins.min], _builtin_extremum("min", "lt", "min"), keywords=False)
+register([builtins.any], _truth_fold("any"), keywords=False)
+register([builtins.all], _truth_fold("all"), keywords=False)
+register([builtins.round], rounding_to_digits(True), keywords=False)
+register([builtins.float, np.float64], _cast(F64), keywords=False)
+register([builtins.int], _cast(I64), keywords=False)
+register([range_len], _range_len, keywords=False)
+register([range_bound], _range_bound, keywords=False)
+register([builtins.isinstance], _class_test("isinstance", issubclass), keywords=False)
+register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
+    cls, np.generic | numbers.Number) or cls in np.ScalarType),  # numpy's test, on the class
+         keywords=False)
+register([builtins.callable], _class_test("callable", lambda cls: any(
+    "__call__" in k.__dict__ for k in cls.__mro__)), keywords=False)

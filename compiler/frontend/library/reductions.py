@@ -1,0 +1,168 @@
+"""numpy's reductions in compiled code: sums, moments, extrema, truth and arg-extrema.
+
+Contract: registers the rules of
+- `np.sum / mean / prod / var / std / max / min / amax / amin` (`reduce`; also the array
+  methods of these names): a reduction primitive, or, for mean, var and std, the composites
+  of `adlite.derivatives.composites`, which the eager tape builds too; `axis`, `keepdims`
+  and `ddof` are compile-time constants (`normalized_axes`); sums and products of bools are
+  ints; a max/min over no element raises numpy's ValueError when executed
+  (`empty_extremum`), not at compile time;
+- `np.any(x, axis=None, keepdims=False)` / `np.all(...)`: whether some (every) element along
+  `axis` is true (nonzero; NaN is true): the count of true (false) elements compared with 0,
+  so a reduction over no element gives numpy's False (True);
+- `np.argmax(x, axis=None, keepdims=False)` / `np.argmin(...)`: the int64 index of the
+  first extremum along `axis` (of the flattened array when None), numpy's NaN rule included
+  (the first NaN wins): the smallest position where `x` equals the reduction's max (min), or
+  is NaN where that is NaN. An empty axis or an axis out of range is refused when compiling,
+  as numpy raises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from adlite.derivatives import composites
+
+from ...ir.builder import const
+from ...ir.core import F64, I64
+from ...primitives.shapes import reduces_nothing
+from ...primitives.vocabulary import BuilderOps
+from ..context import CallContext
+from .registry import options, refuse_keywords, register
+
+
+def normalized_axes(cx: CallContext, value, ndim, node):
+    """The axes `value` names (an int, a tuple of them or None: all), normalized and
+    sorted; an axis out of bounds is numpy's error, at compile time."""
+    if value is None:
+        return None
+    axes = value if isinstance(value, tuple) else (value,)
+    out = []
+    for a in axes:
+        if not isinstance(a, int) or not -ndim <= a < ndim:
+            raise cx.source.error(node, f"axis {a} is out of bounds for an array of "
+                                  f"dimension {ndim}")
+        out.append(a % ndim)
+    return tuple(sorted(set(out)))
+
+
+MOMENTS = ("mean", "var", "std")
+
+
+def reduce(cx: CallContext, prim, x, axis, keepdims, node, **options):
+    """`np.<prim>(x, axis, keepdims, **options)`: a reduction primitive, or one of the
+    `MOMENTS` (composites of `adlite.derivatives`, on floats; `options` is their ddof)."""
+    if prim in MOMENTS:
+        x = cx.as_float(x, node)
+        shape = x.type.shape or ()
+        axis = normalized_axes(cx, axis, len(shape), node)
+        return getattr(composites, prim)(BuilderOps(cx.b), x, shape, axis, bool(keepdims),
+                                         **options)
+    if not cx.value(x, node).type.is_array:  # numpy: a number's sum (max, ...) is itself
+        try:  # ... along the axes a number has (none, 0 or -1), or numpy's AxisError
+            np.sum(np.float64(0.0), axis=axis)
+        except (ValueError, TypeError) as e:
+            raise cx.source.error(node, str(e)) from None
+        return x
+    x = cx.array(x, node)
+    axis = normalized_axes(cx, axis, len(x.type.shape), node)
+    if prim in ("max", "min") and reduces_nothing(x.type.shape, axis):
+        cx.b.emit("empty_extremum", [x], kind=prim, axis=axis, keepdims=bool(keepdims))
+    if x.type.name == "bool":  # numpy: sums/products of bools are ints; max/min stay bools
+        result = cx.b.op(prim, cx.to_type(x, I64), axis=axis, keepdims=bool(keepdims))
+        return result if prim in ("sum", "prod") else cx.to_type(result, x.type.scalar)
+    return cx.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
+
+
+def reduction(prim):
+    def lower(cx: CallContext, args, kwargs, node):
+        allowed = ("axis", "keepdims", "ddof") if prim in ("var", "std") else ("axis", "keepdims")
+        opts = options(cx, kwargs, allowed, node)
+        axis = cx.static(args[1], node) if len(args) > 1 else opts.pop("axis", None)
+        keepdims = opts.pop("keepdims", False)
+        return reduce(cx, prim, args[0], axis, keepdims, node, **opts)
+
+    return lower
+
+
+def _option(cx: CallContext, args, kwargs, key, default, node):
+    """The second positional argument (axis) or keyword `key`, known when compiling."""
+    if key == "axis" and len(args) == 2:
+        return cx.static(args[1], node)
+    return cx.static(kwargs[key], node) if key in kwargs else default
+
+
+def _truth(cx: CallContext, x):
+    return x if x.type.name == "bool" else cx.b.ne(x, const(0, x.type.scalar))
+
+
+def _truth_reduction(name):
+    def lower(cx: CallContext, args, kwargs, node):
+        refuse_keywords(cx, kwargs, node, ("axis", "keepdims"))
+        if not 1 <= len(args) <= 2:
+            raise cx.source.error(node, f"np.{name}() takes x and axis, got {len(args)} "
+                                  "arguments")
+        axis = _option(cx, args, kwargs, "axis", None, node)
+        keepdims = _option(cx, args, kwargs, "keepdims", False, node)
+        truth = _truth(cx, cx.numeric(args[0], node))
+        if name == "all":
+            truth = cx.b.not_(truth)
+        if not truth.type.is_array:
+            return truth if name == "any" else cx.b.not_(truth)
+        count = reduce(cx, "sum", truth, axis, keepdims, node)
+        zero = const(0, count.type.scalar)
+        return cx.b.gt(count, zero) if name == "any" else cx.b.eq(count, zero)
+
+    return lower
+
+
+def _arg_extremum(name, prim):
+    def lower(cx: CallContext, args, kwargs, node):
+        refuse_keywords(cx, kwargs, node, ("axis", "keepdims"))
+        keepdims = bool(_option(cx, args, kwargs, "keepdims", False, node))
+        if not 1 <= len(args) <= 2:
+            raise cx.source.error(node, f"np.{name}() takes x and axis, got {len(args)} "
+                                  "arguments")
+        axis = _option(cx, args, kwargs, "axis", None, node)
+        b, x = cx.b, cx.numeric(args[0], node)
+        if not x.type.is_array:
+            return const(0)
+        kept = tuple(1 for _ in x.type.shape)
+        if axis is None:
+            x, axis = b.reshape(x, shape=(math.prod(x.type.shape),)), 0
+        shape = x.type.shape
+        if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+            raise cx.source.error(node, f"axis {axis} is out of bounds for array of "
+                                  f"dimension {len(shape)}")
+        axis %= len(shape)
+        n = shape[axis]
+        if n == 0:
+            raise cx.source.error(node, f"attempt to get {name} of an empty sequence")
+        best = reduce(cx, prim, x, axis, True, node)
+        hit = b.eq(x, best)
+        if x.type.is_float:
+            hit = b.or_(hit, b.and_(b.ne(x, x), b.ne(best, best)))
+        position = b.reshape(b.op("arange", n=n, dtype=F64),
+                             shape=tuple(n if d == axis else 1 for d in range(len(shape))))
+        first = b.min(b.select(hit, position, const(math.inf)), axis=(axis,), keepdims=keepdims)
+        if keepdims and first.type.shape != kept and len(shape) == 1:  # axis None
+            first = b.reshape(first, shape=kept)
+        return cx.to_type(first, I64.with_shape(first.type.shape) if first.type.is_array
+                          else I64)
+
+    return lower
+
+
+register([np.sum], reduction("sum"))
+register([np.mean], reduction("mean"))
+register([np.prod], reduction("prod"))
+register([np.var], reduction("var"))
+register([np.std], reduction("std"))
+register([np.max, np.amax], reduction("max"))
+register([np.min, np.amin], reduction("min"))
+register([np.any], _truth_reduction("any"))
+register([np.all], _truth_reduction("all"))
+register([np.argmax], _arg_extremum("argmax", "max"))
+register([np.argmin], _arg_extremum("argmin", "min"))
