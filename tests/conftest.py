@@ -1,4 +1,7 @@
-"""Test configuration: the IR verifier runs after every optimisation pass, and compiled code
+"""Test configuration: the IR verifier runs after every optimisation pass, code is optimised
+before its first call (`ADLITE_OPT=full`, unless the environment says otherwise: the tiers
+compute the same bits, which tests/test_tiers.py checks with tiered compilation on, and most
+tests call a function once, so the optimised tier would be built in vain), and compiled code
 is cached in a fresh directory per test process (never in the user's cache). Under
 pytest-xdist every worker imports this file and gets its own directory; child processes the
 tests start inherit their parent's. The process that made the directory removes it when it
@@ -11,6 +14,7 @@ import shutil
 import tempfile
 
 os.environ.setdefault("ADLITE_VERIFY", "1")
+os.environ.setdefault("ADLITE_OPT", "full")
 _CACHE_DIR = os.environ["ADLITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="adlite-test-cache-")
 _OWNER = os.getpid()
 
