@@ -1,13 +1,15 @@
 """exp, expm1, log, log1p and tanh as straight-line LLVM IR, for the elementwise loops over
-arrays: no calls and no branches, so the loop vectoriser turns a loop computing them into SIMD
-code (the C library's functions, which the scalar lowering calls, are called once per
-element).
+arrays: no branches and, once O3 has inlined the module's one copy of each routine into the
+loops (before it vectorises), no calls, so the loop vectoriser turns a loop computing them
+into SIMD code (the C library's functions, which the scalar lowering calls, are called once
+per element).
 
 Contract: `in_arrays(name, scalar_rule)` is the per-element rule of primitive `name` (one of
 FUNCTIONS): an equation whose result is an array is computed here, any other by
 `scalar_rule`, so scalar code keeps the C library's bits (Python's `math` module calls the
 same functions) and array code follows numpy's semantics within numpy's accuracy.
-`function(name)(b, x)` emits the code for a double or float value `x` at builder `b`.
+`function(name)(b, x)` emits the call of the module's one copy of the routine (`routine`)
+for a double or float value `x` at builder `b`.
 
 - Accuracy: float64 results are within 0.75 ulp of the exact value (1 ulp for subnormal
   results of exp, rounded twice), so within 1 ulp of the correctly rounded result
@@ -304,15 +306,36 @@ FUNCTIONS: dict[str, Callable] = {"exp": _exp, "expm1": _expm1, "log": _log, "lo
 
 
 def function(name: str) -> Callable:
-    """`emit(b, x)`: FUNCTIONS[name] of the double or float `x`, computed at builder `b`."""
-    compute = FUNCTIONS[name]
-
+    """`emit(b, x)`: FUNCTIONS[name] of the double or float `x` at builder `b`, as a call of
+    the module's one copy of the routine (`routine`)."""
     def emit(b: ir.IRBuilder, x):
-        if x.type == F64:
-            return compute(_Emitter(b, 53), x)
-        return b.fptrunc(compute(_Emitter(b, 24), b.fpext(x, F64)), x.type)
+        return b.call(routine(b.module, name, x.type), [x])
 
     return emit
+
+
+def routine(module: ir.Module, name: str, typ: ir.Type) -> ir.Function:
+    """The module's internal function computing FUNCTIONS[name] of a `typ` (double or float),
+    defined on first use. It is `alwaysinline`: O3 inlines it into each loop before
+    vectorising, as if its code were written there, while the quick tier (no passes)
+    generates it once per module instead of once per loop (a third of the IR of array
+    programs heavy in exp and tanh)."""
+    symbol = f"adlite.math.{name}.{typ}"
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    fn = ir.Function(module, ir.FunctionType(typ, [typ]), symbol)
+    fn.linkage = "internal"
+    fn.attributes.add("alwaysinline")
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    x = fn.args[0]
+    compute = FUNCTIONS[name]
+    if typ == F64:
+        b.ret(compute(_Emitter(b, 53), x))
+    else:
+        b.ret(b.fptrunc(compute(_Emitter(b, 24), b.fpext(x, F64)), typ))
+    return fn
 
 
 def in_arrays(name: str, scalar_rule: Callable) -> Callable:
