@@ -4,8 +4,9 @@ Prints, per workload, the primal and gradient times (best of several repeats), t
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
 time relative to adlite's; then the linear-algebra rows (`linalg`), the indexing rows
-(`indexing`), the ADBench GMM table and the data-parallel gradient on Dask (`scaleout`,
-when dask is installed). Peers that are not installed are listed as such;
+(`indexing`), the ADBench GMM table, the first gradient call of each corpus program against
+JAX's with adlite's time per stage (`first_call`), and the data-parallel gradient on Dask
+(`scaleout`, when dask is installed). Peers that are not installed are listed as such;
 nothing here asserts a timing.
 """
 
@@ -21,7 +22,7 @@ import timeit
 from adlite.compiler import wait_optimised
 from adlite.compiler.backends.llvm import threads
 
-from . import compile_time, workloads
+from . import compile_time, first_call, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
 from .checkpoint import checkpoint_table
@@ -159,6 +160,7 @@ def main() -> None:
     vmap_table(best_time, fmt)
     gmm_table()
     compile_time.table()
+    first_call.table()
     scaleout_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")
