@@ -75,7 +75,7 @@ def test_binary_broadcasting(name, fn, kx, ky, shapes):
 
 
 def test_second_order_of_array_code():
-    from . import array_second_order as so
+    from ..support import array_second_order as so
 
     x = np.array([0.3, -0.7, 1.1])
     hvp = grad(so.directional_first_derivative)(x)
@@ -92,7 +92,7 @@ def test_reductions_with_axes_and_shapes(name, fn):
 
 
 def test_float32_arrays_stay_float32():
-    from .array_ops import op_scalar_broadcast, op_tanh
+    from ..support.array_ops import op_scalar_broadcast, op_tanh
 
     x32 = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
     for fn in (op_tanh, op_scalar_broadcast):
@@ -107,7 +107,7 @@ def test_float32_arrays_stay_float32():
 def test_array_errors_point_at_the_source():
     from adlite.compiler import AdliteSyntaxError
 
-    from . import array_errors as ae
+    from ..support import array_errors as ae
 
     with pytest.raises(AdliteSyntaxError, match="cannot be broadcast together"):
         jit(ae.bad_broadcast)(np.ones(3), np.ones(4))

@@ -63,5 +63,5 @@ def test_compile_reports_unsupported_code(tmp_path, capsys):
 
 def test_show_accepts_array_types(capsys):
     assert main(["show", f"{ROOT}/benchmarks/workloads.py:w1_rosenbrock", "--stage",
-                 "optimized", "--types", "f64[6]"]) == 0
+                 "optimize", "--types", "f64[6]"]) == 0
     assert "x:f64[6]" in capsys.readouterr().out

@@ -61,7 +61,7 @@ def without_openblas(monkeypatch):
 def _called_routines() -> set[str]:
     """The LAPACK routines the native code of `_functions` calls."""
     matrix = Type("f64", (4, 4))
-    code = compiler.show(_functions, "llvm", types=[matrix, Type("f64", (4, 3)), matrix])
+    code = compiler.show(_functions, "lower", types=[matrix, Type("f64", (4, 3)), matrix])
     return {r for r in ("gesv", "getrf", "potrf") if f"@scipy_d{r}_64_(" in code}
 
 

@@ -89,7 +89,7 @@ def test_disk_cache_is_used_and_survives_corruption(tmp_path):
     root = str(ROOT)
     script = (
         f"import sys; sys.path.insert(0, {root!r})\n"
-        "from tests import llvm_examples as ex\n"
+        "from tests.support import llvm_examples as ex\n"
         "import adlite.compiler.backends.llvm.jit as j\n"
         "from adlite.compiler import grad\n"
         "calls = []\n"

@@ -92,7 +92,7 @@ TWO_D = [grid, laplace, grid_reversed, wide_stencil]
 
 def _code(fn, shape, grad: bool) -> tuple[str, str]:
     """The optimised LLVM IR and the host assembly of `fn` (or its gradient) at `shape`."""
-    text = compiler.show(fn, "llvm-grad" if grad else "llvm", types=[Type("f64", shape)])
+    text = compiler.show(fn, "lower", types=[Type("f64", shape)], grad=grad)
     with host_target_machine(jit=False) as tm:
         return text, tm.emit_assembly(llvm.parse_assembly(text))
 

@@ -59,7 +59,7 @@ def scalar_tanh(x):
 
 
 def _code(fn, dtype: str, n_args: int) -> tuple[str, str]:
-    text = compiler.show(fn, "llvm", types=[Type(dtype, (1000,))] * n_args)
+    text = compiler.show(fn, "lower", types=[Type(dtype, (1000,))] * n_args)
     with host_target_machine(jit=False) as tm:
         return text, tm.emit_assembly(llvm.parse_assembly(text))
 
@@ -88,7 +88,7 @@ def test_array_loops_are_simd_without_libm_calls(fn, n_args, dtype, monkeypatch)
 
 
 def test_scalar_code_keeps_the_c_library():
-    text = compiler.show(scalar_tanh, "llvm")
+    text = compiler.show(scalar_tanh, "lower")
     assert re.search(r"call double @tanh\(", text) and "@llvm.exp.f64" in text
     xs = np.random.default_rng(0).uniform(-30.0, 30.0, 200)
     f = compiler.jit(scalar_tanh)
@@ -201,5 +201,5 @@ def test_gradients_use_them():
     np.testing.assert_allclose(gx, e / (1.0 + e), rtol=1e-14)
     np.testing.assert_allclose(gy, -np.exp(y) * np.log(np.abs(y) + 1.0) -
                                np.expm1(y) * np.sign(y) / (np.abs(y) + 1.0), rtol=1e-13)
-    text = compiler.show(sum_tanh, "llvm-grad", types=[Type("f64", (1000,))])
+    text = compiler.show(sum_tanh, "lower", grad=True, types=[Type("f64", (1000,))])
     assert not re.search(LIBM, text) and re.search(r"<\d+ x double>", text)

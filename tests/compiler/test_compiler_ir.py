@@ -259,7 +259,7 @@ def test_value_and_grad_vjp_jvp():
 def test_forward_mode_through_loops_and_branches():
     for name, fn, kinds in CORPUS[:40]:
         rng = np.random.default_rng(3)
-        from .gradients import sample
+        from ..support.gradients import sample
 
         args = [sample(k, rng) for k in kinds]
         floats = [i for i, k in enumerate(kinds) if not k.startswith("i")]
@@ -289,7 +289,7 @@ def test_reverse_over_reverse_through_loops():
 def test_grad_of_grad_matches_forward_over_reverse(name, fn, kinds):
     """Reverse over reverse (load cotangents travel back on transport tapes) agrees with
     forward over reverse on every corpus function."""
-    from .gradients import sample
+    from ..support.gradients import sample
 
     rng = np.random.default_rng(5)
     floats = [i for i, k in enumerate(kinds) if not k.startswith("i")]
@@ -305,7 +305,7 @@ def test_grad_of_grad_matches_forward_over_reverse(name, fn, kinds):
 @pytest.mark.parametrize("name,fn,kinds", CORPUS, ids=[c[0] for c in CORPUS])
 def test_forward_over_reverse_hessian_vector_products(name, fn, kinds):
     """jvp(grad(f)) differentiates the adjoint code, loops and tape included."""
-    from .gradients import sample
+    from ..support.gradients import sample
 
     rng = np.random.default_rng(11)
     floats = tuple(i for i, k in enumerate(kinds) if not k.startswith("i"))
@@ -349,7 +349,7 @@ def test_every_primitive_has_an_llvm_lowering():
 def test_hessian_through_loops_scalars_and_arrays():
     from adlite.compiler import hessian
 
-    from . import llvm_examples as lx
+    from ..support import llvm_examples as lx
 
     h = hessian(ex.loop_for_second_order)(1.1)  # x -> x^8
     assert h == pytest.approx(56 * 1.1 ** 6, rel=1e-12)
@@ -365,7 +365,7 @@ def test_hessian_through_loops_scalars_and_arrays():
 
 
 def test_vjp_with_array_outputs():
-    from . import llvm_examples as lx
+    from ..support import llvm_examples as lx
 
     out, pullback = vjp(lx.int_division, 7, 2)
     assert out == (3, 1) and pullback() == ()
@@ -381,27 +381,28 @@ def _cluster(dot: str, label: str) -> str:
 
 
 def test_graphviz_export_of_the_ir():
-    dot = show(ex.counter, "dot")
+    dot = show(ex.counter, "optimize", dot=True)
     assert dot.startswith("digraph adlite_ir {") and dot.rstrip().endswith("}")
     assert dot.count('[label="while\\n') == 1
     cond, body = _cluster(dot, "while cond"), _cluster(dot, "while body")
     assert cond.count('[label="lt\\n') == 1 and '[label="add' not in cond
     assert body.count('[label="add\\n') == 2        # a += 2; b += 1
     assert '[label="2", shape=plaintext]' in body and '[label="1", shape=plaintext]' in body
-    assert "mul" in show(ex.cube, "dot-grad")
+    assert "mul" in show(ex.cube, "optimize", grad=True, dot=True)
 
 
 def test_graphviz_export_is_deterministic_across_processes():
     root = str(ROOT)
     script = (f"import sys; sys.path.insert(0, {root!r})\n"
               "from adlite.compiler import show\n"
-              "from tests import compiler_examples as ex\n"
-              "show(ex.euler, 'dot-grad')\n"     # other graphs first: fresh variable ids
-              "sys.stdout.write(show(ex.counter, 'dot'))\n")
+              "from tests.support import compiler_examples as ex\n"
+              # other graphs first: fresh variable ids
+              "show(ex.euler, 'optimize', grad=True, dot=True)\n"
+              "sys.stdout.write(show(ex.counter, 'optimize', dot=True))\n")
     outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                               check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
                for seed in ("1", "2")}
-    assert outputs == {show(ex.counter, "dot")}
+    assert outputs == {show(ex.counter, "optimize", dot=True)}
 
 
 def test_linearity_and_recompute_cost_are_facts_of_the_table():

@@ -4,7 +4,7 @@ Values cannot tell whether an optimisation ran (the code stays correct, only slo
 larger), so each test checks structure instead, never a timing:
 
 - DCE of loop carries and of `cond` outputs: the optimised IR keeps no carry and no branch
-  output that nothing reads (their variable names are gone from `show(f, "optimized")`).
+  output that nothing reads (their variable names are gone from `show(f, "optimize")`).
 - elementwise fusion: an elementwise expression reduced by `np.sum` is one native loop.
 - scatter-cotangent accumulation: in the adjoint loop of `x[i]` reads, the cotangent of `x` is
   updated by scatter-adds into the carried array, with no array-sized `full` or `add`.
@@ -127,19 +127,19 @@ class NativeCode:
 
 
 def test_dce_drops_loop_carries_nothing_reads():
-    before = show(dead_carries, "ir")
+    before = show(dead_carries, "frontend")
     assert "junk" in before and "waste" in before       # the frontend carries them
-    after = show(dead_carries, "optimized")
+    after = show(dead_carries, "optimize")
     assert "junk" not in after and "waste" not in after, after
     (loop,) = _loops(jit(dead_carries).ir_for((F64,))[0])
     assert len(loop.outputs) == 2, after                 # s and i
-    assert "junk" not in show(dead_carries, "adjoint")
+    assert "junk" not in show(dead_carries, "optimize", grad=True)
 
 
 def test_dce_drops_branch_outputs_nothing_reads():
-    before = show(dead_branch_outputs, "ir")
+    before = show(dead_branch_outputs, "frontend")
     assert " sin " in before and " cos " in before
-    after = show(dead_branch_outputs, "optimized")
+    after = show(dead_branch_outputs, "optimize")
     assert " sin " not in after and " cos " not in after, after
     (branch,) = [e for e in walk_eqns(jit(dead_branch_outputs).ir_for((F64,))[0])
                  if e.prim == "cond"]

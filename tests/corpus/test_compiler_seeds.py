@@ -53,8 +53,8 @@ def test_c3_compile_once_run_many(monkeypatch):
 
 
 def test_c4_graph_is_optimised_and_printed():
-    raw = show(ex.repeated, "ir")
-    optimized = show(ex.repeated, "optimized")
+    raw = show(ex.repeated, "frontend")
+    optimized = show(ex.repeated, "optimize")
     assert raw.count(" sin ") == 3 and optimized.count(" sin ") == 1   # CSE
     assert " exp " in raw and " exp " not in optimized                 # DCE
     assert "mul t" not in optimized or "1.0" not in optimized         # x * 1.0 removed
@@ -62,10 +62,10 @@ def test_c4_graph_is_optimised_and_printed():
 
 
 def test_c5_adjoint_loop_runs_backwards_over_stored_values():
-    adjoint = show(ex.euler, "adjoint")
+    adjoint = show(ex.euler, "optimize", grad=True)
     assert adjoint.count("while[") == 2
     assert "push" in adjoint and "pop" in adjoint
-    python = show(ex.euler, "python-grad")
+    python = show(ex.euler, "lower", grad=True, backend="python")
     assert "_tape.append(" in python and "_tape.pop()" in python
     k, c = 1.3, 0.2
     got = grad(ex.euler, wrt=(0, 1))(k, c)
