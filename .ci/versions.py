@@ -33,7 +33,7 @@ from installed import build_wheel  # .ci/installed.py, beside this script
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TOOLS = ["pytest", "pytest-xdist", "hypothesis"]
 CORE = [f"tests/{folder}/test_{name}.py" for folder, names in {
-    "ad": ("array_ops", "stencil_gradients", "tape_storage"),
+    "ad": ("gradients_over_shapes", "stencil_gradients", "tape_storage"),
     "backends": ("aot", "aot_arrays", "dask", "disk_cache", "functions_by_value",
                  "llvm_backend", "loop_codegen", "native_calls", "native_lifecycle", "processes",
                  "threads_determinism"),

@@ -23,9 +23,11 @@ from adlite.compiler.passes.custom_calls import EXPANDED
 from adlite.compiler.primitives import PRIMITIVES
 
 from ..support import compiler_examples as ex
-from ..support.array_ops import AXIS_CASES, BINARY, UNARY
+from ..support.array_programs import AXIS_CASES, PROGRAMS
 from ..support.corpus_arrays import ARRAY_CORPUS
 from ..support.corpus_scalar import CORPUS
+from ..support.op_table import SWEPT, swept_arguments
+from ..support.op_table_harness import loss_of
 from ..support.paths import ROOT
 
 
@@ -55,10 +57,21 @@ def _array_type(spec, dtype):
     return Type(dtype, tuple(spec[1] if spec[0] in ("p", "z") else spec))
 
 
+def _shapes(arity: int) -> list[tuple]:
+    return [(3,), (2, 3)] if arity == 2 else [(2, 3)] * arity
+
+
+def _row_signature(row):
+    """The op-table row's scalar loss (op_table_harness) and its operand shapes."""
+    shapes = _shapes(len(row.inputs))
+    result = row.fn(*swept_arguments(row, tuple(shapes), np.random.default_rng(0)))
+    return row.name, loss_of(row.fn, np.ndim(result) == 0, len(shapes)), shapes
+
+
 ARRAY_SIGNATURES = (
     [(name, fn, specs) for name, fn, specs in ARRAY_CORPUS]
-    + [(name, fn, [(2, 3)]) for name, fn, _ in UNARY]
-    + [(name, fn, [(3,), (2, 3)]) for name, fn, _, _ in BINARY]
+    + [_row_signature(row) for row in SWEPT if row.compiled]
+    + [(name, fn, _shapes(len(kinds))) for name, fn, kinds in PROGRAMS]
     + [(name, fn, [(2, 3)]) for name, fn in AXIS_CASES])
 
 

@@ -11,7 +11,7 @@ from adlite import compiler
 from adlite.compiler import AdliteSyntaxError
 from adlite.runtime import tensor
 
-from ..support.array_ops import LINALG
+from ..support.array_programs import LINALG
 from ..support.gradients import central_differences
 
 BACKENDS = ["llvm", "python"]

@@ -1,5 +1,5 @@
-"""The per-op table of issue 11 (building, indexing, reductions and scans, elementwise, special
-functions): one row per function and argument shapes, as data.
+"""The op table: one row per operation (building, indexing, reductions and scans, elementwise,
+special functions), as data, for compiled code and the eager tape alike.
 
 A row is (name, fn, inputs) plus what the checks need to know about it:
 - `fn` is plain numpy/scipy/math code: numpy runs it for the reference value, adlite compiles
@@ -19,8 +19,15 @@ A row is (name, fn, inputs) plus what the checks need to know about it:
   (scipy's logsumexp, softmax, log_softmax and stats.norm: adlite.runtime's);
 - `f32`: False where float32 inputs are outside the row's contract (math.* functions take
   Python floats);
+- `compiled`: False for a spelling only the tape has (`x.relu()`): no compiled checks;
+- `shapes`: the row's function takes operands of any shape (elementwise, with broadcasting, or
+  a whole-array reduction): it is also swept over shapes (`sweep`), by the tape's gradcheck
+  (tests/runtime/test_ops_gradcheck.py) and by compiled gradients against the tape and
+  differences (tests/ad/test_gradients_over_shapes.py), with operands drawn from the kinds of `inputs`;
 - `xfail`: {check name: reason} for a known bug (a one-line reproducer), marked strict so the
   row starts passing the moment it is fixed.
+
+The other op lists of the tests are views of this one (`ROWS`, `SMOOTH`, `SWEPT`, `sweep`).
 
 Adding a function is adding a row; tests/ad/test_op_table_gradients.py and
 tests/backends/test_op_table_values.py run every check over every row.
@@ -53,10 +60,14 @@ class Row:
     tape: bool = True
     tape_fn: Callable | None = None
     f32: bool = True
+    compiled: bool = True
+    shapes: bool = False
     xfail: dict = field(default_factory=dict, hash=False, compare=False)
 
 
-def _float(kind: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+def sample(kind: str, shape: tuple, rng: np.random.Generator) -> np.ndarray | float:
+    """Float operands of one kind (the domains every op-table test draws from): a Python float
+    for shape (), else an array of `shape`."""
     n = int(np.prod(shape))
     if kind == "normal":
         v = rng.standard_normal(n)
@@ -72,6 +83,10 @@ def _float(kind: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
         v = rng.permutation(n) * 0.7 - n * 0.3 + rng.uniform(-0.1, 0.1, n)
     elif kind == "offround":  # away from the points where round/mod jump
         v = rng.integers(-4, 5, n) * 0.5 + 0.13 + rng.uniform(0.0, 0.2, n)
+    elif kind == "wide":  # normal times 12: the tails (asymptotic branches) too
+        v = rng.standard_normal(n) * 12.0
+    elif kind == "conditioned":  # a square matrix with a dominant diagonal
+        v = (rng.standard_normal(n).reshape(shape) * 0.5 + 3.0 * np.eye(shape[0])).ravel()
     else:
         raise ValueError(kind)
     return float(v[0]) if shape == () else v.reshape(shape)
@@ -90,7 +105,7 @@ def arguments(row: Row) -> tuple:
         elif spec[0] == "const":
             args.append(spec[1])
         else:
-            args.append(_float(spec[0], spec[1], rng))
+            args.append(sample(spec[0], spec[1], rng))
     return tuple(args)
 
 
@@ -317,7 +332,7 @@ REDUCTIONS = [
     Row("cumsum", cumsum, (N23,)),
     Row("cumsum-axis", cumsum_axis, (N23,)),
     Row("cumprod-axis", cumprod_axis, (("normal", (3, 2)),)),
-    Row("prod", prod, (("away", (2, 3)),)),
+    Row("prod", prod, (("away", (2, 3)),), shapes=True),
     Row("prod-axis", prod_axis, (("away", (2, 3)),)),
     Row("var-ddof", var_ddof, (N32,)),
     Row("std-keepdims", std_keep, (N23,)),
@@ -327,7 +342,7 @@ REDUCTIONS = [
     Row("argmin", argmin, (N23,), smooth=False),
     Row("any-axis", any_axis, (N23,), smooth=False),
     Row("all-axis", all_axis, (N23,), smooth=False),
-    Row("logaddexp", logaddexp, (N23, N3), ulps64=2, ulps32=2),
+    Row("logaddexp", logaddexp, (N23, N3), ulps64=2, ulps32=2, shapes=True),
     Row("logsumexp", logsumexp, (N23,), ulps64=2, ulps32=2, tape_fn=tape_logsumexp),
     Row("einsum-matmul", einsum_matmul, (N23, N32), ulps32=1),
     Row("einsum-trace", einsum_trace, (N33,)),
@@ -375,8 +390,8 @@ A3 = ("away", (3,))
 D23, D3 = ("distinct", (2, 3)), ("distinct", (3,))
 ELEMENTWISE = [
     Row("mod", mod, (OFF, A3)),
-    Row("fmod", fmod, (OFF, A3)),
-    Row("remainder", remainder, (OFF, ("away", ()))),
+    Row("fmod", fmod, (OFF, A3), shapes=True),
+    Row("remainder", remainder, (OFF, ("away", ())), shapes=True),
     Row("radians", radians, (N23,)),
     Row("degrees", degrees, (N23,)),
     Row("isnan", isnan, (N23,), smooth=False),
@@ -384,26 +399,26 @@ ELEMENTWISE = [
     Row("isinf", isinf, (N3,), smooth=False),
     Row("sign", sign, (("away", (2, 3)),)),
     Row("round", round_, (OFF,)),
-    Row("exp2", exp2, (N23,), ulps64=1, ulps32=1),
-    Row("log2", log2, (("positive", (2, 3)),), ulps64=1, ulps32=1),
-    Row("cbrt", cbrt, (("away", (2, 3)),), ulps64=1, ulps32=1),
-    Row("square", square, (N23,)),
-    Row("reciprocal", reciprocal, (("away", (2, 3)),)),
-    Row("arctan2", arctan2, (N23, A3), ulps64=1, ulps32=1),
+    Row("exp2", exp2, (N23,), ulps64=1, ulps32=1, shapes=True),
+    Row("log2", log2, (("positive", (2, 3)),), ulps64=1, ulps32=1, shapes=True),
+    Row("cbrt", cbrt, (("away", (2, 3)),), ulps64=1, ulps32=1, shapes=True),
+    Row("square", square, (N23,), shapes=True),
+    Row("reciprocal", reciprocal, (("away", (2, 3)),), shapes=True),
+    Row("arctan2", arctan2, (N23, A3), ulps64=1, ulps32=1, shapes=True),
     Row("arctan2-outer", arctan2, (("normal", (3, 1)), ("away", (1, 2))), ulps64=1, ulps32=1),
-    Row("sinc", sinc, (N23,), ulps64=2, ulps32=2),
-    Row("heaviside", heaviside, (("away", (2, 3)), N3)),
+    Row("sinc", sinc, (N23,), ulps64=2, ulps32=2, shapes=True),
+    Row("heaviside", heaviside, (("away", (2, 3)), N3), shapes=True),
     Row("fmax", fmax, (D23, D3)),
     Row("fmin", fmin, (D23, ("distinct", ()))),
-    Row("multiply", multiply, (N23, N3)),
-    Row("add", add, (("normal", (3, 1)), N3)),
-    Row("subtract", subtract, (("normal", ()), N23)),
-    Row("divide", divide, (N23, A3)),
-    Row("power", power, (("positive", (2, 3)), N3), ulps64=1, ulps32=1),
-    Row("negative", negative, (N23,)),
-    Row("maximum", maximum, (D23, D3)),
-    Row("minimum", minimum, (D3, ("distinct", (2, 1)))),
-    Row("hypot", hypot, (N23, A3), ulps64=1, ulps32=1),
+    Row("multiply", multiply, (N23, N3), shapes=True),
+    Row("add", add, (("normal", (3, 1)), N3), shapes=True),
+    Row("subtract", subtract, (("normal", ()), N23), shapes=True),
+    Row("divide", divide, (N23, A3), shapes=True),
+    Row("power", power, (("positive", (2, 3)), N3), ulps64=1, ulps32=1, shapes=True),
+    Row("negative", negative, (N23,), shapes=True),
+    Row("maximum", maximum, (D23, D3), shapes=True),
+    Row("minimum", minimum, (D3, ("distinct", (2, 1))), shapes=True),
+    Row("hypot", hypot, (N23, A3), ulps64=1, ulps32=1, shapes=True),
 ]
 
 
@@ -440,30 +455,114 @@ SPECIAL = [
     Row("math.erfc", math_erfc, (SCALAR,), ulps64=1, f32=False, tape=False),
     Row("math.lgamma", math_lgamma, (POS,), ulps64=2, f32=False, tape=False),
     Row("math.gamma", math_gamma, (POS,), ulps64=2, f32=False, tape=False),
-    Row("erf", erf, (N23,), ulps64=1, ulps32=1),
-    Row("erfc", erfc, (N23,), ulps64=1, ulps32=1),
-    Row("gammaln", gammaln, (P23,), ulps64=2, ulps32=2),
+    Row("erf", erf, (N23,), ulps64=1, ulps32=1, shapes=True),
+    Row("erfc", erfc, (N23,), ulps64=1, ulps32=1, shapes=True),
+    Row("gammaln", gammaln, (P23,), ulps64=2, ulps32=2, shapes=True),
     Row("digamma", digamma, (P23,), ulps64=8, ulps32=2, xfail={"hessian": "def f(x): return "
         "np.sum(sc.digamma(x)); hessian(f)(np.ones(2)) raises NotImplementedError: the "
         "derivative of trigamma (third derivatives of scipy.special.gammaln) is not supported"}),
-    Row("expit", expit, (N23,), ulps64=1, ulps32=1),
-    Row("logit", logit, (("prob", (2, 3)),), ulps64=1, ulps32=1),
-    Row("xlogy", xlogy, (N23, ("positive", (3,))), ulps64=1, ulps32=1),
-    Row("scipy-logsumexp", sc_logsumexp, (N23,), ulps64=2, ulps32=2, tape_fn=tape_logsumexp_all),
+    Row("expit", expit, (N23,), ulps64=1, ulps32=1, shapes=True),
+    Row("logit", logit, (("prob", (2, 3)),), ulps64=1, ulps32=1, shapes=True),
+    Row("xlogy", xlogy, (N23, ("positive", (3,))), ulps64=1, ulps32=1, shapes=True),
+    Row("scipy-logsumexp", sc_logsumexp, (N23,), ulps64=2, ulps32=2, tape_fn=tape_logsumexp_all,
+        shapes=True),
     Row("softmax", softmax, (N23,), ulps64=2, ulps32=2, tape_fn=tape_softmax),
     Row("log_softmax", log_softmax, (N23,), ulps64=2, ulps32=2, tape_fn=tape_log_softmax),
     Row("norm.pdf", norm_pdf, (N23, N3, ("positive", ())), ulps64=2,
-        xfail=NORM_F32, tape_fn=tape_norm_pdf),
+        xfail=NORM_F32, tape_fn=tape_norm_pdf, shapes=True),
     Row("norm.cdf", norm_cdf, (N23, SCALAR, ("positive", (2, 1))), ulps64=2,
-        xfail=NORM_F32, tape_fn=tape_norm_cdf),
+        xfail=NORM_F32, tape_fn=tape_norm_cdf, shapes=True),
     Row("norm.logpdf", norm_logpdf, (N23, N3), ulps64=2,
-        xfail=NORM_F32, tape_fn=tape_norm_logpdf),
+        xfail=NORM_F32, tape_fn=tape_norm_logpdf, shapes=True),
     Row("norm.logcdf", norm_logcdf, (N23,), ulps64=2,
         xfail=NORM_F32, tape_fn=tape_norm_logcdf),
 ]
 
-ROWS: list[Row] = BUILDING + INDEXING + REDUCTIONS + ELEMENTWISE + SPECIAL
+
+# ---- elementwise functions and whole-array reductions of both worlds, swept over shapes ---
+
+def exp(x): return np.exp(x)                                                      # noqa: E704
+def log(x): return np.log(x)                                                      # noqa: E704
+def sqrt(x): return np.sqrt(x)                                                    # noqa: E704
+def sin(x): return np.sin(x)                                                      # noqa: E704
+def cos(x): return np.cos(x)                                                      # noqa: E704
+def tan(x): return np.tan(x)                                                      # noqa: E704
+def tanh(x): return np.tanh(x)                                                    # noqa: E704
+def absolute(x): return np.abs(x)                                                 # noqa: E704
+def log1p(x): return np.log1p(x)                                                  # noqa: E704
+def expm1(x): return np.expm1(x)                                                  # noqa: E704
+def sinh(x): return np.sinh(x)                                                    # noqa: E704
+def cosh(x): return np.cosh(x)                                                    # noqa: E704
+def arcsin(x): return np.arcsin(x)                                                # noqa: E704
+def arccos(x): return np.arccos(x)                                                # noqa: E704
+def arctan(x): return np.arctan(x)                                                # noqa: E704
+def log10(x): return np.log10(x)                                                  # noqa: E704
+def pow_const(x): return x ** 3                                                   # noqa: E704
+def rpow(x): return 2.0 ** x                                                      # noqa: E704
+def clip(x): return np.clip(x, -1.0, 1.0)                                         # noqa: E704
+def where(x, y): return np.where(x > 0, x, y)                                     # noqa: E704
+def sum_all(x): return np.sum(x)                                                  # noqa: E704
+def mean(x): return np.mean(x)                                                    # noqa: E704
+def max_all(x): return np.max(x)                                                  # noqa: E704
+def min_all(x): return np.min(x)                                                  # noqa: E704
+def ndtr(x): return sc.ndtr(x)                                                    # noqa: E704
+def log_ndtr(x): return sc.log_ndtr(x)                                            # noqa: E704
+def relu(x): return np.maximum(x, 0.0)                                            # noqa: E704
+def tape_relu(x): return x.relu()                                                 # noqa: E704
+def tape_sigmoid(x): return x.sigmoid()                                           # noqa: E704
+
+
+Z23, U23 = ("away", (2, 3)), ("unit", (2, 3))
+MATH = [
+    Row("exp", exp, (N23,), ulps32=1, shapes=True),
+    Row("log", log, (P23,), ulps32=1, shapes=True),
+    Row("sqrt", sqrt, (P23,), shapes=True),
+    Row("sin", sin, (N23,), ulps32=1, shapes=True),
+    Row("cos", cos, (N23,), shapes=True),
+    Row("tan", tan, (U23,), shapes=True),
+    Row("tanh", tanh, (N23,), ulps32=1, shapes=True),
+    Row("abs", absolute, (Z23,), shapes=True),
+    Row("log1p", log1p, (P23,), ulps32=1, shapes=True),
+    Row("expm1", expm1, (N23,), shapes=True),
+    Row("sinh", sinh, (N23,), ulps64=1, ulps32=1, shapes=True),
+    Row("cosh", cosh, (N23,), ulps64=1, shapes=True),
+    Row("arcsin", arcsin, (U23,), shapes=True),
+    Row("arccos", arccos, (U23,), ulps32=1, shapes=True),
+    Row("arctan", arctan, (N23,), shapes=True),
+    Row("log10", log10, (P23,), ulps64=1, ulps32=1, shapes=True),
+    Row("pow-const", pow_const, (N23,), shapes=True),
+    Row("rpow", rpow, (N23,), ulps32=1, shapes=True),
+    Row("clip", clip, (D23,), shapes=True),
+    Row("where", where, (Z23, N3), shapes=True),
+    Row("sum", sum_all, (N23,), shapes=True),
+    Row("mean", mean, (N23,), shapes=True),
+    Row("max", max_all, (D23,), shapes=True),
+    Row("min", min_all, (D23,), shapes=True),
+    Row("ndtr", ndtr, (N23,), ulps64=1, shapes=True),
+    Row("log_ndtr", log_ndtr, (("wide", (2, 3)),), ulps64=1, shapes=True),
+    # the tape's methods (compiled code has numpy's spellings: np.maximum, expit)
+    Row("Tensor.relu", relu, (Z23,), tape_fn=tape_relu, compiled=False, shapes=True),
+    Row("Tensor.sigmoid", expit, (N23,), tape_fn=tape_sigmoid, compiled=False, shapes=True),
+]
+
+TABLE: list[Row] = BUILDING + INDEXING + REDUCTIONS + ELEMENTWISE + SPECIAL + MATH
+ROWS: list[Row] = [r for r in TABLE if r.compiled]  # the checks of compiled code
 SMOOTH: list[Row] = [r for r in ROWS if r.smooth]
+SWEPT: list[Row] = [r for r in TABLE if r.shapes]  # the sweeps over shapes
+
+
+def sweep(row: Row, shapes: list[tuple], pairs: list[tuple]) -> list[tuple[str, tuple]]:
+    """(id, operand shapes) of the row's sweep: every shape for all operands alike, and for
+    two operands the broadcast `pairs` too."""
+    cases = [(f"{row.name}-{shape}", (shape,) * len(row.inputs)) for shape in shapes]
+    if len(row.inputs) == 2:
+        cases += [(f"{row.name}-{a}-{b}", (a, b)) for a, b in pairs]
+    return cases
+
+
+def swept_arguments(row: Row, shapes: tuple, rng: np.random.Generator) -> list:
+    """Operands of `shapes`, of the kinds of the row's inputs."""
+    return [sample(spec[0], shape, rng) for spec, shape in zip(row.inputs, shapes, strict=True)]
 
 
 def by_check(rows: list[Row], check: str) -> list[Any]:

@@ -22,7 +22,9 @@ def weights(shape: tuple) -> np.ndarray:
     return np.cos(np.arange(int(np.prod(shape))) * 0.7 + 0.3).reshape(shape)
 
 
-def _loss_of(fn, scalar: bool, arity: int):
+def loss_of(fn, scalar: bool, arity: int):
+    """sum(w * y + y * y / 4) of y = fn(...), as plain numpy code (y * (1 + y / 4) for a number
+    y), for `arity` operands."""
     if scalar:
         def loss1(x):
             y = fn(x)
@@ -57,7 +59,7 @@ def _loss_of(fn, scalar: bool, arity: int):
 def loss(row: Row):
     """The row's scalar loss: plain numpy code, compiled by the checks."""
     scalar = np.ndim(row.fn(*arguments(row))) == 0
-    return _loss_of(row.fn, scalar, len(row.inputs))
+    return loss_of(row.fn, scalar, len(row.inputs))
 
 
 @functools.cache
@@ -66,7 +68,7 @@ def tape_loss(row: Row):
     if row.tape_fn is None:
         return loss(row)
     scalar = np.ndim(row.fn(*arguments(row))) == 0
-    return _loss_of(row.tape_fn, scalar, len(row.inputs))
+    return loss_of(row.tape_fn, scalar, len(row.inputs))
 
 
 @functools.cache

@@ -1,5 +1,7 @@
-"""Per-op gradient tables over shapes (), (3,), (2, 3), (1, 3), (3, 1) with broadcasting:
-compiled vs eager tape vs finite differences, plus second order through `grad(grad)`."""
+"""Compiled gradients over shapes (), (3,), (2, 3), (1, 3), (3, 1) with broadcasting, against
+the eager tape and finite differences, plus second order through `grad(grad)`: every swept row
+of the op table (tests/support/op_table.py, through the scalar loss of op_table_harness.py)
+and the array programs of tests/support/array_programs.py."""
 
 import zlib
 
@@ -9,24 +11,15 @@ import pytest
 from adlite.compiler import grad, jit
 from adlite.runtime import Tensor
 
-from ..support.array_ops import AXIS_CASES, BINARY, UNARY
+from ..support.array_programs import AXIS_CASES, PROGRAMS
+from ..support.op_table import SWEPT, sample, sweep, swept_arguments
+from ..support.op_table_harness import loss_of
 
 SHAPES = [(), (3,), (2, 3), (1, 3), (3, 1)]
 PAIRS = [((), ()), ((3,), ()), ((), (2, 3)), ((3,), (2, 3)), ((1, 3), (3, 1)),
          ((2, 3), (1, 3)), ((3, 1), (3,))]
-
-
-def make(kind, shape, rng):
-    n = int(np.prod(shape))
-    if kind == "p":
-        v = rng.uniform(0.5, 2.0, n)
-    elif kind == "z":
-        v = rng.choice([-1.0, 1.0], n) * rng.uniform(0.5, 2.0, n)
-    elif kind == "d":
-        v = rng.permutation(n) * 0.7 - n * 0.3 + rng.uniform(-0.1, 0.1, n)
-    else:
-        v = rng.standard_normal(n)
-    return float(v[0]) if shape == () else v.reshape(shape)
+COMPILED = [r for r in SWEPT if r.compiled]
+REDUCTIONS = {"max", "min"}  # of a number: compiled code needs an array
 
 
 def eager(fn, args):
@@ -44,11 +37,12 @@ def directional_fd(fn, args, directions, eps=1e-6):
     return (at(eps) - at(-eps)) / (2 * eps)
 
 
-def check(name, fn, args):
+def check(name, fn, args, tape_fn=None):
     wrt = tuple(range(len(args)))
     compiled = grad(fn, wrt=wrt)(*args)
+    compiled = compiled if isinstance(compiled, tuple) else (compiled,)
     assert jit(fn)(*args) == pytest.approx(fn(*args), rel=1e-12, abs=1e-12)
-    for c, e in zip(compiled, eager(fn, args), strict=True):
+    for c, e in zip(compiled, eager(tape_fn or fn, args), strict=True):
         np.testing.assert_allclose(c, e, rtol=1e-10, atol=1e-12, err_msg=name)
         assert np.shape(c) == np.shape(e)
     rng = np.random.default_rng(1)
@@ -58,20 +52,34 @@ def check(name, fn, args):
     assert analytic == pytest.approx(directional_fd(fn, args, directions), rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("name,fn,kind", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, fn, kind, shape):
-    if name in ("op_max", "op_min") and shape == ():
-        pytest.skip("reductions need arrays")
-    rng = np.random.default_rng(zlib.crc32(f"{name}{shape}".encode()))
-    check(name, fn, [make(kind, shape, rng)])
+def losses(row, args):
+    """The row's scalar loss for these operands, compiled and on the tape."""
+    scalar = np.ndim(row.fn(*args)) == 0
+    fn = loss_of(row.fn, scalar, len(args))
+    return fn, loss_of(row.tape_fn, scalar, len(args)) if row.tape_fn else None
 
 
-@pytest.mark.parametrize("shapes", PAIRS, ids=str)
-@pytest.mark.parametrize("name,fn,kx,ky", BINARY, ids=[b[0] for b in BINARY])
-def test_binary_broadcasting(name, fn, kx, ky, shapes):
-    rng = np.random.default_rng(zlib.crc32(f"{name}{shapes}".encode()))
-    check(name, fn, [make(kx, shapes[0], rng), make(ky, shapes[1], rng)])
+SWEEP = [(case, row, shapes) for row in COMPILED for case, shapes in sweep(row, SHAPES, PAIRS)
+         if not (row.name in REDUCTIONS and shapes == ((),))]
+
+
+@pytest.mark.parametrize("case,row,shapes", SWEEP, ids=[c[0] for c in SWEEP])
+def test_op_table_rows_over_shapes(case, row, shapes):
+    args = swept_arguments(row, shapes, np.random.default_rng(zlib.crc32(case.encode())))
+    fn, tape_fn = losses(row, args)
+    check(case, fn, args, tape_fn)
+
+
+PROGRAM_CASES = [(f"{name}-{shapes}", fn, kinds, shapes) for name, fn, kinds in PROGRAMS
+                 for shapes in ([(s,) * len(kinds) for s in SHAPES] +
+                                (list(PAIRS) if len(kinds) == 2 else []))]
+
+
+@pytest.mark.parametrize("case,fn,kinds,shapes", PROGRAM_CASES,
+                         ids=[c[0] for c in PROGRAM_CASES])
+def test_array_programs_over_shapes(case, fn, kinds, shapes):
+    rng = np.random.default_rng(zlib.crc32(case.encode()))
+    check(case, fn, [sample(k, s, rng) for k, s in zip(kinds, shapes, strict=True)])
 
 
 def test_second_order_of_array_code():
@@ -92,10 +100,11 @@ def test_reductions_with_axes_and_shapes(name, fn):
 
 
 def test_float32_arrays_stay_float32():
-    from ..support.array_ops import op_scalar_broadcast, op_tanh
+    from ..support.array_programs import numbers_broadcast
+    from ..support.op_table import tanh
 
     x32 = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
-    for fn in (op_tanh, op_scalar_broadcast):
+    for fn in (loss_of(tanh, False, 1), numbers_broadcast):
         value = jit(fn)(x32)
         g = grad(fn)(x32)
         assert g.dtype == np.float32 and g.shape == x32.shape
@@ -131,11 +140,16 @@ def make_second_order(fn):
     return second
 
 
+SECOND_ORDER = ([(row.name, row.inputs[0][0], row) for row in COMPILED if len(row.inputs) == 1]
+                + [(name, kinds[0], fn) for name, fn, kinds in PROGRAMS if len(kinds) == 1])
+
+
 @pytest.mark.parametrize("shape", [(3,), (2, 3)], ids=str)
-@pytest.mark.parametrize("name,fn,kind", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_second_order(name, fn, kind, shape):
+@pytest.mark.parametrize("name,kind,subject", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_unary_second_order(name, kind, subject, shape):
     rng = np.random.default_rng(zlib.crc32(f"second{name}{shape}".encode()))
-    x = make(kind, shape, rng)
+    x = sample(kind, shape, rng)
+    fn = subject if callable(subject) else losses(subject, [x])[0]
     second = make_second_order(fn)
     g2 = grad(second)(x)
     u = rng.standard_normal(shape)
