@@ -1,8 +1,8 @@
 """Programs over arrays reduced to a scalar, for compiled gradients against the eager tape and
-differences (tests/ad/test_gradients_over_shapes.py) and the IR round trip: programs that mix Python numbers
-with arrays, select between branches or reduce over axes, and np.linalg programs. Single
-operations are rows of the op table (op_table.py), not here. Operand kinds are those of
-`op_table.sample`."""
+differences (tests/ad/test_gradients_over_shapes.py) and the IR round trip: programs that mix
+Python numbers with arrays, select between branches or reduce over axes, and np.linalg
+programs. Single operations are rows of the op table (op_table.py), not here. Operand kinds
+are those of `op_table.sample`."""
 
 import numpy as np
 

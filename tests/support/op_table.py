@@ -23,7 +23,8 @@ A row is (name, fn, inputs) plus what the checks need to know about it:
 - `shapes`: the row's function takes operands of any shape (elementwise, with broadcasting, or
   a whole-array reduction): it is also swept over shapes (`sweep`), by the tape's gradcheck
   (tests/runtime/test_ops_gradcheck.py) and by compiled gradients against the tape and
-  differences (tests/ad/test_gradients_over_shapes.py), with operands drawn from the kinds of `inputs`;
+  differences (tests/ad/test_gradients_over_shapes.py), with operands drawn from the kinds of
+  `inputs`;
 - `xfail`: {check name: reason} for a known bug (a one-line reproducer), marked strict so the
   row starts passing the moment it is fixed.
 
