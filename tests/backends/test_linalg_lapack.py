@@ -17,7 +17,7 @@ from adlite import compiler
 from adlite.compiler.backends.llvm import arrays
 from adlite.compiler.ir.core import Type
 
-from ..library.test_linalg import _cholesky, _inv, _solve
+from ..support.array_programs import cholesky, inv, solve
 
 
 def _functions(a, b, spd):
@@ -84,8 +84,8 @@ def test_the_loops_without_openblas_agree_with_numpy(without_openblas, dtype):
 
 
 @pytest.mark.parametrize("openblas", [True, False], ids=["lapack", "loops"])
-@pytest.mark.parametrize("fn,args", [(_solve, (SINGULAR, np.eye(3))), (_inv, (SINGULAR,)),
-                                     (_cholesky, (INDEFINITE,))],
+@pytest.mark.parametrize("fn,args", [(solve, (SINGULAR, np.eye(3))), (inv, (SINGULAR,)),
+                                     (cholesky, (INDEFINITE,))],
                          ids=["solve", "inv", "cholesky"])
 def test_numpys_errors_with_and_without_openblas(monkeypatch, openblas, fn, args):
     if not openblas:

@@ -8,21 +8,7 @@ import pytest
 from adlite.compiler import grad, jit
 from adlite.runtime import Tensor
 
-from ..support.corpus_arrays import ARRAY_CORPUS
-
-
-def sample(spec, rng):
-    if spec == "f":
-        return float(rng.uniform(-1.5, 1.5))
-    if spec[0] == "i":
-        return int(rng.integers(spec[1], spec[2] + 1))
-    if spec[0] == "p":
-        return rng.uniform(0.5, 2.0, spec[1])
-    return rng.standard_normal(spec)
-
-
-def differentiable(specs):
-    return tuple(i for i, s in enumerate(specs) if not (isinstance(s, tuple) and s[0] == "i"))
+from ..support.corpus_arrays import ARRAY_CORPUS, differentiable, sample
 
 
 def test_corpus_is_large_enough():

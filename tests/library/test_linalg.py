@@ -11,7 +11,7 @@ from adlite import compiler
 from adlite.compiler import AdliteSyntaxError
 from adlite.runtime import tensor
 
-from ..support.array_programs import LINALG
+from ..support.array_programs import LINALG, cholesky, inv, solve
 from ..support.gradients import central_differences
 
 BACKENDS = ["llvm", "python"]
@@ -143,21 +143,9 @@ def test_slogdet_sign_of_a_negative_determinant():
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 1.0]])
 
 
-def _solve(a, b):
-    return np.linalg.solve(a, b)
-
-
-def _inv(a):
-    return np.linalg.inv(a)
-
-
-def _cholesky(a):
-    return np.linalg.cholesky(a)
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", [(_solve, (SINGULAR, B)), (_inv, (SINGULAR,)),
-                                     (_cholesky, (A - 3.5 * np.eye(3),))],
+@pytest.mark.parametrize("fn,args", [(solve, (SINGULAR, B)), (inv, (SINGULAR,)),
+                                     (cholesky, (A - 3.5 * np.eye(3),))],
                          ids=["solve", "inv", "cholesky"])
 def test_singular_and_indefinite_matrices_raise_numpys_error(backend, fn, args):
     with pytest.raises(np.linalg.LinAlgError) as numpy_error:

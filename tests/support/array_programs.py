@@ -156,3 +156,17 @@ def la_gp_solves(m, k, y):
     lower = np.linalg.cholesky(m @ m.T + k @ k.T)
     alpha = np.linalg.solve(lower.T, np.linalg.solve(lower, y))
     return 0.5 * y @ alpha + np.linalg.slogdet(lower)[1]
+
+
+# np.linalg calls as they are: errors of singular or indefinite operands are numpy's
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)

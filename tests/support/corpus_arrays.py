@@ -10,6 +10,22 @@ import numpy as np
 ARRAY_CORPUS = []
 
 
+def sample(spec, rng):
+    """An argument of this spec."""
+    if spec == "f":
+        return float(rng.uniform(-1.5, 1.5))
+    if spec[0] == "i":
+        return int(rng.integers(spec[1], spec[2] + 1))
+    if spec[0] == "p":
+        return rng.uniform(0.5, 2.0, spec[1])
+    return rng.standard_normal(spec)
+
+
+def differentiable(specs):
+    """The positions of the float arguments."""
+    return tuple(i for i, s in enumerate(specs) if not (isinstance(s, tuple) and s[0] == "i"))
+
+
 def case(*specs):
     def register(fn):
         ARRAY_CORPUS.append((fn.__name__, fn, specs))

@@ -10,8 +10,7 @@ import pytest
 
 from adlite.compiler import grad, vmap
 
-from ..corpus.test_array_corpus import differentiable, sample
-from ..support.corpus_arrays import ARRAY_CORPUS
+from ..support.corpus_arrays import ARRAY_CORPUS, differentiable, sample
 from ..support.corpus_scalar import CORPUS
 from ..support.gradients import float_positions
 from ..support.gradients import sample as scalar_sample
