@@ -6,6 +6,8 @@ by central finite differences of numpy's own function; never by the code under t
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 
@@ -21,6 +23,8 @@ from adlite.compiler import AdliteSyntaxError, grad, jit, jvp, vmap
 from adlite.runtime import tensor
 
 from ..support.gradients import central_differences
+
+THIS_FILE = re.escape(os.path.basename(__file__))  # errors name the user's file
 
 BACKENDS = ["llvm", "python"]
 
@@ -177,7 +181,7 @@ def closed_over_huge():
 def test_range_of_a_float_is_refused_where_python_raises():
     with pytest.raises(TypeError):
         range_of_global_float(1.0)  # Python's own behaviour
-    with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:.*range\(\) "
+    with pytest.raises(AdliteSyntaxError, match=THIS_FILE + r":\d+:.*range\(\) "
                                                 r"arguments must be integers, got f64"):
         jit(range_of_global_float)(1.0)
     with pytest.raises(AdliteSyntaxError, match="range.. arguments must be integers"):
@@ -190,7 +194,7 @@ def test_range_of_a_float_is_refused_where_python_raises():
                          ids=["loop_bound", "literal", "closed_over"])
 def test_ints_beyond_int64_are_refused_naming_the_line(fn):
     fn(1.0)  # Python computes with them
-    with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:\d+: the int "
+    with pytest.raises(AdliteSyntaxError, match=THIS_FILE + r":\d+:\d+: the int "
                                                 r"18446744073709551619 does not fit in 64 bits"):
         jit(fn)(1.0)
 
@@ -558,7 +562,7 @@ def test_an_outside_list_rebound_shorter_is_an_index_error_at_the_line():
         SIZES = [1.0]
         with pytest.raises(IndexError):
             reads_the_third_size(2.0)
-        with pytest.raises(AdliteSyntaxError, match=r"test_outside_audit.py:\d+:\d+: IndexError: "
+        with pytest.raises(AdliteSyntaxError, match=THIS_FILE + r":\d+:\d+: IndexError: "
                                                     r"list index 2 out of range"):
             jit(reads_the_third_size)(2.0)
     finally:

@@ -213,7 +213,7 @@ def with_out(x, y):
     (u_fmod, (np.array([5, -7]), np.array([3, 2])), "np.fmod of integers"),
 ])
 def test_refusals_name_the_line(fn, args, text):
-    with pytest.raises(AdliteSyntaxError, match=r"test_elementwise_more\.py:\d+") as e:
+    with pytest.raises(AdliteSyntaxError, match=r"test_ufuncs_by_name\.py:\d+") as e:
         jit(fn)(*args)
     assert text in str(e.value)
 
