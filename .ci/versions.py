@@ -32,18 +32,22 @@ from installed import build_wheel  # .ci/installed.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TOOLS = ["pytest", "pytest-xdist", "hypothesis"]
-CORE = [f"tests/test_{name}.py" for name in (
-    "aliasing", "aot", "aot_arrays", "array_corpus", "array_ops", "builtins_on_arrays",
-    "calls_closures", "checkpointing", "compiler_corpus", "compiler_errors", "compiler_seeds",
-    "containers_cross_blocks", "custom_derivatives", "dask", "decompositions", "disk_cache",
-    "effects", "entry_arguments", "examples", "float32_numbers", "functions_by_value",
-    "import_layers", "int_semantics", "jacobian", "linalg", "llvm_backend", "loop_codegen",
-    "masks_slices", "native_calls", "native_lifecycle", "numpy_functions", "ops_gradcheck",
-    "optimisations_structure", "outside_audit", "pipeline", "processes", "pytrees",
-    "scipy_linalg", "seeds_eager", "sequences_loops", "special_inverse", "specialised_entry_values",
-    "stencil_gradients", "tape_number_conversion", "tape_semantics", "tape_storage",
-    "threads_determinism", "vmap",
-)]
+CORE = [f"tests/{folder}/test_{name}.py" for folder, names in {
+    "ad": ("gradients_over_shapes", "stencil_gradients", "tape_storage"),
+    "backends": ("aot", "aot_arrays", "dask", "disk_cache", "functions_by_value",
+                 "llvm_backend", "loop_codegen", "native_calls", "native_lifecycle", "processes",
+                 "threads_determinism"),
+    "compiler": ("import_layers", "optimisations_structure", "pipeline"),
+    "corpus": ("array_corpus", "compiler_corpus", "compiler_seeds", "outside_audit_regressions"),
+    "frontend": ("builtins_on_arrays", "calls_closures", "compiler_errors",
+                 "containers_cross_blocks", "effects", "masks_slices", "sequences_loops"),
+    "library": ("decompositions", "linalg", "numpy_functions", "scipy_linalg", "special_inverse"),
+    "project": ("examples",),
+    "runtime": ("ops_gradcheck", "seeds_eager", "tape_number_conversion", "tape_semantics"),
+    "semantics": ("aliasing", "float32_numbers", "int_semantics"),
+    "transformations": ("checkpointing", "custom_derivatives", "entry_arguments", "jacobian",
+                        "pytrees", "specialised_entry_values", "vmap"),
+}.items() for name in names]
 # cloudpickle is not ours to pin, but the release before 3.1.3 (which rewrites the file
 # names of the code it pickles) is the one functions by value must also work with
 LOWEST_EXTRA = ["cloudpickle==3.1.2"]

@@ -1,7 +1,7 @@
 """First-call latency of the corpus programs: adlite's first `grad` call against JAX's first
 `jit(grad)` call of the same program, each in a fresh process with no compiled-code cache.
 
-For every program of `tests/real_programs` (written by people, not for adlite), a child
+For every program of `tests/corpus/real_programs` (written by people, not for adlite), a child
 process imports adlite, calls `grad(entry, wrt=...)` once with the program's arguments and
 reports the seconds of that call, the seconds per stage of the compilations it ran (the
 `adlite.compile` log records: frontend, optimize, ad, lower, cache, llvm-opt, codegen, load)
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _ADLITE = r"""
 import contextlib, copy, io, json, logging, sys, time
 sys.path.insert(0, sys.argv[2])
-from tests.real_programs import load
+from tests.corpus.real_programs import load
 case = load(sys.argv[1]).CASE
 import adlite.compiler as ac
 records = []
@@ -58,7 +58,7 @@ import copy, json, sys, time
 sys.path.insert(0, sys.argv[2])
 import jax, jax.numpy as jnp
 jax.config.update("jax_enable_x64", True)
-from tests.real_programs import load
+from tests.corpus.real_programs import load
 module = load(sys.argv[1])
 module.np = jnp
 case = module.CASE
@@ -94,7 +94,7 @@ def jax_installed() -> bool:
 def table(names: tuple[str, ...] | None = None) -> None:
     """Print the table (see the module doc)."""
     sys.path.insert(0, str(ROOT))
-    from tests.real_programs import PROGRAMS
+    from tests.corpus.real_programs import PROGRAMS
 
     with_jax = jax_installed()
     print("## First gradient call of the corpus programs (fresh process, disk cache off)\n")

@@ -5,7 +5,7 @@
     y = (w + x) * (w + 1); y.backward()      # w.grad == [5.], x.grad == [2.]
 
 Tensors implement numpy's protocols, so functions written with `np.*` run on them unchanged.
-The modules import each other in layers (tests/test_runtime_layers.py). This one, the top,
+The modules import each other in layers (tests/runtime/test_runtime_layers.py). This one, the top,
 imports the modules that register primitives (so the table `PRIMITIVES` is complete), and binds
 the modules that lower ones run: those of `Tensor`'s operators and methods
 (`tensor.bind_above`) and the vocabulary of `functional`'s composites

@@ -1,7 +1,8 @@
 """Test configuration: the IR verifier runs after every optimisation pass, code is optimised
 before its first call (`ADLITE_OPT=full`, unless the environment says otherwise: the tiers
-compute the same bits, which tests/test_tiers.py checks with tiered compilation on, and most
-tests call a function once, so the optimised tier would be built in vain), and compiled code
+compute the same bits, which tests/backends/test_tiers.py checks with tiered compilation on,
+and most tests call a function once, so the optimised tier would be built in vain), and
+compiled code
 is cached in a fresh directory per test process (never in the user's cache). Under
 pytest-xdist every worker imports this file and gets its own directory; child processes the
 tests start inherit their parent's. The process that made the directory removes it when it

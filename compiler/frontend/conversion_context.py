@@ -5,7 +5,7 @@ fancy indexing, boolean masks) receive the converter (`to_ir.FunctionConverter`)
 first argument, typed with the narrowest protocol below; the converter's mixins (operators,
 subscripts, calls, control flow) name in their docstring the protocol they use of the rest
 of it. Neither uses anything of the converter that its protocol does not list
-(tests/test_frontend_contexts.py checks both).
+(tests/frontend/test_frontend_contexts.py checks both).
 - `ExpressionContext`: `context.CallContext` (the builder, the source, static values,
   arguments) and the conversion of expressions to values (`masks`, `Operators`).
 - `ConversionContext`: that, the function's variables (`scope`, a `scope.Scope`, with the

@@ -13,7 +13,7 @@ for a double or float value `x` at builder `b`.
 
 - Accuracy: float64 results are within 0.75 ulp of the exact value (1 ulp for subnormal
   results of exp, rounded twice), so within 1 ulp of the correctly rounded result
-  (tests/test_vector_math.py sweeps each domain against 80-bit long double). A float32
+  (tests/backends/test_vector_math.py sweeps each domain against 80-bit long double). A float32
   operand is widened, computed in double with the polynomials cut to float32's precision (and
   without the float64 error terms, 2^k in one piece) and rounded: within an ulp of the
   correctly rounded float (numpy's own float32 exp / log are up

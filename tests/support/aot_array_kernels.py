@@ -1,0 +1,30 @@
+"""Functions over arrays that tests/backends/test_aot_arrays.py compiles ahead of time."""
+
+import numpy as np
+
+
+def weighted_squares(x, w):
+    """float32 in, float32 out."""
+    return np.sum(w * x * x) + np.sum(np.tanh(x))
+
+
+def pick(x, i):
+    return x[i] * 2.0 + np.sum(x)
+
+
+def scaled(x, k):
+    return x * k + 1.0
+
+
+def projection_loss(w, x):
+    z = x @ w
+    return np.sum(z * z)
+
+
+def writes_its_argument(x):
+    x[0] = 1.0
+    return np.sum(x)
+
+
+def solves(a, b):
+    return np.sum(np.linalg.solve(a, b))
