@@ -14,7 +14,7 @@ from adlite.compiler.ir.core import Type, walk_eqns
 
 from ..support import llvm_examples as lx
 from ..support.paths import SUPPORT
-from ..support.pipeline_examples import cube_plus, squares_sum
+from ..support.pipeline_examples import abs_, cube_plus, max_, squares_sum
 
 VECTOR = Type("f64", (16,))
 
@@ -130,3 +130,11 @@ def test_vjp_and_jvp_run_the_same_stages(monkeypatch):
     assert out == pytest.approx(1.5 ** 3 + np.sin(0.25), rel=1e-15)
     assert pullback(1.0) == pytest.approx((3 * 1.5 ** 2, np.cos(0.25)), rel=1e-15)
     assert stages == list(pipeline.DIFFERENTIATE)
+
+
+def test_generated_python_keeps_the_builtins_it_calls():
+    # a function named `abs_` became `def abs(x): return abs(x),`: it called itself forever
+    x = np.array([-1.5, 2.0, -0.0])
+    np.testing.assert_array_equal(jit(abs_, backend="python")(x), np.abs(x))
+    assert jit(max_, backend="python")(1.0, 3.0) == 6.0
+    assert "def abs_(" in show(abs_, "lower", [Type("f64", (3,))], backend="python")

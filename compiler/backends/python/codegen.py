@@ -17,6 +17,7 @@ numbers, float32 ones as numpy float32 scalars (numpy's and the LLVM backend's r
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import linecache
 import math
@@ -209,9 +210,13 @@ def _assign_many(names: list[str], sources: list[str]):
 
 
 def python_name(name: str) -> str:
-    """`name` as a Python identifier (`<lambda>_grad` -> `lambda_grad`)."""
+    """`name` as a Python identifier (`<lambda>_grad` -> `lambda_grad`) that shadows none of
+    the builtins generated code calls (`abs_` stays `abs_`, not `abs`, which would call
+    itself)."""
     cleaned = re.sub(r"\W+", "_", name).strip("_") or "f"
-    return f"_{cleaned}" if cleaned[0].isdigit() or keyword.iskeyword(cleaned) else cleaned
+    if cleaned[0].isdigit() or keyword.iskeyword(cleaned):
+        return f"_{cleaned}"
+    return f"{cleaned}_" if cleaned in RESERVED or hasattr(builtins, cleaned) else cleaned
 
 
 def graph_to_source(graph: Graph, name: str,
