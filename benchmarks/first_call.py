@@ -9,9 +9,9 @@ and how long after it the optimised tier was in use (`wait_optimised`). The same
 `ADLITE_OPT=full` gives the time before tiered compilation. JAX runs the program's module
 with `np` bound to `jax.numpy` (float64 on) under `jax.jit(jax.grad(entry, argnums=wrt))`;
 a program JAX cannot trace as written (in-place writes, Python control flow on values,
-scipy) is listed with the exception's type. Imports are excluded from every time.
-`python -m benchmarks.first_call [program ...]` prints the table; `table()` is the
-`make bench` section.
+scipy) is listed with the exception's type, one that runs over 120 s as such. Imports are
+excluded from every time. `python -m benchmarks.first_call [program ...]` prints the table;
+`table()` is the `make bench` section.
 """
 
 from __future__ import annotations
@@ -74,10 +74,13 @@ except Exception as e:
 STAGES = ("frontend", "optimize", "ad", "lower", "llvm-opt", "codegen")
 
 
-def _child(script: str, name: str, env: dict) -> dict:
-    out = subprocess.run([sys.executable, "-c", script, name, str(ROOT)], cwd=ROOT,
-                         env={**os.environ, "ADLITE_CACHE_DIR": "off", **env},
-                         capture_output=True, text=True, timeout=900)
+def _child(script: str, name: str, env: dict, limit: float = 120.0) -> dict:
+    try:
+        out = subprocess.run([sys.executable, "-c", script, name, str(ROOT)], cwd=ROOT,
+                             env={**os.environ, "ADLITE_CACHE_DIR": "off", **env},
+                             capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {limit:.0f} s"}
     if out.returncode:
         return {"error": (out.stderr.strip().splitlines() or ["crashed"])[-1][:60]}
     return json.loads(out.stdout.strip().splitlines()[-1])
