@@ -196,3 +196,35 @@ def test_processes_exit_and_fork_while_optimising(how, tmp_path):
     code, total = out.stdout.split()
     assert code == "0" and out.stderr == ""
     assert np.isfinite(float(total))
+
+
+UNSTARTABLE = r"""
+import logging, sys
+import numpy as np
+sys.executable = "/nonexistent/python"  # an embedded interpreter: no Python to start
+logging.basicConfig(level=logging.ERROR, format="%(message)s")
+from adlite.compiler import jit, wait_optimised
+from adlite.compiler.backends.llvm import tiers
+
+def f(x):
+    return np.sum(x * x) + 0.5
+
+def g(x):
+    return np.sum(np.exp(x))
+
+x = np.arange(3.0)
+print(jit(f)(x), jit(g)(np.zeros(3)), wait_optimised(timeout=300), tiers.pending())
+print(jit(f)(x + 1.0), jit(g)(np.zeros(4)), wait_optimised(timeout=300), tiers.pending())
+"""
+
+
+def test_without_an_optimising_process_the_quick_code_stays_and_it_is_said_once(tmp_path):
+    script = tmp_path / "unstartable.py"
+    script.write_text(UNSTARTABLE)
+    env = {**os.environ, "ADLITE_CACHE_DIR": "off", "ADLITE_OPT": "tiered"}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["5.5 3.0 True 0", "14.5 4.0 True 0"]
+    assert out.stderr.count("cannot start the optimising process") == 1
+    assert "ADLITE_OPT=full" in out.stderr

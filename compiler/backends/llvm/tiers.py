@@ -22,10 +22,12 @@ Contract:
   optimiser.py; only jobs call it).
   `wait(timeout)` blocks until every job submitted so far is done (True) or the timeout
   passes (False); `pending()` counts them. A job's exception is logged on `adlite.compile`
-  and leaves the quick code in place. At exit, queued jobs are dropped, the optimising
-  process is killed and a running job is waited for (it must not load code while the
-  process unloads LLVM); a fork waits for the running job, and a child process runs the
-  jobs still queued with a thread and an optimising process of its own.
+  and leaves the quick code in place; when the optimising process cannot start at all, that
+  is logged once and no further job is queued (`OptimiserUnavailable`). At exit, queued
+  jobs are dropped, the optimising process is killed and a running job is waited for (it
+  must not load code while the process unloads LLVM); a fork waits for the running job, and
+  a child process runs the jobs still queued with a thread and an optimising process of
+  its own.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ _queue: deque[Callable[[], None]] = deque()
 _running = 0  # jobs taken off the queue and not finished
 _thread: threading.Thread | None = None
 _exiting = False
+_unavailable = False  # the optimising process could not start: jobs are dropped
 _registered = False
 OPTIMISER = __name__.rsplit(".", 1)[0] + ".optimiser"  # the optimising process's module
 ANSWER = struct.Struct("<Bddq")  # ok, seconds optimising, seconds generating, payload length
@@ -91,10 +94,11 @@ def with_forwarders(module_text: str, entries: list[tuple[str, str, list[str]]])
 
 
 def submit(job: Callable[[], None]) -> None:
-    """Run `job` on the background thread (after the jobs queued before it)."""
+    """Run `job` on the background thread (after the jobs queued before it); nothing once
+    the optimising process has proved unavailable."""
     global _thread, _registered
     with _lock:
-        if _exiting:
+        if _exiting or _unavailable:
             return
         if not _registered:
             atexit.register(_at_exit)
@@ -131,6 +135,11 @@ class OptimiserError(RuntimeError):
     """The optimising process failed (its message), or died."""
 
 
+class OptimiserUnavailable(OptimiserError):
+    """The optimising process cannot start here (say, an embedded interpreter whose
+    `sys.executable` is not Python): tiering stops for the rest of the process."""
+
+
 class Worker:
     """The parent's handle on one optimising process (optimiser.py; not thread safe: the
     background thread is its one caller). Why a process: llvmlite serialises every call into
@@ -144,9 +153,15 @@ class Worker:
     def compile(self, text: str) -> tuple[bytes, float, float]:
         """The O3 object code of module `text`, and the seconds of its two stages."""
         if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", OPTIMISER], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            try:
+                self._process = subprocess.Popen(
+                    [sys.executable, "-m", OPTIMISER], stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError as e:
+                raise OptimiserUnavailable(
+                    f"cannot start the optimising process ({sys.executable} -m {OPTIMISER}: "
+                    f"{e}); functions keep their first tier's code (the same results); "
+                    "ADLITE_OPT=full optimises before the first call instead") from None
         process = self._process
         try:
             data = text.encode()
@@ -195,7 +210,7 @@ def pending() -> int:
 
 
 def _work() -> None:
-    global _running
+    global _running, _unavailable
     while True:
         with _lock:
             _lock.wait_for(lambda: _queue)
@@ -203,6 +218,11 @@ def _work() -> None:
             _running += 1
         try:
             job()
+        except OptimiserUnavailable:  # said once; the jobs queued behind it are dropped
+            with _lock:
+                _unavailable = True
+                _queue.clear()
+            log.optimiser_failed()
         except Exception:  # the quick code stays: it computes the same results
             if not _exiting:
                 log.optimiser_failed()
