@@ -201,7 +201,7 @@ def test_processes_exit_and_fork_while_optimising(how, tmp_path):
 UNSTARTABLE = r"""
 import logging, sys
 import numpy as np
-sys.executable = "/nonexistent/python"  # an embedded interpreter: no Python to start
+sys.executable = sys.argv[1]  # an embedded interpreter: no Python to start
 logging.basicConfig(level=logging.ERROR, format="%(message)s")
 from adlite.compiler import jit, wait_optimised
 from adlite.compiler.backends.llvm import tiers
@@ -218,12 +218,18 @@ print(jit(f)(x + 1.0), jit(g)(np.zeros(4)), wait_optimised(timeout=300), tiers.p
 """
 
 
-def test_without_an_optimising_process_the_quick_code_stays_and_it_is_said_once(tmp_path):
+@pytest.mark.parametrize("executable", [
+    "/nonexistent/python",
+    pytest.param("/bin/false", marks=pytest.mark.skipif(not os.path.exists("/bin/false"),
+                                                        reason="no /bin/false"))])
+def test_without_an_optimising_process_the_quick_code_stays_and_it_is_said_once(tmp_path,
+                                                                                  executable):
+    # /nonexistent/python cannot start; /bin/false starts and exits before answering
     script = tmp_path / "unstartable.py"
     script.write_text(UNSTARTABLE)
     env = {**os.environ, "ADLITE_CACHE_DIR": "off", "ADLITE_OPT": "tiered"}
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run([sys.executable, str(script), executable], env=env,
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["5.5 3.0 True 0", "14.5 4.0 True 0"]
     assert out.stderr.count("cannot start the optimising process") == 1

@@ -137,7 +137,8 @@ class OptimiserError(RuntimeError):
 
 class OptimiserUnavailable(OptimiserError):
     """The optimising process cannot start here (say, an embedded interpreter whose
-    `sys.executable` is not Python): tiering stops for the rest of the process."""
+    `sys.executable` is not Python), or exits before its first answer: tiering stops for
+    the rest of the process."""
 
 
 class Worker:
@@ -149,19 +150,12 @@ class Worker:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
+        self._answered = False  # the current process has answered a request
 
     def compile(self, text: str) -> tuple[bytes, float, float]:
         """The O3 object code of module `text`, and the seconds of its two stages."""
         if self._process is None or self._process.poll() is not None:
-            try:
-                self._process = subprocess.Popen(
-                    [sys.executable, "-m", OPTIMISER], stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            except OSError as e:
-                raise OptimiserUnavailable(
-                    f"cannot start the optimising process ({sys.executable} -m {OPTIMISER}: "
-                    f"{e}); functions keep their first tier's code (the same results); "
-                    "ADLITE_OPT=full optimises before the first call instead") from None
+            self._start()
         process = self._process
         try:
             data = text.encode()
@@ -170,11 +164,26 @@ class Worker:
             ok, optimising, generating, n = ANSWER.unpack(read_exactly(process.stdout, ANSWER.size))
             payload = read_exactly(process.stdout, n)
         except (OSError, EOFError, struct.error) as e:
+            answered = self._answered
             self.close()
+            if not answered:  # it cannot even import adlite: it would die every time
+                raise _unavailable_error("it exited before answering") from None
             raise OptimiserError(f"the optimising process died: {e}") from None
+        self._answered = True
         if not ok:
             raise OptimiserError(payload.decode(errors="replace"))
         return payload, optimising, generating
+
+    def _start(self) -> None:
+        """A new process, importing adlite from where this process does (its `sys.path`)."""
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", OPTIMISER], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        except OSError as e:
+            raise _unavailable_error(str(e)) from None
+        self._answered = False
 
     def close(self) -> None:
         process, self._process = self._process, None
@@ -186,6 +195,13 @@ class Worker:
     def forget(self) -> None:
         """Drop the handle without touching the process (a forked child's copy)."""
         self._process = None
+
+
+def _unavailable_error(why: str) -> OptimiserUnavailable:
+    return OptimiserUnavailable(
+        f"cannot start the optimising process ({sys.executable} -m {OPTIMISER}: {why}); "
+        "functions keep their first tier's code (the same results); ADLITE_OPT=full "
+        "optimises before the first call instead")
 
 
 def read_exactly(stream: BinaryIO, n: int) -> bytes:
