@@ -234,14 +234,14 @@ def _work() -> None:
             _running += 1
         try:
             job()
-        except OptimiserUnavailable:  # said once; the jobs queued behind it are dropped
-            with _lock:
-                _unavailable = True
-                _queue.clear()
+        except Exception as e:  # the quick code stays: it computes the same results
+            if _exiting:  # the process was killed at exit: nothing to say
+                continue
+            if isinstance(e, OptimiserUnavailable):  # said once; the queue behind it dropped
+                with _lock:
+                    _unavailable = True
+                    _queue.clear()
             log.optimiser_failed()
-        except Exception:  # the quick code stays: it computes the same results
-            if not _exiting:
-                log.optimiser_failed()
         finally:
             with _lock:
                 _running -= 1
