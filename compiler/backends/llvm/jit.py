@@ -109,17 +109,18 @@ def optimize(module_ref, tm, slp: bool = True) -> None:
                 mpm.detach()
 
 
-def parse_and_optimize(ir_text: str, tm):
+def parse_and_optimize(ir_text: str, tm, context=None):
     """The optimised module, its very long blocks split for code generation (without SLP
-    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`)."""
-    module_ref = _parse(ir_text, tm)
+    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`), parsed
+    in LLVM context `context` (None: the global one, which only compilations use)."""
+    module_ref = _parse(ir_text, tm, context)
     optimize(module_ref, tm, slp=longest_block(ir_text) <= SLP_LIMIT)
     split = split_long_blocks(str(module_ref))
-    return module_ref if split is None else _parse(split, tm)
+    return module_ref if split is None else _parse(split, tm, context)
 
 
-def _parse(ir_text: str, tm):
-    module_ref = llvm.parse_assembly(ir_text)
+def _parse(ir_text: str, tm, context=None):
+    module_ref = llvm.parse_assembly(ir_text, context)
     module_ref.verify()
     module_ref.triple = tm.triple
     module_ref.data_layout = str(tm.target_data)
@@ -226,7 +227,7 @@ class NativeFunction:
         self.object_code = object_code
         self.name = name
         self.in_types, self.out_types = in_types, out_types
-        self.optimised: _Engine | None = None  # the swapped-in tier
+        self.optimised: NativeFunction | _Engine | None = None  # the swapped-in tier
         self._forwarded = forwarded  # entry points forwarding to it (tiers.py)
         self._kernel = self._kernel_of(engine)
         self._thread = threading.local()  # .scratch: (size, argument, buffer) of this thread
@@ -338,10 +339,9 @@ def jit_module(module, name: str, in_types: list, out_types: list,
             store(object_code)
         return native
     if setting == "tiered":
-        signatures = []
-        for entry in entries:
-            t = module.get_global(entry).function_type
-            signatures.append((entry, str(t.return_type), [str(a) for a in t.args]))
+        signatures = [(e, str(module.get_global(e).function_type.return_type),
+                       [str(a) for a in module.get_global(e).function_type.args])
+                      for e in entries]
         quick_text = tiers.with_forwarders(text, signatures)
     else:
         quick_text, entries = text, []
@@ -354,16 +354,16 @@ def jit_module(module, name: str, in_types: list, out_types: list,
     return native
 
 
-def optimised_object(text: str) -> tuple[bytes, float, float]:
+def optimised_object(text: str, stage: Callable = log.stage) -> tuple[bytes, float, float]:
     """The O3 object code of module `text` for the host CPU (what `full` compiles), and the
     seconds spent in LLVM's passes and in code generation (also timed as the stages
     `llvm-opt` and `codegen` of the current compilation, if any)."""
     with host_target_machine() as tm:
         start = time.perf_counter()
-        with log.stage("llvm-opt"):
+        with stage("llvm-opt"):
             optimized = parse_and_optimize(text, tm)
         optimising = time.perf_counter() - start
-        with log.stage("codegen"):
+        with stage("codegen"):
             object_code = tm.emit_object(optimized)
     return object_code, optimising, time.perf_counter() - start - optimising
 
@@ -373,7 +373,10 @@ def _optimise_in_background(native: NativeFunction, text: str,
     """Have the optimising process build the O3 code of module `text`, load it and swap it
     into `native` (tiers.py)."""
     object_code, optimising, generating = tiers.optimised(text)
-    native.adopt(_Engine(_engine(object_code, host_target_machine()), object_code))
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), host_target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    native.adopt(_Engine(engine, object_code))
     if store is not None:
         store(object_code)
     log.optimised(native.name, optimising, generating)
@@ -385,17 +388,10 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list,
         tm = host_target_machine()
         if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
             threads.ensure_runtime(tm)
-        return NativeFunction(_engine(object_code, tm), name, in_types, out_types,
-                              object_code, forwarded)
-
-
-def _engine(object_code: bytes, tm):
-    """An MCJIT engine holding `object_code`, linked (the optimised tier's needs no pool
-    check: its quick tier, loaded first, calls the same symbols)."""
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
-    return engine
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+        engine.finalize_object()
+        return NativeFunction(engine, name, in_types, out_types, object_code, forwarded)
 
 
 def native_of(call: Callable) -> NativeFunction | None:
