@@ -45,7 +45,7 @@ import gast
 
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
-from .comprehensions import hoist
+from .comprehensions import COMPREHENSIONS, hoist
 from .library.python_builtins import range_bound
 from .sequences import iteration_length, zip_strict_length
 from .source import Source
@@ -182,6 +182,7 @@ class Normalizer:
         self.source = source
         self.counter = 0
         self.arity = 1
+        self.comprehensions = True  # whether the function may hold any (`function` finds out)
 
     def fresh(self, base: str) -> str:
         self.counter += 1
@@ -191,7 +192,10 @@ class Normalizer:
 
     def function(self, fdef: gast.FunctionDef) -> gast.FunctionDef:
         body = [s for i, s in enumerate(fdef.body) if not (i == 0 and _is_docstring(s))]
-        body = [_Hoist(self.source).visit(s) for s in body]
+        present = {type(n) for s in body for n in gast.walk(s)}  # to skip the walks not needed
+        self.comprehensions = not present.isdisjoint(COMPREHENSIONS)
+        if not present.isdisjoint((gast.FunctionDef, gast.Lambda)):
+            body = [_Hoist(self.source).visit(s) for s in body]
         body = self.desugar(end_at_raises(body))
         returns = _returns(body)
         for r in returns:
@@ -226,7 +230,7 @@ class Normalizer:
             kind = UNSUPPORTED_STATEMENTS.get(type(s))
             if kind:
                 raise self.source.error(s, f"unsupported construct: {kind[0]}", kind[1])
-            before = hoist(s, self.fresh, self.source)
+            before = hoist(s, self.fresh, self.source) if self.comprehensions else []
             if before:
                 out.extend(self.desugar(before))
             if isinstance(s, gast.AugAssign):

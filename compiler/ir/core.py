@@ -142,6 +142,8 @@ class Eqn:
     loc: int | None = None
 
     def subgraphs(self) -> list[Graph]:
+        if not self.params:  # most equations (the check keeps the passes' walks cheap)
+            return []
         return [g for v in self.params.values()
                 for g in (v if isinstance(v, tuple) else (v,)) if isinstance(g, Graph)]
 

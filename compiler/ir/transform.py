@@ -22,7 +22,7 @@ def _copy_eqns(eqns: Sequence[Eqn], env: dict[int, Atom]) -> list[Eqn]:
         inputs = [a if isinstance(a, Const) else env.get(id(a), a) for a in eqn.inputs]
         outputs = [Var(v.type, v.hint) for v in eqn.outputs]
         env.update((id(old), new) for old, new in zip(eqn.outputs, outputs, strict=True))
-        params = {k: _clone_param(v) for k, v in eqn.params.items()}
+        params = {k: _clone_param(v) for k, v in eqn.params.items()} if eqn.params else {}
         out.append(Eqn(eqn.prim, inputs, outputs, params, eqn.loc))
     return out
 

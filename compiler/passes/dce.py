@@ -94,8 +94,8 @@ def dce(graph: Graph) -> bool:
     used = {id(a) for a in graph.outputs if not isinstance(a, Const)}
     kept = []
     for eqn in reversed(graph.eqns):
-        effectful = PRIMITIVES[eqn.prim].effectful or _has_effects(eqn)
-        if not effectful and not any(id(o) in used for o in eqn.outputs):
+        if not any(id(o) in used for o in eqn.outputs) and \
+                not (PRIMITIVES[eqn.prim].effectful or _has_effects(eqn)):
             changed = True
             continue
         if eqn.prim == "while":

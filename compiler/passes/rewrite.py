@@ -23,7 +23,8 @@ class Substitution:
         return self.map.get(id(atom), atom)
 
     def apply(self, eqn: Eqn) -> None:
-        eqn.inputs = [self[a] for a in eqn.inputs]
+        if self.map:
+            eqn.inputs = [self[a] for a in eqn.inputs]
 
     def outputs(self, graph: Graph) -> None:
         graph.outputs = [self[a] for a in graph.outputs]

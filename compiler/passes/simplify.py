@@ -105,20 +105,19 @@ def _simplified(eqn):
     return None
 
 
-def _unbroadcast_constants(eqn, defs) -> bool:
-    """In an elementwise op, `broadcast_to(c)` of a constant becomes `c` when another operand
-    already has the output's shape (broadcasting does the rest)."""
-    if not PRIMITIVES[eqn.prim].elementwise:
+def _unbroadcast_constants(eqn, broadcasts: dict[int, Const]) -> bool:
+    """In an elementwise op, `broadcast_to(c)` of a constant (`broadcasts`: the outputs of
+    those, by id) becomes `c` when another operand already has the output's shape
+    (broadcasting does the rest)."""
+    if not broadcasts or not PRIMITIVES[eqn.prim].elementwise:
         return False
     shape = eqn.outputs[0].type.shape
     changed = False
     for k, a in enumerate(eqn.inputs):
-        source = defs.get(id(a))
-        others = eqn.inputs[:k] + eqn.inputs[k + 1:]
-        if source is not None and source.prim == "broadcast_to" and \
-                isinstance(source.inputs[0], Const) and \
-                any(o.type.shape == shape for o in others):
-            eqn.inputs = eqn.inputs[:k] + [source.inputs[0]] + eqn.inputs[k + 1:]
+        constant = broadcasts.get(id(a))
+        if constant is not None and \
+                any(o.type.shape == shape for o in eqn.inputs[:k] + eqn.inputs[k + 1:]):
+            eqn.inputs = eqn.inputs[:k] + [constant] + eqn.inputs[k + 1:]
             changed = True
     return changed
 
@@ -128,13 +127,14 @@ def simplify(graph: Graph) -> bool:
     for g in all_graphs(graph):
         sub = Substitution()
         defs: dict[int, object] = {}
+        broadcasts: dict[int, Const] = {}
         eqns = []
         for eqn in g.eqns:
             sub.apply(eqn)
             if eqn.prim == "pow" and _is(eqn.inputs[1], 2) and eqn.inputs[0].type.is_float:
                 eqn.prim, eqn.inputs = "mul", [eqn.inputs[0], eqn.inputs[0]]
                 changed = True
-            if _unbroadcast_constants(eqn, defs):
+            if _unbroadcast_constants(eqn, broadcasts):
                 changed = True
             result = _simplified(eqn) if len(eqn.outputs) == 1 else None
             if result is None and eqn.prim in ("neg", "not_"):
@@ -153,6 +153,8 @@ def simplify(graph: Graph) -> bool:
                 changed = True
             for out in eqn.outputs:
                 defs[id(out)] = eqn
+            if eqn.prim == "broadcast_to" and isinstance(eqn.inputs[0], Const):
+                broadcasts[id(eqn.outputs[0])] = eqn.inputs[0]
             eqns.append(eqn)
         g.eqns = eqns
         sub.outputs(g)

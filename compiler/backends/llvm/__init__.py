@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -59,6 +60,9 @@ def compiler_fingerprint() -> str:
     return digest.hexdigest()
 
 
+_uncached_modules = itertools.count()
+
+
 def _key_and_symbol(graph, name: str) -> tuple[str, str]:
     """The disk-cache key of `graph` and its native symbol. Computing it loads the BLAS
     library when the graph calls it, so cached code that calls it links too."""
@@ -72,14 +76,20 @@ def _key_and_symbol(graph, name: str) -> tuple[str, str]:
 def compile_graph(graph, name: str) -> NativeFunction:
     in_types = [v.type for v in graph.inputs]
     out_types = [a.type for a in graph.outputs]
+    folder = cache.directory()
+    if folder is None:  # no key to compute (printing a large graph for it takes a while)
+        blas_for(graph)
+        symbol = symbol_name(name, f"n{next(_uncached_modules):015x}")
+        log.disk_cache("off")
+        return jit_module(lower_module(graph, symbol), symbol, in_types, out_types)
     with log.stage("cache"):
         key, symbol = _key_and_symbol(graph, name)
         code = cache.load(key)
-    log.disk_cache("off" if cache.directory() is None else "miss" if code is None else "hit")
+    log.disk_cache("miss" if code is None else "hit")
     if code is not None:
         return jit_object(code, symbol, in_types, out_types)
     return jit_module(lower_module(graph, symbol), symbol, in_types, out_types,
-                      store=functools.partial(_store, key, cache.directory()))
+                      store=functools.partial(_store, key, folder))
 
 
 def _store(key: str, folder: Path | None, object_code: bytes) -> None:
