@@ -31,11 +31,14 @@ from . import (
     externals,
     fancy,
     masks,
+    selection_values,
     sequences,
     static_values,
 )
 from .aliasing import Ref, frozen_ref, new_object
 from .library import arrays, building, registry, sorting
+from .selection_calls import selection_call
+from .selection_values import Selection
 from .sequences import ListMethod
 
 
@@ -58,11 +61,10 @@ class Calls:
         args = [v for v, _ in pairs]
         kwpairs = self.call_keywords(node)
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
-        if isinstance(func, Method) and isinstance(func.array, masks.Masked):
-            return masks.reduce(self, func.name, func.array, args, kwargs, node), None
-        if args and isinstance(args[0], masks.Masked):
-            return masks.reduce(self, masks.reduction_name(func), args[0], args[1:], kwargs,
-                                node), None
+        if isinstance(func, Method) and isinstance(func.array, Selection) or \
+                selection_values.involved(args + list(kwargs.values())) and \
+                not isinstance(func, types.FunctionType | closures.Closure):  # not inlined
+            return selection_call(self, func, args, kwargs, node), None
         if isinstance(func, Method) and func.name == "sort":
             return sorting.sort_in_place(self, func.array, args, kwargs, node), None
         if isinstance(func, Method):

@@ -43,6 +43,7 @@ from . import closures, sequences, static_values
 from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
 from .scope import Scope
+from .selection_values import escape, involved
 from .sequences import ListValue
 
 
@@ -407,6 +408,9 @@ class ControlFlow:
         if not any(static_values.is_static(v) for v in present):
             return False
         if len(present) == 2 and not static_values.same(*present):
+            if involved(present):
+                raise escape(self, involved(present), node, "an `if` binding "
+                             f"{_shown(name)} to different selections on its paths")
             then, other = (static_values.describe(v) for v in reversed(present))
             raise self.source.error(node, f"{_shown(name)} is a compile-time value bound "
                                           f"differently on the two paths ({then} and {other})",
@@ -427,6 +431,8 @@ class ControlFlow:
             if not any(static_values.is_static(v) for v in values):
                 continue
             if len(values) == 2 and not static_values.same(*values):
+                if involved(values):
+                    raise escape(self, involved(values), s, f"a loop rebinding {_shown(n)}")
                 before, inside = (static_values.describe(v) for v in values)
                 raise self.source.error(s, f"{_shown(n)} is a compile-time value that the loop "
                                            f"body binds differently ({before} before the loop, "

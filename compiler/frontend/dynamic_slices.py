@@ -1,15 +1,20 @@
-"""Slices with run-time bounds whose length is known when compiling: `x[i:i+3]`, `x[i-1:i+n]`.
+"""Slices with run-time bounds: `x[i:i+3]`, `x[i-1:i+n]` (length known when compiling), and
+`x[i:j]` whose length is known only at run time.
 
-Contract: `index_item(conv, size, parts, node)` with `parts` the evaluated (lower, upper, step)
-of a slice over an axis of `size`: None when the lower bound is known when compiling (the
-slice is then an ordinary static one), otherwise the `fancy.IndexArray` of the positions
-`i + arange(k)`, which reads with `take` (gradients scatter back) and writes with `put`. The
-length `k` is `upper - lower` when both are the same run-time int plus constants (also through
-names: `j = i + 3; x[i:j]`; a constant that is an int argument of the compiled function
-specialises it, see arguments.NeedStatic); any other length depends on run-time values and is
-refused at the user's line, as are a step other than 1 and a length beyond the axis. numpy
-shortens a slice that runs past the end (or starts before it): compiled code keeps the
-length static, so a start outside `[0, size - k]` raises IndexError at run time instead.
+Contract: `index_item(conv, size, parts, node, alone)` with `parts` the evaluated (lower,
+upper, step) of a slice over an axis of `size`: None when both bounds are known when
+compiling (the slice is then an ordinary static one). When the length `k` is `upper - lower`
+with both the same run-time int plus constants (also through names: `j = i + 3; x[i:j]`; a
+constant that is an int argument of the compiled function specialises it, see
+arguments.NeedStatic), the `fancy.IndexArray` of the positions `i + arange(k)`, which reads
+with `take` (gradients scatter back) and writes with `put`; numpy shortens a slice that runs
+past the end (or starts before it): compiled code keeps that length static, so a start
+outside `[0, size - k]` raises IndexError at run time instead. Any other length: a bound that
+is an int argument of the compiled function specialises it; otherwise, for a slice that is
+the whole index (`alone`), the `masks.Mask` of the positions it selects (Python's rules for
+negative and out-of-range bounds), so that `x[i:j]` is a boolean selection (see
+selection_values: reductions, elementwise operations, `x[i:j] = v`); among other index items
+it is refused at the user's line, as is a step other than 1.
 """
 
 from __future__ import annotations
@@ -19,24 +24,33 @@ from ..ir.builder import const
 from ..ir.core import I64, Const, Var
 from .context import CallContext
 from .fancy import IndexArray
+from .masks import Mask
 
 _STEPS = {"add": 1, "sub": -1}
 
 
-def index_item(conv: CallContext, size: int, parts, node) -> IndexArray | None:
+def index_item(conv: CallContext, size: int, parts, node,
+               alone: bool) -> IndexArray | Mask | None:
     lower, upper, step = parts
-    if not (isinstance(lower, Var) and lower.type == I64):
+    runtime = [isinstance(p, Var) and p.type == I64 for p in (lower, upper)]
+    if not any(runtime):
         return None
     if step is not None and conv.static(step, node) != 1:
         raise conv.source.error(node, "a slice with run-time bounds and a step",
                                 "slice with step 1, or use index arrays")
-    base, start = _offset(conv, lower, node)
+    base, start = _offset(conv, lower, node) if runtime[0] else (None, None)
     end_base, end = _offset(conv, upper, node) if isinstance(upper, Var) else (None, None)
-    if end_base is not base:
-        raise conv.source.error(node, "slice with run-time bounds whose length depends on "
-                                      "run-time values (compiled code needs array shapes when "
-                                      "compiling)", "write x[i:i + k] with k known when "
-                                                    "compiling, or use np.where with a mask")
+    if base is None or end_base is not base:
+        for bound in (lower, upper):  # an int argument is specialised (NeedStatic) instead
+            if isinstance(bound, Var):
+                _known(conv, bound, node)
+        if not alone:
+            raise conv.source.error(node, "slice with run-time bounds whose length depends on "
+                                          "run-time values, among other index items (compiled "
+                                          "code needs array shapes when compiling)",
+                                    "slice alone (`x[i:j]`), or write x[i:i + k] with k known "
+                                    "when compiling")
+        return _positions(conv, size, lower, upper, node)
     k = end - start
     if not 0 <= k <= size:
         raise conv.source.error(node, f"slice x[i:i + {k}] of an axis of size {size}: numpy "
@@ -50,6 +64,24 @@ def index_item(conv: CallContext, size: int, parts, node) -> IndexArray | None:
                           f"compiled code keeps the length {k} static)")),))
     positions = b.add(b.op("arange", n=k, dtype=I64), lower)
     return IndexArray(positions, node)
+
+
+def _positions(conv: CallContext, size: int, lower, upper, node) -> Mask:
+    """The mask of the positions `x[lower:upper]` selects along an axis of `size` (Python's
+    rules: a negative bound counts from the end; bounds beyond the axis select up to it)."""
+    b = conv.b
+    positions = b.op("arange", n=size, dtype=I64)
+    mask = None
+    for bound, compare in ((lower, b.ge), (upper, b.lt)):
+        if bound is None:
+            continue
+        bound = conv.scalar(bound, node)
+        if bound.type != I64:
+            raise conv.source.error(node, f"slice indices must be integers, got {bound.type}")
+        wrapped = b.select(b.lt(bound, const(0)), b.add(bound, const(size)), bound)
+        test = compare(positions, wrapped)
+        mask = test if mask is None else b.and_(mask, test)
+    return Mask(mask, node)
 
 
 def _offset(conv: CallContext, value: Var, node) -> tuple[Var, int]:

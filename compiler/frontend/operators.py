@@ -18,9 +18,10 @@ import gast
 from ..ir import dtypes
 from ..ir.builder import const
 from ..ir.core import BOOL, I64, Atom, Const, Type, Var
-from . import externals, masks, sequences, static_values
+from . import externals, masks, selection_values, sequences, static_values
 from .context import CallContext
 from .library import arrays
+from .selection_values import Selection, involved
 from .sequences import ListValue
 
 
@@ -61,6 +62,11 @@ class Operators:
             return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
         if isinstance(x, masks.MaskedRead):  # x[mask] op= y
             x, y = masks.augmented_operands(self, x, y, node)
+        elif involved((x, y)) and isinstance(node.op, gast.MatMult):
+            return selection_values.dot(self, x, y, node)
+        elif involved((x, y)):
+            return selection_values.elementwise(self, [x, y], lambda v: self.binop(node, *v),
+                                                node)
         if masks.is_bitwise(node.op):
             return masks.bitwise(self, node.op, x, y, node)
         if isinstance(node.op, gast.MatMult):
@@ -82,6 +88,12 @@ class Operators:
 
     def expr_UnaryOp(self, node):
         x = self.expr(node.operand)
+        if isinstance(x, Selection) and not isinstance(node.op, gast.Not):
+            return selection_values.elementwise(self, [x], lambda v: self.unary(node, v[0]),
+                                                node)
+        return self.unary(node, x)
+
+    def unary(self, node, x):
         if isinstance(node.op, gast.Not):
             return self.b.not_(self.truth(x, node))
         if isinstance(node.op, gast.USub):
@@ -105,6 +117,13 @@ class Operators:
                 raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
                                         "compare numbers with < <= > >= == !=; `is`, `in` "
                                         "and `==` on strings, None and functions")
+            elif involved((left, right)):
+                if len(node.ops) > 1:
+                    raise selection_values.escape(self, involved((left, right)), node,
+                                                  "a chained comparison")
+                test = selection_values.elementwise(
+                    self, [left, right], lambda v, p=prim: self.b.op(p, *self.promote(*v, node)),
+                    node)
             else:
                 test = self.b.op(prim, *self.promote(*externals.fold_comparison(left, right),
                                                       node))

@@ -120,7 +120,8 @@ class Subscripts:
                                                     f"dimension {ndim}")
             if isinstance(item, gast.Slice):
                 parts = self.slice_parts(item)
-                positions = dynamic_slices.index_item(self, x.type.shape[dim], parts, item)
+                positions = dynamic_slices.index_item(self, x.type.shape[dim], parts, item,
+                                                      len(items) == 1)
                 if positions is not None:
                     spec.append(positions)
                     dim += 1

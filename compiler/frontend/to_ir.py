@@ -49,7 +49,7 @@ from ..transformation import is_transformation
 from . import (
     closures,
     externals,
-    masks,
+    selection_values,
     sequences,
     statements,
     static_values,
@@ -62,6 +62,8 @@ from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .operators import Operators
 from .scope import Scope
+from .selection_calls import METHODS as SELECTION_METHODS
+from .selection_values import Selection, escape
 from .sequences import ListMethod, ListValue, RangeValue
 from .subscripts import Subscripts
 
@@ -226,6 +228,8 @@ def _result(conv: FunctionConverter, result, ref, node):
                 [o for _, os, _ in parts for o in os], [r for _, _, rs in parts for r in rs])
     if result is None or isinstance(result, str | bytes | int | float):
         return Static(result), [], []
+    if isinstance(result, Selection):
+        raise escape(conv, result, node if node is not None else conv.fdef, "returning it")
     raise conv.source.error(node if node is not None else conv.fdef,
                             "the function must return numbers, arrays, strings or None, or "
                             "tuples, lists and dicts of them")
@@ -388,7 +392,9 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         if isinstance(base, ListValue):
             sequences.setitem(self, base, target.slice, value, ref, target)
             return
-        self.write(target.value.id, target.slice, None, self.value(value, target), target)
+        if not isinstance(value, Selection):  # a selection is written through its mask
+            value = self.value(value, target)
+        self.write(target.value.id, target.slice, None, value, target)
 
 
     # ---- array objects and aliasing (see aliasing.py) ---------------------------------------
@@ -427,6 +433,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def value(self, value, node) -> Atom:
         """A number or an array (not a tuple, module or function)."""
+        if isinstance(value, Selection):
+            raise escape(self, value, node, "this use")
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",
@@ -588,10 +596,11 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def expr_Attribute(self, node, base=None):
         ref = None
         if base is None:
-            masks.expect_method(node)
             base, ref = self.expr_ref(node.value)
-        if isinstance(base, masks.Masked):
-            return Method(base, node.attr, None)
+        if isinstance(base, Selection):
+            if node.attr in SELECTION_METHODS:
+                return Method(base, node.attr, None)
+            return selection_values.attribute(self, base, node.attr, node)
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
                 return Method(base, node.attr, ref)

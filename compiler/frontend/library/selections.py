@@ -39,6 +39,7 @@ from ...ir.index import Int
 from ...primitives.vocabulary import BuilderOps
 from .. import masks, sequences
 from ..context import CallContext
+from ..selection_values import spread
 from .registry import bind, register
 
 
@@ -160,7 +161,7 @@ def _mask(cx: CallContext, x: Atom, cond: Atom, node) -> Atom:
         return cond
     if not _is_array(cond):
         cond = cx.b.broadcast_to(cond, shape=(1,))
-    return masks.whole(cx, masks.mask_item(cx, x, cond, 1, node).value, x)
+    return spread(cx, masks.mask_item(cx, x, cond, 1, node).value, x)
 
 
 def _piece(cx: CallContext, x: Atom, func, args: tuple, kw: dict, node) -> Atom:

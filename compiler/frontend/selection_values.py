@@ -1,0 +1,281 @@
+"""Selections: `x[mask]`, whose length (the number of True values) is known only at run time.
+
+Contract: a `Selection(array, mask, node)` stands for numpy's `array[mask]` (`mask` a bool
+array whose shape is a leading part of `array`'s; `node` the expression that made it, which
+errors quote), an array of shape `(k,) + rest` where `k` is the number of True values. The
+frontend keeps it as the whole array and the mask, so its shape stays static, and compiles
+exactly what numpy computes for the uses below; gradients flow through `select`, so the
+adjoint of a read scatters back to the selected positions.
+- `elementwise(conv, operands, compute, node)`: an elementwise operation (arithmetic,
+  comparisons, `&`/`|`/`^`, unary operators, numpy ufuncs, np.clip, np.where(c, a, b),
+  `.astype`) of selections with the same mask (the same mask value: `m = x > 0; x[m] * y[m]`),
+  numbers and arrays that broadcast against `rest` (numpy broadcasts them against
+  `(k,) + rest` whatever `k`) is a Selection of the operation on the whole arrays.
+- `reduce(conv, name, selection, args, kwargs, node)`: np.sum, np.prod, np.mean, np.var,
+  np.std, np.max/np.amax, np.min/np.amin, np.any, np.all, np.count_nonzero and their methods
+  (`x[m].sum()`), over all axes or the selected one (axis=0, `keepdims` too): the reduction
+  of `np.where(mask, array, identity)`. Reductions over `rest` axes only keep a Selection.
+  `np.mean`/`np.var` of an empty selection are nan (numpy's warning aside); np.max/np.min of
+  one raise numpy's ValueError at run time. `dot(conv, a, b, node)`: `np.dot`/`@` of two
+  one-dimensional selections with the same mask. `count(conv, selection)`: `len()`, an i64.
+- `attribute(conv, selection, name, node)`: `.size`, `.ndim`, `.T` (one-dimensional).
+- `aligned(conv, value, mask, array, node)`: the whole-array operand standing for `value` in an
+  operation with the selection `array[mask]` (the write `x[m] = v` uses it too).
+- `escape(conv, selection, node, use)`: the error for every other use (its shape is needed
+  when compiling), naming the selection's expression and line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from ..errors import AdliteSyntaxError
+from ..ir.builder import const
+from ..ir.core import I64, Atom, Const, Var
+from ..ir.primitive import PRIMITIVES
+from .conversion_context import ExpressionContext
+
+SUPPORTED = ("elementwise operations with numbers and with selections by the same mask, numpy "
+             "ufuncs, np.sum/prod/mean/var/std/max/min/any/all/count_nonzero (whole or "
+             "axis=0), len(), np.dot of two selections, x[mask] = selection")
+IDENTITIES = {"sum": 0, "prod": 1, "any": False, "all": True}
+REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.var: "var", np.std: "std",
+              np.max: "max", np.amax: "max", np.min: "min", np.amin: "min", np.any: "any",
+              np.all: "all", np.count_nonzero: "count_nonzero"}
+ELEMENTWISE = (np.clip, np.where, np.round, np.around, abs)  # besides numpy's ufuncs
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:  # not a tuple: the frontend's tuples are Python tuples
+    array: Atom
+    mask: Atom
+    node: object
+
+    @property
+    def rest(self) -> tuple[int, ...]:
+        return self.array.type.shape[len(self.mask.type.shape):]
+
+
+def text(node) -> str:
+    """The source text of an expression, for messages."""
+    try:
+        return gast.unparse(node).strip()
+    except Exception:  # noqa: BLE001 - a message without the text is still a message
+        return "the selection"
+
+
+def escape(conv: ExpressionContext, selection: Selection, node, use: str) -> AdliteSyntaxError:
+    line = getattr(selection.node, "lineno", None)
+    where = f" (line {conv.source.first_line + line - 1})" if line else ""
+    return conv.source.error(node, f"`{text(selection.node)}`{where} has a length known only at "
+                                   f"run time (the number of True values of its mask), and "
+                                   f"{use} needs its shape when compiling",
+                             f"supported with a boolean selection: {SUPPORTED}; or use "
+                             "np.where(mask, x, fill) to keep the shape")
+
+
+def is_selection(value) -> bool:
+    return isinstance(value, Selection)
+
+
+def involved(values) -> Selection | None:
+    """The first selection among `values` (None if none)."""
+    return next((v for v in values if isinstance(v, Selection)), None)
+
+
+def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> Atom:
+    """The operand, over the whole `array`, standing for `value` in an operation with
+    `array[mask]`: a selection by the same mask gives its whole array; a number stays; an
+    array must broadcast against `array[mask]` for every number of True values."""
+    if isinstance(value, Selection):
+        if not _same(conv, value.mask, mask):
+            raise conv.source.error(node, f"`{text(value.node)}` and another selection use "
+                                          "different masks: numpy pairs their elements in "
+                                          "order, which needs the same number of True values",
+                                    "select with one mask value (`m = x > 0; x[m] * y[m]`), or "
+                                    "combine the whole arrays first")
+        return value.array
+    value = conv.value(value, node)
+    rest = array.type.shape[len(mask.type.shape):]
+    shape = value.type.shape or ()
+    if len(shape) == len(rest) + 1 and shape[0] == 1:
+        value, shape = conv.b.reshape(value, shape=shape[1:]), shape[1:]
+    try:
+        fits = len(shape) <= len(rest) and np.broadcast_shapes(shape, rest) == rest
+    except ValueError:
+        fits = False
+    if not fits:
+        raise conv.source.error(node, f"an array of shape {shape} with a boolean selection, "
+                                      f"whose length is the number of True values (known only "
+                                      "at run time): numpy broadcasts them only when the array "
+                                      f"fits the trailing shape {rest}",
+                                "use a number or an array of the trailing shape, or "
+                                "np.where(mask, x, fill) on the whole arrays")
+    return value
+
+
+def _same(conv: ExpressionContext, a: Atom, b: Atom, depth: int = 8) -> bool:
+    """Whether masks `a` and `b` are the same value: one atom, or the same pure primitive of
+    the same operands (`x[x > 0] * x[x > 0]` computes its mask twice)."""
+    if a is b or isinstance(a, Const) and isinstance(b, Const) and a == b:
+        return True
+    if not (isinstance(a, Var) and isinstance(b, Var)) or depth == 0:
+        return False
+    producers = {id(o): e for e in conv.b.eqns for o in e.outputs}
+    ea, eb = producers.get(id(a)), producers.get(id(b))
+    return ea is not None and eb is not None and ea.prim == eb.prim and \
+        not PRIMITIVES[ea.prim].effectful and ea.subgraphs() == eb.subgraphs() == [] and \
+        len(ea.outputs) == 1 and repr(ea.params) == repr(eb.params) and \
+        len(ea.inputs) == len(eb.inputs) and \
+        all(_same(conv, u, v, depth - 1) for u, v in zip(ea.inputs, eb.inputs, strict=True))
+
+
+def elementwise(conv: ExpressionContext, operands: list, compute: Callable[[list], Atom],
+                node) -> Selection:
+    first = involved(operands)
+    whole = [aligned(conv, v, first.mask, first.array, node) if _operand(v) else v
+             for v in operands]
+    result = conv.value(compute(whole), node)
+    if result.type.shape != first.array.type.shape:
+        result = conv.b.broadcast_to(result, shape=first.array.type.shape)
+    return Selection(result, first.mask, first.node)
+
+
+def _operand(value) -> bool:
+    return isinstance(value, Selection | Var | Const)
+
+
+def spread(conv: ExpressionContext, mask: Atom, array: Atom) -> Atom:
+    """The mask broadcast over `array`'s trailing dimensions."""
+    extra = len(array.type.shape) - len(mask.type.shape)
+    if extra:
+        mask = conv.b.reshape(mask, shape=mask.type.shape + (1,) * extra)
+        mask = conv.b.broadcast_to(mask, shape=array.type.shape)
+    return mask
+
+
+def count(conv: ExpressionContext, selection: Selection) -> Atom:
+    """The number of True values of the mask (`len(x[mask])`), an i64."""
+    return conv.b.sum(conv.to_type(selection.mask, I64.with_shape(selection.mask.type.shape)),
+                      axis=None, keepdims=False)
+
+
+def attribute(conv: ExpressionContext, selection: Selection, name: str, node):
+    if name == "ndim":
+        return const(1 + len(selection.rest))
+    if name == "size":
+        return conv.b.mul(count(conv, selection), const(math.prod(selection.rest)))
+    if name == "T" and not selection.rest:
+        return selection
+    raise escape(conv, selection, node, f"`.{name}`")
+
+
+def _axes(conv: ExpressionContext, selection: Selection, axis, node) -> set[int]:
+    """The axes numpy's `axis` names over the selection's shape `(k,) + rest`, normalized."""
+    ndim = 1 + len(selection.rest)
+    axes = range(ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    normal = set()
+    for a in axes:
+        if not isinstance(a, int) or not -ndim <= a < ndim:
+            raise conv.source.error(node, f"axis {a} is out of bounds for an array of "
+                                          f"dimension {ndim}")
+        normal.add(a % ndim)
+    return normal
+
+
+def reduce(conv: ExpressionContext, name: str, selection: Selection, args, kwargs, node):
+    """`np.<name>(selection, ...)`; `name` as in REDUCTIONS' values."""
+    from .library.reductions import reduce as whole_reduce  # the library imports this module
+
+    if len(args) > 1:
+        raise conv.source.error(node, f"np.{name} of a boolean selection with more than an "
+                                      "axis argument", "pass axis= and keepdims= only")
+    static = {k: conv.static(v, node) for k, v in kwargs.items() if v is not None}
+    axis = conv.static(args[0], node) if args else static.pop("axis", None)
+    keepdims = bool(static.pop("keepdims", False))
+    ddof = static.pop("ddof", 0) if name in ("var", "std") else 0
+    kwargs = {k: v for k, v in kwargs.items() if k in static}
+    if kwargs:
+        raise conv.source.error(node, f"np.{name} of a boolean selection with "
+                                      f"{', '.join(sorted(kwargs))}=",
+                                "pass axis= and keepdims= only")
+    normal = _axes(conv, selection, axis, node)
+    x, mask, b = selection.array, selection.mask, conv.b
+    shift = len(mask.type.shape) - 1
+    rest_axes = tuple(sorted(a + shift for a in normal if a))
+    if name == "count_nonzero":
+        x, name = b.ne(x, const(0, x.type.scalar)), "sum"
+    options = {"ddof": ddof} if name in ("var", "std") else {}
+    if 0 not in normal:  # rows stay rows: the result is a selection by the same mask
+        return Selection(whole_reduce(conv, name, x, rest_axes, keepdims, node, **options),
+                         mask, selection.node)
+    axes = tuple(range(len(mask.type.shape))) + rest_axes
+    kept = (1,) + tuple(1 if i in normal else n for i, n in enumerate(selection.rest, 1))
+    n = b.mul(count(conv, selection), const(math.prod(x.type.shape[a] for a in rest_axes)))
+    if name in ("mean", "var", "std"):
+        value = _moment(conv, name, selection, axes, n, ddof, node)
+    elif name in IDENTITIES:
+        filled = b.select(spread(conv, mask, x), x, const(IDENTITIES[name], x.type.scalar))
+        value = whole_reduce(conv, name, filled, axes, False, node)
+    else:
+        value = _extremum(conv, name, x, mask, axes, n, node)
+    return b.reshape(value, shape=kept) if keepdims else value
+
+
+def _extremum(conv: ExpressionContext, name: str, x: Atom, mask: Atom, axes: tuple, n: Atom,
+              node) -> Atom:
+    """np.max or np.min over `axes` of the selected values; numpy's ValueError when none is."""
+    from .library.reductions import reduce as whole_reduce
+
+    b = conv.b
+    if x.type.is_float:
+        fill = -np.inf if name == "max" else np.inf
+    elif x.type.name == "bool":
+        fill = name == "min"
+    else:
+        fill = -2 ** 63 if name == "max" else 2 ** 63 - 1
+    filled = b.select(spread(conv, mask, x), x, const(fill, x.type.scalar))
+    b.emit("check", [b.gt(n, const(0))], error="ValueError",
+           args=(("str", (f"zero-size array to reduction operation "
+                          f"{'maximum' if name == 'max' else 'minimum'} which has no "
+                          f"identity",)),))
+    return whole_reduce(conv, name, filled, axes, False, node)
+
+
+def _moment(conv: ExpressionContext, name: str, selection: Selection, axes: tuple, n: Atom,
+            ddof: int, node) -> Atom:
+    """mean, var or std over `axes` (the selected one among them) of the selection: sums of
+    the selected values divided by their number `n` (less `ddof`), numpy's definitions."""
+    b = conv.b
+    x = conv.as_float(selection.array, node)
+    mask = spread(conv, selection.mask, x)
+    zero = const(0, x.type.scalar)
+    kept = tuple(d for a, d in enumerate(x.type.shape) if a not in axes)
+    partial = bool(kept)  # some axes remain: keep the reduced ones to broadcast back
+
+    def total(v: Atom) -> Atom:
+        return b.sum(b.select(mask, v, zero), axis=axes, keepdims=partial)
+
+    mean = b.div(total(x), conv.to_type(n, x.type.scalar))
+    value = mean
+    if name != "mean":
+        deviation = b.sub(x, mean)
+        value = b.div(total(b.mul(deviation, deviation)),
+                      conv.to_type(b.sub(n, const(ddof)), x.type.scalar))
+        value = b.sqrt(value) if name == "std" else value
+    return b.reshape(value, shape=kept) if partial else value
+
+
+def dot(conv: ExpressionContext, x, y, node) -> Atom:
+    """`np.dot(x, y)` / `x @ y` of one-dimensional selections by the same mask."""
+    first = involved((x, y))
+    if not all(isinstance(v, Selection) and not v.rest for v in (x, y)):
+        raise escape(conv, first, node, "a matrix product with anything but another "
+                                        "one-dimensional selection")
+    product = elementwise(conv, [x, y], lambda v: conv.b.mul(*conv.promote(*v, node)), node)
+    return reduce(conv, "sum", product, [], {}, node)

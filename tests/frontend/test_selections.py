@@ -1,0 +1,227 @@
+"""Boolean selections (`x[mask]`, `x[i:j]` of run-time length) beyond a bare reduction.
+
+Each program is as a user writes it; compiled values (both backends) are compared with
+Python's on several sizes and random inputs, gradients with central differences of the
+Python function and with the eager tape, forward mode (`jvp`) with directional differences,
+and one second derivative with differences of the gradient. Uses that need the selection's
+shape when compiling are refused at the user's line, naming the selection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adlite.compiler import AdliteSyntaxError, grad, hessian, jit, jvp
+from adlite.runtime import tensor
+
+BACKENDS = ["llvm", "python"]
+SIZES = (1, 2, 7, 33)
+
+
+def squares_of_positives(x):
+    return np.sum(x[x > 0.0] ** 2)
+
+
+def paired_by_one_mask(x, y):
+    m = x > 0.1
+    return np.mean(np.exp(x[m]) * y[m]) + np.max(x[m] - 5.0) + len(x[m])
+
+
+def moments(x):
+    a = x[x < 0.5]
+    return np.std(a) + np.var(a) + np.prod(np.tanh(a) + 2.0) + np.count_nonzero(a > -0.2)
+
+
+def rows(X):
+    m = X[:, 0] > 0
+    return np.sum(X[m].sum(axis=0) * np.arange(3.0)) + np.sum(X[m].mean(axis=0, keepdims=True))
+
+
+def rooted_in_place(x):
+    x = x.copy()
+    m = x > 0
+    x[m] = np.sqrt(x[m] + 1.0)
+    return np.sum(x * x * x)
+
+
+def inner_products(x, y):
+    m = x > 0
+    return x[m] @ y[m] + np.dot(x[m], x[m])
+
+
+def ufuncs(x):
+    return np.sum(np.maximum(x[x > -0.5], 0.2)) + np.sum(np.where(x[x > 0] > 1.0, x[x > 0], 0.0))
+
+
+def whole_mask(X):
+    m = X > 0.3
+    return np.sum(X[m] * 2.0) + np.sum(np.abs(X[m])) + X[m].size
+
+
+def trimmed_mean(x, k):
+    return np.mean(np.sort(x)[k:-k])
+
+
+def window(x, c):
+    i = int(c * 3.0)
+    j = len(x) - i
+    return np.sum(x[i:j] ** 2) + np.sum(x[i:] * 0.5)
+
+
+def zeroed_tail(x, c):
+    y = x.copy()
+    y[int(c * 4.0):] = 0.0
+    return np.sum(y * y)
+
+
+def _inputs(fn, n, rng):
+    x = rng.normal(size=(n, 3) if fn in (rows, whole_mask) else n)
+    if fn in (paired_by_one_mask, inner_products):
+        return (x, rng.normal(size=n))
+    if fn is trimmed_mean:
+        return (x, min(2, n // 3))
+    if fn in (window, zeroed_tail):
+        return (x, float(rng.uniform(-0.5, 2.5)))
+    return (x,)
+
+
+PROGRAMS = [squares_of_positives, paired_by_one_mask, moments, rows, rooted_in_place,
+            inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail]
+IDS = [f.__name__ for f in PROGRAMS]
+
+
+def _defined(fn, args) -> bool:
+    """Whether Python computes a number (np.max of an empty selection raises)."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.isfinite(fn(*args))
+    except ValueError:
+        return False
+
+
+def _central(fn, args, h=1e-6) -> np.ndarray:
+    x = args[0]
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        out[i] = (fn(up, *args[1:]) - fn(down, *args[1:])) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", PROGRAMS, ids=IDS)
+def test_values_match_python_on_many_sizes(fn, backend):
+    rng = np.random.default_rng(7)
+    compiled = jit(fn, backend=backend)
+    for n in SIZES:
+        for _ in range(3):
+            args = _inputs(fn, n, rng)
+            try:
+                with np.errstate(all="ignore"):
+                    want = fn(*args)
+            except ValueError as e:
+                with pytest.raises(ValueError, match="zero-size array"):
+                    compiled(*args)
+                assert "zero-size array" in str(e)
+                continue
+            np.testing.assert_allclose(compiled(*args), want, rtol=1e-12, atol=1e-12,
+                                       equal_nan=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", PROGRAMS, ids=IDS)
+def test_gradients_match_central_differences_and_the_tape(fn, backend):
+    rng = np.random.default_rng(11)
+    gradient = grad(fn, backend=backend)
+    checked = 0
+    for n in (7, 33):
+        for _ in range(3):
+            args = _inputs(fn, n, rng)
+            if not _defined(fn, args) or np.any(np.abs(args[0] - 0.1) < 1e-3):
+                continue
+            got = gradient(*args)
+            np.testing.assert_allclose(got, _central(fn, args), rtol=1e-5, atol=1e-6)
+            checked += 1
+            t = tensor(args[0], requires_grad=True)
+            try:
+                out = fn(t, *args[1:])
+            except TypeError as e:  # np.count_nonzero: not on the tape yet (issue 26)
+                assert "not supported on adlite Tensors" in str(e)
+                continue
+            out.backward()
+            np.testing.assert_allclose(got, t.grad.data, rtol=1e-12, atol=1e-12)
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("fn", [squares_of_positives, moments, rooted_in_place, window],
+                         ids=["squares_of_positives", "moments", "rooted_in_place", "window"])
+def test_forward_mode_matches_directional_differences(fn):
+    rng = np.random.default_rng(5)
+    args = _inputs(fn, 9, rng)
+    tangent = rng.normal(size=args[0].shape)
+    h = 1e-6
+    want = (fn(args[0] + h * tangent, *args[1:]) - fn(args[0] - h * tangent, *args[1:])) / (2 * h)
+
+    def of_x(x):
+        return fn(x, *args[1:])
+
+    value, derivative = jvp(of_x, (args[0],), (tangent,))
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+    np.testing.assert_allclose(derivative, want, rtol=1e-5, atol=1e-7)
+
+
+def test_second_order_matches_differences_of_the_gradient():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=6)
+    h = 1e-4
+    want = np.stack([(_central(rooted_in_place, (x + h * e,)) -
+                      _central(rooted_in_place, (x - h * e,))) / (2 * h) for e in np.eye(6)])
+    np.testing.assert_allclose(hessian(rooted_in_place)(x), want, rtol=1e-4, atol=1e-4)
+
+
+def returned(x):
+    return x[x > 0]
+
+
+def sorted_selection(x):
+    return np.sort(x[x > 0])[0]
+
+
+def rebound_in_a_loop(x):
+    a = x[x > 0]
+    for _ in range(3):
+        a = a * 2.0
+    return np.sum(a)
+
+
+def shape_read(x):
+    return x[x > 0].shape[0] * 1.0
+
+
+def different_masks(x):
+    return np.sum(x[x > 0] * x[x < 1])
+
+
+def whole_array_operand(x):
+    return np.sum(x[x > 0] + x)
+
+
+@pytest.mark.parametrize("fn,message", [
+    (returned, "returning it"),
+    (sorted_selection, "np.sort() needs its shape"),
+    (rebound_in_a_loop, "a loop rebinding 'a'"),
+    (shape_read, "`.shape` needs its shape"),
+    (different_masks, "use different masks"),
+    (whole_array_operand, "an array of shape (5,) with a boolean selection"),
+], ids=["returned", "sorted", "loop", "shape", "different_masks", "whole_array"])
+def test_uses_that_need_the_shape_are_refused_at_the_users_line(fn, message):
+    with pytest.raises(AdliteSyntaxError) as info:
+        jit(fn)(np.linspace(-1.0, 1.0, 5))
+    text = str(info.value)
+    line = fn.__code__.co_firstlineno + (2 if fn is rebound_in_a_loop else 1)
+    assert f"test_selections.py:{line}:" in text
+    assert message in text
+    assert "np.where(mask, x, fill)" in text or "same mask" in text or "one mask" in text
