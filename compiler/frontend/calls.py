@@ -30,7 +30,6 @@ from . import (
     closures,
     externals,
     fancy,
-    masks,
     selection_values,
     sequences,
     static_values,
@@ -56,7 +55,6 @@ class Calls:
             return registry.syntactic(func)(self, node), None
         if fancy.is_add_at(func):
             return fancy.add_at(self, node), None
-        masks.before_call(self, func, node)
         pairs = [p for a in node.args for p in self.call_argument(a)]
         args = [v for v, _ in pairs]
         kwpairs = self.call_keywords(node)

@@ -12,8 +12,6 @@ Contract:
 - `read(conv, x, mask, node)`: `x[mask]`: a `selection_values.Selection` (which see for its
   uses), or for the read of `x[mask] op= v` (marked `augmented` by the normalizer) a
   `MaskedRead`, which `augmented_operands` turns into the whole array and `v`.
-  `before_call` refuses `np.where(cond)` with one argument, np.nonzero, np.argwhere and
-  np.flatnonzero (their shapes depend on the values).
 - `write(conv, x, mask, v, node)`: `x` after `x[mask] = v`, i.e. `np.where(mask, v, x)`, for a
   `v` that broadcasts to `x[mask]` whatever the number of True values (a scalar, an array of
   the trailing shape, or a selection by the same mask: `x[m] = np.sqrt(x[m])`); for
@@ -25,15 +23,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import gast
-import numpy as np
 
 from ..ir.builder import const
 from ..ir.core import BOOL, Atom, Const, Var
 from .conversion_context import ExpressionContext
-from .selection_values import SUPPORTED, Selection, aligned, spread
+from .selection_values import Selection, aligned, spread
 
 _BITWISE = {gast.BitAnd: ("and_", "&"), gast.BitOr: ("or_", "|"), gast.BitXor: ("ne", "^")}
-_INDICES = {np.nonzero, np.argwhere, np.flatnonzero}
 
 
 def is_bitwise(op) -> bool:
@@ -101,23 +97,6 @@ def mask_item(conv: ExpressionContext, x: Atom, value, count: int, node) -> Mask
 
 def is_mask(spec) -> bool:
     return len(spec) == 1 and isinstance(spec[0], Mask)
-
-
-def before_call(conv: ExpressionContext, func, node) -> None:
-    """Before `node`'s arguments are evaluated: the index-returning functions
-    (`np.where(cond)`, np.nonzero ...) are refused."""
-    try:
-        indices = func in _INDICES
-    except TypeError:  # unhashable
-        return
-    if indices or func is np.where and len(node.args) == 1 and not node.keywords:
-        name = "np.where(cond) with one argument" if func is np.where else \
-            f"np.{func.__name__}"
-        raise conv.source.error(node, f"{name} returns the indices of the True values, whose "
-                                      "number is known only at run time (compiled code needs "
-                                      "array shapes when compiling)",
-                                f"use the mask itself: x[mask] supports {SUPPORTED}; or "
-                                "np.where(cond, x, y)")
 
 
 def read(conv: ExpressionContext, x: Atom, mask: Mask, node):

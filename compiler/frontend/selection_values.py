@@ -61,6 +61,13 @@ class Selection:  # not a tuple: the frontend's tuples are Python tuples
         return self.array.type.shape[len(self.mask.type.shape):]
 
 
+@dataclass(frozen=True)
+class SelectionIndex:
+    """An index made of selections of ints (`x[np.nonzero(m)]`): a frontend-only spec item."""
+
+    items: tuple
+
+
 def text(node) -> str:
     """The source text of an expression, for messages."""
     try:
@@ -93,7 +100,7 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     `array[mask]`: a selection by the same mask gives its whole array; a number stays; an
     array must broadcast against `array[mask]` for every number of True values."""
     if isinstance(value, Selection):
-        if not _same(conv, value.mask, mask):
+        if not same_mask(conv, value.mask, mask):
             raise conv.source.error(node, f"`{text(value.node)}` and another selection use "
                                           "different masks: numpy pairs their elements in "
                                           "order, which needs the same number of True values",
@@ -119,7 +126,7 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     return value
 
 
-def _same(conv: ExpressionContext, a: Atom, b: Atom, depth: int = 8) -> bool:
+def same_mask(conv: ExpressionContext, a: Atom, b: Atom, depth: int = 8) -> bool:
     """Whether masks `a` and `b` are the same value: one atom, or the same pure primitive of
     the same operands (`x[x > 0] * x[x > 0]` computes its mask twice)."""
     if a is b or isinstance(a, Const) and isinstance(b, Const) and a == b:
@@ -132,7 +139,7 @@ def _same(conv: ExpressionContext, a: Atom, b: Atom, depth: int = 8) -> bool:
         not PRIMITIVES[ea.prim].effectful and ea.subgraphs() == eb.subgraphs() == [] and \
         len(ea.outputs) == 1 and repr(ea.params) == repr(eb.params) and \
         len(ea.inputs) == len(eb.inputs) and \
-        all(_same(conv, u, v, depth - 1) for u, v in zip(ea.inputs, eb.inputs, strict=True))
+        all(same_mask(conv, u, v, depth - 1) for u, v in zip(ea.inputs, eb.inputs, strict=True))
 
 
 def elementwise(conv: ExpressionContext, operands: list, compute: Callable[[list], Atom],

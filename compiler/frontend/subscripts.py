@@ -33,6 +33,8 @@ from .aliasing import (
     static_spec,
 )
 from .control_flow import unrollable
+from .library import nonzero
+from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
 
 
@@ -78,6 +80,8 @@ class Subscripts:
         spec, ints = self.index_spec(x, node.slice)
         if masks.is_mask(spec):
             return masks.read(self, x, spec[0], node), None
+        if isinstance(spec[0], SelectionIndex):
+            return nonzero.index(self, x, spec[0].items, node), None
         if fancy.has_arrays(spec):
             return fancy.gather(self, x, spec, ints, node), None
         value = self.b.index(x, *ints, spec=spec)
@@ -105,6 +109,9 @@ class Subscripts:
         values = [_Slice if isinstance(item, gast.Slice) else
                   item.value if isinstance(item, gast.Constant) and item.value in (None, Ellipsis)
                   else self.expr(item) for item in items]  # np.newaxis is None
+        selections = values[0] if len(values) == 1 and isinstance(values[0], tuple) else values
+        if any(isinstance(v, Selection) for v in selections):  # x[np.nonzero(m)], x[idx]
+            return (SelectionIndex(tuple(selections)),), []
         used = sum(v is not None and v is not Ellipsis for v in values)
         spec, ints, dim = [], [], 0
         for item, value in zip(items, values, strict=True):
@@ -195,6 +202,8 @@ class Subscripts:
             spec, ints = self.index_spec(x, index)
         else:
             spec, ints = (index_spec,) * len(x.type.shape), []
+        if spec and isinstance(spec[0], SelectionIndex):
+            raise escape(self, spec[0].items[0], node, "a write through it as an index")
         if masks.is_mask(spec):
             updated = masks.write(self, x, spec[0], v, node, accumulate)
         elif fancy.has_arrays(spec):

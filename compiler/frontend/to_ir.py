@@ -63,7 +63,7 @@ from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .operators import Operators
 from .scope import Scope
 from .selection_calls import METHODS as SELECTION_METHODS
-from .selection_values import Selection, escape
+from .selection_values import Selection, escape, involved
 from .sequences import ListMethod, ListValue, RangeValue
 from .subscripts import Subscripts
 
@@ -219,6 +219,7 @@ def _result(conv: FunctionConverter, result, ref, node):
             len(node.elts) == len(result) else [None] * len(result)
         if isinstance(node, gast.Dict):
             elts = node.values
+        elts = [node if e is None else e for e in elts]  # errors name the whole value
         parts = [_result(conv, v, r, e) for v, r, e in zip(items, refs, elts, strict=True)]
         kind = "dict" if isinstance(result, dict) else \
             "list" if isinstance(node, gast.List) else "tuple"
@@ -435,6 +436,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         """A number or an array (not a tuple, module or function)."""
         if isinstance(value, Selection):
             raise escape(self, value, node, "this use")
+        if isinstance(value, tuple) and involved(value):  # np.sum(np.nonzero(m))
+            raise escape(self, involved(value), node, "a tuple holding it, used as an array")
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",

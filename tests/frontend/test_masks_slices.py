@@ -248,9 +248,8 @@ def nonzero(x):
     (inverted_flag, "`~` of a bool scalar", "use `not`"),
     (add_at_into_slice, "np.add.at takes an array variable", "x a local array"),
     (window_past_the_axis, "slice x[i:i + 9] of an axis of size 7", "between 0 and 7"),
-    (where_of_one, "np.where(cond) with one argument returns the indices", "np.where(cond, "
-                                                                           "x, y)"),
-    (nonzero, "np.nonzero returns the indices", "np.where(cond, x, y)"),
+    (where_of_one, "a tuple holding it, used as an array", "np.where(mask, x, fill)"),
+    (nonzero, "returning it", "np.where(mask, x, fill)"),
 ], ids=["kept", "wrong_shape", "array_value", "int_and", "inverted_flag", "add_at_into_slice",
         "window_past_the_axis", "where_of_one", "nonzero"])
 def test_refusals_at_the_users_line(fn, message, hint):

@@ -76,7 +76,8 @@ def zeroed_tail(x, c):
 
 
 def _inputs(fn, n, rng):
-    x = rng.normal(size=(n, 3) if fn in (rows, whole_mask) else n)
+    x = rng.normal(size=(n, 3) if fn in (rows, whole_mask, coordinates, compressed_rows)
+                   else n)
     if fn in (paired_by_one_mask, inner_products):
         return (x, rng.normal(size=n))
     if fn is trimmed_mean:
@@ -86,8 +87,30 @@ def _inputs(fn, n, rng):
     return (x,)
 
 
+def nonzero_indexed(x):
+    return np.sum(x[np.nonzero(x > 0)] ** 2) + len(np.flatnonzero(x > 0.5))
+
+
+def index_of_positives(x):
+    idx = np.flatnonzero(x > 0)
+    return np.sum(np.exp(x[idx])) + np.sum(idx * 0.5)
+
+
+def coordinates(X):
+    return np.sum(X[np.where(X > 0)] * 2.0) + np.sum(np.argwhere(X > 0) * X.sum())
+
+
+def extracted(x):
+    return np.sum(np.extract(x > 0, x) ** 3) + np.sum(np.compress(x < 0, x) * x.mean())
+
+
+def compressed_rows(X):
+    return np.sum(np.compress(X[:, 0] > 0, X, axis=0).sum(axis=0) * np.arange(3.0))
+
+
 PROGRAMS = [squares_of_positives, paired_by_one_mask, moments, rows, rooted_in_place,
-            inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail]
+            inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail,
+            nonzero_indexed, index_of_positives, coordinates, extracted, compressed_rows]
 IDS = [f.__name__ for f in PROGRAMS]
 
 
@@ -182,6 +205,12 @@ def test_second_order_matches_differences_of_the_gradient():
     np.testing.assert_allclose(hessian(rooted_in_place)(x), want, rtol=1e-4, atol=1e-4)
 
 
+def written_through_indices(x):
+    x = x.copy()
+    x[np.nonzero(x > 0)] = 0.0
+    return np.sum(x)
+
+
 def returned(x):
     return x[x > 0]
 
@@ -216,12 +245,15 @@ def whole_array_operand(x):
     (shape_read, "`.shape` needs its shape"),
     (different_masks, "use different masks"),
     (whole_array_operand, "an array of shape (5,) with a boolean selection"),
-], ids=["returned", "sorted", "loop", "shape", "different_masks", "whole_array"])
+    (written_through_indices, "a write through it as an index"),
+], ids=["returned", "sorted", "loop", "shape", "different_masks", "whole_array",
+        "written_through_indices"])
 def test_uses_that_need_the_shape_are_refused_at_the_users_line(fn, message):
     with pytest.raises(AdliteSyntaxError) as info:
         jit(fn)(np.linspace(-1.0, 1.0, 5))
     text = str(info.value)
-    line = fn.__code__.co_firstlineno + (2 if fn is rebound_in_a_loop else 1)
+    line = fn.__code__.co_firstlineno + {rebound_in_a_loop: 2, written_through_indices: 2}.get(
+        fn, 1)
     assert f"test_selections.py:{line}:" in text
     assert message in text
     assert "np.where(mask, x, fill)" in text or "same mask" in text or "one mask" in text

@@ -4,7 +4,8 @@ Contract: importing the package registers every rule into the one table of `regi
 (`registry.lookup(obj)` finds them); each module registers the functions of one subject:
 `elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
 (array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
-`linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, and, lazily, once the
+`linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, `nonzero` (index
+selections), and, lazily, once the
 user's program imported scipy, `scipy_special_stats` and `scipy_linalg`. A rule receives the
 converter as a `CallContext` (`frontend/context.py`) and uses nothing else of it.
 """
@@ -15,6 +16,7 @@ from . import (  # noqa: F401  (each registers its rules)
     decompositions,
     elementwise,
     linalg,
+    nonzero,
     python_builtins,
     reductions,
     registry,

@@ -18,6 +18,7 @@ import numpy as np
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Type
 from ..context import CallContext
+from . import nonzero
 from .reductions import normalized_axes, reduction
 from .registry import lookup, options, register
 
@@ -106,6 +107,8 @@ def _filled_like(value):
 
 
 def _where(cx: CallContext, args, kwargs, node):
+    if len(args) == 1 and not kwargs:  # the indices of the True values
+        return nonzero.nonzero(cx, args[0], node)
     cond, x, y = cx.exactly(args, 3, node)
     x, y = cx.promote(x, y, node)
     cond = cx.value(cond, node)
