@@ -26,6 +26,7 @@ from . import compile_time, first_call, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
 from .checkpoint import checkpoint_table
+from .dynamic_shapes import masked_table, sizes_table
 from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
@@ -156,11 +157,13 @@ def main() -> None:
     matmul_row()
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)
+    masked_table(best_time, fmt)
     call_overhead_table()
     vmap_table(best_time, fmt)
     gmm_table()
     compile_time.table()
     first_call.table()
+    sizes_table()
     scaleout_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")

@@ -257,3 +257,16 @@ def test_uses_that_need_the_shape_are_refused_at_the_users_line(fn, message):
     assert f"test_selections.py:{line}:" in text
     assert message in text
     assert "np.where(mask, x, fill)" in text or "same mask" in text or "one mask" in text
+
+
+@pytest.mark.parametrize("fn", [squares_of_positives, rooted_in_place, window],
+                         ids=["squares_of_positives", "rooted_in_place", "window"])
+def test_large_selections_run_on_the_thread_pool_with_numpy_values(fn):
+    rng = np.random.default_rng(2)
+    args = _inputs(fn, 1_000_000, rng)
+    np.testing.assert_allclose(jit(fn)(*args), fn(*args), rtol=1e-10)
+    h = 1e-6
+    e = np.zeros_like(args[0])
+    e[123_457] = 1.0
+    want = (fn(args[0] + h * e, *args[1:]) - fn(args[0] - h * e, *args[1:])) / (2 * h)
+    np.testing.assert_allclose(grad(fn)(*args)[123_457], want, rtol=1e-4, atol=1e-4)

@@ -1,0 +1,121 @@
+"""The run-time shapes rows of `make bench` (issue 25), measured in this run.
+
+- A masked reduction, `np.sum(x[x > 0] ** 2)` as a user writes it: numpy, adlite (`jit`, the
+  boolean selection compiled as the whole array and its mask) and JAX (`jit`; JAX cannot trace
+  `x[x > 0]`, so its row runs the form JAX users write, `jnp.sum(jnp.where(x > 0, x ** 2,
+  0))`), and the gradients of adlite and JAX.
+- One function called with 20 array lengths, each first call in a fresh process with the
+  disk cache off: compilations and total seconds for adlite (one compilation per shape today)
+  and JAX (one trace and compilation per shape).
+Nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SIZES = (1_000, 100_000, 1_000_000)
+LENGTHS = tuple(range(10, 210, 10))  # 20 lengths
+
+
+def masked_squares(x):
+    return np.sum(x[x > 0] ** 2)
+
+
+def _jax():
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+
+    def squares(x):
+        return jnp.sum(jnp.where(x > 0, x ** 2, 0.0))
+
+    def block(f):
+        return lambda *a: jax.block_until_ready(f(*a))
+
+    return block(jax.jit(squares)), block(jax.jit(jax.grad(squares)))
+
+
+def masked_table(best_time, fmt) -> None:
+    from adlite.compiler import grad, jit
+
+    peers = _jax()
+    print("## Masked reduction: np.sum(x[x > 0] ** 2), d/dx\n")
+    print("Times in us; JAX runs `jnp.sum(jnp.where(x > 0, x ** 2, 0))` (it cannot trace "
+          "`x[x > 0]`).\n")
+    print("| n | numpy | adlite | JAX jit | adlite gradient | JAX jit gradient |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    for n in SIZES:
+        args = (rng.standard_normal(n),)
+        cells = [best_time(masked_squares, args), best_time(jit(masked_squares), args), None,
+                 best_time(grad(masked_squares), args), None]
+        if peers is not None:
+            cells[2], cells[4] = (best_time(f, args) for f in peers)
+        print(f"| {n:.0e} | " + " | ".join(
+            fmt(t) if t is not None else "not installed" for t in cells) + " |")
+    print()
+
+
+_ADLITE = """
+import sys, time
+import numpy as np
+from adlite.compiler import grad
+def f(x):
+    return np.sum(np.tanh(x) * x)
+g = grad(f)
+start = time.perf_counter()
+for n in map(int, sys.argv[1:]):
+    g(np.linspace(0.0, 1.0, n))
+print(time.perf_counter() - start, len(g.cache))
+"""
+
+_JAX = """
+import sys, time
+import numpy as np
+import jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+def f(x):
+    return jnp.sum(jnp.tanh(x) * x)
+g = jax.jit(jax.grad(f))
+start = time.perf_counter()
+for n in map(int, sys.argv[1:]):
+    jax.block_until_ready(g(np.linspace(0.0, 1.0, n)))
+print(time.perf_counter() - start, g._cache_size())
+"""
+
+
+def _run(code: str) -> tuple[float, int] | None:
+    env = {**os.environ, "ADLITE_CACHE_DIR": "off"}
+    with tempfile.TemporaryDirectory() as tmp:  # adlite compiles from the source file
+        path = os.path.join(tmp, "lengths.py")
+        with open(path, "w") as f:
+            f.write(code)
+        done = subprocess.run([sys.executable, path, *map(str, LENGTHS)], env=env,
+                              capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    seconds, compilations = done.stdout.split()
+    return float(seconds), int(compilations)
+
+
+def sizes_table() -> None:
+    print("## One gradient function called with 20 array lengths (fresh process, disk cache "
+          "off)\n")
+    print("| tool | compilations | total seconds of the 20 first calls |")
+    print("|---|---:|---:|")
+    for tool, code in (("adlite", _ADLITE), ("JAX jit(grad)", _JAX)):
+        result = _run(code)
+        if result is None:
+            print(f"| {tool} | not installed | |")
+        else:
+            print(f"| {tool} | {result[1]} | {result[0]:.2f} |")
+    print()
