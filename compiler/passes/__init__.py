@@ -1,7 +1,8 @@
 """The optimisation passes: a flat list of named passes, run to a fixpoint.
 
 `optimize(graph)` runs PIPELINE (simplify, fold, cse, dce, and `tape`: the pruning of unread
-tape stores, `tape.py`) until nothing changes (at most MAX_ROUNDS rounds); it is the
+tape stores, `tape.py`) in turn until every pass has run once since the last change (at most
+MAX_ROUNDS rounds); it is the
 `optimize` stage of the compilation pipeline (`pipeline.py`), whose `ad` stage also runs the
 `scatter` pass (`scatter.py`) through `run_pass`. Set `ADLITE_DUMP=fold,dce` (or `all`; stage
 names too, see `pipeline.py`) to print the IR after those passes; set `ADLITE_VERIFY=1` to run
@@ -43,11 +44,12 @@ def run_pass(name: str, fn, graph: Graph) -> bool:
 
 
 def optimize(graph: Graph) -> Graph:
-    """Optimise `graph` in place and return it."""
+    """Optimise `graph` in place and return it: the passes run in turn until each has run
+    once since the last change (a fixpoint; at most MAX_ROUNDS times the pipeline)."""
+    unchanged = 0
     for _ in range(MAX_ROUNDS):
-        changed = False
         for name, fn in PIPELINE:
-            changed |= run_pass(name, fn, graph)
-        if not changed:
-            break
+            if unchanged == len(PIPELINE):
+                return graph
+            unchanged = 0 if run_pass(name, fn, graph) else unchanged + 1
     return graph

@@ -230,6 +230,23 @@ def test_simplifications_are_exact_for_nan_inf_and_negative_zero():
     assert "mul x 0.0" in print_graph(graph) and "add x 0.0" in print_graph(graph)
 
 
+def test_the_pipeline_stops_once_every_pass_ran_since_the_last_change(monkeypatch):
+    from adlite.compiler import passes
+
+    runs = []
+    original = passes.run_pass
+    monkeypatch.setattr(passes, "run_pass", lambda name, fn, graph: runs.append(
+        (name, original(name, fn, graph))) or runs[-1][1])
+    x = Var(F64, "x")
+    b = Builder()
+    total = b.add(b.mul(x, x), b.mul(x, x))  # cse merges the two products in the first round
+    graph = optimize(Graph([x], b.eqns, [total], "g"))
+    assert print_graph(graph).count("mul") == 1
+    changed = [i for i, (_, c) in enumerate(runs) if c]
+    # every pass runs once more after the last change, and no pass twice without one between
+    assert len(runs) - 1 - changed[-1] == len(passes.PIPELINE)
+
+
 def test_constant_folding_and_branch_folding():
     b = Builder()
     x = Var(F64, "x")
