@@ -108,9 +108,14 @@ def compressed_rows(X):
     return np.sum(np.compress(X[:, 0] > 0, X, axis=0).sum(axis=0) * np.arange(3.0))
 
 
+def distinct_values(x):
+    return np.sum(np.unique(np.round(x * 2.0)) ** 2) + len(np.unique(x)) + np.sum(np.unique(x))
+
+
 PROGRAMS = [squares_of_positives, paired_by_one_mask, moments, rows, rooted_in_place,
             inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail,
-            nonzero_indexed, index_of_positives, coordinates, extracted, compressed_rows]
+            nonzero_indexed, index_of_positives, coordinates, extracted, compressed_rows,
+            distinct_values]
 IDS = [f.__name__ for f in PROGRAMS]
 
 

@@ -18,7 +18,6 @@ import numpy as np
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Type
 from ..context import CallContext
-from . import nonzero
 from .reductions import normalized_axes, reduction
 from .registry import lookup, options, register
 
@@ -106,9 +105,8 @@ def _filled_like(value):
 
 
 
-def _where(cx: CallContext, args, kwargs, node):
-    if len(args) == 1 and not kwargs:  # the indices of the True values
-        return nonzero.nonzero(cx, args[0], node)
+def where(cx: CallContext, args, kwargs, node):
+    """`np.where(cond, x, y)` (its one-argument form is `nonzero.py`'s)."""
     cond, x, y = cx.exactly(args, 3, node)
     x, y = cx.promote(x, y, node)
     cond = cx.value(cond, node)
@@ -150,7 +148,6 @@ register([np.ones], _filled(1.0))
 register([np.full], _filled(None))
 register([np.zeros_like, np.empty_like], _filled_like(0.0))
 register([np.ones_like], _filled_like(1.0))
-register([np.where], _where)
 register([np.clip], _clip)
 
 

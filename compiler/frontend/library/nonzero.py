@@ -1,5 +1,5 @@
-"""np.nonzero, np.flatnonzero, np.argwhere, np.where(cond), np.extract, np.compress: arrays
-whose length is the number of True values, as boolean selections (`selection_values`).
+"""np.nonzero, np.flatnonzero, np.argwhere, np.where(cond), np.extract, np.compress, np.unique:
+arrays whose length depends on the values, as boolean selections (`selection_values`).
 
 Contract: `nonzero(cx, cond, node)` is numpy's `np.nonzero(cond)`: a tuple, one `Selection`
 per dimension of `cond`, of the coordinate grid along that dimension selected by `cond != 0`
@@ -7,6 +7,9 @@ per dimension of `cond`, of the coordinate grid along that dimension selected by
 selects `arange(cond.size)`, np.argwhere the stacked coordinates (shape `(k, ndim)`).
 np.extract(cond, x) selects the raveled `x` by the raveled `cond` (the same size), np.compress
 (cond, x, axis) the rows of `x` along `axis` (axis=0 or None, `cond` as long as that axis).
+np.unique(x) (no other argument) selects, from the sorted raveled `x`, each value that differs
+from the one before it (NaNs, sorted last, count as one value: numpy's `equal_nan=True`);
+gradients flow through the sort to the first of equal values.
 Indexing with these selections (`x[np.nonzero(m)]`, `x[idx]` with `idx` a selection of ints)
 is `index(cx, x, items, node)`: the gather of the whole index arrays, with the positions the
 mask leaves out pointed at 0, selected by their mask. The rest (arithmetic, reductions, len)
@@ -21,11 +24,13 @@ import numpy as np
 
 from ...ir.builder import const
 from ...ir.core import I64, Atom
-from ...ir.index import WHOLE
+from ...ir.index import WHOLE, Slice
 from ..context import CallContext
 from ..fancy import IndexArray, gather
 from ..selection_values import Selection, escape, same_mask
+from .arrays import where
 from .registry import options, register
+from .sorting import sort
 
 
 def _condition(cx: CallContext, cond, node) -> Atom:
@@ -48,6 +53,12 @@ def nonzero(cx: CallContext, cond, node) -> tuple[Selection, ...]:
     mask = _condition(cx, cond, node)
     shape = mask.type.shape
     return tuple(Selection(_grid(cx, shape, a), mask, node) for a in range(len(shape)))
+
+
+def _where(cx: CallContext, args, kwargs, node):
+    if len(args) == 1 and not kwargs:  # the indices of the True values
+        return nonzero(cx, args[0], node)
+    return where(cx, args, kwargs, node)
 
 
 def _nonzero(cx: CallContext, args, kwargs, node):
@@ -117,7 +128,26 @@ def index(cx: CallContext, x: Atom, items: tuple, node) -> Selection:
     return Selection(gather(cx, x, spec, [], node), first.mask, first.node)
 
 
+def _unique(cx: CallContext, args, kwargs, node):
+    options(cx, kwargs, (), node)
+    x = cx.array(cx.one(args, node), node)
+    size = math.prod(x.type.shape)
+    b = cx.b
+    ordered = sort(cx, b.reshape(x, shape=(size,)) if len(x.type.shape) != 1 else x, 0)
+    if size < 2:
+        return Selection(ordered, b.broadcast_to(const(True), shape=(size,)), node)
+    first = b.broadcast_to(const(True), shape=(1,))
+    later, earlier = (b.index(ordered, spec=(Slice(1, None, None),)),
+                      b.index(ordered, spec=(Slice(None, -1, None),)))
+    new = b.ne(later, earlier)
+    if x.type.is_float:  # NaN != NaN: only the first NaN starts a value
+        new = b.and_(new, b.not_(b.and_(b.ne(later, later), b.ne(earlier, earlier))))
+    return Selection(ordered, b.concatenate(first, new, axis=0), node)
+
+
 register([np.nonzero], _nonzero)
+register([np.where], _where)
+register([np.unique], _unique)
 register([np.flatnonzero], _flatnonzero)
 register([np.argwhere], _argwhere)
 register([np.extract], _extract)
