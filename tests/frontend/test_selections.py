@@ -275,3 +275,14 @@ def test_large_selections_run_on_the_thread_pool_with_numpy_values(fn):
     e[123_457] = 1.0
     want = (fn(args[0] + h * e, *args[1:]) - fn(args[0] - h * e, *args[1:])) / (2 * h)
     np.testing.assert_allclose(grad(fn)(*args)[123_457], want, rtol=1e-4, atol=1e-4)
+
+
+def distinct_with_nans(x):
+    u = np.unique(x)
+    return len(u) + np.sum(np.where(np.isnan(u), 100.0, u) * np.arange(1.0, 2.0, 1.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unique_counts_nans_once_and_ties_once_as_numpy(backend):
+    x = np.array([3.0, np.nan, 1.0, 2.0, 1.0, np.nan, 3.0, -0.0, 0.0, np.inf])
+    assert jit(distinct_with_nans, backend=backend)(x) == distinct_with_nans(x)
