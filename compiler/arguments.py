@@ -98,7 +98,8 @@ class Static:
 @dataclass(frozen=True)
 class Node:
     """A tuple, list or dict (string `keys`, in order) of trees; a named tuple is a tuple
-    with its class (`named`)."""
+    with its class (`named`); a "selection" (an array and its boolean mask: the value is
+    `array[mask]`, whose length is known only at run time)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -234,6 +235,19 @@ def leaf_types(tree: Tree) -> list[Type]:
     return []
 
 
+def returns_selection(tree: Tree) -> bool:
+    """Whether a result of `tree` holds a boolean selection (its length known only at run
+    time: transformations other than `jit` refuse it)."""
+    return isinstance(tree, Node) and (tree.kind == "selection" or any(
+        returns_selection(child) for child in tree.children))
+
+
+def selection_refused(what: str) -> TypeError:
+    return TypeError(f"{what}: the function returns a boolean selection (`x[mask]`, "
+                     "np.nonzero, ...), whose length is known only at run time; return it from "
+                     "`jit` only, or reduce it (np.sum(x[mask]))")
+
+
 def unflatten(tree: Tree, leaves: Iterator | list) -> Any:
     """The Python value of `tree` with runtime leaves taken in order from `leaves`."""
     leaves = iter(leaves)
@@ -246,6 +260,8 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     if isinstance(tree, Static):
         return tree.value
     children = [_unflatten(child, leaves) for child in tree.children]
+    if tree.kind == "selection":  # a boolean selection returned: the array and its mask
+        return children[0][children[1]]
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:

@@ -43,7 +43,7 @@ from .ad import jvp_graph, vjp_graph
 from .ad.jacobian import MODES as JACOBIANS
 from .ad.jacobian import jacobian_graph
 from .ad.reverse import ABSENT, PLAIN, TapePlan
-from .arguments import Node, leaf_types
+from .arguments import Node, leaf_types, returns_selection, selection_refused
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
@@ -109,6 +109,10 @@ def ad(c: Compilation) -> None:
     data's leaves follow the derivative's outputs, computed from the same inputs (never
     differentiated: no cotangent or tangent reaches them; reverse mode shares one forward
     sweep between them, the other modes compute the auxiliary data beside the derivative)."""
+    output = c.result.children[0] if c.derivative.aux and isinstance(c.result, Node) else \
+        c.result
+    if returns_selection(output):
+        raise selection_refused(f"{c.derivative.mode} of {c.fn.__name__}")
     if not c.derivative.aux or c.derivative.mode in ("grad", "value_and_grad"):
         _derivative(c)
         return

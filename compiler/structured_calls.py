@@ -100,6 +100,8 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
             constants[name] = t.value
             return name
         items = [expression(c) for c in t.children]
+        if t.kind == "selection":
+            return f"{items[0]}[{items[1]}]"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

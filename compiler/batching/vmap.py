@@ -32,7 +32,15 @@ from typing import Any
 
 from .. import pickling
 from ..api import Transformed
-from ..arguments import Node, Static, Tree, retyped, target_of
+from ..arguments import (
+    Node,
+    Static,
+    Tree,
+    returns_selection,
+    retyped,
+    selection_refused,
+    target_of,
+)
 from ..compile_once import once
 from ..frontend import externals
 from ..ir.builder import Builder
@@ -108,6 +116,8 @@ class Batched:
         target, bound = target_of(self.fn)  # a method: its instance is compile-time
         c = run_stages(Compilation(target, tuple(Static(v) for v in bound) + examples),
                        ("frontend", "optimize"))
+        if returns_selection(c.result):  # ragged: each example selects its own number
+            raise selection_refused(f"vmap({self.name})")
         b = Builder()
         inputs = [Var(t, name) for name, t, _ in leaves]
         hidden = [Var(v.type, v.hint) for v in c.graph.externals.inputs]  # the last inputs

@@ -200,7 +200,7 @@ class Calls:
             raise self.source.error(node, str(e)) from None
         own, hidden = externals.bind_graph(graph)
         atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
-        return _structured(tree, iter(inline(self.b, graph, atoms + hidden)))
+        return _structured(tree, iter(inline(self.b, graph, atoms + hidden)), node)
 
     def _tree(self, value, node, atoms: list):
         """The signature tree (`arguments.py`) of a value passed to a transformation; its
@@ -249,15 +249,18 @@ class Calls:
 MAX_INLINE_DEPTH = 32
 
 
-def _structured(tree, atoms):
+def _structured(tree, atoms, node):
     """The frontend value of a result of tree `tree` whose runtime leaves are `atoms` (an
-    iterator): dicts, tuples, lists (tuples inside the frontend) as the tree says."""
+    iterator): dicts, tuples, lists (tuples inside the frontend) and boolean selections (made
+    at the call `node`) as the tree says."""
     if isinstance(tree, Type):
         return next(atoms)
     if isinstance(tree, Static):
         v = tree.value
         return const(v) if isinstance(v, int | float) else v
-    items = [_structured(child, atoms) for child in tree.children]
+    items = [_structured(child, atoms, node) for child in tree.children]
+    if tree.kind == "selection":
+        return Selection(items[0], items[1], node)
     if tree.kind == "dict":
         return dict(zip(tree.keys, items, strict=True))
     if tree.named is not None:

@@ -21,6 +21,9 @@ adjoint of a read scatters back to the selected positions.
 - `attribute(conv, selection, name, node)`: `.size`, `.ndim`, `.T` (one-dimensional).
 - `aligned(conv, value, mask, array, node)`: the whole-array operand standing for `value` in an
   operation with the selection `array[mask]` (the write `x[m] = v` uses it too).
+- A returned selection is the result tree `Node("selection", (array, mask))` (the caller,
+  in Python, selects `array[mask]`; `_structured` in calls.py rebuilds the selection where
+  compiled code calls a jitted function).
 - `escape(conv, selection, node, use)`: the error for every other use (its shape is needed
   when compiling), naming the selection's expression and line.
 """

@@ -229,8 +229,9 @@ def _result(conv: FunctionConverter, result, ref, node):
                 [o for _, os, _ in parts for o in os], [r for _, _, rs in parts for r in rs])
     if result is None or isinstance(result, str | bytes | int | float):
         return Static(result), [], []
-    if isinstance(result, Selection):
-        raise escape(conv, result, node if node is not None else conv.fdef, "returning it")
+    if isinstance(result, Selection):  # the caller selects: `array[mask]`, in numpy
+        return Node("selection", (result.array.type, result.mask.type)), \
+            [result.array, result.mask], [None, None]
     raise conv.source.error(node if node is not None else conv.fdef,
                             "the function must return numbers, arrays, strings or None, or "
                             "tuples, lists and dicts of them")

@@ -185,10 +185,6 @@ def test_write_out_of_bounds_is_numpys_index_error(backend):
     assert str(got.value) == str(expected.value)
 
 
-def masked(x):  # np.sum(x[x > 0] * 2.0) compiles (test_selections.py); returning it does not
-    return x[x > 0] * 2.0
-
-
 def written_mixed(x, idx):
     y = x.copy()
     y[0, idx] = 1.0
@@ -204,11 +200,10 @@ def float_arange_index(x):
 
 
 @pytest.mark.parametrize("fn,args,message", [
-    (masked, (X1,), "has a length known only at run time"),
     (written_mixed, (X2, IDX), "write through index arrays mixed with ints"),
     (float_index, (X1,), "must be of integer (or boolean) type"),
     (float_arange_index, (X1,), "must be of integer (or boolean) type"),
-], ids=["masked", "written_mixed", "float_index", "float_arange_index"])
+], ids=["written_mixed", "float_index", "float_arange_index"])
 def test_refused_clearly_at_the_users_line(fn, args, message):
     with pytest.raises(AdliteSyntaxError, match="test_fancy_indexing.py") as e:
         compiler.jit(fn)(*args)

@@ -201,10 +201,6 @@ def test_empty_selections(backend):
     assert str(got.value) == str(expected.value)
 
 
-def kept(x):
-    return x[x > 0]
-
-
 def wrong_shape(x):
     return np.sum(x[x[:2] > 0])
 
@@ -235,12 +231,7 @@ def where_of_one(x):
     return np.sum(np.where(x > 0))
 
 
-def nonzero(x):
-    return np.nonzero(x)
-
-
 @pytest.mark.parametrize("fn,message,hint", [
-    (kept, "has a length known only at run time", "np.where(mask, x, fill)"),
     (wrong_shape, "IndexError: boolean index did not match indexed array along axis 0; size "
                   "of axis is 7 but size of corresponding boolean axis is 2", None),
     (array_value, "an array of shape (2,) with a boolean selection", "np.where(mask, x, fill)"),
@@ -249,9 +240,8 @@ def nonzero(x):
     (add_at_into_slice, "np.add.at takes an array variable", "x a local array"),
     (window_past_the_axis, "slice x[i:i + 9] of an axis of size 7", "between 0 and 7"),
     (where_of_one, "a tuple holding it, used as an array", "np.where(mask, x, fill)"),
-    (nonzero, "returning it", "np.where(mask, x, fill)"),
-], ids=["kept", "wrong_shape", "array_value", "int_and", "inverted_flag", "add_at_into_slice",
-        "window_past_the_axis", "where_of_one", "nonzero"])
+], ids=["wrong_shape", "array_value", "int_and", "inverted_flag", "add_at_into_slice",
+        "window_past_the_axis", "where_of_one"])
 def test_refusals_at_the_users_line(fn, message, hint):
     arg = 3 if fn is int_and else (X1[0] if fn is inverted_flag else X1.copy())
     with pytest.raises(AdliteSyntaxError) as info:

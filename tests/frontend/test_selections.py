@@ -216,10 +216,6 @@ def written_through_indices(x):
     return np.sum(x)
 
 
-def returned(x):
-    return x[x > 0]
-
-
 def sorted_selection(x):
     return np.sort(x[x > 0])[0]
 
@@ -244,14 +240,13 @@ def whole_array_operand(x):
 
 
 @pytest.mark.parametrize("fn,message", [
-    (returned, "returning it"),
     (sorted_selection, "np.sort() needs its shape"),
     (rebound_in_a_loop, "a loop rebinding 'a'"),
     (shape_read, "`.shape` needs its shape"),
     (different_masks, "use different masks"),
     (whole_array_operand, "an array of shape (5,) with a boolean selection"),
     (written_through_indices, "a write through it as an index"),
-], ids=["returned", "sorted", "loop", "shape", "different_masks", "whole_array",
+], ids=["sorted", "loop", "shape", "different_masks", "whole_array",
         "written_through_indices"])
 def test_uses_that_need_the_shape_are_refused_at_the_users_line(fn, message):
     with pytest.raises(AdliteSyntaxError) as info:
@@ -286,3 +281,30 @@ def distinct_with_nans(x):
 def test_unique_counts_nans_once_and_ties_once_as_numpy(backend):
     x = np.array([3.0, np.nan, 1.0, 2.0, 1.0, np.nan, 3.0, -0.0, 0.0, np.inf])
     assert jit(distinct_with_nans, backend=backend)(x) == distinct_with_nans(x)
+
+
+def returned_selections(x):
+    m = x > 0
+    return x[m], np.nonzero(m), np.unique(np.round(x)), np.sum(x[m])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returned_selections_are_numpy_arrays_of_the_selected_values(backend):
+    x = np.array([0.5, -1.0, 2.0, 0.0, 3.5, -2.5, 2.2])
+    got, want = jit(returned_selections, backend=backend)(x), returned_selections(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1][0], want[1][0])
+    assert got[1][0].dtype == np.int64 and isinstance(got[1], tuple)
+    np.testing.assert_array_equal(got[2], want[2])
+    assert got[3] == want[3]
+
+
+@pytest.mark.parametrize("transformation", ["grad", "vmap", "jacfwd"])
+def test_transformations_other_than_jit_refuse_a_returned_selection(transformation):
+    from adlite import compiler
+
+    def kept(x):
+        return x[x > 0]
+
+    with pytest.raises(TypeError, match="returns a boolean selection"):
+        getattr(compiler, transformation)(kept)(np.ones((2, 3)))
