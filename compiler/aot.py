@@ -44,6 +44,7 @@ from llvmlite import ir
 
 from . import status
 from .api import Transformed
+from .arguments import returns_selection
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
 from .frontend.to_ir import Layout
 from .ir import dtypes
@@ -428,7 +429,12 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     """
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
-    graph, _ = transformed.ir_for(tuple(types))
+    graph, tree = transformed.ir_for(tuple(types))
+    if returns_selection(tree):
+        raise AotError(f"{fn.__name__} returns a boolean selection (`x[mask]`, np.nonzero, "
+                       "...), whose length is known only at run time: an ahead-of-time kernel "
+                       "returns arrays of the shapes given when building; return "
+                       "np.where(mask, x, fill) and the mask instead")
     graph, baked = _bake_externals(expand(graph))
     graph = _checks_as_statuses(graph)
     _refuse(transformed, graph, list(types))

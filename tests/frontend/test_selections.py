@@ -308,3 +308,14 @@ def test_transformations_other_than_jit_refuse_a_returned_selection(transformati
 
     with pytest.raises(TypeError, match="returns a boolean selection"):
         getattr(compiler, transformation)(kept)(np.ones((2, 3)))
+
+
+def test_an_ahead_of_time_kernel_refuses_a_returned_selection(tmp_path):
+    from adlite.compiler.aot import AotError, compile_aot
+    from adlite.compiler.ir.core import F64
+
+    def kept(x):
+        return x[x > 0]
+
+    with pytest.raises(AotError, match="returns a boolean selection"):
+        compile_aot(kept, tmp_path, [F64.with_shape((4,))])
