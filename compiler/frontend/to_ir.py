@@ -447,9 +447,14 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         return value
 
     def static(self, value, node):
-        """The compile-time Python value of a constant (or tuple of constants)."""
+        """The compile-time Python value of a constant, or of a tuple or list of them (nested;
+        a list is a `ListTuple`: a tuple to the rules, a list where numpy tells them apart)."""
+        if isinstance(value, ListValue | RangeValue):
+            value = sequences.as_tuples(value)
         if isinstance(value, tuple):
-            return tuple(self.static(v, node) for v in value)
+            items = tuple(self.static(v, node) for v in value)
+            return static_values.ListTuple(items) if isinstance(value, static_values.ListTuple) \
+                else items
         if isinstance(value, Const):
             return value.value
         if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:

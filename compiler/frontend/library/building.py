@@ -293,10 +293,9 @@ def _cumulative(name, op):
 
 
 def _tile(cx: CallContext, args, kwargs, node):
-    options(cx, kwargs, (), node)
-    x, reps = cx.exactly(args, 2, node)
-    x = cx.array(x, node)
-    reps = cx.static(reps, node)
+    p = bind_params(cx, "tile", args, kwargs, {"A": REQUIRED, "reps": REQUIRED}, node)
+    x = cx.array(p["A"], node)
+    reps = cx.static(p["reps"], node)
     reps = reps if isinstance(reps, tuple) else (reps,)
     if not all(isinstance(r, int) and r >= 0 for r in reps):
         raise cx.source.error(node, "np.tile: reps must be non-negative integers known when "
