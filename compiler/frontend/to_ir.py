@@ -38,7 +38,7 @@ import gast
 import numpy as np
 
 from .. import arguments
-from ..arguments import NeedStatic, Node, Static
+from ..arguments import Known, NeedStatic, Node, Static
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
@@ -49,6 +49,7 @@ from ..transformation import is_transformation
 from . import (
     closures,
     externals,
+    known_values,
     masks,
     sequences,
     statements,
@@ -120,7 +121,8 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
             b = Builder()
             own, hidden = externals.bind_graph(graph)
             leaves = [t for tree in arg_types for t in arguments.leaf_types(tree)]
-            inputs = [Var(t, v.hint) for t, v in zip(leaves, own, strict=True)]
+            inputs = [Var(t.plain if isinstance(t, Known) else t, v.hint)
+                      for t, v in zip(leaves, own, strict=True)]
             args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
             outputs = inline(b, graph, args + hidden)
             graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
@@ -148,11 +150,12 @@ def _build_program(fn, arg_types: list) -> Program:
                         f"{len(arg_types)} were given")
     entry = _Entry(conv)
     values = [entry.parameter(name, tree) for name, tree in zip(params, arg_types, strict=True)]
-    token = ENTRY_SCALARS.set(entry.scalars)
+    token, known = ENTRY_SCALARS.set(entry.scalars), known_values.KNOWN.set(entry.known)
     try:
         result, ref = conv.run([v for v, _ in values], [r for _, r in values], entry.bases)
     finally:
         ENTRY_SCALARS.reset(token)
+        known_values.KNOWN.reset(known)
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
@@ -176,9 +179,15 @@ class _Entry:
         self.inputs: list[Var] = []
         self.bases: dict[int, Var] = {}
         self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
+        self.known: dict[Var, object] = {}  # `Known` leaves -> their values (`static`)
 
     def parameter(self, name: str, tree, in_dict: bool = False):
         """(value, Ref) of a parameter (or part of one) described by `tree`."""
+        if isinstance(tree, Known):  # a graph input whose value `static` reads
+            var = Var(tree.plain, name)
+            self.inputs.append(var)
+            self.known[var] = tree.value
+            return var, None
         if isinstance(tree, Type):
             var = Var(tree, name)
             self.inputs.append(var)
@@ -462,6 +471,9 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         is_known, known = externals.known(value)  # a module-level float: guarded by value
         if is_known:
             return known
+        is_known, known = known_values.value_of(self.b, value)  # from `Known` parameters:
+        if is_known and not isinstance(known, float):  # piecewise constant, derivative 0
+            return known
         error = self.source.error(node, "this value must be known when compiling (a constant, "
                                         "x.shape, len(x), ...)")
         names = entry_scalars(self.b, value) if isinstance(value, Var) else None
@@ -489,7 +501,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def truth(self, value, node) -> Atom:
         if static_values.is_static(value):  # `if tol:`, `if callback:`: Python's truth
             return const(bool(static_values.python_value(value)))
-        value = self.scalar(value, node)
+        value = known_values.constant(self.b, self.scalar(value, node))  # `Known` inputs'
         if value.type == BOOL:
             return value
         if isinstance(value, Const):
