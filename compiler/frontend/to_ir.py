@@ -7,7 +7,9 @@ whose graph also outputs the final values of the argument arrays the function wr
 graph's inputs are its runtime leaves, compile-time values are bound as Python objects, tuples
 and lists as tuples, dicts (string keys) as dicts; the outputs are the result's leaves. When
 a shape or another compile-time value is computed from runtime int parameters of the entry
-function, `arguments.NeedStatic` names them (the API compiles again with them static).
+function, `arguments.NeedStatic` names them (the API compiles again with them static); a
+differentiated one comes back as an `arguments.Known` input, whose value `static` and truth
+tests read (`known_values.py`) while its arithmetic stays differentiated.
 `FunctionConverter` converts one function body: its statements, names, attributes and
 displays here; operators (`operators.py`), subscripts (`subscripts.py`), `if` and loops
 (`control_flow.py`) and calls (`calls.py`) in mixins of their own. Variables map to SSA
