@@ -16,7 +16,11 @@ Contract:
   trip count of a loop that must be unrolled, a flag choosing between shapes) is specialised
   on its value automatically: the first such call compiles again with that parameter
   compile-time (`arguments.NeedStatic`), and later calls compile once per distinct value;
-  values used only at run time (loop counts) stay runtime values.
+  values used only at run time (loop counts) stay runtime values. A differentiated one (grad,
+  value_and_grad, vjp, jvp, hessian) is specialised the same way but stays a run-time input
+  (`arguments.Known`): its arithmetic is differentiated, and the values computed from it
+  that compiling needs (sizes, trip counts, tests: `frontend/known_values.py`) are constants
+  of its compilation, of derivative 0 (piecewise constant in it).
 - Each transformation compiles the function once per call signature (the structure of the
   arguments, the types of their numbers and arrays, the shapes, the compile-time values) and
   caches the result; later calls with the same signature run the cached code without tracing
@@ -85,6 +89,7 @@ import numpy as np
 from . import arguments, log, pickling, pipeline
 from .ad.checkpoint_policy import policy as checkpoint_policy
 from .arguments import (
+    Known,
     NeedStatic,
     Node,
     Static,
@@ -177,6 +182,7 @@ class Transformed:
         self.structured: Callable = self._bind_positional  # see `_prepare`
         self.n_structures = 0
         self.static_scalars: set[str] = set()  # int/bool/float parameters specialised per value
+        self.known_floats = False  # float parameters are differentiated (vjp, jvp): `Known`
         self._fast: Callable = self._positional  # see native_entry
         self.target, bound = target_of(fn)
         self.bound = tuple(Static(v) for v in bound)
@@ -258,26 +264,31 @@ class Transformed:
                 continue
             if name in self.static:
                 _check_static(name, value, p in differentiated, self.target.__name__)
-            static = name in self.static_scalars and p not in differentiated
+            # specialised per value: compile-time, or Known where differentiated
+            known = name in self.static_scalars and (p in differentiated or self.known_floats
+                                                     and isinstance(value, float | np.floating))
+            static = name in self.static_scalars and not known
             if (p, 0) in binding.positions:  # *args: each element named by its position
                 start = binding.positions.index((p, 0))
-                parts = [(flatten(v, str(start + i), static), ("a", start + i))
+                parts = [(flatten(v, str(start + i), static, known), ("a", start + i))
                          for i, v in enumerate(value)]
                 tree = Node("tuple", tuple(t for (t, _), _ in parts))
             elif name == binding.var_keyword:  # **kwargs: each element a keyword argument
-                parts = [(flatten(v, repr(k), static), ("k", k)) for k, v in value.items()]
+                parts = [(flatten(v, repr(k), static, known), ("k", k))
+                         for k, v in value.items()]
                 tree = Node("dict", tuple(t for (t, _), _ in parts), tuple(value))
             else:
                 source = ("a", int(where[p])) if p in where else \
                     ("k", name) if name in kwargs else None
-                parts = [(flatten(value, where.get(p, repr(name)), static), source)]
+                parts = [(flatten(value, where.get(p, repr(name)), static, known), source)]
                 tree = parts[0][0][0]
             trees.append(tree)
             for (t, flat), source in parts:
                 leaves += flat
                 given += [source is not None] * len(flat)
                 # a leaf is the call's argument itself, or a constant (from a default)
-                sources += [source if isinstance(t, Type) else None] if source else \
+                sources += [source if isinstance(t, Type) and not isinstance(t, Known) else
+                            None] if source else \
                     [("c", leaf) for leaf in flat]
         trees = self._promote(trees, targets, binding, where)
         plan = tuple(sources) if None not in sources and \
@@ -471,18 +482,19 @@ class Transformed:
         return all(p.kind in kinds for p in self.signature.parameters.values())
 
     def _specialise(self, e: NeedStatic, call: Call) -> None:
-        """Make the scalar parameters `e` names compile-time values, or raise its error."""
+        """Specialise the scalar parameters `e` names on their values (compile-time values,
+        or `Known` numbers where differentiated: see `bind`), or raise its error."""
         names = self.names[:len(call.trees)]
         scalars = {n for n, t in zip(names, call.trees, strict=True)
                 if {I64, BOOL, F64} & set(leaf_types(t)) and n not in self.static_scalars}
-        differentiated = set() if self.kind == "jit" else {
-            w if isinstance(w, str) else names[w] for w in self.wrt
-            if isinstance(w, str) or -len(names) <= w < len(names)}
-        wanted = (e.names & scalars) - differentiated
+        wanted = e.names & scalars
         if not wanted:
             raise e.error
         self.static_scalars |= wanted
-        log.specialised(self.target, wanted, e.error)
+        differentiated = set() if self.kind == "jit" else {
+            w if isinstance(w, str) else names[w] for w in self.wrt
+            if isinstance(w, str) or -len(names) <= w < len(names)}
+        log.specialised(self.target, wanted, e.error, wanted & differentiated)
 
     def native_entry(self, call: Call) -> Callable | None:
         """The generated entry point of the native code compiled for the signature of `call`
@@ -968,6 +980,7 @@ def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: objec
     `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
     constants)."""
     t = Transformed(fn, "jit")
+    t.known_floats = True
 
     def build(call: Call):
         types = [t for tree in call.trees for t in leaf_types(tree)]

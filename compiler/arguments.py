@@ -7,12 +7,14 @@ Contract:
   for a bound method, `type(fn).__call__` for an instance of a class defining `__call__`),
   its parameter names and one value per parameter, in order (a bound method's `self`/`cls`
   or the called instance first, `*args` as a tuple, `**kwargs` as a dict).
-- `flatten(value, where, static_scalars)` describes one parameter value as a hashable tree
-  and lists its runtime leaves. A tree is a `Type` (a runtime number or array: float, int,
-  bool, float64/float32/int64/bool arrays), a `Static` (a compile-time value: strings, None,
-  functions, modules, other objects, compared by value for str/bytes/None/int/float and by
-  identity otherwise; ints, bools and floats only where `static_scalars`), or a `Node` (a
-  tuple, named tuple, list or dict with string keys, nested). The signature of a call is the
+- `flatten(value, where, static_scalars, known)` describes one parameter value as a hashable
+  tree and lists its runtime leaves. A tree is a `Type` (a runtime number or array: float,
+  int, bool, float64/float32/int64/bool arrays), a `Known` (a runtime number whose value the
+  compilation is specialised on too: numbers where `known`, for differentiated parameters), a
+  `Static` (a compile-time value: strings, None, functions, modules, other objects, compared
+  by value for str/bytes/None/int/float and by identity otherwise; ints, bools and floats
+  only where `static_scalars`), or a `Node` (a tuple, named tuple, list or dict with string
+  keys, nested). The signature of a call is the
   tuple of its parameters' trees: the cache key of a compilation, and what the frontend
   rebuilds the parameters from (graph inputs are the flat leaves, in order; named tuples are
   tuples there).
@@ -21,7 +23,7 @@ Contract:
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
   float parameters is needed (a shape, a slice bound, the trip count of a loop that must be
   unrolled, a flag choosing between values of different shapes): the API compiles again with
-  them static.
+  them static, or `Known` where they are differentiated.
 """
 
 from __future__ import annotations
@@ -93,6 +95,31 @@ class Static:
 
     def __repr__(self) -> str:
         return f"Static({self.value!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Known(Type):
+    """A runtime number whose `value` the compilation is also specialised on: a
+    differentiated int, bool or float parameter that the function needs when compiling (an
+    array length). It is a graph input of its type (`plain`), differentiated through its
+    arithmetic, and the frontend reads its value where a compile-time value is wanted; equal
+    by type and value (as `Static`), so that a call with another value compiles again."""
+
+    value: Any = None
+
+    @property
+    def plain(self) -> Type:
+        return Type(self.dtype, self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Known) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    @property
+    def _key(self) -> tuple:
+        return (self.dtype, self.shape, Static(self.value))
 
 
 @dataclass(frozen=True)
@@ -192,8 +219,14 @@ def _python_message(fn: Callable, args: tuple, kwargs: dict) -> str | None:
     return None
 
 
-def flatten(value: Any, where: str, static_scalars: bool = False) -> tuple[Tree, list]:
-    """(tree, runtime leaves) of one parameter value (see the module docstring)."""
+def flatten(value: Any, where: str, static_scalars: bool = False,
+            known: bool = False) -> tuple[Tree, list]:
+    """(tree, runtime leaves) of one parameter value (see the module docstring); with
+    `known`, numbers are `Known` leaves instead of compile-time values."""
+    if known and isinstance(value, SCALARS):
+        t = arg_type(value, where)
+        return Known(t.dtype, t.shape, value.item() if isinstance(value, np.generic)
+                     else value), [value]
     if isinstance(value, (np.ndarray, *SCALARS)):
         if static_scalars and isinstance(value, bool | np.bool_):
             return Static(bool(value)), []
@@ -206,7 +239,8 @@ def flatten(value: Any, where: str, static_scalars: bool = False) -> tuple[Tree,
         arg_type(value, where)  # raises: complex numbers are not supported
     named = isinstance(value, tuple) and hasattr(type(value), "_fields")
     if type(value) in (tuple, list) or named:
-        pairs = [flatten(v, f"{where}[{i}]", static_scalars) for i, v in enumerate(value)]
+        pairs = [flatten(v, f"{where}[{i}]", static_scalars, known)
+                 for i, v in enumerate(value)]
         kind = "list" if isinstance(value, list) else "tuple"
         return Node(kind, tuple(t for t, _ in pairs), named=type(value) if named else None), \
             [leaf for _, leaves in pairs for leaf in leaves]
@@ -215,15 +249,16 @@ def flatten(value: Any, where: str, static_scalars: bool = False) -> tuple[Tree,
             if not isinstance(key, str):
                 raise TypeError(f"argument {where} is a dict with a key {key!r}; compiled "
                                 "functions take dicts with string keys")
-        pairs = [flatten(v, f"{where}[{k!r}]", static_scalars) for k, v in value.items()]
+        pairs = [flatten(v, f"{where}[{k!r}]", static_scalars, known)
+                 for k, v in value.items()]
         return Node("dict", tuple(t for t, _ in pairs), tuple(value)), \
             [leaf for _, leaves in pairs for leaf in leaves]
     return Static(value), []
 
 
 def has_static(tree: Tree) -> bool:
-    """Whether `tree` has a compile-time part."""
-    return isinstance(tree, Static) or isinstance(tree, Node) and any(
+    """Whether `tree` has a compile-time part (a `Known` number's value is one)."""
+    return isinstance(tree, Static | Known) or isinstance(tree, Node) and any(
         has_static(c) for c in tree.children)
 
 
@@ -295,6 +330,8 @@ def differentiable(tree: Tree, where: str) -> Tree:
                         "be differentiated (only floats and float arrays can)")
     if tree.is_float:
         return tree
+    if isinstance(tree, Known):  # an int or a bool taken as a float, its value as given
+        return Known(F64.dtype, None, tree.value)
     if tree.is_array:
         raise TypeError(f"argument {where} is an array of {tree.name}; grad differentiates "
                         "float arguments only (int and bool arrays are data: labels, "

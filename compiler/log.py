@@ -53,7 +53,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .arguments import Node, Static
+from .arguments import Known, Node, Static
 from .ir.core import Type
 
 INFO = 20  # logging.INFO
@@ -110,7 +110,10 @@ def summary(names: tuple[str, ...], trees: tuple) -> Summary:
 
 
 def _walk(path: str, tree: Any, out: list) -> None:
-    if isinstance(tree, Type):
+    if isinstance(tree, Known):  # a runtime number the code is specialised on
+        python, text = type(tree.value).__name__, repr(tree.value)
+        out.append((path, Leaf("value", f"{tree.plain} {text}", (python, text), python)))
+    elif isinstance(tree, Type):
         out.append((path, Leaf("type", str(tree), str(tree))))
     elif isinstance(tree, Static):
         value = tree.value
@@ -271,15 +274,19 @@ _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # fn -> {(mode, 
 _static_reasons: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # fn -> {name: str}
 
 
-def specialised(fn: Callable, names: set[str], error: Exception) -> None:
+def specialised(fn: Callable, names: set[str], error: Exception,
+                differentiated: set[str] = frozenset()) -> None:
     """The API made parameters `names` of `fn` compile-time values because compiling needs
-    their values (`error`: what compiling them as run-time values raised)."""
+    their values (`error`: what compiling them as run-time values raised); those
+    `differentiated` stay run-time inputs too (`arguments.Known`)."""
     where = _where(error)
     _of(_static_reasons, fn).update(dict.fromkeys(names, where))
     logger = _logger("compile")
     if logger.isEnabledFor(INFO):
-        logger.info("%s: %s made compile-time: the function needs %s when compiling (%s); "
-                    "it compiles once per value", _name(fn), ", ".join(sorted(names)),
+        kept = f" ({', '.join(sorted(differentiated))}: still differentiated, with derivative " \
+            "0 through the value used when compiling)" if differentiated else ""
+        logger.info("%s: %s made compile-time%s: the function needs %s when compiling (%s); "
+                    "it compiles once per value", _name(fn), ", ".join(sorted(names)), kept,
                     "its value" if len(names) == 1 else "their values", where)
 
 

@@ -24,6 +24,12 @@ sorted tuple of non-negative axes, or None for all) and `keepdims`, normalised b
   and var itself over one element (the constant 0, or NaN: its derivative is 0, not NaN);
 - `logsumexp(x)` = log(sum(exp(x - m))) + m with m = max(x) where finite, else 0 (scipy's
   stable form; m is not held constant: its derivative cancels);
+- `scaled_logsumexp(x, b)` = (log|sum(b * exp(x))|, the sum's sign) (scipy's `logsumexp`
+  with `b=` and `return_sign=True`; `x` and `b` of one shape): the stable form above, the
+  max taken where b != 0; elements where b == 0 add nothing whatever x is (an infinite or
+  NaN x is taken as -inf there) but keep their derivative w.r.t. b, exp(x - result) (x - max
+  capped at 700 there, so that 0 * exp stays 0); a sum of 0 (every x -inf) gives -inf, sign
+  0;
 - `softmax(x)` = e / sum(e) with e = exp(x - max(x)) (scipy's; the max is not held constant:
   its derivative cancels).
 """
@@ -113,12 +119,33 @@ def std(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
     return o.sqrt(var(o, x, shape, axis, keepdims, ddof))
 
 
-def logsumexp(o: Ops, x: Any, axis: Axis, keepdims: bool) -> Any:
+def _finite(o: Ops, x: Any) -> Any:
+    return o.and_(o.gt(x, -math.inf), o.lt(x, math.inf))
+
+
+def _finite_peak(o: Ops, x: Any, axis: Axis) -> Any:
+    """max(x) over `axis` (kept) where finite, else 0."""
     peak = o.reduce_max(x, axis, True)
-    finite = o.and_(o.gt(peak, -math.inf), o.lt(peak, math.inf))
-    peak = o.select(finite, peak, 0.0)
+    return o.select(_finite(o, peak), peak, 0.0)
+
+
+def logsumexp(o: Ops, x: Any, axis: Axis, keepdims: bool) -> Any:
+    peak = _finite_peak(o, x, axis)
     total = o.log(o.reduce_sum(o.exp(o.sub(x, peak)), axis, True))
     return o.add(o.reduce_sum(total, axis, keepdims), o.reduce_sum(peak, axis, keepdims))
+
+
+def scaled_logsumexp(o: Ops, x: Any, b: Any, axis: Axis, keepdims: bool) -> tuple[Any, Any]:
+    dropped = o.eq(b, 0.0)
+    peak = _finite_peak(o, o.select(dropped, o.constant(-math.inf, x), x), axis)
+    shifted = o.sub(x, peak)
+    capped = o.select(_finite(o, x), o.select(o.lt(shifted, 700.0), shifted,
+                                              o.constant(700.0, shifted)),
+                      o.constant(-math.inf, shifted))
+    shifted = o.select(dropped, capped, shifted)
+    total = o.reduce_sum(o.mul(b, o.exp(shifted)), axis, True)
+    magnitude = o.add(o.log(o.abs(total)), peak)
+    return o.reduce_sum(magnitude, axis, keepdims), o.reduce_sum(o.sign(total), axis, keepdims)
 
 
 def log_softmax(o: Ops, x: Any, axis: Axis) -> Any:

@@ -39,7 +39,7 @@ from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
 from ..ir.loops import While
-from . import closures, sequences, static_values
+from . import closures, known_values, sequences, static_values
 from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
 from .scope import Scope
@@ -72,6 +72,8 @@ class ControlFlow:
         if not hasattr(s, "counter"):
             return self._loop(s, None)
         count = self.expr(s.trips)  # names only: nothing emitted
+        count = tuple(known_values.constant(self.b, c) for c in count) \
+            if isinstance(count, tuple) else known_values.constant(self.b, count)
         sizes = frozenset().union(*(entry_scalars(self.b, c) for c in (
             count if isinstance(count, tuple) else (count,)) if isinstance(c, Var)))
         if isinstance(count, tuple):  # (low, high): a Python int, which never overflows

@@ -7,7 +7,9 @@ whose graph also outputs the final values of the argument arrays the function wr
 graph's inputs are its runtime leaves, compile-time values are bound as Python objects, tuples
 and lists as tuples, dicts (string keys) as dicts; the outputs are the result's leaves. When
 a shape or another compile-time value is computed from runtime int parameters of the entry
-function, `arguments.NeedStatic` names them (the API compiles again with them static).
+function, `arguments.NeedStatic` names them (the API compiles again with them static); a
+differentiated one comes back as an `arguments.Known` input, whose value `static` and truth
+tests read (`known_values.py`) while its arithmetic stays differentiated.
 `FunctionConverter` converts one function body: its statements, names, attributes and
 displays here; operators (`operators.py`), subscripts (`subscripts.py`), `if` and loops
 (`control_flow.py`) and calls (`calls.py`) in mixins of their own. Variables map to SSA
@@ -38,7 +40,7 @@ import gast
 import numpy as np
 
 from .. import arguments
-from ..arguments import NeedStatic, Node, Static
+from ..arguments import Known, NeedStatic, Node, Static
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
@@ -49,6 +51,7 @@ from ..transformation import is_transformation
 from . import (
     closures,
     externals,
+    known_values,
     selection_values,
     sequences,
     statements,
@@ -122,7 +125,8 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
             b = Builder()
             own, hidden = externals.bind_graph(graph)
             leaves = [t for tree in arg_types for t in arguments.leaf_types(tree)]
-            inputs = [Var(t, v.hint) for t, v in zip(leaves, own, strict=True)]
+            inputs = [Var(t.plain if isinstance(t, Known) else t, v.hint)
+                      for t, v in zip(leaves, own, strict=True)]
             args = [cast(b, a, v.type) for a, v in zip(inputs, own, strict=True)]
             outputs = inline(b, graph, args + hidden)
             graph = externals.finish(Graph(inputs, b.eqns, outputs, graph.name))
@@ -150,11 +154,12 @@ def _build_program(fn, arg_types: list) -> Program:
                         f"{len(arg_types)} were given")
     entry = _Entry(conv)
     values = [entry.parameter(name, tree) for name, tree in zip(params, arg_types, strict=True)]
-    token = ENTRY_SCALARS.set(entry.scalars)
+    token, known = ENTRY_SCALARS.set(entry.scalars), known_values.KNOWN.set(entry.known)
     try:
         result, ref = conv.run([v for v, _ in values], [r for _, r in values], entry.bases)
     finally:
         ENTRY_SCALARS.reset(token)
+        known_values.KNOWN.reset(known)
     inputs = entry.inputs
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
@@ -178,9 +183,15 @@ class _Entry:
         self.inputs: list[Var] = []
         self.bases: dict[int, Var] = {}
         self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
+        self.known: dict[Var, object] = {}  # `Known` leaves -> their values (`static`)
 
     def parameter(self, name: str, tree, in_dict: bool = False):
         """(value, Ref) of a parameter (or part of one) described by `tree`."""
+        if isinstance(tree, Known):  # a graph input whose value `static` reads
+            var = Var(tree.plain, name)
+            self.inputs.append(var)
+            self.known[var] = tree.value
+            return var, None
         if isinstance(tree, Type):
             var = Var(tree, name)
             self.inputs.append(var)
@@ -459,15 +470,23 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         return value
 
     def static(self, value, node):
-        """The compile-time Python value of a constant (or tuple of constants)."""
+        """The compile-time Python value of a constant, or of a tuple or list of them (nested;
+        a list is a `ListTuple`: a tuple to the rules, a list where numpy tells them apart)."""
+        if isinstance(value, ListValue | RangeValue):
+            value = sequences.as_tuples(value)
         if isinstance(value, tuple):
-            return tuple(self.static(v, node) for v in value)
+            items = tuple(self.static(v, node) for v in value)
+            return static_values.ListTuple(items) if isinstance(value, static_values.ListTuple) \
+                else items
         if isinstance(value, Const):
             return value.value
         if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:
             return value
         is_known, known = externals.known(value)  # a module-level float: guarded by value
         if is_known:
+            return known
+        is_known, known = known_values.value_of(self.b, value)  # from `Known` parameters:
+        if is_known and not isinstance(known, float):  # piecewise constant, derivative 0
             return known
         error = self.source.error(node, "this value must be known when compiling (a constant, "
                                         "x.shape, len(x), ...)")
@@ -496,7 +515,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def truth(self, value, node) -> Atom:
         if static_values.is_static(value):  # `if tol:`, `if callback:`: Python's truth
             return const(bool(static_values.python_value(value)))
-        value = self.scalar(value, node)
+        value = known_values.constant(self.b, self.scalar(value, node))  # `Known` inputs'
         if value.type == BOOL:
             return value
         if isinstance(value, Const):

@@ -19,7 +19,7 @@ from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Type
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
-from .registry import lookup, options, register
+from .registry import REQUIRED, bind_params, lookup, options, register
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
 
@@ -73,22 +73,25 @@ def resolve_dtype(cx: CallContext, dtype, node) -> Type:
     return DTYPES[dtype]
 
 
-def _filled(value):
+def _filled(name: str, value: float | None):
     """np.zeros / np.ones / np.empty (`value`: their fill) and np.full (`value` None: its
-    fill is the second argument, a run-time value: a new fill value does not compile again;
-    numpy's dtype, the fill's own unless `dtype=` is given)."""
+    fill is an argument, a run-time value: a new fill value does not compile again; numpy's
+    dtype, the fill's own unless `dtype=` is given)."""
+    params = {"shape": REQUIRED, "dtype": None} if value is not None else \
+        {"shape": REQUIRED, "fill_value": REQUIRED, "dtype": None}
+
     def lower(cx: CallContext, args, kwargs, node):
-        shape = static_shape(cx, args[0], node)
+        p = bind_params(cx, name, args, kwargs, params, node)
+        shape = static_shape(cx, p["shape"], node)
+        dtype = cx.static(p["dtype"], node)
         if value is not None:
-            dtype = dtype_option(cx, kwargs, node)
+            dtype = resolve_dtype(cx, F64 if dtype is None else dtype, node)
             return cx.b.full(const(value, dtype), shape=shape, dtype=dtype)
-        if len(args) != 2:
-            raise cx.source.error(node, "np.full(shape, fill_value) takes two arguments here")
-        fill = cx.value(args[1], node)
+        fill = cx.value(p["fill_value"], node)
         if fill.type.is_array:
             raise cx.source.error(node, "np.full with an array as the fill value",
                                   "np.broadcast_to(fill, shape).copy() gives that array")
-        dtype = dtype_option(cx, kwargs, node, fill.type.scalar)
+        dtype = resolve_dtype(cx, fill.type.scalar if dtype is None else dtype, node)
         return cx.b.full(cx.to_type(fill, dtype), shape=shape, dtype=dtype)
 
     return lower
@@ -137,15 +140,15 @@ def _transpose(cx: CallContext, args, kwargs, node):
 
 
 def _reshape(cx: CallContext, args, kwargs, node):
-    return reshape(cx, args[0], cx.static(args[1], node), node)
+    p = bind_params(cx, "reshape", args, kwargs, {"a": REQUIRED, "shape": REQUIRED}, node)
+    return reshape(cx, p["a"], cx.static(p["shape"], node), node)
 
 
 register([np.dot, np.matmul], _plain(dot))
 register([np.transpose], _transpose)
 register([np.reshape], _reshape)
-register([np.zeros, np.empty], _filled(0.0))
-register([np.ones], _filled(1.0))
-register([np.full], _filled(None))
+for _fn, _fill in ((np.zeros, 0.0), (np.empty, 0.0), (np.ones, 1.0), (np.full, None)):
+    register([_fn], _filled(_fn.__name__, _fill))
 register([np.zeros_like, np.empty_like], _filled_like(0.0))
 register([np.ones_like], _filled_like(1.0))
 register([np.clip], _clip)
@@ -178,11 +181,15 @@ def _expand_dims(cx: CallContext, args, kwargs, node):
     x = cx.array(args[0], node)
     axis = cx.static(args[1], node) if len(args) > 1 else \
         options(cx, kwargs, ("axis",), node).get("axis")
-    shape = list(x.type.shape)
-    if not isinstance(axis, int) or not -len(shape) - 1 <= axis <= len(shape):
+    ndim = len(x.type.shape) + (len(axis) if isinstance(axis, tuple) else 1)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
         raise cx.source.error(node, f"expand_dims: bad axis {axis}")
-    shape.insert(axis % (len(shape) + 1), 1)
-    return cx.b.reshape(x, shape=tuple(shape))
+    if len({a % ndim for a in axes}) != len(axes):
+        raise cx.source.error(node, "ValueError: repeated axis")
+    sizes = iter(x.type.shape)  # numpy: the new axes at their places, the old ones in order
+    shape = tuple(1 if any(a % ndim == d for a in axes) else next(sizes) for d in range(ndim))
+    return cx.b.reshape(x, shape=shape)
 
 
 def _squeeze(cx: CallContext, args, kwargs, node):

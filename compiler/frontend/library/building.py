@@ -33,7 +33,7 @@ from adlite.derivatives import array_composites as ac
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
-from .. import sequences
+from .. import known_values, sequences
 from ..context import CallContext
 from . import arrays
 from .registry import REQUIRED, bind_params, options, register
@@ -134,13 +134,17 @@ def _linspace(cx: CallContext, args, kwargs, node):
 def _arange(cx: CallContext, args, kwargs, node):
     """np.arange(stop), (start, stop) or (start, stop, step) of constants: numpy's length
     (ceil((stop - start) / step)) and values (start + i * delta); int64 when every bound is an
-    int and no dtype is given, as numpy's."""
+    int and no dtype is given, as numpy's. Float bounds computed from `Known` parameters
+    (known_values.py) give the length; the values are computed from start and step at run
+    time, so that their derivatives flow."""
     p = bind_params(cx, "arange", args, kwargs, {"start": REQUIRED, "stop": None, "step": None,
                                                  "dtype": None}, node)
-    start, stop, step = (cx.static(p[k], node) for k in ("start", "stop", "step"))
+    bounds = [_bound(cx, p[k], node) for k in ("start", "stop", "step")]
+    (start, start_atom), (stop, _), (step, step_atom) = bounds
     if stop is None:
-        start, stop = 0, start
-    step = 1 if step is None else step
+        (start, start_atom), stop = (0, None), start
+    if step is None:
+        step, step_atom = 1, None
     if not all(isinstance(v, int | float) for v in (start, stop, step)):
         raise cx.source.error(node, "np.arange bounds must be numbers known when compiling",
                               "use constants, len(x) or x.shape")
@@ -157,9 +161,23 @@ def _arange(cx: CallContext, args, kwargs, node):
         n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
     number = int if dtype == I64 else float
     y = cx.b.op("arange", n=n, dtype=dtype)
+    if dtype.is_float and not (start_atom is None and step_atom is None):  # at run time
+        first = cx.to_type(const(float(start)) if start_atom is None else start_atom, dtype)
+        step_atom = const(float(step)) if step_atom is None else step_atom
+        delta = cx.b.sub(cx.b.add(first, cx.to_type(step_atom, dtype)), first)
+        return cx.b.add(cx.b.mul(y, delta), first)  # numpy's values: start + i * delta
     if delta != 1:
         y = cx.b.mul(y, const(number(delta), dtype))
     return cx.b.add(y, const(number(start), dtype)) if start else y
+
+
+def _bound(cx: CallContext, value, node) -> tuple:
+    """(the compile-time value of an arange bound, its run-time atom when it is a float
+    computed from `Known` parameters, else None)."""
+    is_known, known = known_values.value_of(cx.b, value)
+    if is_known and isinstance(known, float):
+        return known, value
+    return cx.static(value, node), None
 
 
 def _np_array(cx: CallContext, args, kwargs, node):
@@ -293,10 +311,9 @@ def _cumulative(name, op):
 
 
 def _tile(cx: CallContext, args, kwargs, node):
-    options(cx, kwargs, (), node)
-    x, reps = cx.exactly(args, 2, node)
-    x = cx.array(x, node)
-    reps = cx.static(reps, node)
+    p = bind_params(cx, "tile", args, kwargs, {"A": REQUIRED, "reps": REQUIRED}, node)
+    x = cx.array(p["A"], node)
+    reps = cx.static(p["reps"], node)
     reps = reps if isinstance(reps, tuple) else (reps,)
     if not all(isinstance(r, int) and r >= 0 for r in reps):
         raise cx.source.error(node, "np.tile: reps must be non-negative integers known when "

@@ -30,6 +30,7 @@ from ...ir.core import F64, I64
 from ...primitives.shapes import reduces_nothing
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
+from ..static_values import ListTuple
 from .registry import options, refuse_keywords, register
 
 
@@ -38,6 +39,9 @@ def normalized_axes(cx: CallContext, value, ndim, node):
     sorted; an axis out of bounds is numpy's error, at compile time."""
     if value is None:
         return None
+    if isinstance(value, ListTuple):  # numpy takes an int or a tuple of ints only
+        raise cx.source.error(node, "TypeError: 'list' object cannot be interpreted as an "
+                              "integer", "give several axes as a tuple: axis=(0, 1)")
     axes = value if isinstance(value, tuple) else (value,)
     out = []
     for a in axes:

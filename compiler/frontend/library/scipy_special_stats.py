@@ -4,8 +4,8 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
 - `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
   `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
   compute float32 operands in double and round the result, as scipy's float32 loops do),
-  `logsumexp(a, axis=None, keepdims=False)`, `softmax(x, axis=None)`, `log_softmax` (the
-  composites of `adlite.derivatives.composites`);
+  `logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)` (`b` run-time values),
+  `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`);
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
   with `loc` and `scale` (by position or keyword), the composites of
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
@@ -32,6 +32,8 @@ import inspect
 import math
 import sys
 import types
+
+import numpy as np
 
 from adlite.derivatives import composites, special
 
@@ -64,25 +66,41 @@ def _composite(fn, arity=1):
     return lower
 
 
-def _axis_option(cx: CallContext, args, kwargs, node, names):
-    """The options `names` (`axis` first), by position after the operand or by keyword."""
+def _axis_option(cx: CallContext, args, kwargs, node, names, runtime=()):
+    """The options `names` (`axis` first) given, by position after the operand or by keyword:
+    compile-time values, but for those named in `runtime` (their values as given)."""
     refuse_keywords(cx, kwargs, node, names)
     if len(args) > 1 + len(names):
         raise cx.source.error(node, f"expected at most {1 + len(names)} arguments")
     given = dict(zip(names, args[1:], strict=False)) | kwargs
-    return {k: cx.static(v, node) for k, v in given.items()}
+    return {k: v if k in runtime else cx.static(v, node) for k, v in given.items()}
 
 
 def _logsumexp(cx: CallContext, args, kwargs, node):
-    options = _axis_option(cx, args, kwargs, node, ("axis", "b", "keepdims", "return_sign"))
-    for name in ("b", "return_sign"):
-        if options.get(name) not in (None, False):
-            raise cx.source.error(node, f"logsumexp({name}=...) is not supported in compiled "
-                                  "code", "scale the exponentials explicitly")
+    """`logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)`: `b` a run-time
+    number or array broadcast against `a` (the reduced axes are those of the broadcast
+    shape); with `b` or `return_sign`, `composites.scaled_logsumexp`: NaN where the sum is
+    negative unless `return_sign`, which returns (log|sum|, its sign) as scipy's."""
+    options = _axis_option(cx, args, kwargs, node, ("axis", "b", "keepdims", "return_sign"),
+                           runtime=("b",))
+    b = options.pop("b", None)
+    signed, keepdims = bool(options.get("return_sign")), bool(options.get("keepdims"))
     x = cx.as_float(args[0], node)
-    shape = x.type.shape or ()
+    if b is None and not signed:
+        axis = normalized_axes(cx, options.get("axis"), len(x.type.shape or ()), node)
+        return composites.logsumexp(BuilderOps(cx.b), x, axis, keepdims)
+    x, b = cx.promote(x, cx.as_float(const(1.0) if b is None else b, node), node)
+    try:  # scipy: broadcast, at least one dimension
+        shape = np.broadcast_shapes(x.type.shape or (), b.type.shape or ()) or (1,)
+    except ValueError as e:
+        raise cx.source.error(node, str(e)) from None
+    x, b = (v if v.type.shape == shape else cx.b.broadcast_to(v, shape=shape) for v in (x, b))
     axis = normalized_axes(cx, options.get("axis"), len(shape), node)
-    return composites.logsumexp(BuilderOps(cx.b), x, axis, bool(options.get("keepdims")))
+    o = BuilderOps(cx.b)
+    magnitude, sign = composites.scaled_logsumexp(o, x, b, axis, keepdims)
+    if signed:
+        return magnitude, sign
+    return o.select(o.lt(sign, 0.0), o.constant(math.nan, magnitude), magnitude)
 
 
 def _softmax(cx: CallContext, args, kwargs, node):
