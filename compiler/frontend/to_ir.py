@@ -63,6 +63,7 @@ from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .operators import Operators
 from .scope import Scope
 from .sequences import ListMethod, ListValue, RangeValue
+from .static_requirements import refusal, runtime_origin
 from .subscripts import Subscripts
 
 UNSUPPORTED_EXPRESSIONS = {
@@ -446,10 +447,11 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise self.source.error(node, f"expected an array here, got {value.type}")
         return value
 
-    def static(self, value, node):
-        """The compile-time Python value of a constant (or tuple of constants)."""
+    def static(self, value, node, what: str = "", key: str = "value"):
+        """The compile-time Python value of a constant (or tuple of constants); else the
+        refusal of requirement `key` naming `node`'s code and `what` the value is for."""
         if isinstance(value, tuple):
-            return tuple(self.static(v, node) for v in value)
+            return tuple(self.static(v, node, what, key) for v in value)
         if isinstance(value, Const):
             return value.value
         if value is None or isinstance(value, type | str) or value in DTYPE_OBJECTS:
@@ -457,9 +459,11 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         is_known, known = externals.known(value)  # a module-level float: guarded by value
         if is_known:
             return known
-        error = self.source.error(node, "this value must be known when compiling (a constant, "
-                                        "x.shape, len(x), ...)")
-        names = entry_scalars(self.b, value) if isinstance(value, Var) else None
+        names = entry_scalars(self.b, value) if isinstance(value, Var) else frozenset()
+        runtime = runtime_origin(names) if isinstance(value, Var) else \
+            f"it is {static_values.describe(value)}"
+        error = refusal(self.source, node, key, f"{what or 'a value it uses'} must be known "
+                                                f"when compiling, but {runtime}")
         if names:
             raise NeedStatic(names, error)
         raise error
