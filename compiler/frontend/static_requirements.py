@@ -5,7 +5,7 @@ when compiling, once: a stable key (the README's section "What compiled code mus
 compiling" lists every key, tests/project/test_static_requirements_readme.py checks it), a
 one-line reason (why compiled code needs it today) and a hint leading to code that compiles.
 Every refusal of a program because something is known only at run time is built by
-`refusal`: `file:line:col: `<the user's code>`: <the value or construct and what is
+`refusal` (or `message`): `file:line:col: `<the user's code>`: <the value or construct and what is
 run-time about it> (<reason> [<key>])`, with the site's hint or else the table's.
 `runtime_origin` says what is run-time about an IR value (the entry's arguments it is
 computed from, as `entry_scalars` finds them).
@@ -67,9 +67,14 @@ def refusal(source: Source, node, key: str, problem: str, hint: str = "",
     """The error at `node` (the user's code, quoted) for requirement `key`: `problem` names
     the value or construct ("its shape must be known when compiling, but ...") and what is
     run-time about it; `hint` replaces the table's where the site knows a closer fix."""
-    requirement = REQUIREMENTS[key]
-    return source.error(node, f"`{source.segment(node)}`: {problem} ({requirement.reason} "
-                              f"[{key}])", hint or requirement.hint, kind)
+    return source.error(node, message(key, source.segment(node), problem),
+                        hint or REQUIREMENTS[key].hint, kind)
+
+
+def message(key: str, code: str, problem: str) -> str:
+    """The text of a refusal of requirement `key` about the user's `code` (see `refusal`),
+    for an error pointing elsewhere than a node (the `def` of a function)."""
+    return f"`{code}`: {problem} ({REQUIREMENTS[key].reason} [{key}])"
 
 
 def runtime_origin(arguments: frozenset[str]) -> str:

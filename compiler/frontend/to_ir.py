@@ -723,10 +723,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         its arguments must be known when compiling too."""
         values = [*args, *kwargs.values()]
         if not all(static_values.is_static(v) or isinstance(v, Const) for v in values):
-            raise self.source.error(node, f"str.{method.__name__}() of a value known only "
-                                          "at run time",
-                                    "strings are compile-time values: build them from "
-                                    "arguments outside the compiled function")
+            raise refusal(self.source, node, "object",
+                          f"str.{method.__name__}() of a value known only at run time")
         result = method(*[static_values.python_value(a) for a in args],
                         **{k: static_values.python_value(v) for k, v in kwargs.items()})
         if isinstance(result, bool | int | float):
