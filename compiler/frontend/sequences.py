@@ -217,8 +217,9 @@ def getitem(conv: ConversionContext, seq, node):
         raise conv.source.error(index_node, f"list indices must be integers, got {index.type}")
     if isinstance(seq, RangeValue):
         if not getattr(node, "in_range", False):
-            raise conv.source.error(node, "indexing a range with an index known only at run "
-                                          "time", "compute start + i * step")
+            raise refusal(conv.source, node, "sequence", "a range indexed with an index known "
+                                                         "only at run time",
+                          "compute start + i * step")
         r = seq.range
         return conv.b.add(const(r.start), conv.b.mul(index, const(r.step))), None
     try:
