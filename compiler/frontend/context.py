@@ -29,9 +29,10 @@ class CallContext(Protocol):
 
     # ---- argument values --------------------------------------------------------------------
 
-    def static(self, value, node):
-        """The compile-time Python value of a constant (or tuple of constants), else an
-        error at `node` (or `arguments.NeedStatic` naming the entry's parameters)."""
+    def static(self, value, node, what: str = "", key: str = "value"):
+        """The compile-time Python value of a constant (or tuple of constants), else the
+        refusal of `static_requirements` key `key` at `node`, naming `what` the value is
+        for (or `arguments.NeedStatic` naming the entry's parameters)."""
 
     def value(self, value, node) -> Atom:
         """A number or an array (an error at `node` for a tuple, module or function)."""

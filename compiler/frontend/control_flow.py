@@ -45,6 +45,7 @@ from .operators import join_type
 from .scope import Scope
 from .selection_values import escape, involved
 from .sequences import ListValue
+from .static_requirements import refusal
 
 
 class ControlFlow:
@@ -135,11 +136,8 @@ class ControlFlow:
         per value of the entry's int parameters `sizes` its trip count is computed from."""
         count = "only known at run time" if trips is None else f"{trips} (more than " \
                                                                f"{MAX_UNROLL})"
-        error = self.source.error(s, f"this loop must be unrolled when compiling ({reason}) "
-                                     f"but its trip count is {count}",
-                                  "loop over a range(n) with n known when compiling, or "
-                                  "keep arrays of one shape in the loop and preallocate "
-                                  "arrays instead of lists (`xs = np.zeros(n)`)")
+        error = refusal(self.source, s, "unroll", f"this loop must be unrolled when compiling "
+                                                  f"({reason}) but its trip count is {count}")
         return NeedStatic(sizes, error) if trips is None and sizes else error
 
     def _trip_flags(self, s) -> list | None:
@@ -414,10 +412,10 @@ class ControlFlow:
                 raise escape(self, involved(present), node, "an `if` binding "
                              f"{_shown(name)} to different selections on its paths")
             then, other = (static_values.describe(v) for v in reversed(present))
-            raise self.source.error(node, f"{_shown(name)} is a compile-time value bound "
-                                          f"differently on the two paths ({then} and {other})",
-                                    "bind it to the same value on both paths, or choose with "
-                                    "numbers")
+            raise refusal(self.source, node, "object",
+                          f"{_shown(name)} is a compile-time value bound differently on the two "
+                          f"paths ({then} and {other})",
+                          "bind it to the same value on both paths, or choose with numbers")
         self.scope.join_defined(name, [arm.scope for _, _, arm in arms])
         if self.scope.get(name) is not present[0] or name not in self.scope:
             self.scope.rebind(name, closures.after_block(self, present[0], self.scope.snapshot(),
@@ -436,10 +434,10 @@ class ControlFlow:
                 if involved(values):
                     raise escape(self, involved(values), s, f"a loop rebinding {_shown(n)}")
                 before, inside = (static_values.describe(v) for v in values)
-                raise self.source.error(s, f"{_shown(n)} is a compile-time value that the loop "
-                                           f"body binds differently ({before} before the loop, "
-                                           f"{inside} in it)",
-                                        "bind it before the loop only, or choose with numbers")
+                raise refusal(self.source, s, "object",
+                              f"{_shown(n)} is a compile-time value that the loop body binds "
+                              f"differently ({before} before the loop, {inside} in it)",
+                              "bind it before the loop only, or choose with numbers")
             if n not in entry:
                 out[n] = closures.after_block(self, values[-1], entry, self.line(s))
         return out
@@ -505,9 +503,10 @@ class ControlFlow:
                      and sequences.has_runtime_leaves(self.scope.get(n))]:
             if name in assigned:  # a counted loop unrolled rebinds it once per trip
                 kind = "tuple" if isinstance(self.scope.get(name), tuple) else "dict"
-                raise unrollable(self.source.error(
-                    nodes[0], f"{name!r} holds a {kind} of run-time values, which is rebound "
-                              "inside an if or a loop", "unpack it into separate variables"))
+                raise unrollable(refusal(
+                    self.source, nodes[0], "list-change", f"{name!r} holds a {kind} of run-time "
+                    "values, which is rebound inside an if or a loop",
+                    "unpack it into separate variables"))
             names += sequences.leaf_operands(self, name)  # read through a read-only copy
         objs = objects_of(refs.get(n) for n in names)
         names += [n for n, r in refs.items() if n not in names and n in self.scope

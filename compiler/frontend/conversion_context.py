@@ -83,8 +83,9 @@ class ConversionContext(ExpressionContext, Protocol):
     def slice_parts(self, node: gast.Slice) -> list:
         """The values of a slice's lower, upper and step (None where absent)."""
 
-    def static_slice(self, parts, node) -> slice:
-        """The slice of bounds `parts`, ints known when compiling."""
+    def static_slice(self, parts, node, key: str = "sequence") -> slice:
+        """The slice of bounds `parts`, ints known when compiling (else the refusal of
+        `static_requirements` key `key`)."""
 
     def wrap_index(self, i, n: int, node):
         """Index `i` into an axis of length `n`, negative ones counted from the end."""

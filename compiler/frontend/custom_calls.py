@@ -35,6 +35,7 @@ from ..ir.transform import inline
 from . import externals, static_values
 from .sequences import as_tuples
 from .source import get_source
+from .static_requirements import message
 from .to_ir import build_program, cast
 
 _RULES: contextvars.ContextVar[tuple] = contextvars.ContextVar("custom_rules", default=())
@@ -70,8 +71,9 @@ class _Built:
         try:
             program = build_program(fn, trees)
         except NeedStatic as e:
-            raise definition_error(fn, f"{fn.__name__} needs the value of "
-                                       f"{', '.join(sorted(e.names))} when compiling",
+            raise definition_error(fn, message("value", fn.__name__, f"needs the value of "
+                                                     f"{', '.join(sorted(e.names))} when "
+                                                     f"compiling ({e.error.message})"),
                                    "pass it as a compile-time value (nondiff_argnums)") from None
         except TypeError as e:
             raise definition_error(fn, f"{fn.__name__}: {e}") from None

@@ -25,6 +25,7 @@ from ..ir.core import I64, Const, Var
 from .context import CallContext
 from .fancy import IndexArray
 from .masks import Mask
+from .static_requirements import refusal
 
 _STEPS = {"add": 1, "sub": -1}
 
@@ -36,8 +37,9 @@ def index_item(conv: CallContext, size: int, parts, node,
     if not any(runtime):
         return None
     if step is not None and conv.static(step, node) != 1:
-        raise conv.source.error(node, "a slice with run-time bounds and a step",
-                                "slice with step 1, or use index arrays")
+        raise refusal(conv.source, node, "slice", "a slice with run-time bounds and a step "
+                                                  "(its length is known only at run time)",
+                      "slice with step 1, or use index arrays")
     base, start = _offset(conv, lower, node) if runtime[0] else (None, None)
     end_base, end = _offset(conv, upper, node) if isinstance(upper, Var) else (None, None)
     if base is None or end_base is not base:
@@ -45,11 +47,11 @@ def index_item(conv: CallContext, size: int, parts, node,
             if isinstance(bound, Var):
                 _known(conv, bound, node)
         if not alone:
-            raise conv.source.error(node, "slice with run-time bounds whose length depends on "
-                                          "run-time values, among other index items (compiled "
-                                          "code needs array shapes when compiling)",
-                                    "slice alone (`x[i:j]`), or write x[i:i + k] with k known "
-                                    "when compiling")
+            raise refusal(conv.source, node, "slice",
+                          "its length depends on values known only at run time, and it comes "
+                          "with other index items",
+                          "slice alone (`x[i:j]` is a boolean selection), or write "
+                          "x[i:i + k] with k known when compiling")
         return _positions(conv, size, lower, upper, node)
     k = end - start
     if not 0 <= k <= size:

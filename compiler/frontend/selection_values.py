@@ -42,6 +42,7 @@ from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.primitive import PRIMITIVES
 from .conversion_context import ExpressionContext
+from .static_requirements import refusal
 
 SUPPORTED = ("elementwise operations with numbers and with selections by the same mask, numpy "
              "ufuncs, np.sum/prod/mean/var/std/max/min/any/all/count_nonzero (whole or "
@@ -82,15 +83,11 @@ def text(node) -> str:
 def escape(conv: ExpressionContext, selection: Selection, node, use: str) -> AdliteSyntaxError:
     line = getattr(selection.node, "lineno", None)
     where = f" (line {conv.source.first_line + line - 1})" if line else ""
-    return conv.source.error(node, f"`{text(selection.node)}`{where} has a length known only at "
-                                   f"run time (the number of True values of its mask), and "
-                                   f"{use} needs its shape when compiling",
-                             f"supported with a boolean selection: {SUPPORTED}; or use "
-                             "np.where(mask, x, fill) to keep the shape")
-
-
-def is_selection(value) -> bool:
-    return isinstance(value, Selection)
+    return refusal(conv.source, node, "mask",
+                   f"`{text(selection.node)}`{where} has a length known only at run time (the "
+                   f"number of True values of its mask), and {use} needs its shape when "
+                   "compiling", f"supported with a boolean selection: {SUPPORTED}; or use "
+                   "np.where(mask, x, fill) to keep the shape")
 
 
 def involved(values) -> Selection | None:
@@ -104,11 +101,12 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     array must broadcast against `array[mask]` for every number of True values."""
     if isinstance(value, Selection):
         if not same_mask(conv, value.mask, mask):
-            raise conv.source.error(node, f"`{text(value.node)}` and another selection use "
-                                          "different masks: numpy pairs their elements in "
-                                          "order, which needs the same number of True values",
-                                    "select with one mask value (`m = x > 0; x[m] * y[m]`), or "
-                                    "combine the whole arrays first")
+            raise refusal(conv.source, node, "mask",
+                          f"`{text(value.node)}` and another selection use different masks: "
+                          "numpy pairs their elements in order, which needs the same number "
+                          "of True values, known only at run time",
+                          "select with one mask value (`m = x > 0; x[m] * y[m]`), or combine "
+                          "the whole arrays first")
         return value.array
     value = conv.value(value, node)
     rest = array.type.shape[len(mask.type.shape):]
@@ -120,12 +118,12 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     except ValueError:
         fits = False
     if not fits:
-        raise conv.source.error(node, f"an array of shape {shape} with a boolean selection, "
-                                      f"whose length is the number of True values (known only "
-                                      "at run time): numpy broadcasts them only when the array "
-                                      f"fits the trailing shape {rest}",
-                                "use a number or an array of the trailing shape, or "
-                                "np.where(mask, x, fill) on the whole arrays")
+        raise refusal(conv.source, node, "mask",
+                      f"an array of shape {shape} with a boolean selection, whose length is "
+                      "the number of True values (known only at run time): numpy broadcasts "
+                      f"them only when the array fits the trailing shape {rest}",
+                      "use a number or an array of the trailing shape, or "
+                      "np.where(mask, x, fill) on the whole arrays")
     return value
 
 

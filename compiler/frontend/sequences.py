@@ -44,6 +44,7 @@ from .library.arrays import resolve_dtype
 from .library.python_builtins import builtin_sum_of_array
 from .library.registry import options, register
 from .scope import Scope
+from .static_requirements import refusal
 from .static_values import ListTuple
 
 
@@ -93,12 +94,9 @@ def crossing_error(conv: ConversionContext, name: str | None, node):
     what = "a list comprehension whose `if` filter depends on run-time values" \
         if name and name.startswith("__lc") else \
         f"{name!r} holds a Python list, which" if name else "a Python list"
-    error = conv.source.error(node, f"{what} cannot change inside an `if` with a run-time "
-                                    "condition or a loop whose trip count is only known at run "
-                                    "time", "lists are unrolled when compiling: loop over "
-                                            "`range(n)` with n known when compiling, or "
-                                            "preallocate an array (`xs = np.zeros(n)`, then "
-                                            "`xs[i] = v`)")
+    error = refusal(conv.source, node, "list-change",
+                    f"{what} cannot change inside an `if` with a run-time condition or a loop "
+                    "whose trip count is only known at run time")
     error.unrollable = True
     return error
 
@@ -219,8 +217,9 @@ def getitem(conv: ConversionContext, seq, node):
         raise conv.source.error(index_node, f"list indices must be integers, got {index.type}")
     if isinstance(seq, RangeValue):
         if not getattr(node, "in_range", False):
-            raise conv.source.error(node, "indexing a range with an index known only at run "
-                                          "time", "compute start + i * step")
+            raise refusal(conv.source, node, "sequence", "a range indexed with an index known "
+                                                         "only at run time",
+                          "compute start + i * step")
         r = seq.range
         return conv.b.add(const(r.start), conv.b.mul(index, const(r.step))), None
     try:
@@ -237,7 +236,7 @@ def setitem(conv: ConversionContext, lst: ListValue, index_node, value, ref, nod
         raise crossing_error(conv, None, node)
     if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
         ref = Ref(new_object())
-    index = conv.static(conv.expr(index_node), index_node)
+    index = conv.static(conv.expr(index_node), index_node, "its index", "sequence")
     i = _position(conv, len(lst.items), index, index_node)
     lst.items[i], lst.refs[i] = value, ref
 
@@ -286,7 +285,7 @@ def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node
         return None, None
     if name == "insert":
         (index, _), (value, ref) = _arity(conv, pairs, 2, 2, node, name)
-        i = conv.static(index, node)
+        i = conv.static(index, node, "its position", "sequence")
         lst.items.insert(i, value)
         lst.refs.insert(i, ref)
         return None, None
@@ -294,7 +293,8 @@ def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node
         args = _arity(conv, pairs, 0, 1, node, name)
         if not lst.items:
             raise conv.source.error(node, "pop from empty list", "an IndexError in Python")
-        i = _position(conv, len(lst.items), conv.static(args[0][0], node) if args else -1,
+        i = _position(conv, len(lst.items),
+                      conv.static(args[0][0], node, "its position", "sequence") if args else -1,
                       node)
         value = _read(conv, lst, i, node)
         del lst.items[i], lst.refs[i]
@@ -333,7 +333,7 @@ def binop(conv: ConversionContext, op: str, x, y, node):
         return ListValue(a + b, ra + rb, conv.b)
     if op == "mul":
         lst, n = (x, y) if isinstance(x, ListValue) else (y, x)
-        count = conv.static(n, node)
+        count = conv.static(n, node, "its count", "sequence")
         if isinstance(lst, ListValue) and isinstance(count, int):
             items, refs = _contents(conv, lst, node)
             return ListValue(items * max(count, 0), refs * max(count, 0), conv.b)
@@ -417,7 +417,7 @@ def _zip(conv: ConversionContext, args, kwargs, node):
                                       f"{next(iter(kwargs))!r}")
     columns = [_items(conv, a, node) for a in args]
     lengths = [len(c) for c in columns]
-    if conv.static(strict, node) and len(set(lengths)) > 1:
+    if conv.static(strict, node, "its `strict`", "option") and len(set(lengths)) > 1:
         shorter = min(range(len(lengths)), key=lengths.__getitem__)
         raise conv.source.error(node, f"ValueError: zip() argument {shorter + 1} is shorter "
                                       "than the others")
@@ -430,10 +430,9 @@ def _enumerate(conv: ConversionContext, args, kwargs, node):
         args = [*args, kwargs.pop("start")]
     if kwargs or not 1 <= len(args) <= 2:
         raise conv.source.error(node, "enumerate() takes a sequence and an optional start")
-    start = conv.static(args[1], node) if len(args) == 2 else 0
+    start = conv.static(args[1], node, "its `start`", "sequence") if len(args) == 2 else 0
     if not isinstance(start, int):
-        raise conv.source.error(node, "enumerate(): the start must be an int known when "
-                                      "compiling")
+        raise conv.source.error(node, f"enumerate(): the start must be an int, got {start!r}")
     return tuple((const(start + i), item) for i, item in enumerate(_items(conv, args[0], node)))
 
 
@@ -509,7 +508,7 @@ def zip_strict_length(*args):
 
 
 def _zip_strict_length(conv: ConversionContext, args, kwargs, node):
-    lengths = [conv.static(a, node) for a in args]
+    lengths = [conv.static(a, node, "the lengths of its sequences", "sequence") for a in args]
     if len(set(lengths)) > 1:
         raise conv.source.error(node, f"zip(strict=True) of sequences of lengths {lengths} "
                                       "(Python raises ValueError)",
@@ -522,9 +521,10 @@ def _range(conv: ConversionContext, args, kwargs, node):
         raise conv.source.error(node, "range() takes 1 to 3 integer arguments")
     bounds = [conv.static(a, node) if isinstance(a, Const) else None for a in args]
     if any(b is None for b in bounds):
-        raise conv.source.error(node, "a range() stored in a variable or passed on needs "
-                                      "bounds known when compiling",
-                                "loop over range(...) directly: `for i in range(n)`")
+        raise refusal(conv.source, node, "sequence",
+                      "a range() stored in a variable or passed on needs bounds known when "
+                      "compiling, and these are known only at run time",
+                      "loop over range(...) directly: `for i in range(n)`")
     if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
         raise conv.source.error(node, "range() arguments must be integers")
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \

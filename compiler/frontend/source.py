@@ -6,6 +6,7 @@ typed at the REPL or built with `exec` have no source file). The source of a fun
 arrived by value from another process is the one it carried (`carry_source`), whatever the
 receiving machine has at that path (`source_file(fn)` gives a function's file and its lines,
 carried or not, to send it on).
+`Source.segment(node)` is the user's text of a node, for messages quoting it;
 `Source.error(node, message, hint)` builds an
 `AdliteSyntaxError` pointing at `node` in the user's file (`kind=AdliteTypeError` /
 `AdliteValueError` where numpy would raise that type for the call's arguments).
@@ -13,6 +14,7 @@ carried or not, to send it on).
 
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import textwrap
@@ -48,6 +50,17 @@ class Source:
         col = (getattr(node, "col_offset", 0) or 0) + self.indent
         text = self.original_lines[line - 1].rstrip() if line <= len(self.original_lines) else ""
         return kind(message, self.filename, self.first_line + line - 1, col, text, hint)
+
+    def segment(self, node) -> str:
+        """The user's text of `node`: its first line (" ..." marks the rest of a statement
+        over several lines), else the code gast writes for a node made by the frontend."""
+        text = ast.get_source_segment(self.text, node) \
+            if getattr(node, "end_lineno", None) is not None else None
+        if not text:
+            return gast.unparse(node).strip()
+        first, *rest = text.splitlines()
+        return f"{first.rstrip()} ..." if rest and isinstance(node, gast.stmt) else \
+            " ".join(ln.strip() for ln in text.splitlines())
 
     def line(self, number: int) -> str:
         """The text of line `number` (1-based) of the file, or ""."""

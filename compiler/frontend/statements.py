@@ -30,6 +30,8 @@ from .. import gast_adapter as g
 from ..ir.core import BOOL, Const, Var
 from ..primitives.effects import CONVERSIONS
 from .conversion_context import ConversionContext
+from .static_requirements import refusal
+from .static_values import describe
 
 _CONVERSION_CODES = {-1: None, 115: "s", 114: "r", 97: "a"}
 _STREAMS = ("stdout", "stderr")
@@ -149,8 +151,9 @@ def _static_text(conv: ConversionContext, node, what: str) -> str | None:
     value = node.value if isinstance(node, gast.Constant) else conv.expr(node)
     if value is None or isinstance(value, str):
         return value
-    raise conv.source.error(node, f"print(): {what}= must be a string known when compiling",
-                            f"write {what}=\" \" with a constant string")
+    raise refusal(conv.source, node, "option", f"print()'s {what}= must be a string known when "
+                                               f"compiling, got {describe(value)}",
+                  f"write {what}=\" \" with a constant string")
 
 
 def _static_flag(conv: ConversionContext, node) -> bool:
@@ -159,8 +162,9 @@ def _static_flag(conv: ConversionContext, node) -> bool:
     value = conv.expr(node)
     if isinstance(value, Const):
         return bool(value.value)
-    raise conv.source.error(node, "print(): flush= must be known when compiling",
-                            "write flush=True or flush=False")
+    raise refusal(conv.source, node, "option", "print()'s flush= must be known when compiling, "
+                                               "but it is known only at run time",
+                  "write flush=True or flush=False")
 
 
 def _stream(conv: ConversionContext, node) -> str:
@@ -205,8 +209,9 @@ def _template(conv: ConversionContext, node, operands: _Operands) -> tuple:
         elif all(isinstance(p, str) for p in spec):
             parts.append(format(CONVERSIONS[conversion](value), "".join(spec)))
         else:
-            raise conv.source.error(v, "a format spec computed at run time for a value known "
-                                       "when compiling", "write the format spec as a constant")
+            raise refusal(conv.source, v, "object", "a format spec computed at run time for a "
+                                                    "value known when compiling",
+                          "write the format spec as a constant")
     return tuple(parts)
 
 

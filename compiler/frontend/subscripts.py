@@ -36,6 +36,7 @@ from .control_flow import unrollable
 from .library import nonzero
 from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
+from .static_requirements import refusal
 
 
 class Subscripts:
@@ -60,10 +61,10 @@ class Subscripts:
         if isinstance(base, tuple):
             index = self.expr(node.slice)
             if isinstance(index, Var):  # a counted loop unrolled indexes with constants
-                raise unrollable(self.source.error(node, "a tuple indexed with a run-time "
-                                                          "value", "index tuples with integer "
-                                                                   "constants, or use a list"))
-            index = self.static(index, node)
+                raise unrollable(refusal(self.source, node, "sequence",
+                                         "a tuple indexed with a value known only at run time",
+                                         "index tuples with integer constants, or use a list"))
+            index = self.static(index, node, "its index", "sequence")
             kind = "list" if isinstance(base, static_values.ListTuple) else "tuple"
             if not isinstance(index, int):
                 raise self.source.error(node, f"{kind} indices must be integers, got "
@@ -133,7 +134,7 @@ class Subscripts:
                     spec.append(positions)
                     dim += 1
                     continue
-                bounds = self.static_slice(parts, item)
+                bounds = self.static_slice(parts, item, "slice")
                 spec.append(Slice(bounds.start, bounds.stop, bounds.step))
             else:
                 mask = masks.mask_item(self, x, value, len(items), item)
@@ -160,12 +161,15 @@ class Subscripts:
         return [None if part is None else self.expr(part)
                 for part in (node.lower, node.upper, node.step)]
 
-    def static_slice(self, parts, node) -> slice:
+    def static_slice(self, parts, node, key: str = "sequence") -> slice:
         """The slice of bounds `parts` (see `slice_parts`), which must be ints known when
-        compiling, with a nonzero step (Python's message)."""
-        bounds = [None if part is None else self.static(part, node) for part in parts]
+        compiling (else the refusal of requirement `key`), with a nonzero step (Python's
+        message)."""
+        bounds = [None if part is None else self.static(part, node, "its bounds", key)
+                  for part in parts]
         if not all(b is None or isinstance(b, int) for b in bounds):
-            raise self.source.error(node, "slice bounds must be integer constants")
+            raise self.source.error(node, f"slice bounds must be integers, got "
+                                          f"{slice(*bounds)!r}")
         if bounds[2] == 0:
             raise self.source.error(node, "slice step cannot be zero")
         return slice(*bounds)

@@ -68,6 +68,7 @@ from .scope import Scope
 from .selection_calls import METHODS as SELECTION_METHODS
 from .selection_values import Selection, escape, involved
 from .sequences import ListMethod, ListValue, RangeValue
+from .static_requirements import refusal, runtime_origin
 from .subscripts import Subscripts
 
 UNSUPPORTED_EXPRESSIONS = {
@@ -469,13 +470,15 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise self.source.error(node, f"expected an array here, got {value.type}")
         return value
 
-    def static(self, value, node):
+    def static(self, value, node, what: str = "", key: str = "value"):
         """The compile-time Python value of a constant, or of a tuple or list of them (nested;
-        a list is a `ListTuple`: a tuple to the rules, a list where numpy tells them apart)."""
+        a list is a `ListTuple`: a tuple to the rules, a list where numpy tells them apart);
+        else the refusal of requirement `key` naming `node`'s code and `what` the value is
+        for."""
         if isinstance(value, ListValue | RangeValue):
             value = sequences.as_tuples(value)
         if isinstance(value, tuple):
-            items = tuple(self.static(v, node) for v in value)
+            items = tuple(self.static(v, node, what, key) for v in value)
             return static_values.ListTuple(items) if isinstance(value, static_values.ListTuple) \
                 else items
         if isinstance(value, Const):
@@ -488,9 +491,11 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         is_known, known = known_values.value_of(self.b, value)  # from `Known` parameters:
         if is_known and not isinstance(known, float):  # piecewise constant, derivative 0
             return known
-        error = self.source.error(node, "this value must be known when compiling (a constant, "
-                                        "x.shape, len(x), ...)")
-        names = entry_scalars(self.b, value) if isinstance(value, Var) else None
+        names = entry_scalars(self.b, value) if isinstance(value, Var) else frozenset()
+        runtime = runtime_origin(names) if isinstance(value, Var) else \
+            f"it is {static_values.describe(value)}"
+        error = refusal(self.source, node, key, f"{what or 'a value it uses'} must be known "
+                                                f"when compiling, but {runtime}")
         if names:
             raise NeedStatic(names, error)
         raise error
@@ -751,10 +756,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         its arguments must be known when compiling too."""
         values = [*args, *kwargs.values()]
         if not all(static_values.is_static(v) or isinstance(v, Const) for v in values):
-            raise self.source.error(node, f"str.{method.__name__}() of a value known only "
-                                          "at run time",
-                                    "strings are compile-time values: build them from "
-                                    "arguments outside the compiled function")
+            raise refusal(self.source, node, "object",
+                          f"str.{method.__name__}() of a value known only at run time")
         result = method(*[static_values.python_value(a) for a in args],
                         **{k: static_values.python_value(v) for k, v in kwargs.items()})
         if isinstance(result, bool | int | float):

@@ -52,10 +52,10 @@ def dot(cx: CallContext, x, y, node):
 
 
 def static_shape(cx: CallContext, value, node) -> tuple[int, ...]:
-    shape = cx.static(value, node)
+    shape = cx.static(value, node, "its shape", "shape")
     shape = shape if isinstance(shape, tuple) else (shape,)
     if not all(isinstance(n, int) for n in shape):
-        raise cx.source.error(node, "array shapes must be integer constants when compiling",
+        raise cx.source.error(node, f"array shapes must be integers, got {shape!r}",
                               "use x.shape or len(x), or constants")
     return shape  # checked as numpy does by the array's Type
 
@@ -134,14 +134,14 @@ def _plain(fn):
 
 
 def _transpose(cx: CallContext, args, kwargs, node):
-    axes_ = cx.static(args[1], node) if len(args) > 1 else \
+    axes_ = cx.static(args[1], node, "its `axes`", "option") if len(args) > 1 else \
         options(cx, kwargs, ("axes",), node).get("axes")
     return transpose(cx, args[0], axes_, node)
 
 
 def _reshape(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "reshape", args, kwargs, {"a": REQUIRED, "shape": REQUIRED}, node)
-    return reshape(cx, p["a"], cx.static(p["shape"], node), node)
+    return reshape(cx, p["a"], cx.static(p["shape"], node, "its new shape", "shape"), node)
 
 
 register([np.dot, np.matmul], _plain(dot))
@@ -159,7 +159,8 @@ def _concatenate(cx: CallContext, args, kwargs, node):
     parts = args[0] if args and isinstance(args[0], tuple) else None
     if not parts:
         raise cx.source.error(node, "np.concatenate needs a list or tuple of arrays")
-    axis = cx.static(args[1], node) if len(args) > 1 else opts.get("axis", 0)
+    axis = cx.static(args[1], node, "its `axis`", "option") if len(args) > 1 else \
+        opts.get("axis", 0)
     parts = [cx.array(p, node) for p in parts]
     dtype = max((p.type for p in parts), key=lambda t: t.name == "f64").scalar
     parts = [cx.to_type(p, dtype) for p in parts]
@@ -179,7 +180,7 @@ def _outer(cx: CallContext, args, kwargs, node):
 
 def _expand_dims(cx: CallContext, args, kwargs, node):
     x = cx.array(args[0], node)
-    axis = cx.static(args[1], node) if len(args) > 1 else \
+    axis = cx.static(args[1], node, "its `axis`", "option") if len(args) > 1 else \
         options(cx, kwargs, ("axis",), node).get("axis")
     ndim = len(x.type.shape) + (len(axis) if isinstance(axis, tuple) else 1)
     axes = axis if isinstance(axis, tuple) else (axis,)
@@ -200,7 +201,8 @@ def _squeeze(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, "np.squeeze takes an array and an optional axis")
     x = cx.array(args[0], node)
     ndim = len(x.type.shape)
-    given = cx.static(args[1], node) if len(args) == 2 else opts.get("axis")
+    given = cx.static(args[1], node, "its `axis`", "option") if len(args) == 2 else \
+        opts.get("axis")
     if given is None:
         axes = tuple(i for i, n in enumerate(x.type.shape) if n == 1)
     else:
@@ -249,10 +251,10 @@ def method(cx: CallContext, x, name: str, args, kwargs, node):
         return lookup(getattr(np, name))(cx, [x] + list(args), kwargs, node)
     options(cx, kwargs, (), node)
     if name == "reshape":
-        shape = tuple(cx.static(a, node) for a in args)
+        shape = tuple(cx.static(a, node, "its new shape", "shape") for a in args)
         return reshape(cx, x, shape[0] if len(shape) == 1 else shape, node)
     if name == "transpose":
-        axes = tuple(cx.static(a, node) for a in args)
+        axes = tuple(cx.static(a, node, "its `axes`", "option") for a in args)
         return transpose(cx, x, axes[0] if len(axes) == 1 and isinstance(axes[0], tuple)
                          else axes, node)
     if name == "dot":
@@ -264,7 +266,7 @@ def method(cx: CallContext, x, name: str, args, kwargs, node):
     if name == "swapaxes" and len(args) == 2:
         return swapaxes(cx, x, *args, node)
     if name == "astype" and len(args) == 1:
-        return astype(cx, x, cx.static(args[0], node), node)
+        return astype(cx, x, cx.static(args[0], node, "its `dtype`", "option"), node)
     raise cx.source.error(node, f"unsupported array method .{name}()",
                           "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
                           "copy, ravel, flatten, swapaxes, astype, "
@@ -284,7 +286,8 @@ def swapaxes(cx: CallContext, x, axis1, axis2, node):
     """`np.swapaxes(x, axis1, axis2)` / `x.swapaxes(axis1, axis2)` (constant axes)."""
     x = cx.array(x, node)
     ndim = len(x.type.shape)
-    a1, a2 = (normalized_axes(cx, cx.static(a, node), ndim, node)[0] for a in (axis1, axis2))
+    a1, a2 = (normalized_axes(cx, cx.static(a, node, "its `axes`", "option"), ndim, node)[0]
+              for a in (axis1, axis2))
     axes = list(range(ndim))
     axes[a1], axes[a2] = a2, a1
     return x if a1 == a2 else cx.b.transpose(x, axes=tuple(axes))

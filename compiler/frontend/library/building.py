@@ -36,14 +36,13 @@ from ...primitives.vocabulary import BuilderOps
 from .. import known_values, sequences
 from ..context import CallContext
 from . import arrays
-from .registry import REQUIRED, bind_params, options, register
+from .registry import REQUIRED, bind_params, options, param, register
 
 
-def _int(cx: CallContext, value, what, node) -> int:
-    value = cx.static(value, node)
+def _int(cx: CallContext, value, what, node, key: str = "option") -> int:
+    value = cx.static(value, node, f"its `{what}`", key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise cx.source.error(node, f"{what} must be an integer known when compiling, got "
-                              f"{value!r}")
+        raise cx.source.error(node, f"{what} must be an integer, got {value!r}")
     return value
 
 
@@ -80,9 +79,9 @@ def eye_mask(cx: CallContext, n: int, m: int, k: int):
 def _eye(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "eye", args, kwargs, {"N": REQUIRED, "M": None, "k": 0, "dtype": float},
                     node)
-    n = _int(cx, p["N"], "N", node)
-    m = n if cx.static(p["M"], node) is None else _int(cx, p["M"], "M", node)
-    dtype = arrays.DTYPES.get(cx.static(p["dtype"], node))
+    n = _int(cx, p["N"], "N", node, "shape")
+    m = n if param(cx, p, "M", node, "shape") is None else _int(cx, p["M"], "M", node, "shape")
+    dtype = arrays.DTYPES.get(param(cx, p, "dtype", node))
     if dtype is None or min(n, m) < 0:
         raise cx.source.error(node, "np.eye(N, M, k, dtype): N, M >= 0 and a float dtype")
     return cx.to_type(eye_mask(cx, n, m, _int(cx, p["k"], "k", node)),
@@ -100,10 +99,10 @@ def _linspace(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "linspace", args, kwargs, {"start": REQUIRED, "stop": REQUIRED,
                                                    "num": 50, "endpoint": True, "retstep": False},
                     node)
-    num = _int(cx, p["num"], "num", node)
+    num = _int(cx, p["num"], "num", node, "shape")
     if num < 0:
         raise cx.source.error(node, f"Number of samples, {num}, must be non-negative.")
-    endpoint, retstep = (bool(cx.static(p[k], node)) for k in ("endpoint", "retstep"))
+    endpoint, retstep = (bool(param(cx, p, k, node)) for k in ("endpoint", "retstep"))
     start, stop = cx.promote(cx.scalar(p["start"], node), cx.scalar(p["stop"], node),
                              node)
     dt = F32 if start.type == F32 else F64  # numpy's result_type(start, stop, float(num))
@@ -139,14 +138,15 @@ def _arange(cx: CallContext, args, kwargs, node):
     time, so that their derivatives flow."""
     p = bind_params(cx, "arange", args, kwargs, {"start": REQUIRED, "stop": None, "step": None,
                                                  "dtype": None}, node)
-    bounds = [_bound(cx, p[k], node) for k in ("start", "stop", "step")]
+    bounds = [_bound(cx, p, k, node) for k in ("start", "stop", "step")]
     (start, start_atom), (stop, _), (step, step_atom) = bounds
     if stop is None:
         (start, start_atom), stop = (0, None), start
     if step is None:
         step, step_atom = 1, None
     if not all(isinstance(v, int | float) for v in (start, stop, step)):
-        raise cx.source.error(node, "np.arange bounds must be numbers known when compiling",
+        raise cx.source.error(node, f"np.arange bounds must be numbers, got "
+                              f"{(start, stop, step)!r}",
                               "use constants, len(x) or x.shape")
     if step == 0:
         raise cx.source.error(node, "Maximum allowed size exceeded")
@@ -171,13 +171,13 @@ def _arange(cx: CallContext, args, kwargs, node):
     return cx.b.add(y, const(number(start), dtype)) if start else y
 
 
-def _bound(cx: CallContext, value, node) -> tuple:
-    """(the compile-time value of an arange bound, its run-time atom when it is a float
-    computed from `Known` parameters, else None)."""
-    is_known, known = known_values.value_of(cx.b, value)
+def _bound(cx: CallContext, p: dict, name: str, node) -> tuple:
+    """(the compile-time value of arange bound `name` of the bound call `p`, its run-time atom
+    when it is a float computed from `Known` parameters, else None)."""
+    is_known, known = known_values.value_of(cx.b, p[name])
     if is_known and isinstance(known, float):
-        return known, value
-    return cx.static(value, node), None
+        return known, p[name]
+    return param(cx, p, name, node, "shape"), None
 
 
 def _np_array(cx: CallContext, args, kwargs, node):
@@ -248,7 +248,7 @@ def _diff(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "diff", args, kwargs, {"a": REQUIRED, "n": 1, "axis": -1}, node)
     x = cx.numeric(cx.array(p["a"], node), node)
     axis = one_axis(cx, p["axis"], len(x.type.shape), node)
-    return _run(cx, node, ac.diff, x, x.type.shape, _int(cx, p["n"], "n", node), axis)
+    return _run(cx, node, ac.diff, x, x.type.shape, _int(cx, p["n"], "n", node, "shape"), axis)
 
 
 def _roll(cx: CallContext, args, kwargs, node):
@@ -256,7 +256,7 @@ def _roll(cx: CallContext, args, kwargs, node):
                     node)
     x = cx.array(p["a"], node)
     shape = x.type.shape
-    shift, axis = cx.static(p["shift"], node), cx.static(p["axis"], node)
+    shift, axis = param(cx, p, "shift", node), param(cx, p, "axis", node)
     flat = axis is None and len(shape) != 1
     if flat:
         x = cx.b.reshape(x, shape=(math.prod(shape),))
@@ -265,7 +265,7 @@ def _roll(cx: CallContext, args, kwargs, node):
     if shifts.ndim > 1 or not all(isinstance(v, int) for v in shifts.ravel().tolist() +
                                   axes.ravel().tolist()):
         raise cx.source.error(node, "np.roll: shift and axis must be integers (or tuples "
-                              "of integers) known when compiling")
+                              "of integers)")
     total: dict[int, int] = {}
     for s, a in zip(shifts.ravel().tolist(), axes.ravel().tolist(), strict=True):
         a = one_axis(cx, const(a), len(x.type.shape), node)
@@ -298,7 +298,7 @@ def _cumulative(name, op):
     def lower(cx: CallContext, args, kwargs, node):
         p = bind_params(cx, name, args, kwargs, {"a": REQUIRED, "axis": None}, node)
         x = cx.numeric(p["a"], node)
-        if not x.type.is_array or cx.static(p["axis"], node) is None:
+        if not x.type.is_array or param(cx, p, "axis", node) is None:
             shape = (math.prod(x.type.shape),) if x.type.is_array else (1,)
             x = cx.b.reshape(x, shape=shape) if x.type.shape != shape else x
             axis = 0
@@ -313,11 +313,11 @@ def _cumulative(name, op):
 def _tile(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "tile", args, kwargs, {"A": REQUIRED, "reps": REQUIRED}, node)
     x = cx.array(p["A"], node)
-    reps = cx.static(p["reps"], node)
+    reps = param(cx, p, "reps", node, "shape")
     reps = reps if isinstance(reps, tuple) else (reps,)
     if not all(isinstance(r, int) and r >= 0 for r in reps):
-        raise cx.source.error(node, "np.tile: reps must be non-negative integers known when "
-                              "compiling")
+        raise cx.source.error(node, f"np.tile: reps must be non-negative integers, got "
+                              f"{reps!r}")
     return _run(cx, node, ac.tile, x, x.type.shape, reps)
 
 
@@ -325,10 +325,10 @@ def _repeat(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "repeat", args, kwargs, {"a": REQUIRED, "repeats": REQUIRED,
                                                  "axis": None}, node)
     x = cx.array(p["a"], node)
-    repeats = _int(cx, p["repeats"], "repeats", node)
+    repeats = _int(cx, p["repeats"], "repeats", node, "shape")
     if repeats < 0:
         raise cx.source.error(node, "negative dimensions are not allowed")
-    if cx.static(p["axis"], node) is None:
+    if param(cx, p, "axis", node) is None:
         if len(x.type.shape) != 1:
             x = cx.b.reshape(x, shape=(math.prod(x.type.shape),))
         axis = 0
@@ -349,11 +349,10 @@ def _swapaxes(cx: CallContext, args, kwargs, node):
 
 
 def _int_axes(cx: CallContext, value, what, node) -> tuple[int, ...]:
-    value = cx.static(value, node)
+    value = cx.static(value, node, f"its `{what}`", "option")
     axes = value if isinstance(value, tuple | list) else (value,)
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
-        raise cx.source.error(node, f"{what} must be integers known when compiling, got "
-                              f"{value!r}")
+        raise cx.source.error(node, f"{what} must be integers, got {value!r}")
     return tuple(axes)
 
 
@@ -379,7 +378,7 @@ def _flip_axes(name, fixed):
             if ndim <= fixed:
                 raise cx.source.error(node, f"Input must be >= {fixed + 1}-d.")
             axes = (fixed,)
-        elif cx.static(p["axis"], node) is None:
+        elif param(cx, p, "axis", node) is None:
             axes = tuple(range(ndim))
         else:
             try:
@@ -470,20 +469,20 @@ def _meshgrid(cx: CallContext, args, kwargs, node):
 def _pad(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "pad", args, kwargs, {"array": REQUIRED, "pad_width": REQUIRED,
                                               "mode": "constant", "constant_values": 0}, node)
-    mode, value = cx.static(p["mode"], node), cx.static(p["constant_values"], node)
+    mode, value = param(cx, p, "mode", node), param(cx, p, "constant_values", node)
     if mode != "constant":
         raise cx.source.error(node, f"np.pad(mode={mode!r}) is not supported",
                               "mode='constant' (the default) is")
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise cx.source.error(node, "np.pad: constant_values must be a number known when "
-                              "compiling", "one scalar for every side")
+        raise cx.source.error(node, f"np.pad: constant_values must be a number, got "
+                              f"{value!r}", "one scalar for every side")
     x = cx.array(p["array"], node)
     if x.type.name == "bool":
         raise cx.source.error(node, "np.pad of a bool array is not supported",
                               "pad x.astype(float)")
     value = float(value) if x.type.is_float else int(value)
     try:
-        widths = ac.pad_widths(cx.static(p["pad_width"], node), len(x.type.shape))
+        widths = ac.pad_widths(param(cx, p, "pad_width", node, "shape"), len(x.type.shape))
     except ValueError as e:
         raise cx.source.error(node, str(e)) from None
     return _run(cx, node, ac.pad, x, x.type.shape, widths, value)
@@ -497,7 +496,7 @@ def _searchsorted(cx: CallContext, args, kwargs, node):
     count of comparisons, an int64 scalar or array of `v`'s shape, not differentiated."""
     p = bind_params(cx, "searchsorted", args, kwargs,
                     {"a": REQUIRED, "v": REQUIRED, "side": "left", "sorter": None}, node)
-    side = cx.static(p["side"], node)
+    side = param(cx, p, "side", node)
     if side not in ("left", "right"):
         raise cx.source.error(node, f"side must be 'left' or 'right' (got {side!r})")
     if p["sorter"] is not None:
@@ -534,7 +533,7 @@ def _einsum(cx: CallContext, node):
         if kw.arg != "optimize":
             raise cx.source.error(node, f"np.einsum(): unsupported keyword argument "
                                   f"{kw.arg!r}", "supported here: optimize")
-        cx.static(cx.expr(kw.value), node)  # a path choice: the result is the same
+        cx.static(cx.expr(kw.value), node, "its `optimize=`", "option")  # a path: same result
     operands = [cx.as_float(cx.expr(a), a) for a in node.args[1:]]
     dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
         if operands else F64

@@ -41,7 +41,7 @@ from ...ir.builder import const
 from ...ir.core import F32, F64, I64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .registry import bind, register
+from .registry import bind, param, register
 
 
 def _bind(cx: CallContext, fn, args, kwargs, node) -> dict:
@@ -75,7 +75,7 @@ def _guard(cx: CallContext, x, node, message, hint):
 
 
 def _static_choice(cx: CallContext, value, name, choices, node):
-    value = cx.static(value, node)
+    value = cx.static(value, node, f"its `{name}`", "option")
     if value not in choices:
         raise cx.source.error(node, f"{name}={value!r} is not supported here",
                               f"use one of {', '.join(map(repr, choices))}")
@@ -116,7 +116,7 @@ def _eigh(name):
 def _svd(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.svd, args, kwargs, node)
     a, out = _matrix(cx, p["a"], node)
-    full, compute_uv, hermitian = (bool(cx.static(p[k], node)) for k in
+    full, compute_uv, hermitian = (bool(param(cx, p, k, node)) for k in
                                    ("full_matrices", "compute_uv", "hermitian"))
     if hermitian:
         raise cx.source.error(node, "svd(hermitian=True) is not supported in compiled code",
@@ -138,7 +138,7 @@ def _svd(cx: CallContext, args, kwargs, node):
 def _qr(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.qr, args, kwargs, node)
     a, out = _matrix(cx, p["a"], node)
-    mode = cx.static(p["mode"], node)
+    mode = param(cx, p, "mode", node)
     if mode == "raw":
         raise cx.source.error(node, "qr(mode='raw') is not supported in compiled code",
                               "use mode='reduced', 'complete' or 'r'")
@@ -166,7 +166,7 @@ def _lstsq(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, f"{len(a.type.shape)}-dimensional array given. Array "
                               "must be two-dimensional")
     m, n = a.type.shape
-    rcond = cx.static(p["rcond"], node)
+    rcond = param(cx, p, "rcond", node)
     rcond = float(np.finfo(np.float64).eps * max(m, n) if rcond is None else rcond)
     x, residuals, s, rank = _decompose(cx, "lstsq", [a, rhs], node, rcond=rcond)
     b = cx.b
@@ -194,7 +194,7 @@ def _has_nan(o, x):
 def _matrix_rank(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.matrix_rank, args, kwargs, node)
     a, out = _matrix(cx, p["A"], node, 1)
-    tol, hermitian, rtol = (cx.static(p[k], node) for k in ("tol", "hermitian", "rtol"))
+    tol, hermitian, rtol = (param(cx, p, k, node) for k in ("tol", "hermitian", "rtol"))
     if hermitian:
         raise cx.source.error(node, "matrix_rank(hermitian=True) is not supported in "
                               "compiled code", "leave hermitian out")
@@ -215,12 +215,12 @@ def _matrix_rank(cx: CallContext, args, kwargs, node):
 def _pinv(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.pinv, args, kwargs, node)
     a, out = _matrix(cx, p["a"], node)
-    hermitian = cx.static(p["hermitian"], node)
+    hermitian = param(cx, p, "hermitian", node)
     if hermitian:
         raise cx.source.error(node, "pinv(hermitian=True) is not supported in compiled "
                               "code", "leave hermitian out")
-    rcond = cx.static(p["rcond"], node)
-    rtol = p["rtol"] if p["rtol"] is np._NoValue else cx.static(p["rtol"], node)
+    rcond = param(cx, p, "rcond", node)
+    rtol = p["rtol"] if p["rtol"] is np._NoValue else param(cx, p, "rtol", node)
     if rcond is not None and rtol is not np._NoValue:
         raise cx.source.error(node, "`rtol` and `rcond` can't be both set.")
     if rcond is None:
@@ -237,7 +237,7 @@ def _pinv(cx: CallContext, args, kwargs, node):
 def _cond(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.cond, args, kwargs, node)
     x, out = _matrix(cx, p["x"], node)
-    order = cx.static(p["p"], node)
+    order = param(cx, p, "p", node)
     if order not in (None, 2, -2):
         raise cx.source.error(node, f"cond(p={order!r}) is not supported in compiled code",
                               "use p=None, 2 or -2 (through the singular values)")

@@ -103,9 +103,10 @@ def rounding_to_digits(builtin: bool):
             cx.b.emit("check", [const(False)], error="TypeError",
                       args=(("str", ("type numpy.ndarray doesn't define __round__ method",)),))
             return x
-        digits = cx.static(args[1], node) if len(args) == 2 else None
+        digits = cx.static(args[1], node, "its `ndigits`", "option") if len(args) == 2 \
+            else None
         if digits is not None and not isinstance(digits, int):
-            raise cx.source.error(node, "round(): ndigits must be an int known when compiling")
+            raise cx.source.error(node, f"round(): ndigits must be an int, got {digits!r}")
         if not x.type.is_float:
             return x
         if digits is None:

@@ -22,7 +22,7 @@ from ..context import CallContext
 from .decompositions import norm_with_ord
 from .elementwise import unary
 from .reductions import normalized_axes
-from .registry import options, refuse_keywords, register
+from .registry import known, options, refuse_keywords, register
 
 
 def _solve(cx: CallContext, args, kwargs, node):
@@ -39,9 +39,10 @@ def _slogdet(cx: CallContext, args, kwargs, node):
 
 def _cholesky(cx: CallContext, args, kwargs, node):
     refuse_keywords(cx, kwargs, node, ("upper",))
-    upper = cx.static(kwargs["upper"], node) if "upper" in kwargs else False
+    upper = cx.static(kwargs["upper"], node, "its `upper=`", "option") if "upper" in kwargs \
+        else False
     if not isinstance(upper, bool):
-        raise cx.source.error(node, "cholesky: `upper` must be True or False when compiling")
+        raise cx.source.error(node, f"cholesky: `upper` must be True or False, got {upper!r}")
     lower = cx.b.op("cholesky", cx.as_float(cx.one(args, node), node))
     return cx.b.transpose(lower, axes=(1, 0)) if upper else lower
 
@@ -55,7 +56,7 @@ def _norm(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, f"np.linalg.norm() takes 1 to 4 positional arguments, "
                               f"got {len(args)}")
     given = {"ord": None, "axis": None, "keepdims": False,
-             **{k: cx.static(v, node) for k, v in zip(names[1:], args[1:], strict=False)},
+             **known(cx, dict(zip(names[1:], args[1:], strict=False)), node),
              **options(cx, kwargs, names[1:], node)}
     x = cx.as_float(args[0], node)
     ndim = len(x.type.shape or ())

@@ -10,11 +10,12 @@ imported (bound methods, objects of modules loaded lazily, user objects): `resol
 gives a rule or None. `lookup(obj)` / `syntactic(obj)` find the rule of a call (None when
 there is none). `cx` is the converter as a `CallContext` (`context.py`); the helpers of
 keyword handling every rule shares are here: `bind` (by a function's own signature),
-`bind_params` (by a table of parameter names and defaults), `options` (compile-time
-keyword options), `refuse_keywords`. `constant(module, attr)` gives module constants
-(`math.pi`, `np.inf`); `supported_names` and `nearest` make 'did you mean' hints;
-`library_function` names a numpy/scipy function that has no rule, so its call is refused
-rather than inlined. Registering is all that importing the rule modules does.
+`bind_params` (by a table of parameter names and defaults), `param` / `known` (parameters
+known when compiling), `options` (compile-time keyword options), `refuse_keywords`.
+`constant(module, attr)` gives module constants (`math.pi`, `np.inf`); `supported_names`
+and `nearest` make 'did you mean' hints; `library_function` names a numpy/scipy function
+that has no rule, so its call is refused rather than inlined. Registering is all that
+importing the rule modules does.
 """
 
 from __future__ import annotations
@@ -120,10 +121,22 @@ def bind_params(cx: CallContext, name: str, args, kwargs, params: dict, node) ->
     return bound
 
 
+def param(cx: CallContext, p: dict, name: str, node, key: str = "option"):
+    """Parameter `name` of the bound call `p` (`bind_params`), known when compiling (else
+    the refusal of `static_requirements` key `key`, naming the parameter)."""
+    return cx.static(p[name], node, f"its `{name}`", key)
+
+
 def options(cx: CallContext, kwargs, allowed, node) -> dict:
     """The keyword arguments (only `allowed` ones), as compile-time values."""
     refuse_keywords(cx, kwargs, node, allowed)
-    return {k: cx.static(v, node) for k, v in kwargs.items()}
+    return known(cx, kwargs, node)
+
+
+def known(cx: CallContext, given: dict, node) -> dict:
+    """The options `given` ({name: value}), known when compiling (else the refusal naming
+    the option)."""
+    return {k: cx.static(v, node, f"its `{k}`", "option") for k, v in given.items()}
 
 
 def refuse_keywords(cx: CallContext, kwargs, node, allowed=()) -> None:

@@ -51,9 +51,9 @@ def _bind(cx: CallContext, args, kwargs, node, signature: dict) -> dict:
 
 
 def _flag(cx: CallContext, bound, name, node) -> bool:
-    value = cx.static(bound[name], node)
+    value = cx.static(bound[name], node, f"its `{name}`", "option")
     if not isinstance(value, bool | int):
-        raise cx.source.error(node, f"`{name}` must be True or False when compiling")
+        raise cx.source.error(node, f"`{name}` must be True or False, got {value!r}")
     if name.startswith("overwrite_") and value:
         raise cx.source.error(node, f"{name}=True is not supported in compiled code",
                               "compiled code never writes into its arguments: leave it False")
@@ -74,10 +74,10 @@ def _solve_triangular(cx: CallContext, args, kwargs, node):
     bound = _bind(cx, args, kwargs, node, {
         "a": _REQUIRED, "b": _REQUIRED, "trans": 0, "lower": False, "unit_diagonal": False,
         "overwrite_b": False, "check_finite": True})
-    trans = cx.static(bound["trans"], node)
+    trans = cx.static(bound["trans"], node, "its `trans`", "option")
     if isinstance(trans, bool) or trans not in _TRANS:
-        raise cx.source.error(node, "solve_triangular: `trans` must be 0, 1, 2, 'N', 'T' "
-                              "or 'C' when compiling")
+        raise cx.source.error(node, f"solve_triangular: `trans` must be 0, 1, 2, 'N', 'T' "
+                              f"or 'C', got {trans!r}")
     _flag(cx, bound, "overwrite_b", node)
     a, b = _operands(cx, bound, ("a", "b"), node)
     return cx.b.op("solve_triangular", a, b, trans=_TRANS[trans],

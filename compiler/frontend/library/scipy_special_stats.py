@@ -44,7 +44,7 @@ from ..context import CallContext
 from .building import eye_mask
 from .elementwise import unary
 from .reductions import normalized_axes
-from .registry import add_resolver, refuse_keywords, register, registered
+from .registry import add_resolver, known, refuse_keywords, register, registered
 
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
@@ -73,7 +73,8 @@ def _axis_option(cx: CallContext, args, kwargs, node, names, runtime=()):
     if len(args) > 1 + len(names):
         raise cx.source.error(node, f"expected at most {1 + len(names)} arguments")
     given = dict(zip(names, args[1:], strict=False)) | kwargs
-    return {k: v if k in runtime else cx.static(v, node) for k, v in given.items()}
+    return {**known(cx, {k: v for k, v in given.items() if k not in runtime}, node),
+            **{k: v for k, v in given.items() if k in runtime}}
 
 
 def _logsumexp(cx: CallContext, args, kwargs, node):
@@ -167,7 +168,8 @@ def _multivariate_normal(log: bool):
 
     def lower(cx: CallContext, args, kwargs, node):
         given = _bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
-        if cx.static(given.get("allow_singular", const(False)), node) is not False:
+        if known(cx, {"allow_singular": given.get("allow_singular", const(False))},
+                 node)["allow_singular"] is not False:
             raise cx.source.error(node, "multivariate_normal(allow_singular=True) is not "
                                   "supported in compiled code",
                                   "the covariance is factored by Cholesky: it must be "

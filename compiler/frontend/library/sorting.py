@@ -33,7 +33,7 @@ from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from ..fancy import checked_index
 from .building import one_axis
-from .registry import REQUIRED, bind_params, register
+from .registry import REQUIRED, bind_params, param, register
 
 KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -41,7 +41,7 @@ KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 def _lanes(cx: CallContext, x: Atom, axis_value, node) -> tuple[Atom, int]:
     """(x, axis): `x` flattened when `axis` is None; a number is refused."""
     x = cx.numeric(cx.array(x, node), node)
-    if cx.static(axis_value, node) is None:
+    if cx.static(axis_value, node, "its `axis`", "option") is None:
         return cx.b.reshape(x, shape=(math.prod(x.type.shape),)), 0
     return x, one_axis(cx, axis_value, len(x.type.shape), node)
 
@@ -62,11 +62,11 @@ def _from_last(cx: CallContext, x: Atom, axis: int) -> Atom:
 
 
 def _check_kind(cx: CallContext, p, node) -> None:
-    kind = cx.static(p["kind"], node)
+    kind = param(cx, p, "kind", node)
     if kind not in KINDS:
         raise cx.source.error(node, f"sort kind must be one of 'quick', 'heap', or 'stable' "
                               f"(got {kind!r})")
-    if cx.static(p["order"], node) is not None:
+    if param(cx, p, "order", node) is not None:
         raise cx.source.error(node, "sorting with order= (structured arrays) is not "
                               "supported", "sort a plain array")
 
@@ -125,7 +125,7 @@ def _take_along_axis(cx: CallContext, args, kwargs, node):
     if idx.type.name != "i64":
         raise cx.source.error(node, "`indices` must be an integer array",
                               "use np.argsort's result or an int64 array")
-    if cx.static(p["axis"], node) is None:
+    if param(cx, p, "axis", node) is None:
         if len(idx.type.shape) != 1:
             raise cx.source.error(node, "when axis=None, `indices` must have a single "
                                   "dimension.")
@@ -149,11 +149,11 @@ def _median(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "median", args, kwargs, {"a": REQUIRED, "axis": None, "out": None,
                                                  "overwrite_input": False, "keepdims": False},
                     node)
-    if cx.static(p["out"], node) is not None:
+    if param(cx, p, "out", node) is not None:
         raise cx.source.error(node, "np.median(out=...) is not supported",
                               "assign the result")
     x = cx.as_float(cx.array(p["a"], node), node)
-    shape, keepdims = x.type.shape, bool(cx.static(p["keepdims"], node))
+    shape, keepdims = x.type.shape, bool(param(cx, p, "keepdims", node))
     x, axis = _lanes(cx, x, p["axis"], node)
     n = x.type.shape[axis]
     if n == 0:
@@ -169,10 +169,10 @@ def _median(cx: CallContext, args, kwargs, node):
     largest = o.slice_along(s, last, n - 1, n)
     middle = b.select(b.ne(largest, largest), largest, middle)
     if keepdims:
-        out = tuple(1 if cx.static(p["axis"], node) is None or d == axis else size
+        out = tuple(1 if param(cx, p, "axis", node) is None or d == axis else size
                     for d, size in enumerate(shape))
     else:
-        out = s.type.shape[:-1] if cx.static(p["axis"], node) is not None else ()
+        out = s.type.shape[:-1] if param(cx, p, "axis", node) is not None else ()
     return o.reshape(middle, out or None)
 
 
@@ -184,7 +184,7 @@ def sort_in_place(cx: CallContext, x: Atom, args, kwargs, node) -> None:
                               "write y = np.sort(expression)")
     p = bind_params(cx, "sort", [x, *args], kwargs, _SORT, node)
     _check_kind(cx, p, node)
-    if cx.static(p["axis"], node) is None:
+    if param(cx, p, "axis", node) is None:
         raise cx.source.error(node, "an integer is required (got type NoneType)")
     x, axis = _lanes(cx, x, p["axis"], node)
     cx.write(target.id, None, WHOLE, sort(cx, x, axis), node)
