@@ -24,8 +24,12 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="native SIGINT handling is implemented for Linux")
 
 PRELUDE = textwrap.dedent('''
-    import ctypes, json, math, sys, threading, time
+    import ctypes, json, math, signal, sys, threading, time
     import numpy as np
+
+    # CPython's handler, as in a Python started from a terminal: a child of a process that
+    # ignores SIGINT (`nohup make test &`) inherits SIG_IGN, and Ctrl-C would be ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from adlite.compiler import grad, jit, wait_optimised
 
     def forever(x):

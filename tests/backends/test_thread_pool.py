@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,10 @@ from adlite.compiler.backends.llvm import threads
 PRELUDE = textwrap.dedent('''
     import os, signal, sys, threading, time
     import numpy as np
+
+    # CPython's handler, as in a Python started from a terminal: a child of a process that
+    # ignores SIGINT (`nohup make test &`) inherits SIG_IGN, and Ctrl-C would be ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from adlite.compiler import grad, jit
     from adlite.compiler.backends.llvm import threads
 
@@ -141,14 +146,18 @@ def test_the_interrupt_flag_restarts_a_parallel_call_with_the_same_result():
     from adlite.compiler.backends.llvm import interrupt
 
     x = np.random.default_rng(1).standard_normal(500_000)
-    f = jit(scaled)
-    expected = f(x)
-    interrupt._flag.value = 1
+    # CPython's handler, as in a Python started from a terminal (a runner that ignores SIGINT,
+    # `nohup make test &`, leaves compiled code no Ctrl-C to see: the flag is then ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        f = jit(scaled)
+        expected = f(x)  # loading the code puts adlite's handler in front of CPython's
+        interrupt._flag.value = 1
         assert np.float64(f(x)).tobytes() == np.float64(expected).tobytes()
         assert interrupt._flag.value == 0  # acknowledged: the parallel loop saw it
     finally:
         interrupt._flag.value = 0
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_invalid_thread_counts_are_refused(monkeypatch):
