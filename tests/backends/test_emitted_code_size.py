@@ -50,8 +50,7 @@ def emitted(monkeypatch) -> list[str]:
     monkeypatch.setenv("ADLITE_CACHE_DIR", "off")
     monkeypatch.setenv("ADLITE_OPT", "fast")
     texts, parse = [], native._parse
-    monkeypatch.setattr(native, "_parse", lambda text, tm, context=None:
-                        texts.append(text) or parse(text, tm, context))
+    monkeypatch.setattr(native, "_parse", lambda text, tm: texts.append(text) or parse(text, tm))
     return texts
 
 

@@ -109,18 +109,17 @@ def optimize(module_ref, tm, slp: bool = True) -> None:
                 mpm.detach()
 
 
-def parse_and_optimize(ir_text: str, tm, context=None):
+def parse_and_optimize(ir_text: str, tm):
     """The optimised module, its very long blocks split for code generation (without SLP
-    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`), parsed
-    in LLVM context `context` (None: the global one, which only compilations use)."""
-    module_ref = _parse(ir_text, tm, context)
+    vectorisation when a block is longer than `blocks.SLP_LIMIT`, see `blocks.py`)."""
+    module_ref = _parse(ir_text, tm)
     optimize(module_ref, tm, slp=longest_block(ir_text) <= SLP_LIMIT)
     split = split_long_blocks(str(module_ref))
-    return module_ref if split is None else _parse(split, tm, context)
+    return module_ref if split is None else _parse(split, tm)
 
 
-def _parse(ir_text: str, tm, context=None):
-    module_ref = llvm.parse_assembly(ir_text, context)
+def _parse(ir_text: str, tm):
+    module_ref = llvm.parse_assembly(ir_text)
     module_ref.verify()
     module_ref.triple = tm.triple
     module_ref.data_layout = str(tm.target_data)
@@ -227,7 +226,7 @@ class NativeFunction:
         self.object_code = object_code
         self.name = name
         self.in_types, self.out_types = in_types, out_types
-        self.optimised: NativeFunction | _Engine | None = None  # the swapped-in tier
+        self.optimised: _Engine | None = None  # the swapped-in tier
         self._forwarded = forwarded  # entry points forwarding to it (tiers.py)
         self._kernel = self._kernel_of(engine)
         self._thread = threading.local()  # .scratch: (size, argument, buffer) of this thread
@@ -365,16 +364,16 @@ def _release(module) -> None:
         fn.blocks.clear()
 
 
-def optimised_object(text: str, stage: Callable = log.stage) -> tuple[bytes, float, float]:
+def optimised_object(text: str) -> tuple[bytes, float, float]:
     """The O3 object code of module `text` for the host CPU (what `full` compiles), and the
     seconds spent in LLVM's passes and in code generation (also timed as the stages
     `llvm-opt` and `codegen` of the current compilation, if any)."""
     with host_target_machine() as tm:
         start = time.perf_counter()
-        with stage("llvm-opt"):
+        with log.stage("llvm-opt"):
             optimized = parse_and_optimize(text, tm)
         optimising = time.perf_counter() - start
-        with stage("codegen"):
+        with log.stage("codegen"):
             object_code = tm.emit_object(optimized)
     return object_code, optimising, time.perf_counter() - start - optimising
 
@@ -384,10 +383,7 @@ def _optimise_in_background(native: NativeFunction, text: str,
     """Have the optimising process build the O3 code of module `text`, load it and swap it
     into `native` (tiers.py)."""
     object_code, optimising, generating = tiers.optimised(text)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), host_target_machine())
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
-    native.adopt(_Engine(engine, object_code))
+    native.adopt(_Engine(_engine(object_code, host_target_machine()), object_code))
     if store is not None:
         store(object_code)
     log.optimised(native.name, optimising, generating)
@@ -399,10 +395,17 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list,
         tm = host_target_machine()
         if threads.PARALLEL_FOR.encode() in object_code:  # it calls the pool: link it first
             threads.ensure_runtime(tm)
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-        engine.finalize_object()
-        return NativeFunction(engine, name, in_types, out_types, object_code, forwarded)
+        return NativeFunction(_engine(object_code, tm), name, in_types, out_types,
+                              object_code, forwarded)
+
+
+def _engine(object_code: bytes, tm):
+    """An MCJIT engine holding `object_code`, linked (the optimised tier's needs no pool
+    check: its quick tier, loaded first, calls the same symbols)."""
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return engine
 
 
 def native_of(call: Callable) -> NativeFunction | None:
