@@ -10,7 +10,6 @@ deterministic proxies (what is called, what is left for the cyclic collector), n
 from __future__ import annotations
 
 import gc
-import importlib.util
 
 import pytest
 
@@ -18,14 +17,7 @@ from adlite.compiler import grad
 from adlite.compiler.backends import llvm as backend
 from benchmarks.compile_time import straight_line
 
-
-def _straight_line_function(tmp_path, statements: int):
-    path = tmp_path / f"overheads_{statements}.py"
-    path.write_text(straight_line(statements))
-    spec = importlib.util.spec_from_file_location(f"overheads_{statements}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+from ..support.generated_source import load_function
 
 
 def _python_gradient(f, x: float, y: float, h: float = 1e-6) -> tuple[float, float]:
@@ -39,14 +31,14 @@ def test_no_cache_key_is_computed_when_the_disk_cache_is_off(tmp_path, monkeypat
         raise AssertionError("the graph was printed for a cache key")
 
     monkeypatch.setattr(backend, "print_graph", no_printing)
-    f = _straight_line_function(tmp_path, 20)
+    f = load_function(straight_line(20), tmp_path)
     got = grad(f, wrt=(0, 1))(0.3, 0.7)
     assert got == pytest.approx(_python_gradient(f, 0.3, 0.7), rel=1e-5, abs=1e-7)
 
 
 def test_compiling_leaves_no_llvm_instructions_to_the_cyclic_collector(tmp_path, monkeypatch):
     monkeypatch.setenv("ADLITE_CACHE_DIR", "off")
-    f = _straight_line_function(tmp_path, 200)
+    f = load_function(straight_line(200), tmp_path)
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)

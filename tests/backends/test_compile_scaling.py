@@ -31,6 +31,8 @@ from adlite.compiler.compile_once import once
 from adlite.compiler.ir.core import Type
 from benchmarks.compile_time import straight_line
 
+from ..support.generated_source import load_function
+
 VECTOR = Type("f64", (64,))
 
 
@@ -51,12 +53,7 @@ def _block_lengths(ir_text: str) -> list[int]:
 
 
 def _load(tmp_path, k: int):
-    path = tmp_path / f"straight_{k}.py"
-    path.write_text(straight_line(k))
-    spec = importlib.util.spec_from_file_location(f"straight_{k}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return load_function(straight_line(k), tmp_path)
 
 
 def _complex_step(f, args, i, h=1e-30):

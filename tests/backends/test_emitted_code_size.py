@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib.util
 import io
 
 import numpy as np
@@ -23,6 +22,7 @@ from adlite.compiler.backends.llvm import jit as native
 from benchmarks.compile_time import straight_line
 
 from ..corpus.real_programs import load
+from ..support.generated_source import load_function
 
 # program: LLVM instructions of its gradient today
 CORPUS_BOUNDS = {
@@ -67,13 +67,9 @@ def test_the_gradient_of_a_corpus_program_emits_no_more_ir_than_today(name, emit
 @pytest.mark.parametrize(("statements", "array"), sorted(STRAIGHT_LINE_BOUNDS))
 def test_straight_line_gradients_emit_a_bounded_ir_per_statement(statements, array, emitted,
                                                                   tmp_path):
-    path = tmp_path / f"straight_{statements}.py"
-    path.write_text(straight_line(statements, array))
-    spec = importlib.util.spec_from_file_location(f"straight_{statements}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    f = load_function(straight_line(statements, array), tmp_path)
     x = np.linspace(0.1, 0.9, 64) if array else 0.3
-    grad(module.f, wrt=(0, 1))(x, 0.7)
+    grad(f, wrt=(0, 1))(x, 0.7)
     count = sum(_instructions(t) for t in emitted)
     print(f"{statements} statements ({'array' if array else 'scalar'}): {count} instructions, "
           f"{count / statements:.1f} per statement")
