@@ -21,6 +21,7 @@ from ..ir.core import BOOL, I64, Atom, Const, Type, Var
 from . import externals, masks, selection_values, sequences, static_values
 from .context import CallContext
 from .library import arrays
+from .library.reductions import dot_of_selections
 from .selection_values import Selection, involved
 from .sequences import ListValue
 
@@ -63,7 +64,7 @@ class Operators:
         if isinstance(x, masks.MaskedRead):  # x[mask] op= y
             x, y = masks.augmented_operands(self, x, y, node)
         elif involved((x, y)) and isinstance(node.op, gast.MatMult):
-            return selection_values.dot(self, x, y, node)
+            return dot_of_selections(self, x, y, node)
         elif involved((x, y)):
             return selection_values.elementwise(self, [x, y], lambda v: self.binop(node, *v),
                                                 node)

@@ -6,18 +6,14 @@ errors quote), an array of shape `(k,) + rest` where `k` is the number of True v
 frontend keeps it as the whole array and the mask, so its shape stays static, and compiles
 exactly what numpy computes for the uses below; gradients flow through `select`, so the
 adjoint of a read scatters back to the selected positions.
+- `spread(conv, mask, array)`: the mask broadcast over the array's trailing dimensions.
 - `elementwise(conv, operands, compute, node)`: an elementwise operation (arithmetic,
   comparisons, `&`/`|`/`^`, unary operators, numpy ufuncs, np.clip, np.where(c, a, b),
   `.astype`) of selections with the same mask (the same mask value: `m = x > 0; x[m] * y[m]`),
   numbers and arrays that broadcast against `rest` (numpy broadcasts them against
   `(k,) + rest` whatever `k`) is a Selection of the operation on the whole arrays.
-- `reduce(conv, name, selection, args, kwargs, node)`: np.sum, np.prod, np.mean, np.var,
-  np.std, np.max/np.amax, np.min/np.amin, np.any, np.all, np.count_nonzero and their methods
-  (`x[m].sum()`), over all axes or the selected one (axis=0, `keepdims` too): the reduction
-  of `np.where(mask, array, identity)`. Reductions over `rest` axes only keep a Selection.
-  `np.mean`/`np.var` of an empty selection are nan (numpy's warning aside); np.max/np.min of
-  one raise numpy's ValueError at run time. `dot(conv, a, b, node)`: `np.dot`/`@` of two
-  one-dimensional selections with the same mask. `count(conv, selection)`: `len()`, an i64.
+- `count(conv, selection)`: `len()`, an i64. The reductions of selections (np.sum, np.mean,
+  ..., `np.dot` of two) are `library/reductions.py`'s.
 - `attribute(conv, selection, name, node)`: `.size`, `.ndim`, `.T` (one-dimensional).
 - `aligned(conv, value, mask, array, node)`: the whole-array operand standing for `value` in an
   operation with the selection `array[mask]` (the write `x[m] = v` uses it too).
@@ -47,10 +43,6 @@ from .static_requirements import refusal
 SUPPORTED = ("elementwise operations with numbers and with selections by the same mask, numpy "
              "ufuncs, np.sum/prod/mean/var/std/max/min/any/all/count_nonzero (whole or "
              "axis=0), len(), np.dot of two selections, x[mask] = selection")
-IDENTITIES = {"sum": 0, "prod": 1, "any": False, "all": True}
-REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.var: "var", np.std: "std",
-              np.max: "max", np.amax: "max", np.min: "min", np.amin: "min", np.any: "any",
-              np.all: "all", np.count_nonzero: "count_nonzero"}
 ELEMENTWISE = (np.clip, np.where, np.round, np.around, abs)  # besides numpy's ufuncs
 
 
@@ -181,109 +173,3 @@ def attribute(conv: ExpressionContext, selection: Selection, name: str, node):
     if name == "T" and not selection.rest:
         return selection
     raise escape(conv, selection, node, f"`.{name}`")
-
-
-def _axes(conv: ExpressionContext, selection: Selection, axis, node) -> set[int]:
-    """The axes numpy's `axis` names over the selection's shape `(k,) + rest`, normalized."""
-    ndim = 1 + len(selection.rest)
-    axes = range(ndim) if axis is None else axis if isinstance(axis, tuple) else (axis,)
-    normal = set()
-    for a in axes:
-        if not isinstance(a, int) or not -ndim <= a < ndim:
-            raise conv.source.error(node, f"axis {a} is out of bounds for an array of "
-                                          f"dimension {ndim}")
-        normal.add(a % ndim)
-    return normal
-
-
-def reduce(conv: ExpressionContext, name: str, selection: Selection, args, kwargs, node):
-    """`np.<name>(selection, ...)`; `name` as in REDUCTIONS' values."""
-    from .library.reductions import reduce as whole_reduce  # the library imports this module
-
-    if len(args) > 1:
-        raise conv.source.error(node, f"np.{name} of a boolean selection with more than an "
-                                      "axis argument", "pass axis= and keepdims= only")
-    static = {k: conv.static(v, node) for k, v in kwargs.items() if v is not None}
-    axis = conv.static(args[0], node) if args else static.pop("axis", None)
-    keepdims = bool(static.pop("keepdims", False))
-    ddof = static.pop("ddof", 0) if name in ("var", "std") else 0
-    kwargs = {k: v for k, v in kwargs.items() if k in static}
-    if kwargs:
-        raise conv.source.error(node, f"np.{name} of a boolean selection with "
-                                      f"{', '.join(sorted(kwargs))}=",
-                                "pass axis= and keepdims= only")
-    normal = _axes(conv, selection, axis, node)
-    x, mask, b = selection.array, selection.mask, conv.b
-    shift = len(mask.type.shape) - 1
-    rest_axes = tuple(sorted(a + shift for a in normal if a))
-    if name == "count_nonzero":
-        x, name = b.ne(x, const(0, x.type.scalar)), "sum"
-    options = {"ddof": ddof} if name in ("var", "std") else {}
-    if 0 not in normal:  # rows stay rows: the result is a selection by the same mask
-        return Selection(whole_reduce(conv, name, x, rest_axes, keepdims, node, **options),
-                         mask, selection.node)
-    axes = tuple(range(len(mask.type.shape))) + rest_axes
-    kept = (1,) + tuple(1 if i in normal else n for i, n in enumerate(selection.rest, 1))
-    n = b.mul(count(conv, selection), const(math.prod(x.type.shape[a] for a in rest_axes)))
-    if name in ("mean", "var", "std"):
-        value = _moment(conv, name, selection, axes, n, ddof, node)
-    elif name in IDENTITIES:
-        filled = b.select(spread(conv, mask, x), x, const(IDENTITIES[name], x.type.scalar))
-        value = whole_reduce(conv, name, filled, axes, False, node)
-    else:
-        value = _extremum(conv, name, x, mask, axes, n, node)
-    return b.reshape(value, shape=kept) if keepdims else value
-
-
-def _extremum(conv: ExpressionContext, name: str, x: Atom, mask: Atom, axes: tuple, n: Atom,
-              node) -> Atom:
-    """np.max or np.min over `axes` of the selected values; numpy's ValueError when none is."""
-    from .library.reductions import reduce as whole_reduce
-
-    b = conv.b
-    if x.type.is_float:
-        fill = -np.inf if name == "max" else np.inf
-    elif x.type.name == "bool":
-        fill = name == "min"
-    else:
-        fill = -2 ** 63 if name == "max" else 2 ** 63 - 1
-    filled = b.select(spread(conv, mask, x), x, const(fill, x.type.scalar))
-    b.emit("check", [b.gt(n, const(0))], error="ValueError",
-           args=(("str", (f"zero-size array to reduction operation "
-                          f"{'maximum' if name == 'max' else 'minimum'} which has no "
-                          f"identity",)),))
-    return whole_reduce(conv, name, filled, axes, False, node)
-
-
-def _moment(conv: ExpressionContext, name: str, selection: Selection, axes: tuple, n: Atom,
-            ddof: int, node) -> Atom:
-    """mean, var or std over `axes` (the selected one among them) of the selection: sums of
-    the selected values divided by their number `n` (less `ddof`), numpy's definitions."""
-    b = conv.b
-    x = conv.as_float(selection.array, node)
-    mask = spread(conv, selection.mask, x)
-    zero = const(0, x.type.scalar)
-    kept = tuple(d for a, d in enumerate(x.type.shape) if a not in axes)
-    partial = bool(kept)  # some axes remain: keep the reduced ones to broadcast back
-
-    def total(v: Atom) -> Atom:
-        return b.sum(b.select(mask, v, zero), axis=axes, keepdims=partial)
-
-    mean = b.div(total(x), conv.to_type(n, x.type.scalar))
-    value = mean
-    if name != "mean":
-        deviation = b.sub(x, mean)
-        value = b.div(total(b.mul(deviation, deviation)),
-                      conv.to_type(b.sub(n, const(ddof)), x.type.scalar))
-        value = b.sqrt(value) if name == "std" else value
-    return b.reshape(value, shape=kept) if partial else value
-
-
-def dot(conv: ExpressionContext, x, y, node) -> Atom:
-    """`np.dot(x, y)` / `x @ y` of one-dimensional selections by the same mask."""
-    first = involved((x, y))
-    if not all(isinstance(v, Selection) and not v.rest for v in (x, y)):
-        raise escape(conv, first, node, "a matrix product with anything but another "
-                                        "one-dimensional selection")
-    product = elementwise(conv, [x, y], lambda v: conv.b.mul(*conv.promote(*v, node)), node)
-    return reduce(conv, "sum", product, [], {}, node)

@@ -78,8 +78,8 @@ def zeroed_tail(x, c):
 
 
 def _inputs(fn, n, rng):
-    x = rng.normal(size=(n, 3) if fn in (rows, whole_mask, coordinates, compressed_rows)
-                   else n)
+    x = rng.normal(size=(n, 3) if fn in (rows, whole_mask, coordinates, compressed_rows,
+                                         truth_rows) else n)
     if fn in (paired_by_one_mask, inner_products):
         return (x, rng.normal(size=n))
     if fn is trimmed_mean:
@@ -114,10 +114,21 @@ def distinct_values(x):
     return np.sum(np.unique(np.round(x * 2.0)) ** 2) + len(np.unique(x)) + np.sum(np.unique(x))
 
 
+def truths(x):
+    return np.sum(x[x > 0]) * np.any(x[x > 0] > 0.5) + np.all(x[x < 0] < -0.1) + \
+        x[x < 0].any() + x[x > 1.0].all()
+
+
+def truth_rows(X):
+    m = X[:, 0] > 0
+    return np.sum(np.all(X[m], axis=1) * 1.5) + \
+        np.sum(X[m], axis=0).sum() * np.sum(np.any(X[m] > 1.0, axis=0))
+
+
 PROGRAMS = [squares_of_positives, paired_by_one_mask, moments, rows, rooted_in_place,
             inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail,
             nonzero_indexed, index_of_positives, coordinates, extracted, compressed_rows,
-            distinct_values]
+            distinct_values, truths, truth_rows]
 IDS = [f.__name__ for f in PROGRAMS]
 
 

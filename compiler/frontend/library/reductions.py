@@ -15,6 +15,8 @@ Contract: registers the rules of
   (the first NaN wins): the smallest position where `x` equals the reduction's max (min), or
   is NaN where that is NaN. An empty axis or an axis out of range is refused when compiling,
   as numpy raises.
+`reduce_selection` is the reduction of a boolean selection (SELECTION_REDUCTIONS, their
+methods and np.count_nonzero) and `dot_of_selections` the product of two (`selection_calls`).
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ import numpy as np
 from adlite.derivatives import composites
 
 from ...ir.builder import const
-from ...ir.core import F64, I64
+from ...ir.core import F64, I64, Atom
 from ...primitives.shapes import reduces_nothing
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
+from ..selection_values import Selection, count, elementwise, escape, involved, spread
 from ..static_values import ListTuple
 from .registry import options, refuse_keywords, register
 
@@ -110,16 +113,21 @@ def _truth_reduction(name):
                                   "arguments")
         axis = _option(cx, args, kwargs, "axis", None, node)
         keepdims = _option(cx, args, kwargs, "keepdims", False, node)
-        truth = _truth(cx, cx.numeric(args[0], node))
-        if name == "all":
-            truth = cx.b.not_(truth)
-        if not truth.type.is_array:
-            return truth if name == "any" else cx.b.not_(truth)
-        count = reduce(cx, "sum", truth, axis, keepdims, node)
-        zero = const(0, count.type.scalar)
-        return cx.b.gt(count, zero) if name == "any" else cx.b.eq(count, zero)
+        return truth_reduce(cx, name, cx.numeric(args[0], node), axis, keepdims, node)
 
     return lower
+
+
+def truth_reduce(cx: CallContext, name: str, x, axis, keepdims, node):
+    """`np.any` / `np.all` (`name`) of the number or array `x` along `axis`."""
+    truth = _truth(cx, x)
+    if name == "all":
+        truth = cx.b.not_(truth)
+    if not truth.type.is_array:
+        return truth if name == "any" else cx.b.not_(truth)
+    count = reduce(cx, "sum", truth, axis, keepdims, node)
+    zero = const(0, count.type.scalar)
+    return cx.b.gt(count, zero) if name == "any" else cx.b.eq(count, zero)
 
 
 def _arg_extremum(name, prim):
@@ -157,6 +165,104 @@ def _arg_extremum(name, prim):
                           else I64)
 
     return lower
+
+
+# ---- boolean selections (`x[mask]`, see selection_values): the whole array, masked ---------
+
+SELECTION_REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.var: "var",
+                        np.std: "std", np.max: "max", np.amax: "max", np.min: "min",
+                        np.amin: "min", np.any: "any", np.all: "all",
+                        np.count_nonzero: "count_nonzero"}
+IDENTITIES = {"sum": 0, "prod": 1, "any": False, "all": True}
+
+
+def reduce_selection(cx: CallContext, name: str, selection: Selection, args, kwargs, node):
+    """`np.<name>(selection, axis, keepdims, ddof)` (`name` a value of SELECTION_REDUCTIONS)
+    over the selection's shape `(k,) + rest`: over the selected axis, the reduction of
+    `np.where(mask, array, identity)` (mean, var and std divide by the number selected);
+    over `rest` axes only, a selection by the same mask."""
+    if len(args) > 1:
+        raise cx.source.error(node, f"np.{name} of a boolean selection with more than an "
+                                    "axis argument", "pass axis= and keepdims= only")
+    allowed = ("axis", "keepdims", "ddof") if name in ("var", "std") else ("axis", "keepdims")
+    opts = options(cx, {k: v for k, v in kwargs.items() if v is not None}, allowed, node)
+    axis = cx.static(args[0], node) if args else opts.get("axis")
+    keepdims, ddof = bool(opts.get("keepdims", False)), opts.get("ddof", 0)
+    ndim = 1 + len(selection.rest)
+    normal = set(range(ndim) if axis is None else normalized_axes(cx, axis, ndim, node))
+    x, mask, b = selection.array, selection.mask, cx.b
+    shift = len(mask.type.shape) - 1
+    rest_axes = tuple(sorted(a + shift for a in normal if a))
+    if name == "count_nonzero":
+        x, name = b.ne(x, const(0, x.type.scalar)), "sum"
+    moments = {"ddof": ddof} if name in ("var", "std") else {}
+    whole = truth_reduce if name in ("any", "all") else reduce  # over the whole array
+    if 0 not in normal:  # rows stay rows: the result is a selection by the same mask
+        return Selection(whole(cx, name, x, rest_axes, keepdims, node, **moments), mask,
+                         selection.node)
+    axes = tuple(range(len(mask.type.shape))) + rest_axes
+    kept = (1,) + tuple(1 if i in normal else n for i, n in enumerate(selection.rest, 1))
+    n = b.mul(count(cx, selection), const(math.prod(x.type.shape[a] for a in rest_axes)))
+    if name in ("mean", "var", "std"):
+        value = _selection_moment(cx, name, selection, axes, n, ddof, node)
+    elif name in IDENTITIES:
+        filled = b.select(spread(cx, mask, x), x, const(IDENTITIES[name], x.type.scalar))
+        value = whole(cx, name, filled, axes, False, node)
+    else:
+        value = _selection_extremum(cx, name, x, mask, axes, n, node)
+    return b.reshape(value, shape=kept) if keepdims else value
+
+
+def _selection_extremum(cx: CallContext, name: str, x: Atom, mask: Atom, axes: tuple, n: Atom,
+                        node) -> Atom:
+    """np.max or np.min over `axes` of the selected values; numpy's ValueError when none is."""
+    b = cx.b
+    if x.type.is_float:
+        fill = -np.inf if name == "max" else np.inf
+    elif x.type.name == "bool":
+        fill = name == "min"
+    else:
+        fill = -2 ** 63 if name == "max" else 2 ** 63 - 1
+    filled = b.select(spread(cx, mask, x), x, const(fill, x.type.scalar))
+    b.emit("check", [b.gt(n, const(0))], error="ValueError",
+           args=(("str", (f"zero-size array to reduction operation "
+                          f"{'maximum' if name == 'max' else 'minimum'} which has no "
+                          f"identity",)),))
+    return reduce(cx, name, filled, axes, False, node)
+
+
+def _selection_moment(cx: CallContext, name: str, selection: Selection, axes: tuple, n: Atom,
+                      ddof: int, node) -> Atom:
+    """mean, var or std over `axes` (the selected one among them) of the selection: sums of
+    the selected values divided by their number `n` (less `ddof`), numpy's definitions."""
+    b = cx.b
+    x = cx.as_float(selection.array, node)
+    mask = spread(cx, selection.mask, x)
+    zero = const(0, x.type.scalar)
+    kept = tuple(d for a, d in enumerate(x.type.shape) if a not in axes)
+    partial = bool(kept)  # some axes remain: keep the reduced ones to broadcast back
+
+    def total(v: Atom) -> Atom:
+        return b.sum(b.select(mask, v, zero), axis=axes, keepdims=partial)
+
+    mean = b.div(total(x), cx.to_type(n, x.type.scalar))
+    value = mean
+    if name != "mean":
+        deviation = b.sub(x, mean)
+        value = b.div(total(b.mul(deviation, deviation)),
+                      cx.to_type(b.sub(n, const(ddof)), x.type.scalar))
+        value = b.sqrt(value) if name == "std" else value
+    return b.reshape(value, shape=kept) if partial else value
+
+
+def dot_of_selections(cx: CallContext, x, y, node) -> Atom:
+    """`np.dot(x, y)` / `x @ y` of one-dimensional selections by the same mask."""
+    first = involved((x, y))
+    if not all(isinstance(v, Selection) and not v.rest for v in (x, y)):
+        raise escape(cx, first, node, "a matrix product with anything but another "
+                                      "one-dimensional selection")
+    product = elementwise(cx, [x, y], lambda v: cx.b.mul(*cx.promote(*v, node)), node)
+    return reduce_selection(cx, "sum", product, [], {}, node)
 
 
 register([np.sum], reduction("sum"))
