@@ -39,6 +39,7 @@ from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
 from ..ir.loops import While
+from ..ir.transform import producers
 from . import closures, known_values, sequences, static_values
 from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
@@ -666,14 +667,14 @@ def entry_scalars(b: Builder, value: Var) -> frozenset[str]:
     like one."""
     scalars = ENTRY_SCALARS.get() or {}
     names = set(scalars.values())
-    producers = {id(o): e for e in b.eqns for o in e.outputs}
+    defining = producers(b.eqns)
     found, seen, todo = set(), set(), [value]
     while todo:
         v = todo.pop()
         if id(v) in seen:
             continue
         seen.add(id(v))
-        eqn = producers.get(id(v))
+        eqn = defining.get(id(v))
         if eqn is not None:
             todo += [a for a in eqn.inputs if isinstance(a, Var)]
         elif v in scalars:

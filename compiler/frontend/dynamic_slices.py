@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import I64, Const, Var
+from ..ir.transform import producers
 from .context import CallContext
 from .fancy import IndexArray
 from .masks import Mask
@@ -88,10 +89,10 @@ def _positions(conv: CallContext, size: int, lower, upper, node) -> Mask:
 
 def _offset(conv: CallContext, value: Var, node) -> tuple[Var, int]:
     """(v, c) with `value` = `v + c`, `c` known when compiling."""
-    producers = {id(o): e for e in conv.b.eqns for o in e.outputs}
+    defining = producers(conv.b.eqns)
     total = 0
     while True:
-        eqn = producers.get(id(value))
+        eqn = defining.get(id(value))
         if eqn is None or eqn.prim not in _STEPS:
             return value, total
         x, y = eqn.inputs

@@ -24,6 +24,7 @@ import numpy as np
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Var
 from ..ir.primitive import PRIMITIVES
+from ..ir.transform import producers
 
 KNOWN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("adlite_known",
                                                                    default=None)
@@ -36,11 +37,11 @@ def value_of(b: Builder, var) -> tuple[bool, object]:
         return False, None
     if var in known:
         return True, known[var]
-    producers = {id(o): e for e in b.eqns for o in e.outputs}
+    defining = producers(b.eqns)
     needed, todo = {}, [var]
     while todo:
         v = todo.pop()
-        eqn = producers.get(id(v))
+        eqn = defining.get(id(v))
         if eqn is None:
             if v not in known:
                 return False, None

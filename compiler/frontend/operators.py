@@ -63,9 +63,9 @@ class Operators:
             return sequences.binop(self, BINOPS.get(type(node.op)), x, y, node)
         if isinstance(x, masks.MaskedRead):  # x[mask] op= y
             x, y = masks.augmented_operands(self, x, y, node)
-        elif involved((x, y)) and isinstance(node.op, gast.MatMult):
-            return dot_of_selections(self, x, y, node)
         elif involved((x, y)):
+            if isinstance(node.op, gast.MatMult):
+                return dot_of_selections(self, x, y, node)
             return selection_values.elementwise(self, [x, y], lambda v: self.binop(node, *v),
                                                 node)
         if masks.is_bitwise(node.op):

@@ -37,6 +37,7 @@ from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.primitive import PRIMITIVES
+from ..ir.transform import producers
 from .conversion_context import ExpressionContext
 from .static_requirements import refusal
 
@@ -119,20 +120,23 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     return value
 
 
-def same_mask(conv: ExpressionContext, a: Atom, b: Atom, depth: int = 8) -> bool:
+def same_mask(conv: ExpressionContext, a: Atom, b: Atom) -> bool:
     """Whether masks `a` and `b` are the same value: one atom, or the same pure primitive of
-    the same operands (`x[x > 0] * x[x > 0]` computes its mask twice)."""
+    the same operands (`x[x > 0] * x[x > 0]` computes its mask twice), to a depth of 8."""
+    return a is b or _same(producers(conv.b.eqns), a, b, 8)
+
+
+def _same(defining: dict, a: Atom, b: Atom, depth: int) -> bool:
     if a is b or isinstance(a, Const) and isinstance(b, Const) and a == b:
         return True
     if not (isinstance(a, Var) and isinstance(b, Var)) or depth == 0:
         return False
-    producers = {id(o): e for e in conv.b.eqns for o in e.outputs}
-    ea, eb = producers.get(id(a)), producers.get(id(b))
+    ea, eb = defining.get(id(a)), defining.get(id(b))
     return ea is not None and eb is not None and ea.prim == eb.prim and \
         not PRIMITIVES[ea.prim].effectful and ea.subgraphs() == eb.subgraphs() == [] and \
         len(ea.outputs) == 1 and repr(ea.params) == repr(eb.params) and \
         len(ea.inputs) == len(eb.inputs) and \
-        all(same_mask(conv, u, v, depth - 1) for u, v in zip(ea.inputs, eb.inputs, strict=True))
+        all(_same(defining, u, v, depth - 1) for u, v in zip(ea.inputs, eb.inputs, strict=True))
 
 
 def elementwise(conv: ExpressionContext, operands: list, compute: Callable[[list], Atom],

@@ -6,7 +6,8 @@ the graph's inputs replaced by `args` and fresh output vars, and returns the ato
 for the graph's outputs. `clone(graph)` is a copy with fresh vars everywhere (subgraphs
 included; its external inputs are the copies'). Neither mutates its input. `externals_last(graph)`
 is `graph` taking its external inputs after the others (compiled code's order).
-`all_graphs(graph)` lists `graph` and its subgraphs.
+`all_graphs(graph)` lists `graph` and its subgraphs; `producers(eqns)` maps each var (by id)
+to the equation among `eqns` that defines it.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def free_vars(eqns: Sequence[Eqn], outputs: Sequence[Atom] = ()) -> list[Var]:
     for a in outputs:
         use(a)
     return free
+
+
+def producers(eqns: Sequence[Eqn]) -> dict[int, Eqn]:
+    """The equation of `eqns` defining each of their outputs, by the output's id."""
+    return {id(o): e for e in eqns for o in e.outputs}
 
 
 def all_graphs(graph: Graph) -> list[Graph]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir.core import Const, Eqn, Graph, Var
-from ..ir.transform import all_graphs
+from ..ir.transform import all_graphs, producers
 
 
 def accumulate_scatters(graph: Graph) -> bool:
@@ -46,7 +46,7 @@ def _chain(value, defs: dict[int, Eqn], uses: Counter) -> list[Eqn] | None:
 
 
 def _accumulate_level(g: Graph) -> bool:
-    defs = {id(o): e for e in g.eqns for o in e.outputs}
+    defs = producers(g.eqns)
     uses = Counter(id(a) for e in g.eqns for a in e.inputs)
     uses.update(id(a) for a in g.outputs)
     eqns: dict[int, Eqn] = {}  # in order; a chain taken moves to the end

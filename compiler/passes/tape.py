@@ -14,14 +14,14 @@ its push, so the forward loop no longer stores it. Run with the optimisation pas
 from __future__ import annotations
 
 from ..ir.core import Eqn, Graph, Var, walk_eqns
-from ..ir.transform import all_graphs
+from ..ir.transform import all_graphs, producers
 
 
 def prune_unread_stores(graph: Graph) -> bool:
     """Remove every such unread pop and its push in `graph` and its subgraphs, in place."""
     changed = False
     for g in all_graphs(graph):
-        defs = {id(o): e for e in g.eqns for o in e.outputs}
+        defs = producers(g.eqns)
         reverse_loops: dict[int, list[Eqn]] = {}
         for eqn in g.eqns:
             if eqn.prim == "while" and isinstance(eqn.inputs[-1], Var):

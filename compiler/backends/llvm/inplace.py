@@ -28,6 +28,7 @@ from ...ir.core import Graph, Var, walk_eqns
 from ...ir.index import has_runtime_index
 from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
+from ...ir.transform import producers
 from .fusion import fusible
 
 
@@ -81,7 +82,7 @@ def _dies_in_iteration(body, end, new, uses, outputs) -> bool:
     """The chain's last value `end` is read only within this iteration (by equations of this
     level without subgraphs, never stored) and the carry's next value `new` is a fresh buffer
     made in the body and read by nothing, so the private buffer is dead once `new` is made."""
-    made = {id(o): e for e in body.eqns for o in e.outputs}
+    made = producers(body.eqns)
     maker = made.get(id(new))
     return id(end) not in outputs and all(
         e.prim != "push" and not e.subgraphs() for _, e in uses.get(id(end), [])) and \

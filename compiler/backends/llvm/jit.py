@@ -331,8 +331,10 @@ def jit_module(module, name: str, in_types: list, out_types: list,
         add_python_wrapper(module, name, in_types, out_types)
         entries = [CONVERTING + name, STRICT + name]
     text = str(module)
-    signatures = [(e, str(module.get_global(e).function_type.return_type),
-                   [str(a) for a in module.get_global(e).function_type.args]) for e in entries]
+    signatures = []
+    for entry in entries:
+        t = module.get_global(entry).function_type
+        signatures.append((entry, str(t.return_type), [str(a) for a in t.args]))
     _release(module)
     setting = tiers.mode()
     if setting == "full":

@@ -168,8 +168,8 @@ def _multivariate_normal(log: bool):
 
     def lower(cx: CallContext, args, kwargs, node):
         given = _bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
-        if known(cx, {"allow_singular": given.get("allow_singular", const(False))},
-                 node)["allow_singular"] is not False:
+        if cx.static(given.get("allow_singular", const(False)), node,
+                     "its `allow_singular`", "option") is not False:
             raise cx.source.error(node, "multivariate_normal(allow_singular=True) is not "
                                   "supported in compiled code",
                                   "the covariance is factored by Cholesky: it must be "
