@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .ir.core import BOOL, F32, F64, I64, Type
+from .primitives.lists import native_list
 from .transformation import is_transformation
 
 ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
@@ -126,7 +127,9 @@ class Known(Type):
 class Node:
     """A tuple, list or dict (string `keys`, in order) of trees; a named tuple is a tuple
     with its class (`named`); a "selection" (an array and its boolean mask: the value is
-    `array[mask]`, whose length is known only at run time)."""
+    `array[mask]`, whose length is known only at run time); a "runlist" (a list whose
+    length is known only at run time: one i64 leaf, the handle `list_export` gives, and the
+    items' type name in `keys`)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -273,14 +276,14 @@ def leaf_types(tree: Tree) -> list[Type]:
 def returns_selection(tree: Tree) -> bool:
     """Whether a result of `tree` holds a boolean selection (its length known only at run
     time: transformations other than `jit` refuse it)."""
-    return isinstance(tree, Node) and (tree.kind == "selection" or any(
+    return isinstance(tree, Node) and (tree.kind in ("selection", "runlist") or any(
         returns_selection(child) for child in tree.children))
 
 
 def selection_refused(what: str) -> TypeError:
     return TypeError(f"{what}: the function returns a boolean selection (`x[mask]`, "
-                     "np.nonzero, ...), whose length is known only at run time; return it from "
-                     "`jit` only, or reduce it (np.sum(x[mask]))")
+                     "np.nonzero, ...) or a list whose length is known only at run time; return "
+                     "it from `jit` only, or reduce it (np.sum(x[mask]), sum(xs))")
 
 
 def unflatten(tree: Tree, leaves: Iterator | list) -> Any:
@@ -297,11 +300,20 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     children = [_unflatten(child, leaves) for child in tree.children]
     if tree.kind == "selection":  # a boolean selection returned: the array and its mask
         return children[0][children[1]]
+    if tree.kind == "runlist":
+        return run_time_list(children[0], tree.keys[0])
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:
         return tree.named(*children)
     return list(children) if tree.kind == "list" else tuple(children)
+
+
+def run_time_list(handle: int | list, item: str) -> list:
+    """A returned list whose length is known only at run time ("runlist"), of items of the
+    type named `item`: the Python backend's list, or the address of the block native code
+    made (freed here)."""
+    return handle if isinstance(handle, list) else native_list(handle, Type(item))
 
 
 def retyped(tree: Tree, types: Sequence[Type]) -> Tree:

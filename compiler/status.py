@@ -45,6 +45,10 @@ LSTSQ_DID_NOT_CONVERGE = 23
 LSTSQ_RANK_DEFICIENT = 24
 ARRAY_LENGTH = 25  # ahead-of-time kernels only: an array argument does not fit the kernel
 OUTPUT_ARGUMENT = 26  # ahead-of-time kernels only: a NULL output, or an output overlapping
+LIST_INDEX = 27  # run-time lists (`primitives/lists.py`): Python's IndexErrors
+LIST_SET_INDEX = 28
+POP_EMPTY = 29
+POP_INDEX = 30
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -66,6 +70,10 @@ ERRORS = {
                                "kernel was compiled for"),
     OUTPUT_ARGUMENT: (ValueError, "an output pointer is NULL, or an output array overlaps "
                                   "another array argument (outputs must be separate memory)"),
+    LIST_INDEX: (IndexError, "list index out of range"),
+    LIST_SET_INDEX: (IndexError, "list assignment index out of range"),
+    POP_EMPTY: (IndexError, "pop from empty list"),
+    POP_INDEX: (IndexError, "pop index out of range"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)

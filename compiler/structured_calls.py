@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import Static, Tree, leaf_types
+from .arguments import Static, Tree, leaf_types, run_time_list
 from .ir.core import Type
 
 _NUMBERS = (float, int, bool)
@@ -102,6 +102,9 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
         items = [expression(c) for c in t.children]
         if t.kind == "selection":
             return f"{items[0]}[{items[1]}]"
+        if t.kind == "runlist":
+            constants["run_time_list"] = run_time_list
+            return f"run_time_list({items[0]}, {t.keys[0]!r})"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

@@ -5,7 +5,7 @@ control flow and the tapes live in `control` (those of user-defined derivatives 
 which attach them to the table when this package is imported.
 """
 
-from . import control, custom  # noqa: F401  (attach the structural rules to the primitive table)
+from . import control, custom, lists  # noqa: F401  (attach the structural rules to the primitive table)
 from .forward import jvp_graph
 from .reverse import Linearized, linearize, vjp_graph
 

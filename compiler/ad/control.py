@@ -300,8 +300,11 @@ def _arm_vjp(arm: Graph, eqn: Eqn, seeds: list, guards: list, n_guards: int,
 def _tape_loads(graph: Graph) -> set[int]:
     """ids of `graph`'s equations that load from a tape, themselves or in a subgraph: their
     outputs carry the tangents stored with the values, whatever else moves."""
-    return {id(eqn) for eqn in graph.eqns if eqn.prim == "pop" or any(
-        e.prim == "pop" for sub in eqn.subgraphs() for e in walk_eqns(sub))}
+    return {id(eqn) for eqn in graph.eqns if eqn.prim in LOADS or any(
+        e.prim in LOADS for sub in eqn.subgraphs() for e in walk_eqns(sub))}
+
+
+LOADS = ("pop", "list_get", "list_pop", "list_adjoint_take")  # reads of tapes and lists
 
 
 def _moving_outputs(graph: Graph, moving: set[int], loads: set[int]) -> set[int]:

@@ -59,6 +59,7 @@ from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, free_vars, inline
 from ..passes.dce import dce
+from ..primitives.lists import LIST_PRIMITIVES
 from ..primitives.vocabulary import BuilderOps
 from .checkpoint_policy import Checkpoint, policy
 
@@ -92,8 +93,14 @@ def tapes_in(graph: Graph) -> set[int]:
     return {e.params.get("tape", 0) for e in walk_eqns(graph) if e.prim in ("push", "pop")}
 
 
+TRAFFIC = ("push", "pop", *LIST_PRIMITIVES)  # equations moving values outside the data flow
+
+
 def touches_tape(eqn: Eqn) -> bool:
-    return eqn.prim in ("push", "pop") or any(tapes_in(sub) for sub in eqn.subgraphs())
+    """Does `eqn` (or a subgraph of it) move values on a tape or through a run-time list's
+    buffers? The backward sweep visits it whether a cotangent reached it or not."""
+    return eqn.prim in TRAFFIC or any(e.prim in TRAFFIC for sub in eqn.subgraphs()
+                                      for e in walk_eqns(sub))
 
 
 PLAIN, ABSENT, GUARDED = "plain", "absent", "guarded"

@@ -40,7 +40,7 @@ from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
 from ..ir.loops import While
 from ..ir.transform import producers
-from . import closures, known_values, sequences, static_values
+from . import closures, known_values, runtime_lists, sequences, static_values
 from .aliasing import LIVE, Ref, ambiguous, join, objects_of, private_objects, signature
 from .operators import join_type
 from .scope import Scope
@@ -85,8 +85,10 @@ class ControlFlow:
             trips = max(count.value, 0) if isinstance(count, Const) else None
         iterated = {sub.value.id for stmt in s.body if getattr(stmt, "loop_prefix", False)
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
-        if any(isinstance(self.scope.get(n), ListValue) for n in iterated) or \
-                sequences.mutated(self, s.body):
+        if any(isinstance(self.scope.get(n), ListValue) and self.scope.get(n).runtime is None
+               for n in iterated) or sequences.mutated(self, s.body):
+            if (trips is None or trips > MAX_UNROLL) and self._lists_at_run_time(s.body):
+                return self._loop(s, trips)  # the lists it changes hold numbers
             return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
         try:
             return self._loop(s, trips)
@@ -102,6 +104,17 @@ class ControlFlow:
                     raise NeedStatic(sizes, error) from None
                 raise error from None
             return self.unroll(s, trips, e.message, sizes)
+
+    def _lists_at_run_time(self, body) -> bool:
+        """Can the lists `body` changes live in buffers (runtime_lists.py): lists of numbers
+        of one type, changed in place and not rebound?"""
+        rebound = _rebound(body)
+        for name in runtime_lists.mutated_names(body) + rebound:
+            value = self.scope.get(name) if name in self.scope else None
+            if isinstance(value, ListValue) and (name in rebound or not (
+                    value.runtime is not None or runtime_lists.convertible(value))):
+                return False
+        return True
 
     def unroll(self, s, trips: int | None, reason: str, sizes=frozenset()) -> None:
         """Run the body of the counted loop `s` once per trip. After a `break` (or return)
@@ -172,7 +185,8 @@ class ControlFlow:
         loop head's objects and poisoned views are stable (`_run_body`); build its cond and
         body graphs (`_loop_graphs`); bind its results (`_bind_loop_results`)."""
         self._freeze_rebound_views(s.body)
-        loop = _Loop.enter(self.scope, _assigned(s.body))
+        lengths = runtime_lists.blocks(self, [s.test, *s.body])  # lists the body changes
+        loop = _Loop.enter(self.scope, _assigned(s.body) + lengths)
         for _attempt in range(MAX_LOOP_ATTEMPTS):
             if self._run_body(s, loop):
                 break
@@ -275,6 +289,7 @@ class ControlFlow:
         and types (`_cond_outputs`, one output per object); bind the outputs, join the
         definedness and poisoned views of the arms' scopes; containers follow the writes."""
         nodes = list(else_nodes) + list(then_nodes)
+        runtime_lists.blocks(self, nodes)  # lists the arms change
         names = self._operands(nodes)
         arms = []
         for arm_nodes in (else_nodes, then_nodes):
@@ -497,6 +512,10 @@ class ControlFlow:
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
         assigned = _assigned(nodes)
         for name in [n for n in names if isinstance(self.scope.get(n), ListValue)]:
+            lst = self.scope.get(name)
+            if lst.runtime is not None and name not in _rebound(nodes):
+                names.append(lst.runtime.token_name)  # its length, changed by the block
+                continue
             if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy

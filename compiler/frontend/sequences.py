@@ -38,6 +38,7 @@ from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import BOOL, F32, F64, I64, Const, Var
 from ..ir.index import Int
+from . import runtime_lists
 from .aliasing import Ref, new_object
 from .conversion_context import ConversionContext
 from .library.arrays import resolve_dtype
@@ -65,6 +66,7 @@ class ListValue:
         self.refs = list(refs) if refs is not None else [None] * len(self.items)
         self.builder = builder  # where it was made: writes from a nested block poison
         self.crossing = False  # a read-only copy inside an if arm or a loop body
+        self.runtime: runtime_lists.RunTimeList | None = None  # its items in a buffer
 
 
 class RangeValue:
@@ -138,7 +140,8 @@ def read_only_copies(scope: Scope, names) -> dict:
     env = scope.snapshot()
     lists = dict.fromkeys(n[len(LEAF):].rsplit(" ", 1)[0] for n in names if n.startswith(LEAF))
     lists.update((n, None) for n, v in env.items()
-                 if isinstance(v, ListValue) and next(_leaves(v), None) is None)
+                 if isinstance(v, ListValue) and v.runtime is None and
+                 next(_leaves(v), None) is None)
     originals = {}
     for name in lists:
         originals[name] = env[name]
@@ -198,6 +201,10 @@ def _position(conv: ConversionContext, n: int, index, node, what: str = "list") 
 def getitem(conv: ConversionContext, seq, node):
     """(value, ref) of `seq[index]` for a list or range `seq`."""
     index_node = node.slice
+    if getattr(seq, "runtime", None) is not None:
+        if isinstance(index_node, gast.Slice):
+            raise runtime_lists.refused(conv, node, "a slice")
+        return runtime_lists.getitem(conv, seq, conv.expr(index_node), index_node), None
     if isinstance(index_node, gast.Slice):
         part = conv.static_slice(conv.slice_parts(index_node), index_node)
         if isinstance(seq, RangeValue):
@@ -232,6 +239,8 @@ def getitem(conv: ConversionContext, seq, node):
 
 
 def setitem(conv: ConversionContext, lst: ListValue, index_node, value, ref, node) -> None:
+    if lst.runtime is not None:
+        return runtime_lists.setitem(conv, lst, conv.expr(index_node), value, node)
     if lst.crossing:
         raise crossing_error(conv, None, node)
     if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
@@ -267,6 +276,8 @@ def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node
     lst, name = method.target, method.name
     if kwargs:
         raise conv.source.error(node, f"keyword arguments of list.{name}()")
+    if lst.runtime is not None:
+        return _run_time_method(conv, lst, name, pairs, node)
     if lst.crossing and name in MUTATORS:
         value = node.func.value
         raise crossing_error(conv, value.id if isinstance(value, gast.Name) else None, node)
@@ -306,6 +317,24 @@ def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node
                             "supported: append, extend, insert, pop, copy")
 
 
+def _run_time_method(conv: ConversionContext, lst: ListValue, name: str, pairs, node):
+    """A method of a list whose length is known only at run time (runtime_lists.py)."""
+    if name == "append":
+        ((value, _),) = _arity(conv, pairs, 1, 1, node, name)
+        runtime_lists.append(conv, lst, value, node)
+        return None, None
+    if name == "extend":
+        ((other, _),) = _arity(conv, pairs, 1, 1, node, name)
+        if getattr(other, "runtime", None) is not None:
+            raise runtime_lists.refused(conv, node, "extending by another list")
+        runtime_lists.extend(conv, lst, _contents(conv, other, node)[0], node)
+        return None, None
+    if name == "pop":
+        args = _arity(conv, pairs, 0, 1, node, name)
+        return runtime_lists.pop(conv, lst, args[0][0] if args else None, node), None
+    raise runtime_lists.refused(conv, node, f"list.{name}()")
+
+
 def _arity(conv: ConversionContext, pairs, low, high, node, name):
     if not low <= len(pairs) <= high:
         raise conv.source.error(node, f"list.{name}() takes {low}..{high} arguments, "
@@ -315,6 +344,8 @@ def _arity(conv: ConversionContext, pairs, low, high, node, name):
 
 def _contents(conv: ConversionContext, seq, node) -> tuple[list, list]:
     """The items and refs of a list, tuple or range."""
+    if getattr(seq, "runtime", None) is not None:
+        raise runtime_lists.refused(conv, node, "this use (it needs the items when compiling)")
     if isinstance(seq, ListValue):
         for i in range(len(seq.items)):
             _read(conv, seq, i, node)
@@ -349,8 +380,9 @@ def unpacked(conv: ConversionContext, seq, node) -> tuple[tuple, tuple]:
 
 
 def as_tuples(value):
-    """A list as a tuple (recursively), for lowerings that read sequences as tuples."""
-    if isinstance(value, ListValue):
+    """A list as a tuple (recursively), for lowerings that read sequences as tuples; a list
+    whose length is known only at run time stays itself (`runtime_lists.py`)."""
+    if isinstance(value, ListValue) and value.runtime is None:
         return ListTuple(as_tuples(v) for v in value.items)
     if isinstance(value, RangeValue):
         return tuple(const(v) for v in value.range)
@@ -473,7 +505,8 @@ def _hstack(conv: ConversionContext, args, kwargs, node):
 def _len(conv: ConversionContext, args, kwargs, node):
     (x,) = conv.exactly(args, 1, node)
     if isinstance(x, ListValue):
-        return Const(len(x.items), I64)
+        return runtime_lists.length(conv, x, node) if x.runtime is not None else \
+            Const(len(x.items), I64)
     if isinstance(x, RangeValue):
         return Const(len(x.range), I64)
     if isinstance(x, tuple | str | bytes):
@@ -554,9 +587,20 @@ def _sum(conv: ConversionContext, args, kwargs, node):
     total = args[1] if len(args) == 2 else const(0)
     if isinstance(args[0], Var | Const) and args[0].type.is_array:
         return builtin_sum_of_array(conv, args[0], total, node)
+    if getattr(args[0], "runtime", None) is not None:
+        return _run_time_sum(conv, args[0], conv.value(total, node), node)
     for item in _sequence_arg(conv, args[:1], node, "sum()"):
         total = conv.b.add(*conv.promote(total, item, node))
     return total
+
+
+def _run_time_sum(conv: ConversionContext, lst: ListValue, total, node):
+    """`sum(xs)` of a run-time list: Python's left fold from `total` (float when the items
+    are; an empty list of floats sums to 0.0 where Python gives the int 0)."""
+    types = {runtime_lists.item_type(conv, lst, node), total.type}
+    acc = F64 if F64 in types else F32 if F32 in types else I64
+    return runtime_lists.fold(conv, lst, conv.to_type(total, acc), lambda b, total, v: b.add(
+        total, conv.to_type(v, acc, b)), node)
 
 
 register([builtins.len], _len)

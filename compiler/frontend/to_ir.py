@@ -52,6 +52,7 @@ from . import (
     closures,
     externals,
     known_values,
+    runtime_lists,
     selection_values,
     sequences,
     statements,
@@ -142,7 +143,7 @@ def build_graph(fn, arg_types: list) -> tuple[Graph, int, object]:
 
 
 def build_program(fn, arg_types: list) -> Program:
-    with nesting_guard(fn), externals.recording():
+    with nesting_guard(fn), externals.recording(), runtime_lists.naming():
         return _build_program(fn, arg_types)
 
 
@@ -221,6 +222,9 @@ def _result(conv: FunctionConverter, result, ref, node):
     list (lists are tuples inside the frontend)."""
     if isinstance(result, Var | Const):
         return result.type, [result], [ref]
+    if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
+        handle = runtime_lists.export(conv, result, node)
+        return Node("runlist", (handle.type,), (result.runtime.item.name,)), [handle], [None]
     if isinstance(result, ListValue):  # a Python list: its items, as a list
         tree, outputs, refs = _result(conv, tuple(result.items), tuple(result.refs), None)
         return Node("list", tree.children), outputs, refs
@@ -451,6 +455,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise escape(self, value, node, "this use")
         if isinstance(value, tuple) and involved(value):  # np.sum(np.nonzero(m))
             raise escape(self, involved(value), node, "a tuple holding it, used as an array")
+        if isinstance(value, ListValue) and value.runtime is not None:
+            raise runtime_lists.refused(self, node, "an array or number made")
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",

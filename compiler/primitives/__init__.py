@@ -7,7 +7,8 @@ flow and the AD tapes in `control`, user-defined derivatives and stop-gradient i
 the user's run-time checks and prints in `effects`, the
 matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`), the
 special functions of scipy in `special`,
-integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`;
+integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`, the
+lists whose length is known only at run time in `lists`;
 `vocabulary` runs the derivative formulas shared with the
 eager tape (`adlite.derivatives`) with the IR `Builder`. The structural AD rules of control
 flow are attached by `adlite.compiler.ad`.
@@ -37,6 +38,7 @@ from . import (  # noqa: F401  (populate the table)
     effects,
     gather,
     linalg,
+    lists,
     scalar,
     sorting,
     special,

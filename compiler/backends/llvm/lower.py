@@ -35,6 +35,7 @@ from . import (  # noqa: F401  (register their lowerings)
     elements,
     gather,
     linalg,
+    lists,
     sorting,
 )
 from .arrays import itemsize

@@ -33,6 +33,7 @@ from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
 from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from ...primitives.control import tape_name
+from ...primitives.lists import buffer_names
 
 RESERVED = {"np", "_rt", "abs", "max", "min", "int", "float", "bool", "pow", "range", "len"}
 TAPE_NAME = re.compile(r"_tape\d*")  # the AD tapes' lists
@@ -227,6 +228,8 @@ def graph_to_source(graph: Graph, name: str,
     body = []
     for tape in sorted({tape_name(e) for e in walk_eqns(graph) if e.prim in ("push", "pop")}):
         body.append(g.assign(tape, _parse_expr("[]")))
+    for buffer in buffer_names(walk_eqns(graph)):  # the run-time lists' items
+        body.append(g.assign(buffer, _parse_expr("[]")))
     header = "import numpy as np\n"
     body += em.block(Graph(graph.inputs, graph.eqns, []), None)
     outs = [em.src(a) for a in graph.outputs]

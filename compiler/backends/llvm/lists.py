@@ -1,0 +1,179 @@
+"""Native code of the run-time lists (`primitives/lists.py`): their buffers and operations.
+
+Contract: list L's items live in the growable stack "list.L" of the frame (`tapes.tape`: its
+data, a count of initialised items and a capacity), one 8-byte slot per item (a double for
+floats, float32 items widened exactly; an int64 for ints and bools), freed with the tapes on
+every exit path. The token (the list's length) indexes it: an append stores item n, growing
+the buffer by `realloc` (doubling, from 64 items), and a read checks its index against the
+token (Python's IndexError through `status`). Reverse mode's cotangent buffers are zero
+beyond the initialised count (`list_adjoint_add` zero-fills what it grows into;
+`list_adjoint_take` reads 0.0 there). `list_export` copies the first n items after a header
+holding n into a fresh `malloc` block whose address the function returns as an i64: the
+caller turns it into a Python list and frees it (`primitives.lists.native_list`).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ... import status
+from ...ir.core import Type
+from .context import F32, PTR, LoweringContext
+from .ops import F64, I1, I64
+from .registry import lowers
+from .tapes import tape
+
+ZERO, ONE = ir.Constant(I64, 0), ir.Constant(I64, 1)
+
+
+def _slot(cx: LoweringContext, eqn) -> list:
+    return tape(cx, "list." + eqn.params["list"])
+
+
+def _reserve(cx: LoweringContext, slots: list, count: ir.Value, zero: bool) -> ir.Value:
+    """Make room for `count` items (zero-filling the new ones where `zero`); the data."""
+    b = cx.b
+    grow = cx.fn.append_basic_block("list.grow")
+    done = cx.fn.append_basic_block("list.ready")
+    cap = b.load(slots[2], typ=I64)
+    b.cbranch(b.icmp_signed(">", count, cap), grow, done)
+    b.position_at_end(grow)
+    doubled = b.select(b.icmp_signed("<", cap, ir.Constant(I64, 32)), ir.Constant(I64, 64),
+                       b.mul(cap, ir.Constant(I64, 2)))
+    new_cap = b.select(b.icmp_signed(">", count, doubled), count, doubled)
+    realloc = cx.declare("realloc", ir.FunctionType(PTR, [PTR, I64]))
+    grown = b.call(realloc, [b.load(slots[0], typ=PTR), b.mul(new_cap, ir.Constant(I64, 8))])
+    cx.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), status.NO_MEMORY)
+    b.store(grown, slots[0])
+    b.store(new_cap, slots[2])
+    b.branch(done)
+    b.position_at_end(done)
+    data = b.load(slots[0], typ=PTR)
+    if zero:  # items between the initialised count and `count` become 0.0
+        filled = b.load(slots[1], typ=I64)
+        fill = cx.fn.append_basic_block("list.zero")
+        ready = cx.fn.append_basic_block("list.zeroed")
+        b.cbranch(b.icmp_signed(">", count, filled), fill, ready)
+        b.position_at_end(fill)
+        memset = cx.declare("llvm.memset.p0.i64",
+                            ir.FunctionType(ir.VoidType(), [PTR, ir.IntType(8), I64, I1]))
+        start = b.gep(data, [filled], source_etype=I64)
+        b.call(memset, [start, ir.Constant(ir.IntType(8), 0),
+                        b.mul(b.sub(count, filled), ir.Constant(I64, 8)), ir.Constant(I1, 0)])
+        b.store(count, slots[1])
+        b.branch(ready)
+        b.position_at_end(ready)
+    return data
+
+
+def _position(cx: LoweringContext, n: ir.Value, i: ir.Value, code: int) -> ir.Value:
+    """Python's index `i` into a list of length `n` as a position (else `code`)."""
+    b = cx.b
+    k = b.select(b.icmp_signed("<", i, ZERO), b.add(i, n), i)
+    inside = b.and_(b.icmp_signed(">=", k, ZERO), b.icmp_signed("<", k, n))
+    cx.check(inside, code)
+    return k
+
+
+def _slot_type(t: Type) -> ir.Type:
+    return F64 if t.is_float else I64
+
+
+def _store(cx: LoweringContext, data, k, value: ir.Value) -> None:
+    b = cx.b
+    if value.type == F32:
+        value = b.fpext(value, F64)
+    elif value.type == I1:
+        value = b.zext(value, I64)
+    b.store(value, b.gep(data, [k], source_etype=value.type))
+
+
+def _load(cx: LoweringContext, data, k, t: Type) -> ir.Value:
+    b = cx.b
+    value = b.load(b.gep(data, [k], source_etype=_slot_type(t)), typ=_slot_type(t))
+    if t.name == "f32":
+        return b.fptrunc(value, F32)
+    return b.trunc(value, I1) if t.name == "bool" else value
+
+
+@lowers("list_append")
+def lower_append(cx: LoweringContext, eqn, env) -> list:
+    n, v = (cx.value(env, a) for a in eqn.inputs)
+    slots = _slot(cx, eqn)
+    count = cx.b.add(n, ONE)
+    data = _reserve(cx, slots, count, zero=False)
+    _store(cx, data, n, v)
+    return [count]
+
+
+@lowers("list_get")
+def lower_get(cx: LoweringContext, eqn, env) -> list:
+    n, i = (cx.value(env, a) for a in eqn.inputs)
+    k = _position(cx, n, i, status.LIST_INDEX)
+    data = cx.b.load(_slot(cx, eqn)[0], typ=PTR)
+    return [_load(cx, data, k, eqn.params["type"])]
+
+
+@lowers("list_set")
+def lower_set(cx: LoweringContext, eqn, env) -> list:
+    n, i, v = (cx.value(env, a) for a in eqn.inputs)
+    k = _position(cx, n, i, status.LIST_SET_INDEX)
+    _store(cx, cx.b.load(_slot(cx, eqn)[0], typ=PTR), k, v)
+    return [n]
+
+
+@lowers("list_pop")
+def lower_pop(cx: LoweringContext, eqn, env) -> list:
+    n, i = (cx.value(env, a) for a in eqn.inputs)
+    b = cx.b
+    cx.check(b.icmp_signed(">", n, ZERO), status.POP_EMPTY)
+    k = _position(cx, n, i, status.POP_INDEX)
+    data = b.load(_slot(cx, eqn)[0], typ=PTR)
+    value = _load(cx, data, k, eqn.params["type"])
+    memmove = cx.declare("llvm.memmove.p0.p0.i64",
+                         ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]))
+    later = b.sub(b.sub(n, k), ONE)  # the items after k move down one place
+    b.call(memmove, [b.gep(data, [k], source_etype=I64),
+                     b.gep(data, [b.add(k, ONE)], source_etype=I64),
+                     b.mul(later, ir.Constant(I64, 8)), ir.Constant(I1, 0)])
+    return [value]
+
+
+@lowers("list_export")
+def lower_export(cx: LoweringContext, eqn, env) -> list:
+    (n,) = (cx.value(env, a) for a in eqn.inputs)
+    b = cx.b
+    malloc = cx.declare("malloc", ir.FunctionType(PTR, [I64]))
+    nbytes = b.mul(b.add(n, ONE), ir.Constant(I64, 8))
+    block = b.call(malloc, [nbytes])
+    cx.check(b.icmp_unsigned("!=", block, ir.Constant(PTR, None)), status.NO_MEMORY)
+    b.store(n, block)
+    data = _reserve(cx, _slot(cx, eqn), ONE, zero=False)  # a buffer even when never written
+    memcpy = cx.declare("llvm.memcpy.p0.p0.i64",
+                        ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]))
+    b.call(memcpy, [b.gep(block, [ONE], source_etype=I64), data,
+                    b.mul(n, ir.Constant(I64, 8)), ir.Constant(I1, 0)])
+    return [b.ptrtoint(block, I64)]
+
+
+@lowers("list_adjoint_add")
+def lower_adjoint_add(cx: LoweringContext, eqn, env) -> list:
+    n, i, c = (cx.value(env, a) for a in eqn.inputs)
+    b = cx.b
+    k = _position(cx, n, i, status.LIST_INDEX)
+    data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
+    t = Type("f64") if c.type == F64 else Type("f32")
+    _store(cx, data, k, b.fadd(_load(cx, data, k, t), c))
+    return []
+
+
+@lowers("list_adjoint_take")
+def lower_adjoint_take(cx: LoweringContext, eqn, env) -> list:
+    n, i = (cx.value(env, a) for a in eqn.inputs)
+    b = cx.b
+    t = eqn.params["type"]
+    k = _position(cx, n, i, status.LIST_INDEX)
+    data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
+    value = _load(cx, data, k, t)
+    _store(cx, data, k, ir.Constant(F64, 0.0))
+    return [value]

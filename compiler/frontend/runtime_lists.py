@@ -1,0 +1,230 @@
+"""Python lists whose length is known only at run time: a list of numbers that changes inside
+a `while` loop, a `for` loop with a run-time trip count or an `if` with a run-time condition.
+
+Contract: such a list (`sequences.ListValue` whose `runtime` is a `RunTimeList`) lives in a
+buffer of compiled code (`primitives/lists.py`); its current length, the *token*, is bound in
+the scope to a hidden name, so that loops carry it and `if`s join it as any int variable, and
+aliases (`ys = xs`, the same ListValue) share it. `convert` turns a list whose items are
+numbers of one type (or none) into one, before the block that changes it (`blocks` finds
+them); afterwards it supports `append`, `extend` (by a list or tuple known when compiling),
+`pop`, `xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors), `len`, iteration
+(a `for` loop over it), `sum`, `max`/`min`, and `return` (a Python list of Python numbers).
+Its items keep one type: appending a value of another type is refused (Python's list would
+hold both). What needs its length when compiling (an array of it, unpacking, `xs + ys`) is
+refused naming the user's line (key "run-time-list" of `static_requirements`). Lists of
+arrays, tuples or mixed items keep the compile-time lists' rules (`sequences.py`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import gast
+
+from ..ir.builder import Builder, const
+from ..ir.core import I64, Atom, Const, Graph, Type, Var
+from ..ir.loops import While
+from .conversion_context import ConversionContext
+from .static_requirements import refusal
+
+TOKEN = "__len "  # hidden names binding the lengths of run-time lists
+MUTATORS = ("append", "extend", "insert", "pop")
+
+_NAMES: contextvars.ContextVar[itertools.count | None] = contextvars.ContextVar(
+    "adlite_list_names", default=None)
+
+
+@contextmanager
+def naming():
+    """Buffer names unique within one compilation (the entry function and what it inlines)."""
+    token = _NAMES.set(itertools.count())
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+@dataclass
+class RunTimeList:
+    buffer: str  # the `list` param of its primitives
+    item: Type | None  # its items' type: None until the first item is known
+
+    @property
+    def token_name(self) -> str:
+        return TOKEN + self.buffer
+
+
+def _scalar(value) -> bool:
+    return isinstance(value, Var | Const) and not value.type.is_array
+
+
+def convertible(lst) -> bool:
+    """Can the list live in a buffer: numbers of one type (or no items)?"""
+    return all(_scalar(v) for v in lst.items) and len({v.type for v in lst.items}) <= 1
+
+
+def mutated_names(nodes) -> list[str]:
+    """Names of lists the nodes change in place: `xs.append(...)` (and the other mutators),
+    `xs[i] = v`, `xs[i] += v`."""
+    names = []
+    for n in nodes:
+        for sub in gast.walk(n):
+            target = sub.func.value if isinstance(sub, gast.Call) and \
+                isinstance(sub.func, gast.Attribute) and sub.func.attr in MUTATORS else \
+                sub.value if isinstance(sub, gast.Subscript) and \
+                isinstance(sub.ctx, gast.Store) else None
+            if isinstance(target, gast.Name) and target.id not in names:
+                names.append(target.id)
+    return names
+
+
+def blocks(conv: ConversionContext, nodes) -> list[str]:
+    """Before a block (a loop body, the arms of an `if`) that may run a number of times known
+    only at run time: convert the lists of numbers it changes (emitting their items into the
+    current builder) and return the hidden names of their lengths, which the block changes."""
+    tokens = []
+    for name in mutated_names(nodes):
+        lst = conv.scope.get(name) if name in conv.scope else None
+        if getattr(lst, "runtime", False) is False or lst.crossing:  # not a list's own value
+            continue
+        if lst.runtime is None:
+            if not convertible(lst):
+                continue  # refused inside the block, with the compile-time lists' message
+            convert(conv, lst)
+        if lst.runtime.token_name not in tokens:
+            tokens.append(lst.runtime.token_name)
+    return tokens
+
+
+def convert(conv: ConversionContext, lst) -> None:
+    """Move the list's items into a new buffer."""
+    names = _NAMES.get()
+    if names is None:
+        raise RuntimeError("run-time lists are named within `naming()`")
+    item = lst.items[0].type if lst.items else None
+    lst.runtime = RunTimeList(f"L{next(names)}", item)
+    token: Atom = const(0)
+    for v in lst.items:
+        token = conv.b.op("list_append", token, v, list=lst.runtime.buffer)
+    conv.scope.rebind(lst.runtime.token_name, token)
+    lst.items, lst.refs = [], []
+
+
+def length(conv: ConversionContext, lst, node) -> Atom:
+    """The list's current length (its token)."""
+    name = lst.runtime.token_name
+    if name not in conv.scope:
+        raise conv.source.error(node, "a list whose length is known only at run time, used "
+                                      "inside a function it was passed to",
+                                "change and read it in the function that created it, or "
+                                "return a new list from the callee")
+    return conv.scope.get(name)
+
+
+def _set_length(conv: ConversionContext, lst, token: Atom) -> None:
+    conv.scope.rebind(lst.runtime.token_name, token)
+
+
+def _item(conv: ConversionContext, lst, value, node) -> Atom:
+    """`value` as an item of the list: a number of the list's item type."""
+    if not _scalar(value):
+        what = "an array" if isinstance(value, Var | Const) else type(value).__name__
+        raise refusal(conv.source, node, "run-time-list",
+                      f"{what} added to a list whose length is known only at run time (such a "
+                      "list holds numbers of one type)")
+    rt = lst.runtime
+    if rt.item is None:
+        rt.item = value.type
+    if value.type != rt.item:
+        raise refusal(conv.source, node, "run-time-list",
+                      f"a {value.type} added to a list of {rt.item} whose length is known only "
+                      "at run time (compiled code keeps one type per list: Python's list would "
+                      "hold both)",
+                      f"convert the value: {'float' if rt.item.is_float else 'int'}(...)")
+    return value
+
+
+def item_type(conv: ConversionContext, lst, node) -> Type:
+    if lst.runtime.item is None:
+        raise refusal(conv.source, node, "run-time-list",
+                      "a read of a list whose length is known only at run time before any "
+                      "item was added to it (the type of its items is not known yet)",
+                      "start the list with an item, or append before reading")
+    return lst.runtime.item
+
+
+def _index(conv: ConversionContext, index, node) -> Atom:
+    value = conv.scalar(index, node)
+    if value.type.name not in ("i64", "bool"):
+        raise conv.source.error(node, f"list indices must be integers, got {value.type}")
+    return conv.to_type(value, I64)
+
+
+def append(conv: ConversionContext, lst, value, node) -> None:
+    item = _item(conv, lst, value, node)
+    _set_length(conv, lst, conv.b.op("list_append", length(conv, lst, node), item,
+                                     list=lst.runtime.buffer))
+
+
+def extend(conv: ConversionContext, lst, values: list, node) -> None:
+    for v in values:
+        append(conv, lst, v, node)
+
+
+def pop(conv: ConversionContext, lst, index, node):
+    n = length(conv, lst, node)
+    i = _index(conv, index, node) if index is not None else const(-1)
+    value = conv.b.op("list_pop", n, i, list=lst.runtime.buffer,
+                      type=item_type(conv, lst, node), origin=_origin(conv, node))
+    _set_length(conv, lst, conv.b.sub(n, const(1)))
+    return value
+
+
+def getitem(conv: ConversionContext, lst, index, node) -> Atom:
+    return conv.b.op("list_get", length(conv, lst, node), _index(conv, index, node),
+                     list=lst.runtime.buffer, type=item_type(conv, lst, node))
+
+
+def setitem(conv: ConversionContext, lst, index, value, node) -> None:
+    item = _item(conv, lst, value, node)
+    _set_length(conv, lst, conv.b.op("list_set", length(conv, lst, node),
+                                      _index(conv, index, node), item,
+                                      list=lst.runtime.buffer, origin=_origin(conv, node)))
+
+
+def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
+    """Where the user wrote it: (file, line, source line), for errors raised by the AD."""
+    where = conv.source.error(node, "")
+    return where.filename, where.line, where.source_line
+
+
+def fold(conv: ConversionContext, lst, start: Atom, step, node) -> Atom:
+    """`acc = start; for item in lst: acc = step(builder, acc, item)` as a `while` equation
+    (`sum`, `max`, `min`); `step` returns the new accumulator, of `start`'s type."""
+    n = length(conv, lst, node)
+    items = item_type(conv, lst, node)
+    cond_b, body_b = Builder(conv.b.loc), Builder(conv.b.loc)
+    c_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
+    b_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
+    test = cond_b.lt(c_in[1], c_in[0])
+    item = body_b.op("list_get", b_in[0], b_in[1], list=lst.runtime.buffer, type=items)
+    acc = step(body_b, b_in[2], item)
+    body = Graph(b_in, body_b.eqns, [body_b.add(b_in[1], const(1)), acc], "body")
+    cond = Graph(c_in, cond_b.eqns, [test], "cond")
+    _, total = conv.b.emit("while", [n, const(0), start], **While.params(cond, body, 1))
+    return total
+
+
+def export(conv: ConversionContext, lst, node) -> Var:
+    """The list as the function returns it (a handle the caller turns into a Python list)."""
+    return conv.b.op("list_export", length(conv, lst, node), list=lst.runtime.buffer,
+                     type=item_type(conv, lst, node))
+
+
+def refused(conv: ConversionContext, node, what: str):
+    """The error for `what` (a construct needing the list's length when compiling)."""
+    return refusal(conv.source, node, "run-time-list",
+                   f"{what} of a list whose length is known only at run time")
