@@ -30,6 +30,7 @@ from . import (
     closures,
     externals,
     fancy,
+    runtime_lists,
     selection_values,
     sequences,
     static_values,
@@ -235,7 +236,9 @@ class Calls:
         loc = self.b.loc
         bases = {}
         refs = [self._passed(v, r, bases) for v, r in bound.values()]
+        runtime_lists.share(self.scope, callee.scope, args)
         result, ref = callee.run(args, refs, bases, list(bound))
+        runtime_lists.share(callee.scope, self.scope, (args, result))
         self.b.loc = loc
         for obj, before in bases.items():
             if obj not in callee.hidden:

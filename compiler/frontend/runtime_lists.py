@@ -8,11 +8,13 @@ aliases (`ys = xs`, the same ListValue) share it. `convert` turns a list whose i
 numbers of one type (or none) into one, before the block that changes it (`blocks` finds
 them); afterwards it supports `append`, `extend` (by a list or tuple known when compiling),
 `pop`, `xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors), `len`, iteration
-(a `for` loop over it), `sum`, `max`/`min`, and `return` (a Python list of Python numbers).
-Its items keep one type: appending a value of another type is refused (Python's list would
-hold both). What needs its length when compiling (an array of it, unpacking, `xs + ys`) is
-refused naming the user's line (key "run-time-list" of `static_requirements`). Lists of
-arrays, tuples or mixed items keep the compile-time lists' rules (`sequences.py`).
+(a `for` loop over it), `sum`, and `return` (a Python list of Python numbers).
+Inlined calls pass the lengths of the lists reachable from their arguments and results
+(`share`). Its items keep one type: appending a value of another type is refused (Python's
+list would hold both). What needs its length when compiling (an array of it, unpacking,
+`xs + ys`) is refused naming the user's line (key "run-time-list" of
+`static_requirements`). Lists of arrays, tuples or mixed items keep the compile-time lists'
+rules (`sequences.py`).
 """
 
 from __future__ import annotations
@@ -116,12 +118,30 @@ def convert(conv: ConversionContext, lst) -> None:
 def length(conv: ConversionContext, lst, node) -> Atom:
     """The list's current length (its token)."""
     name = lst.runtime.token_name
-    if name not in conv.scope:
-        raise conv.source.error(node, "a list whose length is known only at run time, used "
-                                      "inside a function it was passed to",
-                                "change and read it in the function that created it, or "
-                                "return a new list from the callee")
+    if name not in conv.scope:  # e.g. held by a closure's default value
+        raise conv.source.error(node, "a list whose length is known only at run time, "
+                                      "reached here other than as an argument or a variable",
+                                "pass the list as an argument")
     return conv.scope.get(name)
+
+
+def share(source, target, values) -> None:
+    """Across an inlined call: the lengths of the run-time lists reachable from `values`
+    (in lists, tuples and dicts), bound in scope `source`, are bound in scope `target` (the
+    callee's scope on entry, the caller's on return)."""
+    stack, seen = [values], set()
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        rt = getattr(value, "runtime", None)
+        if isinstance(rt, RunTimeList) and rt.token_name in source:
+            target.rebind(rt.token_name, source.get(rt.token_name))
+        items = value.values() if isinstance(value, dict) else value if isinstance(
+            value, tuple | list) else getattr(value, "items", None)
+        if isinstance(items, list | tuple) or isinstance(value, dict):
+            stack.extend(items)
 
 
 def _set_length(conv: ConversionContext, lst, token: Atom) -> None:

@@ -50,10 +50,17 @@ REQUIREMENTS: dict[str, Requirement] = {r.key: r for r in (
                           "each trip is generated, so the trip count is fixed",
                 "loop over range(n) with n known when compiling (a bounded trip count), or "
                 "preallocate arrays instead of lists (`xs = np.zeros(n)`, then `xs[i] = v`)"),
-    Requirement("list-change", "a list's length and a tuple's items are fixed when compiling: "
-                               "they cannot change on a path chosen at run time",
+    Requirement("list-change", "a list of arrays, tuples or numbers of mixed types has a length "
+                               "fixed when compiling, and a tuple its items: they cannot change "
+                               "on a path chosen at run time (a list of numbers of one type can)",
                 "preallocate an array (`xs = np.zeros(n)`, then `xs[i] = v`), or loop over "
                 "range(n) with n known when compiling (the loop is unrolled)"),
+    Requirement("run-time-list", "a list of numbers that changes at run time lives in a buffer "
+                                 "of compiled code: it can be appended to, popped, indexed, "
+                                 "iterated, summed, measured with len() and returned, but an "
+                                 "array made of it would have a shape known only at run time",
+                "sum, index or iterate over it; or preallocate an array (`xs = np.zeros(n)`, "
+                "then `xs[i] = v`)"),
     Requirement("object", "strings, None, functions and other Python objects exist only when "
                           "compiling: compiled code holds numbers and arrays",
                 "choose between objects with conditions known when compiling, or build "
