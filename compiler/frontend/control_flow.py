@@ -87,8 +87,9 @@ class ControlFlow:
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
         if any(isinstance(self.scope.get(n), ListValue) and self.scope.get(n).runtime is None
                for n in iterated) or sequences.mutated(self, s.body):
-            if (trips is None or trips > MAX_UNROLL) and self._lists_at_run_time(s.body):
-                return self._loop(s, trips)  # the lists it changes hold numbers
+            if (trips is None and not sizes or trips is not None and trips > MAX_UNROLL) and \
+                    self._lists_at_run_time(s.body):  # the lists it changes hold numbers
+                return self._loop(s, trips)  # (a trip count from int arguments: per value)
             return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
         try:
             return self._loop(s, trips)

@@ -119,9 +119,9 @@ def length(conv: ConversionContext, lst, node) -> Atom:
     """The list's current length (its token)."""
     name = lst.runtime.token_name
     if name not in conv.scope:  # e.g. held by a closure's default value
-        raise conv.source.error(node, "a list whose length is known only at run time, "
-                                      "reached here other than as an argument or a variable",
-                                "pass the list as an argument")
+        raise refusal(conv.source, node, "run-time-list",
+                      "a list whose length is known only at run time, reached here other than "
+                      "as an argument or a variable", "pass the list as an argument")
     return conv.scope.get(name)
 
 

@@ -46,17 +46,26 @@ def positives_count(x):
 def powers(x, counts):
     terms = []
     for i in range(counts[0]):
-        terms.append(x ** i)
+        terms = terms + [x ** i]
     return sum(terms)
 
 
 def halvings(x, tol):
     errors = [x]
     err = x
-    while err > tol:
+    while np.max(err) > tol:
         err = err / 2.0
         errors.append(err)
     return len(errors) * x
+
+
+def halving_table(x, tol):
+    errors = [x]
+    err = x
+    while err > tol:
+        err = err / 2.0
+        errors.append(err)
+    return np.array(errors) * x
 
 
 def activation(x):
@@ -94,8 +103,11 @@ CASES = [  # key, transformation, function, arguments, line fragment, quoted, ru
      "has a length known only at run time", "np.where(mask, x, fill)"),
     ("unroll", jit, powers, (2.0, np.array([3])), "for i in range", "`for i in range(counts[0])",
      "its trip count is only known at run time", "preallocate arrays"),
-    ("list-change", jit, halvings, (1.0, 0.1), "errors.append(err)", "`errors.append(err)`",
+    ("list-change", jit, halvings, (V, 0.1), "errors.append(err)", "`errors.append(err)`",
      "'errors' holds a Python list, which cannot change", "preallocate an array"),
+    ("run-time-list", jit, halving_table, (1.0, 0.1), "np.array(errors)",
+     "`np.array(errors)`", "of a list whose length is known only at run time",
+     "sum, index or iterate over it"),
     ("object", grad, activation, (0.5,), "f = np.sin", "`f = np.sin`",
      "'f' is a compile-time value bound differently", "choose with numbers"),
     ("value", jit, sum_along_flagged, (M,), "np.sum(m, axis", "`np.sum(m, axis)`",
