@@ -184,10 +184,21 @@ class ControlFlow:
     def _loop(self, s, trips: int | None):
         """A `while` equation, in three steps: run the body until the carries' types and the
         loop head's objects and poisoned views are stable (`_run_body`); build its cond and
-        body graphs (`_loop_graphs`); bind its results (`_bind_loop_results`)."""
+        body graphs (`_loop_graphs`); bind its results (`_bind_loop_results`). A list of
+        numbers the body changes moves into a buffer first (runtime_lists.py), also when the
+        change comes from a function the body calls (found by running it: then again)."""
+        while True:
+            try:
+                return self._loop_once(s, trips)
+            except runtime_lists.NeedsBuffer as signal:
+                if not runtime_lists.owns(self.scope, signal.lst):
+                    raise
+                runtime_lists.convert(self, signal.lst)
+
+    def _loop_once(self, s, trips: int | None):
         self._freeze_rebound_views(s.body)
-        lengths = runtime_lists.blocks(self, [s.test, *s.body])  # lists the body changes
-        loop = _Loop.enter(self.scope, _assigned(s.body) + lengths)
+        runtime_lists.blocks(self, [s.test, *s.body])  # lists the body changes
+        loop = _Loop.enter(self.scope, _assigned(s.body) + runtime_lists.tokens(self.scope))
         for _attempt in range(MAX_LOOP_ATTEMPTS):
             if self._run_body(s, loop):
                 break
@@ -285,10 +296,21 @@ class ControlFlow:
                               loop.private)
 
     def branch(self, test, else_nodes, then_nodes, expression: bool):
-        """A `cond` equation, in steps: run each arm on the names it reads (`_operands`);
-        find the names the if may change (`_changed`), join their objects (`_join_refs`)
-        and types (`_cond_outputs`, one output per object); bind the outputs, join the
-        definedness and poisoned views of the arms' scopes; containers follow the writes."""
+        """A `cond` equation (`_branch_once`); a list of numbers an arm changes moves into a
+        buffer first, as in `_loop`."""
+        while True:
+            try:
+                return self._branch_once(test, else_nodes, then_nodes, expression)
+            except runtime_lists.NeedsBuffer as signal:
+                if not runtime_lists.owns(self.scope, signal.lst):
+                    raise
+                runtime_lists.convert(self, signal.lst)
+
+    def _branch_once(self, test, else_nodes, then_nodes, expression: bool):
+        """In steps: run each arm on the names it reads (`_operands`); find the names the if
+        may change (`_changed`), join their objects (`_join_refs`) and types
+        (`_cond_outputs`, one output per object); bind the outputs, join the definedness and
+        poisoned views of the arms' scopes; containers follow the writes."""
         nodes = list(else_nodes) + list(then_nodes)
         runtime_lists.blocks(self, nodes)  # lists the arms change
         names = self._operands(nodes)
@@ -511,6 +533,7 @@ class ControlFlow:
                 if isinstance(sub, gast.Name) and sub.id in self.scope and sub.id not in names:
                     names.append(sub.id)
         closures.operands(self, names, refs, nodes[0])  # what the closures they hold read
+        names += [t for t in runtime_lists.tokens(self.scope) if t not in names]
         assigned = _assigned(nodes)
         for name in [n for n in names if isinstance(self.scope.get(n), ListValue)]:
             lst = self.scope.get(name)

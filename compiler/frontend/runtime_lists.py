@@ -49,6 +49,26 @@ def naming():
         _NAMES.reset(token)
 
 
+class NeedsBuffer(Exception):  # noqa: N818 - an internal signal, caught by control_flow
+    """A block changed `lst`, a list from outside it, other than through its own statements
+    (a function it calls appends to it): convert the list before the block, then rerun it."""
+
+    def __init__(self, lst) -> None:
+        super().__init__("a list changed inside a block")
+        self.lst = lst
+
+
+def owns(scope, lst) -> bool:
+    """Is `lst` itself (not a block's read-only copy) bound to a name of `scope`?"""
+    return any(value is lst for value in scope.snapshot().values())
+
+
+def tokens(scope) -> list[str]:
+    """The hidden names of the lengths of the run-time lists bound in `scope`: blocks pass
+    them in and out, since a function a block calls may change a list it never names."""
+    return sorted(n for n in scope.snapshot() if n.startswith(TOKEN))
+
+
 @dataclass
 class RunTimeList:
     buffer: str  # the `list` param of its primitives

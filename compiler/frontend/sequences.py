@@ -67,6 +67,7 @@ class ListValue:
         self.builder = builder  # where it was made: writes from a nested block poison
         self.crossing = False  # a read-only copy inside an if arm or a loop body
         self.runtime: runtime_lists.RunTimeList | None = None  # its items in a buffer
+        self.original: ListValue | None = None  # a read-only copy's list outside the block
 
 
 class RangeValue:
@@ -101,6 +102,15 @@ def crossing_error(conv: ConversionContext, name: str | None, node):
                     "whose trip count is only known at run time")
     error.unrollable = True
     return error
+
+
+def _changed_in_a_block(conv: ConversionContext, copy: ListValue, name: str | None, node):
+    """A read-only copy changed inside a block (e.g. by a function the block calls): the
+    list outside moves into a buffer and the block runs again (`runtime_lists.NeedsBuffer`),
+    or, when it cannot, the refusal."""
+    if runtime_lists.convertible(copy.original):
+        raise runtime_lists.NeedsBuffer(copy.original)
+    raise crossing_error(conv, name, node)
 
 
 # ---- lists read inside an if arm or a loop body (closed subgraphs) -------------------------
@@ -154,6 +164,7 @@ def _copy(value, env, name, counter):
         copy = ListValue([_copy(v, env, name, counter) for v in value.items], value.refs,
                          value.builder)
         copy.crossing = True
+        copy.original = value.original if value.crossing else value
         return copy
     if isinstance(value, tuple):
         return tuple(_copy(v, env, name, counter) for v in value)
@@ -242,7 +253,7 @@ def setitem(conv: ConversionContext, lst: ListValue, index_node, value, ref, nod
     if lst.runtime is not None:
         return runtime_lists.setitem(conv, lst, conv.expr(index_node), value, node)
     if lst.crossing:
-        raise crossing_error(conv, None, node)
+        _changed_in_a_block(conv, lst, None, node)
     if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):
         ref = Ref(new_object())
     index = conv.static(conv.expr(index_node), index_node, "its index", "sequence")
@@ -280,7 +291,7 @@ def call_method(conv: ConversionContext, method: ListMethod, pairs, kwargs, node
         return _run_time_method(conv, lst, name, pairs, node)
     if lst.crossing and name in MUTATORS:
         value = node.func.value
-        raise crossing_error(conv, value.id if isinstance(value, gast.Name) else None, node)
+        _changed_in_a_block(conv, lst, value.id if isinstance(value, gast.Name) else None, node)
     if name == "append":
         ((value, ref),) = _arity(conv, pairs, 1, 1, node, name)
         if isinstance(value, Var | Const) and value.type.is_array and not isinstance(ref, Ref):

@@ -237,8 +237,10 @@ def test_index_errors_are_pythons(backend):
 
     def pop_all(n):
         xs = [1.0]
-        for _ in range(n):
+        k = 0
+        while k < n:
             xs.pop()
+            k += 1
         return len(xs)
 
     f = jit(read, backend=backend)
@@ -306,3 +308,39 @@ def test_reverse_mode_through_pop_is_refused_at_its_line():
         grad(popped_under_grad)(3.0)
     assert "`xs.pop()` on a list whose length is known only at run time" in str(e.value)
     assert "out.pop(0)" in str(e.value)
+
+
+# ---- lists changed by the functions a loop calls ----------------------------------------------
+
+def _record(xs, v):
+    xs.append(v * 2.0)
+
+
+def through_a_helper(x):
+    out = []
+    while x > 0.01:
+        _record(out, x)
+        x = x * 0.5
+    return sum(out) + len(out)
+
+
+def through_a_closure(x):
+    log = [0.0]
+
+    def record(v):
+        log.append(v)
+
+    while x > 0.01:
+        if x > 0.5:
+            record(x * x)
+        x = x * 0.5
+    return sum(log) * len(log)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [through_a_helper, through_a_closure],
+                         ids=["through_a_helper", "through_a_closure"])
+def test_lists_changed_by_called_functions(fn, backend):
+    for x in (0.3, 3.0, 40.0):
+        assert jit(fn, backend=backend)(x) == pytest.approx(fn(x), rel=1e-12)
+        assert grad(fn, backend=backend)(x) == pytest.approx(_central(fn, (x,)), rel=1e-6)
