@@ -129,7 +129,7 @@ class Node:
     with its class (`named`); a "selection" (an array and its boolean mask: the value is
     `array[mask]`, whose length is known only at run time); a "runlist" (a list whose
     length is known only at run time: one i64 leaf, the handle `list_export` gives, and the
-    items' type name in `keys`)."""
+    items' type in `keys`, see `item_keys`)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -301,7 +301,7 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     if tree.kind == "selection":  # a boolean selection returned: the array and its mask
         return children[0][children[1]]
     if tree.kind == "runlist":
-        return run_time_list(children[0], tree.keys[0])
+        return run_time_list(children[0], tree.keys)
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:
@@ -309,11 +309,20 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
     return list(children) if tree.kind == "list" else tuple(children)
 
 
-def run_time_list(handle: int | list, item: str) -> list:
+def item_keys(item: Type) -> tuple[str, ...]:
+    """The `keys` of a "runlist" Node whose items have type `item`: its dtype's name, then
+    for an array "[" and its dimensions."""
+    return (item.name, "[", *map(str, item.shape)) if item.is_array else (item.name,)
+
+
+def run_time_list(handle: int | list, keys: tuple[str, ...]) -> list:
     """A returned list whose length is known only at run time ("runlist"), of items of the
-    type named `item`: the Python backend's list, or the address of the block native code
-    made (freed here)."""
-    return handle if isinstance(handle, list) else native_list(handle, Type(item))
+    type `keys` names (`item_keys`): the Python backend's list, or the address of the block
+    native code made (freed here)."""
+    if isinstance(handle, list):
+        return handle
+    shape = tuple(int(d) for d in keys[2:]) if len(keys) > 1 else None
+    return native_list(handle, Type(keys[0], shape))
 
 
 def retyped(tree: Tree, types: Sequence[Type]) -> Tree:

@@ -104,7 +104,7 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
             return f"{items[0]}[{items[1]}]"
         if t.kind == "runlist":
             constants["run_time_list"] = run_time_list
-            return f"run_time_list({items[0]}, {t.keys[0]!r})"
+            return f"run_time_list({items[0]}, {t.keys!r})"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

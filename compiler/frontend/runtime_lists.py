@@ -1,20 +1,21 @@
-"""Python lists whose length is known only at run time: a list of numbers that changes inside
-a `while` loop, a `for` loop with a run-time trip count or an `if` with a run-time condition.
+"""Python lists whose length is known only at run time: a list of numbers or arrays that
+changes inside a `while` loop, a `for` loop with a run-time trip count or an `if` with a
+run-time condition.
 
-Contract: such a list (`sequences.ListValue` whose `runtime` is a `RunTimeList`) lives in a
-buffer of compiled code (`primitives/lists.py`); its current length, the *token*, is bound in
-the scope to a hidden name, so that loops carry it and `if`s join it as any int variable, and
-aliases (`ys = xs`, the same ListValue) share it. `convert` turns a list whose items are
-numbers of one type (or none) into one, before the block that changes it (`blocks` finds
-them); afterwards it supports `append`, `extend` (by a list or tuple known when compiling),
-`pop`, `xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors), `len`, iteration
-(a `for` loop over it), `sum`, and `return` (a Python list of Python numbers).
+Contract: such a list (`sequences.ListValue` whose `runtime` is a `RunTimeList`), of numbers
+of one type or arrays of one shape and type, lives in a buffer of compiled code
+(`primitives/lists.py`); its current length, the *token*, is bound in the scope to a hidden
+name, so that loops carry it and `if`s join it as any int variable, and aliases (`ys = xs`,
+the same ListValue) share it. `convert` turns a list whose items are numbers or arrays of
+one type (or none) into one, before the block that changes it (`blocks` finds them);
+afterwards it supports `append`, `extend` (by a list or tuple known when compiling), `pop`,
+`xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors), `len`, iteration (a `for`
+loop over it), `sum`, and `return` (a Python list of Python numbers or numpy arrays).
 Inlined calls pass the lengths of the lists reachable from their arguments and results
-(`share`). Its items keep one type: appending a value of another type is refused (Python's
-list would hold both). What needs its length when compiling (an array of it, unpacking,
-`xs + ys`) is refused naming the user's line (key "run-time-list" of
-`static_requirements`). Lists of arrays, tuples or mixed items keep the compile-time lists'
-rules (`sequences.py`).
+(`share`). Its items keep one type and shape: appending another is refused (Python's list
+would hold both). What needs its length when compiling (an array of it, unpacking, `xs +
+ys`) is refused naming the user's line (key "run-time-list" of `static_requirements`). Lists
+of tuples, lists or mixed items keep the compile-time lists' rules (`sequences.py`).
 """
 
 from __future__ import annotations
@@ -79,13 +80,11 @@ class RunTimeList:
         return TOKEN + self.buffer
 
 
-def _scalar(value) -> bool:
-    return isinstance(value, Var | Const) and not value.type.is_array
-
-
 def convertible(lst) -> bool:
-    """Can the list live in a buffer: numbers of one type (or no items)?"""
-    return all(_scalar(v) for v in lst.items) and len({v.type for v in lst.items}) <= 1
+    """Can the list live in a buffer: numbers of one type or arrays of one shape and type (or
+    no items)?"""
+    return all(isinstance(v, Var | Const) for v in lst.items) and \
+        len({v.type for v in lst.items}) <= 1
 
 
 def mutated_names(nodes) -> list[str]:
@@ -169,21 +168,21 @@ def _set_length(conv: ConversionContext, lst, token: Atom) -> None:
 
 
 def _item(conv: ConversionContext, lst, value, node) -> Atom:
-    """`value` as an item of the list: a number of the list's item type."""
-    if not _scalar(value):
-        what = "an array" if isinstance(value, Var | Const) else type(value).__name__
+    """`value` as an item of the list: a number or an array of the list's item type."""
+    if not isinstance(value, Var | Const):
         raise refusal(conv.source, node, "run-time-list",
-                      f"{what} added to a list whose length is known only at run time (such a "
-                      "list holds numbers of one type)")
+                      f"a {type(value).__name__} added to a list whose length is known only at "
+                      "run time (such a list holds numbers of one type or arrays of one shape)")
     rt = lst.runtime
     if rt.item is None:
         rt.item = value.type
     if value.type != rt.item:
+        hint = "give every item the same shape" if value.type.is_array or rt.item.is_array \
+            else f"convert the value: {'float' if rt.item.is_float else 'int'}(...)"
         raise refusal(conv.source, node, "run-time-list",
                       f"a {value.type} added to a list of {rt.item} whose length is known only "
-                      "at run time (compiled code keeps one type per list: Python's list would "
-                      "hold both)",
-                      f"convert the value: {'float' if rt.item.is_float else 'int'}(...)")
+                      "at run time (compiled code keeps one type and shape per list: Python's "
+                      "list would hold both)", hint)
     return value
 
 

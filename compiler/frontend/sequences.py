@@ -608,9 +608,13 @@ def _sum(conv: ConversionContext, args, kwargs, node):
 def _run_time_sum(conv: ConversionContext, lst: ListValue, total, node):
     """`sum(xs)` of a run-time list: Python's left fold from `total` (float when the items
     are; an empty list of floats sums to 0.0 where Python gives the int 0)."""
-    types = {runtime_lists.item_type(conv, lst, node), total.type}
-    acc = F64 if F64 in types else F32 if F32 in types else I64
-    return runtime_lists.fold(conv, lst, conv.to_type(total, acc), lambda b, total, v: b.add(
+    item = runtime_lists.item_type(conv, lst, node)
+    types = {item.scalar, total.type.scalar}
+    acc = (F64 if F64 in types else F32 if F32 in types else I64).with_shape(item.shape)
+    start = conv.to_type(total, acc.scalar)
+    if acc.is_array:  # 0 + xs[0] + ...: the start broadcast to the items' shape
+        start = conv.b.broadcast_to(conv.value(start, node), shape=acc.shape)
+    return runtime_lists.fold(conv, lst, start, lambda b, total, v: b.add(
         total, conv.to_type(v, acc, b)), node)
 
 

@@ -1,11 +1,11 @@
 """Python lists whose length is known only at run time (a list grown in a `while` loop).
 
-Contract: a run-time list is a buffer of items of one scalar type, named by the parameter
-`list` (a string unique to the list in its function), and its length, an i64 value the program
-threads through like any other (the *token*): the empty list is the token 0, each change
-returns the new token and each read takes the current one, so that data flow orders reads and
-writes, loops carry a list as an int and `if` arms join it as one. The length of a list is
-its token.
+Contract: a run-time list is a buffer of items of one type (numbers, or arrays of one
+shape), named by the parameter `list` (a string unique to the list in its function), and its
+length, an i64 value the program threads through like any other (the *token*): the empty list
+is the token 0, each change returns the new token and each read takes the current one, so that
+data flow orders reads and writes, loops carry a list as an int and `if` arms join it as one.
+The length of a list is its token.
 - `list_append[list](n, v) -> n + 1`: item n becomes `v` (the buffer grows as needed).
 - `list_get[list, type](n, i) -> item`: Python's `xs[i]` (a negative `i` counts from the end;
   IndexError "list index out of range").
@@ -95,8 +95,9 @@ def list_pop(items: list, n: int, i: int):
 
 
 def list_export(items: list, n: int, python: type) -> list:
-    """The items as the Python list a function returns: Python floats, ints or bools."""
-    return [python(v) for v in items[:n]]
+    """The items as the Python list a function returns: Python floats, ints or bools, or
+    copies of the arrays."""
+    return [np.array(v) if isinstance(v, np.ndarray) else python(v) for v in items[:n]]
 
 
 def list_adjoint_add(items: list, n: int, i: int, c) -> None:
@@ -105,23 +106,37 @@ def list_adjoint_add(items: list, n: int, i: int, c) -> None:
     items[k] = items[k] + c
 
 
-def list_adjoint_take(items: list, n: int, i: int):
+def list_adjoint_take(items: list, n: int, i: int, shape=None):
     k = position(n, i, LIST_INDEX)
-    if k >= len(items):
-        return np.float64(0.0)
-    value, items[k] = items[k], 0.0
-    return np.float64(value)
+    value = items[k] if k < len(items) else 0.0
+    if k < len(items):
+        items[k] = 0.0
+    return np.float64(value) if shape is None else value + np.zeros(shape)
 
 
 def native_list(handle: int, t) -> list:
     """The Python list of the block native code's `list_export` made (`backends/llvm/
-    lists.py`: the length, then the items in 8-byte slots, doubles for floats, int64 for the
-    rest), items of IR type `t`; frees the block."""
+    lists.py`: the length, then the items in 8-byte slots: doubles for floats, int64 for
+    ints and bools, and for arrays the address of a block holding the array's elements, which
+    is copied into a numpy array and freed), items of IR type `t`; frees the block."""
     n = ctypes.c_int64.from_address(handle).value
-    items = ((ctypes.c_double if t.is_float else ctypes.c_int64) * n).from_address(handle + 8)
-    values = [t.dtype.python(v) for v in items]
+    if t.is_array:
+        addresses = (ctypes.c_int64 * n).from_address(handle + 8)
+        values = [_array_at(a, t) for a in addresses]
+    else:
+        items = ((ctypes.c_double if t.is_float else ctypes.c_int64) * n).from_address(
+            handle + 8)
+        values = [t.dtype.python(v) for v in items]
     _libc().free(ctypes.c_void_p(handle))
     return values
+
+
+def _array_at(address: int, t) -> np.ndarray:
+    dtype = np.dtype(t.dtype.numpy)
+    size = int(np.prod(t.shape)) * dtype.itemsize
+    data = ctypes.string_at(address, size)
+    _libc().free(ctypes.c_void_p(address))
+    return np.frombuffer(data, dtype=dtype).reshape(t.shape).copy()
 
 
 @functools.cache
@@ -140,6 +155,10 @@ def _impl(operation, outputs: int = 1):
 
 def _export(n, list, type):  # noqa: A002
     return (list_export(_items(list), n, type.dtype.python),)
+
+
+def _take(n, i, list, type):  # noqa: A002
+    return (list_adjoint_take(_items(list), n, i, type.shape),)
 
 
 def _py(template: str):
@@ -176,7 +195,7 @@ _register("list_export", lambda t, p: [I64], _export,
           "_rt.list_export({list}, {0}, {type.dtype.python.__name__})")
 _register("list_adjoint_add", lambda t, p: [], _impl(list_adjoint_add, outputs=0),
           "_rt.list_adjoint_add({list}, {0}, {1}, {2})")
-_register("list_adjoint_take", _item_type, _impl(list_adjoint_take),
-          "_rt.list_adjoint_take({list}, {0}, {1})")
+_register("list_adjoint_take", _item_type, _take,
+          "_rt.list_adjoint_take({list}, {0}, {1}, {type.shape})")
 LIST_PRIMITIVES = ("list_append", "list_get", "list_set", "list_pop", "list_export",
                    "list_adjoint_add", "list_adjoint_take")

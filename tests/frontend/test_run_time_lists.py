@@ -264,12 +264,12 @@ def as_array(x):
     return np.sum(np.array(out))
 
 
-def arrays_in_a_list(x):
-    out = [x]
-    while np.sum(x) > 0.1:
+def pairs_in_a_list(x):
+    out = [(x, x)]
+    while x > 0.1:
         x = x * 0.5
-        out.append(x)
-    return out[-1]
+        out.append((x, 2.0 * x))
+    return out[-1][1]
 
 
 def mixed_types(x):
@@ -291,11 +291,12 @@ def popped_under_grad(x):
 
 @pytest.mark.parametrize("fn, fragment, line", [
     (as_array, "of a list whose length is known only at run time (", "np.array(out)"),
-    (arrays_in_a_list, "cannot change inside an `if` with a run-time condition", "out.append(x)"),
+    (pairs_in_a_list, "cannot change inside an `if` with a run-time condition",
+     "out.append((x, 2.0 * x))"),
     (mixed_types, "a f64 added to a list of i64", "out.append(x)"),
-], ids=["as_array", "arrays_in_a_list", "mixed_types"])
+], ids=["as_array", "pairs_in_a_list", "mixed_types"])
 def test_uses_needing_the_length_are_refused_at_the_users_line(fn, fragment, line):
-    x = np.ones(3) if fn is arrays_in_a_list else 3.0
+    x = 3.0
     with pytest.raises(AdliteSyntaxError) as e:
         jit(fn)(x)
     assert fragment in str(e.value) and line in str(e.value)
@@ -344,3 +345,93 @@ def test_lists_changed_by_called_functions(fn, backend):
     for x in (0.3, 3.0, 40.0):
         assert jit(fn, backend=backend)(x) == pytest.approx(fn(x), rel=1e-12)
         assert grad(fn, backend=backend)(x) == pytest.approx(_central(fn, (x,)), rel=1e-6)
+
+
+# ---- lists of arrays ---------------------------------------------------------------------------
+
+def trajectory(x0, h):
+    x = x0.copy()
+    t = 0.0
+    states = [x]
+    while t < 1.0:
+        x = x + h * np.sin(x)
+        states.append(x)
+        t = t + h
+    total = 0.0
+    for s in states:
+        total = total + np.sum(s * s)
+    return total + np.sum(states[len(states) // 2] * x0) + np.sum(sum(states) ** 2)
+
+
+def kept_rows(X):
+    rows = []
+    for i in range(X.shape[0]):
+        if X[i, 0] > 0:
+            rows.append(np.tanh(X[i]))
+    if len(rows) == 0:
+        return 0.0
+    return np.sum(rows[-1] * rows[0]) + np.sum(sum(rows))
+
+
+def states_while(x0, h):
+    x, t, out = x0, 0.0, []
+    while t < 0.35:
+        x = x * 2.0 - 0.5
+        out.append(x)
+        t += h
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_of_arrays_values_and_gradients(backend):
+    rng = np.random.default_rng(8)
+    for n in (1, 3, 8):
+        x0 = rng.normal(size=n)
+        h = float(rng.uniform(0.07, 0.3))
+        if min(abs(k * h - 1.0) for k in range(30)) < 1e-3:
+            continue
+        assert jit(trajectory, backend=backend)(x0, h) == pytest.approx(
+            trajectory(x0, h), rel=1e-12)
+        got = grad(trajectory, backend=backend)(x0, h)
+        np.testing.assert_allclose(got, _central(trajectory, (x0, h)), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, _tape_gradient(trajectory, (x0, h)), rtol=1e-10)
+        X = rng.normal(size=(6, n))
+        X[0, 0] = abs(X[0, 0]) + 0.1
+        assert jit(kept_rows, backend=backend)(X) == pytest.approx(kept_rows(X), rel=1e-12)
+        np.testing.assert_allclose(grad(kept_rows, backend=backend)(X),
+                                   _tape_gradient(kept_rows, (X,)), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returned_lists_of_arrays_are_numpy_arrays(backend):
+    x0 = np.array([0.25, -1.0, 3.0])
+    got = jit(states_while, backend=backend)(x0, 0.1)
+    want = states_while(x0, 0.1)
+    assert len(got) == len(want) == 4
+    for g, w in zip(got, want, strict=True):
+        assert isinstance(g, np.ndarray) and g.dtype == np.float64
+        np.testing.assert_array_equal(g, w)
+
+
+def test_forward_mode_through_a_list_of_arrays():
+    x0 = np.array([0.4, -0.7])
+    d = np.array([1.0, 0.5])
+    h = 1e-6
+    value, derivative = jvp(lambda x: trajectory(x, 0.15), (x0,), (d,))
+    want = (trajectory(x0 + h * d, 0.15) - trajectory(x0 - h * d, 0.15)) / (2 * h)
+    assert value == pytest.approx(trajectory(x0, 0.15), rel=1e-12)
+    assert derivative == pytest.approx(want, rel=1e-6)
+
+
+def test_items_of_another_shape_are_refused():
+    def grows(x):
+        out = [x]
+        while np.sum(x) > 0.5:
+            x = x[:1] * 0.5
+            out.append(x)
+        return len(out)
+
+    with pytest.raises(AdliteSyntaxError) as e:
+        jit(grows)(np.ones(3))
+    assert "a f64[1] added to a list of f64[3]" in str(e.value)
+    assert "out.append(x)" in str(e.value) and "[run-time-list]" in str(e.value)

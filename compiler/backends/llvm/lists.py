@@ -2,15 +2,16 @@
 
 Contract: list L's items live in the growable stack "list.L" of the frame (`tapes.tape`: its
 data, a count of initialised items and a capacity), one 8-byte slot per item (a double for
-floats, float32 items widened exactly; an int64 for ints and bools), freed with the tapes on
-every exit path. The token (the list's length) indexes it: an append stores item n, growing
-the buffer by `realloc` (doubling, from 64 items), and a read checks its index against the
-token (Python's IndexError through `status`). Reverse mode's cotangent buffers are zero
-beyond the initialised count (`list_adjoint_add` zero-fills what it grows into;
-`list_adjoint_take` reads 0.0 there). `list_export` copies the first n items after a header
-holding n into a fresh `malloc` block whose address the function returns as an i64: the
-caller turns it into a Python list and frees it (`primitives.lists.native_list`).
-"""
+floats, float32 items widened exactly; an int64 for ints and bools; for an array, the
+address of the list's own malloc'd copy, on the "stored" list, and a read copies it again,
+since the value read may be updated in place), freed with the tapes on every exit path. The
+token (the list's length) indexes it: an append stores item n, growing the buffer by
+`realloc` (doubling, from 64 items), and a read checks its index against the token (Python's
+IndexError through `status`). Reverse mode's cotangent buffers are zero beyond the
+initialised count (`list_adjoint_add` zero-fills what it grows into; `list_adjoint_take`
+reads 0.0 there). `list_export` copies the first n items after a header holding n into a
+fresh `malloc` block whose address the function returns as an i64: the caller turns it into
+a Python list and frees it (`primitives.lists.native_list`)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from llvmlite import ir
 
 from ... import status
 from ...ir.core import Type
+from .arrays import alloc, copy_array, element_type, itemsize, n_elements
 from .context import F32, PTR, LoweringContext
 from .ops import F64, I1, I64
 from .registry import lowers
-from .tapes import tape
+from .tapes import push, tape
 
 ZERO, ONE = ir.Constant(I64, 0), ir.Constant(I64, 1)
 
@@ -76,21 +78,38 @@ def _position(cx: LoweringContext, n: ir.Value, i: ir.Value, code: int) -> ir.Va
 
 
 def _slot_type(t: Type) -> ir.Type:
-    return F64 if t.is_float else I64
+    return F64 if t.is_float and not t.is_array else I64
 
 
-def _store(cx: LoweringContext, data, k, value: ir.Value) -> None:
+def _store(cx: LoweringContext, data, k, value: ir.Value, t: Type) -> None:
     b = cx.b
-    if value.type == F32:
+    if t.is_array:  # the list keeps its own copy until the call ends
+        value = b.ptrtoint(_owned_copy(cx, value, t, keep=True), I64)
+    elif value.type == F32:
         value = b.fpext(value, F64)
     elif value.type == I1:
         value = b.zext(value, I64)
     b.store(value, b.gep(data, [k], source_etype=value.type))
 
 
+def _owned_copy(cx: LoweringContext, ptr: ir.Value, t: Type, keep: bool) -> ir.Value:
+    """A malloc'd copy of array `ptr`: freed when the call ends where `keep`, else the
+    caller's to free."""
+    b = cx.b
+    nbytes = ir.Constant(I64, max(n_elements(t.shape) * itemsize(t), 8))
+    block = b.call(cx.declare("malloc", ir.FunctionType(PTR, [I64])), [nbytes])
+    cx.check(b.icmp_unsigned("!=", block, ir.Constant(PTR, None)), status.NO_MEMORY)
+    b.call(cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64])), [block, ptr, nbytes])
+    if keep:
+        push(cx, b.ptrtoint(block, I64), "stored")
+    return block
+
+
 def _load(cx: LoweringContext, data, k, t: Type) -> ir.Value:
     b = cx.b
     value = b.load(b.gep(data, [k], source_etype=_slot_type(t)), typ=_slot_type(t))
+    if t.is_array:  # a copy: the array read may be updated in place, the item may not
+        return copy_array(cx, b.inttoptr(value, PTR), t)
     if t.name == "f32":
         return b.fptrunc(value, F32)
     return b.trunc(value, I1) if t.name == "bool" else value
@@ -102,7 +121,7 @@ def lower_append(cx: LoweringContext, eqn, env) -> list:
     slots = _slot(cx, eqn)
     count = cx.b.add(n, ONE)
     data = _reserve(cx, slots, count, zero=False)
-    _store(cx, data, n, v)
+    _store(cx, data, n, v, eqn.inputs[1].type)
     return [count]
 
 
@@ -118,7 +137,7 @@ def lower_get(cx: LoweringContext, eqn, env) -> list:
 def lower_set(cx: LoweringContext, eqn, env) -> list:
     n, i, v = (cx.value(env, a) for a in eqn.inputs)
     k = _position(cx, n, i, status.LIST_SET_INDEX)
-    _store(cx, cx.b.load(_slot(cx, eqn)[0], typ=PTR), k, v)
+    _store(cx, cx.b.load(_slot(cx, eqn)[0], typ=PTR), k, v, eqn.inputs[2].type)
     return [n]
 
 
@@ -149,11 +168,38 @@ def lower_export(cx: LoweringContext, eqn, env) -> list:
     cx.check(b.icmp_unsigned("!=", block, ir.Constant(PTR, None)), status.NO_MEMORY)
     b.store(n, block)
     data = _reserve(cx, _slot(cx, eqn), ONE, zero=False)  # a buffer even when never written
-    memcpy = cx.declare("llvm.memcpy.p0.p0.i64",
-                        ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]))
-    b.call(memcpy, [b.gep(block, [ONE], source_etype=I64), data,
-                    b.mul(n, ir.Constant(I64, 8)), ir.Constant(I1, 0)])
+    t = eqn.params["type"]
+    if t.is_array:  # each item in a block of its own, which the caller frees
+        def copy(k):
+            item = b.inttoptr(b.load(b.gep(data, [k], source_etype=I64), typ=I64), PTR)
+            own = b.ptrtoint(_owned_copy(cx, item, t, keep=False), I64)
+            b.store(own, b.gep(block, [b.add(k, ONE)], source_etype=I64))
+        _count(cx, n, copy)
+    else:
+        memcpy = cx.declare("llvm.memcpy.p0.p0.i64",
+                            ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]))
+        b.call(memcpy, [b.gep(block, [ONE], source_etype=I64), data,
+                        b.mul(n, ir.Constant(I64, 8)), ir.Constant(I1, 0)])
     return [b.ptrtoint(block, I64)]
+
+
+def _count(cx: LoweringContext, n: ir.Value, body) -> None:
+    """`for k in range(n): body(k)` at the current position."""
+    b = cx.b
+    head = cx.fn.append_basic_block("list.loop")
+    step = cx.fn.append_basic_block("list.step")
+    done = cx.fn.append_basic_block("list.done")
+    start = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    k = b.phi(I64)
+    k.add_incoming(ZERO, start)
+    b.cbranch(b.icmp_signed("<", k, n), step, done)
+    b.position_at_end(step)
+    body(k)
+    k.add_incoming(b.add(k, ONE), b.block)
+    b.branch(head)
+    b.position_at_end(done)
 
 
 @lowers("list_adjoint_add")
@@ -162,8 +208,30 @@ def lower_adjoint_add(cx: LoweringContext, eqn, env) -> list:
     b = cx.b
     k = _position(cx, n, i, status.LIST_INDEX)
     data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
-    t = Type("f64") if c.type == F64 else Type("f32")
-    _store(cx, data, k, b.fadd(_load(cx, data, k, t), c))
+    t = eqn.inputs[2].type
+    if not t.is_array:
+        _store(cx, data, k, b.fadd(_load(cx, data, k, t), c), t)
+        return []
+    slot = b.gep(data, [k], source_etype=I64)
+    held = b.load(slot, typ=I64)  # 0: no cotangent yet
+    first = cx.fn.append_basic_block("list.first")
+    more = cx.fn.append_basic_block("list.more")
+    done = cx.fn.append_basic_block("list.added")
+    b.cbranch(b.icmp_signed("==", held, ZERO), first, more)
+    b.position_at_end(first)
+    b.store(b.ptrtoint(_owned_copy(cx, c, t, keep=True), I64), slot)
+    b.branch(done)
+    b.position_at_end(more)
+    total = b.inttoptr(held, PTR)
+    elem = element_type(t)
+
+    def add(j):
+        into = b.gep(total, [j], source_etype=elem)
+        b.store(b.fadd(b.load(into, typ=elem),
+                       b.load(b.gep(c, [j], source_etype=elem), typ=elem)), into)
+    _count(cx, ir.Constant(I64, n_elements(t.shape)), add)
+    b.branch(done)
+    b.position_at_end(done)
     return []
 
 
@@ -174,6 +242,26 @@ def lower_adjoint_take(cx: LoweringContext, eqn, env) -> list:
     t = eqn.params["type"]
     k = _position(cx, n, i, status.LIST_INDEX)
     data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
-    value = _load(cx, data, k, t)
-    _store(cx, data, k, ir.Constant(F64, 0.0))
+    if not t.is_array:
+        value = _load(cx, data, k, t)
+        _store(cx, data, k, ir.Constant(F64, 0.0), Type("f64"))
+        return [value]
+    slot = b.gep(data, [k], source_etype=I64)
+    held = b.load(slot, typ=I64)  # 0: no cotangent
+    value = alloc(cx, t.shape, element_type(t))
+    nbytes = ir.Constant(I64, n_elements(t.shape) * itemsize(t))
+    some = cx.fn.append_basic_block("list.some")
+    none = cx.fn.append_basic_block("list.none")
+    done = cx.fn.append_basic_block("list.taken")
+    b.cbranch(b.icmp_signed("==", held, ZERO), none, some)
+    b.position_at_end(some)
+    b.call(cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64])),
+           [value, b.inttoptr(held, PTR), nbytes])
+    b.store(ZERO, slot)
+    b.branch(done)
+    b.position_at_end(none)
+    b.call(cx.declare("memset", ir.FunctionType(PTR, [PTR, ir.IntType(32), I64])),
+           [value, ir.Constant(ir.IntType(32), 0), nbytes])
+    b.branch(done)
+    b.position_at_end(done)
     return [value]
