@@ -50,13 +50,14 @@ REQUIREMENTS: dict[str, Requirement] = {r.key: r for r in (
                           "each trip is generated, so the trip count is fixed",
                 "loop over range(n) with n known when compiling (a bounded trip count), or "
                 "preallocate arrays instead of lists (`xs = np.zeros(n)`, then `xs[i] = v`)"),
-    Requirement("list-change", "a list of arrays, tuples or numbers of mixed types has a length "
+    Requirement("list-change", "a list of tuples, lists or items of mixed types has a length "
                                "fixed when compiling, and a tuple its items: they cannot change "
-                               "on a path chosen at run time (a list of numbers of one type can)",
+                               "on a path chosen at run time (a list of numbers of one type or "
+                               "of arrays of one shape can)",
                 "preallocate an array (`xs = np.zeros(n)`, then `xs[i] = v`), or loop over "
                 "range(n) with n known when compiling (the loop is unrolled)"),
-    Requirement("run-time-list", "a list of numbers that changes at run time lives in a buffer "
-                                 "of compiled code: it can be appended to, popped, indexed, "
+    Requirement("run-time-list", "a list of numbers or arrays that changes at run time lives in a "
+                                 "buffer of compiled code: it can be appended to, popped, indexed, "
                                  "iterated, summed, measured with len() and returned, but an "
                                  "array made of it would have a shape known only at run time",
                 "sum, index or iterate over it; or preallocate an array (`xs = np.zeros(n)`, "
