@@ -537,9 +537,10 @@ class ControlFlow:
         assigned = _assigned(nodes)
         for name in [n for n in names if isinstance(self.scope.get(n), ListValue)]:
             lst = self.scope.get(name)
-            if lst.runtime is not None and name not in _rebound(nodes):
-                names.append(lst.runtime.token_name)  # its length, changed by the block
-                continue
+            if lst.runtime is not None:  # its length is a block operand (`tokens`); a name
+                continue  # rebound to another list is joined as a compile-time value is
+            if name in assigned and runtime_lists.convertible(lst) and not lst.crossing:
+                raise runtime_lists.NeedsBuffer(lst)  # `xs = f(xs)`: f may append to it
             if name in assigned:
                 raise sequences.crossing_error(self, name, nodes[0])
             names += sequences.leaf_operands(self, name)  # read through a read-only copy

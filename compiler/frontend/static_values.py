@@ -73,6 +73,8 @@ def describe(value) -> str:
         return f"a module ({value.__name__})"
     if callable(value):
         return f"a function ({getattr(value, '__name__', type(value).__name__)})"
+    if hasattr(value, "python_class"):  # the frontend's stand-in for a list or a range
+        return f"a {value.python_class.__name__} object"
     return f"a compile-time value of type {type(value).__name__}"
 
 

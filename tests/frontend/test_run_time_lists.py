@@ -435,3 +435,58 @@ def test_items_of_another_shape_are_refused():
         jit(grows)(np.ones(3))
     assert "a f64[1] added to a list of f64[3]" in str(e.value)
     assert "out.append(x)" in str(e.value) and "[run-time-list]" in str(e.value)
+
+
+# ---- early returns and rebinding -------------------------------------------------------------
+
+def first_crossing(x):
+    hist = []
+    t = 0.0
+    while t < 10.0:
+        hist.append(t * x)
+        if t * x > 3.0:
+            return t, hist
+        t = t + 1.0
+    return -1.0, hist
+
+
+def _appended(xs, v):
+    xs.append(v * 2.0)
+    return xs
+
+
+def rebound_to_itself(x):
+    out = []
+    while x > 0.01:
+        out = _appended(out, x)
+        x = x * 0.5
+    return sum(out) * x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_early_return_of_a_tuple_holding_the_list(backend):
+    for x in (0.01, 0.7, 5.0):
+        assert jit(first_crossing, backend=backend)(x) == first_crossing(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_rebound_to_what_a_function_returns(backend):
+    for x in (0.005, 0.3, 3.0):
+        assert jit(rebound_to_itself, backend=backend)(x) == pytest.approx(
+            rebound_to_itself(x), rel=1e-12)
+        assert grad(rebound_to_itself, backend=backend)(x) == pytest.approx(
+            _central(rebound_to_itself, (x,)), rel=1e-6)
+
+
+def test_a_list_rebound_to_a_new_list_in_a_loop_is_refused():
+    def fresh(x):
+        out = [1.0]
+        while x > 0.01:
+            out = []
+            out.append(x)
+            x = x * 0.5
+        return sum(out)
+
+    with pytest.raises(AdliteSyntaxError, match="a list object before the loop, a list object "
+                                                "in it"):
+        jit(fresh)(3.0)
