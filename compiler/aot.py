@@ -432,9 +432,10 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     graph, tree = transformed.ir_for(tuple(types))
     if returns_selection(tree):
         raise AotError(f"{fn.__name__} returns a boolean selection (`x[mask]`, np.nonzero, "
-                       "...), whose length is known only at run time: an ahead-of-time kernel "
-                       "returns arrays of the shapes given when building; return "
-                       "np.where(mask, x, fill) and the mask instead")
+                       "...) or a list, whose length is known only at run time: an "
+                       "ahead-of-time kernel returns arrays of the shapes given when building; "
+                       "return np.where(mask, x, fill) and the mask, or a preallocated array "
+                       "and a count, instead")
     graph, baked = _bake_externals(expand(graph))
     graph = _checks_as_statuses(graph)
     _refuse(transformed, graph, list(types))

@@ -7,7 +7,8 @@ axis of length `size`, and returns the outputs of `graph`, with a leading batch 
 equation is rewritten by its primitive's `batch` rule when one of its operands is batched (or
 always, for the tape primitives and control flow, whose subgraphs may hold tape stores), and
 by the per-example map of `mapping.py` when there is no rule or the rule declines. Equations
-on unbatched operands only are copied unchanged. `graph` is not modified.
+on unbatched operands only are copied unchanged. `graph` is not modified. A program using
+lists of run-time length runs whole once per example instead (`batch_per_example`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const, Eqn, Graph, Var
+from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
 from ..ir.primitive import PRIMITIVES
+from ..ir.transform import clone
+from ..primitives.lists import LIST_PRIMITIVES
 from .mapping import copy_eqn, map_eqn
 from .table import ensure, with_batch
 
@@ -52,6 +55,24 @@ def batch_eqns(b: Builder, graph: Graph, args: list[tuple[Atom, bool]],
         outs = batch_eqn(b, eqn, [a for a, _ in operands], [f for _, f in operands], size)
         env.update((id(v), o) for v, o in zip(eqn.outputs, outs, strict=True))
     return [read(a) for a in graph.outputs]
+
+
+def batch_per_example(b: Builder, graph: Graph, args: list[tuple[Atom, bool]],
+                      size: int) -> list[tuple[Atom, bool]]:
+    """`batch_eqns` for a graph that must run whole once per example: one that holds lists
+    of run-time length, whose buffers every example would otherwise share
+    (`primitives/lists.py`). The graph becomes both arms of a `cond` on True, which the
+    per-example map runs."""
+    operands = [Const(True, BOOL)] + [a for a, _ in args]
+    eqn = Eqn("cond", operands, [Var(a.type, getattr(a, "hint", "")) for a in graph.outputs],
+              {"branches": (clone(graph), clone(graph))})
+    mapped = map_eqn(b, eqn, operands, [False] + [flag for _, flag in args], size)
+    return [(a, True) for a in mapped]
+
+
+def holds_lists(graph: Graph) -> bool:
+    """Does `graph` use lists of run-time length (`batch_per_example`)?"""
+    return any(e.prim in LIST_PRIMITIVES for e in walk_eqns(graph))
 
 
 def batch_eqn(b: Builder, eqn: Eqn, args: list[Atom], batched: list[bool],

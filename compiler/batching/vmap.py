@@ -50,7 +50,7 @@ from ..pipeline import Compilation
 from ..pipeline import run as run_stages
 from ..tracebacks import boundary
 from . import tapes
-from .interpreter import batch_eqns
+from .interpreter import batch_eqns, batch_per_example, holds_lists
 from .table import batch_of, move_axis
 
 Axes = int | None | Sequence[int | None]
@@ -123,8 +123,9 @@ class Batched:
         hidden = [Var(v.type, v.hint) for v in c.graph.externals.inputs]  # the last inputs
         args = [(move_axis(b, v, axis, 0), True) if axis is not None else (v, False)
                 for v, (_, _, axis) in zip(inputs, leaves, strict=True)]
+        batch = batch_per_example if holds_lists(c.graph) else batch_eqns
         with tapes.tapes():
-            outs = batch_eqns(b, c.graph, args + [(v, False) for v in hidden], size)
+            outs = batch(b, c.graph, args + [(v, False) for v in hidden], size)
         outputs = self._place(b, outs, size)
         graph = optimize(Graph(inputs + hidden, b.eqns, outputs, f"vmap_{c.graph.name}",
                                Externals(c.graph.externals.reads, tuple(hidden))))

@@ -10,12 +10,14 @@ of the gradient. What needs the length when compiling is refused at the user's l
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adlite.compiler import AdliteSyntaxError, grad, hessian, jit, jvp
+from adlite.compiler import AdliteSyntaxError, grad, hessian, jacfwd, jacrev, jit, jvp, vmap
 from adlite.runtime import tensor
 
 BACKENDS = ["llvm", "python"]
@@ -490,3 +492,55 @@ def test_a_list_rebound_to_a_new_list_in_a_loop_is_refused():
     with pytest.raises(AdliteSyntaxError, match="a list object before the loop, a list object "
                                                 "in it"):
         jit(fresh)(3.0)
+
+
+# ---- the other transformations ------------------------------------------------------------------
+
+def test_vmap_runs_each_example_with_its_own_list():
+    """Every example grows its own list (a shared buffer would mix them)."""
+    xs = np.array([0.5, 1.0, 2.0, 3.5, 0.05])
+    np.testing.assert_allclose(vmap(grow)(xs), [grow(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(vmap(grad(grow))(xs), [_central(grow, (x,)) for x in xs],
+                               rtol=1e-6)
+    X = np.array([[1.0, -2.0, 3.0], [-1.0, 0.5, 2.0]])
+    X[:, 0] = np.abs(X[:, 0]) + 0.1
+    np.testing.assert_allclose(vmap(kept_positives)(X), [kept_positives(x) for x in X])
+
+
+def test_jacobians_and_checkpointed_gradients():
+    def pieces(x):
+        out = []
+        i = 0
+        while i < x.shape[0]:
+            if x[i] > 0:
+                out.append(x[i] ** 2)
+            i += 1
+        return np.array([sum(out), out[0] * x[1], out[-1]])
+
+    x = np.array([1.0, -2.0, 3.0])
+    h = 1e-6
+    want = np.stack([(pieces(x + h * d) - pieces(x - h * d)) / (2 * h) for d in np.eye(3)], 1)
+    np.testing.assert_allclose(jacfwd(pieces)(x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacrev(pieces)(x), want, rtol=1e-6, atol=1e-8)
+    assert grad(grow, checkpoint=True)(2.0) == pytest.approx(grad(grow)(2.0), rel=1e-12)
+
+
+def test_ahead_of_time_kernels_use_lists_inside_and_refuse_returning_them(tmp_path):
+    from adlite.compiler.aot import AotError, compile_aot
+    from adlite.compiler.ir.core import Type
+
+    paths = compile_aot(grow, tmp_path, [Type("f64")], (0,))
+    spec = importlib.util.spec_from_file_location("grow_grad_loader", paths["loader"])
+    loader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loader)
+    assert loader.grow_grad(2.0) == pytest.approx(grad(grow)(2.0), rel=1e-12)
+
+    def returned(x):
+        out = []
+        while x > 0.1:
+            out.append(x)
+            x = x * 0.5
+        return out
+
+    with pytest.raises(AotError, match="or a list, whose length is known only at run time"):
+        compile_aot(returned, tmp_path, [Type("f64")])
