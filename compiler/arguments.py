@@ -129,7 +129,8 @@ class Node:
     with its class (`named`); a "selection" (an array and its boolean mask: the value is
     `array[mask]`, whose length is known only at run time); a "runlist" (a list whose
     length is known only at run time: one i64 leaf, the handle `list_export` gives, and the
-    items' type in `keys`, see `item_keys`)."""
+    items' type in `keys`, see `item_keys`); a "runzip" (such a list of tuples: a "runlist"
+    per field)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -276,7 +277,7 @@ def leaf_types(tree: Tree) -> list[Type]:
 def returns_selection(tree: Tree) -> bool:
     """Whether a result of `tree` holds a boolean selection (its length known only at run
     time: transformations other than `jit` refuse it)."""
-    return isinstance(tree, Node) and (tree.kind in ("selection", "runlist") or any(
+    return isinstance(tree, Node) and (tree.kind in ("selection", "runlist", "runzip") or any(
         returns_selection(child) for child in tree.children))
 
 
@@ -302,6 +303,8 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
         return children[0][children[1]]
     if tree.kind == "runlist":
         return run_time_list(children[0], tree.keys)
+    if tree.kind == "runzip":  # a list of tuples: one list per field
+        return [tuple(item) for item in zip(*children, strict=True)]
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:

@@ -105,6 +105,8 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
         if t.kind == "runlist":
             constants["run_time_list"] = run_time_list
             return f"run_time_list({items[0]}, {t.keys!r})"
+        if t.kind == "runzip":
+            return f"[*zip({', '.join(items)}, strict=True)]"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

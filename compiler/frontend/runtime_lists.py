@@ -15,7 +15,7 @@ Inlined calls pass the lengths of the lists reachable from their arguments and r
 (`share`). Its items keep one type and shape: appending another is refused (Python's list
 would hold both). What needs its length when compiling (an array of it, unpacking, `xs +
 ys`) is refused naming the user's line (key "run-time-list" of `static_requirements`). Lists
-of tuples, lists or mixed items keep the compile-time lists' rules (`sequences.py`).
+of lists or mixed items keep the compile-time lists' rules (`sequences.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import gast
 
+from ..arguments import Node, item_keys
 from ..ir.builder import Builder, const
 from ..ir.core import I64, Atom, Const, Graph, Type, Var
 from ..ir.loops import While
@@ -72,19 +73,36 @@ def tokens(scope) -> list[str]:
 
 @dataclass
 class RunTimeList:
-    buffer: str  # the `list` param of its primitives
-    item: Type | None  # its items' type: None until the first item is known
+    buffer: str  # the `list` param of its primitives (".k" added per field of a tuple)
+    item: Type | tuple | None  # its items' type, or their fields' (tuples); None: not known
 
     @property
     def token_name(self) -> str:
         return TOKEN + self.buffer
 
+    def fields(self) -> list[tuple[str, Type]]:
+        """(buffer, type) per field of an item: one buffer, or one per field of a tuple (all
+        indexed by the same token)."""
+        if isinstance(self.item, tuple):
+            return [(f"{self.buffer}.{k}", t) for k, t in enumerate(self.item)]
+        return [(self.buffer, self.item)]
+
+
+def layout(value) -> Type | tuple | None:
+    """The item type a list of run-time length would keep for `value`: its type, for a tuple
+    the types of its fields (numbers or arrays), None when it cannot hold it."""
+    if isinstance(value, Var | Const):
+        return value.type
+    if isinstance(value, tuple) and value and all(isinstance(v, Var | Const) for v in value):
+        return tuple(v.type for v in value)
+    return None
+
 
 def convertible(lst) -> bool:
-    """Can the list live in a buffer: numbers of one type or arrays of one shape and type (or
-    no items)?"""
-    return all(isinstance(v, Var | Const) for v in lst.items) and \
-        len({v.type for v in lst.items}) <= 1
+    """Can the list live in buffers: numbers of one type, arrays of one shape and type, or
+    tuples of those with one layout (or no items)?"""
+    layouts = {layout(v) for v in lst.items}
+    return None not in layouts and len(layouts) <= 1
 
 
 def mutated_names(nodes) -> list[str]:
@@ -125,13 +143,11 @@ def convert(conv: ConversionContext, lst) -> None:
     names = _NAMES.get()
     if names is None:
         raise RuntimeError("run-time lists are named within `naming()`")
-    item = lst.items[0].type if lst.items else None
-    lst.runtime = RunTimeList(f"L{next(names)}", item)
-    token: Atom = const(0)
-    for v in lst.items:
-        token = conv.b.op("list_append", token, v, list=lst.runtime.buffer)
-    conv.scope.rebind(lst.runtime.token_name, token)
-    lst.items, lst.refs = [], []
+    lst.runtime = RunTimeList(f"L{next(names)}", layout(lst.items[0]) if lst.items else None)
+    conv.scope.rebind(lst.runtime.token_name, const(0))
+    items, lst.items, lst.refs = lst.items, [], []
+    for v in items:
+        _append_fields(conv, lst, v)
 
 
 def length(conv: ConversionContext, lst, node) -> Atom:
@@ -167,26 +183,62 @@ def _set_length(conv: ConversionContext, lst, token: Atom) -> None:
     conv.scope.rebind(lst.runtime.token_name, token)
 
 
-def _item(conv: ConversionContext, lst, value, node) -> Atom:
-    """`value` as an item of the list: a number or an array of the list's item type."""
-    if not isinstance(value, Var | Const):
+def _item(conv: ConversionContext, lst, value, node):
+    """`value` as an item of the list: of the list's item type (`layout`)."""
+    kind = layout(value)
+    if kind is None:
         raise refusal(conv.source, node, "run-time-list",
-                      f"a {type(value).__name__} added to a list whose length is known only at "
-                      "run time (such a list holds numbers of one type or arrays of one shape)")
+                      f"{_shown(value)} added to a list whose length is known only at run time "
+                      "(such a list holds numbers of one type, arrays of one shape, or tuples "
+                      "of those)")
     rt = lst.runtime
     if rt.item is None:
-        rt.item = value.type
-    if value.type != rt.item:
-        hint = "give every item the same shape" if value.type.is_array or rt.item.is_array \
-            else f"convert the value: {'float' if rt.item.is_float else 'int'}(...)"
+        rt.item = kind
+    if kind != rt.item:
+        scalar = isinstance(kind, Type) and isinstance(rt.item, Type) and not (
+            kind.is_array or rt.item.is_array)
+        hint = f"convert the value: {'float' if rt.item.is_float else 'int'}(...)" if scalar \
+            else "give every item the same type and shape"
         raise refusal(conv.source, node, "run-time-list",
-                      f"a {value.type} added to a list of {rt.item} whose length is known only "
-                      "at run time (compiled code keeps one type and shape per list: Python's "
-                      "list would hold both)", hint)
+                      f"a {_typename(kind)} added to a list of {_typename(rt.item)} whose length "
+                      "is known only at run time (compiled code keeps one type and shape per "
+                      "list: Python's list would hold both)", hint)
     return value
 
 
-def item_type(conv: ConversionContext, lst, node) -> Type:
+def _typename(kind) -> str:
+    return f"({', '.join(map(str, kind))})" if isinstance(kind, tuple) else str(kind)
+
+
+def _shown(value) -> str:
+    return "a tuple holding other values" if isinstance(value, tuple) else \
+        f"a {type(value).__name__}"
+
+
+def _leaves(rt: RunTimeList, value) -> list:
+    return list(value) if isinstance(rt.item, tuple) else [value]
+
+
+def _append_fields(conv: ConversionContext, lst, value) -> None:
+    """Append `value` (of the list's layout) to each field's buffer; the first gives the new
+    token (they all compute the same one)."""
+    n = conv.scope.get(lst.runtime.token_name)
+    rt = lst.runtime
+    counts = [conv.b.op("list_append", n, v, list=buffer)
+              for (buffer, _), v in zip(rt.fields(), _leaves(rt, value), strict=True)]
+    _set_length(conv, lst, counts[0])
+
+
+def _read(conv: ConversionContext, lst, prim: str, inputs: list, node, **params):
+    """One read per field (`list_get`, `list_pop`): the item, a tuple for tuple items."""
+    item_type(conv, lst, node)
+    rt = lst.runtime
+    values = tuple(conv.b.op(prim, *inputs, list=buffer, type=t, **params)
+                   for buffer, t in rt.fields())
+    return values if isinstance(rt.item, tuple) else values[0]
+
+
+def item_type(conv: ConversionContext, lst, node) -> Type | tuple:
     if lst.runtime.item is None:
         raise refusal(conv.source, node, "run-time-list",
                       "a read of a list whose length is known only at run time before any "
@@ -203,9 +255,8 @@ def _index(conv: ConversionContext, index, node) -> Atom:
 
 
 def append(conv: ConversionContext, lst, value, node) -> None:
-    item = _item(conv, lst, value, node)
-    _set_length(conv, lst, conv.b.op("list_append", length(conv, lst, node), item,
-                                     list=lst.runtime.buffer))
+    length(conv, lst, node)
+    _append_fields(conv, lst, _item(conv, lst, value, node))
 
 
 def extend(conv: ConversionContext, lst, values: list, node) -> None:
@@ -216,22 +267,23 @@ def extend(conv: ConversionContext, lst, values: list, node) -> None:
 def pop(conv: ConversionContext, lst, index, node):
     n = length(conv, lst, node)
     i = _index(conv, index, node) if index is not None else const(-1)
-    value = conv.b.op("list_pop", n, i, list=lst.runtime.buffer,
-                      type=item_type(conv, lst, node), origin=_origin(conv, node))
+    value = _read(conv, lst, "list_pop", [n, i], node, origin=_origin(conv, node))
     _set_length(conv, lst, conv.b.sub(n, const(1)))
     return value
 
 
-def getitem(conv: ConversionContext, lst, index, node) -> Atom:
-    return conv.b.op("list_get", length(conv, lst, node), _index(conv, index, node),
-                     list=lst.runtime.buffer, type=item_type(conv, lst, node))
+def getitem(conv: ConversionContext, lst, index, node):
+    return _read(conv, lst, "list_get", [length(conv, lst, node), _index(conv, index, node)],
+                 node)
 
 
 def setitem(conv: ConversionContext, lst, index, value, node) -> None:
-    item = _item(conv, lst, value, node)
-    _set_length(conv, lst, conv.b.op("list_set", length(conv, lst, node),
-                                      _index(conv, index, node), item,
-                                      list=lst.runtime.buffer, origin=_origin(conv, node)))
+    rt, n = lst.runtime, length(conv, lst, node)
+    i = _index(conv, index, node)
+    leaves = _leaves(rt, _item(conv, lst, value, node))
+    counts = [conv.b.op("list_set", n, i, v, list=buffer, origin=_origin(conv, node))
+              for (buffer, _), v in zip(rt.fields(), leaves, strict=True)]
+    _set_length(conv, lst, counts[0])
 
 
 def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
@@ -245,6 +297,9 @@ def fold(conv: ConversionContext, lst, start: Atom, step, node) -> Atom:
     (`sum`, `max`, `min`); `step` returns the new accumulator, of `start`'s type."""
     n = length(conv, lst, node)
     items = item_type(conv, lst, node)
+    if isinstance(items, tuple):
+        raise conv.source.error(node, "TypeError: unsupported operand types for +: a tuple "
+                                      "item of a list and a number")
     cond_b, body_b = Builder(conv.b.loc), Builder(conv.b.loc)
     c_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
     b_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
@@ -257,10 +312,18 @@ def fold(conv: ConversionContext, lst, start: Atom, step, node) -> Atom:
     return total
 
 
-def export(conv: ConversionContext, lst, node) -> Var:
-    """The list as the function returns it (a handle the caller turns into a Python list)."""
-    return conv.b.op("list_export", length(conv, lst, node), list=lst.runtime.buffer,
-                     type=item_type(conv, lst, node))
+def export(conv: ConversionContext, lst, node) -> tuple[Node, list[Var]]:
+    """The list as the function returns it: (its result tree, its output atoms), a handle per
+    buffer, which the caller turns into a Python list ("runlist"; "runzip" zips the fields'
+    lists of a list of tuples, see `arguments.py`)."""
+    n = length(conv, lst, node)
+    item_type(conv, lst, node)
+    handles, trees = [], []
+    for buffer, t in lst.runtime.fields():
+        handles.append(conv.b.op("list_export", n, list=buffer, type=t))
+        trees.append(Node("runlist", (I64,), item_keys(t)))
+    tree = Node("runzip", tuple(trees)) if isinstance(lst.runtime.item, tuple) else trees[0]
+    return tree, handles
 
 
 def refused(conv: ConversionContext, node, what: str):

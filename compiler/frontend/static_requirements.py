@@ -50,10 +50,10 @@ REQUIREMENTS: dict[str, Requirement] = {r.key: r for r in (
                           "each trip is generated, so the trip count is fixed",
                 "loop over range(n) with n known when compiling (a bounded trip count), or "
                 "preallocate arrays instead of lists (`xs = np.zeros(n)`, then `xs[i] = v`)"),
-    Requirement("list-change", "a list of tuples, lists or items of mixed types has a length "
-                               "fixed when compiling, and a tuple its items: they cannot change "
-                               "on a path chosen at run time (a list of numbers of one type or "
-                               "of arrays of one shape can)",
+    Requirement("list-change", "a list of lists or items of mixed types has a length fixed "
+                               "when compiling, and a tuple its items: they cannot change on a "
+                               "path chosen at run time (a list of numbers of one type, arrays "
+                               "of one shape or tuples of those can)",
                 "preallocate an array (`xs = np.zeros(n)`, then `xs[i] = v`), or loop over "
                 "range(n) with n known when compiling (the loop is unrolled)"),
     Requirement("run-time-list", "a list of numbers or arrays that changes at run time lives in a "

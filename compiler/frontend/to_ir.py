@@ -40,7 +40,7 @@ import gast
 import numpy as np
 
 from .. import arguments
-from ..arguments import Known, NeedStatic, Node, Static, item_keys
+from ..arguments import Known, NeedStatic, Node, Static
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder, const
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
@@ -223,8 +223,8 @@ def _result(conv: FunctionConverter, result, ref, node):
     if isinstance(result, Var | Const):
         return result.type, [result], [ref]
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
-        handle = runtime_lists.export(conv, result, node)
-        return Node("runlist", (handle.type,), item_keys(result.runtime.item)), [handle], [None]
+        tree, handles = runtime_lists.export(conv, result, node)
+        return tree, handles, [None] * len(handles)
     if isinstance(result, ListValue):  # a Python list: its items, as a list
         tree, outputs, refs = _result(conv, tuple(result.items), tuple(result.refs), None)
         return Node("list", tree.children), outputs, refs

@@ -267,10 +267,10 @@ def as_array(x):
 
 
 def pairs_in_a_list(x):
-    out = [(x, x)]
+    out = [[x, x]]
     while x > 0.1:
         x = x * 0.5
-        out.append((x, 2.0 * x))
+        out.append([x, 2.0 * x])
     return out[-1][1]
 
 
@@ -294,7 +294,7 @@ def popped_under_grad(x):
 @pytest.mark.parametrize("fn, fragment, line", [
     (as_array, "of a list whose length is known only at run time (", "np.array(out)"),
     (pairs_in_a_list, "cannot change inside an `if` with a run-time condition",
-     "out.append((x, 2.0 * x))"),
+     "out.append([x, 2.0 * x])"),
     (mixed_types, "a f64 added to a list of i64", "out.append(x)"),
 ], ids=["as_array", "pairs_in_a_list", "mixed_types"])
 def test_uses_needing_the_length_are_refused_at_the_users_line(fn, fragment, line):
@@ -544,3 +544,44 @@ def test_ahead_of_time_kernels_use_lists_inside_and_refuse_returning_them(tmp_pa
 
     with pytest.raises(AotError, match="or a list, whose length is known only at run time"):
         compile_aot(returned, tmp_path, [Type("f64")])
+
+
+# ---- lists of tuples ---------------------------------------------------------------------------
+
+def events(x):
+    found = []
+    t, v = 0.0, x
+    while t < 3.0:
+        v = v * 0.9 + np.sin(t)
+        if v > 0.5:
+            found.append((t, v, int(t * 10)))
+        t = t + 0.25
+    total = 0.0
+    for when, value, tick in found:
+        total = total + when * value + tick
+    last = 0.0
+    if len(found) > 0:
+        when, last, tick = found[-1]
+    return total + last * 2.0
+
+
+def snapshots(x):
+    taken = [(0.0, np.zeros(2))]
+    t = 0.0
+    while t < x:
+        taken.append((t, np.array([t, x * t])))
+        t += 0.5
+    return taken
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_of_tuples(backend):
+    for x in (-3.0, 0.2, 1.0, 4.0):
+        assert jit(events, backend=backend)(x) == pytest.approx(events(x), rel=1e-12)
+        assert grad(events, backend=backend)(x) == pytest.approx(_central(events, (x,)),
+                                                                 rel=1e-6, abs=1e-9)
+    got, want = jit(snapshots, backend=backend)(1.7), snapshots(1.7)
+    assert len(got) == len(want) == 5
+    for (t, a), (u, b) in zip(got, want, strict=True):
+        assert type(t) is float and t == u
+        np.testing.assert_array_equal(a, b)

@@ -51,11 +51,11 @@ def powers(x, counts):
 
 
 def halvings(x, tol):
-    errors = [(x, 0)]
+    errors = [[x, 0]]
     err = x
     while err > tol:
         err = err / 2.0
-        errors.append((err, len(errors)))
+        errors.append([err, len(errors)])
     return len(errors) * x
 
 
@@ -103,7 +103,7 @@ CASES = [  # key, transformation, function, arguments, line fragment, quoted, ru
      "has a length known only at run time", "np.where(mask, x, fill)"),
     ("unroll", jit, powers, (2.0, np.array([3])), "for i in range", "`for i in range(counts[0])",
      "its trip count is only known at run time", "preallocate arrays"),
-    ("list-change", jit, halvings, (1.0, 0.1), "errors.append((err", "`errors.append((err, ",
+    ("list-change", jit, halvings, (1.0, 0.1), "errors.append([err", "`errors.append([err, ",
      "'errors' holds a Python list, which cannot change", "preallocate an array"),
     ("run-time-list", jit, halving_table, (1.0, 0.1), "np.array(errors)",
      "`np.array(errors)`", "of a list whose length is known only at run time",
