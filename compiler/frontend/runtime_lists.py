@@ -3,19 +3,20 @@ changes inside a `while` loop, a `for` loop with a run-time trip count or an `if
 run-time condition.
 
 Contract: such a list (`sequences.ListValue` whose `runtime` is a `RunTimeList`), of numbers
-of one type or arrays of one shape and type, lives in a buffer of compiled code
-(`primitives/lists.py`); its current length, the *token*, is bound in the scope to a hidden
-name, so that loops carry it and `if`s join it as any int variable, and aliases (`ys = xs`,
-the same ListValue) share it. `convert` turns a list whose items are numbers or arrays of
-one type (or none) into one, before the block that changes it (`blocks` finds them);
-afterwards it supports `append`, `extend` (by a list or tuple known when compiling), `pop`,
-`xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors), `len`, iteration (a `for`
-loop over it), `sum`, and `return` (a Python list of Python numbers or numpy arrays).
-Inlined calls pass the lengths of the lists reachable from their arguments and results
-(`share`). Its items keep one type and shape: appending another is refused (Python's list
-would hold both). What needs its length when compiling (an array of it, unpacking, `xs +
-ys`) is refused naming the user's line (key "run-time-list" of `static_requirements`). Lists
-of lists or mixed items keep the compile-time lists' rules (`sequences.py`).
+of one type, arrays of one shape and type, or tuples of those (one buffer per field), lives
+in a buffer of compiled code (`primitives/lists.py`); its current length, the *token*, is
+bound in the scope to a hidden name, so that loops carry it and `if`s join it as any int
+variable, and aliases (`ys = xs`, the same ListValue) share it. `convert` turns a list whose
+items are numbers or arrays of one type (or none) into one, before the block that changes it
+(`blocks` finds them); afterwards it supports `append`, `extend` (by a list or tuple known
+when compiling), `pop`, `xs[i]` and `xs[i] = v` with run-time `i` (Python's IndexErrors),
+`len`, iteration (a `for` loop over it), `sum`, and `return` (a Python list of Python
+numbers or numpy arrays). Inlined calls pass the lengths of the lists reachable from their
+arguments and results (`share`). Its items keep one type and shape: appending another is
+refused (Python's list would hold both). What needs its length when compiling (an array of
+it, unpacking, `xs + ys`) is refused naming the user's line (key "run-time-list" of
+`static_requirements`). Lists of lists or mixed items keep the compile-time lists' rules
+(`sequences.py`).
 """
 
 from __future__ import annotations
