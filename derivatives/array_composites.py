@@ -12,8 +12,11 @@ message, which each side reports its own way.
 - `diff(x, shape, n, axis)`: `np.diff` (`x[1:] - x[:-1]` along `axis`, n times);
 - `roll(x, shape, shifts)`: `np.roll` by constant shifts (`{axis: shift}`), two slices
   concatenated per axis;
-- `cross(a, b)`: `np.cross` of 3-vectors along the last axis (broadcast), numpy's formula
-  and operation order (`a1*b2 - a2*b1`, ...);
+- `cross(a, b, a_shape, b_shape, axisa, axisb, axisc, axis)`: `np.cross` of 2- and
+  3-vectors along `axisa` / `axisb` (broadcast), the result's vectors along `axisc` (`axis`
+  sets all three), numpy's formula, operation order and checks (a missing third component
+  is 0: its products are left out, as numpy's); `broadcast_shapes(*shapes)`: numpy's
+  broadcast of shapes, its message when they do not;
 - `cumulative(x, shape, axis, op)`: `np.cumsum` / `np.cumprod` (`op` is `o.add` / `o.mul`)
   along `axis`: the left fold numpy computes (bit for bit) up to `SEQUENTIAL_SCAN` elements,
   a log-depth scan beyond (the same sums, associated differently: a few ulps apart);
@@ -101,13 +104,60 @@ def roll(o: Ops, x: Any, shape: Shape, shifts: dict[int, int]) -> Any:
     return x
 
 
-def cross(o: Ops, a: Any, b: Any, a_shape: Shape, b_shape: Shape) -> Any:
-    if a_shape[-1:] != (3,) or b_shape[-1:] != (3,):
-        raise ValueError("incompatible dimensions for cross product\n(dimension must be 3)")
-    ca = [o.slice_along(a, len(a_shape) - 1, k, k + 1) for k in range(3)]
-    cb = [o.slice_along(b, len(b_shape) - 1, k, k + 1) for k in range(3)]
-    parts = [o.sub(o.mul(ca[i], cb[j]), o.mul(ca[j], cb[i])) for i, j in ((1, 2), (2, 0), (0, 1))]
-    return o.concatenate(parts, max(len(a_shape), len(b_shape)) - 1)
+def cross(o: Ops, a: Any, b: Any, a_shape: Shape, b_shape: Shape, axisa: int = -1,
+          axisb: int = -1, axisc: int = -1, axis: int | None = None) -> Any:
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if not a_shape or not b_shape:
+        raise ValueError("At least one array has zero dimension")
+    a, a_shape = _axis_last(o, a, a_shape, axisa, "axisa")
+    b, b_shape = _axis_last(o, b, b_shape, axisb, "axisb")
+    if a_shape[-1] not in (2, 3) or b_shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    batch = broadcast_shapes(a_shape[:-1], b_shape[:-1])
+    ca = [o.slice_along(a, len(a_shape) - 1, k, k + 1) for k in range(a_shape[-1])] + [None]
+    cb = [o.slice_along(b, len(b_shape) - 1, k, k + 1) for k in range(b_shape[-1])] + [None]
+
+    def component(i: int, j: int) -> Any:  # a_i b_j - a_j b_i, a missing third one is 0
+        plus = None if ca[i] is None or cb[j] is None else o.mul(ca[i], cb[j])
+        minus = None if ca[j] is None or cb[i] is None else o.mul(ca[j], cb[i])
+        return o.neg(minus) if plus is None else plus if minus is None else o.sub(plus, minus)
+
+    if a_shape[-1] == b_shape[-1] == 2:
+        return o.reshape(component(0, 1), batch)
+    out = o.concatenate([component(i, j) for i, j in ((1, 2), (2, 0), (0, 1))], len(batch))
+    axisc = _axes([axisc], len(batch) + 1, "axisc")[0]
+    if axisc == len(batch):
+        return out
+    return o.transpose(out, (*range(axisc), len(batch), *range(axisc, len(batch))))
+
+
+def _axis_last(o: Ops, x: Any, shape: Shape, axis: int, name: str) -> tuple[Any, Shape]:
+    """`x` (of `shape`) with axis `axis` moved last (numpy's AxisError message, prefixed
+    with `name`), and its new shape."""
+    axis = _axes([axis], len(shape), name)[0]
+    if axis == len(shape) - 1:
+        return x, tuple(shape)
+    order = (*range(axis), *range(axis + 1, len(shape)), axis)
+    return o.transpose(x, order), tuple(shape[k] for k in order)
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """numpy's broadcast of `shapes` (its ValueError when they do not broadcast)."""
+    ndim = max(map(len, shapes), default=0)
+    out = []
+    for k in range(-ndim, 0):
+        at = [(i, s[k]) for i, s in enumerate(shapes) if len(s) >= -k and s[k] != 1]
+        sizes = {n for _, n in at}
+        if len(sizes) > 1:
+            first, n = at[0]
+            second = next(i for i, m in at if m != n)
+            raise ValueError(f"shape mismatch: objects cannot be broadcast to a single shape.  "
+                             f"Mismatch is between arg {first} with shape "
+                             f"{tuple(shapes[first])} and arg {second} with shape "
+                             f"{tuple(shapes[second])}.")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
 
 
 def cumulative(o: Ops, x: Any, shape: Shape, axis: int, op: Callable[[Any, Any], Any]) -> Any:

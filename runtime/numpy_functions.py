@@ -77,9 +77,10 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     return ac.roll(O, a, a.shape, total)
 
 
-def cross(a: Any, b: Any) -> Any:
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Any:
     a, b = F.constant(a), F.constant(b)
-    return ac.cross(O, a, b, a.shape, b.shape)
+    return ac.cross(O, a, b, a.shape, b.shape, axisa, axisb, axisc, axis)
 
 
 def _cumulative(op):

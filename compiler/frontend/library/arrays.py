@@ -2,13 +2,14 @@
 
 Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros / ones / full
 / empty / zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
-expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in `sequences.py`, `np.arange`
-and `np.asarray` in `building.py`, the reductions in `reductions.py`) and implements the
-array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`,
-`x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes reversed), `x.shape`,
-...) through `method` and `attribute`; a method that is a numpy function of the array
-(`METHODS_AS_FUNCTIONS`) is that function's rule. Shapes and dtypes must be compile-time
-constants (`static_shape`, `dtype_option`, `resolve_dtype`).
+expand_dims / squeeze / shape / ndim / size` (`np.array` / `np.stack` and `len` are in
+`sequences.py`, `np.arange` and `np.asarray` in `building.py`, the reductions in
+`reductions.py`) and implements the array methods and attributes (`x.sum(...)`,
+`x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float64 / float32 / float)`, `x.T`
+of any rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method
+that is a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
+Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`,
+`resolve_dtype`).
 """
 
 from __future__ import annotations
@@ -220,9 +221,22 @@ register([np.expand_dims], _expand_dims)
 register([np.squeeze], _squeeze)
 
 
+def _attribute_of(name: str):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"a": REQUIRED}, node)
+        return attribute(cx, cx.value(p["a"], node), name, node)
+
+    return lower
+
+
+for _name in ("shape", "ndim", "size"):
+    register([getattr(np, _name)], _attribute_of(_name))
+
+
 def attribute(cx: CallContext, x, name: str, node):
-    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value."""
-    shape = x.type.shape
+    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value (the last three of a number
+    too: `np.shape(x)`, `np.ndim(x)`, `np.size(x)`)."""
+    shape = x.type.shape or ()
     if name == "T":
         return transpose(cx, x, None, node)
     if name == "shape":

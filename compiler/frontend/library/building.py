@@ -30,6 +30,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
+from ...errors import AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
@@ -60,7 +61,7 @@ def _run(cx: CallContext, node, composite, *args, **kwargs):
     try:
         return composite(BuilderOps(cx.b), *args, **kwargs)
     except ValueError as e:
-        raise cx.source.error(node, str(e)) from None
+        raise cx.source.error(node, str(e), kind=AdliteValueError) from None
 
 
 def _float_array(cx: CallContext, value, node):
@@ -288,10 +289,15 @@ def _angle(numerator: float, denominator: float):
 
 
 def _cross(cx: CallContext, args, kwargs, node):
-    options(cx, kwargs, (), node)
-    a, b = (cx.as_float(cx.array(v, node), node) for v in cx.exactly(args, 2, node))
-    a, b = cx.promote(a, b, node)
-    return _run(cx, node, ac.cross, a, b, a.type.shape, b.type.shape)
+    p = bind_params(cx, "cross", args, kwargs, {"a": REQUIRED, "b": REQUIRED, "axisa": -1,
+                                                "axisb": -1, "axisc": -1, "axis": None}, node)
+    a, b = cx.promote(*(cx.as_float(cx.value(p[k], node), node) for k in "ab"), node)
+    axes = {k: param(cx, p, k, node) for k in ("axisa", "axisb", "axisc", "axis")}
+    if not all(v is None and k == "axis" or isinstance(v, int) and not isinstance(v, bool)
+               for k, v in axes.items()):
+        raise cx.source.error(node, f"np.cross: axes must be integers, got {axes}",
+                              kind=AdliteTypeError)
+    return _run(cx, node, ac.cross, a, b, a.type.shape or (), b.type.shape or (), **axes)
 
 
 def _cumulative(name, op):
