@@ -55,7 +55,11 @@ def or_(*values, at=None):
 
 
 def not_(value, at=None):
-    return _at(gast.UnaryOp(op=gast.Not(), operand=value), at)
+    return unary(gast.Not(), value, at=at)
+
+
+def unary(op, operand, at=None) -> gast.UnaryOp:
+    return _at(gast.UnaryOp(op=op, operand=operand), at)
 
 
 def if_(test, body, orelse=(), at=None) -> gast.If:
