@@ -92,6 +92,10 @@ def subscript(value, index, at=None) -> gast.Subscript:
     return _at(gast.Subscript(value=value, slice=index, ctx=gast.Load()), at)
 
 
+def slice_(lower, upper, step, at=None) -> gast.Slice:
+    return _at(gast.Slice(lower=lower, upper=upper, step=step), at)
+
+
 def method_call(obj: str, method: str, args, at=None) -> gast.Expr:
     """The statement `obj.method(*args)`."""
     func = _at(gast.Attribute(value=name(obj, at=at), attr=method, ctx=gast.Load()), at)

@@ -138,6 +138,21 @@ def test_comparisons_ints_and_bools_equal_pythons(fn, args, backend):
     np.testing.assert_array_equal(got, expected)
 
 
+def write_through_an_item(x, y):
+    z = x.copy()
+    row = op.getitem(z, 1)
+    row[2] = 5.0
+    block = op.getitem(z, (slice(None), slice(0, 2)))
+    block[0] += y[0, :2]
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_getitem_gives_a_view_as_indexing_does(backend):
+    np.testing.assert_array_equal(jit(write_through_an_item, backend=backend)(X, Y),
+                                  write_through_an_item(X, Y))
+
+
 def too_few(x, y):
     return op.add(x)
 

@@ -1,12 +1,13 @@
 """The functions of Python's `operator` module in compiled code: `op.add(x, y)` is `x + y`.
 
-Contract: registers syntactic rules (`registry.register(..., syntax=True)`) for `add`, `sub`,
+Contract: registers rewriting rules (`registry.register(..., rewrite=True)`) for `add`, `sub`,
 `mul`, `truediv`, `floordiv`, `mod`, `pow`, `matmul`, `and_`, `or_`, `xor` (binary
 operators), `eq`, `ne`, `lt`, `le`, `gt`, `ge` (comparisons), `neg`, `pos`, `not_`, `invert` /
 `inv` (unary operators) and `getitem` (a subscript). A call is converted as the expression
 it stands for, built from the call's own argument expressions (one evaluation each, in
 order), so it means exactly what the operator means in compiled code: numbers, arrays,
-tuples, lists, boolean selections, compile-time strings. Since calls find the rule by the
+tuples, lists, boolean selections, compile-time strings; `getitem` gives a view, as `x[i]`
+(`slice(a, b, c)` objects in its index are read as `a:b:c`). Since calls find the rule by the
 callee's value, the functions work as values too: passed as arguments, held in variables
 or lists, called in loops (`for fn in (op.add, op.mul): ...`). `operator.abs` is builtin
 `abs`'s rule. Python's TypeError for keywords or a wrong number of arguments is raised
@@ -54,7 +55,7 @@ def _operands(cx: CallContext, node, name: str, count: int) -> list:
 def _binary(function, op):
     def lower(cx: CallContext, node):
         left, right = _operands(cx, node, function.__name__, 2)
-        return cx.expr(g.binop(left, op(), right, at=node))
+        return g.binop(left, op(), right, at=node)
 
     return lower
 
@@ -62,7 +63,7 @@ def _binary(function, op):
 def _comparison(function, op):
     def lower(cx: CallContext, node):
         left, right = _operands(cx, node, function.__name__, 2)
-        return cx.expr(g.compare(left, op(), right, at=node))
+        return g.compare(left, op(), right, at=node)
 
     return lower
 
@@ -70,18 +71,35 @@ def _comparison(function, op):
 def _unary(function, op):
     def lower(cx: CallContext, node):
         (operand,) = _operands(cx, node, function.__name__, 1)
-        return cx.expr(g.unary(op(), operand, at=node))
+        return g.unary(op(), operand, at=node)
 
     return lower
 
 
 def _getitem(cx: CallContext, node):
     value, index = _operands(cx, node, "getitem", 2)
-    return cx.expr(g.subscript(value, index, at=node))
+    return g.subscript(value, _index(cx, index), at=node)
+
+
+def _index(cx: CallContext, node):
+    """The index expression `node` as subscript syntax: `slice(a, b, c)` calls (alone or in
+    a tuple) become `a:b:c`."""
+    if isinstance(node, gast.Tuple):
+        return g.tuple_([_index(cx, item) for item in node.elts], at=node)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            not node.keywords and len(node.args) <= 3 and \
+            not any(isinstance(a, gast.Starred) for a in node.args) and \
+            cx.expr(node.func) is builtins.slice:
+        bounds = [None if isinstance(a, gast.Constant) and a.value is None else a
+                  for a in node.args]
+        lower, upper, step = ([None, *bounds, None] if len(bounds) == 1 else
+                              bounds + [None] * (3 - len(bounds)))
+        return g.slice_(lower, upper, step, at=node)
+    return node
 
 
 for _table, _rule in ((BINARY, _binary), (COMPARISONS, _comparison), (UNARY, _unary)):
     for _function, _op in _table.items():
-        register([_function], _rule(_function, _op), syntax=True)
-register([operator.getitem], _getitem, syntax=True)
+        register([_function], _rule(_function, _op), rewrite=True)
+register([operator.getitem], _getitem, rewrite=True)
 register([operator.abs], registered(builtins.abs))
