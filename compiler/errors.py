@@ -159,8 +159,11 @@ class AdliteIndexError(AdliteSyntaxError, IndexError):
 
 
 class AdliteAxisError(AdliteValueError, AdliteIndexError):
-    """numpy's `AxisError` (an axis out of bounds) for the arguments of a call, found while
-    compiling: a ValueError and an IndexError, as numpy's is.
+    """numpy's `AxisError` (an axis out of bounds) for a call's arguments, found while compiling.
+
+    An [`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] (pointing at the call)
+    that is both a `ValueError` and an `IndexError`, as numpy's `AxisError` is, with
+    numpy's message.
 
     Examples:
         >>> import numpy as np

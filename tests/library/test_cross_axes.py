@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pytest
 
+from adlite.compiler import jit
+
 from ..support.library_checks import (
     BACKENDS,
     case_ids,
@@ -102,6 +104,17 @@ def test_the_eager_tape_gives_the_same_values_and_gradients(fn, args):
     check_tape(fn, args)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_vectors_give_ints_as_numpys(backend):
+    a, b = np.array([[1, -2, 3], [4, 0, -1]]), np.array([2, 5, -3])
+    got = jit(last_axes, backend=backend)(a, b)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, np.cross(a, b))
+    mixed = jit(last_axes, backend=backend)(a, b * 0.5)
+    assert mixed.dtype == np.float64
+    np.testing.assert_array_equal(mixed, np.cross(a, b * 0.5))
+
+
 def bad_cross(a, b):
     return np.cross(a, b, axisa=2)
 
@@ -130,12 +143,14 @@ def bad_cross_axis(a, b):
     (last_axes, arrays(4, 3), ValueError,
      "incompatible dimensions for cross product\n(dimension must be 2 or 3)"),
     (last_axes, (2.0, *arrays(3)), ValueError, "At least one array has zero dimension"),
+    (last_axes, (np.array([True, False, True]), np.array([True, True, False])), TypeError,
+     "numpy boolean subtract, the `-` operator, is not supported"),
     (last_axes, arrays((4, 3), (2, 3)), ValueError,
      "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
      "arg 0 with shape (4,) and arg 1 with shape (2,)."),
-], ids=["axisa", "axisb", "axisc", "axis", "length-4", "number",
+], ids=["axisa", "axisb", "axisc", "axis", "length-4", "number", "bools",
         "batches"])
 def test_numpy_errors_are_refused_at_the_users_line(fn, args, kind, message):
-    check_refusal(fn, args, ValueError, message, "np.cross")
+    check_refusal(fn, args, kind if kind is TypeError else ValueError, message, "np.cross")
     with pytest.raises(kind):
         fn(*args)

@@ -285,7 +285,12 @@ def _angle(numerator: float, denominator: float):
 def _cross(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "cross", args, kwargs, {"a": REQUIRED, "b": REQUIRED, "axisa": -1,
                                                 "axisb": -1, "axisc": -1, "axis": None}, node)
-    a, b = cx.promote(*(cx.as_float(cx.value(p[k], node), node) for k in "ab"), node)
+    a, b = (cx.value(p[k], node) for k in "ab")
+    if a.type.name == b.type.name == "bool":
+        raise cx.source.error(node, "numpy boolean subtract, the `-` operator, is not "
+                              "supported, use the bitwise_xor, the `^` operator, or the "
+                              "logical_xor function instead.", kind=AdliteTypeError)
+    a, b = cx.promote(a, b, node)  # numpy's dtype: int64 operands give an int64 result
     axes = {k: param(cx, p, k, node) for k in ("axisa", "axisb", "axisc", "axis")}
     if not all(v is None and k == "axis" or isinstance(v, int) and not isinstance(v, bool)
                for k, v in axes.items()):
