@@ -38,10 +38,17 @@ side reports its own way.
   element's derivative is that of what it chose (`np.piecewise` in compiled code too: its
   lists reversed, the last true condition winning);
 - `einsum(subscripts, operands, shapes)`: `np.einsum` for any explicit or implicit subscripts
-  string without `...`: repeated letters in one operand take its diagonal, letters only one
+  string, `...` included (letters no term uses stand for its axes) and axes of size 1
+  broadcasting: repeated letters in one operand take its diagonal, letters only one
   operand has and the output lacks are summed first, two operands contracted over shared
-  letters without batch letters are one `matmul`, anything else is a broadcast product
-  summed over the letters the output lacks, transposed to the output's order.
+  letters without batch letters (and without broadcasting) are one `matmul`, anything else
+  is a broadcast product summed over the letters the output lacks, transposed to the
+  output's order;
+- `tensordot(a, b, ..., axes)`, `dot(a, b, ...)`, `matmul(x, y, ...)`, `kron(a, b, ...)`:
+  numpy's products of any ranks (`tensordot` and N-d `dot` an `einsum` of generated
+  subscripts, so one `matmul` after transposes; `matmul` with numpy's batch broadcasting);
+- `split_bounds(length, sections, equal)` and `array_split(x, shape, sections, axis,
+  equal)`: `np.array_split` / `np.split` (`equal`), the parts as slices.
 """
 
 from __future__ import annotations

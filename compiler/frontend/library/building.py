@@ -4,7 +4,9 @@ backends and the eager tape's formulas come with them).
 Contract: registers rules (`registry.register`) for `np.eye`,
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
-`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
+`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross` (`axisa`, `axisb`,
+`axisc`, `axis`; numpy's dtype), `np.kron`, `np.tensordot`, `np.array_split` / `np.split`
+(a tuple of the parts), `np.cumsum`,
 `np.cumprod`, `np.tile`, `np.repeat`, `np.ravel`, `np.swapaxes`, `np.moveaxis`, `np.flip` /
 `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`, `np.column_stack`, `np.dstack`,
 `np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.meshgrid` (a tuple), `np.pad` (mode
