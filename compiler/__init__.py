@@ -23,7 +23,9 @@ from .backends.llvm.tiers import wait as wait_optimised
 from .batching import vmap
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import (
+    AdliteAxisError,
     AdliteError,
+    AdliteIndexError,
     AdliteSourceError,
     AdliteSyntaxError,
     AdliteTypeError,
@@ -31,7 +33,7 @@ from .errors import (
 )
 from .jacobian import hessian, jacfwd, jacobian, jacrev
 
-__all__ = ["AdliteError", "AdliteSourceError", "AdliteSyntaxError", "AdliteTypeError",
-           "AdliteValueError", "custom_jvp", "custom_vjp", "grad", "hessian", "jacfwd",
-           "jacobian", "jacrev", "jit", "jvp", "show", "stop_gradient", "value_and_grad", "vjp",
-           "vmap", "wait_optimised"]
+__all__ = ["AdliteAxisError", "AdliteError", "AdliteIndexError", "AdliteSourceError",
+           "AdliteSyntaxError", "AdliteTypeError", "AdliteValueError", "custom_jvp",
+           "custom_vjp", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "show",
+           "stop_gradient", "value_and_grad", "vjp", "vmap", "wait_optimised"]

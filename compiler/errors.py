@@ -9,8 +9,10 @@ caret under the construct, and suggests a fix:
     hint: write the loop out with `for`, or use numpy operations on arrays
 
 Where numpy would raise for the arguments of a call, and the compiler sees it from their
-types and shapes, `AdliteTypeError` / `AdliteValueError` report it the same way and are also
-numpy's exception type (`except TypeError` catches them as it catches numpy's).
+types and shapes, `AdliteTypeError` / `AdliteValueError` / `AdliteIndexError` /
+`AdliteAxisError` report it the same way and are also numpy's exception type (`except
+TypeError` catches them as it catches numpy's; `AdliteAxisError`, like numpy's `AxisError`,
+is both a ValueError and an IndexError).
 """
 
 from __future__ import annotations
@@ -134,4 +136,43 @@ class AdliteValueError(AdliteSyntaxError, ValueError):
         ... except ValueError as e:
         ...     print(type(e).__name__, "|", e.message)
         AdliteValueError | list of cases must be same length as list of conditions
+    """
+
+
+class AdliteIndexError(AdliteSyntaxError, IndexError):
+    """numpy's IndexError for the arguments of a call, found while compiling.
+
+    An [`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] (pointing at the call)
+    that is also an `IndexError`, with numpy's message.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jit
+        >>> def contract(a, b):
+        ...     return np.tensordot(a, b, axes=([3], [0]))
+        >>> try:
+        ...     jit(contract)(np.ones((2, 3)), np.ones((3, 2)))  # a has no axis 3
+        ... except IndexError as e:
+        ...     print(type(e).__name__, "|", e.message)
+        AdliteIndexError | tuple index out of range
+    """
+
+
+class AdliteAxisError(AdliteValueError, AdliteIndexError):
+    """numpy's `AxisError` (an axis out of bounds) for a call's arguments, found while compiling.
+
+    An [`AdliteSyntaxError`][adlite.compiler.AdliteSyntaxError] (pointing at the call)
+    that is both a `ValueError` and an `IndexError`, as numpy's `AxisError` is, with
+    numpy's message.
+
+    Examples:
+        >>> import numpy as np
+        >>> from adlite.compiler import jit
+        >>> def normal(a, b):
+        ...     return np.cross(a, b, axisa=2)
+        >>> try:
+        ...     jit(normal)(np.ones((4, 3)), np.ones(3))
+        ... except ValueError as e:
+        ...     print(type(e).__name__, "|", e.message)
+        AdliteAxisError | axisa: axis 2 is out of bounds for array of dimension 2
     """

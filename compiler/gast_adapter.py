@@ -55,7 +55,11 @@ def or_(*values, at=None):
 
 
 def not_(value, at=None):
-    return _at(gast.UnaryOp(op=gast.Not(), operand=value), at)
+    return unary(gast.Not(), value, at=at)
+
+
+def unary(op, operand, at=None) -> gast.UnaryOp:
+    return _at(gast.UnaryOp(op=op, operand=operand), at)
 
 
 def if_(test, body, orelse=(), at=None) -> gast.If:
@@ -86,6 +90,10 @@ def assign_to(target, value, at=None) -> gast.Assign:
 
 def subscript(value, index, at=None) -> gast.Subscript:
     return _at(gast.Subscript(value=value, slice=index, ctx=gast.Load()), at)
+
+
+def slice_(lower, upper, step, at=None) -> gast.Slice:
+    return _at(gast.Slice(lower=lower, upper=upper, step=step), at)
 
 
 def method_call(obj: str, method: str, args, at=None) -> gast.Expr:

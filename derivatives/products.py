@@ -3,7 +3,8 @@ matmul takes. 1-D and 2-D operands (a 1-D operand is a row (left) or column (rig
 axis is dropped from the result, as numpy does): for `out = x @ y` with cotangent `g`,
 `x` gets `g @ y.T` and `y` gets `x.T @ g`, with the dropped axes put back (an outer product,
 or a product with the scalar cotangent of a 1-D @ 1-D). Batched (> 2-D) operands (the
-eager tape's; the compiler refuses them) take the general form: 1-D operands and the
+eager tape's; the compiler's frontend decomposes them into 2-D products first:
+`array_composites.matmul`) take the general form: 1-D operands and the
 cotangent promoted to matrices as numpy does, the last two axes transposed, each cotangent
 summed back over the batch axes broadcasting added (`sum_to`).
 """

@@ -2,7 +2,8 @@
 composites the compiler emits), for `numpy_protocol`'s tables.
 
 Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.roll`,
-`np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum`, `np.ravel`,
+`np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum`, `np.kron`,
+`np.tensordot`, `np.dot` (beyond 2-D), `np.array_split` / `np.split`, `np.ravel`,
 `np.moveaxis`, `np.flip` / `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`,
 `np.column_stack`, `np.dstack`, `np.hstack`, `np.vstack`, `np.atleast_1d/2d/3d`,
 `np.meshgrid`, `np.pad` (mode 'constant'), `np.linspace` (of numbers), `np.round` (not
@@ -77,9 +78,10 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     return ac.roll(O, a, a.shape, total)
 
 
-def cross(a: Any, b: Any) -> Any:
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Any:
     a, b = F.constant(a), F.constant(b)
-    return ac.cross(O, a, b, a.shape, b.shape)
+    return ac.cross(O, a, b, a.shape, b.shape, axisa, axisb, axisc, axis)
 
 
 def _cumulative(op):
@@ -125,6 +127,32 @@ def _sublists_as_subscripts(args: tuple) -> tuple[str, tuple]:
     if len(args) % 2:
         subscripts += "->" + letters(args[-1])
     return subscripts, tuple(args[2 * k] for k in range(pairs))
+
+
+def kron(a: Any, b: Any) -> Any:
+    a, b = F.constant(a), F.constant(b)
+    return ac.kron(O, a, b, a.shape, b.shape)
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    a, b = F.constant(a), F.constant(b)
+    return ac.tensordot(O, a, b, a.shape, b.shape, axes)
+
+
+def dot(a: Any, b: Any) -> Any:
+    """numpy's dot: `F.dot` up to 2-D, `array_composites.dot` beyond."""
+    a, b = F.constant(a), F.constant(b)
+    if a.ndim and b.ndim and max(a.ndim, b.ndim) > 2:
+        return ac.dot(O, a, b, a.shape, b.shape)
+    return F.dot(a, b)
+
+
+def _split(equal: bool):
+    def call(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+        ary = F.constant(ary)
+        return ac.array_split(O, ary, ary.shape, indices_or_sections, axis, equal)
+
+    return call
 
 
 def ravel(a: Any) -> Any:
@@ -286,6 +314,8 @@ FUNCTIONS = {
     np.meshgrid: meshgrid, np.pad: pad, np.hstack: hstack, np.vstack: vstack,
     **({np.row_stack: vstack} if hasattr(np, "row_stack") else {}),
     np.linspace: linspace, np.round: F.round, np.select: select, np.piecewise: piecewise,
+    np.kron: kron, np.tensordot: tensordot, np.dot: dot, np.array_split: _split(False),
+    np.split: _split(True),
 }
 UFUNCS = {
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),

@@ -2,7 +2,9 @@
 
 Contract: `call(node)` is the (value, Ref) of a call. Calls to math/numpy/builtin functions
 become primitives through their lowering (`registry.lookup`; a numpy/scipy function without
-a lowering is refused at the call, never inlined); numpy's view-making functions and methods
+a lowering is refused at the call, never inlined); a call of a function that stands for
+another expression (`operator.add(x, y)`: `registry.rewriting`) is converted as that
+expression; numpy's view-making functions and methods
 return frozen views of their argument (`VIEW_FUNCTIONS`, `VIEW_METHODS`). Calls to other
 Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures, which
 read their free variables when called) are inlined (`inline`) in a converter of their own,
@@ -54,6 +56,8 @@ class Calls:
             func.refuse(self, node)
         if registry.syntactic(func) is not None:  # reads its arguments' syntax
             return registry.syntactic(func)(self, node), None
+        if registry.rewriting(func) is not None:  # stands for another expression
+            return self.expr_ref(registry.rewriting(func)(self, node))
         if fancy.is_add_at(func):
             return fancy.add_at(self, node), None
         pairs = [p for a in node.args for p in self.call_argument(a)]

@@ -71,7 +71,7 @@ class Operators:
         if masks.is_bitwise(node.op):
             return masks.bitwise(self, node.op, x, y, node)
         if isinstance(node.op, gast.MatMult):
-            return arrays.dot(self, self.array(x, node), self.array(y, node), node)
+            return arrays.matmul(self, self.array(x, node), self.array(y, node), node)
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.source.error(node, f"unsupported operator {type(node.op).__name__}",

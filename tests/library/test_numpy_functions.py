@@ -137,12 +137,11 @@ def _line_of(fn, text):
     (ex.unpack_wrong, V[:1], "ValueError: not enough values to unpack (expected 2, got 1)",
      "a, b = x"),
     (ex.unsupported_library, S, "np.linalg.eig() is not supported", "np.linalg.eig"),
-    (ex.einsum_ellipsis, A, "einsum with '...' (ellipsis) is not supported", "np.einsum"),
     (ex.einsum_no_subscripts, A, "np.einsum needs its subscripts string first", "np.einsum"),
     (ex.swap_seen_by_another_name_while, V, "bound to different arrays depending on the path",
      "u_new[1:-1] = "),
 ], ids=["unpack_wrong-too_many", "unpack_wrong-too_few", "unsupported_library",
-        "einsum_ellipsis", "einsum_no_subscripts", "swap_seen_by_another_name_while"])
+        "einsum_no_subscripts", "swap_seen_by_another_name_while"])
 def test_refusals_name_the_users_line(fn, arg, message, text):
     with pytest.raises(AdliteSyntaxError) as info:
         jit(fn)(arg)

@@ -149,10 +149,6 @@ def unsupported_library(x):
     return np.linalg.eig(x)[0]
 
 
-def einsum_ellipsis(x):
-    return np.einsum("...i,...i->...", x, x)
-
-
 def einsum_no_subscripts(x):
     return np.einsum(x, x)
 

@@ -5,7 +5,7 @@ Contract: importing the package registers every rule into the one table of `regi
 `elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
 (array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
 `linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, `nonzero` (index
-selections), and, lazily, once the
+selections), `operator_module` (Python's `operator` functions), and, lazily, once the
 user's program imported scipy, `scipy_special_stats` and `scipy_linalg`. A rule receives the
 converter as a `CallContext` (`frontend/context.py`) and uses nothing else of it.
 """
@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (each registers its rules)
     elementwise,
     linalg,
     nonzero,
+    operator_module,
     python_builtins,
     reductions,
     registry,

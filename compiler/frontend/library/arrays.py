@@ -2,21 +2,27 @@
 
 Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros / ones / full
 / empty / zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
-expand_dims / squeeze` (`np.array` / `np.stack` and `len` are in `sequences.py`, `np.arange`
-and `np.asarray` in `building.py`, the reductions in `reductions.py`) and implements the
-array methods and attributes (`x.sum(...)`, `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`,
-`x.astype(float64 / float32 / float)`, `x.T` of any rank (all axes reversed), `x.shape`,
-...) through `method` and `attribute`; a method that is a numpy function of the array
-(`METHODS_AS_FUNCTIONS`) is that function's rule. Shapes and dtypes must be compile-time
-constants (`static_shape`, `dtype_option`, `resolve_dtype`).
+expand_dims / squeeze / shape / ndim / size` (`np.array` / `np.stack` and `len` are in
+`sequences.py`, `np.arange` and `np.asarray` in `building.py`, the reductions in
+`reductions.py`) and implements the array methods and attributes (`x.sum(...)`,
+`x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float64 / float32 / float)`, `x.T`
+of any rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method
+that is a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
+Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`,
+`resolve_dtype`). `run_composite` emits a composite of `adlite.derivatives.array_composites`
+(numpy's errors at the user's line); `dot` and `matmul` take any ranks (numpy's rules).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from adlite.derivatives import array_composites as ac
+
+from ...errors import AdliteAxisError, AdliteIndexError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Type
+from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
 from .registry import REQUIRED, bind_params, lookup, options, register
@@ -44,11 +50,35 @@ def reshape(cx: CallContext, x, shape, node):
     return cx.b.reshape(x, shape=shape or None)
 
 
+def run_composite(cx: CallContext, node, composite, *args, **kwargs):
+    """A composite of `array_composites` emitted with the converter's builder; its errors
+    (numpy's: ValueError, IndexError, AxisError) name the user's line, of the same type."""
+    try:
+        return composite(BuilderOps(cx.b), *args, **kwargs)
+    except (ValueError, IndexError) as e:
+        kind = AdliteAxisError if isinstance(e, ac.AxisError) else \
+            AdliteValueError if isinstance(e, ValueError) else AdliteIndexError
+        raise cx.source.error(node, str(e), kind=kind) from None
+
+
+def _products(cx: CallContext, x, y, node) -> tuple:
+    x, y = cx.promote(cx.as_float(x, node), cx.as_float(y, node), node)
+    return x, y, x.type.shape or (), y.type.shape or ()
+
+
 def dot(cx: CallContext, x, y, node):
+    """`np.dot(x, y)` / `x.dot(y)`: a product with a number, else numpy's dot of any ranks
+    (`array_composites.dot`)."""
     x, y = cx.promote(x, y, node)
     if x.type.is_array and y.type.is_array:
-        return cx.b.matmul(cx.as_float(x, node), cx.as_float(y, node))
+        return run_composite(cx, node, ac.dot, *_products(cx, x, y, node))
     return cx.b.mul(x, y)
+
+
+def matmul(cx: CallContext, x, y, node):
+    """`np.matmul(x, y)` / `x @ y` of any ranks (`array_composites.matmul`: batches
+    broadcast); numpy's ValueError for a number."""
+    return run_composite(cx, node, ac.matmul, *_products(cx, x, y, node))
 
 
 def static_shape(cx: CallContext, value, node) -> tuple[int, ...]:
@@ -144,7 +174,8 @@ def _reshape(cx: CallContext, args, kwargs, node):
     return reshape(cx, p["a"], cx.static(p["shape"], node, "its new shape", "shape"), node)
 
 
-register([np.dot, np.matmul], _plain(dot))
+register([np.dot], _plain(dot))
+register([np.matmul], _plain(matmul))
 register([np.transpose], _transpose)
 register([np.reshape], _reshape)
 for _fn, _fill in ((np.zeros, 0.0), (np.empty, 0.0), (np.ones, 1.0), (np.full, None)):
@@ -220,9 +251,22 @@ register([np.expand_dims], _expand_dims)
 register([np.squeeze], _squeeze)
 
 
+def _attribute_of(name: str):
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"a": REQUIRED}, node)
+        return attribute(cx, cx.value(p["a"], node), name, node)
+
+    return lower
+
+
+for _name in ("shape", "ndim", "size"):
+    register([getattr(np, _name)], _attribute_of(_name))
+
+
 def attribute(cx: CallContext, x, name: str, node):
-    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value."""
-    shape = x.type.shape
+    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value (the last three of a number
+    too: `np.shape(x)`, `np.ndim(x)`, `np.size(x)`)."""
+    shape = x.type.shape or ()
     if name == "T":
         return transpose(cx, x, None, node)
     if name == "shape":

@@ -4,7 +4,9 @@ backends and the eager tape's formulas come with them).
 Contract: registers rules (`registry.register`) for `np.eye`,
 `np.identity`, `np.diag` (vector -> matrix, matrix -> diagonal), `np.diagonal`, `np.trace`,
 `np.diff`, `np.roll`, `np.linspace`, `np.arange`, `np.array` / `np.asarray` of an array,
-`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross`, `np.cumsum`,
+`np.radians` / `np.deg2rad` / `np.degrees` / `np.rad2deg`, `np.cross` (`axisa`, `axisb`,
+`axisc`, `axis`; numpy's dtype), `np.kron`, `np.tensordot`, `np.array_split` / `np.split`
+(a tuple of the parts), `np.cumsum`,
 `np.cumprod`, `np.tile`, `np.repeat`, `np.ravel`, `np.swapaxes`, `np.moveaxis`, `np.flip` /
 `np.fliplr` / `np.flipud`, `np.tril` / `np.triu`, `np.column_stack`, `np.dstack`,
 `np.atleast_1d/2d/3d`, `np.broadcast_to`, `np.meshgrid` (a tuple), `np.pad` (mode
@@ -30,6 +32,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
+from ...errors import AdliteTypeError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
@@ -54,13 +57,7 @@ def one_axis(cx: CallContext, value, ndim, node) -> int:
     return axis % ndim
 
 
-def _run(cx: CallContext, node, composite, *args, **kwargs):
-    """A composite of `array_composites` emitted with the converter's builder; its
-    ValueErrors (numpy's) name the user's line."""
-    try:
-        return composite(BuilderOps(cx.b), *args, **kwargs)
-    except ValueError as e:
-        raise cx.source.error(node, str(e)) from None
+_run = arrays.run_composite
 
 
 def _float_array(cx: CallContext, value, node):
@@ -288,10 +285,20 @@ def _angle(numerator: float, denominator: float):
 
 
 def _cross(cx: CallContext, args, kwargs, node):
-    options(cx, kwargs, (), node)
-    a, b = (cx.as_float(cx.array(v, node), node) for v in cx.exactly(args, 2, node))
-    a, b = cx.promote(a, b, node)
-    return _run(cx, node, ac.cross, a, b, a.type.shape, b.type.shape)
+    p = bind_params(cx, "cross", args, kwargs, {"a": REQUIRED, "b": REQUIRED, "axisa": -1,
+                                                "axisb": -1, "axisc": -1, "axis": None}, node)
+    a, b = (cx.value(p[k], node) for k in "ab")
+    if a.type.name == b.type.name == "bool":
+        raise cx.source.error(node, "numpy boolean subtract, the `-` operator, is not "
+                              "supported, use the bitwise_xor, the `^` operator, or the "
+                              "logical_xor function instead.", kind=AdliteTypeError)
+    a, b = cx.promote(a, b, node)  # numpy's dtype: int64 operands give an int64 result
+    axes = {k: param(cx, p, k, node) for k in ("axisa", "axisb", "axisc", "axis")}
+    if not all(v is None and k == "axis" or isinstance(v, int) and not isinstance(v, bool)
+               for k, v in axes.items()):
+        raise cx.source.error(node, f"np.cross: axes must be integers, got {axes}",
+                              kind=AdliteTypeError)
+    return _run(cx, node, ac.cross, a, b, a.type.shape or (), b.type.shape or (), **axes)
 
 
 def _cumulative(name, op):
@@ -488,6 +495,48 @@ def _pad(cx: CallContext, args, kwargs, node):
     return _run(cx, node, ac.pad, x, x.type.shape, widths, value)
 
 
+# ---- products and splits -----------------------------------------------------------------
+
+def _kron(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "kron", args, kwargs, {"a": REQUIRED, "b": REQUIRED}, node)
+    a, b = cx.promote(cx.numeric(p["a"], node), cx.numeric(p["b"], node), node)
+    return _run(cx, node, ac.kron, a, b, a.type.shape or (), b.type.shape or ())
+
+
+def _tensordot(cx: CallContext, args, kwargs, node):
+    p = bind_params(cx, "tensordot", args, kwargs, {"a": REQUIRED, "b": REQUIRED, "axes": 2},
+                    node)
+    axes = param(cx, p, "axes", node)
+    flat = axes if isinstance(axes, tuple | list) else (axes,)
+    if not all(isinstance(v, int) and not isinstance(v, bool) or
+               isinstance(v, tuple | list) and all(isinstance(i, int) for i in v)
+               for v in flat):
+        raise cx.source.error(node, f"np.tensordot: axes must be an int or a pair of "
+                              f"integer sequences, got {axes!r}", kind=AdliteTypeError)
+    a, b = (cx.as_float(cx.array(p[k], node), node) for k in "ab")
+    a, b = cx.promote(a, b, node)
+    return _run(cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape, axes)
+
+
+def _split(name: str):
+    """np.array_split / np.split: a tuple of slices (numpy gives a list)."""
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"ary": REQUIRED, "indices_or_sections":
+                                                 REQUIRED, "axis": 0}, node)
+        x = cx.array(p["ary"], node)
+        sections = param(cx, p, "indices_or_sections", node, "shape")
+        if not (isinstance(sections, int) and not isinstance(sections, bool) or
+                isinstance(sections, tuple | list) and
+                all(isinstance(i, int) and not isinstance(i, bool) for i in sections)):
+            raise cx.source.error(node, f"np.{name}: indices_or_sections must be an int or a "
+                                  f"sequence of ints, got {sections!r}", kind=AdliteTypeError)
+        axis = _int(cx, p["axis"], "axis", node)
+        return tuple(_run(cx, node, ac.array_split, x, x.type.shape, sections, axis,
+                          name == "split"))
+
+    return lower
+
+
 # ---- einsum -------------------------------------------------------------------------------
 
 def _searchsorted(cx: CallContext, args, kwargs, node):
@@ -579,3 +628,7 @@ register([np.broadcast_to], _broadcast_to)
 register([np.meshgrid], _meshgrid)
 register([np.pad], _pad)
 register([np.einsum], _einsum, syntax=True)
+register([np.kron], _kron)
+register([np.tensordot], _tensordot)
+register([np.array_split], _split("array_split"))
+register([np.split], _split("split"))

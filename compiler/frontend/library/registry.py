@@ -4,12 +4,14 @@ Contract: `register(objects, rule)` makes `rule(cx, args, kwargs, node)` lower t
 each of `objects` (found by identity, so any import alias works: `np.sin`, `numpy.sin`,
 `from math import sin`); `keywords=False` registers `rule(cx, args, node)`, whose calls
 with keyword arguments are refused by name (`refuse_keywords`); `syntax=True` registers
-`rule(cx, call_node)`, which reads its arguments' syntax (`np.einsum`'s subscripts string).
+`rule(cx, call_node)`, which reads its arguments' syntax (`np.einsum`'s subscripts string);
+`rewrite=True` registers `rule(cx, call_node)` giving the expression (a gast node) the call
+stands for, converted in its place (`operator.add(x, y)` is `x + y`, views included).
 `add_resolver(resolve)` adds rules for objects not known by identity when the library is
 imported (bound methods, objects of modules loaded lazily, user objects): `resolve(obj)`
-gives a rule or None. `lookup(obj)` / `syntactic(obj)` find the rule of a call (None when
-there is none). `cx` is the converter as a `CallContext` (`context.py`); the helpers of
-keyword handling every rule shares are here: `bind` (by a function's own signature),
+gives a rule or None. `lookup(obj)` / `syntactic(obj)` / `rewriting(obj)` find the rule of
+a call (None when there is none). `cx` is the converter as a `CallContext` (`context.py`);
+the helpers of keyword handling every rule shares are here: `bind` (by a function's own signature),
 `bind_params` (by a table of parameter names and defaults), `param` / `known` (parameters
 known when compiling), `options` (compile-time keyword options), `refuse_keywords`.
 `constant(module, attr)` gives module constants (`math.pi`, `np.inf`); `supported_names`
@@ -36,16 +38,18 @@ Rule = Callable[..., object]
 REQUIRED = object()  # a parameter of `bind_params` without a default
 _FUNCTIONS: dict[int, tuple[object, Rule]] = {}
 _SYNTACTIC: dict[int, tuple[object, Rule]] = {}
+_REWRITES: dict[int, tuple[object, Rule]] = {}
 _RESOLVERS: list[Callable[[object], Rule | None]] = []
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 _LIBRARIES = {"numpy": "np", "scipy": "scipy"}
 
 
-def register(objects, rule: Rule, *, keywords: bool = True, syntax: bool = False) -> None:
+def register(objects, rule: Rule, *, keywords: bool = True, syntax: bool = False,
+             rewrite: bool = False) -> None:
     """Lower the calls of each of `objects` with `rule` (see the module doc for its forms)."""
     if not keywords:
         rule = _refusing_keywords(rule)
-    table = _SYNTACTIC if syntax else _FUNCTIONS
+    table = _SYNTACTIC if syntax else _REWRITES if rewrite else _FUNCTIONS
     for obj in objects:
         table[id(obj)] = (obj, rule)
 
@@ -81,6 +85,13 @@ def syntactic(obj) -> Rule | None:
     """The rule `(cx, call_node)` of a function whose arguments are read from the call's
     syntax, or None."""
     entry = _SYNTACTIC.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+def rewriting(obj) -> Rule | None:
+    """The rule `(cx, call_node) -> expression node` of a function whose call stands for
+    another expression, or None."""
+    entry = _REWRITES.get(id(obj))
     return entry[1] if entry is not None and entry[0] is obj else None
 
 
