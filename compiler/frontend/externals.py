@@ -14,8 +14,8 @@ Contract:
   float read where a compile-time value is needed (`np.full(n, G)`) is guarded by value too
   (`known`), and so is one compared with a constant (`if EPS > 0:` folds,
   `fold_comparison`). Tuples and lists are read item by item (a list's length is guarded).
-  Modules, classes, builtins and bound methods are not re-checked (rebinding `np` is not
-  seen).
+  Modules and bound methods are not re-checked (rebinding `np` is not seen); builtins,
+  ufuncs and classes are, by identity (`F = np.add` rebound to `np.multiply` between calls).
 - An input array is an aliasing object of its own (`outside_object`, see aliasing.py): the
   frontend refuses writes into it through any name, view or callee.
 - `finish(graph)` appends the hidden inputs to a graph built while recording, passes them
@@ -56,7 +56,10 @@ from .aliasing import new_object
 ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
 BY_VALUE = (bool, int, float, str, type(None), np.bool_, np.integer, np.floating)
-NOT_CHECKED = (types.ModuleType, type, types.BuiltinFunctionType, types.MethodType, np.ufunc)
+# a bound method is made anew at each attribute read (checked by identity it would never
+# hold); a module rebound (`np = ...`) is not seen. Builtins, ufuncs and classes are checked
+# by identity: a global rebound from np.add to np.multiply between calls is seen.
+NOT_CHECKED = (types.ModuleType, types.MethodType)
 
 
 @dataclass(frozen=True, eq=False)

@@ -155,6 +155,28 @@ def test_rebound_global_function_recompiles():
         POWER = square
 
 
+COMBINE = np.add
+PICK = max
+
+
+def calls_global_ufunc_and_builtin(x, y):
+    return COMBINE(x, y) + PICK(x, y)
+
+
+def test_rebound_global_ufunc_or_builtin_recompiles():
+    """A builtin or a ufunc held by a global is checked by identity (was silently kept)."""
+    global COMBINE, PICK
+    try:
+        f = jit(calls_global_ufunc_and_builtin)
+        assert f(2.0, 3.0) == 8.0
+        COMBINE = np.multiply
+        assert f(2.0, 3.0) == 9.0
+        PICK = min
+        assert f(2.0, 3.0) == 8.0 == calls_global_ufunc_and_builtin(2.0, 3.0)
+    finally:
+        COMBINE, PICK = np.add, max
+
+
 @jit
 def jitted_reader(x):
     return np.sum(W * x)
