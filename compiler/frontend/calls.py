@@ -32,6 +32,7 @@ from . import (
     closures,
     externals,
     fancy,
+    runtime_list_reductions,
     runtime_lists,
     selection_values,
     sequences,
@@ -117,6 +118,10 @@ class Calls:
         argument itself for a function that may return it (`SAME_OBJECT`), a frozen view of
         it for a view function (`VIEW_FUNCTIONS`), else a new object."""
         args = [sequences.as_tuples(v) for v, _ in pairs]
+        if args and getattr(args[0], "runtime", None) is not None and \
+                func in runtime_list_reductions.REDUCTIONS:  # e.g. np.mean(losses)
+            return runtime_list_reductions.REDUCTIONS[func](self, args[0], args[1:], kwargs,
+                                                            node), None
         value = lowering(self, args, kwargs, node)
         view = any(func is f for f in VIEW_FUNCTIONS) and pairs
         if pairs and value is pairs[0][0] and func in building.SAME_OBJECT:

@@ -293,23 +293,29 @@ def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
     return where.filename, where.line, where.source_line
 
 
-def fold(conv: ConversionContext, lst, start: Atom, step, node) -> Atom:
-    """`acc = start; for item in lst: acc = step(builder, acc, item)` as a `while` equation
-    (`sum`, `max`, `min`); `step` returns the new accumulator, of `start`'s type."""
+def fold(conv: ConversionContext, lst, start: Atom, step, node, consts: tuple = ()) -> Atom:
+    """`acc = start; for item in lst: acc = step(builder, acc, item, *consts)` as a `while`
+    equation (`sum`, the reductions of runtime_list_reductions.py); `step` returns the new
+    accumulator, of `start`'s type; `consts` are values from outside it reads (the loop's
+    body receives them as inputs)."""
     n = length(conv, lst, node)
     items = item_type(conv, lst, node)
     if isinstance(items, tuple):
         raise conv.source.error(node, "TypeError: unsupported operand types for +: a tuple "
                                       "item of a list and a number")
     cond_b, body_b = Builder(conv.b.loc), Builder(conv.b.loc)
-    c_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
-    b_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
-    test = cond_b.lt(c_in[1], c_in[0])
-    item = body_b.op("list_get", b_in[0], b_in[1], list=lst.runtime.buffer, type=items)
-    acc = step(body_b, b_in[2], item)
-    body = Graph(b_in, body_b.eqns, [body_b.add(b_in[1], const(1)), acc], "body")
+
+    def inputs() -> list[Var]:
+        return [Var(I64, "n"), *(Var(c.type, "c") for c in consts), Var(I64, "i"),
+                Var(start.type, "acc")]
+    c_in, b_in = inputs(), inputs()
+    test = cond_b.lt(c_in[-2], c_in[0])
+    item = body_b.op("list_get", b_in[0], b_in[-2], list=lst.runtime.buffer, type=items)
+    acc = step(body_b, b_in[-1], item, *b_in[1:-2])
+    body = Graph(b_in, body_b.eqns, [body_b.add(b_in[-2], const(1)), acc], "body")
     cond = Graph(c_in, cond_b.eqns, [test], "cond")
-    _, total = conv.b.emit("while", [n, const(0), start], **While.params(cond, body, 1))
+    *_, total = conv.b.emit("while", [n, *consts, const(0), start],
+                            **While.params(cond, body, 1 + len(consts)))
     return total
 
 
