@@ -578,6 +578,20 @@ class Tensor:
     def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
         return F.prod(self, _axis(axis, dim), keepdims or keepdim)
 
+    def var(self, axis=None, *, ddof=0, keepdims=False, dim=None, keepdim=False):
+        """numpy's `var` (`ddof=0` by default, not torch's unbiased estimate)."""
+        return F.var(self, _axis(axis, dim), keepdims or keepdim, ddof)
+
+    def std(self, axis=None, *, ddof=0, keepdims=False, dim=None, keepdim=False):
+        """numpy's `std` (`ddof=0` by default, not torch's unbiased estimate)."""
+        return F.std(self, _axis(axis, dim), keepdims or keepdim, ddof)
+
+    def all(self, axis=None, keepdims=False):
+        return F.all_true(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return F.any_true(self, axis=axis, keepdims=keepdims)
+
     def reshape(self, *shape):
         return F.reshape(self, shape[0] if len(shape) == 1 else shape)
 
@@ -593,6 +607,9 @@ class Tensor:
         if len(axes) == 2 and self.ndim != 2:
             return F.swapaxes(self, *axes)
         return F.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def swapaxes(self, axis1, axis2):
+        return F.swapaxes(self, axis1, axis2)
 
     def permute(self, *axes):
         return F.transpose(self, axes[0] if len(axes) == 1 else axes)
