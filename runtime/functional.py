@@ -146,7 +146,8 @@ def apply(name: str, *inputs: Any, **params: Any) -> Any:
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         node = PrimitiveNode(prim, params, tensors)
         out._set_history(node)
-        saved = list(tensors) if prim.saves_inputs else []
+        saved = [] if not prim.saves_inputs else list(tensors) if not prim.copies_inputs else \
+            [Tensor._wrap(t.data.copy()) for t in tensors]
         if prim.saves_output:
             saved.append(out)
         node.save(saved)
