@@ -17,9 +17,10 @@ Contract:
   and `t` requires grad) a `NumberConversionWarning` names the user's line (shown once per
   call site under Python's default warning filters). Explicit conversions (`item()`,
   `tolist()`) and those whose derivative is zero anyway (`int`, `bool`, `index`) never warn.
-- Converting a tensor that requires grad to an array (`np.asarray`, or a library's compiled
-  code) raises PyTorch's RuntimeError; a known foreign function converting it
-  (`scipy.integrate.odeint`, see `foreign`) raises a TypeError naming it instead.
+- Converting a tensor that requires grad to an array (`np.array` / `np.asarray` of it or of a
+  list holding it, `np.r_`, a library function such as `scipy.special.logsumexp`) raises
+  PyTorch's RuntimeError, naming who converts it, the caller's line and what records instead
+  (`foreign`); `scipy.integrate.odeint` raises a TypeError naming it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .foreign import refuse_conversion
+from .foreign import conversion_error
 from .grad_mode import is_grad_enabled
 from .graph import AccumulateGrad, Node, VersionCounter
 
@@ -385,8 +386,8 @@ class Tensor:
         return self.data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self.requires_grad:  # a library converting it: name the ones known to lose grads
-            refuse_conversion(sys._getframe(1))
+        if self.requires_grad:  # name who converts it (np.array, a scipy function) and where
+            raise conversion_error(sys._getframe(1))
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=bool(copy))
 
