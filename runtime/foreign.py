@@ -40,8 +40,8 @@ EQUIVALENTS = {
        for m in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")},
 }
 
-NUMPY_CONVERSION = ("np.array / np.asarray of it (or of a list holding it), or a write into a "
-                    "numpy array,")
+NUMPY_CONVERSION = ("np.array / np.asarray (of it or of a list holding it) or a write into a "
+                    "numpy array")
 NUMPY_EQUIVALENT = ("np.stack / np.concatenate / np.hstack / np.vstack of the tensors, and "
                     "writes into a tensor (np.zeros_like(t), adlite.runtime.zeros(n))")
 
@@ -63,7 +63,7 @@ def conversion_error(frame: FrameType | None) -> Exception:
     where = "" if caller is None else f" at {caller.f_code.co_filename}:{caller.f_lineno}"
     return RuntimeError(
         f"Can't call numpy() on Tensor that requires grad: {what}{where} converts it to a "
-        f"numpy array, which cannot carry its gradient (PyTorch raises here too). On the "
+        "numpy array, which cannot carry its gradient (PyTorch raises here too). On the "
         f"tape, use {instead}; "
         "or tensor.detach().numpy() to convert on purpose (no gradient).")
 
