@@ -928,11 +928,11 @@ def remainder(x, y):
 
 
 def logsumexp(x, axis: Axis = None, b=None, keepdims: bool = False, return_sign: bool = False):
-    """`log(sum(b * exp(x)))` over `axis`, without overflow (scipy.special.logsumexp's
-    arguments and values), recorded.
+    """`log(sum(b * exp(x)))` over `axis`, without overflow (scipy.special.logsumexp), recorded.
 
-    Computed as `log(sum(exp(x - m))) + m` with `m` the maximum where it is finite, else 0
-    (scipy's stable form: large inputs do not overflow, all `-inf` gives `-inf`). The
+    scipy's arguments and values. Computed as `log(sum(exp(x - m))) + m` with `m` the
+    maximum where it is finite, else 0 (scipy's stable form: large inputs do not overflow,
+    all `-inf` gives `-inf`). The
     derivative is the softmax of `x` over `axis` (`m` is not held constant: its part
     cancels). With `b` (broadcast against `x`; the reduced axes are those of the broadcast
     shape, at least one-dimensional, as scipy's) or `return_sign`, the shared
