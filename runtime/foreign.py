@@ -38,6 +38,12 @@ EQUIVALENTS = {
     "scipy.signal.convolve": "np.convolve (1-D operands)",
     **{f"scipy.stats.norm.{m}": _NORM.format(m)
        for m in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")},
+    **{f"scipy.stats.{d}.{m}": f"adlite.runtime.scipy_stats.{d}_{m}({args})"
+       for d, m, args in [("t", "logpdf", "x, df, loc, scale"),
+                          ("gamma", "logpdf", "x, a, loc, scale"),
+                          ("beta", "logpdf", "x, a, b, loc, scale"),
+                          ("poisson", "logpmf", "k, mu, loc"),
+                          ("dirichlet", "logpdf", "x, alpha")]},
 }
 
 NUMPY_CONVERSION = ("np.array / np.asarray (of it or of a list holding it) or a write into a "

@@ -933,10 +933,10 @@ def logsumexp(x, axis: Axis = None, b=None, keepdims: bool = False, return_sign:
     scipy's arguments and values. Computed as `log(sum(exp(x - m))) + m` with `m` the
     maximum where it is finite, else 0 (scipy's stable form: large inputs do not overflow,
     all `-inf` gives `-inf`). The derivative is the softmax of `x` over `axis` (`m` is not
-    held constant: its part cancels). With `b` (broadcast against `x`; the reduced axes are those of the broadcast
-    shape, at least one-dimensional, as scipy's) or `return_sign`, the shared
-    `composites.scaled_logsumexp` the compiler runs: `log|sum|` and the sum's sign, NaN
-    where the sum is negative unless `return_sign`; `b` is differentiable too.
+    held constant: its part cancels). With `b` (broadcast against `x`; the reduced axes are
+    those of the broadcast shape, at least one-dimensional, as scipy's) or `return_sign`, the
+    shared `composites.scaled_logsumexp` the compiler runs: `log|sum|` and the sum's sign,
+    NaN where the sum is negative unless `return_sign`; `b` is differentiable too.
 
     Args:
         x: A tensor, or an array or number (a constant).

@@ -95,6 +95,10 @@ def dirichlet_logpdf():
     return scipy.stats.dirichlet.logpdf(T / 4.5, [1.0, 2.0, 3.0])
 
 
+def weibull_logpdf():
+    return scipy.stats.weibull_min.logpdf(T, 1.5)
+
+
 def signal_convolve():
     return scipy.signal.convolve(T, [1.0, 2.0], mode="same")
 
@@ -119,11 +123,12 @@ CASES = {  # the function -> (who converts, what the message offers instead)
     norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.special.norm_logpdf"),
     norm_cdf: ("scipy.stats.norm.cdf", "adlite.runtime.special.norm_cdf"),
     frozen_norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.special.norm_logpdf"),
-    t_logpdf: ("scipy.stats.t.logpdf", "numpy functions and operators"),
-    gamma_logpdf: ("scipy.stats.gamma.logpdf", "numpy functions and operators"),
-    beta_logpdf: ("scipy.stats.beta.logpdf", "numpy functions and operators"),
-    poisson_logpmf: ("scipy.stats.poisson.logpmf", "numpy functions and operators"),
-    dirichlet_logpdf: ("scipy.stats.dirichlet.logpdf", "numpy functions and operators"),
+    t_logpdf: ("scipy.stats.t.logpdf", "adlite.runtime.scipy_stats.t_logpdf(x, df, loc, scale)"),
+    gamma_logpdf: ("scipy.stats.gamma.logpdf", "adlite.runtime.scipy_stats.gamma_logpdf("),
+    beta_logpdf: ("scipy.stats.beta.logpdf", "adlite.runtime.scipy_stats.beta_logpdf("),
+    poisson_logpmf: ("scipy.stats.poisson.logpmf", "scipy_stats.poisson_logpmf(k, mu, loc)"),
+    dirichlet_logpdf: ("scipy.stats.dirichlet.logpdf", "scipy_stats.dirichlet_logpdf(x, alpha)"),
+    weibull_logpdf: ("scipy.stats.weibull_min.logpdf", "numpy functions and operators"),
     signal_convolve: ("scipy.signal.convolve", "np.convolve (1-D operands)"),
     signal_convolve_2d: ("scipy.signal.convolve", "np.convolve (1-D operands)"),
 }
