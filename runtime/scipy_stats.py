@@ -7,9 +7,10 @@ Contract: `t_logpdf(x, df, loc, scale)`, `gamma_logpdf(x, a, loc, scale)`,
 against each other) and give scipy's values in double: the log-density inside the support,
 `-inf` outside it (`x` out of range, a non-integer or negative count), NaN for invalid
 parameters (`df`, `a`, `b`, `scale` not positive; `mu` negative); `dirichlet_logpdf` takes
-`x` with the categories along its first axis (one vector or columns of them) and raises
-scipy's ValueError when `x` does not match `alpha` or is not on the simplex. They are
-composites of the tape's functions (`gammaln`, `xlogy`, `log1p`, `where`), so every
+`x` with the categories along its first axis (one vector or columns of them; one category
+fewer than `alpha`: the last is 1 minus the others' sum, as scipy) and raises scipy's
+ValueError when `x` does not match `alpha`, is not on the simplex or `alpha` not positive.
+They are composites of the tape's functions (`gammaln`, `xlogy`, `log1p`, `where`), so every
 continuous argument is differentiable; second order needs `trigamma` (the derivative of
 `digamma`), which has no derivative: third derivatives through `gammaln` raise. Elements
 outside the support or with invalid parameters take constants through `where`, whose
@@ -119,6 +120,8 @@ def poisson_logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
 def dirichlet_logpdf(x: Any, alpha: Any) -> Any:
     """scipy.stats.dirichlet.logpdf: `x` of shape (K,) or (K, N), `alpha` of shape (K,)."""
     x, alpha = (F.astype(F.constant(v), np.float64) for v in (x, alpha))
+    if alpha.ndim == 1 and x.ndim in (1, 2) and x.shape[0] + 1 == alpha.shape[0]:
+        x = F.concatenate([x, 1.0 - F.sum(x, axis=0, keepdims=True)], 0)  # scipy's last entry
     if alpha.ndim != 1 or x.ndim not in (1, 2) or x.shape[0] != alpha.shape[0]:
         raise ValueError(f"Vector 'x' must have either the same number of entries as, or one "
                          f"entry fewer than, parameter vector 'a', but alpha.shape = "
