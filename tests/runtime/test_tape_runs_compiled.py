@@ -68,7 +68,8 @@ def ravel_function_and_method(x):
 
 
 def std_var_methods(x):
-    return x.std() + x.std(axis=0).sum() + x.var(ddof=1) + np.sum(x.var(axis=1, keepdims=True))
+    return (x.std() + x.std(axis=0).sum() + x.std(ddof=1) + x.var(ddof=1)
+            + np.sum(x.var(axis=1, keepdims=True)))
 
 
 def max_then_in_place(x):
