@@ -587,10 +587,12 @@ class Tensor:
         """numpy's `std` (`ddof=0` by default, not torch's unbiased estimate)."""
         return F.std(self, _axis(axis, dim), keepdims or keepdim, ddof)
 
-    def all(self, axis=None, keepdims=False):
+    def all(self, axis=None, *, keepdims=False):
+        """numpy's `all` (keepdims by keyword: numpy's second parameter is `out`)."""
         return F.all_true(self, axis=axis, keepdims=keepdims)
 
-    def any(self, axis=None, keepdims=False):
+    def any(self, axis=None, *, keepdims=False):
+        """numpy's `any` (keepdims by keyword: numpy's second parameter is `out`)."""
         return F.any_true(self, axis=axis, keepdims=keepdims)
 
     def reshape(self, *shape):
