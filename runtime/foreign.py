@@ -33,8 +33,8 @@ _PUBLIC = {("numpy.lib._index_tricks_impl", "AxisConcatenator.__getitem__"):
 _NORM = "adlite.runtime.special.norm_{}(x, loc, scale)"
 EQUIVALENTS = {
     "np.r_[...] / np.c_[...]": "np.concatenate / np.hstack (np.r_) or np.column_stack (np.c_)",
-    "scipy.special.logsumexp": "adlite.runtime.logsumexp(x, axis, keepdims) (for `b`, "
-                               "np.log(np.sum(b * np.exp(x - m))) + m with m = np.max(x))",
+    "scipy.special.logsumexp": "adlite.runtime.logsumexp(a, axis, b, keepdims, return_sign) "
+                               "(scipy's arguments)",
     "scipy.signal.convolve": "np.convolve (1-D operands)",
     **{f"scipy.stats.norm.{m}": _NORM.format(m)
        for m in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")},
