@@ -10,8 +10,9 @@ function on the equivalent Python list or array:
   ValueError at run time. The derivative goes to the item Python returns.
 - `np.max` / `np.min`: NaN if any item is NaN; numpy's ValueError for an empty list; the
   derivative is shared evenly by the tied extrema, as numpy reductions' are in adlite.
-- `np.sum` / `np.prod` start from 0 / 1 of the items' type (bools count as ints); `np.mean` is
-  the float sum over the length (NaN for an empty list, where numpy warns).
+- `np.sum` / `np.prod` start from 0 / 1 of the items' type (bools count as ints; ints wrap
+  around as numpy's int64 arrays do); `np.mean` is the float sum over the length (NaN for an
+  empty list, where numpy warns).
 The only keyword taken is `axis` of None or 0.
 """
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..ir.builder import const
 from ..ir.core import BOOL, F64, I64, Atom
+from ..ir.index import Int
 from . import runtime_lists
 from .conversion_context import ConversionContext
 from .library.python_builtins import empty_message
@@ -103,8 +105,15 @@ def _total(name: str, op: str, unit: int):
             raise conv.source.error(node, f"np.{name}() of a list takes the list alone here")
         _options(conv, f"np.{name}", kwargs, node)
         item = _numbers(conv, lst, f"np.{name}", node)
-        return runtime_lists.fold(conv, lst, const(unit, item), lambda b, acc, v: b.op(
-            op, acc, _as(b, v, item)), node)
+        if item.is_float:
+            return runtime_lists.fold(conv, lst, const(unit, item), lambda b, acc, v: b.op(
+                op, acc, _as(b, v, item)), node)
+        # ints wrap around as in numpy's int64 array (array arithmetic does; scalar ints raise
+        # OverflowError, as Python's would not fit): the fold carries a 1-element array
+        total = runtime_lists.fold(
+            conv, lst, conv.b.full(const(unit, item), shape=(1,), dtype=item),
+            lambda b, acc, v: b.op(op, acc, b.reshape(_as(b, v, item), shape=(1,))), node)
+        return conv.b.index(total, const(0), spec=(Int(),))
     return lower
 
 
