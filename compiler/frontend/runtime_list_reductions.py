@@ -43,8 +43,8 @@ def _options(conv: ConversionContext, name: str, kwargs: dict, node) -> None:
         raise conv.source.error(node, f"{name}: axis {axis.value} is out of bounds for a list "
                                       "(a 1-d array)")
     if kwargs:
-        raise conv.source.error(node, f"{name}() of a list whose length is known only at run "
-                                      f"time takes no keyword {next(iter(kwargs))!r}")
+        raise conv.source.error(node, f"{name}() of this list takes no keyword "
+                                      f"{next(iter(kwargs))!r} (only axis=None or 0)")
 
 
 def _nonempty(conv: ConversionContext, lst, message: str, node) -> None:
@@ -56,8 +56,8 @@ def _nonempty(conv: ConversionContext, lst, message: str, node) -> None:
 def _python_extremum(name: str, compare: str):
     def lower(conv: ConversionContext, lst, args, kwargs, node) -> Atom:
         if args or kwargs:
-            raise conv.source.error(node, f"{name}() of a list whose length is known only at "
-                                          "run time takes the list alone")
+            raise conv.source.error(node, f"{name}() of this list takes the list alone (no "
+                                          "default= or key=, no other arguments)")
         item = _numbers(conv, lst, name, node)
         _nonempty(conv, lst, empty_message(name), node)
         first = _as(conv.b, runtime_lists.getitem(conv, lst, const(0), node), item)
