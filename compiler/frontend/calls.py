@@ -118,6 +118,8 @@ class Calls:
         argument itself for a function that may return it (`SAME_OBJECT`), a frozen view of
         it for a view function (`VIEW_FUNCTIONS`), else a new object."""
         args = [sequences.as_tuples(v) for v, _ in pairs]
+        if args and isinstance(args[0], runtime_lists.RunTimeArray):
+            args[0] = args[0].view  # np.array(xs) of run-time length: reduced as the list
         if args and getattr(args[0], "runtime", None) is not None and \
                 func in runtime_list_reductions.REDUCTIONS:  # e.g. np.mean(losses)
             return runtime_list_reductions.REDUCTIONS[func](self, args[0], args[1:], kwargs,

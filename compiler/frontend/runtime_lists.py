@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from ..arguments import Node, item_keys
 from ..ir.builder import Builder, const
@@ -76,10 +77,12 @@ def tokens(scope) -> list[str]:
 class RunTimeList:
     buffer: str  # the `list` param of its primitives (".k" added per field of a tuple)
     item: Type | tuple | None  # its items' type, or their fields' (tuples); None: not known
+    token: str = ""  # the hidden name of its length (default: from the buffer's name)
+    viewed: bool = False  # an array was made of it (`as_array`): its items may not change
 
     @property
     def token_name(self) -> str:
-        return TOKEN + self.buffer
+        return self.token or TOKEN + self.buffer
 
     def fields(self) -> list[tuple[str, Type]]:
         """(buffer, type) per field of an item: one buffer, or one per field of a tuple (all
@@ -267,6 +270,7 @@ def extend(conv: ConversionContext, lst, values: list, node) -> None:
 
 def pop(conv: ConversionContext, lst, index, node):
     n = length(conv, lst, node)
+    _unviewed(conv, lst, node)
     i = _index(conv, index, node) if index is not None else const(-1)
     value = _read(conv, lst, "list_pop", [n, i], node, origin=_origin(conv, node))
     _set_length(conv, lst, conv.b.sub(n, const(1)))
@@ -280,11 +284,18 @@ def getitem(conv: ConversionContext, lst, index, node):
 
 def setitem(conv: ConversionContext, lst, index, value, node) -> None:
     rt, n = lst.runtime, length(conv, lst, node)
+    _unviewed(conv, lst, node)
     i = _index(conv, index, node)
     leaves = _leaves(rt, _item(conv, lst, value, node))
     counts = [conv.b.op("list_set", n, i, v, list=buffer, origin=_origin(conv, node))
               for (buffer, _), v in zip(rt.fields(), leaves, strict=True)]
     _set_length(conv, lst, counts[0])
+
+
+def _unviewed(conv: ConversionContext, lst, node) -> None:
+    if lst.runtime.viewed:
+        raise refused(conv, node, "changing an item (an array was made of it, which "
+                                  "shares its items)")
 
 
 def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
@@ -331,6 +342,32 @@ def export(conv: ConversionContext, lst, node) -> tuple[Node, list[Var]]:
         trees.append(Node("runlist", (I64,), item_keys(t)))
     tree = Node("runzip", tuple(trees)) if isinstance(lst.runtime.item, tuple) else trees[0]
     return tree, handles
+
+
+class RunTimeArray:
+    """`np.array(xs)` / `np.asarray(xs)` of a list whose length is known only at run time: the
+    items the list held then (`view`, a list sharing its buffers with the length of that
+    moment; the list's items may not change afterwards). Compiled code can return it (a numpy
+    array), index it, take its `len` and reduce it (runtime_list_reductions.py); what needs
+    its shape when compiling is refused."""
+
+    python_class = np.ndarray  # what `isinstance` sees
+
+    def __init__(self, view) -> None:
+        self.view = view
+
+
+def as_array(conv: ConversionContext, lst, node) -> RunTimeArray:
+    """`np.array(lst)`: numbers or arrays of one shape (tuples are refused)."""
+    if isinstance(item_type(conv, lst, node), tuple):
+        raise refused(conv, node, "an array made")
+    names = _NAMES.get()
+    rt = lst.runtime
+    view = type(lst)([], None, conv.b)
+    view.runtime = RunTimeList(rt.buffer, rt.item, f"{rt.token_name}@{next(names)}")
+    conv.scope.rebind(view.runtime.token_name, length(conv, lst, node))
+    rt.viewed = True
+    return RunTimeArray(view)
 
 
 def refused(conv: ConversionContext, node, what: str):

@@ -22,7 +22,16 @@ import gast
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
-from . import closures, dynamic_slices, externals, fancy, masks, sequences, static_values
+from . import (
+    closures,
+    dynamic_slices,
+    externals,
+    fancy,
+    masks,
+    runtime_lists,
+    sequences,
+    static_values,
+)
 from .aliasing import (
     Ref,
     compose,
@@ -45,6 +54,8 @@ class Subscripts:
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
+        if isinstance(base, runtime_lists.RunTimeArray):  # np.array(xs) of run-time length
+            return sequences.getitem(self, base.view, node)
         if isinstance(base, ListValue | RangeValue):
             return sequences.getitem(self, base, node)
         if isinstance(base, dict):

@@ -225,6 +225,9 @@ def _result(conv: FunctionConverter, result, ref, node):
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
         tree, handles = runtime_lists.export(conv, result, node)
         return tree, handles, [None] * len(handles)
+    if isinstance(result, runtime_lists.RunTimeArray):  # the same, made a numpy array
+        tree, handles = runtime_lists.export(conv, result.view, node)
+        return Node("runarray", (tree,)), handles, [None]
     if isinstance(result, ListValue):  # a Python list: its items, as a list
         tree, outputs, refs = _result(conv, tuple(result.items), tuple(result.refs), None)
         return Node("list", tree.children), outputs, refs
@@ -457,6 +460,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise escape(self, involved(value), node, "a tuple holding it, used as an array")
         if isinstance(value, ListValue) and value.runtime is not None:
             raise runtime_lists.refused(self, node, "an array or number made")
+        if isinstance(value, runtime_lists.RunTimeArray):
+            raise runtime_lists.refused(self, node, "a use needing the shape of an array made")
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",

@@ -652,3 +652,63 @@ def test_reductions_of_empty_run_time_lists_raise_as_python(backend):
         with pytest.raises(ValueError) as got:
             jit(fn, backend=backend)(1.0)
         assert str(got.value) == str(want.value)
+
+
+# ---- arrays made of run-time lists ------------------------------------------------------------
+
+def integrate(x0, h):
+    x, t = x0, 0.0
+    ts, ys = [], []
+    while t < 1.0:
+        x = x + h * np.cos(x)
+        t += h
+        ts.append(t)
+        ys.append(x)
+    return np.array(ts), np.asarray(ys)
+
+
+def reduced_array(x):
+    out, t = [], 0.0
+    while t < 2.0:
+        out.append(np.sin(t * x))
+        t += 0.2
+    a = np.array(out)
+    return np.mean(a) + np.max(a) + a[0] * len(a) + np.sum(a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_made_of_run_time_lists(backend):
+    for args in ((0.3, 0.25), (np.array([0.5, -1.0]), 0.3), (0.1, 5.0)):
+        got, want = jit(integrate, backend=backend)(*args), integrate(*args)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
+    for x in (0.4, 1.1, -2.0):
+        assert jit(reduced_array, backend=backend)(x) == pytest.approx(reduced_array(x),
+                                                                       rel=1e-12)
+        assert grad(reduced_array, backend=backend)(x) == pytest.approx(
+            _central(reduced_array, (x,)), rel=1e-5, abs=1e-8)
+
+
+def test_an_array_made_of_a_run_time_list_keeps_its_items():
+    def changed_after(x):
+        out = []
+        while x > 0.1:
+            out.append(x)
+            x = x * 0.5
+        a = np.array(out)
+        out[0] = 5.0
+        return a
+
+    with pytest.raises(AdliteSyntaxError, match=r"out\[0\] = 5.0"):
+        jit(changed_after)(3.0)
+
+    def shaped(x):
+        out = []
+        while x > 0.1:
+            out.append(x)
+            x = x * 0.5
+        return np.array(out) * 2.0
+
+    with pytest.raises(AdliteSyntaxError, match=r"\[run-time-list\]"):
+        jit(shaped)(3.0)
