@@ -76,6 +76,9 @@ class Calls:
             return value, (frozen_ref(func.ref) if func.name in VIEW_METHODS else None)
         if isinstance(func, ListMethod):
             return sequences.call_method(self, func, pairs, kwargs, node)
+        if isinstance(func, runtime_lists.ArrayMethod):  # `a.sum()` of np.array(xs)
+            reduce = runtime_list_reductions.REDUCTIONS[getattr(np, func.name)]
+            return reduce(self, func.array.view, [v for v, _ in pairs], kwargs, node), None
         return self.call_value(func, pairs, kwpairs, node)
 
     def call_value(self, func, pairs: list, kwpairs: dict, node):

@@ -357,6 +357,23 @@ class RunTimeArray:
         self.view = view
 
 
+class ArrayMethod:
+    """`a.sum` (`mean`, `max`, `min`, `prod`) of a RunTimeArray before the call."""
+
+    def __init__(self, array: RunTimeArray, name: str) -> None:
+        self.array, self.name = array, name
+
+
+ARRAY_METHODS = ("sum", "mean", "max", "min", "prod")
+
+
+def attribute(conv: ConversionContext, array: RunTimeArray, name: str, node):
+    """An attribute of `np.array(xs)` of run-time length: its reductions' methods."""
+    if name in ARRAY_METHODS:
+        return ArrayMethod(array, name)
+    raise refused(conv, node, f"`.{name}` of an array made")
+
+
 def as_array(conv: ConversionContext, lst, node) -> RunTimeArray:
     """`np.array(lst)`: numbers or arrays of one shape (tuples are refused)."""
     if isinstance(item_type(conv, lst, node), tuple):

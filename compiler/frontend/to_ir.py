@@ -646,6 +646,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             return arrays.attribute(self, base, node.attr, node)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
+        if isinstance(base, runtime_lists.RunTimeArray):
+            return runtime_lists.attribute(self, base, node.attr, node)
         if isinstance(base, types.ModuleType):
             return self._module_attribute(base, node)
         if (method := scipy_special_stats.method(base, node.attr)) is not None:  # norm.cdf

@@ -673,7 +673,15 @@ def reduced_array(x):
         out.append(np.sin(t * x))
         t += 0.2
     a = np.array(out)
-    return np.mean(a) + np.max(a) + a[0] * len(a) + np.sum(a)
+    return np.mean(a) + np.max(a) + a[0] * len(a) + np.sum(a) + a.min() * a.mean() + a.sum()
+
+
+def stacked(x):
+    out = []
+    while x > 0.1:
+        out.append(np.array([x, -x]))
+        x = x * 0.5
+    return np.stack(out)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -683,6 +691,11 @@ def test_arrays_made_of_run_time_lists(backend):
         for g, w in zip(got, want, strict=True):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(jit(stacked, backend=backend)(3.0), stacked(3.0))
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        stacked(0.05)
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        jit(stacked, backend=backend)(0.05)
     for x in (0.4, 1.1, -2.0):
         assert jit(reduced_array, backend=backend)(x) == pytest.approx(reduced_array(x),
                                                                        rel=1e-12)
