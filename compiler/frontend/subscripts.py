@@ -43,6 +43,7 @@ from .aliasing import (
 )
 from .control_flow import unrollable
 from .library import nonzero
+from .selection_calls import selection_item
 from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
 from .static_requirements import refusal
@@ -87,6 +88,8 @@ class Subscripts:
                                         "when compiling: check its length before indexing")
             return base[index], self.outside(base[index], ref[index] if isinstance(ref, tuple)
                                              else None)
+        if isinstance(base, Selection) and not isinstance(node.slice, gast.Slice | gast.Tuple):
+            return selection_item(self, base, self.expr(node.slice), node), None
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)
