@@ -263,7 +263,7 @@ def as_array(x):
     while x > 0.1:
         out.append(x)
         x = x * 0.5
-    return np.sum(np.array(out))
+    return np.sum(np.array(out) * np.arange(3.0)[:1])
 
 
 def pairs_in_a_list(x):
@@ -292,7 +292,8 @@ def popped_under_grad(x):
 
 
 @pytest.mark.parametrize("fn, fragment, line", [
-    (as_array, "of a list whose length is known only at run time (", "np.array(out)"),
+    (as_array, "of an array made of a list whose length is known only at run time (",
+     "np.array(out) * np.arange(3.0)[:1]"),
     (pairs_in_a_list, "cannot change inside an `if` with a run-time condition",
      "out.append([x, 2.0 * x])"),
     (mixed_types, "a f64 added to a list of i64", "out.append(x)"),
