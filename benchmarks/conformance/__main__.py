@@ -2,7 +2,8 @@
 [--timeout S] [--build DIR]`: downloads autograd's sdist (pinned), collects the cases of its
 tests, runs each case in its own process through adlite's modes, prints the tables (per file
 and mode, per file, totals, top causes) and writes build/conformance/results.json. Exits 0
-whatever the results: it measures, it does not gate.
+whatever the results: it measures, it does not gate. `--tables results.json` prints the
+tables of an earlier run again (nothing is run).
 """
 
 from __future__ import annotations
@@ -23,8 +24,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", nargs="*", default=None, help="test files (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    parser.add_argument("--tables", type=Path, default=None,
+                        help="only print the tables of an earlier run's results.json")
     options = parser.parse_args(argv)
+    if options.tables is not None:
+        from .report import tables
+        records = json.loads(options.tables.read_text())["cases"]
+        print(tables([(r["case"].split("::")[0], mode, result["status"], result["message"])
+                      for r in records for mode, result in r["results"].items()]))
+        return 0
     # one thread per case process: the workers share the cores
     os.environ.setdefault("ADLITE_NUM_THREADS", "1")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -142,7 +142,8 @@ class Checker:
                          for leaf in leaves_like(x, d)]
         self.namespace = write_entry(case, self.fun, entries, number, self.output, self.u)
         self.entry, self.scalar = self.namespace["case_entry"], self.namespace["case_scalar"]
-        self.wrt = 0 if len(self.xs) == 1 else tuple(range(len(self.xs)))
+        self.positions = tuple(range(len(self.xs)))
+        self.wrt = 0 if len(self.xs) == 1 else self.positions
 
     def args(self) -> tuple:
         return copy.deepcopy(self.xs)
@@ -183,107 +184,101 @@ class Checker:
     def flat(self, grads: tuple) -> list[np.ndarray]:
         return [leaf for x, g in zip(self.xs, grads, strict=True) for leaf in leaves_like(x, g)]
 
-    def scalar_np(self, xs: tuple) -> float:
-        with warnings.catch_warnings(), captured_stdout():
-            warnings.simplefilter("ignore")
-            return float(self.scalar(*copy.deepcopy(xs)))
-
-    def reverse_reference(self) -> list[np.ndarray] | None:
-        from autograd import grad
+    @staticmethod
+    def quietly(compute: Callable[[], Any]) -> Any:
+        """`compute()` with warnings and printing silenced; None where it raises (a reference
+        that cannot be computed is missing, not an error of adlite's)."""
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), captured_stdout():
                 warnings.simplefilter("ignore")
-                g = grad(self.autograd_scalar(), tuple(range(len(self.xs))))(*self.args())
-            return self.flat(tuple(g))
-        except Exception:  # noqa: BLE001  (differences decide then)
+                return compute()
+        except Exception:  # noqa: BLE001
             return None
 
-    def directional_difference(self) -> float:
-        hi = self.scalar_np(_moved(self.xs, self.v, FD_STEP))
-        lo = self.scalar_np(_moved(self.xs, self.v, -FD_STEP))
-        return (hi - lo) / (2 * FD_STEP)
+    def scalar_np(self, xs: tuple) -> float:
+        return float(self.scalar(*copy.deepcopy(xs)))
+
+    def autograd_gradient(self, xs: tuple) -> list[np.ndarray]:
+        from autograd import grad
+        return self.flat(tuple(grad(self.autograd_scalar(), self.positions)(*xs)))
+
+    def reverse_reference(self) -> list[np.ndarray] | None:
+        return self.quietly(lambda: self.autograd_gradient(self.args()))
+
+    def directional_difference(self) -> float | None:
+        def compute() -> float:
+            hi = self.scalar_np(_moved(self.xs, self.v, FD_STEP))
+            lo = self.scalar_np(_moved(self.xs, self.v, -FD_STEP))
+            return (hi - lo) / (2 * FD_STEP)
+        return self.quietly(compute)
 
     def judge_reverse(self, got: list[np.ndarray]) -> Result:
         want = self.reverse_reference()
         if want is not None and mismatch(got, want) <= RTOL:
             return Result("", "pass")
-        terms = [np.asarray(g, float) * d for g, d in zip(got, self.v_leaves, strict=True)] \
-            if len(got) == len(self.v_leaves) else None
-        if terms is not None and all(t.shape == d.shape for t, d in zip(
-                terms, self.v_leaves, strict=True)):
-            scale = sum(float(np.sum(np.abs(t))) for t in terms) + 1e-12
-            fd = self.directional_difference()
-            if abs(sum(float(np.sum(t)) for t in terms) - fd) <= FD_RTOL * max(scale, abs(fd)):
-                note = "autograd fails" if want is None else "autograd differs"
-                return Result("", "pass", f"agrees with differences; {note}")
-        where = "autograd" if want is not None else "differences"
-        return Result("", "wrong", f"reverse mode differs from {where}")
+        fd = self.directional_difference()
+        if fd is not None and len(got) == len(self.v_leaves) and all(
+                np.shape(g) == d.shape for g, d in zip(got, self.v_leaves, strict=True)):
+            terms = [np.asarray(g, float) * d for g, d in zip(got, self.v_leaves, strict=True)]
+            scale = max(sum(float(np.sum(np.abs(t))) for t in terms), abs(fd), 1e-12)
+            if abs(sum(float(np.sum(t)) for t in terms) - fd) <= FD_RTOL * scale:
+                return Result("", "pass", _agreement(want))
+        return Result("", "wrong", f"reverse mode differs from {_reference(want)}")
 
     def forward_reference(self) -> list[np.ndarray] | None:
-        from autograd import make_jvp
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                f = self.autograd_fun()
-                _, tangent = make_jvp(lambda xs: f(*xs), 0)(tuple(self.args()))(tuple(self.v))
+        def compute() -> list[np.ndarray]:
+            from autograd import make_jvp
+            f = self.autograd_fun()
+            _, tangent = make_jvp(lambda xs: f(*xs), 0)(tuple(self.args()))(tuple(self.v))
             return leaves(tangent)
-        except Exception:  # noqa: BLE001
-            return None
+        return self.quietly(compute)
 
-    def forward_difference(self) -> list[np.ndarray]:
+    def forward_difference(self) -> list[np.ndarray] | None:
         def at(step: float) -> list[np.ndarray]:
-            with warnings.catch_warnings(), captured_stdout():
-                warnings.simplefilter("ignore")
-                xs = _moved(self.xs, self.v, step)
-                return [np.asarray(x, float) for x in leaves(self.entry(*xs))]
-        return [(h - lo) / (2 * FD_STEP) for h, lo in zip(at(FD_STEP), at(-FD_STEP),
-                                                          strict=True)]
+            xs = _moved(self.xs, self.v, step)
+            return [np.asarray(x, float) for x in leaves(self.entry(*xs))]
+        return self.quietly(lambda: [(h - lo) / (2 * FD_STEP) for h, lo in zip(
+            at(FD_STEP), at(-FD_STEP), strict=True)])
 
     def judge_forward(self, got: list[np.ndarray]) -> Result:
         want = self.forward_reference()
         if want is not None and mismatch(got, want) <= RTOL:
             return Result("", "pass")
-        if mismatch(got, self.forward_difference()) <= FD_RTOL:
-            note = "autograd fails" if want is None else "autograd differs"
-            return Result("", "pass", f"agrees with differences; {note}")
-        where = "autograd" if want is not None else "differences"
-        return Result("", "wrong", f"forward mode differs from {where}")
+        fd = self.forward_difference()
+        if fd is not None and mismatch(got, fd) <= FD_RTOL:
+            return Result("", "pass", _agreement(want))
+        return Result("", "wrong", f"forward mode differs from {_reference(want)}")
+
+    def hessian_reference(self) -> list[np.ndarray] | None:
+        """autograd's reverse-over-reverse Hessian-vector product."""
+        def compute() -> list[np.ndarray]:
+            from autograd import grad
+            from autograd.numpy import sum as np_sum
+            g, v = grad(self.autograd_scalar(), self.positions), self.v
+
+            def along(*xs: Any) -> Any:
+                return sum(np_sum(gi * vi) for gi, vi in zip(g(*xs), v, strict=True))
+            return self.flat(tuple(grad(along, self.positions)(*self.args())))
+        return self.quietly(compute)
 
     def judge_hessian(self, hv: list[np.ndarray]) -> Result:
-        from autograd import grad
-        from autograd.numpy import sum as np_sum
-        n = tuple(range(len(self.xs)))
-        g = grad(self.autograd_scalar(), n)
-        want = None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                v = self.v
-
-                def along(*xs: Any) -> Any:
-                    return sum(np_sum(gi * vi) for gi, vi in zip(g(*xs), v, strict=True))
-                want = self.flat(tuple(grad(along, n)(*self.args())))
-        except Exception:  # noqa: BLE001
-            want = None
+        want = self.hessian_reference()
         if want is not None and mismatch(hv, want) <= RTOL:
             return Result("", "pass")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                hi = self.flat(tuple(g(*_moved(self.xs, self.v, FD_STEP))))
-                lo = self.flat(tuple(g(*_moved(self.xs, self.v, -FD_STEP))))
+        hi, lo = (self.quietly(lambda step=step: self.autograd_gradient(
+            _moved(self.xs, self.v, step))) for step in (FD_STEP, -FD_STEP))
+        if hi is not None and lo is not None:
             fd = [(a - b) / (2 * FD_STEP) for a, b in zip(hi, lo, strict=True)]
             if mismatch(hv, fd) <= FD_RTOL:
-                return Result("", "pass", "agrees with differences; autograd differs")
-        except Exception:  # noqa: BLE001  (no autograd gradient: the quadratic form decides)
-            s0 = self.scalar_np(self.xs)
-            hi = self.scalar_np(_moved(self.xs, self.v, SECOND_STEP))
-            lo = self.scalar_np(_moved(self.xs, self.v, -SECOND_STEP))
-            quadratic = (hi - 2 * s0 + lo) / SECOND_STEP ** 2
-            got = _dot(hv, self.v_leaves)
-            if abs(got - quadratic) <= 1e-3 * max(abs(quadratic), 1.0):
-                return Result("", "pass", "agrees with differences; autograd fails")
-        return Result("", "wrong", "Hessian-vector product differs from autograd")
+                return Result("", "pass", _agreement(want))
+        else:  # no autograd gradient: the quadratic form v.Hv by second differences decides
+            s = [self.quietly(lambda step=step: self.scalar_np(_moved(self.xs, self.v, step)))
+                 for step in (SECOND_STEP, 0.0, -SECOND_STEP)]
+            if None not in s:
+                quadratic = (s[0] - 2 * s[1] + s[2]) / SECOND_STEP ** 2
+                if abs(_dot(hv, self.v_leaves) - quadratic) <= 1e-3 * max(abs(quadratic), 1):
+                    return Result("", "pass", _agreement(want))
+        return Result("", "wrong", f"Hessian-vector product differs from {_reference(want)}")
 
     # the modes
 
@@ -346,6 +341,14 @@ def _tree_leaves(tree: Any) -> list[Any]:
 
 def _keys(path: str) -> list[Any]:
     return [ast.literal_eval(part) for part in path.strip("[]").split("][")] if path else []
+
+
+def _agreement(want: list[np.ndarray] | None) -> str:
+    return "agrees with differences; autograd " + ("fails" if want is None else "differs")
+
+
+def _reference(want: list[np.ndarray] | None) -> str:
+    return "differences (autograd fails)" if want is None else "autograd and differences"
 
 
 def _named(mode: str, result: Result) -> Result:
