@@ -1,8 +1,9 @@
 """The tables, the causes and the JSON of a conformance run.
 
 `tally(rows)` counts results per (file, mode) and per mode; `pass %` is over the results
-that are not `skip`. `causes(rows)` groups the `refused` and `crash` results by the first
-line of their message with paths, numbers and generated names normalised (`normalise`).
+that are not `skip` ("-" where every result is one). `causes(rows)` groups the `refused` and
+`crash` results by the first line of their message with paths, numbers and generated names
+normalised (`normalise`).
 Every table is sorted (files by name, modes in `MODES` order, causes by count then text).
 """
 
@@ -32,9 +33,15 @@ def normalise(message: str) -> str:
     return line[:160]
 
 
-def pass_percent(counts: Counter) -> float:
+def pass_percent(counts: Counter) -> float | None:
+    """100 * pass / (the results that are not `skip`); None when every result is a skip."""
     judged = sum(counts[s] for s in STATUSES if s != "skip")
-    return 100.0 * counts["pass"] / judged if judged else 0.0
+    return 100.0 * counts["pass"] / judged if judged else None
+
+
+def _percent(counts: Counter | None, digits: int) -> str:
+    share = None if counts is None else pass_percent(counts)
+    return "-" if share is None else f"{share:.{digits}f}"
 
 
 def tally(rows: Iterable[Row]) -> tuple[dict[tuple[str, str], Counter], dict[str, Counter]]:
@@ -61,7 +68,7 @@ def causes(rows: Iterable[Row]) -> list[tuple[int, str, str, str]]:
 
 
 def _counts_row(label: str, counts: Counter) -> list[str]:
-    return [label, *(str(counts[s]) for s in STATUSES), f"{pass_percent(counts):.1f}"]
+    return [label, *(str(counts[s]) for s in STATUSES), _percent(counts, 1)]
 
 
 def _table(header: list[str], rows: list[list[str]], text: int = 1) -> list[str]:
@@ -84,8 +91,7 @@ def tables(rows: list[Row], top: int = 15) -> str:
     lines += ["", "Pass % per file (results: case x mode, skips excluded):"]
     lines += _table(["file", "cases", *MODES],
                     [[f, str(sum(per_file.get((f, "jit"), Counter()).values())),
-                      *(f"{pass_percent(per_file[(f, m)]):.0f}" if (f, m) in per_file
-                        else "-" for m in MODES)] for f in files])
+                      *(_percent(per_file.get((f, m)), 0) for m in MODES)] for f in files])
     lines += ["", "Totals per mode:"]
     lines += _table(["mode", *STATUSES, "pass %"],
                     [_counts_row(m, per_mode[m]) for m in MODES])
@@ -100,7 +106,7 @@ def summary(rows: list[Row]) -> dict[str, Any]:
     per_file, per_mode = tally(rows)
     return {
         "per_mode": {m: {**{s: per_mode[m][s] for s in STATUSES},
-                         "pass_percent": round(pass_percent(per_mode[m]), 2)} for m in MODES},
+                         "pass_percent": pass_percent(per_mode[m])} for m in MODES},
         "per_file": {f"{f} {m}": {s: c[s] for s in STATUSES}
                      for (f, m), c in sorted(per_file.items())},
         "causes": [{"results": n, "status": s, "modes": m, "cause": t}

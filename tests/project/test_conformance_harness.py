@@ -205,19 +205,23 @@ def test_the_pool_kills_late_cases_and_reports_dead_ones(suite, tmp_path):
 ROWS = [("a.py", "jit", "pass", ""), ("a.py", "jit", "refused", "AdliteSyntaxError: "
          "/x/y/t.py:12:4: np.kron() is not supported"),
         ("b.py", "jit", "refused", "AdliteSyntaxError: /z/t.py:3:1: np.kron() is not supported"),
-        ("b.py", "jit", "skip", "complex arguments"), ("b.py", "tape", "crash", "KeyError: 'q'"),
+        ("b.py", "jit", "skip", "complex arguments"), ("b.py", "jvp", "skip", "complex result"),
+        ("b.py", "tape", "crash", "KeyError: 'q'"),
         ("b.py", "tape", "wrong", "reverse mode differs")]
 
 
 def test_the_totals_and_the_causes():
     totals = summary(ROWS)
     assert totals["per_mode"]["jit"] == {"pass": 1, "wrong": 0, "refused": 2, "crash": 0,
-                                         "skip": 1, "pass_percent": 33.33}
+                                         "skip": 1, "pass_percent": 100 / 3}
     assert totals["per_mode"]["tape"]["pass_percent"] == 0.0
+    assert totals["per_mode"]["jvp"]["pass_percent"] is None  # only a skip
     assert totals["causes"][0] == {"results": 2, "status": "refused", "modes": "jit",
                                    "cause": "AdliteSyntaxError: <file>:N:N: np.kron() is not "
                                             "supported"}
     text = tables(ROWS)
     assert "jit         1      0        2      0     1    33.3" in text
+    assert "jvp         0      0        0      0     1       -" in text
+    assert "b.py      2    0     -    -        -     0" in text
     assert normalise("ValueError: shapes (3,4) and 5 in case_00012 x1\nmore") == \
         "ValueError: shapes (N,N) and N in case x"
