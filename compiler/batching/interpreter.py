@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..ir.builder import Builder
-from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.core import Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.mapping import map_graph
 from ..ir.primitive import PRIMITIVES
-from ..ir.transform import clone
 from ..primitives.lists import LIST_PRIMITIVES
 from .mapping import copy_eqn, map_eqn
 from .table import ensure, with_batch
@@ -61,12 +61,8 @@ def batch_per_example(b: Builder, graph: Graph, args: list[tuple[Atom, bool]],
                       size: int) -> list[tuple[Atom, bool]]:
     """`batch_eqns` for a graph that must run whole once per example: one that holds lists
     of run-time length, whose buffers every example would otherwise share
-    (`primitives/lists.py`). The graph becomes both arms of a `cond` on True, which the
-    per-example map runs."""
-    operands = [Const(True, BOOL)] + [a for a, _ in args]
-    eqn = Eqn("cond", operands, [Var(a.type, getattr(a, "hint", "")) for a in graph.outputs],
-              {"branches": (clone(graph), clone(graph))})
-    mapped = map_eqn(b, eqn, operands, [False] + [flag for _, flag in args], size)
+    (`primitives/lists.py`)."""
+    mapped = map_graph(b, graph, [a for a, _ in args], [flag for _, flag in args], size)
     return [(a, True) for a in mapped]
 
 

@@ -42,6 +42,7 @@ from ...ir.core import F32, F64, I64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .registry import bind, param, register
+from .stacks import stacked
 
 
 def _bind(cx: CallContext, fn, args, kwargs, node) -> dict:
@@ -264,11 +265,11 @@ def norm_with_ord(cx: CallContext, x, order, axis, keepdims, node):
         raise cx.source.error(node, str(e)) from None
 
 
-register([np.linalg.eigh], _eigh("eigh"))
-register([np.linalg.eigvalsh], _eigh("eigvalsh"))
-register([np.linalg.svd], _svd)
-register([np.linalg.qr], _qr)
+register([np.linalg.eigh], stacked(_eigh("eigh")))
+register([np.linalg.eigvalsh], stacked(_eigh("eigvalsh")))
+register([np.linalg.svd], stacked(_svd))
+register([np.linalg.qr], stacked(_qr))
 register([np.linalg.lstsq], _lstsq)
-register([np.linalg.matrix_rank], _matrix_rank)
-register([np.linalg.pinv], _pinv)
-register([np.linalg.cond], _cond)
+register([np.linalg.matrix_rank], stacked(_matrix_rank))
+register([np.linalg.pinv], stacked(_pinv))
+register([np.linalg.cond], stacked(_cond))

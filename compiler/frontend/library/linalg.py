@@ -1,9 +1,9 @@
 """`np.linalg` functions in compiled code: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `norm`
 (the decompositions are `decompositions.py`'s).
 
-Contract: registers rules that emit the primitives of
-`primitives/linalg.py` on 2-D float operands (int arrays become float64 as numpy converts
-them; two float dtypes promote as numpy's). `slogdet(A)` gives the tuple
+Contract: registers rules that emit the primitives of `primitives/linalg.py` on 2-D float
+operands (stacks of them: `stacks.py`; int arrays become float64 as numpy converts them; two
+float dtypes promote as numpy's). `slogdet(A)` gives the tuple
 `(sign, logabsdet)`; `cholesky(A, upper=False)` takes `upper` known when compiling (the upper
 factor is the transpose of the lower one, as numpy 2 returns it). `norm(x, ord=None,
 axis=None, keepdims=False)` without `ord` is `composites.norm` (the tape's too), with one
@@ -23,6 +23,7 @@ from .decompositions import norm_with_ord
 from .elementwise import unary
 from .reductions import normalized_axes
 from .registry import known, options, refuse_keywords, register
+from .stacks import stacked
 
 
 def _solve(cx: CallContext, args, kwargs, node):
@@ -69,9 +70,9 @@ def _norm(cx: CallContext, args, kwargs, node):
     return composites.norm(BuilderOps(cx.b), x, axis, bool(given["keepdims"]))
 
 
-register([np.linalg.solve], _solve)
-register([np.linalg.inv], unary("inv"), keywords=False)
-register([np.linalg.det], unary("det"), keywords=False)
-register([np.linalg.slogdet], _slogdet)
-register([np.linalg.cholesky], _cholesky)
+register([np.linalg.solve], stacked(_solve, operands=2))
+register([np.linalg.inv], stacked(unary("inv")), keywords=False)
+register([np.linalg.det], stacked(unary("det")), keywords=False)
+register([np.linalg.slogdet], stacked(_slogdet))
+register([np.linalg.cholesky], stacked(_cholesky))
 register([np.linalg.norm], _norm)
