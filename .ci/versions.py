@@ -55,11 +55,12 @@ LOWEST_EXTRA = ["cloudpickle==3.1.2"]
 
 def floors() -> list[str]:
     """`name==floor` for every runtime dependency and every extra but the tools' (test,
-    bench, docs)."""
+    bench, docs, conformance)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     wanted = project["dependencies"] + [d for name, deps in extras.items()
-                                        if name not in ("test", "bench", "docs") for d in deps]
+                                        if name not in ("test", "bench", "docs", "conformance")
+                                        for d in deps]
     pins = {}
     for requirement in wanted:
         found = re.fullmatch(r"([A-Za-z0-9_.\-]+(?:\[[^\]]+\])?)>=([0-9.]+)", requirement)
