@@ -106,7 +106,7 @@ CASES = [  # key, transformation, function, arguments, line fragment, quoted, ru
     ("list-change", jit, halvings, (1.0, 0.1), "errors.append([err", "`errors.append([err, ",
      "'errors' holds a Python list, which cannot change", "preallocate an array"),
     ("run-time-list", jit, halving_table, (1.0, 0.1), "np.array(errors)",
-     "`np.array(errors)`", "of a list whose length is known only at run time",
+     "`np.array(errors) * x`", "of a list whose length is known only at run time",
      "sum, index or iterate over it"),
     ("object", grad, activation, (0.5,), "f = np.sin", "`f = np.sin`",
      "'f' is a compile-time value bound differently", "choose with numbers"),
