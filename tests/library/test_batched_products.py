@@ -9,20 +9,15 @@ import numpy as np
 import pytest
 
 from ..support.library_checks import (
-    BACKENDS,
     case_ids,
-    check_forward,
-    check_gradients,
+    case_tests,
     check_refusal,
-    check_tape,
-    check_values,
+    random_arrays,
 )
 
 RNG = np.random.default_rng(2604)
 
-
-def arrays(*shapes):
-    return tuple(RNG.standard_normal(s) for s in shapes)
+arrays = random_arrays(RNG)
 
 
 def at(a, b):
@@ -57,29 +52,11 @@ CASES = [(at, arrays(*s)) for s in MATMUL_SHAPES] + \
 IDS = case_ids(CASES)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_values_equal_numpy(fn, args, backend):
-    check_values(fn, args, backend, rtol=1e-13, atol=1e-13)
 
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_gradients_equal_central_differences(fn, args, backend):
-    check_gradients(fn, args, backend)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_forward_mode_equals_directional_differences(fn, args, backend):
-    check_forward(fn, args, backend)
-
-
-@pytest.mark.parametrize("fn,args", [c for c in CASES if c[0] is not dot_method],
-                         ids=[i for c, i in zip(CASES, IDS, strict=True)
-                              if c[0] is not dot_method])
-def test_the_eager_tape_gives_the_same_values_and_gradients(fn, args):
-    check_tape(fn, args)
+(test_values_equal_numpy, test_gradients_equal_central_differences,
+ test_forward_mode_equals_directional_differences,
+ test_the_eager_tape_gives_the_same_values_and_gradients) = case_tests(
+    CASES, IDS, on_tape=lambda case: case[0] is not dot_method, rtol=1e-13, atol=1e-13)
 
 
 def matmul_number(a, b):

@@ -14,11 +14,8 @@ from adlite.compiler import jit
 
 from ..support.library_checks import (
     BACKENDS,
-    check_forward,
-    check_gradients,
+    case_tests,
     check_refusal,
-    check_tape,
-    check_values,
 )
 
 RNG = np.random.default_rng(2026)
@@ -88,29 +85,11 @@ IDS = [f"{fn.__name__}-{name}" for fn in DIFFERENTIABLE for name in SHAPES] + \
     ["every_operator", "passed_as_argument", "products_and_items", "masked", "of_a_global"]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_values_equal_pythons(fn, args, backend):
-    check_values(fn, args, backend)
 
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_gradients_equal_central_differences(fn, args, backend):
-    check_gradients(fn, args, backend)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_forward_mode_equals_directional_differences(fn, args, backend):
-    check_forward(fn, args, backend)
-
-
-@pytest.mark.parametrize("fn,args", [c for c in CASES if not isinstance(c[1][0], float)],
-                         ids=[i for c, i in zip(CASES, IDS, strict=True)
-                              if not isinstance(c[1][0], float)])
-def test_the_eager_tape_gives_the_same_values_and_gradients(fn, args):
-    check_tape(fn, args)
+(test_values_equal_pythons, test_gradients_equal_central_differences,
+ test_forward_mode_equals_directional_differences,
+ test_the_eager_tape_gives_the_same_values_and_gradients) = case_tests(
+    CASES, IDS, on_tape=lambda case: not isinstance(case[1][0], float))
 
 
 INTS = (np.array([7, -7, 9, 0]), np.array([2, 3, -4, 5]))

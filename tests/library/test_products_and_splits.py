@@ -12,18 +12,14 @@ from adlite.compiler import jit
 from ..support.library_checks import (
     BACKENDS,
     case_ids,
-    check_forward,
-    check_gradients,
+    case_tests,
     check_refusal,
-    check_tape,
-    check_values,
+    random_arrays,
 )
 
 RNG = np.random.default_rng(260)
 
-
-def arrays(*shapes):
-    return tuple(RNG.standard_normal(s) for s in shapes)
+arrays = random_arrays(RNG)
 
 
 def kron(a, b):
@@ -127,27 +123,11 @@ CASES = [
 IDS = case_ids(CASES)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_values_equal_numpy(fn, args, backend):
-    check_values(fn, args, backend, rtol=1e-13, atol=1e-13)
 
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_gradients_equal_central_differences(fn, args, backend):
-    check_gradients(fn, args, backend)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_forward_mode_equals_directional_differences(fn, args, backend):
-    check_forward(fn, args, backend)
-
-
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_the_eager_tape_gives_the_same_values_and_gradients(fn, args):
-    check_tape(fn, args)
+(test_values_equal_numpy, test_gradients_equal_central_differences,
+ test_forward_mode_equals_directional_differences,
+ test_the_eager_tape_gives_the_same_values_and_gradients) = case_tests(
+    CASES, IDS, rtol=1e-13, atol=1e-13)
 
 
 def parts(x):

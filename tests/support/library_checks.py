@@ -24,6 +24,46 @@ def case_ids(cases) -> list[str]:
     return [f"{fn.__name__}-{'x'.join(str(np.shape(a)) for a in args)}" for fn, args in cases]
 
 
+def random_arrays(rng: np.random.Generator):
+    """`arrays(*shapes)`: a tuple of standard normal arrays of those shapes drawn from `rng`."""
+    def arrays(*shapes):
+        return tuple(rng.standard_normal(s) for s in shapes)
+
+    return arrays
+
+
+def case_tests(cases, ids, on_tape=lambda case: True, rtol: float = 1e-15,
+               atol: float = 1e-15) -> tuple:
+    """The four checks of every (fn, args) case as pytest test functions, for a test module
+    to bind to `test_...` names: values on both backends (`check_values` with `rtol`,
+    `atol`), gradients, forward mode, and the eager tape on the cases `on_tape` accepts."""
+    cases_and_ids = pytest.mark.parametrize("fn,args", cases, ids=ids)
+    backends = pytest.mark.parametrize("backend", BACKENDS)
+
+    @backends
+    @cases_and_ids
+    def values(fn, args, backend):
+        check_values(fn, args, backend, rtol=rtol, atol=atol)
+
+    @backends
+    @cases_and_ids
+    def gradients(fn, args, backend):
+        check_gradients(fn, args, backend)
+
+    @backends
+    @cases_and_ids
+    def forward(fn, args, backend):
+        check_forward(fn, args, backend)
+
+    taped = [(c, i) for c, i in zip(cases, ids, strict=True) if on_tape(c)]
+
+    @pytest.mark.parametrize("fn,args", [c for c, _ in taped], ids=[i for _, i in taped])
+    def tape(fn, args):
+        check_tape(fn, args)
+
+    return values, gradients, forward, tape
+
+
 def copies(args) -> tuple:
     return tuple(np.array(a) if isinstance(a, np.ndarray) else a for a in args)
 
