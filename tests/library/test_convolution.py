@@ -7,7 +7,7 @@ the user's line with their type and message; the IR stays a few operations per a
 import numpy as np
 import pytest
 
-from adlite.compiler import jit, show
+from adlite.compiler import grad, hessian, jit, show
 from adlite.compiler.errors import AdliteSyntaxError
 from adlite.compiler.ir.core import F64
 
@@ -239,3 +239,23 @@ def test_the_fft_method_is_refused_with_a_hint():
     with pytest.raises(AdliteSyntaxError, match="method='fft'") as info:
         jit(fft)(*arrays(4, 2))
     assert "method='direct'" in info.value.hint
+
+
+def cubed_same(a, v):
+    return np.sum(np.convolve(a, v, "same") ** 3)
+
+
+def cubed_scipy_valid(a, b):
+    return np.sum(signal.convolve(a, b, "valid") ** 3)
+
+
+@pytest.mark.parametrize("fn,args", [(cubed_same, arrays(5, 3)), (cubed_same, arrays(2, 4)),
+                                     (cubed_scipy_valid, arrays((4, 3), (2, 2)))],
+                         ids=["np-same", "np-swapped", "scipy-valid"])
+def test_second_order_equals_differences_of_the_gradient(fn, args):
+    a, rest = args[0], args[1:]
+    gradient, h = grad(fn), 1e-5
+    columns = [(gradient(a + h * e, *rest) - gradient(a - h * e, *rest)) / (2 * h)
+               for e in np.eye(a.size).reshape(a.size, *a.shape)]
+    np.testing.assert_allclose(np.reshape(hessian(fn)(*args), (a.size, a.size)),
+                               np.reshape(columns, (a.size, a.size)), rtol=1e-6, atol=1e-6)

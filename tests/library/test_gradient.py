@@ -8,7 +8,7 @@ message."""
 import numpy as np
 import pytest
 
-from adlite.compiler import jit
+from adlite.compiler import grad, hessian, jit
 
 from ..support.library_checks import (
     BACKENDS,
@@ -200,3 +200,23 @@ def repeated_axis(f):
         "wrong-length", "three-spacings", "axis-out-of-bounds", "repeated-axis"])
 def test_numpy_errors_are_refused_at_the_users_line(fn, args, kind, message):
     check_refusal(fn, args, kind, message, "np.gradient")
+
+
+def cubed_second_order(f):
+    return np.sum(np.gradient(f, 0.5, axis=1, edge_order=2) ** 3)
+
+
+def cubed_on_coordinates(f, x):
+    return np.sum(np.gradient(f, x, axis=0) ** 3)
+
+
+@pytest.mark.parametrize("fn,args", [(cubed_second_order, arrays((4, 3))),
+                                     (cubed_on_coordinates, (*arrays((4, 2)), coordinates(4)))],
+                         ids=["spacing", "coordinates"])
+def test_second_order_equals_differences_of_the_gradient(fn, args):
+    f, rest = args[0], args[1:]
+    gradient, h = grad(fn), 1e-5
+    columns = [(gradient(f + h * e, *rest) - gradient(f - h * e, *rest)) / (2 * h)
+               for e in np.eye(f.size).reshape(f.size, *f.shape)]
+    np.testing.assert_allclose(np.reshape(hessian(fn)(*args), (f.size, f.size)),
+                               np.reshape(columns, (f.size, f.size)), rtol=1e-6, atol=1e-6)
