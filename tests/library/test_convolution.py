@@ -259,3 +259,16 @@ def test_second_order_equals_differences_of_the_gradient(fn, args):
                for e in np.eye(a.size).reshape(a.size, *a.shape)]
     np.testing.assert_allclose(np.reshape(hessian(fn)(*args), (a.size, a.size)),
                                np.reshape(columns, (a.size, a.size)), rtol=1e-6, atol=1e-6)
+
+
+def autograd_axes(a, b):
+    return signal.convolve(a, b, axes=([0], [0]))
+
+
+def test_keywords_scipy_lacks_raise_pythons_type_error_naming_scipys_function():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'axes'"):
+        autograd_axes(*arrays((4, 3), (3, 2)))
+    with pytest.raises(AdliteSyntaxError, match=r"scipy\.signal\.convolve\(\): .*'axes'") \
+            as info:
+        jit(autograd_axes)(*arrays((4, 3), (3, 2)))
+    assert isinstance(info.value, TypeError)

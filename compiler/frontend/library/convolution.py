@@ -7,7 +7,8 @@ Contract:
   ValueError for an empty operand, more than one dimension or an unknown mode; int operands
   give an int64 result;
 - `scipy.signal.convolve(in1, in2, mode='full', method='auto')` (registered by a resolver once
-  the program has imported `scipy.signal`; nothing here imports scipy): N-d operands of equal
+  the program has imported `scipy.signal`; nothing here imports scipy; arguments bind by
+  scipy's own signature, so other keywords raise Python's TypeError): N-d operands of equal
   rank (two numbers give their product), 'same' gives `in1`'s shape, 'valid' needs one
   operand at least as large as the other in every dimension (scipy's ValueError otherwise);
   `method` 'auto' or 'direct' (the values of scipy's direct method up to float rounding;
@@ -35,7 +36,7 @@ from ...errors import AdliteValueError
 from ...ir.core import I64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .registry import REQUIRED, add_resolver, bind_params, param, register
+from .registry import REQUIRED, add_resolver, bind, bind_params, param, register
 
 Shape = tuple[int, ...]
 _NUMPY_MODES = {"valid": "valid", "same": "same", "full": "full", 0: "valid", 1: "same",
@@ -134,11 +135,9 @@ def _np_convolve(cx: CallContext, args, kwargs, node):
     return _result(cx, out, result)
 
 
-_SCIPY_PARAMS = {"in1": REQUIRED, "in2": REQUIRED, "mode": "full", "method": "auto"}
-
-
 def _scipy_convolve(cx: CallContext, args, kwargs, node):
-    p = bind_params(cx, "convolve", args, kwargs, _SCIPY_PARAMS, node)
+    p = bind(cx, sys.modules["scipy.signal"].convolve, "scipy.signal.convolve", args, kwargs,
+             node)
     mode, method = param(cx, p, "mode", node), param(cx, p, "method", node)
     if mode not in ("full", "same", "valid"):
         raise _error(cx, node, f"Acceptable mode flags are 'valid', 'same', or 'full', not "
