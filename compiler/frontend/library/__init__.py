@@ -4,6 +4,8 @@ Contract: importing the package registers every rule into the one table of `regi
 (`registry.lookup(obj)` finds them); each module registers the functions of one subject:
 `elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
 (array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
+`convolution` (`np.convolve`, and `scipy.signal.convolve` once the program imported it),
+`finite_differences` (`np.gradient`),
 `linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, `nonzero` (index
 selections), `operator_module` (Python's `operator` functions), and, lazily, once the
 user's program imported scipy, `scipy_special_stats` and `scipy_linalg`. A rule receives the
@@ -13,8 +15,10 @@ converter as a `CallContext` (`frontend/context.py`) and uses nothing else of it
 from . import (  # noqa: F401  (each registers its rules)
     arrays,
     building,
+    convolution,
     decompositions,
     elementwise,
+    finite_differences,
     linalg,
     nonzero,
     operator_module,
