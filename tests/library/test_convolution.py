@@ -12,13 +12,10 @@ from adlite.compiler.errors import AdliteSyntaxError
 from adlite.compiler.ir.core import F64
 
 from ..support.library_checks import (
-    BACKENDS,
     case_ids,
-    check_forward,
-    check_gradients,
+    case_tests,
     check_refusal,
-    check_tape,
-    check_values,
+    tape_test,
 )
 
 signal = pytest.importorskip("scipy.signal")
@@ -87,27 +84,11 @@ CASES = NUMPY_CASES + SCIPY_CASES
 IDS = case_ids(CASES)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_values_equal_numpy_and_scipys_direct_method(fn, args, backend):
-    check_values(fn, args, backend, rtol=1e-13, atol=1e-13)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_gradients_equal_central_differences(fn, args, backend):
-    check_gradients(fn, args, backend)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_forward_mode_equals_directional_differences(fn, args, backend):
-    check_forward(fn, args, backend)
-
-
-@pytest.mark.parametrize("fn,args", NUMPY_CASES, ids=case_ids(NUMPY_CASES))
-def test_the_eager_tape_gives_the_same_values_and_gradients(fn, args):
-    check_tape(fn, args)
+(test_values_equal_numpy_and_scipys_direct_method, test_gradients_equal_central_differences,
+ test_forward_mode_equals_directional_differences) = case_tests(CASES, IDS, rtol=1e-13,
+                                                                atol=1e-13)
+test_the_eager_tape_gives_the_same_values_and_gradients = tape_test(
+    CASES, IDS, on_tape=lambda case: any(case is c for c in NUMPY_CASES))
 
 
 def test_values_equal_scipys_on_an_image_and_a_large_kernel():

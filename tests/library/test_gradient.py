@@ -11,12 +11,9 @@ import pytest
 from adlite.compiler import grad, hessian, jit
 
 from ..support.library_checks import (
-    BACKENDS,
     case_ids,
-    check_forward,
-    check_gradients,
+    case_tests,
     check_refusal,
-    check_values,
 )
 
 RNG = np.random.default_rng(7626)
@@ -104,22 +101,9 @@ CASES = [
 IDS = case_ids(CASES)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_values_equal_numpy(fn, args, backend):
-    check_values(fn, args, backend, rtol=1e-12, atol=1e-12)
 
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_gradients_equal_central_differences(fn, args, backend):
-    check_gradients(fn, args, backend)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn,args", CASES, ids=IDS)
-def test_forward_mode_equals_directional_differences(fn, args, backend):
-    check_forward(fn, args, backend)
+(test_values_equal_numpy, test_gradients_equal_central_differences,
+ test_forward_mode_equals_directional_differences) = case_tests(CASES, IDS, rtol=1e-12, atol=1e-12)
 
 
 def several(f):

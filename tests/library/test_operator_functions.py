@@ -16,6 +16,7 @@ from ..support.library_checks import (
     BACKENDS,
     case_tests,
     check_refusal,
+    tape_test,
 )
 
 RNG = np.random.default_rng(2026)
@@ -87,8 +88,8 @@ IDS = [f"{fn.__name__}-{name}" for fn in DIFFERENTIABLE for name in SHAPES] + \
 
 
 (test_values_equal_pythons, test_gradients_equal_central_differences,
- test_forward_mode_equals_directional_differences,
- test_the_eager_tape_gives_the_same_values_and_gradients) = case_tests(
+ test_forward_mode_equals_directional_differences) = case_tests(CASES, IDS)
+test_the_eager_tape_gives_the_same_values_and_gradients = tape_test(
     CASES, IDS, on_tape=lambda case: not isinstance(case[1][0], float))
 
 

@@ -32,11 +32,10 @@ def random_arrays(rng: np.random.Generator):
     return arrays
 
 
-def case_tests(cases, ids, on_tape=lambda case: True, rtol: float = 1e-15,
-               atol: float = 1e-15) -> tuple:
-    """The four checks of every (fn, args) case as pytest test functions, for a test module
-    to bind to `test_...` names: values on both backends (`check_values` with `rtol`,
-    `atol`), gradients, forward mode, and the eager tape on the cases `on_tape` accepts."""
+def case_tests(cases, ids, rtol: float = 1e-15, atol: float = 1e-15) -> tuple:
+    """The checks of every (fn, args) case as pytest test functions, for a test module to
+    bind to `test_...` names: values on both backends (`check_values` with `rtol`, `atol`),
+    gradients, forward mode."""
     cases_and_ids = pytest.mark.parametrize("fn,args", cases, ids=ids)
     backends = pytest.mark.parametrize("backend", BACKENDS)
 
@@ -55,13 +54,18 @@ def case_tests(cases, ids, on_tape=lambda case: True, rtol: float = 1e-15,
     def forward(fn, args, backend):
         check_forward(fn, args, backend)
 
+    return values, gradients, forward
+
+
+def tape_test(cases, ids, on_tape=lambda case: True):
+    """`check_tape` of the cases `on_tape` accepts, as a pytest test function."""
     taped = [(c, i) for c, i in zip(cases, ids, strict=True) if on_tape(c)]
 
     @pytest.mark.parametrize("fn,args", [c for c, _ in taped], ids=[i for _, i in taped])
     def tape(fn, args):
         check_tape(fn, args)
 
-    return values, gradients, forward, tape
+    return tape
 
 
 def copies(args) -> tuple:
