@@ -639,6 +639,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             if node.attr in ARRAY_METHODS:
                 return Method(base, node.attr, ref)
             return arrays.attribute(self, base, node.attr, node)
+        if isinstance(base, Var | Const) and node.attr == "item":  # a numpy number's
+            return Method(base, node.attr, None)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
         if isinstance(base, types.ModuleType):
@@ -789,7 +791,7 @@ def _flat_refs(refs):
 
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
-                 "ravel", "flatten", "swapaxes", "astype", "sort",
+                 "ravel", "flatten", "swapaxes", "astype", "sort", "item",
                  *arrays.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 
