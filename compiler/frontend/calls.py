@@ -115,9 +115,17 @@ class Calls:
     def _call_lowering(self, func, lowering, pairs: list, kwargs: dict, node) -> tuple:
         """(value, Ref) of a call of library function `func` through its lowering: the
         argument itself for a function that may return it (`SAME_OBJECT`), a frozen view of
-        it for a view function (`VIEW_FUNCTIONS`), else a new object."""
+        it for a view function (`VIEW_FUNCTIONS`), else a new object. A numpy or scipy
+        function's lowering reads a list or tuple where it wants an array as `np.array` of
+        it (`array_like`, see `to_ir.FunctionConverter.value`)."""
         args = [sequences.as_tuples(v) for v, _ in pairs]
-        value = lowering(self, args, kwargs, node)
+        outer = self.array_like
+        self.array_like = registry.library_function(func) is not None or \
+            isinstance(func, np.ufunc)  # numpy converts a list given as an array
+        try:
+            value = lowering(self, args, kwargs, node)
+        finally:
+            self.array_like = outer
         view = any(func is f for f in VIEW_FUNCTIONS) and pairs
         if pairs and value is pairs[0][0] and func in building.SAME_OBJECT:
             return value, pairs[0][1]

@@ -278,6 +278,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         self.scope = Scope()
         self.argument_objects: dict[int, int] = {}  # object -> parameter position
         self.hidden: dict[int, str] = {}  # argument object -> its hidden name
+        self.array_like = False  # inside a numpy function's lowering: a list is an array
 
     # ---- driver ---------------------------------------------------------------------------
 
@@ -450,13 +451,17 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     # ---- values ---------------------------------------------------------------------------
 
     def value(self, value, node) -> Atom:
-        """A number or an array (not a tuple, module or function)."""
+        """A number or an array (not a tuple, module or function); inside the lowering of
+        a numpy or scipy function (`array_like`) a list or tuple of numbers and arrays is
+        `np.array` of it, as numpy converts it."""
         if isinstance(value, Selection):
             raise escape(self, value, node, "this use")
         if isinstance(value, tuple) and involved(value):  # np.sum(np.nonzero(m))
             raise escape(self, involved(value), node, "a tuple holding it, used as an array")
         if isinstance(value, ListValue) and value.runtime is not None:
             raise runtime_lists.refused(self, node, "an array or number made")
+        if self.array_like and (static_values.is_tuple(value) or isinstance(value, ListValue)):
+            return sequences.stack(self, list(sequences.as_tuples(value)), node, empty=True)
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",
