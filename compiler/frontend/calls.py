@@ -32,6 +32,7 @@ from . import (
     closures,
     externals,
     fancy,
+    objects,
     runtime_lists,
     selection_values,
     sequences,
@@ -108,6 +109,11 @@ class Calls:
             return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
         if isinstance(func, types.FunctionType | closures.Closure) and library is None:
             return self.inline(func, pairs, kwpairs, node)
+        if objects.is_user_class(func):  # an object made in compiled code
+            return objects.construct(self, func, pairs, kwpairs, node), None
+        if isinstance(func, objects.Instance) and callable(func.cls):  # its __call__
+            return self.call_value(types.MethodType(func.cls.__call__, func), pairs, kwpairs,
+                                   node)
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
         raise self._unsupported(func, library, node)
@@ -244,6 +250,8 @@ class Calls:
             raise self.source.error(node, f"recursive call to {e.fn.__name__!r}",
                                     "write the recursion as a loop") from None
         bound = closures.bind(self, fn, pairs, kwpairs, node)
+        attributes = objects.passed(self, [v for v, _ in bound.values()])
+        bound.update((var, (value, ref)) for var, value, ref in attributes)
         args = [v for v, _ in bound.values()]
         loc = self.b.loc
         bases = {}
@@ -258,6 +266,10 @@ class Calls:
             after = callee.scope.get(callee.hidden[obj])
             if after is not before:
                 self.store(obj, after, self.line(node))
+        objects.returned(self, callee, {var: value for var, value, _ in attributes},
+                         [*args, result], node)
+        if isinstance(fn, closures.Closure) and fn.rebinds:
+            closures.store_rebound(self, fn, callee, set(bases), node)
         return result, _returned(ref, bases)
 
 

@@ -52,6 +52,7 @@ from . import (
     closures,
     externals,
     known_values,
+    objects,
     runtime_lists,
     selection_values,
     sequences,
@@ -341,8 +342,16 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                     "see the README for the supported subset of Python")
 
     def in_place(self, s) -> bool:
-        """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
-        name = s.targets[0].id
+        """`x op= v` on an array writes into x's object (numpy), seen through its aliases
+        (`o.a op= v` too, on an attribute of an object made in compiled code)."""
+        target = s.targets[0]
+        if isinstance(target, gast.Attribute):
+            base = self.expr(target.value)
+            if not isinstance(base, objects.Instance) or target.attr not in base.names:
+                return False
+            name = base.variable(target.attr)
+        else:
+            name = target.id
         current = self.scope.get(name)
         if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
@@ -375,6 +384,9 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             refs = ref if isinstance(ref, tuple) else (None,) * len(value)
             for t, v, r in zip(target.elts, value, refs, strict=True):
                 self.assign(t, v, r)
+        elif isinstance(target, gast.Attribute) and \
+                isinstance(base := self.expr(target.value), objects.Instance):
+            objects.setattr_(self, base, target.attr, value, ref, target)
         elif isinstance(target, gast.Attribute):
             raise self.source.error(target, f"assignment to the attribute "
                                             f"{gast.unparse(target)!r}: compiled code does not "
@@ -632,8 +644,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                 obj, "item", i, f"{place.title}[{i}]")) for i, v in enumerate(obj))
         return obj  # modules, functions and objects are resolved by Attribute / Call
 
-    def expr_Attribute(self, node, base=None):
-        ref = None
+    def expr_Attribute(self, node, base=None, ref=None):
         if base is None:
             base, ref = self.expr_ref(node.value)
         if isinstance(base, Selection):
@@ -666,6 +677,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                         "named tuples are read by field or index; their "
                                         "methods (_replace, _asdict) do not compile")
             return value
+        if isinstance(base, objects.Instance):  # an object made in compiled code
+            return objects.getattr_(self, base, node)[0]
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "
@@ -738,10 +751,14 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             return self.binop_ref(node)
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
-        if isinstance(node, gast.Attribute) and node.attr == "T":
+        if isinstance(node, gast.Attribute):
             base, ref = self.expr_ref(node.value)
-            value = self.expr_Attribute(node, base)
-            return value, frozen_ref(self.outside(base, ref))
+            if isinstance(base, objects.Instance):  # an attribute's own object
+                return objects.getattr_(self, base, node)
+            value = self.expr_Attribute(node, base, ref)
+            if node.attr == "T":
+                return value, frozen_ref(self.outside(base, ref))
+            return value, self.outside(value, None)
         if isinstance(node, gast.Call):
             return self.call(node)
         if isinstance(node, gast.IfExp):
