@@ -16,8 +16,10 @@ through the class: functions, staticmethods, classmethods, properties and `__cal
 inlined with the instance as `self`; class attributes that are numbers or arrays are read as
 externals (read at every call). An `Instance` is identified by the Python object itself, so
 it crosses an `if` or a loop unchanged; `isinstance` sees its class. A frozen dataclass's
-attributes cannot be assigned (Python's FrozenInstanceError, when compiling). Objects are
-not returned by compiled functions (their numbers and arrays are).
+attributes cannot be assigned (Python's FrozenInstanceError, when compiling). An attribute
+first set inside an `if` arm or a loop body is not seen after it (refused where it is read:
+set it before). Objects are not returned by compiled functions (their numbers and arrays
+are).
 """
 
 from __future__ import annotations
@@ -139,6 +141,10 @@ def getattr_(conv: ConversionContext, instance: Instance, node: gast.Attribute) 
                                           "assigned only on some paths",
                                     f"assign {name} before the if/loop")
         return conv.expr_ref(g.name(var, at=node))
+    if name in instance.names:  # set in a block whose results do not include it
+        raise conv.source.error(node, f"the attribute {name!r} is first set inside an if or "
+                                      "a loop, and is read after it",
+                                f"set {name} before the if or loop (in __init__, say)")
     try:
         found = inspect.getattr_static(instance.cls, name)
     except AttributeError:

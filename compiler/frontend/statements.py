@@ -14,8 +14,9 @@ Contract:
 - Arguments (of `print` and of exceptions) are strings (constants, compile-time strings,
   f-strings, `"fmt" % values` printf-style formatting), numbers and arrays, and tuples of
   them; f-strings and `%`-formats are formatted at run time as Python formats them (any
-  format spec: Python formats it; a `%` conversion is the format spec it amounts to). Other compile-time values are
-  formatted when compiling. See `primitives/effects.py` for the encoding.
+  format spec: Python formats it; a `%` conversion is the format spec it amounts to).
+  Other compile-time values are formatted when compiling. See `primitives/effects.py` for
+  the encoding.
 A message is computed before its check is made (Python computes it only when the check
 fails): a message that cannot be computed is an error even where the check would pass.
 """

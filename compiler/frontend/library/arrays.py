@@ -6,8 +6,9 @@ expand_dims / squeeze / shape / ndim / size` (`np.array` / `np.stack` and `len` 
 `sequences.py`, `np.arange` and `np.asarray` in `building.py`, the reductions in
 `reductions.py`) and implements the array methods and attributes (`x.sum(...)`,
 `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float / int / bool / numpy's
-float64, float32, int64, bool_)`, `x.item()` (of a size-1 array or a number), `x.T` of any rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method
-that is a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
+float64, float32, int64, bool_)`, `x.item()` (of a size-1 array or a number), `x.T` of any
+rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method that is
+a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
 Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`,
 `resolve_dtype`). `run_composite` emits a composite of `adlite.derivatives.array_composites`
 (numpy's errors at the user's line); `dot` and `matmul` take any ranks (numpy's rules).

@@ -32,8 +32,8 @@ import math
 import gast
 import numpy as np
 
-from ...ir.builder import const
 from ...errors import AdliteValueError
+from ...ir.builder import const
 from ...ir.core import F64, I64, Atom
 from ...ir.index import WHOLE
 from ...primitives.vocabulary import BuilderOps
