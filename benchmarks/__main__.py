@@ -26,7 +26,7 @@ from . import compile_time, first_call, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
 from .checkpoint import checkpoint_table
-from .dynamic_shapes import masked_table, sizes_table
+from .dynamic_shapes import lists_table, masked_table, sizes_table
 from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
@@ -158,6 +158,7 @@ def main() -> None:
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)
     masked_table(best_time, fmt)
+    lists_table(best_time, fmt)
     call_overhead_table()
     vmap_table(best_time, fmt)
     gmm_table()

@@ -4,6 +4,11 @@
   boolean selection compiled as the whole array and its mask) and JAX (`jit`; JAX cannot trace
   `x[x > 0]`, so its row runs the form JAX users write, `jnp.sum(jnp.where(x > 0, x ** 2,
   0))`), and the gradients of adlite and JAX.
+- A list grown in a `while` loop of a data-dependent trip count (issue 25's `grow`) and
+  summed: CPython, adlite (`jit`, `grad`: the list in a buffer of the compiled code), the
+  eager tape's gradient, and JAX (`jit` of a `lax.while_loop` carrying the running sum, the
+  form JAX users write, since a JAX loop cannot grow a list; JAX cannot differentiate it in
+  reverse mode).
 - One function called with 20 array lengths, each first call in a fresh process with the
   disk cache off: compilations and total seconds for adlite (one compilation per shape today)
   and JAX (one trace and compilation per shape).
@@ -61,6 +66,62 @@ def masked_table(best_time, fmt) -> None:
         if peers is not None:
             cells[2], cells[4] = (best_time(f, args) for f in peers)
         print(f"| {n:.0e} | " + " | ".join(
+            fmt(t) if t is not None else "not installed" for t in cells) + " |")
+    print()
+
+
+GROWN = (3.0, 300.0, 30_000.0)  # lists of 10, 1,000 and 100,000 items
+
+
+def grow(x):
+    out, t = [], 0.0
+    while t < x:
+        out.append(t * x)
+        t = t + 0.3
+    return sum(out)
+
+
+def _jax_grow():
+    try:
+        import jax
+        from jax import lax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+
+    def summed(x):
+        def step(state):
+            t, total = state
+            return t + 0.3, total + t * x
+        return lax.while_loop(lambda s: s[0] < x, step, (0.0 * x, 0.0 * x))[1]
+
+    def block(f):
+        return lambda *a: jax.block_until_ready(f(*a))
+
+    return block(jax.jit(summed))
+
+
+def lists_table(best_time, fmt) -> None:
+    from adlite.compiler import grad, jit
+    from adlite.runtime import tensor
+
+    def tape_gradient(x):
+        t = tensor(x, requires_grad=True)
+        grow(t).backward()
+        return t.grad
+
+    peers = _jax_grow()
+    print("## A list grown in a while loop and summed (issue 25's `grow`), d/dx\n")
+    print("Times in us; JAX runs a `lax.while_loop` carrying the running sum (a JAX loop "
+          "cannot grow a list), and cannot differentiate it in reverse mode.\n")
+    print("| items | CPython | adlite | JAX jit | eager tape gradient | adlite gradient |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for x in GROWN:
+        args = (x,)
+        cells = [best_time(grow, args), best_time(jit(grow), args),
+                 best_time(peers, args) if peers is not None else None,
+                 best_time(tape_gradient, args), best_time(grad(grow), args)]
+        print(f"| {len(range(int(np.ceil(x / 0.3)))):,} | " + " | ".join(
             fmt(t) if t is not None else "not installed" for t in cells) + " |")
     print()
 

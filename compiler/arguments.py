@@ -130,7 +130,7 @@ class Node:
     `array[mask]`, whose length is known only at run time); a "runlist" (a list whose
     length is known only at run time: one i64 leaf, the handle `list_export` gives, and the
     items' type in `keys`, see `item_keys`); a "runzip" (such a list of tuples: a "runlist"
-    per field)."""
+    per field); a "runarray" (`np.array` of a "runlist", its child)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -277,7 +277,8 @@ def leaf_types(tree: Tree) -> list[Type]:
 def returns_selection(tree: Tree) -> bool:
     """Whether a result of `tree` holds a boolean selection (its length known only at run
     time: transformations other than `jit` refuse it)."""
-    return isinstance(tree, Node) and (tree.kind in ("selection", "runlist", "runzip") or any(
+    return isinstance(tree, Node) and (tree.kind in ("selection", "runlist", "runzip",
+                                                     "runarray") or any(
         returns_selection(child) for child in tree.children))
 
 
@@ -305,6 +306,8 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
         return run_time_list(children[0], tree.keys)
     if tree.kind == "runzip":  # a list of tuples: one list per field
         return [tuple(item) for item in zip(*children, strict=True)]
+    if tree.kind == "runarray":
+        return run_time_array(children[0], tree.children[0].keys)
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:
@@ -326,6 +329,14 @@ def run_time_list(handle: int | list, keys: tuple[str, ...]) -> list:
         return handle
     shape = tuple(int(d) for d in keys[2:]) if len(keys) > 1 else None
     return native_list(handle, Type(keys[0], shape))
+
+
+def run_time_array(items: list, keys: tuple[str, ...]) -> np.ndarray:
+    """`np.array(items)` of a returned "runarray" (a "runlist" made an array in compiled
+    code), the items of the type `keys` names: numpy's empty float64 array when none."""
+    if not items:
+        return np.array([])
+    return np.array(items, dtype=Type(keys[0]).dtype.numpy)
 
 
 def retyped(tree: Tree, types: Sequence[Type]) -> Tree:

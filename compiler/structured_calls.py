@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import Static, Tree, leaf_types, run_time_list
+from .arguments import Static, Tree, leaf_types, run_time_array, run_time_list
 from .ir.core import Type
 
 _NUMBERS = (float, int, bool)
@@ -107,6 +107,9 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
             return f"run_time_list({items[0]}, {t.keys!r})"
         if t.kind == "runzip":
             return f"[*zip({', '.join(items)}, strict=True)]"
+        if t.kind == "runarray":
+            constants["run_time_array"] = run_time_array
+            return f"run_time_array({items[0]}, {t.children[0].keys!r})"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

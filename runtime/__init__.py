@@ -12,8 +12,9 @@ the modules that lower ones run: those of `Tensor`'s operators and methods
 (`functional.bind_vocabulary`). Python runs it before any module of the package is used.
 """
 
-from . import (  # noqa: F401  (decompositions, linalg, primitives, special: they register)
+from . import (  # noqa: F401  (convolution, decompositions, linalg, primitives, special register)
     autograd,
+    convolution,
     decompositions,
     functional,
     linalg,

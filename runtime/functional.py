@@ -146,7 +146,8 @@ def apply(name: str, *inputs: Any, **params: Any) -> Any:
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         node = PrimitiveNode(prim, params, tensors)
         out._set_history(node)
-        saved = list(tensors) if prim.saves_inputs else []
+        saved = [] if not prim.saves_inputs else list(tensors) if not prim.copies_inputs else \
+            [Tensor._wrap(t.data.copy()) for t in tensors]
         if prim.saves_output:
             saved.append(out)
         node.save(saved)
@@ -926,25 +927,31 @@ def remainder(x, y):
     return x - floor(divide(x, y)) * y
 
 
-def logsumexp(x, axis: Axis = None, keepdims: bool = False):
-    """`log(sum(exp(x)))` over `axis`, without overflow (scipy.special.logsumexp), recorded.
+def logsumexp(x, axis: Axis = None, b=None, keepdims: bool = False, return_sign: bool = False):
+    """`log(sum(b * exp(x)))` over `axis`, without overflow (scipy.special.logsumexp), recorded.
 
-    Computed as `log(sum(exp(x - m))) + m` with `m` the maximum where it is finite, else 0
-    (scipy's stable form: large inputs do not overflow, all `-inf` gives `-inf`). The
-    derivative is the softmax of `x` over `axis` (`m` is not held constant: its part
-    cancels). scipy's `b` and `return_sign` are not taken.
+    scipy's arguments and values. Computed as `log(sum(exp(x - m))) + m` with `m` the
+    maximum where it is finite, else 0 (scipy's stable form: large inputs do not overflow,
+    all `-inf` gives `-inf`). The derivative is the softmax of `x` over `axis` (`m` is not
+    held constant: its part cancels). With `b` (broadcast against `x`; the reduced axes are
+    those of the broadcast shape, at least one-dimensional, as scipy's) or `return_sign`, the
+    shared `composites.scaled_logsumexp` the compiler runs: `log|sum|` and the sum's sign,
+    NaN where the sum is negative unless `return_sign`; `b` is differentiable too.
 
     Args:
         x: A tensor, or an array or number (a constant).
         axis: The axis or tuple of axes to reduce (negative ones count from the end);
             None reduces all of them.
+        b: Weights of the exponentials (a tensor, array or number), or None.
         keepdims: Keep the reduced axes with length 1, so the result broadcasts against `x`.
+        return_sign: Return `(log|sum|, sign(sum))`, as scipy.
 
     Returns:
-        A Tensor, recorded when `x` requires grad.
+        A Tensor (two with `return_sign`), recorded when `x` or `b` requires grad.
 
     Raises:
         numpy.exceptions.AxisError: For an axis out of range.
+        ValueError: For a `b` that does not broadcast against `x`.
 
     Examples:
         >>> from adlite.runtime import logsumexp, tensor
@@ -955,9 +962,21 @@ def logsumexp(x, axis: Axis = None, keepdims: bool = False):
         >>> z.backward()
         >>> x.grad  # softmax(x)
         tensor([0.5, 0.5])
+        >>> logsumexp([0.0, 0.0], b=[3.0, -1.0]).item()  # log(3 - 1)
+        0.6931471805599453
     """
     x = constant(x)
-    return composites.logsumexp(_OPS, x, normalize_axis(axis, x.ndim), bool(keepdims))
+    if b is None and not return_sign:
+        return composites.logsumexp(_OPS, x, normalize_axis(axis, x.ndim), bool(keepdims))
+    b = constant(1.0 if b is None else b)
+    shape = np.broadcast_shapes(x.shape, b.shape) or (1,)
+    dtype = np.result_type(x.dtype, b.dtype, 1.0)
+    x, b = (broadcast_to(astype(v, dtype), shape) for v in (x, b))
+    magnitude, sign = composites.scaled_logsumexp(_OPS, x, b, normalize_axis(axis, len(shape)),
+                                                  bool(keepdims))
+    if return_sign:
+        return magnitude, sign
+    return where(less(sign, 0.0), np.array(np.nan, dtype), magnitude)
 
 
 def softmax(x, axis: int = -1):
@@ -1038,8 +1057,8 @@ def ones_like(x, dtype=None):
 # ---- non-differentiable functions (results never require grad) ------------------------------
 
 def _nondiff(fn):
-    def wrapped(*args, **kwargs):
-        return constant(fn(*(_data(a) for a in args), **kwargs))
+    def wrapped(*args, **kwargs):  # options (axis, out=None) are passed as they are
+        return constant(fn(*(a.data if isinstance(a, Tensor) else a for a in args), **kwargs))
 
     wrapped.__name__ = fn.__name__
     return wrapped
@@ -1063,3 +1082,6 @@ isfinite = _nondiff(np.isfinite)
 isnan = _nondiff(np.isnan)
 argmax = _nondiff(np.argmax)
 argmin = _nondiff(np.argmin)
+all_true = _nondiff(np.all)  # numpy's all / any (not named so: `any` is used above)
+any_true = _nondiff(np.any)
+count_nonzero = _nondiff(np.count_nonzero)

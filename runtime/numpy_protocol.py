@@ -9,7 +9,8 @@ the keywords given;
 `out=` arguments are rejected (results are always new tensors). The array-building functions
 of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
 `np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
-`np.take_along_axis` those of `sorting`, and scipy.special's ufuncs those of `special`.
+`np.take_along_axis` those of `sorting`, `np.convolve` that of `convolution`, and
+scipy.special's ufuncs those of `special`.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import decompositions, linalg, numpy_functions, sorting, special
+from . import convolution, decompositions, linalg, numpy_functions, sorting, special
 from . import functional as F
 from .tensor import Tensor
 
@@ -71,11 +72,14 @@ FUNCTIONS = {
     np.clip: lambda a, a_min=None, a_max=None, **kw: F.clip(a, kw.get("min", a_min),
                                                              kw.get("max", a_max)),
     np.swapaxes: F.swapaxes, np.expand_dims: F.expand_dims, np.broadcast_to: F.broadcast_to,
-    np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.argmax: F.argmax,
+    np.zeros_like: F.zeros_like, np.ones_like: F.ones_like, np.empty_like: F.zeros_like,
+    np.all: F.all_true, np.any: F.any_true, np.count_nonzero: F.count_nonzero,
+    np.argmax: F.argmax,
     np.argmin: F.argmin, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
     np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
-    **decompositions.FUNCTIONS, **sorting.FUNCTIONS, np.round: F.round, np.around: F.round,
+    **decompositions.FUNCTIONS, **sorting.FUNCTIONS, **convolution.FUNCTIONS, np.round: F.round,
+    np.around: F.round,
 }
 
 

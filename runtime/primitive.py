@@ -37,7 +37,10 @@ Chosen = Callable[[RuleContext, tuple[int, ...]], list[np.ndarray | None]]
 class Primitive:
     """`chosen(ctx, shape)`, for the primitives that select among their inputs' elements: per
     input, the bool array (of the output's `shape`) of the elements the output took from it,
-    or None (the input is not selected so)."""
+    or None (the input is not selected so). `copies_inputs`, for rules that only compare the
+    inputs' values (max/min find the extrema; their weights have derivative 0): the inputs
+    are saved as copies, so changing one in place after the call does not invalidate
+    backward (`x -= x.max(axis)` runs, as torch's `max(dim)`, which saves indices, does)."""
 
     name: str
     node_name: str
@@ -47,6 +50,7 @@ class Primitive:
     saves_output: bool = False
     formula: derivatives.Formula | None = None
     chosen: Chosen | None = None
+    copies_inputs: bool = False
 
 
 PRIMITIVES: dict[str, Primitive] = {}

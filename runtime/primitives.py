@@ -64,14 +64,15 @@ def primitive(name: str, node_name: str, impl: Callable[..., np.ndarray], *,
 
 def _register_shared(name: str, node_name: str, impl: Callable[..., np.ndarray],
                      vjp: Callable[[RuleContext, Any], tuple[Any, ...]],
-                     formula: Any, chosen: Chosen | None = None) -> Primitive:
+                     formula: Any, chosen: Chosen | None = None,
+                     copies_inputs: bool = False) -> Primitive:
     """Register primitive `name` whose `vjp` runs the shared `formula`; what the formula reads
-    of the inputs and the output is what the tape saves. A formula that selects gives
-    `chosen` (`_supported`)."""
+    of the inputs and the output is what the tape saves (the inputs as copies with
+    `copies_inputs`). A formula that selects gives `chosen` (`_supported`)."""
     if chosen is None and getattr(formula, "selects", False):
         chosen = _supported(formula)
     prim = Primitive(name, node_name, impl, vjp, formula.reads_inputs, formula.reads_output,
-                     formula, chosen)
+                     formula, chosen, copies_inputs)
     PRIMITIVES[name] = prim
     return prim
 
@@ -196,7 +197,8 @@ def _reduction(fn):
 def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray],
                       check: Callable[[RuleContext], None] | None = None) -> None:
     """Register reduction `name`, whose VJP runs the shared formula of the same name (after
-    `check`, which may refuse the case)."""
+    `check`, which may refuse the case). max and min only compare their input with the
+    result: they save it as a copy (`Primitive.copies_inputs`)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -205,7 +207,7 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
-    _register_shared(name, node_name, impl, vjp, formula)
+    _register_shared(name, node_name, impl, vjp, formula, copies_inputs=name in ("max", "min"))
 
 
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:

@@ -17,9 +17,10 @@ Contract:
   and `t` requires grad) a `NumberConversionWarning` names the user's line (shown once per
   call site under Python's default warning filters). Explicit conversions (`item()`,
   `tolist()`) and those whose derivative is zero anyway (`int`, `bool`, `index`) never warn.
-- Converting a tensor that requires grad to an array (`np.asarray`, or a library's compiled
-  code) raises PyTorch's RuntimeError; a known foreign function converting it
-  (`scipy.integrate.odeint`, see `foreign`) raises a TypeError naming it instead.
+- Converting a tensor that requires grad to an array (`np.array` / `np.asarray` of it or of a
+  list holding it, `np.r_`, a library function such as `scipy.special.logsumexp`) raises
+  PyTorch's RuntimeError, naming who converts it, the caller's line and what records instead
+  (`foreign`); `scipy.integrate.odeint` raises a TypeError naming it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .foreign import refuse_conversion
+from .foreign import conversion_error
 from .grad_mode import is_grad_enabled
 from .graph import AccumulateGrad, Node, VersionCounter
 
@@ -385,8 +386,8 @@ class Tensor:
         return self.data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self.requires_grad:  # a library converting it: name the ones known to lose grads
-            refuse_conversion(sys._getframe(1))
+        if self.requires_grad:  # name who converts it (np.array, a scipy function) and where
+            raise conversion_error(sys._getframe(1))
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=bool(copy))
 
@@ -578,6 +579,22 @@ class Tensor:
     def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=False):
         return F.prod(self, _axis(axis, dim), keepdims or keepdim)
 
+    def var(self, axis=None, *, ddof=0, keepdims=False, dim=None, keepdim=False):
+        """numpy's `var` (`ddof=0` by default, not torch's unbiased estimate)."""
+        return F.var(self, _axis(axis, dim), keepdims or keepdim, ddof)
+
+    def std(self, axis=None, *, ddof=0, keepdims=False, dim=None, keepdim=False):
+        """numpy's `std` (`ddof=0` by default, not torch's unbiased estimate)."""
+        return F.std(self, _axis(axis, dim), keepdims or keepdim, ddof)
+
+    def all(self, axis=None, *, keepdims=False):
+        """numpy's `all` (keepdims by keyword: numpy's second parameter is `out`)."""
+        return F.all_true(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, *, keepdims=False):
+        """numpy's `any` (keepdims by keyword: numpy's second parameter is `out`)."""
+        return F.any_true(self, axis=axis, keepdims=keepdims)
+
     def reshape(self, *shape):
         return F.reshape(self, shape[0] if len(shape) == 1 else shape)
 
@@ -593,6 +610,9 @@ class Tensor:
         if len(axes) == 2 and self.ndim != 2:
             return F.swapaxes(self, *axes)
         return F.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def swapaxes(self, axis1, axis2):
+        return F.swapaxes(self, axis1, axis2)
 
     def permute(self, *axes):
         return F.transpose(self, axes[0] if len(axes) == 1 else axes)

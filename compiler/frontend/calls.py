@@ -33,6 +33,7 @@ from . import (
     externals,
     fancy,
     objects,
+    runtime_list_reductions,
     runtime_lists,
     selection_values,
     sequences,
@@ -76,6 +77,9 @@ class Calls:
             return value, (frozen_ref(func.ref) if func.name in VIEW_METHODS else None)
         if isinstance(func, ListMethod):
             return sequences.call_method(self, func, pairs, kwargs, node)
+        if isinstance(func, runtime_lists.ArrayMethod):  # `a.sum()` of np.array(xs)
+            reduce = runtime_list_reductions.REDUCTIONS[getattr(np, func.name)]
+            return reduce(self, func.array.view, [v for v, _ in pairs], kwargs, node), None
         return self.call_value(func, pairs, kwpairs, node)
 
     def call_value(self, func, pairs: list, kwpairs: dict, node):
@@ -125,6 +129,12 @@ class Calls:
         function's lowering reads a list or tuple where it wants an array as `np.array` of
         it (`array_like`, see `to_ir.FunctionConverter.value`)."""
         args = [sequences.as_tuples(v) for v, _ in pairs]
+        if args and isinstance(args[0], runtime_lists.RunTimeArray):
+            args[0] = args[0].view  # np.array(xs) of run-time length: reduced as the list
+        if args and getattr(args[0], "runtime", None) is not None and \
+                func in runtime_list_reductions.REDUCTIONS:  # e.g. np.mean(losses)
+            return runtime_list_reductions.REDUCTIONS[func](self, args[0], args[1:], kwargs,
+                                                            node), None
         outer = self.array_like
         self.array_like = registry.library_function(func) is not None or \
             isinstance(func, np.ufunc)  # numpy converts a list given as an array

@@ -471,7 +471,8 @@ class ControlFlow:
                 continue
             if len(values) == 2 and not static_values.same(*values):
                 if involved(values):
-                    raise escape(self, involved(values), s, f"a loop rebinding {_shown(n)}")
+                    raise unrollable(escape(self, involved(values), s,
+                                            f"a loop rebinding {_shown(n)}"))
                 before, inside = (static_values.describe(v) for v in values)
                 raise refusal(self.source, s, "object",
                               f"{_shown(n)} is a compile-time value that the loop body binds "

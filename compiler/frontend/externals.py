@@ -58,10 +58,18 @@ ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
 DTYPE_OF = {name: dtype for dtype, name in ARRAY_TYPES.items()}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
 BY_VALUE = (bool, int, float, str, type(None), np.bool_, np.integer, np.floating)
-# a bound method is made anew at each attribute read (checked by identity it would never
-# hold); a module rebound (`np = ...`) is not seen. Builtins, ufuncs and classes are checked
-# by identity: a global rebound from np.add to np.multiply between calls is seen.
+# a module rebound (`np = ...`) is not seen. Builtins, ufuncs and classes are checked by
+# identity: a global rebound from np.add to np.multiply between calls is seen.
 NOT_CHECKED = (types.ModuleType, types.MethodType)
+
+
+def _checked(value) -> bool:
+    """Is `value` guarded? Not a module, nor a bound method (`obj.f`, `np.add.at`,
+    `options.get`): one is made anew at each attribute read, so identity would never hold."""
+    if isinstance(value, NOT_CHECKED):
+        return False
+    return not (isinstance(value, types.BuiltinMethodType) and not isinstance(
+        getattr(value, "__self__", None), types.ModuleType | type(None)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +174,7 @@ class Recorder:
         return self.vars[key]
 
     def guard(self, place: Place, value) -> None:
-        if isinstance(value, NOT_CHECKED):
+        if not _checked(value):
             return
         key = (*place.key, "value")
         self.reads.setdefault(key, External(place, value, None))

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from ..arguments import Node, item_keys
 from ..ir.builder import Builder, const
@@ -76,10 +77,12 @@ def tokens(scope) -> list[str]:
 class RunTimeList:
     buffer: str  # the `list` param of its primitives (".k" added per field of a tuple)
     item: Type | tuple | None  # its items' type, or their fields' (tuples); None: not known
+    token: str = ""  # the hidden name of its length (default: from the buffer's name)
+    viewed: bool = False  # an array was made of it (`as_array`): its items may not change
 
     @property
     def token_name(self) -> str:
-        return TOKEN + self.buffer
+        return self.token or TOKEN + self.buffer
 
     def fields(self) -> list[tuple[str, Type]]:
         """(buffer, type) per field of an item: one buffer, or one per field of a tuple (all
@@ -267,6 +270,7 @@ def extend(conv: ConversionContext, lst, values: list, node) -> None:
 
 def pop(conv: ConversionContext, lst, index, node):
     n = length(conv, lst, node)
+    _unviewed(conv, lst, node)
     i = _index(conv, index, node) if index is not None else const(-1)
     value = _read(conv, lst, "list_pop", [n, i], node, origin=_origin(conv, node))
     _set_length(conv, lst, conv.b.sub(n, const(1)))
@@ -280,11 +284,18 @@ def getitem(conv: ConversionContext, lst, index, node):
 
 def setitem(conv: ConversionContext, lst, index, value, node) -> None:
     rt, n = lst.runtime, length(conv, lst, node)
+    _unviewed(conv, lst, node)
     i = _index(conv, index, node)
     leaves = _leaves(rt, _item(conv, lst, value, node))
     counts = [conv.b.op("list_set", n, i, v, list=buffer, origin=_origin(conv, node))
               for (buffer, _), v in zip(rt.fields(), leaves, strict=True)]
     _set_length(conv, lst, counts[0])
+
+
+def _unviewed(conv: ConversionContext, lst, node) -> None:
+    if lst.runtime.viewed:
+        raise refused(conv, node, "changing an item (an array was made of it, which "
+                                  "shares its items)")
 
 
 def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
@@ -293,23 +304,29 @@ def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
     return where.filename, where.line, where.source_line
 
 
-def fold(conv: ConversionContext, lst, start: Atom, step, node) -> Atom:
-    """`acc = start; for item in lst: acc = step(builder, acc, item)` as a `while` equation
-    (`sum`, `max`, `min`); `step` returns the new accumulator, of `start`'s type."""
+def fold(conv: ConversionContext, lst, start: Atom, step, node, consts: tuple = ()) -> Atom:
+    """`acc = start; for item in lst: acc = step(builder, acc, item, *consts)` as a `while`
+    equation (`sum`, the reductions of runtime_list_reductions.py); `step` returns the new
+    accumulator, of `start`'s type; `consts` are values from outside it reads (the loop's
+    body receives them as inputs)."""
     n = length(conv, lst, node)
     items = item_type(conv, lst, node)
     if isinstance(items, tuple):
         raise conv.source.error(node, "TypeError: unsupported operand types for +: a tuple "
                                       "item of a list and a number")
     cond_b, body_b = Builder(conv.b.loc), Builder(conv.b.loc)
-    c_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
-    b_in = [Var(I64, "n"), Var(I64, "i"), Var(start.type, "acc")]
-    test = cond_b.lt(c_in[1], c_in[0])
-    item = body_b.op("list_get", b_in[0], b_in[1], list=lst.runtime.buffer, type=items)
-    acc = step(body_b, b_in[2], item)
-    body = Graph(b_in, body_b.eqns, [body_b.add(b_in[1], const(1)), acc], "body")
+
+    def inputs() -> list[Var]:
+        return [Var(I64, "n"), *(Var(c.type, "c") for c in consts), Var(I64, "i"),
+                Var(start.type, "acc")]
+    c_in, b_in = inputs(), inputs()
+    test = cond_b.lt(c_in[-2], c_in[0])
+    item = body_b.op("list_get", b_in[0], b_in[-2], list=lst.runtime.buffer, type=items)
+    acc = step(body_b, b_in[-1], item, *b_in[1:-2])
+    body = Graph(b_in, body_b.eqns, [body_b.add(b_in[-2], const(1)), acc], "body")
     cond = Graph(c_in, cond_b.eqns, [test], "cond")
-    _, total = conv.b.emit("while", [n, const(0), start], **While.params(cond, body, 1))
+    *_, total = conv.b.emit("while", [n, *consts, const(0), start],
+                            **While.params(cond, body, 1 + len(consts)))
     return total
 
 
@@ -325,6 +342,49 @@ def export(conv: ConversionContext, lst, node) -> tuple[Node, list[Var]]:
         trees.append(Node("runlist", (I64,), item_keys(t)))
     tree = Node("runzip", tuple(trees)) if isinstance(lst.runtime.item, tuple) else trees[0]
     return tree, handles
+
+
+class RunTimeArray:
+    """`np.array(xs)` / `np.asarray(xs)` of a list whose length is known only at run time: the
+    items the list held then (`view`, a list sharing its buffers with the length of that
+    moment; the list's items may not change afterwards). Compiled code can return it (a numpy
+    array), index it, take its `len` and reduce it (runtime_list_reductions.py); what needs
+    its shape when compiling is refused."""
+
+    python_class = np.ndarray  # what `isinstance` sees
+
+    def __init__(self, view) -> None:
+        self.view = view
+
+
+class ArrayMethod:
+    """`a.sum` (`mean`, `max`, `min`, `prod`) of a RunTimeArray before the call."""
+
+    def __init__(self, array: RunTimeArray, name: str) -> None:
+        self.array, self.name = array, name
+
+
+ARRAY_METHODS = ("sum", "mean", "max", "min", "prod")
+
+
+def attribute(conv: ConversionContext, array: RunTimeArray, name: str, node):
+    """An attribute of `np.array(xs)` of run-time length: its reductions' methods."""
+    if name in ARRAY_METHODS:
+        return ArrayMethod(array, name)
+    raise refused(conv, node, f"`.{name}` of an array made")
+
+
+def as_array(conv: ConversionContext, lst, node) -> RunTimeArray:
+    """`np.array(lst)`: numbers or arrays of one shape (tuples are refused)."""
+    if isinstance(item_type(conv, lst, node), tuple):
+        raise refused(conv, node, "an array made")
+    names = _NAMES.get()
+    rt = lst.runtime
+    view = type(lst)([], None, conv.b)
+    view.runtime = RunTimeList(rt.buffer, rt.item, f"{rt.token_name}@{next(names)}")
+    conv.scope.rebind(view.runtime.token_name, length(conv, lst, node))
+    rt.viewed = True
+    return RunTimeArray(view)
 
 
 def refused(conv: ConversionContext, node, what: str):

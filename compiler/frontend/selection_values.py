@@ -43,7 +43,8 @@ from .static_requirements import refusal
 
 SUPPORTED = ("elementwise operations with numbers and with selections by the same mask, numpy "
              "ufuncs, np.sum/prod/mean/var/std/max/min/any/all/count_nonzero (whole or "
-             "axis=0), len(), np.dot of two selections, x[mask] = selection")
+             "axis=0), len(), np.dot of two selections, np.sort and s[i] (one dimension), "
+             "x[mask] = selection")
 ELEMENTWISE = (np.clip, np.where, np.round, np.around, abs)  # besides numpy's ufuncs
 
 

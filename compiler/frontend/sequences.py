@@ -484,6 +484,12 @@ def np_array(conv: ConversionContext, args, kwargs, node, empty: bool = True):
     if len(args) == 2 and "dtype" not in kwargs:  # np.array(xs, float): numpy's dtype
         args, kwargs = args[:1], {**kwargs, "dtype": args[1]}
     opts = options(conv, kwargs, ("dtype", "axis"), node)
+    if args and getattr(args[0], "runtime", None) is not None and not opts:
+        if not empty:  # np.stack: numpy's ValueError for no items
+            conv.b.emit("check", [conv.b.gt(runtime_lists.length(conv, args[0], node),
+                                            const(0))], error="ValueError",
+                        args=(("str", ("need at least one array to stack",)),))
+        return runtime_lists.as_array(conv, args[0], node)  # np.array(xs) of run-time length
     if args and isinstance(args[0], Var | Const) and args[0].type.is_array:
         value = args[0]  # np.array(x): a copy
     else:
@@ -515,6 +521,8 @@ def _hstack(conv: ConversionContext, args, kwargs, node):
 
 def _len(conv: ConversionContext, args, kwargs, node):
     (x,) = conv.exactly(args, 1, node)
+    if isinstance(x, runtime_lists.RunTimeArray):
+        x = x.view
     if isinstance(x, ListValue):
         return runtime_lists.length(conv, x, node) if x.runtime is not None else \
             Const(len(x.items), I64)

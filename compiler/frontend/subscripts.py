@@ -22,7 +22,16 @@ import gast
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
-from . import closures, dynamic_slices, externals, fancy, masks, sequences, static_values
+from . import (
+    closures,
+    dynamic_slices,
+    externals,
+    fancy,
+    masks,
+    runtime_lists,
+    sequences,
+    static_values,
+)
 from .aliasing import (
     Ref,
     compose,
@@ -34,6 +43,7 @@ from .aliasing import (
 )
 from .control_flow import unrollable
 from .library import nonzero
+from .selection_calls import selection_item
 from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
 from .static_requirements import refusal
@@ -45,6 +55,8 @@ class Subscripts:
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
+        if isinstance(base, runtime_lists.RunTimeArray):  # np.array(xs) of run-time length
+            return sequences.getitem(self, base.view, node)
         if isinstance(base, ListValue | RangeValue):
             return sequences.getitem(self, base, node)
         if isinstance(base, dict):
@@ -74,6 +86,8 @@ class Subscripts:
                                         "when compiling: check its length before indexing")
             return base[index], self.outside(base[index], ref[index] if isinstance(ref, tuple)
                                              else None)
+        if isinstance(base, Selection) and not isinstance(node.slice, gast.Slice | gast.Tuple):
+            return selection_item(self, base, self.expr(node.slice), node), None
         x = self.array(base, node)
         ref = self.outside(x, ref)
         spec, ints = self.index_spec(x, node.slice)

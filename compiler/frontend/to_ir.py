@@ -226,6 +226,9 @@ def _result(conv: FunctionConverter, result, ref, node):
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
         tree, handles = runtime_lists.export(conv, result, node)
         return tree, handles, [None] * len(handles)
+    if isinstance(result, runtime_lists.RunTimeArray):  # the same, made a numpy array
+        tree, handles = runtime_lists.export(conv, result.view, node)
+        return Node("runarray", (tree,)), handles, [None]
     if isinstance(result, ListValue):  # a Python list: its items, as a list
         tree, outputs, refs = _result(conv, tuple(result.items), tuple(result.refs), None)
         return Node("list", tree.children), outputs, refs
@@ -472,6 +475,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise escape(self, involved(value), node, "a tuple holding it, used as an array")
         if isinstance(value, ListValue) and value.runtime is not None:
             raise runtime_lists.refused(self, node, "an array or number made")
+        if isinstance(value, runtime_lists.RunTimeArray):
+            raise runtime_lists.refused(self, node, "a use needing the shape of an array made")
         if self.array_like and (static_values.is_tuple(value) or isinstance(value, ListValue)):
             return sequences.stack(self, list(sequences.as_tuples(value)), node, empty=True)
         if not isinstance(value, Var | Const):
@@ -659,6 +664,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             return Method(base, node.attr, None)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
+        if isinstance(base, runtime_lists.RunTimeArray):
+            return runtime_lists.attribute(self, base, node.attr, node)
         if isinstance(base, types.ModuleType):
             return self._module_attribute(base, node)
         if (method := scipy_special_stats.method(base, node.attr)) is not None:  # norm.cdf

@@ -585,3 +585,143 @@ def test_lists_of_tuples(backend):
     for (t, a), (u, b) in zip(got, want, strict=True):
         assert type(t) is float and t == u
         np.testing.assert_array_equal(a, b)
+
+
+# ---- reductions of run-time lists --------------------------------------------------------------
+
+def reduced(x):
+    out = []
+    t = 0.0
+    while t < 2.0:
+        out.append(np.sin(t * x))
+        t += 0.25
+    return (max(out) + 2.0 * min(out) + 3.0 * np.max(out) + np.min(out) + np.mean(out)
+            + np.sum(out) + np.prod(out) + np.amax(out) - np.amin(out))
+
+
+def counted(n):
+    seen = []
+    k = n
+    while k != 1:
+        seen.append(k)
+        k = k // 2 if k % 2 == 0 else 3 * k + 1
+    return max(seen) + np.sum(seen) + np.prod(seen) % 7 + min(seen)
+
+
+def tied(x, y):
+    out = [x, y, x]
+    while len(out) < 4:
+        out.append(y)
+    return np.max(out) + max(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_run_time_lists(backend):
+    for x in (-1.7, 0.4, 1.3, 3.0):
+        assert jit(reduced, backend=backend)(x) == pytest.approx(reduced(x), rel=1e-12)
+        assert grad(reduced, backend=backend)(x) == pytest.approx(_central(reduced, (x,)),
+                                                                  rel=1e-5, abs=1e-8)
+    for n in (6, 7, 27):  # 27: the product wraps around in int64, as numpy's does
+        assert jit(counted, backend=backend)(n) == counted(n)
+    with pytest.raises(ValueError, match="max\\(\\) arg is an empty sequence"):
+        jit(counted, backend=backend)(1)
+    # np.max shares the derivative evenly among ties; builtin max gives it to the first
+    dx, dy = grad(tied, argnums=(0, 1), backend=backend)(2.0, 2.0)
+    assert (dx, dy) == (pytest.approx(0.5 + 1.0), pytest.approx(0.5))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_empty_run_time_lists_raise_as_python(backend):
+    def extremum(x):
+        out = []
+        while x > 10.0:
+            out.append(x)
+            x -= 1.0
+        return max(out)
+
+    def numpy_extremum(x):
+        out = []
+        while x > 10.0:
+            out.append(x)
+            x -= 1.0
+        return np.min(out)
+
+    for fn in (extremum, numpy_extremum):
+        with pytest.raises(ValueError) as want:
+            fn(1.0)
+        with pytest.raises(ValueError) as got:
+            jit(fn, backend=backend)(1.0)
+        assert str(got.value) == str(want.value)
+
+
+# ---- arrays made of run-time lists ------------------------------------------------------------
+
+def integrate(x0, h):
+    x, t = x0, 0.0
+    ts, ys = [], []
+    while t < 1.0:
+        x = x + h * np.cos(x)
+        t += h
+        ts.append(t)
+        ys.append(x)
+    return np.array(ts), np.asarray(ys)
+
+
+def reduced_array(x):
+    out, t = [], 0.0
+    while t < 2.0:
+        out.append(np.sin(t * x))
+        t += 0.2
+    a = np.array(out)
+    return np.mean(a) + np.max(a) + a[0] * len(a) + np.sum(a) + a.min() * a.mean() + a.sum()
+
+
+def stacked(x):
+    out = []
+    while x > 0.1:
+        out.append(np.array([x, -x]))
+        x = x * 0.5
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_made_of_run_time_lists(backend):
+    for args in ((0.3, 0.25), (np.array([0.5, -1.0]), 0.3), (0.1, 5.0)):
+        got, want = jit(integrate, backend=backend)(*args), integrate(*args)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(jit(stacked, backend=backend)(3.0), stacked(3.0))
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        stacked(0.05)
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        jit(stacked, backend=backend)(0.05)
+    for x in (0.4, 1.1, -2.0):
+        assert jit(reduced_array, backend=backend)(x) == pytest.approx(reduced_array(x),
+                                                                       rel=1e-12)
+        assert grad(reduced_array, backend=backend)(x) == pytest.approx(
+            _central(reduced_array, (x,)), rel=1e-5, abs=1e-8)
+
+
+def test_an_array_made_of_a_run_time_list_keeps_its_items():
+    def changed_after(x):
+        out = []
+        while x > 0.1:
+            out.append(x)
+            x = x * 0.5
+        a = np.array(out)
+        out[0] = 5.0
+        return a
+
+    with pytest.raises(AdliteSyntaxError, match=r"out\[0\] = 5.0"):
+        jit(changed_after)(3.0)
+
+    def shaped(x):
+        out = []
+        while x > 0.1:
+            out.append(x)
+            x = x * 0.5
+        return np.array(out) * 2.0
+
+    with pytest.raises(AdliteSyntaxError, match=r"\[run-time-list\]"):
+        jit(shaped)(3.0)

@@ -86,6 +86,8 @@ def _inputs(fn, n, rng):
         return (x, min(2, n // 3))
     if fn in (window, zeroed_tail):
         return (x, float(rng.uniform(-0.5, 2.5)))
+    if fn is smallest_kept:
+        x[0] = 1.0 + abs(x[0])  # one value kept, one above 0.2
     return (x,)
 
 
@@ -125,10 +127,22 @@ def truth_rows(X):
         np.sum(X[m], axis=0).sum() * np.sum(np.any(X[m] > 1.0, axis=0))
 
 
+def smallest_kept(x):
+    s = np.sort(x[x > -0.5])
+    return s[0] * 2.0 + s[-1] + np.sum(s[s > 0.2]) + s[len(s) // 2]
+
+
+def clipped_outliers(x):
+    for _ in range(3):
+        m = np.abs(x - x.mean()) < 2.0 * x.std()
+        x = x[m]
+    return x.mean() + len(x) + np.sum(x[x > 0.0] ** 2)
+
+
 PROGRAMS = [squares_of_positives, paired_by_one_mask, moments, rows, rooted_in_place,
             inner_products, ufuncs, whole_mask, trimmed_mean, window, zeroed_tail,
             nonzero_indexed, index_of_positives, coordinates, extracted, compressed_rows,
-            distinct_values, truths, truth_rows]
+            distinct_values, truths, truth_rows, smallest_kept, clipped_outliers]
 IDS = [f.__name__ for f in PROGRAMS]
 
 
@@ -230,13 +244,14 @@ def written_through_indices(x):
 
 
 def sorted_selection(x):
-    return np.sort(x[x > 0])[0]
+    X = x.reshape(5, 1)
+    return np.sort(X[X[:, 0] > 0])[0, 0]
 
 
 def rebound_in_a_loop(x):
     a = x[x > 0]
-    for _ in range(3):
-        a = a * 2.0
+    while np.sum(a) < 100.0:
+        a = a[a > 0.1] * 2.0
     return np.sum(a)
 
 
@@ -253,7 +268,7 @@ def whole_array_operand(x):
 
 
 @pytest.mark.parametrize("fn,message", [
-    (sorted_selection, "np.sort() needs its shape"),
+    (sorted_selection, "np.sort() of a selection of more than one dimension"),
     (rebound_in_a_loop, "a loop rebinding 'a'"),
     (shape_read, "`.shape` needs its shape"),
     (different_masks, "use different masks"),
@@ -265,8 +280,8 @@ def test_uses_that_need_the_shape_are_refused_at_the_users_line(fn, message):
     with pytest.raises(AdliteSyntaxError) as info:
         jit(fn)(np.linspace(-1.0, 1.0, 5))
     text = str(info.value)
-    line = fn.__code__.co_firstlineno + {rebound_in_a_loop: 2, written_through_indices: 2}.get(
-        fn, 1)
+    line = fn.__code__.co_firstlineno + {rebound_in_a_loop: 2, written_through_indices: 2,
+                                         sorted_selection: 2}.get(fn, 1)
     assert f"test_selections.py:{line}:" in text
     assert message in text
     assert "np.where(mask, x, fill)" in text or "same mask" in text or "one mask" in text

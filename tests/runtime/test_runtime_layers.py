@@ -15,7 +15,8 @@ Two properties:
                      (whose vocabulary, layer 5, `__init__` binds: `functional.bind_vocabulary`)
     5  vocabulary    the shared derivative formulas' vocabulary on tensors
     6  primitives    every primitive's rules, registered in that table
-    7  decompositions, linalg, special   more primitives and the functions built on them
+    7  decompositions, linalg, special, convolution   more primitives and the functions built
+       scipy_stats                                   on them
        numpy_functions, sorting          numpy's array functions on tensors
     8  numpy_protocol   numpy's protocols: `np.*` on tensors dispatched to layers 4 and 7
     9  autograd, custom, gradcheck, optim, dot   backpropagation's function forms, custom
@@ -42,7 +43,9 @@ LAYERS = {
     "functional": 4,
     "vocabulary": 5,
     "primitives": 6,
-    "decompositions": 7, "linalg": 7, "special": 7, "numpy_functions": 7, "sorting": 7,
+    "decompositions": 7, "linalg": 7, "special": 7, "convolution": 7, "scipy_stats": 7,
+    "numpy_functions": 7,
+    "sorting": 7,
     "numpy_protocol": 8,
     "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9,
     "__init__": 10,

@@ -30,8 +30,8 @@ def test_numpy_array_on_the_left_dispatches_to_tensor():
 
 def test_unsupported_numpy_function_is_a_clear_type_error():
     x = tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(TypeError, match="numpy.convolve is not supported on adlite Tensors"):
-        np.convolve(x, x)
+    with pytest.raises(TypeError, match="numpy.histogram is not supported on adlite Tensors"):
+        np.histogram(x)
     with pytest.raises(TypeError, match="out="):
         np.add(x, x, out=np.empty(2))
 

@@ -12,6 +12,7 @@ from adlite.compiler import custom_vjp, grad, jit, stop_gradient, value_and_grad
 from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.primitive import PRIMITIVES
 from adlite.compiler.ir.transform import all_graphs
+from adlite.compiler.primitives.lists import LIST_PRIMITIVES
 from adlite.runtime import Tensor
 
 from ..support.gradients import central_difference_in
@@ -428,8 +429,10 @@ def test_primitives_without_a_rule_run_per_example(backend):
 def test_which_primitives_have_direct_rules():
     """Every primitive has a direct rule except these (they run per example): scalar-only
     int ops, linear algebra and decompositions, sorting, the run-time checks, and the calls
-    holding user-defined derivatives (custom.py)."""
-    without = sorted(n for n, p in PRIMITIVES.items() if p.batch is None)
+    holding user-defined derivatives (custom.py); the operations of lists of run-time length
+    (a program holding them runs whole once per example, tests/frontend/test_run_time_lists)."""
+    without = sorted(n for n, p in PRIMITIVES.items()
+                     if p.batch is None and n not in LIST_PRIMITIVES)
     assert without == sorted([
         "argsort", "check", "check_finite", "cholesky", "det", "det_sign", "eigh",
         "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",

@@ -81,7 +81,7 @@ def _builtin_extremum(name, compare, reduction):
         (n,) = x.type.shape
         if n == 0:
             cx.b.emit("check", [const(False)], error="ValueError",
-                      args=(("str", (_empty_message(name),)),))
+                      args=(("str", (empty_message(name),)),))
             return cx.placeholder(x.type.scalar)
         first = cx.b.index(x, const(0), spec=(Int(),))
         if not x.type.is_float:
@@ -185,7 +185,7 @@ def _class_test(name, test):
     return lower
 
 
-def _empty_message(name: str) -> str:
+def empty_message(name: str) -> str:
     """What this Python's builtin `name` (max, min) says of an empty sequence (3.11 and
     3.12 word it differently)."""
     try:

@@ -47,33 +47,30 @@ PROGRAMS = (
 
 NOT_COMPILING: dict[str, str] = {}  # every program compiles as written
 
+# Why no eager tape can run these as written (PyTorch raises the same RuntimeError, "Can't
+# call numpy() on Tensor that requires grad"; adlite's names who converts and the line): a
+# numpy array cannot hold a Tensor or its gradient, and building one (np.array, np.asarray, a
+# write into it) or a library function that converts its arguments with np.asarray has no
+# dispatch hook (numpy consults __array_function__ for np.array/np.asarray only with `like=`).
+_NP_ARRAY = ("np.array([...]) of Tensors builds a numpy array, which cannot hold a gradient; "
+             "np.array has no dispatch hook (np.stack would record)")
+_NUMPY_WRITE = "Tensors written into a numpy array, which cannot hold a gradient"
+_SCIPY = ("converts its Tensor argument with np.asarray before computing (scipy dispatches "
+          "only its ufuncs through numpy's protocols)")
 TAPE_LIMITATIONS: dict[str, str] = {
-    "gmm": ("a Tensor written into a numpy array (main_term[:, ik] = ...: RuntimeError: Can't "
-            "call numpy() on Tensor that requires grad)"),
-    "black_scholes": ('scipy.stats.norm.cdf converts the Tensor to a numpy array (RuntimeError: '
-        "Can't call numpy() on Tensor that requires grad)"),
-    "rk4_ode": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor that "
-        'requires grad)'),
-    "lotka_volterra": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor "
-        'that requires grad)'),
-    "softmax_xent": ('`logits -= logits.max(axis=1, keepdims=True)` modifies in place a tensor '
-        'that max saved for backward (RuntimeError: ... modified by an inplace operation)'),
-    "particles": ("np.array(list of Tensors) (RuntimeError: Can't call numpy() on Tensor that "
-        'requires grad)'),
-    "cubic_spline": ('np.zeros(n) written with Tensor values (ValueError: setting an array '
-        'element with a sequence)'),
-    "rosenbrock": ("np.asarray(tensor) (RuntimeError: Can't call numpy() on Tensor that requires "
-        'grad)'),
-    "sir_model": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor that "
-        'requires grad)'),
-    "van_der_pol": ("np.array([...]) of Tensors (RuntimeError: Can't call numpy() on Tensor that "
-        'requires grad)'),
-    "hmm_forward": 'scipy.special.logsumexp converts the Tensor to a numpy array',
-    "lstm": ("rows of a numpy copy written with Tensors (RuntimeError: Can't call numpy() on "
-        'Tensor that requires grad)'),
-    "wave_equation": 'Tensor has no .copy() (AttributeError)',
-    "crank_nicolson": ("np.empty(n) written with Tensor values (ValueError: setting an array "
-                       "element with a sequence)"),
+    "gmm": f"{_NUMPY_WRITE} (main_term = np.zeros((n, k)); main_term[:, ik] = ...)",
+    "black_scholes": f"scipy.stats.norm.cdf {_SCIPY}",
+    "rk4_ode": f"{_NP_ARRAY} (the right-hand side returns np.array([v, ...]))",
+    "lotka_volterra": f"{_NP_ARRAY} (the right-hand side, and np.array(trajectory))",
+    "particles": f"{_NP_ARRAY} (np.mean(np.array(history)))",
+    "cubic_spline": f"{_NUMPY_WRITE} (rhs = np.zeros(n + 1); rhs[i] = ...)",
+    "rosenbrock": ("np.asarray(x) of the Tensor gives a numpy array, which cannot hold a "
+                   "gradient; np.asarray has no dispatch hook"),
+    "sir_model": f"{_NP_ARRAY} (the right-hand side returns np.array([dS, dI, dR]))",
+    "van_der_pol": f"{_NP_ARRAY} (the right-hand side returns np.array([y[1], ...]))",
+    "hmm_forward": f"scipy.special.logsumexp {_SCIPY}",
+    "lstm": f"{_NUMPY_WRITE} (s2 = s.copy() of the numpy state; s2[i] = ...)",
+    "crank_nicolson": f"{_NUMPY_WRITE} (cp = np.empty(n); cp[0] = c[0] / b[0])",
 }
 
 # Programs the tape runs but gets wrong (defects of the tape, not of the compiler: finite
