@@ -57,9 +57,10 @@ HIDDEN_FUNCTIONS = {"__range_len": range_len, "__range_bound": range_bound,
                     "__zip_strict": zip_strict_length}
 
 UNSUPPORTED_STATEMENTS = {
-    gast.Try: ("try/except", "compiled code cannot catch exceptions: call the compiled "
-                             "function inside try/except, or test the condition with `if` "
-                             "before the operation that would raise"),
+    gast.Try: ("try statement (try/except/finally)",
+               "compiled code cannot catch exceptions (it raises them by ending the call): "
+               "test the condition with `if` before the operation that would raise, or call "
+               "the compiled function inside try/except"),
     gast.With: ("with statement", "move the context manager outside the compiled function"),
     gast.Import: ("import", "import modules at module level; they are resolved when compiling"),
     gast.ImportFrom: ("import", "import at module level; names are resolved when compiling"),

@@ -360,4 +360,4 @@ def item(cx: CallContext, x, node):
         raise cx.source.error(node, "can only convert an array of size 1 to a Python scalar "
                                     f"(this array has shape {x.type.shape})",
                               kind=AdliteValueError)
-    return cx.b.reshape(x, shape=())
+    return BuilderOps(cx.b).reshape(x, None)

@@ -158,7 +158,7 @@ def _dict(cx: CallContext, args, kwargs, node):
         items = [(static_values.python_value(k), v) for k, v in pairs]
     items += kwargs.items()
     if not all(isinstance(k, str) for k, _ in items):
-        raise cx.source.error(node, "dict keys must be strings known when compiling",
+        raise cx.source.error(node, "dict keys must be strings",
                               "use string keys: dict(w=w, b=b)")
     return dict(items)
 

@@ -202,7 +202,7 @@ def _quantile(name: str, scale: float):
                                         "is not supported", "method='linear' compiles")
         q = np.asarray(param(cx, p, "q", node, "value"))
         if q.dtype.kind not in "iuf":
-            raise cx.source.error(node, f"np.{name}: q must be numbers known when compiling")
+            raise cx.source.error(node, f"np.{name}: q must be a number or a sequence of numbers")
         fractions = q / scale if scale != 1 else q
         if not np.all((fractions >= 0) & (fractions <= 1)):
             raise cx.source.error(node, bounds, kind=AdliteValueError)
