@@ -1,3 +1,4 @@
+# ruff: noqa: UP031 - these programs use %-formatting on purpose
 """Constructs that programs written by others use: lists given to numpy, int conversions,
 module-level int and bool arrays, `.item()`, `%`-formatting in print, np.percentile /
 quantile / isclose / allclose, scipy.special.multigammaln, `dict(...)`, tuples indexed at run
