@@ -113,6 +113,8 @@ class Calls:
             return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
         if isinstance(func, types.FunctionType | closures.Closure) and library is None:
             return self.inline(func, pairs, kwpairs, node)
+        if func is super:  # in a method of an object made in compiled code
+            return objects.make_super(self, args, node), None
         if objects.is_user_class(func):  # an object made in compiled code
             return objects.construct(self, func, pairs, kwpairs, node), None
         if isinstance(func, objects.Instance) and callable(func.cls):  # its __call__

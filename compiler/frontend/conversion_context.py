@@ -71,6 +71,7 @@ class ConversionContext(ExpressionContext, Protocol):
 
     scope: Scope
     globals: dict
+    params: list[str]  # the function's parameters, in order
 
     def bind(self, name: str, value, ref) -> None:
         """The assignment `name = value`, an alias of `ref`'s object (None: a new one)."""

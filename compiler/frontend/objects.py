@@ -13,8 +13,8 @@ attributes a block changes as they do variables (`closures.operands` passes them
 block), and an inlined call receives the attributes of the objects it can reach
 (`passed`) and hands back those it changed or made (`returned`). Methods (`p.f(x)`, bound
 through the class: functions, staticmethods, classmethods, properties and `__call__`) are
-inlined with the instance as `self`; class attributes that are numbers or arrays are read as
-externals (read at every call). An `Instance` is identified by the Python object itself, so
+inlined with the instance as `self` (`super().f(...)` and `Base.f(self, ...)` too); class
+attributes that are numbers or arrays are read as externals (read at every call). An `Instance` is identified by the Python object itself, so
 it crosses an `if` or a loop unchanged; `isinstance` sees its class. A frozen dataclass's
 attributes cannot be assigned (Python's FrozenInstanceError, when compiling). An attribute
 first set inside an `if` arm or a loop body is not seen after it (refused where it is read:
@@ -162,6 +162,46 @@ def getattr_(conv: ConversionContext, instance: Instance, node: gast.Attribute) 
 
     return conv.resolve_global(getattr(instance.cls, name), node, externals.Place(
         instance.cls, "attr", name, f"{instance.cls.__name__}.{name}")), None
+
+
+class Super:
+    """`super()` in a method of a class whose instance is made in compiled code: the
+    instance, read through the classes after `owner` in its class's method order."""
+
+    def __init__(self, owner: type, instance: Instance) -> None:
+        self.owner, self.instance = owner, instance
+
+    def attribute(self, conv: ConversionContext, node: gast.Attribute):
+        """`super().name`: the first definition after `owner`, bound to the instance."""
+        mro = self.instance.cls.__mro__
+        for cls in mro[mro.index(self.owner) + 1:]:
+            if node.attr in vars(cls):
+                found = vars(cls)[node.attr]
+                if isinstance(found, types.FunctionType):
+                    return types.MethodType(found, self.instance)
+                if isinstance(found, staticmethod):
+                    return found.__func__
+                if found is object.__init__ or isinstance(found, types.WrapperDescriptorType):
+                    return _no_init
+        raise conv.source.error(node, f"AttributeError: 'super' object has no attribute "
+                                      f"{node.attr!r}")
+
+
+def _no_init() -> None:
+    """`object.__init__` reached through `super()`: nothing to run."""
+
+
+def make_super(conv: ConversionContext, args, node) -> Super:
+    """`super()` (no arguments) in a method: its class is the method's `__class__`, the
+    instance its first argument."""
+    owner = conv.globals.get("__class__")
+    first = conv.scope.get(conv.params[0]) if conv.params and conv.params[0] in conv.scope \
+        else None
+    if args or not isinstance(owner, type) or not isinstance(first, Instance):
+        raise conv.source.error(node, "super() compiles without arguments, in a method of an "
+                                      "object made in compiled code",
+                                "call the base class's method: Base.method(self, ...)")
+    return Super(owner, first)
 
 
 def reachable(get, values) -> list[Instance]:

@@ -686,6 +686,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             return value
         if isinstance(base, objects.Instance):  # an object made in compiled code
             return objects.getattr_(self, base, node)[0]
+        if isinstance(base, objects.Super):
+            return base.attribute(self, node)
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "

@@ -71,6 +71,21 @@ class Scaled:
         self.w2 = self.w * self.k
 
 
+class Shifted(Affine):
+    def __init__(self, a, shift):
+        super().__init__(a, 1.0)
+        self.shift = shift
+
+    def f(self, x):
+        return super().f(x) + self.shift
+
+
+class Plain:
+    def __init__(self, v):
+        super().__init__()
+        self.v = v
+
+
 class Accumulator:
     def __init__(self, n):
         self.total = np.zeros(n)
@@ -155,13 +170,18 @@ def nonlocal_in_a_loop(x, n):
     return s * k
 
 
+def subclasses_and_super(x):
+    s = Shifted(x, 0.5)
+    return s.f(x) + Affine.f(s, 2.0) + Plain(x).v * s.shift
+
+
 def isinstance_of_an_object(x):
     q = Quad(x)
     return x * 2.0 if isinstance(q, Quad) and not isinstance(q, Affine) else x
 
 
 SCALAR_CASES = [made_and_read, dataclass_fields, methods_of_the_class, written_by_methods,
-                nonlocal_counter, isinstance_of_an_object]
+                nonlocal_counter, subclasses_and_super, isinstance_of_an_object]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
