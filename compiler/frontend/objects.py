@@ -10,16 +10,16 @@ binds its fields as Python does: defaults, keywords; `__post_init__` is inlined 
 name: reads (`p.a`), writes (`p.a = v`, `p.a += v`: in place on an array attribute, as
 numpy) and arrays' aliasing are those of variables, so `if`s and loops join and carry the
 attributes a block changes as they do variables (`closures.operands` passes them to the
-block), and an inlined call receives the attributes of the objects it can reach
-(`passed`) and hands back those it changed or made (`returned`). Methods (`p.f(x)`, bound
-through the class: functions, staticmethods, classmethods, properties and `__call__`) are
-inlined with the instance as `self` (`super().f(...)` and `Base.f(self, ...)` too); class
-attributes that are numbers or arrays are read as externals (read at every call). An `Instance` is identified by the Python object itself, so
-it crosses an `if` or a loop unchanged; `isinstance` sees its class. A frozen dataclass's
-attributes cannot be assigned (Python's FrozenInstanceError, when compiling). An attribute
-first set inside an `if` arm or a loop body is not seen after it (refused where it is read:
-set it before). Objects are not returned by compiled functions (their numbers and arrays
-are).
+block), and an inlined call receives the attributes of the objects it can reach (`passed`)
+and hands back those it changed or made (`returned`). Methods (`p.f(x)`, bound through the
+class: functions, staticmethods, classmethods, properties and `__call__`) are inlined with
+the instance as `self` (`super().f(...)` and `Base.f(self, ...)` too); class attributes that
+are numbers or arrays are read as externals (read at every call). An `Instance` is
+identified by the Python object itself, so it crosses an `if` or a loop unchanged;
+`isinstance` sees its class. A frozen dataclass's attributes cannot be assigned (Python's
+FrozenInstanceError, when compiling). An attribute first set inside an `if` arm or a loop
+body is not seen after it (refused where it is read: set it before). Objects are not
+returned by compiled functions (their numbers and arrays are).
 """
 
 from __future__ import annotations
