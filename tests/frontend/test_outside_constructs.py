@@ -121,7 +121,7 @@ def test_float_to_int_conversions_truncate_as_numpy(backend):
     (np.nan, ValueError, "cannot convert float NaN to integer"),
     (np.inf, OverflowError, "cannot convert float infinity to integer"),
     (1e19, OverflowError, "integer overflow"),
-])
+], ids=["nan", "inf", "large"])
 def test_float_to_int_conversion_raises_where_numpy_gives_no_value(backend, bad, error,
                                                                     message):
     with pytest.raises(error, match=message):
@@ -221,7 +221,7 @@ def percentile_out_of_range(x):
     (cleans_up, (1.0,), "test the condition with `if`"),
     (quantile_of_another_method, (np.ones(3),), "method='nearest'"),
     (percentile_out_of_range, (np.ones(3),), "Percentiles must be in the range [0, 100]"),
-], ids=lambda v: v.__name__ if callable(v) else None)
+], ids=["mapping", "mixed_tuple", "try_except", "try_finally", "method", "out_of_range"])
 def test_refusals_name_the_line(fn, args, words):
     with pytest.raises(AdliteSyntaxError) as info:
         jit(fn)(*args)
