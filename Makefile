@@ -7,10 +7,11 @@ INSTALLED := pyproject.toml setup.py
 DEMO_STAMP := $(VENV)/.adlite-demo
 TEST_STAMP := $(VENV)/.adlite-test
 DOCS_STAMP := $(VENV)/.adlite-docs
+CONFORMANCE_STAMP := $(VENV)/.adlite-conformance
 # pytest workers: every core by default (`make test JOBS=1` runs in one process)
 JOBS ?= auto
 
-.PHONY: demo test suite docs installed versions bench clean
+.PHONY: demo test suite docs installed versions bench conformance clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +27,10 @@ $(TEST_STAMP): $(INSTALLED) | $(PY)
 
 $(DOCS_STAMP): $(INSTALLED) | $(PY)
 	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+$(CONFORMANCE_STAMP): $(TEST_STAMP)
+	$(PY) -m pip install --quiet -e '.[conformance]' autograd==1.7.0  # the sdist's tests
 	touch $@
 
 demo: $(DEMO_STAMP)
@@ -56,6 +61,12 @@ versions: $(TEST_STAMP)
 bench: $(TEST_STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'  # the peers (JAX); `make test` needs none
 	$(PY) -m benchmarks
+
+# autograd's own test suite through adlite (README "Conformance: autograd's test suite"):
+# downloads autograd's sdist, prints the tables, writes build/conformance/results.json; it
+# takes tens of minutes on two cores and is not part of `make test`
+conformance: $(CONFORMANCE_STAMP)
+	$(PY) -m benchmarks.conformance
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -114,6 +114,7 @@ from .ir.printer import print_graph
 from .pipeline import DIFFERENTIATE, JIT, Compilation, Derivative
 from .structured_calls import FIRST, builder, finishing, structured_entry
 from .tracebacks import boundary, hide_frames
+from .transformation import transformer
 
 BACKENDS = ("llvm", "python")
 MAX_STRUCTURES = 8  # structured signatures with a generated entry point, per transformation
@@ -704,6 +705,7 @@ def _planned(entry: Callable, plan: tuple) -> Callable:
 StaticSpec = Sequence[int | str] | int | str
 
 
+@transformer
 def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         static_argnames: StaticSpec = (), backend: str = "llvm"):
     """Compile a Python function to native code, once per call signature.
@@ -804,6 +806,7 @@ def _static_list(static: StaticSpec) -> list:
     return [static] if isinstance(static, int | str) else list(static)
 
 
+@transformer
 def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None,
          has_aux: bool = False, static_argnums: StaticSpec = (), static_argnames: StaticSpec = (),
          backend: str = "llvm", checkpoint: object = None):
@@ -897,6 +900,7 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
     return make if fn is None else make(fn)
 
 
+@transformer
 def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
                    has_aux: bool = False, static_argnums: StaticSpec = (),
                    static_argnames: StaticSpec = (), backend: str = "llvm",

@@ -30,6 +30,7 @@ from typing import Any
 
 from .api import Call, Transformed, grad, output_and_aux, split_aux, wrt_or_argnums
 from .arguments import Node, leaf_types, unflatten
+from .transformation import transformer
 
 
 class Jacobian(Transformed):
@@ -67,6 +68,7 @@ def _numbers(values: tuple) -> list:
             for v in values]
 
 
+@transformer
 def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
     """Compile the Jacobian of `fn` by reverse mode: one backward sweep per output element.
@@ -114,6 +116,7 @@ def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
     return Jacobian(fn, "jacrev", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
+@transformer
 def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
     """Compile the Jacobian of `fn` by forward mode: one tangent sweep per input element.
@@ -159,6 +162,7 @@ def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
     return Jacobian(fn, "jacfwd", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
+@transformer
 def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
         backend: str = "llvm") -> Jacobian:
     """Compile the Jacobian of `fn`, choosing forward or reverse mode per signature.
@@ -201,6 +205,7 @@ def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux:
     return Jacobian(fn, "jacobian", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
 
 
+@transformer
 def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
             backend: str = "llvm", checkpoint: object = None) -> Jacobian:
     """Compile the Hessian of a function with one float result (forward over reverse).

@@ -5,6 +5,8 @@ Contract: a transformation (`jit`, `grad`, `vmap`, `custom_vjp`, ... of a functi
 outputs flat), so that compiled code can call it and other transformations can transform it
 again. `is_transformation(obj)` tells one from a plain callable; `innermost(fn)` is the Python
 function under any number of transformations (its source is what the user wrote).
+`transformer` marks the API functions that make transformations (`grad`, `jit`, ...), so that
+compiled code calling `grad(f)` runs that call while compiling.
 """
 
 from __future__ import annotations
@@ -23,6 +25,18 @@ class Transformation(Protocol):
 
 def is_transformation(obj: object) -> bool:
     return isinstance(obj, Transformation)
+
+
+def transformer(fn: Callable) -> Callable:
+    """Marks an API function that makes a transformation of a function (`grad(f)`, `jit(f)`,
+    ...): called inside compiled code with compile-time arguments it runs while compiling
+    (`makes_transformations`), and its result is called as a transformation."""
+    fn.makes_transformation = True
+    return fn
+
+
+def makes_transformations(obj: object) -> bool:
+    return getattr(obj, "makes_transformation", False) is True
 
 
 def innermost(fn: Callable) -> Callable:

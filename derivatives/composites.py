@@ -9,10 +9,11 @@ the compiler's frontend and the eager tape alike; their derivatives come from th
   derivative at 0 is 0, its second derivative there is not taken through the limit);
 - `heaviside(x, h0)` = 0 where x < 0, h0 where x == 0, 1 where x > 0, NaN where x is NaN;
 - `logaddexp(x, y)` = log(exp(x) + exp(y)), numpy's stable form: m + log1p(exp(-|x - y|))
-  with m the larger operand, and (x + y) / 2 + log 2 where x == y (so infinities of one sign
-  give that infinity; the derivative is shared evenly there);
+  with m the larger operand, and (x + y) / 2 + log 2 + (x - y)**2 / 8 where x == y (so
+  infinities of one sign give that infinity; the derivative is shared evenly there and the
+  second derivative is the function's, 1/4);
 - `logaddexp2(x, y)` = log2(2**x + 2**y), the same form in base 2: m + log1p(2**-|x - y|) /
-  log 2, and (x + y) / 2 + 1 where x == y;
+  log 2, and (x + y) / 2 + 1 + log 2 (x - y)**2 / 8 where x == y;
 - `norm(x, axis, keepdims)` = sqrt(sum(x * x, axis, keepdims)): `np.linalg.norm` with its
   default `ord` (2-norm of vectors along one axis, Frobenius norm of matrices along two, of
   all elements when `axis` is None; a scalar's is its absolute value).
@@ -75,10 +76,20 @@ def heaviside(o: Ops, x: Any, h0: Any) -> Any:
     return o.select(o.ne(x, x), x, o.select(o.eq(x, 0.0), h0, step))
 
 
+def _curvature_at_tie(o: Ops, x: Any, y: Any, scale: float) -> Any:
+    """scale * (x - y)**2, 0 where x == y (infinities of one sign included): added to the
+    tie's branch, it gives the derivatives up to third order there (the function is even in
+    x - y, its second-order term is scale * (x - y)**2)."""
+    apart = o.sub(x, y)
+    apart = o.select(o.eq(apart, apart), apart, o.constant(0.0, apart))  # inf - inf
+    return o.mul(o.mul(apart, apart), scale)
+
+
 def logaddexp(o: Ops, x: Any, y: Any) -> Any:
     top = o.select(o.ge(x, y), x, y)
     apart = o.add(top, o.log1p(o.exp(o.neg(o.abs(o.sub(x, y))))))
-    tie = o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), math.log(2.0))
+    tie = o.add(o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), math.log(2.0)),
+                _curvature_at_tie(o, x, y, 0.125))
     return o.select(o.eq(x, y), tie, apart)
 
 
@@ -86,7 +97,8 @@ def logaddexp2(o: Ops, x: Any, y: Any) -> Any:
     top = o.select(o.ge(x, y), x, y)
     below = o.exp(o.mul(o.abs(o.sub(x, y)), -math.log(2.0)))  # 2 ** -|x - y|
     apart = o.add(top, o.mul(o.log1p(below), 1.0 / math.log(2.0)))
-    tie = o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), 1.0)
+    tie = o.add(o.add(o.add(o.mul(x, 0.5), o.mul(y, 0.5)), 1.0),
+                _curvature_at_tie(o, x, y, math.log(2.0) / 8.0))
     return o.select(o.eq(x, y), tie, apart)
 
 

@@ -36,20 +36,19 @@ def append_vjp(b: Builder, eqn: Eqn, cts, guards, plan):
     n, v = eqn.inputs
     if not v.type.is_float:
         return [None, None], [ALWAYS, ALWAYS]
-    taken = b.op("list_adjoint_take", b.add(n, const(1)), n, list=adjoint(eqn.params["list"]),
-                 type=v.type)
+    taken = b.op("list_adjoint_take", n, b.add(n, const(1)), const(0),  # item n
+                 list=adjoint(eqn.params["list"]), type=v.type)
     return [None, taken], [ALWAYS, ALWAYS]
 
 
 def get_vjp(b: Builder, eqn: Eqn, cts, guards, plan):
-    n, i = eqn.inputs
     if cts[0] is not None:
-        b.emit("list_adjoint_add", [n, i, cts[0]], list=adjoint(eqn.params["list"]))
-    return [None, None], [ALWAYS, ALWAYS]
+        b.emit("list_adjoint_add", [*eqn.inputs, cts[0]], list=adjoint(eqn.params["list"]))
+    return [None, None, None], [ALWAYS, ALWAYS, ALWAYS]
 
 
 def no_cotangent_vjp(b: Builder, eqn: Eqn, cts, guards, plan):
-    """`list_export`: a returned list carries no cotangent."""
+    """`list_export` (a returned list carries no cotangent), `list_open`."""
     return [None] * len(eqn.inputs), [ALWAYS] * len(eqn.inputs)
 
 
@@ -88,13 +87,14 @@ def _read_jvp(b: Builder, eqn: Eqn, tangents):
 
 def _add_jvp(b: Builder, eqn: Eqn, tangents):
     b.eqns.append(eqn)
-    if tangents[2] is not None:
-        b.emit("list_adjoint_add", [*eqn.inputs[:2], tangents[2]],
+    if tangents[3] is not None:
+        b.emit("list_adjoint_add", [*eqn.inputs[:3], tangents[3]],
                list=tangent(eqn.params["list"]))
     return []
 
 
-def _export_jvp(b: Builder, eqn: Eqn, tangents):
+def _no_tangent_jvp(b: Builder, eqn: Eqn, tangents):
+    """`list_export`, `list_open`: ints."""
     b.eqns.append(eqn)
     return [None]
 
@@ -103,6 +103,7 @@ attach("list_append", vjp=append_vjp, jvp=_lockstep_jvp)
 attach("list_set", vjp=refused_vjp, jvp=_lockstep_jvp)
 attach("list_get", vjp=get_vjp, jvp=_read_jvp)
 attach("list_pop", vjp=refused_vjp, jvp=_read_jvp)
-attach("list_export", vjp=no_cotangent_vjp, jvp=_export_jvp)
+attach("list_open", vjp=no_cotangent_vjp, jvp=_no_tangent_jvp)
+attach("list_export", vjp=no_cotangent_vjp, jvp=_no_tangent_jvp)
 attach("list_adjoint_add", vjp=refused_vjp, jvp=_add_jvp)
 attach("list_adjoint_take", vjp=refused_vjp, jvp=_read_jvp)

@@ -49,6 +49,7 @@ from ..passes import optimize
 from ..pipeline import Compilation
 from ..pipeline import run as run_stages
 from ..tracebacks import boundary
+from ..transformation import transformer
 from . import tapes
 from .interpreter import batch_eqns, batch_per_example, holds_lists
 from .table import batch_of, move_axis
@@ -215,6 +216,7 @@ def _parameters(fn: Callable) -> tuple[str, ...] | None:
     return tuple(p.name for p in params)
 
 
+@transformer
 def vmap(fn: Callable, in_axes: Axes = 0, out_axes: Axes = 0, *,
          backend: str = "llvm") -> Batched:
     """Vectorise a function of one example into a function of a batch of examples.

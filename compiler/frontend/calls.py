@@ -27,7 +27,7 @@ from ..arguments import Node, Static
 from ..ir.builder import const
 from ..ir.core import Atom, Const, Type, Var
 from ..ir.transform import inline
-from ..transformation import is_transformation
+from ..transformation import is_transformation, makes_transformations
 from . import (
     closures,
     externals,
@@ -99,6 +99,8 @@ class Calls:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
                                               "transformations", "pass arguments by position")
             return self.inline_transformed(func, args, node), None
+        if makes_transformations(func):  # `grad(f)` inside compiled code: made now
+            return self.transformation_of(func, args, kwargs, node), None
         if isinstance(func, types.BuiltinMethodType) and type(func.__self__) is dict and \
                 func.__name__ in DICT_READS and not kwargs:  # a compile-time dict, read
             if func.__name__ == "get" and node.args:
@@ -218,6 +220,27 @@ class Calls:
         else:
             return frozen_ref(ref)
         return ref
+
+    def transformation_of(self, make, args: list, kwargs: dict, node):
+        """`grad(f, ...)` (any API function making a transformation) called in compiled code:
+        made while compiling from its compile-time arguments (`f` a function from outside
+        the compiled code, or a transformation of one)."""
+        name = make.__name__
+        function = args[0] if args else kwargs.get("fn")
+        if isinstance(function, closures.Closure):
+            raise self.source.error(node, f"{name}() of a function defined inside compiled code "
+                                          "(a closure: compiled code has no Python function "
+                                          "object for it)",
+                                    f"define the function at module level and call {name}() "
+                                    "on it, or apply the transformation outside")
+        values = [function] + [self.static(a, node, f"the arguments of {name}()", "object")
+                               for a in args[1:]]
+        options = {k: self.static(v, node, f"the arguments of {name}()", "object")
+                   for k, v in kwargs.items() if k != "fn"}
+        try:
+            return make(*values, **options)
+        except (TypeError, ValueError) as e:
+            raise self.source.error(node, f"{name}(): {e}") from None
 
     def inline_transformed(self, transformed, args, node):
         """Inline the IR of an adlite-transformed function (`jit`, `grad`, ...): arguments

@@ -77,19 +77,24 @@ def tokens(scope) -> list[str]:
 class RunTimeList:
     buffer: str  # the `list` param of its primitives (".k" added per field of a tuple)
     item: Type | tuple | None  # its items' type, or their fields' (tuples); None: not known
-    token: str = ""  # the hidden name of its length (default: from the buffer's name)
+    token: str = ""  # the hidden name of its end (default: from the buffer's name)
     viewed: bool = False  # an array was made of it (`as_array`): its items may not change
 
     @property
     def token_name(self) -> str:
         return self.token or TOKEN + self.buffer
 
+    @property
+    def base_name(self) -> str:
+        """The hidden name of its start (`list_open`)."""
+        return f"{TOKEN}{self.buffer} base"
+
     def fields(self) -> list[tuple[str, Type]]:
         """(buffer, type) per field of an item: one buffer, or one per field of a tuple (all
-        indexed by the same token)."""
+        indexed by the same token); the first is the one `list_open` reads."""
         if isinstance(self.item, tuple):
             return [(f"{self.buffer}.{k}", t) for k, t in enumerate(self.item)]
-        return [(self.buffer, self.item)]
+        return [(f"{self.buffer}.0", self.item)]
 
 
 def layout(value) -> Type | tuple | None:
@@ -147,21 +152,35 @@ def convert(conv: ConversionContext, lst) -> None:
     names = _NAMES.get()
     if names is None:
         raise RuntimeError("run-time lists are named within `naming()`")
-    lst.runtime = RunTimeList(f"L{next(names)}", layout(lst.items[0]) if lst.items else None)
-    conv.scope.rebind(lst.runtime.token_name, const(0))
+    lst.runtime = rt = RunTimeList(f"L{next(names)}",
+                                   layout(lst.items[0]) if lst.items else None)
+    start = conv.b.op("list_open", list=rt.fields()[0][0])
+    conv.scope.rebind(rt.base_name, start)
+    conv.scope.rebind(rt.token_name, start)
     items, lst.items, lst.refs = lst.items, [], []
     for v in items:
         _append_fields(conv, lst, v)
 
 
-def length(conv: ConversionContext, lst, node) -> Atom:
-    """The list's current length (its token)."""
+def end(conv: ConversionContext, lst, node) -> Atom:
+    """The list's current end in its buffers (its token)."""
     name = lst.runtime.token_name
     if name not in conv.scope:  # e.g. held by a closure's default value
         raise refusal(conv.source, node, "run-time-list",
                       "a list whose length is known only at run time, reached here other than "
                       "as an argument or a variable", "pass the list as an argument")
     return conv.scope.get(name)
+
+
+def start(conv: ConversionContext, lst, node) -> Atom:
+    """Where the list starts in its buffers."""
+    end(conv, lst, node)
+    return conv.scope.get(lst.runtime.base_name)
+
+
+def length(conv: ConversionContext, lst, node) -> Atom:
+    """`len(xs)`."""
+    return conv.b.sub(end(conv, lst, node), start(conv, lst, node))
 
 
 def share(source, target, values) -> None:
@@ -177,6 +196,7 @@ def share(source, target, values) -> None:
         rt = getattr(value, "runtime", None)
         if isinstance(rt, RunTimeList) and rt.token_name in source:
             target.rebind(rt.token_name, source.get(rt.token_name))
+            target.rebind(rt.base_name, source.get(rt.base_name))
         items = value.values() if isinstance(value, dict) else value if isinstance(
             value, tuple | list) else getattr(value, "items", None)
         if isinstance(items, list | tuple) or isinstance(value, dict):
@@ -259,7 +279,7 @@ def _index(conv: ConversionContext, index, node) -> Atom:
 
 
 def append(conv: ConversionContext, lst, value, node) -> None:
-    length(conv, lst, node)
+    end(conv, lst, node)
     _append_fields(conv, lst, _item(conv, lst, value, node))
 
 
@@ -269,25 +289,26 @@ def extend(conv: ConversionContext, lst, values: list, node) -> None:
 
 
 def pop(conv: ConversionContext, lst, index, node):
-    n = length(conv, lst, node)
+    n = end(conv, lst, node)
     _unviewed(conv, lst, node)
     i = _index(conv, index, node) if index is not None else const(-1)
-    value = _read(conv, lst, "list_pop", [n, i], node, origin=_origin(conv, node))
+    value = _read(conv, lst, "list_pop", [start(conv, lst, node), n, i], node,
+                  origin=_origin(conv, node))
     _set_length(conv, lst, conv.b.sub(n, const(1)))
     return value
 
 
 def getitem(conv: ConversionContext, lst, index, node):
-    return _read(conv, lst, "list_get", [length(conv, lst, node), _index(conv, index, node)],
-                 node)
+    return _read(conv, lst, "list_get", [start(conv, lst, node), end(conv, lst, node),
+                                         _index(conv, index, node)], node)
 
 
 def setitem(conv: ConversionContext, lst, index, value, node) -> None:
-    rt, n = lst.runtime, length(conv, lst, node)
+    rt, n, base = lst.runtime, end(conv, lst, node), start(conv, lst, node)
     _unviewed(conv, lst, node)
     i = _index(conv, index, node)
     leaves = _leaves(rt, _item(conv, lst, value, node))
-    counts = [conv.b.op("list_set", n, i, v, list=buffer, origin=_origin(conv, node))
+    counts = [conv.b.op("list_set", base, n, i, v, list=buffer, origin=_origin(conv, node))
               for (buffer, _), v in zip(rt.fields(), leaves, strict=True)]
     _set_length(conv, lst, counts[0])
 
@@ -304,29 +325,32 @@ def _origin(conv: ConversionContext, node) -> tuple[str, int, str]:
     return where.filename, where.line, where.source_line
 
 
-def fold(conv: ConversionContext, lst, start: Atom, step, node, consts: tuple = ()) -> Atom:
-    """`acc = start; for item in lst: acc = step(builder, acc, item, *consts)` as a `while`
-    equation (`sum`, the reductions of runtime_list_reductions.py); `step` returns the new
-    accumulator, of `start`'s type; `consts` are values from outside it reads (the loop's
-    body receives them as inputs)."""
-    n = length(conv, lst, node)
+def fold(conv: ConversionContext, lst, start_value: Atom, step, node,
+         consts: tuple = ()) -> Atom:
+    """`acc = start_value; for item in lst: acc = step(builder, acc, item, *consts)` as a
+    `while` equation (`sum`, the reductions of runtime_list_reductions.py); `step` returns
+    the new accumulator, of `start_value`'s type; `consts` are values from outside it reads
+    (the loop's body receives them as inputs)."""
+    bounds = [start(conv, lst, node), end(conv, lst, node)]
+    count = conv.b.sub(bounds[1], bounds[0])
     items = item_type(conv, lst, node)
     if isinstance(items, tuple):
         raise conv.source.error(node, "TypeError: unsupported operand types for +: a tuple "
                                       "item of a list and a number")
     cond_b, body_b = Builder(conv.b.loc), Builder(conv.b.loc)
 
-    def inputs() -> list[Var]:
-        return [Var(I64, "n"), *(Var(c.type, "c") for c in consts), Var(I64, "i"),
-                Var(start.type, "acc")]
+    def inputs() -> list[Var]:  # consts: base, end, count, the step's; carries: i, acc
+        return [Var(I64, "base"), Var(I64, "end"), Var(I64, "n"),
+                *(Var(c.type, "c") for c in consts), Var(I64, "i"), Var(start_value.type, "acc")]
     c_in, b_in = inputs(), inputs()
-    test = cond_b.lt(c_in[-2], c_in[0])
-    item = body_b.op("list_get", b_in[0], b_in[-2], list=lst.runtime.buffer, type=items)
-    acc = step(body_b, b_in[-1], item, *b_in[1:-2])
+    test = cond_b.lt(c_in[-2], c_in[2])
+    item = body_b.op("list_get", b_in[0], b_in[1], b_in[-2], list=lst.runtime.fields()[0][0],
+                     type=items)
+    acc = step(body_b, b_in[-1], item, *b_in[3:-2])
     body = Graph(b_in, body_b.eqns, [body_b.add(b_in[-2], const(1)), acc], "body")
     cond = Graph(c_in, cond_b.eqns, [test], "cond")
-    *_, total = conv.b.emit("while", [n, *consts, const(0), start],
-                            **While.params(cond, body, 1 + len(consts)))
+    *_, total = conv.b.emit("while", [*bounds, count, *consts, const(0), start_value],
+                            **While.params(cond, body, 3 + len(consts)))
     return total
 
 
@@ -334,11 +358,11 @@ def export(conv: ConversionContext, lst, node) -> tuple[Node, list[Var]]:
     """The list as the function returns it: (its result tree, its output atoms), a handle per
     buffer, which the caller turns into a Python list ("runlist"; "runzip" zips the fields'
     lists of a list of tuples, see `arguments.py`)."""
-    n = length(conv, lst, node)
+    bounds = [start(conv, lst, node), end(conv, lst, node)]
     item_type(conv, lst, node)
     handles, trees = [], []
     for buffer, t in lst.runtime.fields():
-        handles.append(conv.b.op("list_export", n, list=buffer, type=t))
+        handles.append(conv.b.op("list_export", *bounds, list=buffer, type=t))
         trees.append(Node("runlist", (I64,), item_keys(t)))
     tree = Node("runzip", tuple(trees)) if isinstance(lst.runtime.item, tuple) else trees[0]
     return tree, handles
@@ -382,7 +406,7 @@ def as_array(conv: ConversionContext, lst, node) -> RunTimeArray:
     rt = lst.runtime
     view = type(lst)([], None, conv.b)
     view.runtime = RunTimeList(rt.buffer, rt.item, f"{rt.token_name}@{next(names)}")
-    conv.scope.rebind(view.runtime.token_name, length(conv, lst, node))
+    conv.scope.rebind(view.runtime.token_name, end(conv, lst, node))
     rt.viewed = True
     return RunTimeArray(view)
 

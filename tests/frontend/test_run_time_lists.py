@@ -263,7 +263,7 @@ def as_array(x):
     while x > 0.1:
         out.append(x)
         x = x * 0.5
-    return np.sum(np.array(out))
+    return np.sum(np.array(out) * np.arange(3.0)[:1])
 
 
 def pairs_in_a_list(x):
@@ -292,7 +292,8 @@ def popped_under_grad(x):
 
 
 @pytest.mark.parametrize("fn, fragment, line", [
-    (as_array, "of a list whose length is known only at run time (", "np.array(out)"),
+    (as_array, "of an array made of a list whose length is known only at run time (",
+     "np.array(out) * np.arange(3.0)[:1]"),
     (pairs_in_a_list, "cannot change inside an `if` with a run-time condition",
      "out.append([x, 2.0 * x])"),
     (mixed_types, "a f64 added to a list of i64", "out.append(x)"),
@@ -725,3 +726,35 @@ def test_an_array_made_of_a_run_time_list_keeps_its_items():
 
     with pytest.raises(AdliteSyntaxError, match=r"\[run-time-list\]"):
         jit(shaped)(3.0)
+
+
+# ---- lists made anew in every iteration of a loop ------------------------------------------
+
+def rows_of_a_loop(x):
+    total = 0.0
+    k = 0
+    while k < 4:
+        row = []
+        t = 0.0
+        while t < 1.0 + k:
+            row.append(np.sin(t * x + k))
+            t += 0.5
+        if row[0] > 0.0:  # the reverse sweep replays this arm, reading this iteration's row
+            total = total + row[0] * row[-1] * x
+        else:
+            total = total - row[1] * x
+        k += 1
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_made_in_each_iteration_keeps_its_items_for_the_reverse_sweep(backend):
+    """Each iteration's list starts after the items of the earlier ones (a list made where
+    another was made before wrote over it, and the gradient read the last iteration's)."""
+    for x in (0.7, -1.3, 2.2):
+        assert jit(rows_of_a_loop, backend=backend)(x) == pytest.approx(rows_of_a_loop(x),
+                                                                        rel=1e-12)
+        want = _central(rows_of_a_loop, (x,))
+        assert grad(rows_of_a_loop, backend=backend)(x) == pytest.approx(want, rel=1e-6)
+        assert grad(rows_of_a_loop, backend=backend, checkpoint=2)(x) == pytest.approx(
+            want, rel=1e-6)

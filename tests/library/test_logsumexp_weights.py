@@ -164,3 +164,16 @@ def test_random_inputs(a, b):
                                atol=1e-7)
     np.testing.assert_allclose(gb, central_difference_in(rows_total, (a, b), 1), rtol=1e-5,
                                atol=1e-7)
+
+
+def kept_of_a_number(a):
+    return logsumexp(a, keepdims=True)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_a_number_with_keepdims_has_scipys_shape(backend):
+    """scipy gives `logsumexp(1.1, keepdims=True)` the shape (1,) (found by autograd's suite
+    through make conformance: compiled code returned a float)."""
+    got, want = jit(kept_of_a_number, backend=backend)(1.1), kept_of_a_number(1.1)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-15)

@@ -5,7 +5,8 @@ data, a count of initialised items and a capacity), one 8-byte slot per item (a 
 floats, float32 items widened exactly; an int64 for ints and bools; for an array, the
 address of the list's own malloc'd copy, on the "stored" list, and a read copies it again,
 since the value read may be updated in place), freed with the tapes on every exit path. The
-token (the list's length) indexes it: an append stores item n, growing the buffer by
+token (the list's end) indexes it: `list_open` reads the count of initialised items, which
+every append raises to its end (the high-water mark), an append stores item n, growing the buffer by
 `realloc` (doubling, from 64 items), and a read checks its index against the token (Python's
 IndexError through `status`). Reverse mode's cotangent buffers are zero beyond the
 initialised count (`list_adjoint_add` zero-fills what it grows into; `list_adjoint_take`
@@ -68,11 +69,13 @@ def _reserve(cx: LoweringContext, slots: list, count: ir.Value, zero: bool) -> i
     return data
 
 
-def _position(cx: LoweringContext, n: ir.Value, i: ir.Value, code: int) -> ir.Value:
-    """Python's index `i` into a list of length `n` as a position (else `code`)."""
+def _position(cx: LoweringContext, base: ir.Value, n: ir.Value, i: ir.Value,
+              code: int) -> ir.Value:
+    """Python's index `i` into the list at positions [base, n) as a position (else
+    `code`)."""
     b = cx.b
-    k = b.select(b.icmp_signed("<", i, ZERO), b.add(i, n), i)
-    inside = b.and_(b.icmp_signed(">=", k, ZERO), b.icmp_signed("<", k, n))
+    k = b.select(b.icmp_signed("<", i, ZERO), b.add(i, n), b.add(base, i))
+    inside = b.and_(b.icmp_signed(">=", k, base), b.icmp_signed("<", k, n))
     cx.check(inside, code)
     return k
 
@@ -115,38 +118,46 @@ def _load(cx: LoweringContext, data, k, t: Type) -> ir.Value:
     return b.trunc(value, I1) if t.name == "bool" else value
 
 
+@lowers("list_open")
+def lower_open(cx: LoweringContext, eqn, env) -> list:
+    return [cx.b.load(_slot(cx, eqn)[1], typ=I64)]  # the high-water mark
+
+
 @lowers("list_append")
 def lower_append(cx: LoweringContext, eqn, env) -> list:
     n, v = (cx.value(env, a) for a in eqn.inputs)
+    b = cx.b
     slots = _slot(cx, eqn)
-    count = cx.b.add(n, ONE)
+    count = b.add(n, ONE)
     data = _reserve(cx, slots, count, zero=False)
     _store(cx, data, n, v, eqn.inputs[1].type)
+    mark = b.load(slots[1], typ=I64)
+    b.store(b.select(b.icmp_signed(">", count, mark), count, mark), slots[1])
     return [count]
 
 
 @lowers("list_get")
 def lower_get(cx: LoweringContext, eqn, env) -> list:
-    n, i = (cx.value(env, a) for a in eqn.inputs)
-    k = _position(cx, n, i, status.LIST_INDEX)
+    base, n, i = (cx.value(env, a) for a in eqn.inputs)
+    k = _position(cx, base, n, i, status.LIST_INDEX)
     data = cx.b.load(_slot(cx, eqn)[0], typ=PTR)
     return [_load(cx, data, k, eqn.params["type"])]
 
 
 @lowers("list_set")
 def lower_set(cx: LoweringContext, eqn, env) -> list:
-    n, i, v = (cx.value(env, a) for a in eqn.inputs)
-    k = _position(cx, n, i, status.LIST_SET_INDEX)
-    _store(cx, cx.b.load(_slot(cx, eqn)[0], typ=PTR), k, v, eqn.inputs[2].type)
+    base, n, i, v = (cx.value(env, a) for a in eqn.inputs)
+    k = _position(cx, base, n, i, status.LIST_SET_INDEX)
+    _store(cx, cx.b.load(_slot(cx, eqn)[0], typ=PTR), k, v, eqn.inputs[3].type)
     return [n]
 
 
 @lowers("list_pop")
 def lower_pop(cx: LoweringContext, eqn, env) -> list:
-    n, i = (cx.value(env, a) for a in eqn.inputs)
+    base, n, i = (cx.value(env, a) for a in eqn.inputs)
     b = cx.b
-    cx.check(b.icmp_signed(">", n, ZERO), status.POP_EMPTY)
-    k = _position(cx, n, i, status.POP_INDEX)
+    cx.check(b.icmp_signed(">", n, base), status.POP_EMPTY)
+    k = _position(cx, base, n, i, status.POP_INDEX)
     data = b.load(_slot(cx, eqn)[0], typ=PTR)
     value = _load(cx, data, k, eqn.params["type"])
     memmove = cx.declare("llvm.memmove.p0.p0.i64",
@@ -160,14 +171,16 @@ def lower_pop(cx: LoweringContext, eqn, env) -> list:
 
 @lowers("list_export")
 def lower_export(cx: LoweringContext, eqn, env) -> list:
-    (n,) = (cx.value(env, a) for a in eqn.inputs)
+    base, end = (cx.value(env, a) for a in eqn.inputs)
     b = cx.b
+    n = b.sub(end, base)
     malloc = cx.declare("malloc", ir.FunctionType(PTR, [I64]))
     nbytes = b.mul(b.add(n, ONE), ir.Constant(I64, 8))
     block = b.call(malloc, [nbytes])
     cx.check(b.icmp_unsigned("!=", block, ir.Constant(PTR, None)), status.NO_MEMORY)
     b.store(n, block)
     data = _reserve(cx, _slot(cx, eqn), ONE, zero=False)  # a buffer even when never written
+    data = b.gep(data, [base], source_etype=I64)  # the list's first item
     t = eqn.params["type"]
     if t.is_array:  # each item in a block of its own, which the caller frees
         def copy(k):
@@ -204,11 +217,11 @@ def _count(cx: LoweringContext, n: ir.Value, body) -> None:
 
 @lowers("list_adjoint_add")
 def lower_adjoint_add(cx: LoweringContext, eqn, env) -> list:
-    n, i, c = (cx.value(env, a) for a in eqn.inputs)
+    base, n, i, c = (cx.value(env, a) for a in eqn.inputs)
     b = cx.b
-    k = _position(cx, n, i, status.LIST_INDEX)
+    k = _position(cx, base, n, i, status.LIST_INDEX)
     data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
-    t = eqn.inputs[2].type
+    t = eqn.inputs[3].type
     if not t.is_array:
         _store(cx, data, k, b.fadd(_load(cx, data, k, t), c), t)
         return []
@@ -237,10 +250,10 @@ def lower_adjoint_add(cx: LoweringContext, eqn, env) -> list:
 
 @lowers("list_adjoint_take")
 def lower_adjoint_take(cx: LoweringContext, eqn, env) -> list:
-    n, i = (cx.value(env, a) for a in eqn.inputs)
+    base, n, i = (cx.value(env, a) for a in eqn.inputs)
     b = cx.b
     t = eqn.params["type"]
-    k = _position(cx, n, i, status.LIST_INDEX)
+    k = _position(cx, base, n, i, status.LIST_INDEX)
     data = _reserve(cx, _slot(cx, eqn), b.add(k, ONE), zero=True)
     if not t.is_array:
         value = _load(cx, data, k, t)

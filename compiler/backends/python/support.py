@@ -21,6 +21,7 @@ from ...primitives.lists import (  # noqa: F401 - used by generated code
     list_append,
     list_export,
     list_get,
+    list_open,
     list_pop,
     list_set,
 )

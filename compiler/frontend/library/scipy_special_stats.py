@@ -30,6 +30,7 @@ time an object is resolved after the user's program imported `scipy.special` /
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import sys
@@ -80,6 +81,14 @@ def _axis_option(cx: CallContext, args, kwargs, node, names, runtime=()):
             **{k: v for k, v in given.items() if k in runtime}}
 
 
+@functools.cache
+def _scalar_kept_shape() -> tuple[int, ...]:
+    """The shape the installed scipy gives `logsumexp(number, keepdims=True)`: (1,) for scipy
+    1.15 and later (asked once, so that compiled code follows the scipy it runs beside)."""
+    special_module = sys.modules["scipy.special"]  # the user's code called it: imported
+    return np.shape(special_module.logsumexp(0.0, keepdims=True))
+
+
 def _logsumexp(cx: CallContext, args, kwargs, node):
     """`logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)`: `b` a run-time
     number or array broadcast against `a` (the reduced axes are those of the broadcast
@@ -91,6 +100,8 @@ def _logsumexp(cx: CallContext, args, kwargs, node):
     signed, keepdims = bool(options.get("return_sign")), bool(options.get("keepdims"))
     x = cx.as_float(args[0], node)
     if b is None and not signed:
+        if keepdims and not x.type.shape and _scalar_kept_shape():  # scipy: at least 1-d
+            x = cx.b.broadcast_to(x, shape=_scalar_kept_shape())
         axis = normalized_axes(cx, options.get("axis"), len(x.type.shape or ()), node)
         return composites.logsumexp(BuilderOps(cx.b), x, axis, keepdims)
     x, b = cx.promote(x, cx.as_float(const(1.0) if b is None else b, node), node)
