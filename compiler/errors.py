@@ -81,10 +81,10 @@ class AdliteSyntaxError(AdliteError):
         ...     jit(safe_inverse)(2.0)
         ... except AdliteSyntaxError as e:
         ...     print(e)
-        <doctest ...>:2:5: unsupported construct: try/except
+        <doctest ...>:2:5: unsupported construct: try statement (try/except/finally)
             try:
             ^
-        hint: compiled code cannot catch exceptions: call the compiled function inside ...
+        hint: compiled code cannot catch exceptions (it raises them by ending the call): ...
     """
 
     def __init__(self, message: str, filename: str = "<unknown>", line: int = 0,

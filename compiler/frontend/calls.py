@@ -32,6 +32,7 @@ from . import (
     closures,
     externals,
     fancy,
+    objects,
     runtime_list_reductions,
     runtime_lists,
     selection_values,
@@ -114,6 +115,13 @@ class Calls:
             return self.inline(func.__func__, [(func.__self__, None)] + pairs, kwpairs, node)
         if isinstance(func, types.FunctionType | closures.Closure) and library is None:
             return self.inline(func, pairs, kwpairs, node)
+        if func is super:  # in a method of an object made in compiled code
+            return objects.make_super(self, args, node), None
+        if objects.is_user_class(func):  # an object made in compiled code
+            return objects.construct(self, func, pairs, kwpairs, node), None
+        if isinstance(func, objects.Instance) and callable(func.cls):  # its __call__
+            return self.call_value(types.MethodType(func.cls.__call__, func), pairs, kwpairs,
+                                   node)
         if not static_values.is_static(func):
             raise self.source.error(node, "this value is a number or an array, not a function")
         raise self._unsupported(func, library, node)
@@ -121,7 +129,9 @@ class Calls:
     def _call_lowering(self, func, lowering, pairs: list, kwargs: dict, node) -> tuple:
         """(value, Ref) of a call of library function `func` through its lowering: the
         argument itself for a function that may return it (`SAME_OBJECT`), a frozen view of
-        it for a view function (`VIEW_FUNCTIONS`), else a new object."""
+        it for a view function (`VIEW_FUNCTIONS`), else a new object. A numpy or scipy
+        function's lowering reads a list or tuple where it wants an array as `np.array` of
+        it (`array_like`, see `to_ir.FunctionConverter.value`)."""
         args = [sequences.as_tuples(v) for v, _ in pairs]
         if args and isinstance(args[0], runtime_lists.RunTimeArray):
             args[0] = args[0].view  # np.array(xs) of run-time length: reduced as the list
@@ -129,7 +139,13 @@ class Calls:
                 func in runtime_list_reductions.REDUCTIONS:  # e.g. np.mean(losses)
             return runtime_list_reductions.REDUCTIONS[func](self, args[0], args[1:], kwargs,
                                                             node), None
-        value = lowering(self, args, kwargs, node)
+        outer = self.array_like
+        self.array_like = registry.library_function(func) is not None or \
+            isinstance(func, np.ufunc)  # numpy converts a list given as an array
+        try:
+            value = lowering(self, args, kwargs, node)
+        finally:
+            self.array_like = outer
         view = any(func is f for f in VIEW_FUNCTIONS) and pairs
         if pairs and value is pairs[0][0] and func in building.SAME_OBJECT:
             return value, pairs[0][1]
@@ -269,6 +285,8 @@ class Calls:
             raise self.source.error(node, f"recursive call to {e.fn.__name__!r}",
                                     "write the recursion as a loop") from None
         bound = closures.bind(self, fn, pairs, kwpairs, node)
+        attributes = objects.passed(self, [v for v, _ in bound.values()])
+        bound.update((var, (value, ref)) for var, value, ref in attributes)
         args = [v for v, _ in bound.values()]
         loc = self.b.loc
         bases = {}
@@ -283,6 +301,10 @@ class Calls:
             after = callee.scope.get(callee.hidden[obj])
             if after is not before:
                 self.store(obj, after, self.line(node))
+        objects.returned(self, callee, {var: value for var, value, _ in attributes},
+                         [*args, result], node)
+        if isinstance(fn, closures.Closure) and fn.rebinds:
+            closures.store_rebound(self, fn, callee, set(bases), node)
         return result, _returned(ref, bases)
 
 

@@ -14,11 +14,15 @@ Contract:
   it (`names`, in the owner's `scope.Scope`). Free variables are read when the closure is
   called (late binding, as in Python) and bound in the inlined body like extra arguments;
   writes into a free array are seen by the enclosing function when the closure is called
-  there, and refused when it is called from another function. Default values are evaluated
+  there, and refused when it is called from another function. A closure that declares a
+  name `nonlocal` rebinds the enclosing variable: the value its call leaves is bound there
+  (`store_rebound`; refused when called from another function than the one defining it,
+  which cannot see that variable). Default values are evaluated
   where the `def` stands; those known only at run time are kept in hidden variables of the
   owner (`Stored`).
 - `operands(conv, names)` extends the names a block reads (an `if` arm or loop body) with the
-  free variables of the closures it may call: the owner's own names, or, for a closure from
+  attribute variables of the objects they hold (`objects.py`) and the free variables of the
+  closures it may call: the owner's own names, or, for a closure from
   another function, hidden names of `conv` holding their values (the closure is rebound to
   read them there), so that the block's subgraph receives them as operands.
 """
@@ -36,9 +40,10 @@ import numpy as np
 from .. import gast_adapter as g
 from ..errors import AdliteSourceError
 from ..ir.builder import const
+from . import objects
 from .aliasing import LIVE, Ref, new_object
 from .conversion_context import ConversionContext
-from .normalize import NestedDef, lambda_def
+from .normalize import NestedDef, lambda_def, without_nonlocal
 from .source import Source, get_source
 from .static_values import is_runtime, same
 
@@ -52,6 +57,7 @@ class Closure:
     names: dict[str, str]  # free name -> the owner's variable
     defaults: dict[str, object]  # parameter -> its value, or the Stored variable holding it
     source: Source
+    rebinds: tuple[str, ...] = ()  # the free names it declares `nonlocal`
 
     @property
     def __name__(self) -> str:  # noqa: PLW3201 - read like a Python function's name
@@ -86,12 +92,13 @@ def make(conv: ConversionContext, node: NestedDef) -> Closure:
             conv.bind(hidden, value, ref)
             value = Stored(hidden)
         defaults[name] = value
-    return Closure(node.fdef, conv, {n.id: n.id for n in node.free}, defaults, conv.source)
+    return Closure(node.fdef, conv, {n.id: n.id for n in node.free}, defaults, conv.source,
+                   tuple(node.rebinds))
 
 
 def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
     if isinstance(fn, Closure):
-        return fn.source, copy.deepcopy(fn.node), fn.owner.globals
+        return fn.source, without_nonlocal(copy.deepcopy(fn.node)), fn.owner.globals
     source = get_source(fn)
     tree = gast.parse(source.text)
     fdef = tree.body[0] if tree.body else None
@@ -163,12 +170,14 @@ def _python_default(conv: ConversionContext, p: inspect.Parameter, fn, node):
     if isinstance(p.default, np.ndarray):
         raise conv.source.error(node, f"{fn.__name__}(): the default value of {p.name!r} is "
                                       "an array", f"pass {p.name} explicitly")
-    return _constant(p.default)
+    return constant(p.default)
 
 
-def _constant(value):
+def constant(value):
+    """A Python default value in compiled code: a number as a constant, a tuple item by
+    item, anything else as a compile-time value."""
     if isinstance(value, tuple):
-        return tuple(_constant(v) for v in value)
+        return tuple(constant(v) for v in value)
     if isinstance(value, bool | int | float | np.bool_ | np.integer | np.floating):
         return const(value.item() if hasattr(value, "item") else value)
     return value
@@ -197,6 +206,30 @@ def bind(conv: ConversionContext, fn, pairs: list, kwpairs: dict, node) -> dict[
         out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
                     if var in fn.owner.scope})
     return out
+
+
+def store_rebound(conv: ConversionContext, closure: Closure, callee, kept: set, node) -> None:
+    """After an inlined call of `closure`: the enclosing variables it rebinds (`nonlocal`)
+    hold the values the call left in them; `callee` is the call's converter and `kept` the
+    objects the call received (an array written in place is stored back as any argument
+    is). Only the function that defined the closure sees its variables: a call from
+    another function that rebinds one is refused."""
+    for name in closure.rebinds:
+        var = closure.names.get(name)
+        if var is None or name not in callee.scope:
+            continue
+        value, ref = callee.scope.get(name), callee.scope.ref(name)
+        if isinstance(ref, Ref) and ref.plain and ref.obj in kept:
+            continue  # the same array object (perhaps written in place): stored back
+        if value is LIVE:
+            value, ref = callee.view_value(ref), Ref(ref.obj, frozen=True)
+        if closure.owner is not conv:
+            raise conv.source.error(node, f"{closure.__name__}() rebinds {name!r} of the "
+                                          "function that defined it (nonlocal) and is called "
+                                          "from another function",
+                                    "call it where it is defined, or return the new value")
+        conv.bind(var, value, ref)
+        conv.scope.define(var)
 
 
 def _read(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
@@ -240,6 +273,8 @@ def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> Non
     k = 0
     while k < len(names):
         value = conv.scope.get(names[k])
+        names.extend(v for v in objects.attribute_variables(conv.scope, [value])
+                     if v not in names)  # the attributes of the objects they hold
         if isinstance(value, Closure):
             if value.owner is not conv:
                 value = _relocate(conv, value, refs, node)
@@ -265,7 +300,7 @@ def _relocate(conv: ConversionContext, closure: Closure, refs: dict, node) -> Cl
     return Closure(closure.node, conv,
                    {free: move(var) for free, var in closure.names.items() if var in owner},
                    {p: Stored(move(d.var)) if isinstance(d, Stored) else d
-                    for p, d in closure.defaults.items()}, closure.source)
+                    for p, d in closure.defaults.items()}, closure.source, closure.rebinds)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ of it. Neither uses anything of the converter that its protocol does not list
 - `ExpressionContext`: `context.CallContext` (the builder, the source, static values,
   arguments) and the conversion of expressions to values (`masks`, `Operators`).
 - `ConversionContext`: that, the function's variables (`scope`, a `scope.Scope`, with the
-  assignment `bind`), its module's `globals`, live views and writes into arrays, and the parts
-  of slices (`sequences`, `closures`, `statements`, `fancy`).
+  assignment `bind`), its module's `globals` and values from outside the function, live views
+  and writes into arrays, and the parts of slices (`sequences`, `closures`, `statements`,
+  `fancy`, `objects`).
 - `StatementContext`: that, and running statements, freezing views, following an array's
   new value into the names and tuples bound to it, inlining (`Subscripts`, `Calls`,
   `ControlFlow`).
@@ -70,6 +71,7 @@ class ConversionContext(ExpressionContext, Protocol):
 
     scope: Scope
     globals: dict
+    params: list[str]  # the function's parameters, in order
 
     def bind(self, name: str, value, ref) -> None:
         """The assignment `name = value`, an alias of `ref`'s object (None: a new one)."""
@@ -87,6 +89,9 @@ class ConversionContext(ExpressionContext, Protocol):
         """The slice of bounds `parts`, ints known when compiling (else the refusal of
         `static_requirements` key `key`)."""
 
+    def resolve_global(self, obj, node, place=None):
+        """A value from outside the function (read at every call where it has a place)."""
+
     def wrap_index(self, i, n: int, node):
         """Index `i` into an axis of length `n`, negative ones counted from the end."""
 
@@ -95,6 +100,7 @@ class StatementContext(ConversionContext, Protocol):
     """The converter as its mixins see the rest of it (see the module doc)."""
 
     stack: tuple  # the functions being inlined, outermost first
+    array_like: bool  # inside a numpy function's lowering: a list given is an array
 
     def block(self, stmts) -> None:
         """Convert the statements `stmts` in order."""

@@ -6,7 +6,7 @@ Contract:
   attribute of a Python object (`W`, `model.W`, `self.layer.b`) is recorded as an `External`:
   its `Place` (a module's globals dict and a name, a closure cell, an object and an attribute
   name, a tuple or list and an index) and what the compiled code assumes about it.
-- Floats and float arrays (f64/f32, at least 1-d) are *inputs*: each place gets one hidden
+- Floats and arrays (f64/f32/i64/bool, at least 1-d) are *inputs*: each place gets one hidden
   graph input (`input_var`), after the user's arguments in first-read order, and compiled code
   gets their current values at every call. Everything else compiled code uses is a
   compile-time value and is *guarded* (`guard`): ints, bools, strings and None by type and
@@ -53,7 +53,9 @@ from ..ir.loops import While
 from ..ir.transform import free_vars
 from .aliasing import new_object
 
-ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32"}
+ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
+               np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
+DTYPE_OF = {name: dtype for dtype, name in ARRAY_TYPES.items()}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
 BY_VALUE = (bool, int, float, str, type(None), np.bool_, np.integer, np.floating)
 # a module rebound (`np = ...`) is not seen. Builtins, ufuncs and classes are checked by
@@ -126,7 +128,7 @@ class External:
         the constants it puts into `scope`)"""
         if self.type is not None and self.type.is_array:
             scope[f"{k}shape"] = self.type.shape
-            scope[f"{k}dtype"] = np.dtype(np.float32 if self.type.name == "f32" else np.float64)
+            scope[f"{k}dtype"] = DTYPE_OF[self.type.name]
             return f"(type({v}) is ndarray and {v}.shape == {k}shape and {v}.dtype == {k}dtype)"
         if self.type is not None:
             return f"type({v}) in FLOAT_TYPES"
@@ -138,12 +140,13 @@ class External:
 
 
 def input_type(value) -> Type | str:
-    """The hidden input type of a float or float array, or why it cannot be one."""
+    """The hidden input type of a float or an array (float64, float32, int64 or bool), or
+    why it cannot be one."""
     if isinstance(value, FLOAT_TYPES):
         return F64
     if value.dtype not in ARRAY_TYPES:
-        return (f"an array of {value.dtype}; compiled code reads float64 or float32 arrays "
-                "from outside its arguments")
+        return (f"an array of {value.dtype}; compiled code reads float64, float32, int64 "
+                "and bool arrays from outside its arguments")
     if value.ndim == 0:
         return "a 0-d array; use a float"
     return Type(ARRAY_TYPES[value.dtype], value.shape)

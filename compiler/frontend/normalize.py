@@ -57,15 +57,18 @@ HIDDEN_FUNCTIONS = {"__range_len": range_len, "__range_bound": range_bound,
                     "__zip_strict": zip_strict_length}
 
 UNSUPPORTED_STATEMENTS = {
-    gast.Try: ("try/except", "compiled code cannot catch exceptions: call the compiled "
-                             "function inside try/except, or test the condition with `if` "
-                             "before the operation that would raise"),
+    gast.Try: ("try statement (try/except/finally)",
+               "compiled code cannot catch exceptions (it raises them by ending the call): "
+               "test the condition with `if` before the operation that would raise, or call "
+               "the compiled function inside try/except"),
     gast.With: ("with statement", "move the context manager outside the compiled function"),
     gast.Import: ("import", "import modules at module level; they are resolved when compiling"),
     gast.ImportFrom: ("import", "import at module level; names are resolved when compiling"),
     gast.ClassDef: ("class definition", "define classes outside the compiled function"),
     gast.Global: ("global statement", "pass the value as an argument instead"),
-    gast.Nonlocal: ("nonlocal statement", "pass the value as an argument instead"),
+    gast.Nonlocal: ("nonlocal statement in a function defined outside compiled code",
+                    "pass the value as an argument and return the new value; `nonlocal` "
+                    "compiles in functions nested in a compiled function"),
     gast.Delete: ("del statement", "remove the del; values are freed automatically"),
 }
 
@@ -88,17 +91,49 @@ class NestedDef(gast.AST):
                if d is not None]
         self.defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
         self.free = [g.name(n, at=at) for n in free_names(fdef)]
+        self.rebinds = nonlocal_names(fdef)
         gast.copy_location(self, at)
+
+
+def _own_statements(fdef: gast.FunctionDef):
+    """The nodes of a function's body, not those of the functions nested in it."""
+    stack = list(fdef.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, gast.FunctionDef | gast.Lambda):
+            stack.extend(gast.iter_child_nodes(node))
+
+
+def nonlocal_names(fdef: gast.FunctionDef) -> list[str]:
+    """The names a function declares `nonlocal` (it rebinds its enclosing function's
+    variables: see closures.py)."""
+    return list(dict.fromkeys(n for node in _own_statements(fdef)
+                              if isinstance(node, gast.Nonlocal) for n in node.names))
+
+
+def without_nonlocal(fdef: gast.FunctionDef) -> gast.FunctionDef:
+    """`fdef` with its own `nonlocal` statements removed (a `pass` where one was alone)."""
+    for node in _own_statements(fdef):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and any(isinstance(s, gast.Nonlocal) for s in stmts):
+                kept = [s for s in stmts if not isinstance(s, gast.Nonlocal)]
+                setattr(node, field, kept or [gast.Pass()])
+    kept = [s for s in fdef.body if not isinstance(s, gast.Nonlocal)]
+    fdef.body = kept or [gast.Pass()]
+    return fdef
 
 
 def free_names(fdef: gast.FunctionDef) -> list[str]:
     """Names a function's body reads and does not bind (its parameters, assignments and
-    nested definitions are its own; a nested function's free names are read through it):
-    read from the enclosing scope when it is called."""
+    nested definitions are its own; a nested function's free names are read through it),
+    and those it declares `nonlocal`: read from the enclosing scope when it is called."""
     a = fdef.args
     bound = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
     bound |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
-    loaded = []
+    rebound = set(nonlocal_names(fdef))
+    loaded = list(rebound)
     stack = list(reversed(fdef.body))
     while stack:
         node = stack.pop()
@@ -113,7 +148,7 @@ def free_names(fdef: gast.FunctionDef) -> list[str]:
         if isinstance(node, gast.Name):
             (loaded.append if isinstance(node.ctx, gast.Load) else bound.add)(node.id)
         stack.extend(reversed(list(gast.iter_child_nodes(node))))
-    return list(dict.fromkeys(n for n in loaded if n not in bound))
+    return list(dict.fromkeys(n for n in loaded if n not in bound or n in rebound))
 
 
 class _Hoist(gast.NodeTransformer):
@@ -258,7 +293,8 @@ class Normalizer:
         return out
 
     def augmented(self, s: gast.AugAssign):
-        """`x op= v` -> `x = x op v`; `x[i] op= v` -> `x[i] = x[i] op v`."""
+        """`x op= v` -> `x = x op v`; `x[i] op= v` -> `x[i] = x[i] op v`; `o.a op= v` ->
+        `o.a = o.a op v` (marked `augmented`, as for a name)."""
         if isinstance(s.target, gast.Name):
             stmt = g.assign(s.target.id, g.binop(g.name(s.target.id, at=s), s.op, s.value,
                                                  at=s), at=s)
@@ -271,6 +307,13 @@ class Normalizer:
             value = g.binop(load, s.op, s.value, at=s)
             return gast.copy_location(gast.Assign(targets=[s.target], value=value,
                                                   type_comment=None), s)
+        if isinstance(s.target, gast.Attribute):  # `self.s += v`: see to_ir.in_place
+            load = copy.deepcopy(s.target)
+            load.ctx = gast.Load()
+            stmt = gast.copy_location(gast.Assign(targets=[s.target], value=g.binop(
+                load, s.op, s.value, at=s), type_comment=None), s)
+            stmt.augmented = True
+            return stmt
         raise self.source.error(s, "unsupported augmented assignment target",
                                 "assign to a variable or an array element")
 

@@ -12,9 +12,11 @@ Contract:
   reached, and `print(...)` (a statement) a `print` equation. Keywords of `print` (`sep`,
   `end`, `flush`, `file=sys.stdout` / `sys.stderr`) must be known when compiling.
 - Arguments (of `print` and of exceptions) are strings (constants, compile-time strings,
-  f-strings), numbers and arrays, and tuples of them; f-strings are formatted at run time as
-  Python formats them (any format spec: Python formats it). Other compile-time values are
-  formatted when compiling. See `primitives/effects.py` for the encoding.
+  f-strings, `"fmt" % values` printf-style formatting), numbers and arrays, and tuples of
+  them; f-strings and `%`-formats are formatted at run time as Python formats them (any
+  format spec: Python formats it; a `%` conversion is the format spec it amounts to).
+  Other compile-time values are formatted when compiling. See `primitives/effects.py` for
+  the encoding.
 A message is computed before its check is made (Python computes it only when the check
 fails): a message that cannot be computed is an error even where the check would pass.
 """
@@ -22,12 +24,13 @@ fails): a message that cannot be computed is an error even where the check would
 from __future__ import annotations
 
 import builtins
+import re
 import sys
 
 import gast
 
 from .. import gast_adapter as g
-from ..ir.core import BOOL, Const, Var
+from ..ir.core import BOOL, I64, Const, Var
 from ..primitives.effects import CONVERSIONS
 from .conversion_context import ConversionContext
 from .static_requirements import refusal
@@ -183,6 +186,12 @@ def _argument(conv: ConversionContext, node, operands: _Operands) -> tuple:
     """An argument of `print` or of an exception: ("value", k) or ("str", template)."""
     if isinstance(node, gast.Constant | gast.JoinedStr):
         return "str", _template(conv, node, operands)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod):
+        text = conv.expr(node.left)
+        if isinstance(text, str):  # "v=%.2f" % x
+            values = conv.expr(node.right)
+            return "str", _percent_template(conv, text, values if type(values) is tuple
+                                            else (values,), node, operands)
     value = conv.expr(node)
     if isinstance(value, Var | Const):
         return "value", operands.add(value)
@@ -228,3 +237,72 @@ def _tuple_template(conv: ConversionContext, values: tuple, node, operands: _Ope
         parts.append(", " if k + 1 < len(values) else ("," if len(values) == 1 else ""))
     parts.append(")")
     return parts
+
+
+_PERCENT = re.compile(r"%(?P<key>\([^)]*\))?(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?"
+                      r"(?:\.(?P<precision>\*|\d*))?[hlL]?(?P<type>.?)")
+_NUMERIC = {"d": "d", "i": "d", "u": "d", "o": "o", "x": "x", "X": "X", "e": "e", "E": "E",
+            "f": "f", "F": "F", "g": "g", "G": "G"}
+
+
+def _percent_template(conv: ConversionContext, text: str, values: tuple, node,
+                      operands: _Operands) -> tuple:
+    """The template of `text % values` (printf-style formatting, as Python's `str % ...`):
+    each conversion becomes the format spec Python's formatting of that value amounts to;
+    `%d` formats `int()` of a float (truncated toward zero). Mapping keys, `*` widths and
+    `%c` are refused; so are numeric conversions of arrays and the wrong number of values."""
+    parts: list = []
+    position, items = 0, list(values)
+    for match in _PERCENT.finditer(text):
+        parts.append(text[position:match.start()])
+        position = match.end()
+        kind, flags = match["type"], match["flags"]
+        if kind == "%" and match.group(0) == "%%":
+            parts.append("%")
+            continue
+        if match["key"] or match["width"] == "*" or match["precision"] == "*" or \
+                kind not in {*_NUMERIC, "s", "r", "a"}:
+            raise conv.source.error(node, f"the %-format {match.group(0)!r} does not compile",
+                                    "use %d, %i, %u, %o, %x, %e, %f, %g, %s, %r with flags, a "
+                                    "width and a precision, or an f-string")
+        if not items:
+            raise conv.source.error(node, "TypeError: not enough arguments for format string")
+        value = items.pop(0)
+        width = match["width"] or ""
+        precision = "" if match["precision"] is None else f".{match['precision'] or 0}"
+        if kind in _NUMERIC:
+            spec = ("<" if "-" in flags else "") + \
+                ("+" if "+" in flags else " " if " " in flags else "") + \
+                ("#" if "#" in flags else "") + ("0" if "0" in flags and "-" not in flags
+                                                 else "") + width + precision + _NUMERIC[kind]
+            conversion = None
+        else:
+            spec = ("<" if "-" in flags else ">") + width + precision
+            conversion = kind
+        parts.append(_percent_part(conv, value, kind, conversion, spec, node, operands))
+    if items:
+        raise conv.source.error(node, "TypeError: not all arguments converted during string "
+                                      "formatting")
+    parts.append(text[position:])
+    return tuple(p for p in parts if p != "")
+
+
+def _percent_part(conv: ConversionContext, value, kind: str, conversion, spec: str, node,
+                  operands: _Operands):
+    """One formatted value of `_percent_template`: a part formatted at run time, or the
+    text of a value known when compiling."""
+    if not isinstance(value, Var | Const):
+        if isinstance(value, tuple):
+            raise conv.source.error(node, "TypeError: a tuple among the values of a %-format",
+                                    "format its items one by one")
+        return format(CONVERSIONS[conversion](value), spec)
+    if conversion is None and value.type.is_array:
+        raise conv.source.error(node, f"%{kind} of an array (Python's TypeError: only "
+                                      "numbers have a numeric format)",
+                                "format it with %s, or an item of it")
+    if kind in "diuoxX" and value.type.is_float:
+        if kind in "oxX":
+            raise conv.source.error(node, f"TypeError: %{kind} format: an integer is required, "
+                                          "not float")
+        value = conv.b.convert(value, to=I64)  # Python's %d of a float: int() of it
+    return operands.add(value), conversion, (spec,) if spec else ()

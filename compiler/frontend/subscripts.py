@@ -72,10 +72,8 @@ class Subscripts:
             return base[part], (ref[part] if isinstance(ref, tuple) else None)
         if isinstance(base, tuple):
             index = self.expr(node.slice)
-            if isinstance(index, Var):  # a counted loop unrolled indexes with constants
-                raise unrollable(refusal(self.source, node, "sequence",
-                                         "a tuple indexed with a value known only at run time",
-                                         "index tuples with integer constants, or use a list"))
+            if isinstance(index, Var):
+                return self._tuple_item(base, index, node)
             index = self.static(index, node, "its index", "sequence")
             kind = "list" if isinstance(base, static_values.ListTuple) else "tuple"
             if not isinstance(index, int):
@@ -102,6 +100,24 @@ class Subscripts:
         value = self.b.index(x, *ints, spec=spec)
         return value, self.view_ref(ref, spec, ints, value)
 
+    def _tuple_item(self, items: tuple, index: Var, node):
+        """`t[i]` with `i` known only at run time: the items (numbers of one type, or arrays
+        of one shape and dtype) stacked and indexed, Python's IndexError out of range;
+        other tuples are refused (a counted loop unrolled indexes with constants)."""
+        types = {v.type for v in items if isinstance(v, Var | Const)}
+        if len(types) != 1 or not all(isinstance(v, Var | Const) for v in items):
+            raise unrollable(refusal(self.source, node, "sequence",
+                                     "a tuple indexed with a value known only at run time, "
+                                     "whose items are not numbers of one type or arrays of "
+                                     "one shape and dtype",
+                                     "index tuples with integer constants, or use a list"))
+        if index.type != I64:
+            raise self.source.error(node, f"tuple indices must be integers, got {index.type}")
+        stacked = sequences.stack(self, list(items), node)
+        value = self.b.index(stacked, self.wrap_index(index, len(items), node.slice),
+                             spec=(Int(),))
+        return value, Ref(new_object(), frozen=True) if value.type.is_array else None
+
     def view_ref(self, ref, spec, ints, value):
         """The Ref of `value`, read from the array `ref` names by the index (spec, ints)."""
         if not isinstance(ref, Ref) or not value.type.is_array:
@@ -124,6 +140,9 @@ class Subscripts:
         values = [_Slice if isinstance(item, gast.Slice) else
                   item.value if isinstance(item, gast.Constant) and item.value in (None, Ellipsis)
                   else self.expr(item) for item in items]  # np.newaxis is None
+        values = [sequences.stack(self, list(sequences.as_tuples(v)), item, empty=True)
+                  if isinstance(v, ListValue) and v.runtime is None else v
+                  for v, item in zip(values, items, strict=True)]  # x[[0, 2]]: np.array
         selections = values[0] if len(values) == 1 and isinstance(values[0], tuple) else values
         if any(isinstance(v, Selection) for v in selections):  # x[np.nonzero(m)], x[idx]
             return (SelectionIndex(tuple(selections)),), []

@@ -52,6 +52,7 @@ from . import (
     closures,
     externals,
     known_values,
+    objects,
     runtime_lists,
     selection_values,
     sequences,
@@ -281,6 +282,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         self.scope = Scope()
         self.argument_objects: dict[int, int] = {}  # object -> parameter position
         self.hidden: dict[int, str] = {}  # argument object -> its hidden name
+        self.array_like = False  # inside a numpy function's lowering: a list is an array
 
     # ---- driver ---------------------------------------------------------------------------
 
@@ -343,8 +345,16 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                     "see the README for the supported subset of Python")
 
     def in_place(self, s) -> bool:
-        """`x op= v` on an array writes into x's object (numpy), seen through its aliases."""
-        name = s.targets[0].id
+        """`x op= v` on an array writes into x's object (numpy), seen through its aliases
+        (`o.a op= v` too, on an attribute of an object made in compiled code)."""
+        target = s.targets[0]
+        if isinstance(target, gast.Attribute):
+            base = self.expr(target.value)
+            if not isinstance(base, objects.Instance) or target.attr not in base.names:
+                return False
+            name = base.variable(target.attr)
+        else:
+            name = target.id
         current = self.scope.get(name)
         if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
@@ -377,6 +387,9 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             refs = ref if isinstance(ref, tuple) else (None,) * len(value)
             for t, v, r in zip(target.elts, value, refs, strict=True):
                 self.assign(t, v, r)
+        elif isinstance(target, gast.Attribute) and \
+                isinstance(base := self.expr(target.value), objects.Instance):
+            objects.setattr_(self, base, target.attr, value, ref, target)
         elif isinstance(target, gast.Attribute):
             raise self.source.error(target, f"assignment to the attribute "
                                             f"{gast.unparse(target)!r}: compiled code does not "
@@ -453,7 +466,9 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     # ---- values ---------------------------------------------------------------------------
 
     def value(self, value, node) -> Atom:
-        """A number or an array (not a tuple, module or function)."""
+        """A number or an array (not a tuple, module or function); inside the lowering of
+        a numpy or scipy function (`array_like`) a list or tuple of numbers and arrays is
+        `np.array` of it, as numpy converts it."""
         if isinstance(value, Selection):
             raise escape(self, value, node, "this use")
         if isinstance(value, tuple) and involved(value):  # np.sum(np.nonzero(m))
@@ -462,6 +477,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             raise runtime_lists.refused(self, node, "an array or number made")
         if isinstance(value, runtime_lists.RunTimeArray):
             raise runtime_lists.refused(self, node, "a use needing the shape of an array made")
+        if self.array_like and (static_values.is_tuple(value) or isinstance(value, ListValue)):
+            return sequences.stack(self, list(sequences.as_tuples(value)), node, empty=True)
         if not isinstance(value, Var | Const):
             raise self.source.error(node, f"expected a number or an array here, got "
                                           f"{static_values.describe(value)}",
@@ -632,8 +649,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                 obj, "item", i, f"{place.title}[{i}]")) for i, v in enumerate(obj))
         return obj  # modules, functions and objects are resolved by Attribute / Call
 
-    def expr_Attribute(self, node, base=None):
-        ref = None
+    def expr_Attribute(self, node, base=None, ref=None):
         if base is None:
             base, ref = self.expr_ref(node.value)
         if isinstance(base, Selection):
@@ -644,6 +660,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             if node.attr in ARRAY_METHODS:
                 return Method(base, node.attr, ref)
             return arrays.attribute(self, base, node.attr, node)
+        if isinstance(base, Var | Const) and node.attr == "item":  # a numpy number's
+            return Method(base, node.attr, None)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)
         if isinstance(base, runtime_lists.RunTimeArray):
@@ -666,6 +684,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                         "named tuples are read by field or index; their "
                                         "methods (_replace, _asdict) do not compile")
             return value
+        if isinstance(base, objects.Instance):  # an object made in compiled code
+            return objects.getattr_(self, base, node)[0]
+        if isinstance(base, objects.Super):
+            return base.attribute(self, node)
         if _is_object(base):  # a Python object's attribute, read at every call
             if not hasattr(base, node.attr):
                 raise self.source.error(node, f"{type(base).__name__!r} object has no "
@@ -738,10 +760,14 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             return self.binop_ref(node)
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
-        if isinstance(node, gast.Attribute) and node.attr == "T":
+        if isinstance(node, gast.Attribute):
             base, ref = self.expr_ref(node.value)
-            value = self.expr_Attribute(node, base)
-            return value, frozen_ref(self.outside(base, ref))
+            if isinstance(base, objects.Instance):  # an attribute's own object
+                return objects.getattr_(self, base, node)
+            value = self.expr_Attribute(node, base, ref)
+            if node.attr == "T":
+                return value, frozen_ref(self.outside(base, ref))
+            return value, self.outside(value, None)
         if isinstance(node, gast.Call):
             return self.call(node)
         if isinstance(node, gast.IfExp):
@@ -796,7 +822,7 @@ def _flat_refs(refs):
 
 
 ARRAY_METHODS = {"sum", "mean", "var", "std", "max", "min", "reshape", "transpose", "dot", "copy",
-                 "ravel", "flatten", "swapaxes", "astype", "sort",
+                 "ravel", "flatten", "swapaxes", "astype", "sort", "item",
                  *arrays.METHODS_AS_FUNCTIONS}
 DTYPE_OBJECTS = (np.float64, np.float32, float)
 

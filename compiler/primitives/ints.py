@@ -4,12 +4,17 @@ Compiled ints are 64-bit. An integer operation whose exact Python result does no
 `OverflowError` (the message of `status.INT_OVERFLOW`) instead of wrapping, so a result is
 either Python's exact value or an error. These functions are the numpy reference of the int
 primitives (`impl`, hence constant folding, which leaves a failing operation to run time) and
-the helpers the generated Python code calls as `_rt.int64`, `_rt.int_pow`, `_rt.range_len`.
+the helpers the generated Python code calls as `_rt.int64`, `_rt.int_pow`, `_rt.range_len`,
+`_rt.int64_array` (a float array's conversion to int64, `x.astype(int)`: truncation toward
+zero as numpy's; where numpy gives an unspecified value and a RuntimeWarning, for NaN, inf and
+values outside int64, compiled code raises what Python's `int()` raises for that element).
 """
 
 from __future__ import annotations
 
-from ..status import ERRORS, INT_OVERFLOW
+import numpy as np
+
+from ..status import ERRORS, FLOAT_INFINITY_TO_INT, FLOAT_NAN_TO_INT, INT_OVERFLOW
 
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1
@@ -26,6 +31,19 @@ def int64(value: int) -> int:
     if not INT64_MIN <= value <= INT64_MAX:
         raise overflow()
     return value
+
+
+def int64_array(x: np.ndarray) -> np.ndarray:
+    """`x.astype(np.int64)` of a float array, with `int()`'s errors for NaN, inf and values
+    outside int64 (the first such element decides, as the native code's checks)."""
+    bad = ~((x >= -2.0 ** 63) & (x < 2.0 ** 63))
+    if bad.any():
+        first = x.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]
+        code = FLOAT_NAN_TO_INT if first != first else \
+            FLOAT_INFINITY_TO_INT if abs(first) == np.inf else INT_OVERFLOW
+        error, message = ERRORS[code]
+        raise error(message)
+    return x.astype(np.int64)
 
 
 def int_pow(x: int, y: int) -> int:

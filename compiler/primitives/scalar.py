@@ -17,7 +17,7 @@ from adlite import derivatives
 from ..ir import dtypes
 from ..ir.core import F64, I64, Type
 from ..ir.primitive import ARITHMETIC, CHEAP, Primitive, register
-from .ints import int64, int_pow, range_len
+from .ints import int64, int64_array, int_pow, range_len
 from .shapes import broadcast, elementwise
 from .vocabulary import BuilderOps
 
@@ -217,6 +217,8 @@ def _convert_type(in_types, params):
 
 def _convert_impl(x, to):
     if isinstance(x, np.ndarray):
+        if to.dtype == dtypes.I64 and x.dtype.kind == "f":
+            return int64_array(x)
         return x.astype(to.dtype.numpy)
     if to.dtype == dtypes.I64:
         return int64(int(x))  # int(nan) and int(inf) raise Python's errors
@@ -241,6 +243,8 @@ def _convert_rules():
 
 def _convert_py(args, eqn):
     if eqn.inputs[0].type.is_array:
+        if eqn.params["to"].name == "i64" and eqn.inputs[0].type.is_float:
+            return f"_rt.int64_array({args[0]})"
         return f"{args[0]}.astype(np.{eqn.params['to'].dtype.numpy.__name__})"
     if eqn.params["to"].name == "i64" and eqn.inputs[0].type.is_float:
         return f"_rt.int64(int({args[0]}))"

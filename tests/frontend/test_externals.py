@@ -345,7 +345,7 @@ def sets_attribute(x):
     return x
 
 
-IDX = np.array([0, 1])
+IDX = np.array([0, 1], dtype=np.int32)
 
 
 def reads_int_array(x):
@@ -355,7 +355,7 @@ def reads_int_array(x):
 @pytest.mark.parametrize("fn,fragment", [
     (writes_global, "write into 'W', an array from outside the function"),
     (sets_attribute, "assignment to the attribute 'model.lr'"),
-    (reads_int_array, "'IDX' is an array of int64"),
+    (reads_int_array, "'IDX' is an array of int32"),
 ], ids=["writes_global", "sets_attribute", "reads_int_array"])
 def test_refusals_name_the_line(fn, fragment):
     with pytest.raises(AdliteSyntaxError, match=fragment) as info:

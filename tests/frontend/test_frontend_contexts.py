@@ -80,7 +80,8 @@ def test_structural_modules_are_typed():
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))
 def test_converter_provides_the_protocols(name):
     missing = {m for m in _members(PROTOCOLS[name]) if not hasattr(FunctionConverter, m)}
-    instance_attributes = {"b", "source", "scope", "globals", "stack"}  # set in __init__
+    instance_attributes = {"b", "source", "scope", "globals", "stack", "params",
+                           "array_like"}  # set in __init__
     assert missing <= instance_attributes
     init = inspect.getsource(FunctionConverter.__init__)
     assert all(f"self.{a}" in init for a in missing)

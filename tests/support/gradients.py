@@ -114,3 +114,26 @@ def fd_hessian(f, x, h=1e-4):
         e.flat[k] = h
         cols.append((fd_grad(f, x + e) - fd_grad(f, x - e)) / (2 * h))
     return np.stack(cols, axis=-1).reshape(x.shape + x.shape)
+
+
+def check_modes(fn, args, backend: str, tape: bool = True, rng=None) -> None:
+    """`fn(*args)` (a float-valued function of a float or float array `args[0]`) compiled
+    against Python's value, `grad` against central differences and the eager tape (when
+    `tape`), `jvp` along a random direction against directional differences."""
+    rng = rng or np.random.default_rng(0)
+    x, rest = args[0], tuple(args[1:])
+    assert compiler.jit(fn, backend=backend)(*args) == pytest.approx(fn(*args), rel=1e-12)
+    g = compiler.grad(fn, backend=backend)(*args)
+    expected = central_difference_in(fn, args, 0)
+    np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
+    if tape:
+        t = Tensor(np.asarray(x, dtype=float), requires_grad=True)
+        fn(t, *rest).backward()
+        np.testing.assert_allclose(np.reshape(g, np.shape(x)), t.grad.numpy(), rtol=1e-12,
+                                   atol=1e-14)
+    d = rng.standard_normal(np.shape(x)) if np.ndim(x) else 1.0
+    value, tangent = compiler.jvp(fn, args, (d,))
+    eps = 1e-6
+    directional = (fn(x + eps * d, *rest) - fn(x - eps * d, *rest)) / (2 * eps)
+    assert value == pytest.approx(fn(*args), rel=1e-12)
+    assert tangent == pytest.approx(directional, rel=1e-6, abs=1e-7)

@@ -1,8 +1,8 @@
 """Run-time helpers imported by generated Python code (`_rt`): functional index updates,
-int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, see `primitives/ints.py`) and
-the effects (`check`, `print_`, see `primitives/effects.py`), `take_add` and `put`
-(`primitives/gather.py`), the run-time lists' operations (`primitives/lists.py`), the
-special functions (`special.erf`, ...) and `linalg.tril_halfdiag`."""
+int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, `int64_array`, see
+`primitives/ints.py`) and the effects (`check`, `print_`, see `primitives/effects.py`),
+`take_add` and `put` (`primitives/gather.py`), the run-time lists' operations
+(`primitives/lists.py`), the special functions (`special.erf`, ...) and `linalg.tril_halfdiag`."""
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from ...primitives import (  # noqa: F401 - used by generated code
 )
 from ...primitives.gather import put_impl as put  # noqa: F401 - used by generated code
 from ...primitives.gather import take_add_impl as take_add  # noqa: F401 - used by generated code
-from ...primitives.ints import int64, int_pow, range_len  # noqa: F401 - used by generated code
+from ...primitives.ints import int64, int64_array, int_pow, range_len  # noqa: F401 - used by generated code
 from ...primitives.lists import (  # noqa: F401 - used by generated code
     list_adjoint_add,
     list_adjoint_take,

@@ -5,9 +5,10 @@ Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros 
 expand_dims / squeeze / shape / ndim / size` (`np.array` / `np.stack` and `len` are in
 `sequences.py`, `np.arange` and `np.asarray` in `building.py`, the reductions in
 `reductions.py`) and implements the array methods and attributes (`x.sum(...)`,
-`x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float64 / float32 / float)`, `x.T`
-of any rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method
-that is a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
+`x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float / int / bool / numpy's
+float64, float32, int64, bool_)`, `x.item()` (of a size-1 array or a number), `x.T` of any
+rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method that is
+a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
 Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`,
 `resolve_dtype`). `run_composite` emits a composite of `adlite.derivatives.array_composites`
 (numpy's errors at the user's line); `dot` and `matmul` take any ranks (numpy's rules).
@@ -21,13 +22,16 @@ from adlite.derivatives import array_composites as ac
 
 from ...errors import AdliteAxisError, AdliteIndexError, AdliteValueError
 from ...ir.builder import const
-from ...ir.core import F32, F64, I64, Const, Type
+from ...ir.core import BOOL, F32, F64, I64, Const, Type
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
 from .registry import REQUIRED, bind_params, lookup, options, register
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
+# what `x.astype` converts to besides: int64 truncates toward zero (see `primitives/ints.py`)
+CAST_DTYPES = {**DTYPES, int: I64, np.int64: I64, "int64": I64, "int": I64, bool: BOOL,
+               np.bool_: BOOL, "bool": BOOL}
 
 
 def transpose(cx: CallContext, x, axes, node):
@@ -95,12 +99,13 @@ def dtype_option(cx: CallContext, kwargs, node, default=F64) -> Type:
     return resolve_dtype(cx, opts.get("dtype", default), node)
 
 
-def resolve_dtype(cx: CallContext, dtype, node) -> Type:
+def resolve_dtype(cx: CallContext, dtype, node, table: dict = DTYPES) -> Type:
     if isinstance(dtype, Type):
         return dtype
-    if dtype not in DTYPES:
-        raise cx.source.error(node, f"unsupported dtype {dtype!r}", "use float64 or float32")
-    return DTYPES[dtype]
+    if dtype not in table:
+        raise cx.source.error(node, f"unsupported dtype {dtype!r}", "use " + ", ".join(
+            sorted({t.name if isinstance(t, str) else t.__name__ for t in table})))
+    return table[dtype]
 
 
 def _filled(name: str, value: float | None):
@@ -311,9 +316,11 @@ def method(cx: CallContext, x, name: str, args, kwargs, node):
         return swapaxes(cx, x, *args, node)
     if name == "astype" and len(args) == 1:
         return astype(cx, x, cx.static(args[0], node, "its `dtype`", "option"), node)
+    if name == "item" and not args:
+        return item(cx, x, node)
     raise cx.source.error(node, f"unsupported array method .{name}()",
                           "supported: sum, mean, var, std, max, min, reshape, transpose, dot, "
-                          "copy, ravel, flatten, swapaxes, astype, "
+                          "copy, ravel, flatten, swapaxes, astype, item, "
                           f"{', '.join(sorted(METHODS_AS_FUNCTIONS))}")
 
 
@@ -338,6 +345,19 @@ def swapaxes(cx: CallContext, x, axis1, axis2, node):
 
 
 def astype(cx: CallContext, x, dtype, node):
-    """`x.astype(float64 / float32 / float)`: a converted copy (of int and bool arrays too)."""
+    """`x.astype(dtype)`: a converted copy; float -> int truncates toward zero and raises
+    `int()`'s errors for NaN, inf and values outside int64 (numpy: an unspecified value)."""
     x = cx.value(x, node)
-    return cx.to_type(x, resolve_dtype(cx, dtype, node).with_shape(x.type.shape))
+    return cx.to_type(x, resolve_dtype(cx, dtype, node, CAST_DTYPES).with_shape(x.type.shape))
+
+
+def item(cx: CallContext, x, node):
+    """`x.item()`: the number a size-1 array (any rank) or a number holds."""
+    x = cx.value(x, node)
+    if not x.type.is_array:
+        return x
+    if int(np.prod(x.type.shape)) != 1:
+        raise cx.source.error(node, "can only convert an array of size 1 to a Python scalar "
+                                    f"(this array has shape {x.type.shape})",
+                              kind=AdliteValueError)
+    return BuilderOps(cx.b).reshape(x, None)

@@ -19,7 +19,10 @@ primitive), `np.exp2`, `np.reciprocal` (floats), `np.sinc`, `np.heaviside`, `np.
 (`exp(lgamma)` with the sign of Gamma; zero and negative integers raise Python's ValueError
 "math domain error", a finite argument with an infinite result Python's OverflowError "math
 range error", when run; `gamma` is within a few hundred ulp of Python's: exp(lgamma) loses
-|lgamma(x)| ulp). Keyword arguments (`out=`, `where=`) are refused by name. `unary(prim)`
+|lgamma(x)| ulp), `np.isclose(a, b, rtol, atol, equal_nan)` (numpy's test
+`|a - b| <= atol + rtol * |b|` where b is finite, or a == b; tolerances may be run-time
+numbers) and `np.allclose` (all of it, a bool). Keyword arguments (`out=`, `where=`) of the
+ufuncs are refused by name. `unary(prim)`
 is the rule of a one-argument float primitive.
 """
 
@@ -37,7 +40,7 @@ from ...ir.builder import const
 from ...ir.core import I64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .registry import register
+from .registry import REQUIRED, bind_params, lookup, param, register
 
 
 def unary(prim):
@@ -227,6 +230,28 @@ def _float_test(kind):
     return lower
 
 
+def _close(cx: CallContext, args, kwargs, node, name: str = "isclose"):
+    """np.isclose, as numpy computes it: b as a float, `(|a - b| <= atol + rtol * |b|) &
+    isfinite(b) | (a == b)`, then `| isnan(a) & isnan(b)` with `equal_nan`."""
+    p = bind_params(cx, name, args, kwargs, {"a": REQUIRED, "b": REQUIRED, "rtol": 1e-05,
+                                             "atol": 1e-08, "equal_nan": False}, node)
+    b, x, y = cx.b, cx.numeric(p["a"], node), cx.as_float(p["b"], node)
+
+    def op(prim, u, v):
+        return b.op(prim, *cx.promote(u, v, node))
+
+    bound = op("add", p["atol"], op("mul", p["rtol"], b.abs(y)))
+    finite = b.eq(b.sub(y, y), const(0.0, y.type.scalar))
+    result = b.or_(b.and_(op("le", b.abs(op("sub", x, y)), bound), finite), op("eq", x, y))
+    if param(cx, p, "equal_nan", node):
+        result = b.or_(result, b.and_(b.ne(x, x), b.ne(y, y)))
+    return result
+
+
+def _allclose(cx: CallContext, args, kwargs, node):
+    return lookup(np.all)(cx, [_close(cx, args, kwargs, node, "allclose")], {}, node)
+
+
 def _composite(fn, arity=1):
     """A float composite of `adlite.derivatives.composites` (the tape's too)."""
 
@@ -337,6 +362,8 @@ def _register_all() -> None:
     ]
     for objects, rule in table:
         register(objects, rule, keywords=False)
+    register([np.isclose], _close)
+    register([np.allclose], _allclose)
 
 
 _register_all()

@@ -5,7 +5,9 @@ axis of an array; where Python would raise (numpy's ambiguous truth value, an em
 sequence) the call emits a `check` that raises the same error when it runs), `round`
 (`elementwise.rounding_to_digits`), `float` / `np.float64` / `int` (casts; `int` truncates
 toward zero), `isinstance` / `np.isscalar` / `callable` (answered while compiling from the
-classes a value may have at run time), and of the markers `range_len` and `range_bound` of
+classes a value may have at run time), `dict(...)` (`dict(a=x)`, `dict(pairs)`, `dict(d,
+**kw)`: a compile-time structure of values with string keys, as `{...}` displays), and of
+the markers `range_len` and `range_bound` of
 `normalize.py`'s loops (range()'s int arguments). `builtin_sum_of_array` is Python's
 `sum` of an array (`sequences.py` registers `sum`). `abs` and `pow` are numpy's
 (`elementwise`).
@@ -140,6 +142,27 @@ def _cast(target):
 
 
 
+def _dict(cx: CallContext, args, kwargs, node):
+    """`dict(mapping_or_pairs, **kwargs)`, as Python builds it; keys are strings known when
+    compiling (a frontend dict, see `to_ir.expr_Dict`)."""
+    if len(args) > 1:
+        raise cx.source.error(node, f"dict expected at most 1 argument, got {len(args)}")
+    items = list(args[0].items()) if args and isinstance(args[0], dict) else []
+    if args and not isinstance(args[0], dict):
+        pairs = args[0]
+        if not static_values.is_tuple(pairs) or not all(
+                static_values.is_tuple(p) and len(p) == 2 for p in pairs):
+            raise cx.source.error(node, "dict(): the argument must be a dict or a list or "
+                                        "tuple of (key, value) pairs",
+                                  "dict(pairs) with pairs = [('a', x), ('b', y)]")
+        items = [(static_values.python_value(k), v) for k, v in pairs]
+    items += kwargs.items()
+    if not all(isinstance(k, str) for k, _ in items):
+        raise cx.source.error(node, "dict keys must be strings",
+                              "use string keys: dict(w=w, b=b)")
+    return dict(items)
+
+
 def _class_test(name, test):
     """isinstance / np.isscalar / callable, answered while compiling from the classes the
     value may have at run time (see static_values.python_classes); refused when they
@@ -205,9 +228,10 @@ register([builtins.any], _truth_fold("any"), keywords=False)
 register([builtins.all], _truth_fold("all"), keywords=False)
 register([builtins.round], rounding_to_digits(True), keywords=False)
 register([builtins.float, np.float64], _cast(F64), keywords=False)
-register([builtins.int], _cast(I64), keywords=False)
+register([builtins.int, np.int64], _cast(I64), keywords=False)
 register([range_len], _range_len, keywords=False)
 register([range_bound], _range_bound, keywords=False)
+register([builtins.dict], _dict)
 register([builtins.isinstance], _class_test("isinstance", issubclass), keywords=False)
 register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
     cls, np.generic | numbers.Number) or cls in np.ScalarType),  # numpy's test, on the class

@@ -4,6 +4,8 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
 - `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
   `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
   compute float32 operands in double and round the result, as scipy's float32 loops do),
+  `multigammaln(a, d)` (d an int known when compiling: scipy's sum of `gammaln(a - (j-1)/2)`
+  plus its constant; scipy's ValueError at run time where `a <= (d - 1) / 2`),
   `logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)` (`b` run-time values),
   `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`);
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
@@ -38,6 +40,7 @@ import numpy as np
 
 from adlite.derivatives import composites, special
 
+from ...errors import AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
@@ -45,7 +48,7 @@ from ..context import CallContext
 from .building import eye_mask
 from .elementwise import unary
 from .reductions import normalized_axes
-from .registry import add_resolver, known, refuse_keywords, register, registered
+from .registry import add_resolver, known, lookup, refuse_keywords, register, registered
 
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
@@ -248,6 +251,25 @@ def _static_frozen(obj) -> _Frozen | None:
                    {k: const(float(v)) for k, v in obj.kwds.items()})
 
 
+def _multigammaln(cx: CallContext, args, kwargs, node):
+    """scipy's log multivariate gamma: `d (d-1)/4 log(pi) + sum_j gammaln(a - (j-1)/2)`."""
+    refuse_keywords(cx, kwargs, node, ())
+    a, d = cx.exactly(args, 2, node)
+    d = cx.static(d, node, "its `d`", "option")
+    if not isinstance(d, int | float) or d != math.floor(d) or d < 1:
+        raise cx.source.error(node, "d should be a positive integer (dimension)",
+                              kind=AdliteValueError)
+    d, a = int(d), cx.as_float(a, node)
+    b, half = cx.b, 0.5 * (d - 1)
+    bad = lookup(np.any)(cx, [b.le(a, const(half, a.type.scalar))], {}, node)
+    b.emit("check", [b.not_(bad), a], error="ValueError",
+           args=(("str", ("condition a (", (0, None, ()), f") > 0.5 * (d-1) ({half}) not met")),))
+    terms = [b.gammaln(b.sub(a, const((j - 1.0) / 2, a.type.scalar))) for j in range(1, d + 1)]
+    total = lookup(np.sum)(cx, [lookup(np.stack)(cx, [tuple(terms)], {}, node)],
+                           {"axis": const(0)}, node)
+    return b.add(const((d * (d - 1) * 0.25) * np.log(np.pi), a.type.scalar), total)
+
+
 def _load_special() -> None:
     import scipy.special as sc
 
@@ -259,7 +281,7 @@ def _load_special() -> None:
             (sc.ndtr, _composite(special.ndtr)), (sc.logit, _composite(special.logit)),
             (sc.xlogy, _composite(special.xlogy, 2)), (sc.log_ndtr, _composite(special.log_ndtr)),
             (sc.logsumexp, _logsumexp), (sc.ndtri, _NDTRI), (sc.softmax, _softmax),
-            (sc.log_softmax, _log_softmax)]:
+            (sc.log_softmax, _log_softmax), (sc.multigammaln, _multigammaln)]:
         register([obj], rule)
 
 

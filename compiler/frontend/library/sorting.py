@@ -17,6 +17,12 @@ array `x` in place (a write into `x`, seen through its views as an assignment `x
 is). `order=` (structured arrays) is refused. `np.median(a, axis=None, keepdims=False)` (an
 int axis or None) is numpy's: the middle element of each sorted lane or the mean of the two
 middle ones, NaN for a lane holding a NaN; its gradient flows to those elements.
+`np.quantile(a, q, axis=None, keepdims=False, method='linear')` and `np.percentile` (q / 100)
+are numpy's linear interpolation between the two sorted elements around the virtual index
+`(n - 1) * q`, computed with numpy's own steps (so the values are numpy's to the bit for
+float64 data); `q` is a number or a sequence of numbers known when compiling (the result's
+leading axes), each checked in range as numpy does; NaN for a lane holding a NaN; gradients
+flow to the two elements with weights `1 - gamma` and `gamma`. Other methods are refused.
 """
 
 from __future__ import annotations
@@ -26,14 +32,15 @@ import math
 import gast
 import numpy as np
 
+from ...errors import AdliteValueError
 from ...ir.builder import const
-from ...ir.core import I64, Atom
+from ...ir.core import F64, I64, Atom
 from ...ir.index import WHOLE
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from ..fancy import checked_index
 from .building import one_axis
-from .registry import REQUIRED, bind_params, param, register
+from .registry import REQUIRED, bind_params, lookup, param, register
 
 KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -176,6 +183,70 @@ def _median(cx: CallContext, args, kwargs, node):
     return o.reshape(middle, out or None)
 
 
+def _quantile(name: str, scale: float):
+    """np.quantile (`scale` 1) and np.percentile (`scale` 100)."""
+    bounds = "Quantiles must be in the range [0, 1]" if scale == 1 else \
+        "Percentiles must be in the range [0, 100]"
+
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {
+            "a": REQUIRED, "q": REQUIRED, "axis": None, "out": None, "overwrite_input": False,
+            "method": "linear", "keepdims": False, "weights": None, "interpolation": None},
+            node)
+        for option in ("out", "weights", "interpolation"):
+            if param(cx, p, option, node) is not None:
+                raise cx.source.error(node, f"np.{name}({option}=...) is not supported",
+                                      "the default linear method compiles")
+        if param(cx, p, "method", node) != "linear":
+            raise cx.source.error(node, f"np.{name}(method={param(cx, p, 'method', node)!r}) "
+                                        "is not supported", "method='linear' compiles")
+        q = np.asarray(param(cx, p, "q", node, "value"))
+        if q.dtype.kind not in "iuf":
+            raise cx.source.error(node, f"np.{name}: q must be a number or a sequence of numbers")
+        fractions = q / scale if scale != 1 else q
+        if not np.all((fractions >= 0) & (fractions <= 1)):
+            raise cx.source.error(node, bounds, kind=AdliteValueError)
+        x = cx.array(p["a"], node)
+        x = x if x.type.is_float else cx.to_type(x, F64.with_shape(x.type.shape))
+        shape, keepdims = x.type.shape, bool(param(cx, p, "keepdims", node))
+        x, axis = _lanes(cx, x, p["axis"], node)
+        s = _to_last(cx, sort(cx, x, axis), axis)
+        lead = s.type.shape[:-1]
+        parts = [BuilderOps(cx.b).reshape(_interpolated(cx, s, fraction), lead or None)
+                 for fraction in fractions.reshape(-1)]
+        result = parts[0] if q.ndim == 0 else cx.b.pack(*parts) if not lead else \
+            lookup(np.stack)(cx, [tuple(parts)], {}, node)
+        if keepdims:
+            lead = tuple(1 if param(cx, p, "axis", node) is None or d == axis else size
+                         for d, size in enumerate(shape))
+        return BuilderOps(cx.b).reshape(result, (q.shape + lead) or None)
+
+    return lower
+
+
+def _interpolated(cx: CallContext, s: Atom, q) -> Atom:
+    """numpy's linear quantile `q` of each lane of the sorted `s` (lanes last), of shape
+    lanes + (1,): `_lerp` between the elements around the virtual index, NaN for a lane
+    whose last (largest) element is NaN."""
+    b, o, n = cx.b, BuilderOps(cx.b), s.type.shape[-1]
+    last = n - 1
+    virtual = (n - 1) * q  # numpy's arithmetic: an int for an int q, else float64
+    largest = o.slice_along(s, len(s.type.shape) - 1, last, n)
+    if isinstance(virtual, np.integer):  # numpy takes that element
+        value = o.slice_along(s, len(s.type.shape) - 1, int(virtual), int(virtual) + 1)
+    else:
+        before = -1 if virtual >= n - 1 else math.floor(virtual)  # numpy's indexes
+        after = -1 if virtual >= n - 1 else before + 1
+        gamma = float(virtual - np.float64(before))
+        lo, hi = (o.slice_along(s, len(s.type.shape) - 1, i % n, i % n + 1)
+                  for i in (before, after))
+        t = s.type.scalar
+        diff = b.sub(hi, lo)
+        value = b.sub(hi, b.mul(diff, const(1.0 - gamma, t))) if gamma >= 0.5 else \
+            b.add(lo, b.mul(diff, const(gamma, t)))
+    return b.select(b.ne(largest, largest), largest, value)
+
+
 def sort_in_place(cx: CallContext, x: Atom, args, kwargs, node) -> None:
     """The statement `x.sort(axis=-1, kind=None)` on the local array named `x`."""
     target = node.func.value
@@ -194,3 +265,5 @@ register([np.sort], _np_sort)
 register([np.argsort], _np_argsort)
 register([np.take_along_axis], _take_along_axis)
 register([np.median], _median)
+register([np.quantile], _quantile("quantile", 1))
+register([np.percentile], _quantile("percentile", 100))
