@@ -21,7 +21,7 @@ Contract:
   where the `def` stands; those known only at run time are kept in hidden variables of the
   owner (`Stored`).
 - `operands(conv, names)` extends the names a block reads (an `if` arm or loop body) with the
-  attribute variables of the objects they hold (`objects.py`) and the free variables of the
+  attribute variables of the objects they hold (`instances.py`) and the free variables of the
   closures it may call: the owner's own names, or, for a closure from
   another function, hidden names of `conv` holding their values (the closure is rebound to
   read them there), so that the block's subgraph receives them as operands.
@@ -40,7 +40,7 @@ import numpy as np
 from .. import gast_adapter as g
 from ..errors import AdliteSourceError
 from ..ir.builder import const
-from . import objects
+from . import instances
 from .aliasing import LIVE, Ref, new_object
 from .conversion_context import ConversionContext
 from .normalize import NestedDef, lambda_def, without_nonlocal
@@ -273,7 +273,7 @@ def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> Non
     k = 0
     while k < len(names):
         value = conv.scope.get(names[k])
-        names.extend(v for v in objects.attribute_variables(conv.scope, [value])
+        names.extend(v for v in instances.attribute_variables(conv.scope, [value])
                      if v not in names)  # the attributes of the objects they hold
         if isinstance(value, Closure):
             if value.owner is not conv:

@@ -26,39 +26,17 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import itertools
 import types
 
 import gast
 
 from .. import gast_adapter as g
+from . import closures, externals
 from .aliasing import LIVE, Ref
 from .conversion_context import ConversionContext
+from .instances import Instance, attribute_variables
 
-_ids = itertools.count(1)
 _LIBRARIES = ("numpy", "scipy", "builtins", "adlite")
-
-
-class Instance:
-    """An object made in compiled code: its class and the attributes it has been given."""
-
-    def __init__(self, cls: type) -> None:
-        self.cls = cls
-        self.key = next(_ids)
-        self.names: list[str] = []  # its attributes, in the order they were first set
-        params = getattr(cls, "__dataclass_params__", None)
-        self.frozen = bool(params is not None and params.frozen)
-
-    @property
-    def python_class(self) -> type:
-        return self.cls
-
-    def variable(self, name: str) -> str:
-        """The variable holding attribute `name` (in every converter handling the object)."""
-        return f"__obj{self.key}.{name}"
-
-    def __repr__(self) -> str:
-        return f"<{self.cls.__name__} object made in compiled code>"
 
 
 def is_user_class(value) -> bool:
@@ -95,8 +73,6 @@ def _generated(init) -> bool:
 
 
 def _dataclass_init(conv: ConversionContext, instance: Instance, pairs, kwpairs, node) -> None:
-    from . import closures
-
     fields = dataclasses.fields(instance.cls)
     for f in fields:
         if f.default_factory is not dataclasses.MISSING:
@@ -158,8 +134,6 @@ def getattr_(conv: ConversionContext, instance: Instance, node: gast.Attribute) 
         return conv.call_value(types.MethodType(found.fget, instance), [], {}, node)
     if isinstance(found, types.FunctionType):
         return types.MethodType(found, instance), None
-    from . import externals
-
     return conv.resolve_global(getattr(instance.cls, name), node, externals.Place(
         instance.cls, "attr", name, f"{instance.cls.__name__}.{name}")), None
 
@@ -202,37 +176,6 @@ def make_super(conv: ConversionContext, args, node) -> Super:
                                       "object made in compiled code",
                                 "call the base class's method: Base.method(self, ...)")
     return Super(owner, first)
-
-
-def reachable(get, values) -> list[Instance]:
-    """The instances reachable from `values` (through tuples, dicts, lists and the
-    attributes `get(variable)` gives: None for one not bound)."""
-    from .sequences import ListValue
-
-    found: list[Instance] = []
-    stack = list(values)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Instance) and not any(v is f for f in found):
-            found.append(v)
-            stack.extend(get(v.variable(n)) for n in v.names)
-        elif isinstance(v, tuple | list):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, ListValue):
-            stack.extend(v.items)
-    return found
-
-
-def attribute_variables(scope, values) -> list[str]:
-    """The variables of `scope` holding attributes of the instances reachable from
-    `values`."""
-    def get(var):
-        return scope.get(var) if var in scope else None
-
-    return [v.variable(n) for v in reachable(get, values) for n in v.names
-            if v.variable(n) in scope]
 
 
 def passed(conv: ConversionContext, values) -> list[tuple[str, object, object]]:

@@ -34,7 +34,7 @@ def test_list_comprehension_points_at_file_line_column_with_hint():
     (ex.maybe_undefined, "may be undefined"),
     (ex.no_return_on_some_path, "does not return a value on every path"),
     (ex.loop_forever, "never ends"),
-    (ex.unknown_function, r"np\.convolve\(\) is not supported"),
+    (ex.unknown_function, r"np\.histogram\(\) is not supported"),
     (ex.string_constant, "expected a number or an array here, got a string"),
 ], ids=["uses_try", "recursive", "maybe_undefined", "no_return_on_some_path", "loop_forever",
         "unknown_function", "string_constant"])
