@@ -121,6 +121,7 @@ class Recorder:
                     return real_grad(fun, argnum)(*args, **kwargs)
                 finally:
                     self.tracing -= 1
+            call.grad_of = (fun, argnum)  # type: ignore[attr-defined]  (rewrite.Rewriter)
             return call
         grad.stands_for = "grad"  # type: ignore[attr-defined]  (see rewrite.Rewriter)
         return grad

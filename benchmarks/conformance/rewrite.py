@@ -98,6 +98,9 @@ class Rewriter:
             return self.function(value)
         if getattr(value, "stands_for", None) == "grad":  # collect's recording shim
             return adlite_grad
+        if isinstance(getattr(value, "grad_of", None), tuple):  # a gradient the shim made
+            fun, argnum = value.grad_of
+            return adlite_grad(self.to_numpy(fun), argnum)
         if isinstance(value, functools.partial):
             return functools.partial(self.to_numpy(value.func),
                                      *[self.to_numpy(a) for a in value.args],
