@@ -13,6 +13,8 @@ import scipy.special
 from adlite.compiler import AdliteSyntaxError, grad, jit
 from tests.support.gradients import check_modes
 
+from ..support import effects_examples
+
 BACKENDS = ["llvm", "python"]
 RNG = np.random.default_rng(7)
 PICK = np.array([2, 0, 1])  # module-level int and bool arrays: read at every call
@@ -190,14 +192,6 @@ def tuple_of_mixed_items(x, i):
     return t[i]
 
 
-def catches(x):
-    try:
-        y = 1.0 / x
-    except ZeroDivisionError:
-        y = 0.0
-    return y
-
-
 def cleans_up(x):
     try:
         y = 2.0 * x
@@ -217,7 +211,7 @@ def percentile_out_of_range(x):
 @pytest.mark.parametrize("fn,args,words", [
     (percent_with_a_mapping, (1.0,), "%-format '%(a)s' does not compile"),
     (tuple_of_mixed_items, (1.0, 0), "a tuple indexed with a value known only at run time"),
-    (catches, (1.0,), "try statement"),
+    (effects_examples.catches, (1.0,), "try statement"),
     (cleans_up, (1.0,), "test the condition with `if`"),
     (quantile_of_another_method, (np.ones(3),), "method='nearest'"),
     (percentile_out_of_range, (np.ones(3),), "Percentiles must be in the range [0, 100]"),
@@ -226,4 +220,4 @@ def test_refusals_name_the_line(fn, args, words):
     with pytest.raises(AdliteSyntaxError) as info:
         jit(fn)(*args)
     assert words in str(info.value)
-    assert "test_outside_constructs.py" in str(info.value)
+    assert fn.__code__.co_filename in str(info.value)  # the user's file
