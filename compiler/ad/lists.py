@@ -25,6 +25,7 @@ from ..ir.builder import Builder, const
 from ..ir.core import Eqn
 from ..ir.primitive import attach
 from ..primitives.lists import adjoint, tangent
+from .custom import origin_error
 from .reverse import ALWAYS
 
 
@@ -55,14 +56,15 @@ def no_cotangent_vjp(b: Builder, eqn: Eqn, cts, guards, plan):
 def refused_vjp(b: Builder, eqn: Eqn, cts, guards, plan):
     what = {"list_set": "`xs[i] = v` on a list whose length is known only at run time",
             "list_pop": "`xs.pop()` on a list whose length is known only at run time"}
-    filename, line, text = eqn.params.get("origin") or ("<adlite>", eqn.loc or 0, "")
     message = what.get(eqn.prim, "reverse-mode differentiation of adjoint code through a "
                                  "list whose length is known only at run time")
-    raise AdliteSyntaxError(f"reverse-mode differentiation through {message} (the reverse "
-                            "sweep reads the list's items as the forward sweep left them)",
-                            filename, line, len(text) - len(text.lstrip()), text.strip(),
-                            "build a new list instead of changing items, or use forward mode "
-                            "(jvp) for this function")
+    message = (f"reverse-mode differentiation through {message} (the reverse sweep reads the "
+               "list's items as the forward sweep left them)")
+    hint = "build a new list instead of changing items, or use forward mode (jvp) for this " \
+        "function"
+    if "origin" in eqn.params:  # xs[i] = v, xs.pop(): the user's line
+        raise origin_error(eqn, message, hint)
+    raise AdliteSyntaxError(message, "<adlite>", eqn.loc or 0, 0, "", hint)
 
 
 def _lockstep_jvp(b: Builder, eqn: Eqn, tangents):

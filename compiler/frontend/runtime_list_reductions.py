@@ -60,9 +60,10 @@ def _python_extremum(name: str, compare: str):
                                           "default= or key=, no other arguments)")
         item = _numbers(conv, lst, name, node)
         _nonempty(conv, lst, empty_message(name), node)
-        first = _as(conv.b, runtime_lists.getitem(conv, lst, const(0), node), item)
+        first = conv.to_type(runtime_lists.getitem(conv, lst, const(0), node), item)
         return runtime_lists.fold(conv, lst, first, lambda b, current, v: b.select(
-            b.op(compare, _as(b, v, item), current), _as(b, v, item), current), node)
+            b.op(compare, conv.to_type(v, item, b), current), conv.to_type(v, item, b),
+            current), node)
     return lower
 
 
@@ -77,7 +78,8 @@ def _numpy_extremum(name: str, compare: str):
         if not item.is_float:
             worst = -2 ** 63 if name == "max" else 2 ** 63 - 1
             return runtime_lists.fold(conv, lst, const(worst), lambda b, acc, v: b.select(
-                b.op(compare, _as(b, v, item), acc), _as(b, v, item), acc), node)
+                b.op(compare, conv.to_type(v, item, b), acc), conv.to_type(v, item, b), acc),
+                node)
         start = const(-np.inf if name == "max" else np.inf, item)
 
         def step(b, acc, v):  # NaN sticks, as numpy's reduction
@@ -95,10 +97,6 @@ def _numpy_extremum(name: str, compare: str):
     return lower
 
 
-def _as(b, v, t):
-    return b.convert(v, to=t) if v.type != t else v
-
-
 def _total(name: str, op: str, unit: int):
     def lower(conv: ConversionContext, lst, args, kwargs, node) -> Atom:
         if args:
@@ -107,12 +105,13 @@ def _total(name: str, op: str, unit: int):
         item = _numbers(conv, lst, f"np.{name}", node)
         if item.is_float:
             return runtime_lists.fold(conv, lst, const(unit, item), lambda b, acc, v: b.op(
-                op, acc, _as(b, v, item)), node)
+                op, acc, conv.to_type(v, item, b)), node)
         # ints wrap around as in numpy's int64 array (array arithmetic does; scalar ints raise
         # OverflowError, as Python's would not fit): the fold carries a 1-element array
         total = runtime_lists.fold(
             conv, lst, conv.b.full(const(unit, item), shape=(1,), dtype=item),
-            lambda b, acc, v: b.op(op, acc, b.reshape(_as(b, v, item), shape=(1,))), node)
+            lambda b, acc, v: b.op(op, acc, b.reshape(conv.to_type(v, item, b), shape=(1,))),
+            node)
         return conv.b.index(total, const(0), spec=(Int(),))
     return lower
 
@@ -124,7 +123,7 @@ def _mean(conv: ConversionContext, lst, args, kwargs, node) -> Atom:
     item = _numbers(conv, lst, "np.mean", node)
     t = item if item.is_float else F64
     total = runtime_lists.fold(conv, lst, const(0.0, t), lambda b, acc, v: b.add(
-        acc, _as(b, v, t)), node)
+        acc, conv.to_type(v, t, b)), node)
     return conv.b.div(total, conv.b.convert(runtime_lists.length(conv, lst, node), to=t))
 
 

@@ -129,22 +129,16 @@ def mutated_names(nodes) -> list[str]:
     return names
 
 
-def blocks(conv: ConversionContext, nodes) -> list[str]:
+def blocks(conv: ConversionContext, nodes) -> None:
     """Before a block (a loop body, the arms of an `if`) that may run a number of times known
     only at run time: convert the lists of numbers it changes (emitting their items into the
-    current builder) and return the hidden names of their lengths, which the block changes."""
-    tokens = []
+    current builder). Blocks pass the lengths of every run-time list in and out (`tokens`)."""
     for name in mutated_names(nodes):
         lst = conv.scope.get(name) if name in conv.scope else None
         if getattr(lst, "runtime", False) is False or lst.crossing:  # not a list's own value
             continue
-        if lst.runtime is None:
-            if not convertible(lst):
-                continue  # refused inside the block, with the compile-time lists' message
+        if lst.runtime is None and convertible(lst):  # else refused inside the block
             convert(conv, lst)
-        if lst.runtime.token_name not in tokens:
-            tokens.append(lst.runtime.token_name)
-    return tokens
 
 
 def convert(conv: ConversionContext, lst) -> None:

@@ -5,11 +5,33 @@ Contract: `InternalFunction(module, name, fn_type)` defines an internal function
 `entry` is a builder of its entry block (allocas only, which LLVM promotes to registers),
 `b` a builder of its body (which starts after the entry block), and `new_slot(typ, value)` a
 mutable variable (an alloca of the entry block) set to `value` where `b` stands.
+`for_range(b, fn, start, stop, body)` emits `for i in range(start, stop): body(i)` (i64
+bounds known at run time) where `b` stands, in any function `fn` (the kernels' loops, the
+run-time lists' copies in `lists.py`).
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
+
+I64 = ir.IntType(64)
+
+
+def for_range(b: ir.IRBuilder, fn: ir.Function, start: ir.Value, stop: ir.Value,
+              body) -> None:
+    """for i in range(start, stop): body(i), at `b`'s position in `fn`."""
+    pre = b.block
+    head, inner, done = (fn.append_basic_block(n) for n in ("for", "body", "end"))
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, stop), inner, done)
+    b.position_at_end(inner)
+    body(i)
+    i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
 
 
 class InternalFunction:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .declarations import function
-from .internal_functions import InternalFunction
+from .internal_functions import InternalFunction, for_range
 from .ops import I64
 
 PTR = ir.PointerType()
@@ -51,19 +51,7 @@ class _Kernel(InternalFunction):
 
     def loop(self, start, stop, body) -> None:
         """for i in range(start, stop): body(i) (i64 bounds)."""
-        b = self.b
-        pre = b.block
-        head, inner, done = (self.fn.append_basic_block(n) for n in ("for", "body", "end"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(start, pre)
-        b.cbranch(b.icmp_signed("<", i, stop), inner, done)
-        b.position_at_end(inner)
-        body(i)
-        i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        for_range(self.b, self.fn, start, stop, body)
 
     def when(self, cond, body) -> None:
         with self.b.if_then(cond):

@@ -22,6 +22,7 @@ from ... import status
 from ...ir.core import Type
 from .arrays import alloc, copy_array, element_type, itemsize, n_elements
 from .context import F32, PTR, LoweringContext
+from .internal_functions import for_range
 from .ops import F64, I1, I64
 from .registry import lowers
 from .tapes import push, tape
@@ -198,21 +199,7 @@ def lower_export(cx: LoweringContext, eqn, env) -> list:
 
 def _count(cx: LoweringContext, n: ir.Value, body) -> None:
     """`for k in range(n): body(k)` at the current position."""
-    b = cx.b
-    head = cx.fn.append_basic_block("list.loop")
-    step = cx.fn.append_basic_block("list.step")
-    done = cx.fn.append_basic_block("list.done")
-    start = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    k = b.phi(I64)
-    k.add_incoming(ZERO, start)
-    b.cbranch(b.icmp_signed("<", k, n), step, done)
-    b.position_at_end(step)
-    body(k)
-    k.add_incoming(b.add(k, ONE), b.block)
-    b.branch(head)
-    b.position_at_end(done)
+    for_range(cx.b, cx.fn, ZERO, n, body)
 
 
 @lowers("list_adjoint_add")
