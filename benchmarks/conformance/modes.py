@@ -24,7 +24,12 @@ error), or a TypeError/ValueError/NotImplementedError raised by adlite's own cod
 innermost frame is in the adlite package; `ADLITE_TRACEBACK=full` keeps that frame, which
 adlite otherwise hides); any other exception is a `crash`. Cases whose
 arguments or result are complex are `skip` (adlite has no complex numbers yet), as are
-cases whose value neither numpy nor autograd can compute.
+cases whose value neither numpy nor autograd can compute. A case is `n/a` (in every mode) when
+it calls autograd's own API, which numpy and scipy do not have (`NotNumpy`): its function, run
+by Python with numpy and scipy, fails looking up a name numpy/scipy lack
+(`np.linalg._dot`, `np.make_diagonal`) or passing a keyword their function does not take
+(`scipy.signal.convolve(..., axes=...)`, autograd's generalised convolution), while autograd
+runs it. No numpy program is there to compile: the case measures autograd's extensions.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import ast
 import copy
 import os
 import traceback
+import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +53,7 @@ from .collect import Case
 from .rewrite import Rewriter, leaf_paths, write_entry
 
 MODES = ("jit", "grad", "jvp", "hessian", "tape")
-STATUSES = ("pass", "wrong", "refused", "crash", "skip")
+STATUSES = ("pass", "wrong", "refused", "crash", "skip", "n/a")
 RTOL = 1e-6
 FD_RTOL = 1e-5
 FD_STEP = 1e-6
@@ -84,6 +90,24 @@ def classify_error(error: BaseException) -> str:
         if frames and frames[-1].filename.startswith(_package_dirs()):
             return "refused"
     return "crash"
+
+
+class NotNumpy(Exception):
+    """The case calls autograd's own API (see the module's docstring)."""
+
+
+_LIBRARIES = ("numpy", "scipy")
+
+
+def autograd_only(error: Exception) -> bool:
+    """Whether `error`, raised by the rewritten function where autograd's original runs, is
+    numpy/scipy lacking what autograd has: a missing attribute of one of their modules, or a
+    keyword argument a function does not take (the two functions differ only in the
+    numpy/scipy functions the rewrite put in place of autograd's, so the call is one of those)."""
+    if isinstance(error, AttributeError):
+        owner = getattr(error, "obj", None)
+        return isinstance(owner, types.ModuleType) and owner.__name__.split(".")[0] in _LIBRARIES
+    return isinstance(error, TypeError) and "got an unexpected keyword argument" in str(error)
 
 
 def first_line(error: BaseException) -> str:
@@ -150,17 +174,20 @@ class Checker:
 
     def numpy_value(self) -> Any:
         """The function's value run by Python on numpy arrays; where the rewritten function
-        cannot run (autograd's own helpers, adlite's `grad` in its body), the original
-        function's (the modes then fail as adlite does)."""
+        cannot run (adlite's `grad` in its body refusing), the original function's (the modes
+        then fail as adlite does); `NotNumpy` where it calls autograd's own API."""
         with warnings.catch_warnings(), captured_stdout():
             warnings.simplefilter("ignore")
             try:
                 return self.fun(*copy.deepcopy(self.case.args), **self.case.kwargs)
             except Exception as error:  # noqa: BLE001
                 try:
-                    return self.case.fun(*copy.deepcopy(self.case.args), **self.case.kwargs)
+                    value = self.case.fun(*copy.deepcopy(self.case.args), **self.case.kwargs)
                 except Exception:  # noqa: BLE001
                     raise error from None
+                if autograd_only(error):
+                    raise NotNumpy(first_line(error)) from None
+                return value
 
     def autograd_fun(self) -> Callable[..., Any]:
         case = self.case
@@ -376,6 +403,10 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
     except _Skip as skip:
         for mode in modes:
             report(Result(mode, "skip", str(skip)))
+        return
+    except NotNumpy as error:
+        for mode in modes:
+            report(Result(mode, "n/a", f"autograd's own API: {error}"))
         return
     except Exception as error:  # noqa: BLE001
         for mode in modes:

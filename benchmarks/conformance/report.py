@@ -1,9 +1,9 @@
 """The tables, the causes and the JSON of a conformance run.
 
 `tally(rows)` counts results per (file, mode) and per mode; `pass %` is over the results
-that are not `skip` ("-" where every result is one). `causes(rows)` groups the `refused` and
-`crash` results by the first line of their message with paths, numbers and generated names
-normalised (`normalise`).
+that are neither `skip` nor `n/a` ("-" where every result is one). `causes(rows)` groups the
+`refused` and `crash` results by the first line of their message with paths, numbers and
+generated names normalised (`normalise`).
 Every table is sorted (files by name, modes in `MODES` order, causes by count then text).
 """
 
@@ -34,8 +34,9 @@ def normalise(message: str) -> str:
 
 
 def pass_percent(counts: Counter) -> float | None:
-    """100 * pass / (the results that are not `skip`); None when every result is a skip."""
-    judged = sum(counts[s] for s in STATUSES if s != "skip")
+    """100 * pass / (the results that are neither `skip` nor `n/a`); None when there are
+    none."""
+    judged = sum(counts[s] for s in STATUSES if s not in ("skip", "n/a"))
     return 100.0 * counts["pass"] / judged if judged else None
 
 
@@ -88,7 +89,7 @@ def tables(rows: list[Row], top: int = 15) -> str:
     lines += _table(["file / mode", *STATUSES, "pass %"],
                     [_counts_row(f"{f} {m}", per_file[(f, m)]) for f in files for m in MODES
                      if (f, m) in per_file])
-    lines += ["", "Pass % per file (results: case x mode, skips excluded):"]
+    lines += ["", "Pass % per file (results: case x mode, skips and n/a excluded):"]
     lines += _table(["file", "cases", *MODES],
                     [[f, str(sum(per_file.get((f, "jit"), Counter()).values())),
                       *(_percent(per_file.get((f, m)), 0) for m in MODES)] for f in files])

@@ -7,6 +7,7 @@ table's totals and causes."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 import textwrap
@@ -47,8 +48,11 @@ FAKE_AUTOGRAD = {
         def sin(x):
             return _np.sin(x)
 
-        def sum(x, axis=None):
-            return _np.sum(x, axis=axis)
+        def sum(x, axis=None, weights=1.0):
+            return _np.sum(x * weights, axis=axis)
+
+        def sum_all(x):
+            return _np.sum(x)
         """,
 }
 
@@ -159,6 +163,42 @@ def test_modes_pass_against_differences_and_complex_results_skip(suite, tmp_path
         ("jit", "skip"), ("grad", "skip"), ("jvp", "skip"), ("tape", "skip")]
 
 
+AUTOGRAD_ONLY = """
+    import autograd.numpy as np
+
+    def missing_function(x):
+        return np.sum_all(x) * 2.0
+
+    def missing_keyword(x):
+        return np.sum(x, weights=2.0)
+
+    def bad_argument(x):
+        return np.sin(x, "not an array")
+    """
+
+
+def test_cases_of_autograd_own_api_are_not_applicable(suite, tmp_path):
+    (suite / "autograd_only.py").write_text(textwrap.dedent(AUTOGRAD_ONLY))
+    spec = importlib.util.spec_from_file_location("autograd_only", suite / "autograd_only.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    statuses = {}
+    for number, name in enumerate(("missing_function", "missing_keyword", "bad_argument")):
+        case = Case("autograd_only.py", name, 0, getattr(module, name), (np.ones(2),), {}, (0,),
+                    ("rev",), 1, "check_grads")
+        results: list[Result] = []
+        run_case(case, suite, tmp_path / "entries", number, results.append)
+        statuses[name] = {(r.status, r.message) for r in results}
+    assert statuses["missing_function"] == {
+        ("n/a", "autograd's own API: AttributeError: module 'numpy' has no attribute "
+                "'sum_all'")}
+    assert statuses["missing_keyword"] == {
+        ("n/a", "autograd's own API: TypeError: sum() got an unexpected keyword argument "
+                "'weights'")}
+    # an error both versions raise is no reference at all, not autograd's API
+    assert {status for status, _ in statuses["bad_argument"]} == {"skip"}
+
+
 def test_wrong_numbers_are_wrong(suite, tmp_path):
     checker = Checker(collect(suite).cases[1], suite, tmp_path / "entries", 1)
     right = [np.full(2, 2.0), np.array(2.0)]  # d/dx, d/dy of sum(x * y) at ones(2), 2.0
@@ -207,21 +247,24 @@ ROWS = [("a.py", "jit", "pass", ""), ("a.py", "jit", "refused", "AdliteSyntaxErr
         ("b.py", "jit", "refused", "AdliteSyntaxError: /z/t.py:3:1: np.kron() is not supported"),
         ("b.py", "jit", "skip", "complex arguments"), ("b.py", "jvp", "skip", "complex result"),
         ("b.py", "tape", "crash", "KeyError: 'q'"),
-        ("b.py", "tape", "wrong", "reverse mode differs")]
+        ("b.py", "tape", "wrong", "reverse mode differs"),
+        ("b.py", "tape", "n/a", "autograd's own API: AttributeError: ...")]
 
 
 def test_the_totals_and_the_causes():
     totals = summary(ROWS)
     assert totals["per_mode"]["jit"] == {"pass": 1, "wrong": 0, "refused": 2, "crash": 0,
-                                         "skip": 1, "pass_percent": 100 / 3}
+                                         "skip": 1, "n/a": 0, "pass_percent": 100 / 3}
+    assert totals["per_mode"]["tape"]["n/a"] == 1
     assert totals["per_mode"]["tape"]["pass_percent"] == 0.0
     assert totals["per_mode"]["jvp"]["pass_percent"] is None  # only a skip
     assert totals["causes"][0] == {"results": 2, "status": "refused", "modes": "jit",
                                    "cause": "AdliteSyntaxError: <file>:N:N: np.kron() is not "
                                             "supported"}
     text = tables(ROWS)
-    assert "jit         1      0        2      0     1    33.3" in text
-    assert "jvp         0      0        0      0     1       -" in text
+    assert "jit         1      0        2      0     1    0    33.3" in text
+    assert "tape        0      1        0      1     0    1     0.0" in text
+    assert "jvp         0      0        0      0     1    0       -" in text
     assert "b.py      2    0     -    -        -     0" in text
     assert normalise("ValueError: shapes (3,4) and 5 in case_00012 x1\nmore") == \
         "ValueError: shapes (N,N) and N in case x"
