@@ -56,8 +56,21 @@ def pseudo_inverse(a):
     return np.linalg.pinv(a)
 
 
+def nuclear_norms(a):
+    return np.linalg.norm(a, ord="nuc", axis=(0, 1))
+
+
+def spectral_norms(a):
+    return np.linalg.norm(a, ord=2, axis=(-1, -2), keepdims=True)
+
+
+def smallest_singular_values(a):
+    return np.linalg.norm(a, ord=-2, axis=(2, 0))
+
+
 PROGRAMS = [inverse, determinant, log_determinant, solved, solved_vector, cholesky_of_gram,
-            eigenvalues_of_gram, singular_values, pseudo_inverse]
+            eigenvalues_of_gram, singular_values, pseudo_inverse, nuclear_norms,
+            spectral_norms, smallest_singular_values]
 IDS = [f.__name__ for f in PROGRAMS]
 SHAPES = [(2, 3, 3), (2, 4, 3, 3), (1, 3, 3)]
 
@@ -98,8 +111,9 @@ def test_gradients_match_differences_and_the_tape(fn):
     np.testing.assert_allclose(got, t.grad.data, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("fn", [inverse, log_determinant, singular_values],
-                         ids=["inverse", "log_determinant", "singular_values"])
+@pytest.mark.parametrize("fn", [inverse, log_determinant, singular_values, nuclear_norms],
+                         ids=["inverse", "log_determinant", "singular_values",
+                              "nuclear_norms"])
 def test_forward_mode_matches_directional_differences(fn):
     a = _stack((3, 3, 3))
     direction = RNG.normal(size=a.shape)

@@ -21,8 +21,9 @@ compile-time values:
   array (rank < n). Derivatives of x and residuals need m >= n (refused otherwise) and
   assume full column rank;
 - `norm(x, ord, axis, keepdims)`: numpy's formulas for vector ords (inf, -inf, 0, 1, 2, any
-  other number) and matrix ords ('fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' on
-  2-D matrices only), written once in `adlite.derivatives.decompositions.norm`;
+  other number) and matrix ords ('fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' of
+  a stack through the singular values of each matrix), written once in
+  `adlite.derivatives.decompositions.norm`;
 - `matrix_rank(A, tol=None, hermitian=False, rtol=None)`, `pinv(a, rcond=None,
   hermitian=False, rtol=...)` and `cond(x, p=None)` (p None, 2 or -2) follow numpy's code
   through the singular values (hermitian=True refused); `matrix_rank` returns an int and has
@@ -188,6 +189,10 @@ def _svdvals(cx: CallContext, a, node):
     return _decompose(cx, "svdvals", [a], node)[0]
 
 
+# the singular values of a matrix or of each matrix of a stack (the matrix axes last)
+_stacked_svdvals = stacked(lambda cx, args, kwargs, node: _svdvals(cx, args[0], node))
+
+
 def _has_nan(o, x):
     return o.gt(o.reduce_max(o.select(o.ne(x, x), 1.0, 0.0), None, False), 0.0)
 
@@ -253,10 +258,9 @@ def norm_with_ord(cx: CallContext, x, order, axis, keepdims, node):
     """np.linalg.norm(x, ord, axis, keepdims) for an `ord` given (compile-time values)."""
     f32 = x.type.scalar == F32
 
-    def singular_values(matrix):
-        if len(matrix.type.shape) != 2:
-            raise ValueError(f"norm(ord={order!r}) of batched matrices is not supported")
-        return cx.to_type(_svdvals(cx, cx.to_type(matrix, F64), node), x.type.scalar)
+    def singular_values(matrices):
+        s = _stacked_svdvals(cx, [cx.to_type(matrices, F64)], {}, node)
+        return cx.to_type(s, x.type.scalar)
 
     try:
         return decompositions.norm(BuilderOps(cx.b), x, x.type.shape or (), order, axis,
