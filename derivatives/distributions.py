@@ -158,3 +158,27 @@ def dirichlet_logpdf(o: Ops, x: Any, alpha: Any, shape: tuple[int, ...]) -> Any:
 
 def mvn_entropy(o: Ops, cov: Any, d: int) -> Any:
     return o.mul(0.5, o.add(d * (_LOG_2PI + 1.0), o.mul(2.0, o.slogdet(o.cholesky(cov)))))
+
+
+SINGULAR_CUTOFF = 1e6 * 2.220446049250313e-16  # scipy's: eigenvalues below it times the largest
+
+
+def mvn_logpdf_pseudo(o: Ops, x: Any, mean: Any, s: Any, u: Any) -> Any:
+    """scipy.stats.multivariate_normal.logpdf(allow_singular=True) at the rows of x (n, d),
+    from the eigen-decomposition (s, u) of cov: eigenvalues at most `eps` = 1e6 machine
+    epsilons times the largest |s| count as zero; -(rank log(2 pi) + log pdet + |dev U|^2) / 2
+    with U = u / sqrt(s) over the others (the pseudo-inverse's factor, zero columns for the
+    rest), pdet their product, dev = x - mean; -inf where dev leaves the support (the norm
+    of its components along the null eigenvectors is 1e3 eps or more). A vector of n."""
+    eps = o.mul(SINGULAR_CUTOFF, o.reduce_max(o.abs(s), None, False))
+    positive = o.gt(s, eps)
+    kept = o.select(positive, s, 1.0)
+    factor = o.mul(u, o.select(positive, o.sqrt(o.div(1.0, kept)), 0.0))
+    dev = o.sub(x, mean)
+    maha = o.reduce_sum(o.mul(o.matmul(dev, factor), o.matmul(dev, factor)), (1,), False)
+    rank = o.reduce_sum(o.select(positive, 1.0, 0.0), None, False)
+    log_pdet = o.reduce_sum(o.select(positive, o.log(kept), 0.0), None, False)
+    value = o.mul(-0.5, o.add(o.add(o.mul(rank, _LOG_2PI), log_pdet), maha))
+    along = o.matmul(dev, u)
+    null = o.reduce_sum(o.select(positive, 0.0, o.mul(along, along)), (1,), False)
+    return o.select(o.lt(o.sqrt(null), o.mul(1e3, eps)), value, -math.inf)

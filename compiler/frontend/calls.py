@@ -12,12 +12,14 @@ their arguments bound as Python binds them: defaults, keywords, `*args`, `f(*t)`
 a list or a range of length known when compiling) and `**d` (see `closures.py`); the callee's
 writes into the caller's arrays are stored back, and a
 recursive call is refused. adlite transformations (`grad`, `jit` of another function, ...)
-are inlined from their IR (`inline_transformed`). Functions are values: passed as
-arguments, stored in variables, called in loops.
+are inlined from their IR (`inline_transformed`); `functools.partial` objects, made inside
+or outside, are called as their function with their arguments (`partials.py`). Functions are
+values: passed as arguments, stored in variables, called in loops.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 
@@ -34,6 +36,7 @@ from . import (
     externals,
     fancy,
     objects,
+    partials,
     runtime_list_reductions,
     runtime_lists,
     selection_values,
@@ -87,6 +90,10 @@ class Calls:
         """(value, Ref) of calling the function value `func` (a function with a lowering, an
         adlite transformation or a Python function, inlined) with the (value, Ref) `pairs`
         and the keyword `kwpairs`; `node` is the call the errors name."""
+        if func is functools.partial:
+            return partials.make(self, pairs, kwpairs, node), None
+        if partials.is_partial(func):
+            return self.call_value(*partials.applied(self, func, pairs, kwpairs, node), node)
         args = [v for v, _ in pairs]
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
         lowering = registry.lookup(func)

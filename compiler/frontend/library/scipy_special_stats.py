@@ -13,13 +13,16 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
   operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
 - `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
-  allow_singular=False)` (`allow_singular=True` refused), the shapes of
+  allow_singular=False)` (`allow_singular=True`: scipy's pseudo-determinant and
+  pseudo-inverse over the eigenvalues it keeps), the shapes of
   `special.mvn_shapes` (refused at the call's line with scipy's message), `cov` a matrix, a
   diagonal or a number, in double; a covariance that is not positive definite raises
-  numpy's LinAlgError (a ValueError, like scipy's errors) at run time;
-- frozen distributions: `norm(loc, scale)` and `multivariate_normal(mean, cov)` called in
-  compiled code give a `_Frozen` whose methods take x and the frozen arguments; a frozen
-  `norm` of numbers made outside (a global) is read when compiling;
+  numpy's LinAlgError (a ValueError, like scipy's errors) at run time; `entropy` and the
+  densities of t, chi2, gamma, beta, poisson and dirichlet: `scipy_stats_densities`;
+- frozen distributions: `norm(loc, scale)`, `multivariate_normal(mean, cov)` and the
+  distributions above (`t(df)`, `dirichlet(alpha)`, ...) called in compiled code give a
+  `_Frozen` whose methods take x and the frozen arguments; a frozen univariate distribution
+  of numbers made outside (a global) is read when compiling;
 - `scipy.linalg`: the lowerings of `scipy_linalg`.
 Functions are resolved by identity, like numpy's; a method by its owner's type and name
 (`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
@@ -48,7 +51,7 @@ from ..context import CallContext
 from .elementwise import unary
 from .reductions import normalized_axes
 from .registry import add_resolver, known, lookup, refuse_keywords, register, registered
-from .scipy_stats_densities import bind, covariance_matrix, densities, doubles
+from .scipy_stats_densities import bind, covariance_matrix, densities, doubles, pseudo_logpdf
 
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
@@ -160,16 +163,13 @@ def _shape(value) -> tuple[int, ...]:
 
 def _multivariate_normal(log: bool):
     """`multivariate_normal.logpdf` / `.pdf(x, mean=None, cov=1, allow_singular=False)`: a
-    number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`."""
+    number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`, or
+    with `allow_singular=True` scipy's pseudo-inverse (`scipy_stats_densities.pseudo_logpdf`)."""
 
     def lower(cx: CallContext, args, kwargs, node):
         given = bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
-        if cx.static(given.get("allow_singular", const(False)), node,
-                     "its `allow_singular`", "option") is not False:
-            raise cx.source.error(node, "multivariate_normal(allow_singular=True) is not "
-                                  "supported in compiled code",
-                                  "the covariance is factored by Cholesky: it must be "
-                                  "positive definite")
+        singular = bool(cx.static(given.get("allow_singular", const(False)), node,
+                                  "its `allow_singular`", "option"))
         mean = given.get("mean")
         x, cov, *mean = doubles(cx, [v for v in (given["x"], given.get("cov", const(1.0)),
                                                   mean) if v is not None], node)
@@ -181,7 +181,9 @@ def _multivariate_normal(log: bool):
         o = BuilderOps(cx.b)
         cov = covariance_matrix(cx, cov, d)
         points = o.reshape(x, (math.prod(_shape(x)) // d, d))
-        value = special.mvn_logpdf(o, points, mean[0] if mean else const(0.0, F64), cov, d)
+        mean = mean[0] if mean else const(0.0, F64)
+        value = pseudo_logpdf(cx, points, mean, cov, node) if singular else \
+            special.mvn_logpdf(o, points, mean, cov, d)
         value = o.reshape(value, shape or None)
         return value if log else cx.b.exp(value)
 

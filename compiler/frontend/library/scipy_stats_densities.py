@@ -17,6 +17,11 @@ Contract: `densities(stats)` gives `(distribution, method, rule)` for
 - `multivariate_normal.entropy(mean=None, cov=1)`: 0.5 (d (log 2 pi + 1) + log det cov), the
   covariance factored by Cholesky (numpy's LinAlgError when not positive definite, where
   scipy raises its own LinAlgError), `cov` a matrix, a diagonal or a number.
+- `pseudo_logpdf`: `multivariate_normal.logpdf(..., allow_singular=True)` from numpy's eigh
+  of the covariance (the composite `distributions.mvn_logpdf_pseudo`), after scipy's checks
+  at run time: ValueError for a covariance with infinities or NaNs and for one with an
+  eigenvalue below -eps (not positive semidefinite); derivatives w.r.t. the covariance
+  assume distinct eigenvalues (eigh's).
 `bind` (arguments by position or keyword) and `doubles` are the helpers every scipy.stats
 rule uses.
 """
@@ -183,3 +188,16 @@ def densities(stats) -> list[tuple[object, str, object]]:
               (stats.multivariate_normal, "entropy", _mvn_entropy)]
     return rules
 
+
+
+def pseudo_logpdf(cx: CallContext, points, mean, cov, node):
+    """The log density at the rows of `points` (n, d) with a positive semidefinite `cov`."""
+    b = cx.b
+    _check(cx, b.not_(lookup(np.all)(cx, [lookup(np.isfinite)(cx, [cov], {}, node)], {}, node)),
+           ("array must not contain infs or NaNs",))
+    s, u = lookup(np.linalg.eigh)(cx, [cov], {}, node)
+    o = BuilderOps(b)
+    eps = o.mul(distributions.SINGULAR_CUTOFF, o.reduce_max(o.abs(s), None, False))
+    _check(cx, b.lt(lookup(np.min)(cx, [s], {}, node), b.neg(eps)),
+           ("The input matrix must be symmetric positive semidefinite.",))
+    return distributions.mvn_logpdf_pseudo(o, points, mean, s, u)
