@@ -4,8 +4,9 @@ Contract: each function takes float64 operands of one shape (the callers broadca
 gives scipy's values elementwise, in scipy's formulas:
 - `t_logpdf(x, df, loc, scale)`: log poch(df/2, 1/2) - (log df + log pi)/2
   - (df + 1)/2 log1p(z^2 / df) - log scale, z = (x - loc) / scale; the normal's where
-  df = inf (scipy's); log poch(a, 1/2) is gammaln(a + 1/2) - gammaln(a) below `POCH_SERIES_FROM`
-  and its asymptotic series above (the difference cancels there);
+  df = inf (scipy's); log poch(a, 1/2) is gammaln(a + 1/2) - gammaln(a) up to
+  `POCH_SERIES_FROM` and its asymptotic series above (the difference cancels there), where
+  scipy's poch switches too;
 - `chi2_logpdf(x, df, loc, scale)`: xlogy(df/2 - 1, y) - y/2 - gammaln(df/2) - df/2 log 2;
 - `gamma_logpdf(x, a, loc, scale)`: xlogy(a - 1, y) - y - gammaln(a);
 - `beta_logpdf(x, a, b, loc, scale)`: xlogy(a - 1, y) + xlog1py(b - 1, -y) - betaln(a, b)
@@ -42,9 +43,9 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 def _log_poch_half(o: Ops, a: Any) -> Any:
-    """log(Gamma(a + 1/2) / Gamma(a)) for a > 0: gammaln's difference, or for large a the
+    """log(Gamma(a + 1/2) / Gamma(a)) for a > 0: gammaln's difference, or for a > 1e4 the
     series 1/2 log a - 1/(8a) + 1/(192 a^3) (the next term, -1/(640 a^5), is below 1e-22)."""
-    large = o.ge(a, POCH_SERIES_FROM)
+    large = o.gt(a, POCH_SERIES_FROM)
     small = o.select(large, 1.0, a)
     big = o.select(large, a, POCH_SERIES_FROM)
     series = o.add(o.sub(o.mul(0.5, o.log(big)), o.div(0.125, big)),

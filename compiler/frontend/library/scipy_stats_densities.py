@@ -161,7 +161,9 @@ def _mvn_entropy(cx: CallContext, args, kwargs, node):
     mean = given.get("mean")
     cov, *mean = doubles(cx, [given.get("cov", const(1.0)), *([mean] if mean is not None
                                                                 else [])], node)
-    points = (math.prod(_shape(mean[0])),) if mean else _shape(cov)[:1]  # x of one point
+    cov_shape = _shape(cov)
+    points = (math.prod(_shape(mean[0])) if mean else cov_shape[0] if len(cov_shape) >= 2
+              else 1,)  # x of one point
     try:
         d, _ = special.mvn_shapes(points, _shape(mean[0]) if mean else None, _shape(cov))
     except ValueError as e:
