@@ -1,5 +1,8 @@
-"""Densities of scipy.stats distributions, composites of primitives written once against `Ops`.
+"""Densities of scipy.stats distributions, composites of primitives.
 
+They are written against `Ops` and the primitive words `gammaln`, `floor`, `not_` and
+`stop_gradient`, which the compiler's `BuilderOps` answers (the eager tape computes these
+densities in `runtime/scipy_stats.py`, its own functions).
 Contract: each function takes float64 operands of one shape (the callers broadcast them) and
 gives scipy's values elementwise, in scipy's formulas:
 - `t_logpdf(x, df, loc, scale)`: log poch(df/2, 1/2) - (log df + log pi)/2
