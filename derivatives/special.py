@@ -233,16 +233,19 @@ def norm_logcdf(o: Ops, x: Any, loc: Any, scale: Any) -> Any:
 def mvn_shapes(x: tuple[int, ...], mean: tuple[int, ...] | None,
                cov: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """scipy's `multivariate_normal` shapes: the dimension d (the mean's size, else from
-    `cov`: 1 for a number, its length for a diagonal, its rows for a matrix) and the shape of
-    the result (x's points are its last axis, or x's elements when d = 1; a lone point gives
-    a number, numpy's squeeze). ValueError with scipy's message for shapes it rejects."""
+    `cov`: its rows for a matrix, else 1, when a cov of more elements is scipy's ValueError)
+    and the shape of the result (x's points are its last axis, or x's elements when d = 1; a
+    lone point gives a number, numpy's squeeze). ValueError with scipy's message for shapes it
+    rejects."""
+    d = math.prod(mean) if mean is not None else cov[0] if len(cov) >= 2 else 1
+    if d == 1 and math.prod(cov) != 1:  # scipy reshapes cov to (1, 1)
+        raise ValueError(f"cannot reshape array of size {math.prod(cov)} into shape (1,1)")
     if len(cov) > 2:
         raise ValueError(f"Array 'cov' must be at most two-dimensional, but cov.ndim = "
                          f"{len(cov)}")
     if len(cov) == 2 and cov[0] != cov[1]:
         raise ValueError(f"Array 'cov' must be square if it is two dimensional, but cov.shape "
                          f"= {cov}.")
-    d = math.prod(mean) if mean is not None else cov[0] if cov else 1
     if mean is not None and len(mean) > 1:
         raise ValueError(f"Array 'mean' must be a vector of length {d}.")
     if cov and cov[0] != d:

@@ -8,15 +8,18 @@ expression; numpy's view-making functions and methods
 return frozen views of their argument (`VIEW_FUNCTIONS`, `VIEW_METHODS`). Calls to other
 Python functions (plain, lambdas, adlite-decorated, and nested `def`/`lambda` closures, which
 read their free variables when called) are inlined (`inline`) in a converter of their own,
-their arguments bound as Python binds them: defaults, keywords, `*args`, `f(*t)` and `**d`
-(see `closures.py`); the callee's writes into the caller's arrays are stored back, and a
+their arguments bound as Python binds them: defaults, keywords, `*args`, `f(*t)` (t a tuple,
+a list or a range of length known when compiling) and `**d` (see `closures.py`); the callee's
+writes into the caller's arrays are stored back, and a
 recursive call is refused. adlite transformations (`grad`, `jit` of another function, ...)
-are inlined from their IR (`inline_transformed`). Functions are values: passed as
-arguments, stored in variables, called in loops.
+are inlined from their IR (`inline_transformed`); `functools.partial` objects, made inside
+or outside, are called as their function with their arguments (`partials.py`). Functions are
+values: passed as arguments, stored in variables, called in loops.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 
@@ -33,6 +36,7 @@ from . import (
     externals,
     fancy,
     objects,
+    partials,
     runtime_list_reductions,
     runtime_lists,
     selection_values,
@@ -86,6 +90,10 @@ class Calls:
         """(value, Ref) of calling the function value `func` (a function with a lowering, an
         adlite transformation or a Python function, inlined) with the (value, Ref) `pairs`
         and the keyword `kwpairs`; `node` is the call the errors name."""
+        if func is functools.partial:
+            return partials.make(self, pairs, kwpairs, node), None
+        if partials.is_partial(func):
+            return self.call_value(*partials.applied(self, func, pairs, kwpairs, node), node)
         args = [v for v, _ in pairs]
         kwargs = {k: v for k, (v, _) in kwpairs.items()}
         lowering = registry.lookup(func)
@@ -193,13 +201,16 @@ class Calls:
         return pairs
 
     def call_argument(self, node) -> list:
-        """The (value, Ref) pairs an argument passes: one, or a tuple's elements for `*t`."""
+        """The (value, Ref) pairs an argument passes: one, or the items of a tuple, a list or
+        a range of length known when compiling for `*t`."""
         if not isinstance(node, gast.Starred):
             return [self.expr_ref(node)]
         value, ref = self.expr_ref(node.value)
+        if isinstance(value, sequences.ListValue | sequences.RangeValue):
+            return list(zip(*sequences.unpacked(self, value, node), strict=True))
         if not isinstance(value, tuple):
             raise self.source.error(node, f"*{static_values.describe(value)} in a call",
-                                    "unpack a tuple: f(*args) with args a tuple")
+                                    "unpack a tuple, a list or a range: f(*args)")
         refs = ref if isinstance(ref, tuple) else (None,) * len(value)
         return list(zip(value, refs, strict=True))
 

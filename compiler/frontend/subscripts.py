@@ -1,6 +1,7 @@
 """Indexing reads and writes: `Subscripts`, a mixin of `to_ir.FunctionConverter`.
 
-Contract: `subscript(node)` is the (value, Ref) of `x[index]`: a Python list or range
+Contract: `subscript(node)` is the (value, Ref) of `x[index]`: `np.r_[...]` / `np.c_[...]`
+(`library/index_tricks.py`), a Python list or range
 (`sequences.py`), a dict (a string key), a tuple (an int or a slice known when compiling,
 Python's IndexError when compiling), or an array: a basic numpy index (`index_spec`: ints,
 slices with bounds known when compiling or of a run-time start and a length known when
@@ -42,7 +43,7 @@ from .aliasing import (
     static_spec,
 )
 from .control_flow import unrollable
-from .library import nonzero
+from .library import index_tricks, nonzero
 from .selection_calls import selection_item
 from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
@@ -55,6 +56,8 @@ class Subscripts:
 
     def subscript(self, node):
         base, ref = self.expr_ref(node.value)
+        if index_tricks.is_concatenator(base):  # np.r_[...], np.c_[...]
+            return index_tricks.subscript(self, base, node), None
         if isinstance(base, runtime_lists.RunTimeArray):  # np.array(xs) of run-time length
             return sequences.getitem(self, base.view, node)
         if isinstance(base, ListValue | RangeValue):

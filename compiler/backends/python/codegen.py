@@ -245,7 +245,7 @@ def graph_to_source(graph: Graph, name: str,
     text = astor.to_source(gast.gast_to_ast(gast.fix_missing_locations(module)))
     text = re.sub(rf"^(\s*){COMMENT}\((\d+)\)$",
                   lambda m: f"{m.group(1)}# {em.comments[int(m.group(2))]}", text, flags=re.M)
-    if "_rt." in text:
+    if re.search(r"\b_rt\s*\.", text):  # astor may break a long line before the dot
         header += "from adlite.compiler.backends.python import support as _rt\n"
     return header + "\n\n" + text
 

@@ -13,13 +13,16 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
   operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
 - `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
-  allow_singular=False)` (`allow_singular=True` refused), the shapes of
+  allow_singular=False)` (`allow_singular=True`: scipy's pseudo-determinant and
+  pseudo-inverse over the eigenvalues it keeps), the shapes of
   `special.mvn_shapes` (refused at the call's line with scipy's message), `cov` a matrix, a
   diagonal or a number, in double; a covariance that is not positive definite raises
-  numpy's LinAlgError (a ValueError, like scipy's errors) at run time;
-- frozen distributions: `norm(loc, scale)` and `multivariate_normal(mean, cov)` called in
-  compiled code give a `_Frozen` whose methods take x and the frozen arguments; a frozen
-  `norm` of numbers made outside (a global) is read when compiling;
+  numpy's LinAlgError (a ValueError, like scipy's errors) at run time; `entropy` and the
+  densities of t, chi2, gamma, beta, poisson and dirichlet: `scipy_stats_densities`;
+- frozen distributions: `norm(loc, scale)`, `multivariate_normal(mean, cov)` and the
+  distributions above (`t(df)`, `dirichlet(alpha)`, ...) called in compiled code give a
+  `_Frozen` whose methods take x and the frozen arguments; a frozen univariate distribution
+  of numbers made outside (a global) is read when compiling;
 - `scipy.linalg`: the lowerings of `scipy_linalg`.
 Functions are resolved by identity, like numpy's; a method by its owner's type and name
 (`norm.cdf` is a new bound method at every access): `method(obj, name)` gives it for an
@@ -45,10 +48,10 @@ from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .building import eye_mask
 from .elementwise import unary
 from .reductions import normalized_axes
 from .registry import add_resolver, known, lookup, refuse_keywords, register, registered
+from .scipy_stats_densities import bind, covariance_matrix, densities, doubles, pseudo_logpdf
 
 _METHODS: dict[tuple[type, str], object] = {}
 _LOADED: set[str] = set()
@@ -132,33 +135,15 @@ def _log_softmax(cx: CallContext, args, kwargs, node):
     return composites.log_softmax(BuilderOps(cx.b), x, axis)
 
 
-def _doubles(cx: CallContext, values, node) -> list:
-    """float64 operands: scipy.stats computes in double whatever its arguments' dtype."""
-    return [cx.to_type(cx.as_float(v, node), F64) for v in values]
-
-
-def _bind(cx: CallContext, args, kwargs, node, names: tuple[str, ...]) -> dict:
-    """The arguments `names` (the first required), by position or (after the first) keyword."""
-    refuse_keywords(cx, kwargs, node, names[1:])
-    if not 1 <= len(args) <= len(names):
-        raise cx.source.error(node, f"expected {', '.join(names)}")
-    given = dict(zip(names, args, strict=False))
-    for name, value in kwargs.items():
-        if name in given:
-            raise cx.source.error(node, f"got multiple values for argument {name!r}")
-        given[name] = value
-    return given
-
-
 def _distribution(fn, quantile: bool = False):
     """`norm.<method>(x, loc=0, scale=1)`; a `quantile` method's x is ndtri(q), computed at
     q's dtype (scipy's), then in double."""
 
     def lower(cx: CallContext, args, kwargs, node):
-        given = _bind(cx, args, kwargs, node, ("x", "loc", "scale"))
+        given = bind(cx, args, kwargs, node, ("x", "loc", "scale"))
         if quantile:
             given["x"] = _NDTRI(cx, [given["x"]], {}, node)
-        x, loc, scale = _doubles(cx, [given["x"], given.get("loc", const(0.0)),
+        x, loc, scale = doubles(cx, [given["x"], given.get("loc", const(0.0)),
                                       given.get("scale", const(1.0))], node)
         value = fn(BuilderOps(cx.b), x, loc, scale)
         if scale.type.is_array or not (getattr(scale, "value", 0.0) > 0.0):
@@ -178,18 +163,15 @@ def _shape(value) -> tuple[int, ...]:
 
 def _multivariate_normal(log: bool):
     """`multivariate_normal.logpdf` / `.pdf(x, mean=None, cov=1, allow_singular=False)`: a
-    number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`."""
+    number or a diagonal `cov` becomes the matrix; the composite `special.mvn_logpdf`, or
+    with `allow_singular=True` scipy's pseudo-inverse (`scipy_stats_densities.pseudo_logpdf`)."""
 
     def lower(cx: CallContext, args, kwargs, node):
-        given = _bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
-        if cx.static(given.get("allow_singular", const(False)), node,
-                     "its `allow_singular`", "option") is not False:
-            raise cx.source.error(node, "multivariate_normal(allow_singular=True) is not "
-                                  "supported in compiled code",
-                                  "the covariance is factored by Cholesky: it must be "
-                                  "positive definite")
+        given = bind(cx, args, kwargs, node, ("x", "mean", "cov", "allow_singular"))
+        singular = bool(cx.static(given.get("allow_singular", const(False)), node,
+                                  "its `allow_singular`", "option"))
         mean = given.get("mean")
-        x, cov, *mean = _doubles(cx, [v for v in (given["x"], given.get("cov", const(1.0)),
+        x, cov, *mean = doubles(cx, [v for v in (given["x"], given.get("cov", const(1.0)),
                                                   mean) if v is not None], node)
         try:
             d, shape = special.mvn_shapes(_shape(x), _shape(mean[0]) if mean else None,
@@ -197,12 +179,11 @@ def _multivariate_normal(log: bool):
         except ValueError as e:
             raise cx.source.error(node, str(e)) from None
         o = BuilderOps(cx.b)
-        if len(_shape(cov)) < 2:
-            diagonal = cx.b.broadcast_to(cov, shape=(d, d))
-            cov = cx.b.select(eye_mask(cx, d, d, 0), diagonal,
-                              const(0.0, cov.type.scalar))
+        cov = covariance_matrix(cx, cov, d)
         points = o.reshape(x, (math.prod(_shape(x)) // d, d))
-        value = special.mvn_logpdf(o, points, mean[0] if mean else const(0.0, F64), cov, d)
+        mean = mean[0] if mean else const(0.0, F64)
+        value = pseudo_logpdf(cx, points, mean, cov, node) if singular else \
+            special.mvn_logpdf(o, points, mean, cov, d)
         value = o.reshape(value, shape or None)
         return value if log else cx.b.exp(value)
 
@@ -239,12 +220,22 @@ def _freeze(owner: type):
     return frozen
 
 
+def _frozen_kinds(stats) -> tuple:
+    """The distributions that compiled code freezes (`t(df)`) and reads frozen (`norm(0, 1)`
+    made outside with numbers)."""
+    return (stats.norm, stats.multivariate_normal, stats.t, stats.chi2, stats.gamma,
+            stats.beta, stats.poisson, stats.dirichlet)
+
+
 def _static_frozen(obj) -> _Frozen | None:
-    """A frozen `norm` made outside the compiled code with numbers (read when compiling)."""
+    """A frozen univariate distribution made outside the compiled code with numbers (read
+    when compiling)."""
     import scipy.stats
 
     numbers = (*getattr(obj, "args", ()), *getattr(obj, "kwds", {}).values())
-    if type(getattr(obj, "dist", None)) is not type(scipy.stats.norm) or not all(
+    kinds = {type(k) for k in _frozen_kinds(scipy.stats)} - {
+        type(scipy.stats.multivariate_normal), type(scipy.stats.dirichlet)}
+    if type(getattr(obj, "dist", None)) not in kinds or not all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
         return None
     return _Frozen(type(obj.dist), [const(float(v)) for v in obj.args],
@@ -298,7 +289,9 @@ def _load_stats() -> None:
     owner = type(scipy.stats.multivariate_normal)
     _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
     _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)
-    for distribution in (scipy.stats.norm, scipy.stats.multivariate_normal):
+    for distribution, name, rule in densities(scipy.stats):
+        _METHODS[(type(distribution), name)] = rule
+    for distribution in _frozen_kinds(scipy.stats):
         register([distribution], _freeze(type(distribution)))
 
 
