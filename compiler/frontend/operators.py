@@ -4,7 +4,8 @@
 Contract: Python's numeric tower is followed (bool < int < float, `/` always gives float,
 int / int is Python's exact quotient, int ** non-negative int constant stays int); operands
 take a common element type (`promote`: scalars are weak next to float arrays, literals next
-to float numbers, as in numpy 2; `join_type` is the type two values can both take). Tuples
+to float numbers, two arrays numpy's `result_type`, as in numpy 2; `join_type` is the type
+two values can both take). Tuples
 concatenate (`t + u`) and repeat (`t * n`, n known when compiling), keeping their items'
 objects; lists, masks and bitwise operators go to `sequences.py` and `masks.py`. Comparisons
 of compile-time values are answered while compiling; `and`/`or` return a known operand that
@@ -34,6 +35,7 @@ class Operators:
         """Common element type of two operands; scalars are weak next to float arrays
         (float32 array * 2.0 stays float32) and literals next to float numbers
         (np.float32 number * 2.0 stays float32), as in numpy 2."""
+        given = [getattr(v, "type", None) for v in (x, y)]
         x, y = self.numeric(x, node), self.numeric(y, node)
         tx, ty = x.type, y.type
         if tx.is_array != ty.is_array:
@@ -43,6 +45,12 @@ class Operators:
             t = tx.scalar
         elif isinstance(x, Const) and not tx.is_array and ty.is_float and tx != BOOL:
             t = ty.scalar
+        elif tx.is_array:  # two arrays: numpy's promotion (float32 with int64 is float64,
+            # with bool float32); bools still count as ints with each other
+            kinds = [g.dtype if g is not None else n.dtype for g, n in
+                     zip(given, (tx, ty), strict=True)]
+            common = dtypes.result_dtype(*kinds)
+            t = Type(I64 if common == BOOL else common)
         else:
             t = join_type(tx.scalar, ty.scalar)
         return self.to_type(x, t), self.to_type(y, t)

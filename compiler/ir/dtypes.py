@@ -1,8 +1,9 @@
 """Element types of IR values: `F64`, `F32`, `I64`, `BOOL` (`DType`s; `DTYPES` by name).
 
 A `DType` knows its name in the IR text, its numpy scalar type and the Python type of a
-constant's value. Backend types (C, ctypes, LLVM, numpy in generated source) are tables in
-their backends keyed by these objects.
+constant's value; `result_dtype(*dtypes)` is numpy's promotion of arrays of them
+(`np.result_type`: float32 with int64 is float64). Backend types (C, ctypes, LLVM, numpy in
+generated source) are tables in their backends keyed by these objects.
 """
 
 from __future__ import annotations
@@ -38,3 +39,9 @@ F32 = DType("f32", np.float32, float)
 I64 = DType("i64", np.int64, int)
 BOOL = DType("bool", np.bool_, bool)
 DTYPES = {d.name: d for d in (F64, F32, I64, BOOL)}
+
+
+def result_dtype(*dtypes: DType) -> DType:
+    """numpy's common element type of arrays of `dtypes` (none of them weak)."""
+    common = np.result_type(*(d.numpy for d in dtypes))
+    return next(d for d in DTYPES.values() if np.dtype(d.numpy) == common)

@@ -48,3 +48,37 @@ def test_gradient_of_a_float32_number_is_float32(backend):
 def test_float64_numbers_stay_float64():
     assert type(jit(affine)(np.float64(2.3))) in (float, np.float64)
     assert jit(affine)(2.3) == 2 * 2.3 - 1.5
+
+
+# mixed element types of whole arrays (none weak): numpy's result_type, float32 with int64
+# is float64, float32 with bool stays float32
+def added(a, k):
+    return a + k
+
+
+def masked(a, k):
+    return a * (k > 0)
+
+
+def joined(a, k):
+    return np.concatenate([a, k])
+
+
+def stacked_rows(a, k):
+    return np.vstack([a, k, 2.0 * a])
+
+
+def side_by_side(a, k):
+    return np.hstack([a, k])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, want_dtype", [(added, np.float64), (masked, np.float32),
+                                            (joined, np.float64), (stacked_rows, np.float64),
+                                            (side_by_side, np.float64)],
+                         ids=["added", "masked", "joined", "stacked_rows", "side_by_side"])
+def test_arrays_of_float32_and_int64_promote_as_numpy(fn, want_dtype, backend):
+    a, k = np.linspace(0.1, 0.9, 4, dtype=np.float32), np.arange(-1, 3)
+    got = jit(fn, backend=backend)(a, k)
+    assert got.dtype == want_dtype
+    np.testing.assert_array_equal(got, fn(a, k))

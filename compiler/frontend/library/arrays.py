@@ -23,6 +23,7 @@ from adlite.derivatives import array_composites as ac
 from ...errors import AdliteAxisError, AdliteIndexError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import BOOL, F32, F64, I64, Const, Type
+from ...ir.dtypes import result_dtype
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
@@ -198,7 +199,7 @@ def _concatenate(cx: CallContext, args, kwargs, node):
     axis = cx.static(args[1], node, "its `axis`", "option") if len(args) > 1 else \
         opts.get("axis", 0)
     parts = [cx.array(p, node) for p in parts]
-    dtype = max((p.type for p in parts), key=lambda t: t.name == "f64").scalar
+    dtype = Type(result_dtype(*(p.type.dtype for p in parts)))
     parts = [cx.to_type(p, dtype) for p in parts]
     ndim = len(parts[0].type.shape)
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
