@@ -78,9 +78,20 @@ def describe(value) -> str:
     return f"a compile-time value of type {type(value).__name__}"
 
 
+class Array0(Var):
+    """A 0-d array argument (`np.array(1.5)` passed in): a number of its dtype in the IR, a
+    numpy 0-d array to `type`, `isinstance` and the caller (returned as one). What numpy
+    computes from it is a numpy scalar, as compiled code's numbers are; writing into it in
+    place is refused (`to_ir.FunctionConverter.in_place`)."""
+
+    __slots__ = ()
+
+
 def python_classes(value) -> tuple[type, ...]:
     """The classes the value Python holds may have (compiled numbers and arrays included):
     an f64 number is a `float` or a numpy float64 (the result of a numpy function), ..."""
+    if isinstance(value, Array0):
+        return (np.ndarray,)
     if isinstance(value, Var | Const):
         return (np.ndarray,) if value.type.is_array else SCALAR_CLASSES[value.type.name]
     if value is LIVE:

@@ -188,15 +188,17 @@ class _Entry:
         self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
         self.known: dict[Var, object] = {}  # `Known` leaves -> their values (`static`)
 
-    def parameter(self, name: str, tree, in_dict: bool = False):
-        """(value, Ref) of a parameter (or part of one) described by `tree`."""
+    def parameter(self, name: str, tree, in_dict: bool = False, zero_d: bool = False):
+        """(value, Ref) of a parameter (or part of one) described by `tree`; `zero_d`: the
+        number of a 0-d array (`static_values.Array0`)."""
+        make = static_values.Array0 if zero_d else Var
         if isinstance(tree, Known):  # a graph input whose value `static` reads
-            var = Var(tree.plain, name)
+            var = make(tree.plain, name)
             self.inputs.append(var)
             self.known[var] = tree.value
             return var, None
         if isinstance(tree, Type):
-            var = Var(tree, name)
+            var = make(tree, name)
             self.inputs.append(var)
             if tree in (I64, BOOL, F64):  # may size an array: see `static`
                 self.scalars[var] = name
@@ -209,6 +211,8 @@ class _Entry:
         if isinstance(tree, Static):
             v = tree.value
             return (const(v) if isinstance(v, int | float) else v), None  # bools too
+        if tree.kind == "array0":
+            return self.parameter(name, tree.children[0], in_dict, zero_d=True)
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
@@ -221,6 +225,8 @@ class _Entry:
 def _result(conv: FunctionConverter, result, ref, node):
     """(tree, output atoms, their Refs) of the returned value; a list display returns a
     list (lists are tuples inside the frontend)."""
+    if isinstance(result, static_values.Array0):  # a 0-d array argument, returned as one
+        return Node("array0", (result.type,)), [result], [ref]
     if isinstance(result, Var | Const):
         return result.type, [result], [ref]
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
@@ -356,6 +362,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         else:
             name = target.id
         current = self.scope.get(name)
+        if isinstance(current, static_values.Array0):
+            raise self.source.error(s, f"in-place operation on {name!r}, a 0-d array argument "
+                                       "(compiled code holds its number)",
+                                    f"write {name} = {name} op value, or pass float({name})")
         if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
             return False
