@@ -556,6 +556,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         return cast(b or self.b, value, t)
 
     def truth(self, value, node) -> Atom:
+        if isinstance(value, ListValue) and value.runtime is not None:  # non-empty, when run
+            return self.b.gt(runtime_lists.length(self, value, node), const(0))
+        if isinstance(value, ListValue | RangeValue):  # `if xs:`: non-empty
+            return const(len(value.items if isinstance(value, ListValue) else value.range) > 0)
         if static_values.is_static(value):  # `if tol:`, `if callback:`: Python's truth
             return const(bool(static_values.python_value(value)))
         value = known_values.constant(self.b, self.scalar(value, node))  # `Known` inputs'
