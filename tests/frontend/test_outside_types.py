@@ -7,7 +7,7 @@ differences."""
 import numpy as np
 import pytest
 
-from adlite.compiler import AdliteSyntaxError, grad, hessian, jit, jvp
+from adlite.compiler import AdliteSyntaxError, grad, hessian, jit, jvp, value_and_grad
 from tests.support.gradients import central_differences, check_modes
 
 BACKENDS = ["llvm", "python"]
@@ -181,3 +181,44 @@ def test_tangent_of_int_and_bool_results_is_float_zero():
     assert not tangent[0].any() and tangent[2] == 0.0
     assert tangent[1] == pytest.approx(2.0 * np.sum(d), rel=1e-12)
     assert jvp(lambda y: y > 1.0, (2.0,), (1.0,)) == (True, 0.0)
+
+
+# ---- gradients of a result of one element ---------------------------------------------------
+
+def summed_keepdims(x):
+    return np.sum(np.sin(x) * x, keepdims=True)
+
+
+def summed_along_axis(x):
+    return np.sum(x ** 3, axis=1)
+
+
+def two_elements(x):
+    return x[:2] * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_grad_of_a_one_element_result_is_that_of_its_number(backend):
+    for fn, shape in [(summed_keepdims, (3, 3)), (summed_keepdims, (4,)),
+                      (summed_along_axis, (1, 3))]:
+        x = RNG.standard_normal(shape)
+        number = lambda a, fn=fn: float(np.reshape(fn(a), ()))  # noqa: E731
+        g = grad(fn, backend=backend)(x)
+        np.testing.assert_allclose(g, central_differences(number, [x])[0], rtol=1e-6,
+                                   atol=1e-8)
+        value, g2 = value_and_grad(fn, backend=backend)(x)
+        assert value.shape == fn(x).shape
+        np.testing.assert_allclose(value, fn(x), rtol=1e-12)
+        np.testing.assert_array_equal(g, g2)
+        h = hessian(fn, backend=backend)(x)
+        np.testing.assert_allclose(np.reshape(h, (x.size, x.size)),
+                                   _second_differences(number, x), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="must return one float"):
+        grad(two_elements, backend=backend)(np.ones(3))
+
+
+def _second_differences(f, x, eps=1e-4):
+    """The Hessian of float-valued `f` at `x`, flattened, by central second differences."""
+    basis = np.eye(x.size).reshape((x.size, *x.shape)) * eps
+    return np.array([[(f(x + u + v) - f(x + u - v) - f(x - u + v) + f(x - u - v)) / (4 * eps ** 2)
+                      for v in basis] for u in basis])
