@@ -50,6 +50,7 @@ from ..passes.dce import dce
 from ..transformation import is_transformation
 from . import (
     closures,
+    compile_time_sequences,  # noqa: F401  (registers its rules)
     externals,
     known_values,
     objects,
@@ -414,6 +415,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def _assign_item(self, target: gast.Subscript, value, ref) -> None:
         """`x[index] = value` into a local array (or list) variable `x`; a write into an array
         from outside the function is refused."""
+        target = self.slice_syntax(target)
         outside, root = target.value, target.value
         while isinstance(root, gast.Attribute):
             root = root.value

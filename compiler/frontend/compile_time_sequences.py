@@ -1,0 +1,104 @@
+"""Python's `sorted`, `slice` and `operator.itemgetter` / `attrgetter` on values known when
+compiling.
+
+Contract: importing it (`to_ir.py` does) registers the rules of
+- `sorted(iterable, key=None, reverse=False)`: a list (`sequences.ListValue`) of the items of
+  a list, tuple, range or dict (its keys) in Python's stable order, the keys compared being
+  compile-time values (strings, ints, constants: `sorted(d)`, `sorted(d.items(),
+  key=op.itemgetter(0))`); `key` is any function compiled code can call (a lambda, a getter),
+  called once per item. Sorting by numbers known only at run time is refused at the call
+  (np.sort sorts arrays);
+- `slice(start, stop, step)` of ints and None known when compiling: the Python slice object,
+  which subscripts read as `start:stop:step` (`operator_module.index_syntax`);
+- `operator.itemgetter(...)` / `operator.attrgetter(...)` of compile-time items: the getter
+  object; calling one on a tuple, list or dict of the compiled code indexes it as Python
+  does (a resolver), on anything else it is refused.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+from ..ir.builder import const
+from . import static_values
+from .context import CallContext
+from .library.registry import add_resolver, register
+from .sequences import ListValue, RangeValue
+
+
+def _items(cx: CallContext, iterable, node) -> tuple[list, list]:
+    """(items, their refs) of what `sorted` iterates."""
+    if isinstance(iterable, ListValue) and iterable.runtime is None:
+        return list(iterable.items), list(iterable.refs)
+    if isinstance(iterable, RangeValue):
+        return [const(i) for i in iterable.range], [None] * len(iterable.range)
+    if isinstance(iterable, dict):
+        return list(iterable), [None] * len(iterable)
+    if static_values.is_tuple(iterable):
+        return list(iterable), [None] * len(iterable)
+    raise cx.source.error(node, f"sorted() of {static_values.describe(iterable)}",
+                          "sort arrays with np.sort; sorted() takes lists, tuples, ranges and "
+                          "dicts known when compiling")
+
+
+def _sorted(cx: CallContext, args, kwargs, node):
+    (iterable,) = cx.exactly(args, 1, node)
+    unknown = set(kwargs) - {"key", "reverse"}
+    if unknown:
+        raise cx.source.error(node, f"sorted() got an unexpected keyword argument "
+                                    f"{unknown.pop()!r}")
+    key = kwargs.get("key")
+    reverse = "reverse" in kwargs and bool(cx.static(kwargs["reverse"], node,
+                                                     "sorted(reverse=...)"))
+    items, refs = _items(cx, iterable, node)
+    keys = [item if key is None else cx.call_value(key, [(item, ref)], {}, node)[0]
+            for item, ref in zip(items, refs, strict=True)]
+    if any(static_values.is_runtime(k) for k in keys):
+        raise cx.source.error(node, "sorted() by numbers known only at run time",
+                              "sort an array with np.sort / np.argsort")
+    order = sorted(range(len(items)), key=lambda i: static_values.python_value(keys[i]),
+                   reverse=reverse)
+    return ListValue([items[i] for i in order], [refs[i] for i in order], cx.b)
+
+
+def _slice(cx: CallContext, args, node):
+    if not 1 <= len(args) <= 3:
+        raise cx.source.error(node, f"slice expected 1 to 3 arguments, got {len(args)}")
+    bounds = [cx.static(a, node, "the bounds of slice()") for a in args]
+    return builtins.slice(*bounds)
+
+
+def _getter(kind):
+    def make(cx: CallContext, args, node):
+        return kind(*[cx.static(a, node, f"the arguments of {kind.__name__}()") for a in args])
+
+    return make
+
+
+def _getter_call(obj):
+    """The rule of calling an itemgetter / attrgetter made when compiling (None otherwise)."""
+    if not isinstance(obj, operator.itemgetter | operator.attrgetter):
+        return None
+
+    def call(cx: CallContext, args, kwargs, node):
+        (value,) = cx.exactly(args, 1, node)
+        if isinstance(value, ListValue) and value.runtime is None:
+            value = static_values.ListTuple(value.items)
+        if not (static_values.is_tuple(value) or isinstance(value, dict)):
+            raise cx.source.error(node, f"{type(obj).__name__} of "
+                                        f"{static_values.describe(value)}",
+                                  "index it: x[i]")
+        try:
+            return obj(value)
+        except (IndexError, KeyError, TypeError, AttributeError) as e:
+            raise cx.source.error(node, f"{type(e).__name__}: {e}") from None
+
+    return call
+
+
+register([builtins.sorted], _sorted)
+register([builtins.slice], _slice, keywords=False)
+register([operator.itemgetter], _getter(operator.itemgetter), keywords=False)
+register([operator.attrgetter], _getter(operator.attrgetter), keywords=False)
+add_resolver(_getter_call)
