@@ -176,7 +176,7 @@ def _signature(conv: ConversionContext, fn, node) -> inspect.Signature:
 
 def _closure_default(conv: ConversionContext, fn: Closure, param: str, node) -> _Pair:
     d = fn.defaults[param]
-    return _Pair(_read(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
+    return _Pair(read_free(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
 
 
 def _python_default(conv: ConversionContext, p: inspect.Parameter, fn, node):
@@ -216,7 +216,7 @@ def bind(conv: ConversionContext, fn, pairs: list, kwpairs: dict, node) -> dict[
         else:
             out[name] = tuple(arg)
     if isinstance(fn, Closure):
-        out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
+        out.update({free: read_free(conv, fn, var, node) for free, var in fn.names.items()
                     if var in fn.owner.scope})
     return out
 
@@ -245,7 +245,7 @@ def store_rebound(conv: ConversionContext, closure: Closure, callee, kept: set, 
         conv.scope.define(var)
 
 
-def _read(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
+def read_free(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
     owner = closure.owner
@@ -301,7 +301,7 @@ def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> Non
 def _relocate(conv: ConversionContext, closure: Closure, refs: dict, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
-        value, ref = _read(conv, closure, var, node)
+        value, ref = read_free(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
         conv.scope.bind(hidden, _relocate(conv, value, refs, node)
                         if isinstance(value, Closure) else value, ref)
