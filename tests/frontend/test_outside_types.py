@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from adlite.compiler import AdliteSyntaxError, grad, hessian, jit, jvp, value_and_grad
-from tests.support.gradients import central_differences, check_modes
+from tests.support.gradients import central_differences, check_modes, second_differences
 
 BACKENDS = ["llvm", "python"]
 RNG = np.random.default_rng(11)
@@ -212,13 +212,7 @@ def test_grad_of_a_one_element_result_is_that_of_its_number(backend):
         np.testing.assert_array_equal(g, g2)
         h = hessian(fn, backend=backend)(x)
         np.testing.assert_allclose(np.reshape(h, (x.size, x.size)),
-                                   _second_differences(number, x), rtol=1e-5, atol=1e-5)
+                                   second_differences(number, x), rtol=1e-5, atol=1e-5)
     with pytest.raises(TypeError, match="must return one float"):
         grad(two_elements, backend=backend)(np.ones(3))
 
-
-def _second_differences(f, x, eps=1e-4):
-    """The Hessian of float-valued `f` at `x`, flattened, by central second differences."""
-    basis = np.eye(x.size).reshape((x.size, *x.shape)) * eps
-    return np.array([[(f(x + u + v) - f(x + u - v) - f(x - u + v) + f(x - u - v)) / (4 * eps ** 2)
-                      for v in basis] for u in basis])
