@@ -23,8 +23,7 @@ import copy
 import inspect
 from dataclasses import dataclass
 
-import gast
-
+from .. import gast_adapter as g
 from .closures import Closure, Stored, read_free
 from .conversion_context import ConversionContext
 from .objects import Instance
@@ -102,8 +101,7 @@ def _lift(conv: ConversionContext, closure: Closure, node) -> Lifted:
                                       "computed at run time", "pass those values as arguments")
     free = [n for n, var in closure.names.items() if var in closure.owner.scope]
     fdef = copy.deepcopy(closure.node)
-    fdef.args.kwonlyargs = fdef.args.kwonlyargs + [
-        gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in free]
+    fdef.args.kwonlyargs = fdef.args.kwonlyargs + [g.param(n, at=fdef) for n in free]
     fdef.args.kw_defaults = fdef.args.kw_defaults + [None] * len(free)
     return Lifted(fdef, closure.owner, {}, dict(closure.defaults), closure.source, (),
                   tuple(free))

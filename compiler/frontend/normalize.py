@@ -152,17 +152,19 @@ def free_names(fdef: gast.FunctionDef) -> list[str]:
 
 
 class _Hoist(gast.NodeTransformer):
-    """Nested `def name(...)` -> `name = NestedDef`, `lambda` -> NestedDef (bodies are
-    normalized when they are called)."""
+    """Nested `def name(...)` -> `name = NestedDef` (decorated: `name = d(NestedDef)`, the
+    decorators called in compiled code), `lambda` -> NestedDef (bodies are normalized when
+    they are called)."""
 
     def __init__(self, source: Source) -> None:
         self.source = source
 
     def visit_FunctionDef(self, node):  # noqa: N802 - NodeTransformer's naming
-        if node.decorator_list:
-            raise self.source.error(node, "decorated nested function definition",
-                                    "apply the decorator outside the compiled function")
-        return g.assign(node.name, NestedDef(node, node), at=node)
+        decorators, node.decorator_list = node.decorator_list, []
+        value = NestedDef(node, node)
+        for decorator in reversed(decorators):  # `@d def f` is `f = d(f)`, innermost first
+            value = g.call_value(decorator, [value], at=decorator)
+        return g.assign(node.name, value, at=node)
 
     def visit_Lambda(self, node):  # noqa: N802
         return NestedDef(lambda_def(node), node)

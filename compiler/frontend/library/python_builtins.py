@@ -7,17 +7,18 @@ sequence) the call emits a `check` that raises the same error when it runs), `ro
 toward zero), `isinstance` / `np.isscalar` / `callable` / `type` (answered while compiling
 from the classes a value may have at run time: `type(x)` is a class, or the
 `static_values.PossibleTypes` of a number that may be a Python or a numpy scalar, called as
-its classes convert), `dict(...)` (`dict(a=x)`, `dict(pairs)`, `dict(d,
-**kw)`: a compile-time structure of values with string keys, as `{...}` displays), and of
-the markers `range_len` and `range_bound` of
-`normalize.py`'s loops (range()'s int arguments). `builtin_sum_of_array` is Python's
-`sum` of an array (`sequences.py` registers `sum`). `abs` and `pow` are numpy's
-(`elementwise`).
+its classes convert), `functools.wraps(f)` / `functools.update_wrapper` (decorators that
+copy metadata only: they return the function they decorate), `dict(...)` (`dict(a=x)`,
+`dict(pairs)`, `dict(d, **kw)`: a compile-time structure of values with string keys, as
+`{...}` displays), and of the markers `range_len` and `range_bound` of `normalize.py`'s
+loops (range()'s int arguments). `builtin_sum_of_array` is Python's `sum` of an array
+(`sequences.py` registers `sum`). `abs` and `pow` are numpy's (`elementwise`).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import numbers
 
 import numpy as np
@@ -204,6 +205,26 @@ def _possible_type_call(obj):
     return rules.pop() if len(rules) == 1 else None
 
 
+class _CopiesMetadata:
+    """The decorator `functools.wraps(f)` makes: it copies names and docstrings, which
+    compiled code does not keep, so it returns the function it decorates."""
+
+
+COPIES_METADATA = _CopiesMetadata()
+
+
+def _wraps(cx: CallContext, args, kwargs, node):
+    return COPIES_METADATA
+
+
+def _wrapper(cx: CallContext, args, kwargs, node):
+    """`functools.update_wrapper(wrapper, wrapped, ...)` and the decorator of `wraps`: the
+    wrapper itself."""
+    if not args:
+        raise cx.source.error(node, "expected the function to decorate")
+    return args[0]
+
+
 def empty_message(name: str) -> str:
     """What this Python's builtin `name` (max, min) says of an empty sequence (3.11 and
     3.12 word it differently)."""
@@ -252,6 +273,8 @@ register([range_len], _range_len, keywords=False)
 register([range_bound], _range_bound, keywords=False)
 register([builtins.dict], _dict)
 register([builtins.type], _type_of, keywords=False)
+register([functools.wraps], _wraps)
+register([functools.update_wrapper, COPIES_METADATA], _wrapper)
 add_resolver(_possible_type_call)
 register([builtins.isinstance], _class_test("isinstance", issubclass), keywords=False)
 register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
