@@ -1,9 +1,12 @@
 """Transformations of functions defined inside compiled code (autograd's nested `grad`s):
-`grad`, `value_and_grad`, `hessian`, `jacobian` and `grad(grad(...))` of nested defs and
-lambdas that close over the enclosing function's values. Values against plain Python with
+`grad`, `value_and_grad`, `hessian` and `grad(grad(...))` of nested defs and lambdas that
+close over the enclosing function's values, also as decorators (`@grad` above a nested
+`def`, `functools.wraps`). Values against plain Python with
 autograd's meaning written out by hand, gradients of the enclosing function (through the
 captured values) against central differences, forward mode against directional
 differences, second order against second differences; and the refusals."""
+
+import functools
 
 import numpy as np
 import pytest
@@ -143,3 +146,54 @@ def reads_a_closure(x):
 def test_refusals_name_the_line(fn, words):
     with pytest.raises(AdliteSyntaxError, match=words):
         jit(fn)(1.5)
+
+
+def decorated(x):
+    @grad
+    def slope(y):
+        return np.sin(x * y) * y
+
+    @functools.wraps(slope)
+    def doubled(y):
+        return slope(y) * 2.0
+    return doubled(0.5)
+
+
+def decorated_plain(x):
+    return 2.0 * (x * 0.5 * np.cos(x * 0.5) + np.sin(x * 0.5))
+
+
+def decorated_twice(x):
+    @hessian
+    @functools.wraps(np.sin)
+    def curvature(y):
+        return np.sum(y ** 3) * x
+    return np.sum(curvature(np.ones(2) * x))
+
+
+def decorated_twice_plain(x):
+    return 12.0 * x * x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,plain", [(decorated, decorated_plain),
+                                      (decorated_twice, decorated_twice_plain)])
+def test_decorated_nested_definitions(fn, plain, backend):
+    for _ in range(2):
+        x = float(RNG.uniform(0.3, 1.5))
+        assert jit(fn, backend=backend)(x) == pytest.approx(plain(x), rel=1e-12)
+        assert grad(fn, backend=backend)(x) == pytest.approx(
+            central_differences(plain, [x])[0], rel=1e-6, abs=1e-8)
+
+
+def unknown_decorator(x):
+    @property
+    def p(y):
+        return y
+    return x
+
+
+def test_other_decorators_are_refused_at_their_line():
+    with pytest.raises(AdliteSyntaxError, match="unsupported function 'property'") as e:
+        jit(unknown_decorator)(1.0)
+    assert "@property" in str(e.value)
