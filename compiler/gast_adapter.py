@@ -117,5 +117,9 @@ def for_(target, iter_, body, at=None) -> gast.For:
                         type_comment=None), at)
 
 
+def dict_(keys, values, at=None) -> gast.Dict:
+    return _at(gast.Dict(keys=list(keys), values=list(values)), at)
+
+
 def list_(elts, at=None) -> gast.List:
     return _at(gast.List(elts=list(elts), ctx=gast.Load()), at)

@@ -1,5 +1,5 @@
-"""Python's `sorted`, `slice` and `operator.itemgetter` / `attrgetter` on values known when
-compiling.
+"""Python's `sorted`, `map`, `slice`, `operator.itemgetter` / `attrgetter` and dict
+comprehensions on values known when compiling.
 
 Contract: importing it (`to_ir.py` does) registers the rules of
 - `sorted(iterable, key=None, reverse=False)`: a list (`sequences.ListValue`) of the items of
@@ -8,6 +8,9 @@ Contract: importing it (`to_ir.py` does) registers the rules of
   key=op.itemgetter(0))`); `key` is any function compiled code can call (a lambda, a getter),
   called once per item. Sorting by numbers known only at run time is refused at the call
   (np.sort sorts arrays);
+- `map(f, *iterables)` of such sequences: the list of the calls, made in order (Python's
+  iterator, read once, as a list);
+- `dict_with`, the hidden function of dict comprehensions (`comprehensions.py`);
 - `slice(start, stop, step)` of ints and None known when compiling: the Python slice object,
   which subscripts read as `start:stop:step` (`operator_module.index_syntax`);
 - `operator.itemgetter(...)` / `operator.attrgetter(...)` of compile-time items: the getter
@@ -97,7 +100,33 @@ def _getter_call(obj):
     return call
 
 
+def dict_with(d, key, value):
+    """The hidden function of dict comprehensions (`comprehensions.py`): `{**d, key: value}`."""
+    raise TypeError("compiled code only")  # a marker object; lowered by `_dict_with`
+
+
+def _dict_with(cx: CallContext, args, node):
+    d, key, value = args
+    key = static_values.python_value(key)
+    if not isinstance(key, str):
+        raise cx.source.error(node, f"a dict comprehension with the key {key!r}",
+                              "compiled code's dicts have string keys known when compiling")
+    return {**d, key: value}
+
+
+def _map(cx: CallContext, args, node):
+    """`map(f, *iterables)`: the list of the calls (shortest iterable), made now."""
+    if len(args) < 2:
+        raise cx.source.error(node, "map() must have at least two arguments.")
+    f, *iterables = args
+    columns = [_items(cx, it, node) for it in iterables]
+    rows = zip(*[zip(*column, strict=True) for column in columns], strict=False)
+    return ListValue([cx.call_value(f, list(row), {}, node)[0] for row in rows], None, cx.b)
+
+
 register([builtins.sorted], _sorted)
+register([builtins.map], _map, keywords=False)
+register([dict_with], _dict_with, keywords=False)
 register([builtins.slice], _slice, keywords=False)
 register([operator.itemgetter], _getter(operator.itemgetter), keywords=False)
 register([operator.attrgetter], _getter(operator.attrgetter), keywords=False)

@@ -45,7 +45,8 @@ import gast
 
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
-from .comprehensions import COMPREHENSIONS, hoist
+from .compile_time_sequences import dict_with
+from .comprehensions import COMPREHENSIONS, DICT_WITH, hoist
 from .library.python_builtins import range_bound
 from .sequences import iteration_length, zip_strict_length
 from .source import Source
@@ -54,7 +55,7 @@ from .statements import end_at_raises
 # names the normalized code calls (never shadowed by the user's names)
 HIDDEN_FUNCTIONS = {"__range_len": range_len, "__range_bound": range_bound,
                     "__len": iteration_length, "__min": builtins.min,
-                    "__zip_strict": zip_strict_length}
+                    "__zip_strict": zip_strict_length, DICT_WITH: dict_with}
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try statement (try/except/finally)",

@@ -77,7 +77,6 @@ from .subscripts import Subscripts
 UNSUPPORTED_EXPRESSIONS = {
     gast.ListComp: ("list comprehension here", "build the list in a statement before"),
     gast.GeneratorExp: ("generator expression here", "build a list in a statement before"),
-    gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
     gast.Set: ("set", "use separate variables"),
     gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
