@@ -107,6 +107,10 @@ def dict_with(d, key, value):
 
 def _dict_with(cx: CallContext, args, node):
     d, key, value = args
+    if static_values.is_runtime(key):
+        raise cx.source.error(node, "a dict comprehension whose keys are known only at run "
+                                    "time", "compiled code's dicts have string keys known when "
+                                            "compiling")
     key = static_values.python_value(key)
     if not isinstance(key, str):
         raise cx.source.error(node, f"a dict comprehension with the key {key!r}",

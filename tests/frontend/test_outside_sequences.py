@@ -1,8 +1,8 @@
-"""Constructs of programs written by others (autograd's test suite): `sorted` of dict keys
-and items with `operator.itemgetter` or a lambda as the key, `slice(...)` objects in
-subscripts (reads and writes), and lambdas that share a line. Values against Python's on
-both backends, gradients against central differences and the eager tape, forward mode
-against directional differences."""
+"""Constructs of programs written by others (autograd's test suite): dict comprehensions,
+`map`, `sorted` of dict keys and items with `operator.itemgetter` or a lambda as the key,
+`slice(...)` objects in subscripts (reads and writes), and lambdas that share a line. Values
+against Python's on both backends, gradients against central differences and the eager tape,
+forward mode against directional differences."""
 
 import operator as op
 
@@ -98,3 +98,36 @@ def test_lambdas_sharing_a_line(backend):
     x = float(RNG.standard_normal())
     for fn in (TWICE, SHIFTED, two_lambdas_inside):
         check_modes(fn, (x,), backend)
+
+
+def comprehended(d, e):
+    both = (d, e)
+    scaled = {k: v * sum([x[k] for x in both]) for k, v in d.items() if k != "skip"}
+    products = list(map(lambda a, b: a * b, [1.0, 2.0, 3.0], (d["a"], np.sum(d["b"]))))
+    sines = tuple(map(np.sin, [d["a"], 2.0]))
+    return scaled["a"] + np.sum(scaled["b"]) + sum(products) + sines[0] + \
+        sum(map(lambda v: np.sum(v) * 2.0, d.values()))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dict_comprehensions_and_map(backend):
+    for shape in [(2,), (3, 1)]:
+        d = {"a": float(RNG.standard_normal()), "b": RNG.standard_normal(shape), "skip": 1.0}
+        e = {"a": float(RNG.standard_normal()), "b": RNG.standard_normal(shape), "skip": 0.0}
+        assert jit(comprehended, backend=backend)(d, e) == pytest.approx(comprehended(d, e),
+                                                                        rel=1e-12)
+        g = grad(comprehended, backend=backend)(d, e)
+        expected = central_differences(
+            lambda a, b, s, e=e: comprehended({"a": float(a), "b": b, "skip": float(s)}, e),
+            [d["a"], d["b"], d["skip"]])
+        for k, x in zip("a b skip".split(), expected, strict=True):
+            np.testing.assert_allclose(g[k], x, rtol=1e-6, atol=1e-7)
+
+
+def run_time_keys(x, n):
+    return {i: x * i for i in range(n)}
+
+
+def test_dict_comprehension_with_run_time_keys_is_refused():
+    with pytest.raises(AdliteSyntaxError, match="keys are known only at run time"):
+        jit(run_time_keys)(1.0, 3)
