@@ -28,6 +28,7 @@ from . import static_values
 from .context import CallContext
 from .library.registry import add_resolver, register
 from .sequences import ListValue, RangeValue
+from .static_requirements import refusal
 
 
 def _items(cx: CallContext, iterable, node) -> tuple[list, list]:
@@ -58,8 +59,9 @@ def _sorted(cx: CallContext, args, kwargs, node):
     keys = [item if key is None else cx.call_value(key, [(item, ref)], {}, node)[0]
             for item, ref in zip(items, refs, strict=True)]
     if any(static_values.is_runtime(k) for k in keys):
-        raise cx.source.error(node, "sorted() by numbers known only at run time",
-                              "sort an array with np.sort / np.argsort")
+        raise refusal(cx.source, node, "value", "sorted() compares its items' keys when "
+                      "compiling, and some are numbers known only at run time",
+                      "sort an array with np.sort / np.argsort")
     order = sorted(range(len(items)), key=lambda i: static_values.python_value(keys[i]),
                    reverse=reverse)
     return ListValue([items[i] for i in order], [refs[i] for i in order], cx.b)
@@ -108,9 +110,8 @@ def dict_with(d, key, value):
 def _dict_with(cx: CallContext, args, node):
     d, key, value = args
     if static_values.is_runtime(key):
-        raise cx.source.error(node, "a dict comprehension whose keys are known only at run "
-                                    "time", "compiled code's dicts have string keys known when "
-                                            "compiling")
+        raise refusal(cx.source, node, "value", "a dict comprehension's keys are strings "
+                      "known when compiling, and these are known only at run time")
     key = static_values.python_value(key)
     if not isinstance(key, str):
         raise cx.source.error(node, f"a dict comprehension with the key {key!r}",

@@ -30,6 +30,7 @@ from .objects import Instance
 from .runtime_lists import RunTimeArray
 from .selection_values import Selection
 from .sequences import ListValue
+from .static_requirements import refusal
 
 
 @dataclass(eq=False)
@@ -97,8 +98,9 @@ def _lift(conv: ConversionContext, closure: Closure, node) -> Lifted:
         raise conv.source.error(node, f"a transformation of {what} that {why}",
                                 "define the function at module level")
     if any(isinstance(d, Stored) for d in closure.defaults.values()):
-        raise conv.source.error(node, f"a transformation of {what} whose default values are "
-                                      "computed at run time", "pass those values as arguments")
+        raise refusal(conv.source, node, "value", f"a transformation of {what} whose "
+                      "default values are computed from values known only at run time",
+                      "pass those values as arguments")
     free = [n for n, var in closure.names.items() if var in closure.owner.scope]
     fdef = copy.deepcopy(closure.node)
     fdef.args.kwonlyargs = fdef.args.kwonlyargs + [g.param(n, at=fdef) for n in free]

@@ -129,5 +129,5 @@ def run_time_keys(x, n):
 
 
 def test_dict_comprehension_with_run_time_keys_is_refused():
-    with pytest.raises(AdliteSyntaxError, match="keys are known only at run time"):
+    with pytest.raises(AdliteSyntaxError, match="keys are strings known when compiling"):
         jit(run_time_keys)(1.0, 3)
