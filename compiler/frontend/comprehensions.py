@@ -54,6 +54,9 @@ class _Hoister(gast.NodeTransformer):
     def visit_Lambda(self, node):
         return node  # its body runs when called (not supported here; refused elsewhere)
 
+    def visit_SetComp(self, node):
+        return node  # refused whole by the converter (nothing hoisted out of its scope)
+
     def visit_IfExp(self, node):
         for part in (node.body, node.orelse):
             _refuse_inside(part, self.source, "a conditional expression",
