@@ -81,9 +81,8 @@ def make(conv: ConversionContext, make_fn, function, rest: list, options: dict,
     if isinstance(function, Nested):
         inner, closure, free = function.transformed, function.closure, function.free
     else:
-        closure = function
-        inner, free = _lift(conv, closure, node), tuple(
-            n for n, var in closure.names.items() if var in closure.owner.scope)
+        closure, inner = function, _lift(conv, function, node)
+        free = inner.free
     try:
         return Nested(make_fn(inner, *rest, **options), closure, free)
     except (TypeError, ValueError) as e:

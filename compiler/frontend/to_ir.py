@@ -15,8 +15,9 @@ displays here; operators (`operators.py`), subscripts (`subscripts.py`), `if` an
 (`control_flow.py`) and calls (`calls.py`) in mixins of their own. Variables map to SSA
 values in a `scope.Scope`. Arrays are shared objects as in numpy (see `aliasing.py`): a write
 (`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
-view of the written object. Python lists are compile-time containers of values
-(`sequences.py`). Chained assignment (`a = b = v`) binds every target, left to right, to the
+view of the written object (a 0-d array argument is an `static_values.Array0` number:
+writing into it in place is refused, returning it returns a 0-d array). Python lists are
+compile-time containers of values (`sequences.py`), true when not empty. Chained assignment (`a = b = v`) binds every target, left to right, to the
 one value (one array object); unpacking an array (`a, b = x`) takes its items along the first
 axis (rows are views of x). Compile-time values (strings, None, functions, modules:
 `static_values.py`) cost nothing at run time: `==`, `is`, `in`, `isinstance`, `np.isscalar`,
