@@ -13,22 +13,23 @@ tests read (`known_values.py`) while its arithmetic stays differentiated.
 `FunctionConverter` converts one function body: its statements, names, attributes and
 displays here; operators (`operators.py`), subscripts (`subscripts.py`), `if` and loops
 (`control_flow.py`) and calls (`calls.py`) in mixins of their own. Variables map to SSA
-values in a `scope.Scope`. Arrays are shared objects as in numpy (see `aliasing.py`): a write
-(`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
-view of the written object (a 0-d array argument is an `static_values.Array0` number:
-writing into it in place is refused, returning it returns a 0-d array). Python lists are
-compile-time containers of values (`sequences.py`), true when not empty. Chained assignment (`a = b = v`) binds every target, left to right, to the
-one value (one array object); unpacking an array (`a, b = x`) takes its items along the first
-axis (rows are views of x). Compile-time values (strings, None, functions, modules:
-`static_values.py`) cost nothing at run time: `==`, `is`, `in`, `isinstance`, `np.isscalar`,
-`callable` and truth tests on them are answered while compiling. `assert`, `raise` and
-`print` statements become effect equations (`statements.py`). A variable assigned in only
-some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
-Module-level and closed-over names and attributes of Python objects (`W`, `model.W`,
-`self.layer.b`) are externals (see `externals.py`): floats and float arrays become hidden
-graph inputs after the arguments, read at every call, other values are compile-time values
-guarded at every call; methods of objects are inlined with the object as `self`. Writing into
-such an array or assigning an attribute is refused naming the line.
+values in a `scope.Scope`. Arrays are shared objects as in numpy (see `aliasing.py`): a
+write (`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name
+and live view of the written object (a 0-d array argument is an `static_values.Array0`
+number: writing into it in place is refused, returning it returns a 0-d array). Python lists
+are compile-time containers of values (`sequences.py`), true when not empty. Chained
+assignment (`a = b = v`) binds every target, left to right, to the one value (one array
+object); unpacking an array (`a, b = x`) takes its items along the first axis (rows are
+views of x). Compile-time values (strings, None, functions, modules: `static_values.py`)
+cost nothing at run time: `==`, `is`, `in`, `isinstance`, `np.isscalar`, `callable` and
+truth tests on them are answered while compiling. `assert`, `raise` and `print` statements
+become effect equations (`statements.py`). A variable assigned in only some paths and read
+afterwards is an `AdliteSyntaxError` (Python would fail at run time). Module-level and
+closed-over names and attributes of Python objects (`W`, `model.W`, `self.layer.b`) are
+externals (see `externals.py`): floats and float arrays become hidden graph inputs after the
+arguments, read at every call, other values are compile-time values guarded at every call;
+methods of objects are inlined with the object as `self`. Writing into such an array or
+assigning an attribute is refused naming the line.
 """
 
 from __future__ import annotations
