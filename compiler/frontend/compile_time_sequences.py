@@ -31,8 +31,8 @@ from .sequences import ListValue, RangeValue
 from .static_requirements import refusal
 
 
-def _items(cx: CallContext, iterable, node) -> tuple[list, list]:
-    """(items, their refs) of what `sorted` iterates."""
+def _items(cx: CallContext, iterable, node, name: str) -> tuple[list, list]:
+    """(items, their refs) of what `name` (sorted, map) iterates."""
     if isinstance(iterable, ListValue) and iterable.runtime is None:
         return list(iterable.items), list(iterable.refs)
     if isinstance(iterable, RangeValue):
@@ -41,9 +41,9 @@ def _items(cx: CallContext, iterable, node) -> tuple[list, list]:
         return list(iterable), [None] * len(iterable)
     if static_values.is_tuple(iterable):
         return list(iterable), [None] * len(iterable)
-    raise cx.source.error(node, f"sorted() of {static_values.describe(iterable)}",
-                          "sort arrays with np.sort; sorted() takes lists, tuples, ranges and "
-                          "dicts known when compiling")
+    raise cx.source.error(node, f"{name}() of {static_values.describe(iterable)}",
+                          f"{name}() takes lists, tuples, ranges and dicts known when "
+                          "compiling; use numpy's functions on arrays (np.sort)")
 
 
 def _sorted(cx: CallContext, args, kwargs, node):
@@ -55,7 +55,7 @@ def _sorted(cx: CallContext, args, kwargs, node):
     key = kwargs.get("key")
     reverse = "reverse" in kwargs and bool(cx.static(kwargs["reverse"], node,
                                                      "sorted(reverse=...)"))
-    items, refs = _items(cx, iterable, node)
+    items, refs = _items(cx, iterable, node, "sorted")
     keys = [item if key is None else cx.call_value(key, [(item, ref)], {}, node)[0]
             for item, ref in zip(items, refs, strict=True)]
     if any(static_values.is_runtime(k) for k in keys):
@@ -124,7 +124,7 @@ def _map(cx: CallContext, args, node):
     if len(args) < 2:
         raise cx.source.error(node, "map() must have at least two arguments.")
     f, *iterables = args
-    columns = [_items(cx, it, node) for it in iterables]
+    columns = [_items(cx, it, node, "map") for it in iterables]
     rows = zip(*[zip(*column, strict=True) for column in columns], strict=False)
     return ListValue([cx.call_value(f, list(row), {}, node)[0] for row in rows], None, cx.b)
 
