@@ -57,7 +57,8 @@ def same(a, b) -> bool:
     if isinstance(a, Const) or isinstance(b, Const):
         return isinstance(a, Const) and isinstance(b, Const) and a.type == b.type and \
             (a.value == b.value or a.value != a.value and b.value != b.value)
-    return a is b or (type(a) is type(b) and isinstance(a, str | int | float | bool) and a == b) \
+    return a is b or (type(a) is type(b) and isinstance(a, str | int | float | bool |
+                                                     PossibleTypes) and a == b) \
         or (hasattr(a, "same_as") and a.same_as(b))
 
 

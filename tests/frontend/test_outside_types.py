@@ -32,6 +32,13 @@ def converts_with_its_type(x):
     return type(x)(3) * x + type(x)(True)
 
 
+def type_across_an_if(x):
+    kind = type(x)
+    if x > 0.0:
+        kind = type(x * 2.0)
+    return kind(3) * x
+
+
 def type_of_a_tuple(x):
     return x[0] if type(x) is tuple else x[1]
 
@@ -46,7 +53,7 @@ def test_type_is_a_compile_time_class(backend):
         np.testing.assert_allclose(grad(dispatch_on_type, backend=backend)(x, y),
                                    central_differences(lambda a, y=y: dispatch_on_type(a, y),
                                                        [x])[0], rtol=1e-6, atol=1e-8)
-    for fn in (not_a_box, converts_with_its_type):
+    for fn in (not_a_box, converts_with_its_type, type_across_an_if):
         for _ in range(2):
             check_modes(fn, (float(RNG.standard_normal()),), backend)
     pair = (2.5, 1.0)  # a tuple (central differences would pass an array: another type)
