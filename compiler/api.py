@@ -1101,6 +1101,8 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
 
     Returns:
         `(outputs, output_tangents)`, or `(outputs, output_tangents, aux)` with `has_aux`.
+        The tangent of an int or bool output is zero, a float64 number or array of its
+        shape (JAX gives `float0` zeros; numpy has no such dtype).
 
     Raises:
         TypeError: When the number of tangents is not the number of float leaves of
@@ -1130,7 +1132,10 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     tree, aux_tree = output_and_aux(tree, has_aux)
     values, aux = split_aux(run(*call.leaves, *tangents), aux_tree)
     n_out = len(leaf_types(tree))
-    outputs = _outputs(tree, values[:n_out]), _outputs(tree, values[n_out:])
+    float_tangents = iter(values[n_out:])
+    output_tangents = [next(float_tangents) if a.type.is_float else _zero_like(a.type)
+                       for a in primal.outputs[:n_out]]
+    outputs = _outputs(tree, values[:n_out]), _outputs(tree, output_tangents)
     return (*outputs, aux) if has_aux else outputs
 
 

@@ -9,15 +9,16 @@ Contract:
   or the called instance first, `*args` as a tuple, `**kwargs` as a dict).
 - `flatten(value, where, static_scalars, known)` describes one parameter value as a hashable
   tree and lists its runtime leaves. A tree is a `Type` (a runtime number or array: float,
-  int, bool, float64/float32/int64/bool arrays), a `Known` (a runtime number whose value the
-  compilation is specialised on too: numbers where `known`, for differentiated parameters), a
-  `Static` (a compile-time value: strings, None, functions, modules, other objects, compared
-  by value for str/bytes/None/int/float and by identity otherwise; ints, bools and floats
-  only where `static_scalars`), or a `Node` (a tuple, named tuple, list or dict with string
-  keys, nested). The signature of a call is the
-  tuple of its parameters' trees: the cache key of a compilation, and what the frontend
-  rebuilds the parameters from (graph inputs are the flat leaves, in order; named tuples are
-  tuples there).
+  int, bool, float64/float32/int64/bool arrays; a 0-d array is a Node "array0" of its
+  number, so that results and gradients of it are 0-d arrays again), a `Known` (a runtime
+  number whose value the compilation is specialised on too: numbers where `known`, for
+  differentiated parameters), a `Static` (a compile-time value: strings, None, functions,
+  modules, other objects, compared by value for str/bytes/None/int/float and by identity
+  otherwise; ints, bools and floats only where `static_scalars`), or a `Node` (a tuple,
+  named tuple, list or dict with string keys, nested). The signature of a call is the tuple
+  of its parameters' trees: the cache key of a compilation, and what the frontend rebuilds
+  the parameters from (graph inputs are the flat leaves, in order; named tuples are tuples
+  there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
@@ -52,7 +53,7 @@ def arg_type(value: Any, position: int | str) -> Type:
             raise TypeError(f"argument {position} is an array of {value.dtype}; compiled "
                             "functions take float64, float32, int64 or bool arrays (convert "
                             "with .astype)")
-        if value.ndim == 0:
+        if value.ndim == 0:  # `flatten` takes them; a bare type has no place for one
             raise TypeError(f"argument {position} is a 0-d array; pass float(x) instead")
         return _array_type(ARRAY_DTYPES[value.dtype], value.shape)
     if isinstance(value, bool | np.bool_):
@@ -130,7 +131,8 @@ class Node:
     `array[mask]`, whose length is known only at run time); a "runlist" (a list whose
     length is known only at run time: one i64 leaf, the handle `list_export` gives, and the
     items' type in `keys`, see `item_keys`); a "runzip" (such a list of tuples: a "runlist"
-    per field); a "runarray" (`np.array` of a "runlist", its child)."""
+    per field); a "runarray" (`np.array` of a "runlist", its child); an "array0" (a 0-d
+    array: its number, the child, is the leaf; rebuilt as a 0-d array)."""
     kind: str
     children: tuple
     keys: tuple[str, ...] = ()
@@ -227,6 +229,9 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
             known: bool = False) -> tuple[Tree, list]:
     """(tree, runtime leaves) of one parameter value (see the module docstring); with
     `known`, numbers are `Known` leaves instead of compile-time values."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype in ARRAY_DTYPES:
+        tree, leaves = flatten(value[()], where, static_scalars, known)  # its number
+        return Node("array0", (tree,)), leaves
     if known and isinstance(value, SCALARS):
         t = arg_type(value, where)
         return Known(t.dtype, t.shape, value.item() if isinstance(value, np.generic)
@@ -308,6 +313,8 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
         return [tuple(item) for item in zip(*children, strict=True)]
     if tree.kind == "runarray":
         return run_time_array(children[0], tree.children[0].keys)
+    if tree.kind == "array0":
+        return np.asarray(children[0])
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:

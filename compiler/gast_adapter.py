@@ -35,6 +35,16 @@ def call(function: str, args, at=None) -> gast.Call:
     return _at(gast.Call(func=name(function, at=at), args=list(args), keywords=[]), at)
 
 
+def call_value(function, args, at=None) -> gast.Call:
+    """`function(*args)` for a function given as an expression (`dec(f)` of a decorator)."""
+    return _at(gast.Call(func=function, args=list(args), keywords=[]), at)
+
+
+def param(id_: str, at=None) -> gast.Name:
+    """A parameter of a function definition."""
+    return _at(gast.Name(id=id_, ctx=gast.Param(), annotation=None, type_comment=None), at)
+
+
 def binop(left, op, right, at=None) -> gast.BinOp:
     return _at(gast.BinOp(left=left, op=op, right=right), at)
 
@@ -105,6 +115,10 @@ def method_call(obj: str, method: str, args, at=None) -> gast.Expr:
 def for_(target, iter_, body, at=None) -> gast.For:
     return _at(gast.For(target=target, iter=iter_, body=list(body), orelse=[],
                         type_comment=None), at)
+
+
+def dict_(keys, values, at=None) -> gast.Dict:
+    return _at(gast.Dict(keys=list(keys), values=list(values)), at)
 
 
 def list_(elts, at=None) -> gast.List:

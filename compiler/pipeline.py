@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 from . import log
@@ -175,9 +176,14 @@ def _without_external_cotangents(full: Graph, primal: Graph) -> Graph:
 
 def _gradient(c: Compilation) -> Graph:
     """`inputs -> [value,] gradients w.r.t. arguments wrt [, auxiliary data]`, from the vjp
-    seeded with 1.0 (no cotangent for the auxiliary data: it shares the forward sweep)."""
+    seeded with 1.0 (no cotangent for the auxiliary data: it shares the forward sweep). A
+    result that is a float array of one element is differentiated as its number (autograd's
+    and PyTorch's `backward` take it; the value keeps its shape)."""
     graph = c.graph
     n_output = _output_leaves(c) if c.derivative.aux else len(graph.outputs)
+    returned = graph.outputs[0].type if graph.outputs else None
+    if n_output == 1 and returned.is_array and returned.is_float and prod(returned.shape) == 1:
+        graph = _as_number(graph)  # one element (`keepdims=True`): its number, as autograd
     if n_output != 1 or graph.outputs[0].type not in (F64, F32):
         raise TypeError(f"grad of {c.fn.__name__}: the function must return one float, "
                         f"it returns {n_output} value(s) of type "
@@ -192,9 +198,19 @@ def _gradient(c: Compilation) -> Graph:
     float_positions = [i for i, v in enumerate(graph.inputs) if v.type.is_float]
     bars = results[len(graph.outputs):]
     wanted = [bars[float_positions.index(i)] for i in c.derivative.wrt]
-    outputs = ([results[0]] if c.derivative.mode == "value_and_grad" else []) + wanted
+    value = b.reshape(results[0], shape=returned.shape) if returned.is_array else results[0]
+    outputs = ([value] if c.derivative.mode == "value_and_grad" else []) + wanted
     return Graph(inputs, b.eqns, outputs + results[1:len(graph.outputs)], graph.name + "_grad",
                  graph.externals.renamed(graph.inputs, inputs))
+
+
+def _as_number(graph: Graph) -> Graph:
+    """`graph` whose first output, an array of one element, is that element."""
+    b = Builder()
+    b.eqns.extend(graph.eqns)
+    number = b.reshape(graph.outputs[0], shape=None)
+    return Graph(graph.inputs, b.eqns, [number] + graph.outputs[1:], graph.name,
+                 graph.externals)
 
 
 def lower(c: Compilation) -> None:

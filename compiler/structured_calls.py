@@ -54,7 +54,7 @@ class _Emitter:
             self.conditions.append(f"type({first}) is ndarray and {name}.shape == "
                                    f"{self.constant(value.shape)} and {name}.dtype == "
                                    f"{self.constant(value.dtype)}")
-            self.leaves.append(name)
+            self.leaves.append(f"{name}[()]" if value.ndim == 0 else name)  # 0-d: its number
             return True
         if kind in _NUMBERS or isinstance(value, np.generic) and \
                 isinstance(value, np.bool_ | np.integer | np.floating):
@@ -110,6 +110,9 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
         if t.kind == "runarray":
             constants["run_time_array"] = run_time_array
             return f"run_time_array({items[0]}, {t.children[0].keys!r})"
+        if t.kind == "array0":
+            constants["asarray"] = np.asarray
+            return f"asarray({items[0]})"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

@@ -12,9 +12,10 @@ their arguments bound as Python binds them: defaults, keywords, `*args`, `f(*t)`
 a list or a range of length known when compiling) and `**d` (see `closures.py`); the callee's
 writes into the caller's arrays are stored back, and a
 recursive call is refused. adlite transformations (`grad`, `jit` of another function, ...)
-are inlined from their IR (`inline_transformed`); `functools.partial` objects, made inside
-or outside, are called as their function with their arguments (`partials.py`). Functions are
-values: passed as arguments, stored in variables, called in loops.
+are inlined from their IR (`inline_transformed`), also those of closures
+(`nested_transformations.py`); `functools.partial` objects, made inside or outside, are
+called as their function with their arguments (`partials.py`). Functions are values: passed
+as arguments, stored in variables, called in loops.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from . import (
     closures,
     externals,
     fancy,
+    nested_transformations,
     objects,
     partials,
     runtime_list_reductions,
@@ -102,6 +104,8 @@ class Calls:
         if getattr(func, "kind", None) == "jit" and isinstance(getattr(func, "fn", None),
                                                                types.FunctionType):
             func = func.fn  # inlined as Python, so that writes into arguments are seen
+        if isinstance(func, nested_transformations.Nested):  # grad(f) of a closure f
+            return nested_transformations.call(self, func, args, node), None
         if is_transformation(func):
             if kwargs:
                 raise self.source.error(node, "keyword arguments in calls to adlite "
@@ -235,19 +239,16 @@ class Calls:
     def transformation_of(self, make, args: list, kwargs: dict, node):
         """`grad(f, ...)` (any API function making a transformation) called in compiled code:
         made while compiling from its compile-time arguments (`f` a function from outside
-        the compiled code, or a transformation of one)."""
+        the compiled code, or a transformation of one; of a closure defined in compiled
+        code: `nested_transformations`)."""
         name = make.__name__
         function = args[0] if args else kwargs.get("fn")
-        if isinstance(function, closures.Closure):
-            raise self.source.error(node, f"{name}() of a function defined inside compiled code "
-                                          "(a closure: compiled code has no Python function "
-                                          "object for it)",
-                                    f"define the function at module level and call {name}() "
-                                    "on it, or apply the transformation outside")
         values = [function] + [self.static(a, node, f"the arguments of {name}()", "object")
                                for a in args[1:]]
         options = {k: self.static(v, node, f"the arguments of {name}()", "object")
                    for k, v in kwargs.items() if k != "fn"}
+        if isinstance(function, closures.Closure | nested_transformations.Nested):
+            return nested_transformations.make(self, make, function, values[1:], options, node)
         try:
             return make(*values, **options)
         except (TypeError, ValueError) as e:

@@ -4,7 +4,8 @@ how a call's arguments bind to its parameters, and nested functions (closures).
 Contract:
 - `definition(fn)` gives (source, a fresh copy of the `def`, globals) of a callee: a Python
   function (a `def`, or a `lambda`, also on a continuation line of a statement, told apart
-  from other lambdas of its line by its parameters) or a `Closure`.
+  from other lambdas of its line by its parameters, then by the column its code starts at)
+  or a `Closure`.
 - `bind(conv, fn, pairs, kwpairs, node)` binds (value, Ref) pairs to the callee's parameters
   as Python does (`inspect.Signature.bind`, defaults applied; `*args` gets a tuple):
   {parameter: (value, Ref)}. A Python default value becomes a constant (numbers), a tuple of
@@ -102,7 +103,7 @@ def definition(fn) -> tuple[Source, gast.FunctionDef, dict]:
     source = get_source(fn)
     tree = gast.parse(source.text)
     fdef = tree.body[0] if tree.body else None
-    if fn.__name__ == "<lambda>":
+    if fn.__code__.co_name == "<lambda>":  # (a wrapper may have renamed a def so, too)
         fdef = _lambda_in(fn, tree, source)
     elif isinstance(fdef, gast.AsyncFunctionDef):
         raise source.error(fdef, "only functions defined with `def` or `lambda` can be "
@@ -125,11 +126,23 @@ def _lambda_in(fn, tree, source: Source) -> gast.FunctionDef:
     line = code.co_firstlineno - source.first_line + 1  # in `tree`
     lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and n.lineno == line and
                [a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(lambdas) > 1:  # several on the line: the one whose body the code starts at
+        start = _body_start(code)
+        lambdas = [n for n in lambdas if (source.first_line + n.body.lineno - 1,
+                                          source.indent + n.body.col_offset) == start]
     if len(lambdas) != 1:
         raise source.error(tree.body[0] if tree.body else None,
                            "cannot tell which lambda of this line is called",
                            "define the function with `def`")
     return lambda_def(lambdas[0])
+
+
+def _body_start(code) -> tuple[int, int] | None:
+    """(line, column) in the file where a lambda's code object starts: the first position
+    of its instructions (the entry's own positions, column 0 to 0, left out)."""
+    starts = [(line, col) for line, _, col, end in code.co_positions()
+              if line is not None and col is not None and (col, end) != (0, 0)]
+    return min(starts, default=None)
 
 
 def parameters(fdef: gast.FunctionDef) -> list[str]:
@@ -163,7 +176,7 @@ def _signature(conv: ConversionContext, fn, node) -> inspect.Signature:
 
 def _closure_default(conv: ConversionContext, fn: Closure, param: str, node) -> _Pair:
     d = fn.defaults[param]
-    return _Pair(_read(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
+    return _Pair(read_free(conv, fn, d.var, node) if isinstance(d, Stored) else (d, None))
 
 
 def _python_default(conv: ConversionContext, p: inspect.Parameter, fn, node):
@@ -203,7 +216,7 @@ def bind(conv: ConversionContext, fn, pairs: list, kwpairs: dict, node) -> dict[
         else:
             out[name] = tuple(arg)
     if isinstance(fn, Closure):
-        out.update({free: _read(conv, fn, var, node) for free, var in fn.names.items()
+        out.update({free: read_free(conv, fn, var, node) for free, var in fn.names.items()
                     if var in fn.owner.scope})
     return out
 
@@ -232,7 +245,7 @@ def store_rebound(conv: ConversionContext, closure: Closure, callee, kept: set, 
         conv.scope.define(var)
 
 
-def _read(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
+def read_free(conv: ConversionContext, closure: Closure, var: str, node) -> tuple:
     """(value, Ref) of the owner's variable `var`, read now (late binding). Names the owner
     does not hold are left to the callee's globals, as in Python."""
     owner = closure.owner
@@ -288,7 +301,7 @@ def operands(conv: ConversionContext, names: list[str], refs: dict, node) -> Non
 def _relocate(conv: ConversionContext, closure: Closure, refs: dict, node) -> Closure:
     """The closure reading its variables from new hidden names of `conv` (their values now)."""
     def move(var):
-        value, ref = _read(conv, closure, var, node)
+        value, ref = read_free(conv, closure, var, node)
         hidden = f"__free{next(_hidden)}_{var.strip('_')}"
         conv.scope.bind(hidden, _relocate(conv, value, refs, node)
                         if isinstance(value, Closure) else value, ref)

@@ -5,6 +5,8 @@ Contract: `hoist(stmt, fresh, source)` rewrites, in place, the comprehensions th
 returns the statements that compute them, to run just before `stmt`:
 - `[elt for t1 in it1 if c1 for t2 in it2 ...]` (and a generator expression anywhere else)
   becomes `__lcN = []` then nested `for`/`if` statements ending in `__lcN.append(elt)`;
+- `{key: value for ...}` becomes `__dcN = {}` then the loops ending in
+  `__dcN = __dict_with(__dcN, key, value)` (string keys, as compiled code's dicts have);
 - `sum(elt for ... )` becomes `__sumN = 0` then the loops ending in `__sumN = __sumN + elt`
   (no list: a loop over the rows of an array stays a loop);
 - the comprehension's own variables are renamed to hidden names, so they do not leak into
@@ -19,8 +21,8 @@ import gast
 
 from .. import gast_adapter as g
 
-COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
-UNSUPPORTED = (gast.DictComp, gast.SetComp)
+COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp)
+DICT_WITH = "__dict_with"  # the hidden function adding an item to a dict (normalize.py)
 
 
 def hoist(stmt, fresh, source) -> list:
@@ -51,6 +53,9 @@ class _Hoister(gast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node  # its body runs when called (not supported here; refused elsewhere)
+
+    def visit_SetComp(self, node):
+        return node  # refused whole by the converter (nothing hoisted out of its scope)
 
     def visit_IfExp(self, node):
         for part in (node.body, node.orelse):
@@ -85,6 +90,15 @@ class _Hoister(gast.NodeTransformer):
         return g.name(result, at=node)
 
     visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        """`{k: v for ...}`: `__dcN = {}`, then the loops rebinding it to a copy with the
+        item added (a new dict no other name sees)."""
+        result = self.fresh("dc")
+        self.before.append(g.assign(result, g.dict_([], [], at=node), at=node))
+        added = g.call(DICT_WITH, [g.name(result, at=node), node.key, node.value], at=node)
+        self.before.extend(self.loops(node, g.assign(result, added, at=node)))
+        return g.name(result, at=node)
 
     def loops(self, comp, innermost) -> list:
         """The nested for/if statements of `comp`'s generators around `innermost`, its own

@@ -95,6 +95,10 @@ class ConversionContext(ExpressionContext, Protocol):
     def wrap_index(self, i, n: int, node):
         """Index `i` into an axis of length `n`, negative ones counted from the end."""
 
+    def inline_transformed(self, transformed, args, node):
+        """The value of calling adlite transformation `transformed` with the values `args`
+        (its IR inlined)."""
+
 
 class StatementContext(ConversionContext, Protocol):
     """The converter as its mixins see the rest of it (see the module doc)."""

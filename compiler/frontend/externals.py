@@ -6,7 +6,8 @@ Contract:
   attribute of a Python object (`W`, `model.W`, `self.layer.b`) is recorded as an `External`:
   its `Place` (a module's globals dict and a name, a closure cell, an object and an attribute
   name, a tuple or list and an index) and what the compiled code assumes about it.
-- Floats and arrays (f64/f32/i64/bool, at least 1-d) are *inputs*: each place gets one hidden
+- Floats and arrays (f64/f32/i64/bool, at least 1-d; a 0-d float array is a float, an
+  `Array0`, fetched as its number) are *inputs*: each place gets one hidden
   graph input (`input_var`), after the user's arguments in first-read order, and compiled code
   gets their current values at every call. Everything else compiled code uses is a
   compile-time value and is *guarded* (`guard`): ints, bools, strings and None by type and
@@ -52,6 +53,7 @@ from ..ir.core import F64, Atom, Const, Eqn, Externals, Graph, Type, Var
 from ..ir.loops import While
 from ..ir.transform import free_vars
 from .aliasing import new_object
+from .static_values import Array0
 
 ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
                np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
@@ -122,10 +124,14 @@ class External:
     place: Place
     value: object
     type: Type | None
+    array0: bool = False  # a float input held as a 0-d array (passed as its number)
 
     def condition(self, v: str, k: str, scope: dict) -> str:
         """Python code: does fetched value `v` still fit? (`k`: a prefix for the names of
         the constants it puts into `scope`)"""
+        if self.array0:
+            scope[f"{k}dtype"] = DTYPE_OF[self.type.name]
+            return f"(type({v}) is ndarray and {v}.shape == () and {v}.dtype == {k}dtype)"
         if self.type is not None and self.type.is_array:
             scope[f"{k}shape"] = self.type.shape
             scope[f"{k}dtype"] = DTYPE_OF[self.type.name]
@@ -140,15 +146,17 @@ class External:
 
 
 def input_type(value) -> Type | str:
-    """The hidden input type of a float or an array (float64, float32, int64 or bool), or
-    why it cannot be one."""
+    """The hidden input type of a float or an array (float64, float32, int64 or bool; a 0-d
+    float array is a number, see `External.array0`), or why it cannot be one."""
     if isinstance(value, FLOAT_TYPES):
         return F64
     if value.dtype not in ARRAY_TYPES:
         return (f"an array of {value.dtype}; compiled code reads float64, float32, int64 "
                 "and bool arrays from outside its arguments")
+    if value.ndim == 0 and value.dtype.kind == "f":
+        return Type(ARRAY_TYPES[value.dtype])
     if value.ndim == 0:
-        return "a 0-d array; use a float"
+        return "a 0-d int or bool array; use a number"
     return Type(ARRAY_TYPES[value.dtype], value.shape)
 
 
@@ -162,11 +170,11 @@ class Recorder:
         self.objects: dict[int, str] = {}  # aliasing object of an input array -> its title
         self.object_of: dict[tuple, int] = {}
 
-    def input_var(self, place: Place, value, t: Type) -> Var:
+    def input_var(self, place: Place, value, t: Type, array0: bool = False) -> Var:
         key = place.key
         if key not in self.vars:
-            self.reads[key] = External(place, None if t.is_array else value, t)
-            self.vars[key] = var = Var(t, place.title)
+            self.reads[key] = External(place, None if t.is_array else value, t, array0)
+            self.vars[key] = var = (Array0 if array0 else Var)(t, place.title)
             self.by_var[id(var)] = self.reads[key]
         elif self.vars[key].type != t:
             raise TypeError(f"{place.title!r} changed from {self.vars[key].type} to {t} while "
@@ -206,8 +214,10 @@ def _recorder() -> Recorder:
 
 
 def input_var(place: Place, value, t: Type) -> Var:
-    """The hidden input standing for the float or float array at `place`."""
-    return _recorder().input_var(place, value, t)
+    """The hidden input standing for the float or float array at `place` (a 0-d array: an
+    `Array0` number)."""
+    return _recorder().input_var(place, value, t, isinstance(value, np.ndarray) and
+                                 not t.is_array)
 
 
 def guard(place: Place, value) -> None:
@@ -284,7 +294,7 @@ def bind_graph(graph: Graph) -> tuple[list[Var], list[Atom]]:
         if e.type is None:
             recorder.guard(e.place, e.value)
         else:
-            args.append(recorder.input_var(e.place, e.value, e.type))
+            args.append(recorder.input_var(e.place, e.value, e.type, e.array0))
     return graph.arguments, args
 
 
@@ -341,7 +351,7 @@ def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None,
         fetch.append(f"        v{i} = {e.place.expression(f's{i}')}")
         checks.append(e.condition(f"v{i}", f"k{i}", scope))
         if e.type is not None:
-            passed.append(f"v{i}")
+            passed.append(f"v{i}[()]" if e.array0 else f"v{i}")
             if e.type.is_array:
                 arrays.append(f"({e.place.title!r}, v{i})")
     fail = "miss(args)" if miss is not None else "MISS"

@@ -45,7 +45,8 @@ import gast
 
 from .. import gast_adapter as g
 from ..primitives.ints import range_len
-from .comprehensions import COMPREHENSIONS, hoist
+from .compile_time_sequences import dict_with
+from .comprehensions import COMPREHENSIONS, DICT_WITH, hoist
 from .library.python_builtins import range_bound
 from .sequences import iteration_length, zip_strict_length
 from .source import Source
@@ -54,7 +55,7 @@ from .statements import end_at_raises
 # names the normalized code calls (never shadowed by the user's names)
 HIDDEN_FUNCTIONS = {"__range_len": range_len, "__range_bound": range_bound,
                     "__len": iteration_length, "__min": builtins.min,
-                    "__zip_strict": zip_strict_length}
+                    "__zip_strict": zip_strict_length, DICT_WITH: dict_with}
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try statement (try/except/finally)",
@@ -152,17 +153,19 @@ def free_names(fdef: gast.FunctionDef) -> list[str]:
 
 
 class _Hoist(gast.NodeTransformer):
-    """Nested `def name(...)` -> `name = NestedDef`, `lambda` -> NestedDef (bodies are
-    normalized when they are called)."""
+    """Nested `def name(...)` -> `name = NestedDef` (decorated: `name = d(NestedDef)`, the
+    decorators called in compiled code), `lambda` -> NestedDef (bodies are normalized when
+    they are called)."""
 
     def __init__(self, source: Source) -> None:
         self.source = source
 
     def visit_FunctionDef(self, node):  # noqa: N802 - NodeTransformer's naming
-        if node.decorator_list:
-            raise self.source.error(node, "decorated nested function definition",
-                                    "apply the decorator outside the compiled function")
-        return g.assign(node.name, NestedDef(node, node), at=node)
+        decorators, node.decorator_list = node.decorator_list, []
+        value = NestedDef(node, node)
+        for decorator in reversed(decorators):  # `@d def f` is `f = d(f)`, innermost first
+            value = g.call_value(decorator, [value], at=decorator)
+        return g.assign(node.name, value, at=node)
 
     def visit_Lambda(self, node):  # noqa: N802
         return NestedDef(lambda_def(node), node)

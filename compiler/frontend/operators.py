@@ -122,6 +122,11 @@ class Operators:
             prim = CMPOPS.get(type(op))
             if known is not None:
                 test = const(known)
+            elif static_values.PossibleTypes in (type(left), type(right)):
+                raise self.source.error(node, "the answer depends on whether the number is "
+                                        "a Python or a numpy scalar, which compiled code does "
+                                        "not tell apart", "test with isinstance(x, float) "
+                                        "(true of both) or against np.ndarray")
             elif prim is None:
                 raise self.source.error(node, f"unsupported comparison {type(op).__name__}",
                                         "compare numbers with < <= > >= == !=; `is`, `in` "

@@ -6,15 +6,17 @@ Contract: a static value is any environment value that is not a number or array 
 closures, modules, classes, objects, and tuples of constants. They cost nothing at run time and
 may cross an `if` or a loop when every path binds the same value (`same`). `describe` names a
 value for error messages; `python_classes` are the classes Python may see for a value (an
-array is an `np.ndarray`, an f64 number a `float` or a numpy float64, ...), which answer
-`isinstance`, `np.isscalar` and `callable`; `compare` evaluates `==`, `!=`, `is`, `is not`,
-`in`, `not in` when the answer is known while compiling (None otherwise).
+array is an `np.ndarray`, an f64 number a `float` or a numpy float64, a 0-d array argument
+an `np.ndarray`: `Array0`, ...), which answer `isinstance`, `np.isscalar`, `callable` and
+`type` (`PossibleTypes` where they are several); `compare` evaluates `==`, `!=`, `is`,
+`is not`, `in`, `not in` when the answer is known while compiling (None otherwise).
 """
 
 from __future__ import annotations
 
 import operator
 import types
+from dataclasses import dataclass
 
 import gast
 import numpy as np
@@ -55,7 +57,8 @@ def same(a, b) -> bool:
     if isinstance(a, Const) or isinstance(b, Const):
         return isinstance(a, Const) and isinstance(b, Const) and a.type == b.type and \
             (a.value == b.value or a.value != a.value and b.value != b.value)
-    return a is b or (type(a) is type(b) and isinstance(a, str | int | float | bool) and a == b) \
+    return a is b or (type(a) is type(b) and isinstance(a, str | int | float | bool |
+                                                     PossibleTypes) and a == b) \
         or (hasattr(a, "same_as") and a.same_as(b))
 
 
@@ -78,9 +81,36 @@ def describe(value) -> str:
     return f"a compile-time value of type {type(value).__name__}"
 
 
+@dataclass(frozen=True)
+class PossibleTypes:
+    """`type(x)` of a number whose Python class compiled code does not tell apart (a `float`
+    or a numpy `float64`, an `int` or an `int64`, ...): its candidate `classes`. A comparison
+    (`==`, `is`, `in`) is answered when every candidate gives the same answer (`compare`);
+    called, it converts as the candidates do when they share one rule."""
+
+    classes: tuple[type, ...]
+
+    @property
+    def __name__(self) -> str:  # noqa: PLW3201 - read like a class's name in messages
+        return f"type(x) ({' or '.join(c.__name__ for c in self.classes)})"
+
+
+class Array0(Var):
+    """A 0-d array argument (`np.array(1.5)` passed in): a number of its dtype in the IR, a
+    numpy 0-d array to `type`, `isinstance` and the caller (returned as one). What numpy
+    computes from it is a numpy scalar, as compiled code's numbers are; writing into it in
+    place is refused (`to_ir.FunctionConverter.in_place`)."""
+
+    __slots__ = ()
+
+
 def python_classes(value) -> tuple[type, ...]:
     """The classes the value Python holds may have (compiled numbers and arrays included):
     an f64 number is a `float` or a numpy float64 (the result of a numpy function), ..."""
+    if isinstance(value, Array0):
+        return (np.ndarray,)
+    if isinstance(value, PossibleTypes):
+        return (type,)
     if isinstance(value, Var | Const):
         return (np.ndarray,) if value.type.is_array else SCALAR_CLASSES[value.type.name]
     if value is LIVE:
@@ -128,6 +158,9 @@ def compare(op, left, right):
     fn = OPERATORS.get(type(op))
     if fn is None:
         return None
+    if isinstance(left, PossibleTypes) or isinstance(right, PossibleTypes):
+        answers = {compare(op, a, b) for a in _candidates(left) for b in _candidates(right)}
+        return answers.pop() if len(answers) == 1 else None
     kinds = [_kind(left), _kind(right)]
     if isinstance(op, gast.In | gast.NotIn):
         return None if "runtime" in kinds else bool(fn(python_value(left), python_value(right)))
@@ -137,6 +170,10 @@ def compare(op, left, right):
                               not any(_is_array(v) for v in (left, right))):
         return isinstance(op, gast.NotEq | gast.IsNot)
     return None  # numbers against numbers, or numpy's elementwise == on an array
+
+
+def _candidates(value) -> tuple:
+    return value.classes if isinstance(value, PossibleTypes) else (value,)
 
 
 def _is_array(value) -> bool:

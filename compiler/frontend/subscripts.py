@@ -12,7 +12,8 @@ time) whose result is a live view of the array when every index is a constant
 of the object `name` is bound to, which `store` gives to every name and live view of it
 (views cut off from it are poisoned); writes into arrays from outside the function, into
 views compiled code cannot follow, or into a name bound to different arrays on different
-paths are refused naming the line. `rows` unpacks an array along its first axis
+paths are refused naming the line. Slice objects in an index (`s = slice(None, -1)`,
+`x[s]`) are read as slice syntax (`slice_syntax`). `rows` unpacks an array along its first axis
 (`a, b = x`: rows are views of x).
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import gast
 
+from .. import gast_adapter as g
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis, Slice
@@ -44,6 +46,7 @@ from .aliasing import (
 )
 from .control_flow import unrollable
 from .library import index_tricks, nonzero
+from .library.operator_module import index_syntax
 from .selection_calls import selection_item
 from .selection_values import Selection, SelectionIndex, escape
 from .sequences import ListValue, RangeValue
@@ -55,6 +58,7 @@ class Subscripts:
     converter it uses `conversion_context.StatementContext`."""
 
     def subscript(self, node):
+        node = self.slice_syntax(node)
         base, ref = self.expr_ref(node.value)
         if index_tricks.is_concatenator(base):  # np.r_[...], np.c_[...]
             return index_tricks.subscript(self, base, node), None
@@ -191,6 +195,12 @@ class Subscripts:
                 spec.append(Int())
             dim += 1
         return tuple(spec), ints
+
+    def slice_syntax(self, node: gast.Subscript) -> gast.Subscript:
+        """`x[s]` with slice objects in the index (`slice(a, b)`, or a name bound to one) as
+        `x[a:b]` (`operator_module.index_syntax`); `node` itself when it has none."""
+        index = index_syntax(self, node.slice)
+        return node if index is node.slice else g.subscript(node.value, index, at=node)
 
     def slice_parts(self, node: gast.Slice) -> list:
         """The values of a slice's lower, upper and step (None where absent)."""

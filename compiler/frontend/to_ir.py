@@ -13,21 +13,23 @@ tests read (`known_values.py`) while its arithmetic stays differentiated.
 `FunctionConverter` converts one function body: its statements, names, attributes and
 displays here; operators (`operators.py`), subscripts (`subscripts.py`), `if` and loops
 (`control_flow.py`) and calls (`calls.py`) in mixins of their own. Variables map to SSA
-values in a `scope.Scope`. Arrays are shared objects as in numpy (see `aliasing.py`): a write
-(`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name and live
-view of the written object. Python lists are compile-time containers of values
-(`sequences.py`). Chained assignment (`a = b = v`) binds every target, left to right, to the
-one value (one array object); unpacking an array (`a, b = x`) takes its items along the first
-axis (rows are views of x). Compile-time values (strings, None, functions, modules:
-`static_values.py`) cost nothing at run time: `==`, `is`, `in`, `isinstance`, `np.isscalar`,
-`callable` and truth tests on them are answered while compiling. `assert`, `raise` and
-`print` statements become effect equations (`statements.py`). A variable assigned in only
-some paths and read afterwards is an `AdliteSyntaxError` (Python would fail at run time).
-Module-level and closed-over names and attributes of Python objects (`W`, `model.W`,
-`self.layer.b`) are externals (see `externals.py`): floats and float arrays become hidden
-graph inputs after the arguments, read at every call, other values are compile-time values
-guarded at every call; methods of objects are inlined with the object as `self`. Writing into
-such an array or assigning an attribute is refused naming the line.
+values in a `scope.Scope`. Arrays are shared objects as in numpy (see `aliasing.py`): a
+write (`x[i] = v`, `x op= v` on an array, a write in an inlined callee) rebinds every name
+and live view of the written object (a 0-d array argument is an `static_values.Array0`
+number: writing into it in place is refused, returning it returns a 0-d array). Python lists
+are compile-time containers of values (`sequences.py`), true when not empty. Chained
+assignment (`a = b = v`) binds every target, left to right, to the one value (one array
+object); unpacking an array (`a, b = x`) takes its items along the first axis (rows are
+views of x). Compile-time values (strings, None, functions, modules: `static_values.py`)
+cost nothing at run time: `==`, `is`, `in`, `isinstance`, `np.isscalar`, `callable` and
+truth tests on them are answered while compiling. `assert`, `raise` and `print` statements
+become effect equations (`statements.py`). A variable assigned in only some paths and read
+afterwards is an `AdliteSyntaxError` (Python would fail at run time). Module-level and
+closed-over names and attributes of Python objects (`W`, `model.W`, `self.layer.b`) are
+externals (see `externals.py`): floats and float arrays become hidden graph inputs after the
+arguments, read at every call, other values are compile-time values guarded at every call;
+methods of objects are inlined with the object as `self`. Writing into such an array or
+assigning an attribute is refused naming the line.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ..passes.dce import dce
 from ..transformation import is_transformation
 from . import (
     closures,
+    compile_time_sequences,  # noqa: F401  (registers its rules)
     externals,
     known_values,
     objects,
@@ -76,7 +79,6 @@ from .subscripts import Subscripts
 UNSUPPORTED_EXPRESSIONS = {
     gast.ListComp: ("list comprehension here", "build the list in a statement before"),
     gast.GeneratorExp: ("generator expression here", "build a list in a statement before"),
-    gast.DictComp: ("dict comprehension", "write the loop out with `for`"),
     gast.SetComp: ("set comprehension", "write the loop out with `for`"),
     gast.Set: ("set", "use separate variables"),
     gast.JoinedStr: ("f-string", "compiled functions compute numbers only"),
@@ -188,15 +190,17 @@ class _Entry:
         self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
         self.known: dict[Var, object] = {}  # `Known` leaves -> their values (`static`)
 
-    def parameter(self, name: str, tree, in_dict: bool = False):
-        """(value, Ref) of a parameter (or part of one) described by `tree`."""
+    def parameter(self, name: str, tree, in_dict: bool = False, zero_d: bool = False):
+        """(value, Ref) of a parameter (or part of one) described by `tree`; `zero_d`: the
+        number of a 0-d array (`static_values.Array0`)."""
+        make = static_values.Array0 if zero_d else Var
         if isinstance(tree, Known):  # a graph input whose value `static` reads
-            var = Var(tree.plain, name)
+            var = make(tree.plain, name)
             self.inputs.append(var)
             self.known[var] = tree.value
             return var, None
         if isinstance(tree, Type):
-            var = Var(tree, name)
+            var = make(tree, name)
             self.inputs.append(var)
             if tree in (I64, BOOL, F64):  # may size an array: see `static`
                 self.scalars[var] = name
@@ -209,6 +213,8 @@ class _Entry:
         if isinstance(tree, Static):
             v = tree.value
             return (const(v) if isinstance(v, int | float) else v), None  # bools too
+        if tree.kind == "array0":
+            return self.parameter(name, tree.children[0], in_dict, zero_d=True)
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
@@ -221,6 +227,8 @@ class _Entry:
 def _result(conv: FunctionConverter, result, ref, node):
     """(tree, output atoms, their Refs) of the returned value; a list display returns a
     list (lists are tuples inside the frontend)."""
+    if isinstance(result, static_values.Array0):  # a 0-d array argument, returned as one
+        return Node("array0", (result.type,)), [result], [ref]
     if isinstance(result, Var | Const):
         return result.type, [result], [ref]
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
@@ -356,6 +364,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         else:
             name = target.id
         current = self.scope.get(name)
+        if isinstance(current, static_values.Array0):
+            raise self.source.error(s, f"in-place operation on {name!r}, a 0-d array argument "
+                                       "(compiled code holds its number)",
+                                    f"write {name} = {name} op value, or pass float({name})")
         if not (isinstance(self.scope.ref(name), Ref) and (current is LIVE or isinstance(
                 current, Var | Const) and current.type.is_array)):
             return False
@@ -404,6 +416,7 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
     def _assign_item(self, target: gast.Subscript, value, ref) -> None:
         """`x[index] = value` into a local array (or list) variable `x`; a write into an array
         from outside the function is refused."""
+        target = self.slice_syntax(target)
         outside, root = target.value, target.value
         while isinstance(root, gast.Attribute):
             root = root.value
@@ -546,6 +559,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
         return cast(b or self.b, value, t)
 
     def truth(self, value, node) -> Atom:
+        if isinstance(value, ListValue) and value.runtime is not None:  # non-empty, when run
+            return self.b.gt(runtime_lists.length(self, value, node), const(0))
+        if isinstance(value, ListValue | RangeValue):  # `if xs:`: non-empty
+            return const(len(value.items if isinstance(value, ListValue) else value.range) > 0)
         if static_values.is_static(value):  # `if tol:`, `if callback:`: Python's truth
             return const(bool(static_values.python_value(value)))
         value = known_values.constant(self.b, self.scalar(value, node))  # `Known` inputs'

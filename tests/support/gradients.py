@@ -137,3 +137,11 @@ def check_modes(fn, args, backend: str, tape: bool = True, rng=None) -> None:
     directional = (fn(x + eps * d, *rest) - fn(x - eps * d, *rest)) / (2 * eps)
     assert value == pytest.approx(fn(*args), rel=1e-12)
     assert tangent == pytest.approx(directional, rel=1e-6, abs=1e-7)
+
+
+def second_differences(f, x, eps=1e-4):
+    """The Hessian of float-valued `f` at array `x`, flattened to (x.size, x.size), by
+    central second differences."""
+    basis = np.eye(x.size).reshape((x.size, *x.shape)) * eps
+    return np.array([[(f(x + u + v) - f(x + u - v) - f(x - u + v) + f(x - u - v)) / (4 * eps ** 2)
+                      for v in basis] for u in basis])

@@ -7,7 +7,8 @@ operators), `eq`, `ne`, `lt`, `le`, `gt`, `ge` (comparisons), `neg`, `pos`, `not
 it stands for, built from the call's own argument expressions (one evaluation each, in
 order), so it means exactly what the operator means in compiled code: numbers, arrays,
 tuples, lists, boolean selections, compile-time strings; `getitem` gives a view, as `x[i]`
-(`slice(a, b, c)` objects in its index are read as `a:b:c`). Since calls find the rule by the
+(`slice(a, b, c)` objects in its index are read as `a:b:c`, also in subscripts:
+`index_syntax`). Since calls find the rule by the
 callee's value, the functions work as values too: passed as arguments, held in variables
 or lists, called in loops (`for fn in (op.add, op.mul): ...`). `operator.abs` is builtin
 `abs`'s rule. Python's TypeError for keywords or a wrong number of arguments is raised
@@ -78,14 +79,21 @@ def _unary(function, op):
 
 def _getitem(cx: CallContext, node):
     value, index = _operands(cx, node, "getitem", 2)
-    return g.subscript(value, _index(cx, index), at=node)
+    return g.subscript(value, index_syntax(cx, index), at=node)
 
 
-def _index(cx: CallContext, node):
+def index_syntax(cx: CallContext, node):
     """The index expression `node` as subscript syntax: `slice(a, b, c)` calls (alone or in
-    a tuple) become `a:b:c`."""
+    a tuple) become `a:b:c`, and so does a name bound to a slice object made when compiling
+    (`s = slice(None, -1)`; its bounds are constants). `node` itself when it has none."""
     if isinstance(node, gast.Tuple):
-        return g.tuple_([_index(cx, item) for item in node.elts], at=node)
+        items = [index_syntax(cx, item) for item in node.elts]
+        return node if all(a is b for a, b in zip(items, node.elts, strict=True)) else \
+            g.tuple_(items, at=node)
+    if isinstance(node, gast.Name) and isinstance(cx.expr(node), slice):
+        bounds = cx.expr(node)
+        return g.slice_(*[None if v is None else g.const(v, at=node)
+                          for v in (bounds.start, bounds.stop, bounds.step)], at=node)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             not node.keywords and len(node.args) <= 3 and \
             not any(isinstance(a, gast.Starred) for a in node.args) and \

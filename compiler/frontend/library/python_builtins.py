@@ -4,18 +4,21 @@ Contract: registers the rules of `max`, `min`, `any`, `all` (Python's iteration 
 axis of an array; where Python would raise (numpy's ambiguous truth value, an empty
 sequence) the call emits a `check` that raises the same error when it runs), `round`
 (`elementwise.rounding_to_digits`), `float` / `np.float64` / `int` (casts; `int` truncates
-toward zero), `isinstance` / `np.isscalar` / `callable` (answered while compiling from the
-classes a value may have at run time), `dict(...)` (`dict(a=x)`, `dict(pairs)`, `dict(d,
-**kw)`: a compile-time structure of values with string keys, as `{...}` displays), and of
-the markers `range_len` and `range_bound` of
-`normalize.py`'s loops (range()'s int arguments). `builtin_sum_of_array` is Python's
-`sum` of an array (`sequences.py` registers `sum`). `abs` and `pow` are numpy's
-(`elementwise`).
+toward zero), `isinstance` / `np.isscalar` / `callable` / `type` (answered while compiling
+from the classes a value may have at run time: `type(x)` is a class, or the
+`static_values.PossibleTypes` of a number that may be a Python or a numpy scalar, called as
+its classes convert), `functools.wraps(f)` / `functools.update_wrapper` (decorators that
+copy metadata only: they return the function they decorate), `dict(...)` (`dict(a=x)`,
+`dict(pairs)`, `dict(d, **kw)`: a compile-time structure of values with string keys, as
+`{...}` displays), and of the markers `range_len` and `range_bound` of `normalize.py`'s
+loops (range()'s int arguments). `builtin_sum_of_array` is Python's `sum` of an array
+(`sequences.py` registers `sum`). `abs` and `pow` are numpy's (`elementwise`).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import numbers
 
 import numpy as np
@@ -27,7 +30,7 @@ from ...primitives.ints import range_len
 from .. import static_values
 from ..context import CallContext
 from .elementwise import rounding_to_digits
-from .registry import register
+from .registry import add_resolver, register, registered
 
 AMBIGUOUS = ("The truth value of an array with more than one element is ambiguous. Use "
              "a.any() or a.all()")
@@ -185,6 +188,43 @@ def _class_test(name, test):
     return lower
 
 
+def _type_of(cx: CallContext, args, node):
+    """`type(x)`: the class of `x` (a compile-time value), or its `PossibleTypes` where a
+    number may be a Python or a numpy scalar."""
+    (value,) = cx.exactly(args, 1, node)
+    classes = static_values.python_classes(value)
+    return classes[0] if len(classes) == 1 else static_values.PossibleTypes(classes)
+
+
+def _possible_type_call(obj):
+    """The rule of calling `type(x)` of a number (`type(x)(v)`): the one its candidate
+    classes share (float and np.float64 both convert to f64), else None (refused)."""
+    if not isinstance(obj, static_values.PossibleTypes):
+        return None
+    rules = {registered(c) for c in obj.classes}
+    return rules.pop() if len(rules) == 1 else None
+
+
+class _CopiesMetadata:
+    """The decorator `functools.wraps(f)` makes: it copies names and docstrings, which
+    compiled code does not keep, so it returns the function it decorates."""
+
+
+COPIES_METADATA = _CopiesMetadata()
+
+
+def _wraps(cx: CallContext, args, kwargs, node):
+    return COPIES_METADATA
+
+
+def _wrapper(cx: CallContext, args, kwargs, node):
+    """`functools.update_wrapper(wrapper, wrapped, ...)` and the decorator of `wraps`: the
+    wrapper itself."""
+    if not args:
+        raise cx.source.error(node, "expected the function to decorate")
+    return args[0]
+
+
 def empty_message(name: str) -> str:
     """What this Python's builtin `name` (max, min) says of an empty sequence (3.11 and
     3.12 word it differently)."""
@@ -232,6 +272,10 @@ register([builtins.int, np.int64], _cast(I64), keywords=False)
 register([range_len], _range_len, keywords=False)
 register([range_bound], _range_bound, keywords=False)
 register([builtins.dict], _dict)
+register([builtins.type], _type_of, keywords=False)
+register([functools.wraps], _wraps)
+register([functools.update_wrapper, COPIES_METADATA], _wrapper)
+add_resolver(_possible_type_call)
 register([builtins.isinstance], _class_test("isinstance", issubclass), keywords=False)
 register([np.isscalar], _class_test("np.isscalar", lambda cls: issubclass(
     cls, np.generic | numbers.Number) or cls in np.ScalarType),  # numpy's test, on the class
