@@ -38,6 +38,7 @@ from . import (  # noqa: F401  (they define formulas)
     reductions,
     shapes,
     special,
+    special_functions,
 )
 from .elementwise import takes_first
 from .vocabulary import (

@@ -12,8 +12,11 @@ reflection for x < 0, the recurrence up to `ASYMPTOTIC_FROM`, the asymptotic ser
 the poles (digamma(0) = -inf, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley
 steps on erf (`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`)
 from the series / asymptotic start, each branch run only where taken, scipy's values at and
-outside the ends. The helper names start with `__adlite_`, which no symbol of a compiled
-function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+outside the ends. `polygamma` of order n calls `__adlite_polygamma<n>_f64`, the recurrence
+and series of `adlite.derivatives.special_functions.polygamma_scalar` (the result is double:
+its operand is, see `primitives/special.py`). The helper names start with `__adlite_`, which
+no symbol of a compiled function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+scipy's C functions (`iv`, `gammainc`, ...) are lowered by `scipy_capi`, merged here.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from adlite.derivatives.special import (
     HALLEY_STEPS,
     TRIGAMMA_SERIES,
 )
+from adlite.derivatives.special_functions import polygamma_coefficients, polygamma_from
 
+from . import scipy_capi
 from .declarations import function
 from .ops import F64
 from .ops import LOWERINGS as _OPS
@@ -110,6 +115,46 @@ def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
                            _float(math.nan))
     b.ret(b.select(pole, at_pole, value))
     return fn
+
+
+def _higher_polygamma_function(module: ir.Module, n: int) -> ir.Function:
+    """`double __adlite_polygamma<n>_f64(double)`: `polygamma_scalar(n, x)`, n >= 2."""
+    name = f"__adlite_polygamma{n}_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, x, b, call = made
+    sign = 1.0 if n % 2 else -1.0
+    pole = b.or_(b.and_(b.fcmp_ordered("<=", x, _float(0.0)),
+                        b.fcmp_ordered("==", x, call("llvm.floor.f64", x))),
+                 b.fcmp_ordered("==", x, _float(-math.inf)))
+    start = b.select(pole, _float(polygamma_from(n)), x)  # no loop at the poles
+    power = _float(n + 1.0)
+    pre = b.block
+    head, body, done = (fn.append_basic_block(k) for k in ("pg.head", "pg.body", "pg.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    y, total = b.phi(F64), b.phi(F64)
+    y.add_incoming(start, pre)
+    total.add_incoming(_float(0.0), pre)
+    b.cbranch(b.fcmp_ordered("<", y, _float(polygamma_from(n))), body, done)
+    b.position_at_end(body)
+    total.add_incoming(b.fadd(total, b.fdiv(_float(1.0), call("llvm.pow.f64", y, power))),
+                       body)
+    y.add_incoming(b.fadd(y, _float(1.0)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    series = _series(b, polygamma_coefficients(n), b.fdiv(_float(1.0), b.fmul(y, y)))
+    tail = b.fadd(b.fadd(_float(math.factorial(n - 1)),
+                         b.fdiv(_float(math.factorial(n) * 0.5), y)), series)
+    tail = b.fdiv(tail, call("llvm.pow.f64", y, _float(float(n))))
+    value = b.fmul(_float(sign), b.fadd(b.fmul(_float(math.factorial(n)), total), tail))
+    b.ret(b.select(pole, _float(sign * math.inf), value))
+    return fn
+
+
+def _polygamma(cx, args, eqn):
+    n = eqn.params["order"]
+    return _in_double(lambda module: _higher_polygamma_function(module, n))(cx, args, eqn)
 
 
 def _internal(module: ir.Module, name: str):
@@ -245,4 +290,6 @@ LOWERINGS = {
     "erfinv": _in_double(_erfinv_function),
     "erfcinv": _in_double(_erfcinv_function),
     "sigmoid": _sigmoid,
+    "polygamma": _polygamma,
+    **scipy_capi.LOWERINGS,
 }
