@@ -7,7 +7,9 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
   `multigammaln(a, d)` (d an int known when compiling: scipy's sum of `gammaln(a - (j-1)/2)`
   plus its constant; scipy's ValueError at run time where `a <= (d - 1) / 2`),
   `logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)` (`b` run-time values),
-  `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`);
+  `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`),
+  and the Bessel, gamma, beta, incomplete and distribution functions of
+  `scipy_special_functions`;
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
   with `loc` and `scale` (by position or keyword), the composites of
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
@@ -45,6 +47,7 @@ from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
+from . import scipy_special_functions
 from .building import eye_mask
 from .elementwise import unary
 from .reductions import normalized_axes
@@ -283,6 +286,8 @@ def _load_special() -> None:
             (sc.logsumexp, _logsumexp), (sc.ndtri, _NDTRI), (sc.softmax, _softmax),
             (sc.log_softmax, _log_softmax), (sc.multigammaln, _multigammaln)]:
         register([obj], rule)
+    for obj, rule in scipy_special_functions.rules(sc):
+        register([obj], rule, keywords=False)
 
 
 def _load_stats() -> None:
