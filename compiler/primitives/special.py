@@ -22,7 +22,8 @@ scipy's C functions (`SCIPY_FUNCTIONS`: `iv`, `ive`, `i0`, `i1`, `j0`, `j1`, `jv
 `yn`, `gamma`, `rgamma`, `gammasgn`, `gammainc`, `gammaincc`, `beta`, `betaln`, `betainc`,
 `betaincc`, and the distribution functions `stdtr`, `chdtr`, `chdtrc`, `pdtr`, `pdtrc`): one
 float elementwise primitive each, of the arity given there, operands of one dtype (the
-frontend promotes them), derivatives from `adlite.derivatives.special_functions`; their
+frontend promotes them), derivatives from `adlite.derivatives.special_functions`; the
+quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable; their
 reference and the Python backend's code call `scipy.special`'s ufunc of the same name
 (`scipy_function(name)`, imported on first use, so scipy stays optional), whose float32 loops
 the LLVM backend follows (`backends/llvm/scipy_capi.py`).
@@ -120,6 +121,8 @@ SCIPY_FUNCTIONS = {"iv": 2, "ive": 2, "i0": 1, "i1": 1, "j0": 1, "j1": 1, "jv": 
                    "y1": 1, "yn": 2, "gamma": 1, "rgamma": 1, "gammasgn": 1, "gammainc": 2,
                    "gammaincc": 2, "beta": 2, "betaln": 2, "betainc": 3, "betaincc": 3,
                    "stdtr": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2}
+# not differentiable: scipy.stats' cumulative methods take their medians from them
+SCIPY_QUANTILES = {"gammaincinv": 2, "betaincinv": 3}
 
 
 def scipy_function(name: str):
@@ -144,14 +147,18 @@ def _scipy_primitive(name: str, n: int) -> None:
     def py(args, eqn):
         return f"_rt.special.scipy_function({name!r})({', '.join(args)})"
 
-    formula = derivatives.FORMULAS[name]
-    register(Primitive(name, _arity(name, n), impl,
-                       lambda b, e, cts: derivatives.vjp(formula, BuilderOps(b), cts[0],
-                                                         e.inputs, e.outputs[0]),
-                       lambda b, e, t: [derivatives.jvp(formula, BuilderOps(b), t, e.inputs,
-                                                        e.outputs[0])],
-                       py, elementwise=True, formula=formula))
+    formula = derivatives.FORMULAS.get(name)
+    vjp = jvp = None
+    if formula is not None:
+        def vjp(b, e, cts):
+            return derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs, e.outputs[0])
+
+        def jvp(b, e, t):
+            return [derivatives.jvp(formula, BuilderOps(b), t, e.inputs, e.outputs[0])]
+
+    register(Primitive(name, _arity(name, n), impl, vjp, jvp, py, elementwise=True,
+                       formula=formula, differentiable=formula is not None))
 
 
-for _name, _n in SCIPY_FUNCTIONS.items():
+for _name, _n in {**SCIPY_FUNCTIONS, **SCIPY_QUANTILES}.items():
     _scipy_primitive(_name, _n)

@@ -1,5 +1,6 @@
 """scipy's C special functions called from compiled code: the LLVM lowering of the primitives
-of `primitives/special.SCIPY_FUNCTIONS`, and the binding of their symbols when code is linked.
+of `primitives/special.SCIPY_FUNCTIONS` and `SCIPY_QUANTILES`, and the binding of their
+symbols when code is linked.
 
 Contract: `LOWERINGS[name](cx, args, eqn)` calls the external function `SYMBOL_PREFIX + name`
 (`__adlite_scipy_<name>`), declared `double (double, ..., i32)`: the C signature of the
@@ -8,8 +9,8 @@ numba-scipy uses them), the last argument Cython's `__pyx_skip_dispatch` (0). Of
 variants (`__pyx_fuse_<k><name>`) the double-precision real one is taken (`CAPSULES`; `yn`'s
 with a double order, which scipy's ufunc truncates to an int as its `dd->d` loop does);
 float32 operands are widened and the result rounded (scipy's `ff->f` loops compute in
-double), except `betainc`, `betaincc` and `stdtr`, whose float32 loops are scipy's float functions
-(`FLOAT_CAPSULES`: `float (float, ...)`, symbol `__adlite_scipy_<name>_f32`).
+double), except `betainc`, `betaincc`, `betaincinv` and `stdtr`, whose float32 loops are
+scipy's float functions (`FLOAT_CAPSULES`: `float (float, ...)`, symbol `__adlite_scipy_<name>_f32`).
 The IR and the object code hold symbol names, never addresses: `bind(object_code)`, called
 before an object is linked (`jit._engine`, so also for objects from the disk cache written by
 another process), gives each such symbol the object names the address of scipy's function in
@@ -40,9 +41,10 @@ CAPSULES = {"iv": "__pyx_fuse_1iv", "ive": "__pyx_fuse_1ive", "i0": "i0", "i1": 
             "gammaincc": "gammaincc", "beta": "beta", "betaln": "betaln",
             "betainc": "__pyx_fuse_0betainc", "betaincc": "__pyx_fuse_0betaincc",
             "stdtr": "__pyx_fuse_0stdtr", "chdtr": "chdtr", "chdtrc": "chdtrc", "pdtr": "pdtr",
-            "pdtrc": "pdtrc"}
+            "pdtrc": "pdtrc", "gammaincinv": "gammaincinv",
+            "betaincinv": "__pyx_fuse_0betaincinv"}
 FLOAT_CAPSULES = {"betainc": "__pyx_fuse_1betainc", "betaincc": "__pyx_fuse_1betaincc",
-                  "stdtr": "__pyx_fuse_1stdtr"}
+                  "stdtr": "__pyx_fuse_1stdtr", "betaincinv": "__pyx_fuse_1betaincinv"}
 
 
 def _symbols() -> dict[str, str]:

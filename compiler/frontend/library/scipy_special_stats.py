@@ -14,6 +14,8 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
   with `loc` and `scale` (by position or keyword), the composites of
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
   operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
+- `scipy.stats.t`, `chi2`, `gamma`, `beta`, `poisson`: `cdf`, `logcdf`, `sf`, `logsf`
+  (`scipy_stats_cumulative`);
 - `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
   allow_singular=False)` (`allow_singular=True` refused), the shapes of
   `special.mvn_shapes` (refused at the call's line with scipy's message), `cov` a matrix, a
@@ -47,7 +49,7 @@ from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from . import scipy_special_functions
+from . import scipy_special_functions, scipy_stats_cumulative
 from .building import eye_mask
 from .elementwise import unary
 from .reductions import normalized_axes
@@ -300,6 +302,7 @@ def _load_stats() -> None:
         _METHODS[(owner, name)] = _distribution(fn)
     for name, fn in [("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
         _METHODS[(owner, name)] = _distribution(fn, quantile=True)
+    _METHODS.update(scipy_stats_cumulative.methods(scipy.stats))
     owner = type(scipy.stats.multivariate_normal)
     _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
     _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)
