@@ -10,7 +10,8 @@ variants (`__pyx_fuse_<k><name>`) the double-precision real one is taken (`CAPSU
 with a double order, which scipy's ufunc truncates to an int as its `dd->d` loop does);
 float32 operands are widened and the result rounded (scipy's `ff->f` loops compute in
 double), except `betainc`, `betaincc`, `betaincinv` and `stdtr`, whose float32 loops are
-scipy's float functions (`FLOAT_CAPSULES`: `float (float, ...)`, symbol `__adlite_scipy_<name>_f32`).
+scipy's float functions (`FLOAT_CAPSULES`: `float (float, ...)`, symbol
+`__adlite_scipy_<name>_f32`).
 The IR and the object code hold symbol names, never addresses: `bind(object_code)`, called
 before an object is linked (`jit._engine`, so also for objects from the disk cache written by
 another process), gives each such symbol the object names the address of scipy's function in
