@@ -13,9 +13,10 @@ emits the same algorithm). The references use the C library's `erf`, `erfc`, `lg
 algorithm the LLVM backend emits too (`backends/llvm/special.py`).
 `sigmoid` is 1 / (1 + exp(-x)), scipy's formula.
 
-`polygamma` (param `order` n >= 2; orders 0 and 1 are `digamma` and `trigamma`) applies
+`polygamma` (param `order` n >= 1) applies
 `adlite.derivatives.special_functions.polygamma_scalar` to each element, in double (scipy's
-polygamma returns float64 whatever x's dtype); trigamma' = polygamma(order 2), and
+polygamma returns float64 whatever x's dtype), scipy's `polygamma(n, x)`: unlike `trigamma`
+(which derivatives use), +inf at every pole for n = 1; trigamma' = polygamma(order 2), and
 polygamma(n)' = polygamma(n + 1).
 
 scipy's C functions (`SCIPY_FUNCTIONS`: `iv`, `ive`, `i0`, `i1`, `j0`, `j1`, `jv`, `y0`, `y1`,
@@ -104,8 +105,8 @@ def polygamma(x, order: int):
 
 
 def _polygamma_type(in_types, params):
-    if not isinstance(params.get("order"), int) or params["order"] < 2:
-        raise TypeError("polygamma's order must be an int >= 2 (0, 1: digamma, trigamma)")
+    if not isinstance(params.get("order"), int) or params["order"] < 1:
+        raise TypeError("polygamma's order must be an int >= 1 (0: digamma)")
     return float_only(in_types, params)
 
 

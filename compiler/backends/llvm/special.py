@@ -118,7 +118,7 @@ def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
 
 
 def _higher_polygamma_function(module: ir.Module, n: int) -> ir.Function:
-    """`double __adlite_polygamma<n>_f64(double)`: `polygamma_scalar(n, x)`, n >= 2."""
+    """`double __adlite_polygamma<n>_f64(double)`: `polygamma_scalar(n, x)`, n >= 1."""
     name = f"__adlite_polygamma{n}_f64"
     if (made := _internal(module, name)) is None:
         return module.globals[name]

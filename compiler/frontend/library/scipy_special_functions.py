@@ -8,10 +8,11 @@ Contract: `rules(special_module)` gives (function, rule) pairs for
   `gammaincc`, `beta`, `betaln`, `betainc`, `betaincc`, `stdtr`, `chdtr`, `chdtrc`, `pdtr`,
   `pdtrc`): positional operands only, numbers or arrays broadcast together, ints as float64,
   all converted to their common float type as numpy's type resolution picks the ufunc's loop
-  (a float32 array with Python numbers: float32), one primitive of that name;
+  (a float32 array with Python numbers: float32; `yn` with an int order: float64, its 'ld->d'
+  loop), one primitive of that name;
 - `polygamma(n, x)`: `n` an integer >= 0 known when compiling (else a refusal at the call's
-  line), x in double (scipy's polygamma returns float64): `digamma`, `trigamma` or the
-  `polygamma` primitive of order n.
+  line), x in double (scipy's polygamma returns float64): `digamma` or the `polygamma`
+  primitive of order n.
 Derivatives: those of `adlite.derivatives.special_functions` (orders and shape parameters
 that autograd does not differentiate get none).
 """
@@ -31,10 +32,19 @@ def common(cx: CallContext, values: list, node) -> list:
     return [cx.to_type(v, first.type.scalar) for v in values]
 
 
+# ufuncs whose first loop takes an int first operand (`yn`: 'ld->d'): an int order, number or
+# array, picks it, so the result is float64 whatever x's dtype
+_INT_ORDER_LOOPS = {"yn"}
+
+
 def _ufunc(prim: str, arity: int):
     def lower(cx: CallContext, args, node):
-        values = [cx.as_float(a, node) for a in cx.exactly(args, arity, node)]
-        return cx.b.op(prim, *common(cx, values, node))
+        values = [cx.value(a, node) for a in cx.exactly(args, arity, node)]
+        int_order = prim in _INT_ORDER_LOOPS and not values[0].type.is_float
+        values = common(cx, [cx.as_float(v, node) for v in values], node)
+        if int_order:
+            values = [cx.to_type(v, F64) for v in values]
+        return cx.b.op(prim, *values)
 
     return lower
 
@@ -47,9 +57,7 @@ def _polygamma(cx: CallContext, args, node):
         raise cx.source.error(node, f"polygamma's order n = {order!r} is not supported",
                               "give an integer n >= 0 (scipy returns NaN for the others)")
     x, order = cx.to_type(cx.as_float(x, node), F64), int(order)
-    if order < 2:
-        return cx.b.op(("digamma", "trigamma")[order], x)
-    return cx.b.op("polygamma", x, order=order)
+    return cx.b.op("digamma", x) if order == 0 else cx.b.op("polygamma", x, order=order)
 
 
 def rules(special_module) -> list[tuple[object, object]]:
