@@ -151,7 +151,7 @@ def test_hessians_against_differences_of_the_gradient():
     x = X[0]
     hessian = compiler.hessian(_second_order)(x)
     gradient = compiler.grad(_second_order)
-    differences = np.stack([central_differences(lambda y: gradient(y)[k], [x])[0]
+    differences = np.stack([central_differences(lambda y, k=k: gradient(y)[k], [x])[0]
                             for k in range(len(x))])
     np.testing.assert_allclose(hessian, differences, rtol=1e-6, atol=1e-7)
 
