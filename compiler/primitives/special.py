@@ -24,7 +24,9 @@ scipy's C functions (`SCIPY_FUNCTIONS`: `iv`, `ive`, `i0`, `i1`, `j0`, `j1`, `jv
 `betaincc`, and the distribution functions `stdtr`, `chdtr`, `chdtrc`, `pdtr`, `pdtrc`): one
 float elementwise primitive each, of the arity given there, operands of one dtype (the
 frontend promotes them), derivatives from `adlite.derivatives.special_functions`; the
-quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable; their
+quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable;
+forward mode raises NotImplementedError (naming the line) for a tangent of a shape parameter
+(`SHAPE_PARAMETERS`), which reverse mode leaves without a cotangent; their
 reference and the Python backend's code call `scipy.special`'s ufunc of the same name
 (`scipy_function(name)`, imported on first use, so scipy stays optional), whose float32 loops
 the LLVM backend follows (`backends/llvm/scipy_capi.py`).
@@ -124,6 +126,12 @@ SCIPY_FUNCTIONS = {"iv": 2, "ive": 2, "i0": 1, "i1": 1, "j0": 1, "j1": 1, "jv": 
                    "stdtr": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2}
 # not differentiable: scipy.stats' cumulative methods take their medians from them
 SCIPY_QUANTILES = {"gammaincinv": 2, "betaincinv": 3}
+# the shape parameters autograd does not differentiate (it raises): forward mode refuses a
+# tangent there; reverse mode, which does not know which operands depend on the
+# differentiated arguments, gives them no cotangent
+SHAPE_PARAMETERS = {"gammainc": {0: "a"}, "gammaincc": {0: "a"}, "betainc": {0: "a", 1: "b"},
+                    "betaincc": {0: "a", 1: "b"}, "stdtr": {0: "df"}, "chdtr": {0: "v"},
+                    "chdtrc": {0: "v"}}
 
 
 def scipy_function(name: str):
@@ -155,6 +163,11 @@ def _scipy_primitive(name: str, n: int) -> None:
             return derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs, e.outputs[0])
 
         def jvp(b, e, t):
+            for k, parameter in SHAPE_PARAMETERS.get(name, {}).items():
+                if t[k] is not None:
+                    raise NotImplementedError(
+                        f"scipy.special.{name} is not differentiable with respect to its "
+                        f"argument {parameter}" + (f" (line {e.loc})" if e.loc else ""))
             return [derivatives.jvp(formula, BuilderOps(b), t, e.inputs, e.outputs[0])]
 
     register(Primitive(name, _arity(name, n), impl, vjp, jvp, py, elementwise=True,

@@ -131,6 +131,22 @@ def test_orders_get_no_derivative_as_in_autograd():
     assert np.all(compiler.grad(_orders, wrt=0)(np.array([1.0, 2.0]), X[0, :2]) == 0.0)
 
 
+def _shape_parameter(a, x):
+    return sc.gammainc(a, x) + sc.betainc(2.0, a, 0.3)
+
+
+def _x_only(x):
+    return _shape_parameter(1.5, x)
+
+
+def test_forward_mode_refuses_a_tangent_of_a_shape_parameter():
+    with pytest.raises(NotImplementedError, match="gammainc is not differentiable with "
+                       "respect to its argument a"):
+        compiler.jvp(_shape_parameter, (1.5, 2.0), (1.0, 0.0))
+    value, tangent = compiler.jvp(_x_only, (2.0,), (1.0,))
+    assert tangent == pytest.approx(np.exp(-2.0) * np.sqrt(2.0) / sc.gamma(1.5), rel=1e-14)
+
+
 def test_forward_mode_against_directional_differences():
     direction = rng.normal(size=X[0].shape)
     args = (X[0], X[1], X[2], P)
