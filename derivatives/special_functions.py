@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .special import xlogy
+from .special import _series, xlogy
 from .vocabulary import Formula, Ops, define
 
 # B_2k, k = 1..8
@@ -63,10 +63,7 @@ def polygamma_scalar(n: int, x: float) -> float:
     while x < polygamma_from(n):
         total += 1.0 / x ** power
         x += 1.0
-    z = 1.0 / (x * x)
-    series = 0.0
-    for c in reversed(polygamma_coefficients(n)):
-        series = (series + c) * z
+    series = _series(polygamma_coefficients(n), 1.0 / (x * x))
     tail = (math.factorial(n - 1) + math.factorial(n) * 0.5 / x + series) / x ** n
     return sign * (math.factorial(n) * total + tail)
 

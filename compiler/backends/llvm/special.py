@@ -54,9 +54,9 @@ def _series(b, coefficients, z):
     return total
 
 
-def _recurrence(b, fn, x, init, step):
-    """Loop `while x < ASYMPTOTIC_FROM: acc = step(acc, x); x += 1` from acc = `init`; returns
-    the final (x, acc)."""
+def _recurrence(b, fn, x, init, step, limit: float = ASYMPTOTIC_FROM):
+    """Loop `while x < limit: acc = step(acc, x); x += 1` from acc = `init`; returns the final
+    (x, acc)."""
     pre = b.block
     head, body, done = (fn.append_basic_block(n) for n in ("rec.head", "rec.body", "rec.done"))
     b.branch(head)
@@ -64,7 +64,7 @@ def _recurrence(b, fn, x, init, step):
     xv, acc = b.phi(F64), b.phi(F64)
     xv.add_incoming(x, pre)
     acc.add_incoming(init, pre)
-    b.cbranch(b.fcmp_ordered("<", xv, _float(ASYMPTOTIC_FROM)), body, done)
+    b.cbranch(b.fcmp_ordered("<", xv, _float(limit)), body, done)
     b.position_at_end(body)
     acc.add_incoming(step(acc, xv), body)
     xv.add_incoming(b.fadd(xv, _float(1.0)), body)
@@ -129,20 +129,10 @@ def _higher_polygamma_function(module: ir.Module, n: int) -> ir.Function:
                  b.fcmp_ordered("==", x, _float(-math.inf)))
     start = b.select(pole, _float(polygamma_from(n)), x)  # no loop at the poles
     power = _float(n + 1.0)
-    pre = b.block
-    head, body, done = (fn.append_basic_block(k) for k in ("pg.head", "pg.body", "pg.done"))
-    b.branch(head)
-    b.position_at_end(head)
-    y, total = b.phi(F64), b.phi(F64)
-    y.add_incoming(start, pre)
-    total.add_incoming(_float(0.0), pre)
-    b.cbranch(b.fcmp_ordered("<", y, _float(polygamma_from(n))), body, done)
-    b.position_at_end(body)
-    total.add_incoming(b.fadd(total, b.fdiv(_float(1.0), call("llvm.pow.f64", y, power))),
-                       body)
-    y.add_incoming(b.fadd(y, _float(1.0)), body)
-    b.branch(head)
-    b.position_at_end(done)
+    y, total = _recurrence(
+        b, fn, start, _float(0.0),
+        lambda acc, v: b.fadd(acc, b.fdiv(_float(1.0), call("llvm.pow.f64", v, power))),
+        polygamma_from(n))
     series = _series(b, polygamma_coefficients(n), b.fdiv(_float(1.0), b.fmul(y, y)))
     tail = b.fadd(b.fadd(_float(math.factorial(n - 1)),
                          b.fdiv(_float(math.factorial(n) * 0.5), y)), series)
