@@ -239,3 +239,13 @@ def test_cached_objects_from_another_process_bind_scipy_by_name(tmp_path):
         subprocess.run([sys.executable, "-c", code], check=True, env=env,
                        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert any(p.suffix == ".o" for p in tmp_path.iterdir())
+
+
+def _per_example(v, x):
+    return sc.iv(v, x) * sc.polygamma(2, x) + sc.betainc(v, 2.0, 0.5)
+
+
+def test_vmap_maps_the_functions_per_example():
+    v, x = ORDER[:, 0], X[:, 0]
+    np.testing.assert_allclose(compiler.vmap(_per_example)(v, x), _per_example(v, x),
+                               rtol=1e-14)
