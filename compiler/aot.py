@@ -29,8 +29,9 @@ outputs may be partly written when the status is not 0). `portable=True` targets
 baseline x86-64 CPU instead of the host's. The checks the compiler adds for out-of-bounds
 indices and zero divisors return their statuses (INDEX, ZERO_DIVISION). Kernels cannot print
 or raise (`print`, `assert` and `raise` call back into Python), write into their argument
-arrays (C has no Python arrays to write back) or call LAPACK (its failures are numpy's
-exceptions): those are refused (`AotError`).
+arrays (C has no Python arrays to write back), call LAPACK (its failures are numpy's
+exceptions) or call scipy.special's C functions (`iv`, `gammainc`, ...: they live in scipy's
+Python extension, `backends/llvm/scipy_capi.py`): those are refused (`AotError`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from . import status
 from .api import Transformed
 from .arguments import returns_selection
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
+from .backends.llvm.scipy_capi import SYMBOL_PREFIX as SCIPY_PREFIX
 from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
@@ -355,6 +357,10 @@ def _link(out: Path, name: str, obj: Path, declared: set[str], graph: Graph) -> 
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if compiler is None:
         raise AotError("no C compiler (cc, gcc or clang) found to link the shared library")
+    if any(s.startswith(SCIPY_PREFIX) for s in declared):
+        raise AotError(f"{name} calls scipy.special's C functions (Bessel, gamma, beta, "
+                       "incomplete gamma/beta), which live in scipy's Python extension; "
+                       "ahead-of-time kernels cannot link it: compile it with jit/grad")
     calls = {s for s in declared if s.startswith("scipy_")}
     if calls - BLAS:
         raise AotError(f"{name} calls LAPACK (a decomposition or a solve), whose failures are "

@@ -24,7 +24,9 @@ of the matrix primitives (`solve`, `inv`, `det`, `slogdet`, `cholesky`), `decomp
 those of the packed decompositions (`eigh`, `svd`, `qr`, `lstsq`, ...) with `norm` with `ord`,
 `pinv` and `cond`, and `special` those of
 the special functions (`erf`, `erfc`, `gammaln`, `digamma`) with scipy's composites (`ndtr`,
-`logit`, `xlogy`, the normal distribution's `pdf`, `logpdf`, `cdf`).
+`logit`, `xlogy`, the normal distribution's `pdf`, `logpdf`, `cdf`), `special_functions`
+those of scipy's Bessel, gamma, beta, incomplete and distribution functions (compiler only:
+the tape has no such primitives) and polygamma's values.
 
 This package imports nothing of adlite (numpy-free too), so both sides import it cheaply.
 """
@@ -38,6 +40,7 @@ from . import (  # noqa: F401  (they define formulas)
     reductions,
     shapes,
     special,
+    special_functions,
 )
 from .elementwise import takes_first
 from .vocabulary import (

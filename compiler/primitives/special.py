@@ -11,21 +11,41 @@ emits the same algorithm). The references use the C library's `erf`, `erfc`, `lg
 `gammaln` is +inf at the poles (0, -1, -2, ...) as scipy's. `digamma` and `trigamma` apply
 `adlite.derivatives.special.digamma_scalar` / `trigamma_scalar` to each element, whose
 algorithm the LLVM backend emits too (`backends/llvm/special.py`).
-`trigamma` has no derivative: differentiating it (third derivatives of `gammaln`) raises
-NotImplementedError. `sigmoid` is 1 / (1 + exp(-x)), scipy's formula.
+`sigmoid` is 1 / (1 + exp(-x)), scipy's formula.
+
+`polygamma` (param `order` n >= 1) applies
+`adlite.derivatives.special_functions.polygamma_scalar` to each element, in double (scipy's
+polygamma returns float64 whatever x's dtype), scipy's `polygamma(n, x)`: unlike `trigamma`
+(which derivatives use), +inf at every pole for n = 1; trigamma' = polygamma(order 2), and
+polygamma(n)' = polygamma(n + 1).
+
+scipy's C functions (`SCIPY_FUNCTIONS`: `iv`, `ive`, `i0`, `i1`, `j0`, `j1`, `jv`, `y0`, `y1`,
+`yn`, `gamma`, `rgamma`, `gammasgn`, `gammainc`, `gammaincc`, `beta`, `betaln`, `betainc`,
+`betaincc`, and the distribution functions `stdtr`, `chdtr`, `chdtrc`, `pdtr`, `pdtrc`): one
+float elementwise primitive each, of the arity given there, operands of one dtype (the
+frontend promotes them), derivatives from `adlite.derivatives.special_functions`; the
+quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable;
+forward mode raises NotImplementedError (naming the line) for a tangent of a shape parameter
+(`SHAPE_PARAMETERS`), which reverse mode leaves without a cotangent; their
+reference and the Python backend's code call `scipy.special`'s ufunc of the same name
+(`scipy_function(name)`, imported on first use, so scipy stays optional), whose float32 loops
+the LLVM backend follows (`backends/llvm/scipy_capi.py`).
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
 
 from adlite import derivatives
 from adlite.derivatives import special
+from adlite.derivatives.special_functions import polygamma_scalar
 
 from ..ir.primitive import Primitive, register
 from .scalar import define_unary, float_only
+from .vocabulary import BuilderOps
 
 
 def _gammaln_scalar(x: float) -> float:
@@ -69,11 +89,90 @@ for _name, _fn in [("erf", erf), ("erfc", erfc), ("gammaln", gammaln), ("digamma
 define_unary("sigmoid", expit, "_rt.special.expit({0})", derivatives.FORMULAS["sigmoid"])
 
 
-def _no_derivative(*args):
-    raise NotImplementedError("the derivative of trigamma (third derivatives of "
-                              "scipy.special.gammaln) is not supported")
+def _polygamma_vjp(b, eqn, cts):
+    return [b.mul(cts[0], _next_order(b, eqn))]
 
 
-register(Primitive("trigamma", float_only, lambda x: (trigamma(x),), _no_derivative,
-                   _no_derivative, lambda args, e: f"_rt.special.trigamma({args[0]})",
+def _polygamma_jvp(b, eqn, tangents):
+    return [None if tangents[0] is None else b.mul(tangents[0], _next_order(b, eqn))]
+
+
+def _next_order(b, eqn):
+    """The derivative of `eqn` (trigamma or polygamma of some order): the next order."""
+    return b.polygamma(eqn.inputs[0], order=eqn.params.get("order", 1) + 1)
+
+
+def polygamma(x, order: int):
+    return _elementwise(lambda v: polygamma_scalar(order, v))(x)
+
+
+def _polygamma_type(in_types, params):
+    if not isinstance(params.get("order"), int) or params["order"] < 1:
+        raise TypeError("polygamma's order must be an int >= 1 (0: digamma)")
+    return float_only(in_types, params)
+
+
+register(Primitive("trigamma", float_only, lambda x: (trigamma(x),), _polygamma_vjp,
+                   _polygamma_jvp, lambda args, e: f"_rt.special.trigamma({args[0]})",
                    elementwise=True))
+register(Primitive("polygamma", _polygamma_type,
+                   lambda x, order: (polygamma(x, order),), _polygamma_vjp, _polygamma_jvp,
+                   lambda args, e: f"_rt.special.polygamma({args[0]}, {e.params['order']})",
+                   elementwise=True))
+
+SCIPY_FUNCTIONS = {"iv": 2, "ive": 2, "i0": 1, "i1": 1, "j0": 1, "j1": 1, "jv": 2, "y0": 1,
+                   "y1": 1, "yn": 2, "gamma": 1, "rgamma": 1, "gammasgn": 1, "gammainc": 2,
+                   "gammaincc": 2, "beta": 2, "betaln": 2, "betainc": 3, "betaincc": 3,
+                   "stdtr": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2}
+# not differentiable: scipy.stats' cumulative methods take their medians from them
+SCIPY_QUANTILES = {"gammaincinv": 2, "betaincinv": 3}
+# the shape parameters autograd does not differentiate (it raises): forward mode refuses a
+# tangent there; reverse mode, which does not know which operands depend on the
+# differentiated arguments, gives them no cotangent
+SHAPE_PARAMETERS = {"gammainc": {0: "a"}, "gammaincc": {0: "a"}, "betainc": {0: "a", 1: "b"},
+                    "betaincc": {0: "a", 1: "b"}, "stdtr": {0: "df"}, "chdtr": {0: "v"},
+                    "chdtrc": {0: "v"}}
+
+
+def scipy_function(name: str):
+    """scipy.special's ufunc `name` (scipy imported on first use)."""
+    return getattr(importlib.import_module("scipy.special"), name)
+
+
+def _arity(name: str, n: int):
+    def rule(in_types, params):
+        if len(in_types) != n:
+            raise TypeError(f"{name} takes {n} operand(s), got {len(in_types)}")
+        return float_only(in_types, params)
+
+    return rule
+
+
+def _scipy_primitive(name: str, n: int) -> None:
+    def impl(*args):
+        with np.errstate(all="ignore"):
+            return (scipy_function(name)(*args),)
+
+    def py(args, eqn):
+        return f"_rt.special.scipy_function({name!r})({', '.join(args)})"
+
+    formula = derivatives.FORMULAS.get(name)
+    vjp = jvp = None
+    if formula is not None:
+        def vjp(b, e, cts):
+            return derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs, e.outputs[0])
+
+        def jvp(b, e, t):
+            for k, parameter in SHAPE_PARAMETERS.get(name, {}).items():
+                if t[k] is not None:
+                    raise NotImplementedError(
+                        f"scipy.special.{name} is not differentiable with respect to its "
+                        f"argument {parameter}" + (f" (line {e.loc})" if e.loc else ""))
+            return [derivatives.jvp(formula, BuilderOps(b), t, e.inputs, e.outputs[0])]
+
+    register(Primitive(name, _arity(name, n), impl, vjp, jvp, py, elementwise=True,
+                       formula=formula, differentiable=formula is not None))
+
+
+for _name, _n in {**SCIPY_FUNCTIONS, **SCIPY_QUANTILES}.items():
+    _scipy_primitive(_name, _n)

@@ -22,6 +22,7 @@ from adlite.compiler.passes import optimize
 from adlite.compiler.passes.custom_calls import EXPANDED
 from adlite.compiler.primitives import PRIMITIVES
 from adlite.compiler.primitives.lists import LIST_PRIMITIVES
+from adlite.compiler.primitives.special import SCIPY_FUNCTIONS
 
 from ..support import compiler_examples as ex
 from ..support.array_programs import AXIS_CASES, PROGRAMS
@@ -188,10 +189,10 @@ ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadc
                     "solve_triangular", "check_finite", "triangle"}
 ARRAY_PRIMITIVES |= {"eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",  # test_decompositions
                      "full_rank_residuals", "no_derivative"}
-# trigamma's rules refuse (third derivatives of gammaln): tests/library/test_special.py; the
-# run-time lists' rules: tests/frontend/test_run_time_lists.py
+# the run-time lists' rules: tests/frontend/test_run_time_lists.py; scipy's C functions (of
+# several operands) and polygamma (an order parameter): test_scipy_special_functions.py
 SKIP = {"while", "cond", "push", "pop", *LIST_PRIMITIVES, "convert", "select", "floordiv",
-        "sign", "floor", "ceil", "trigamma", *EXPANDED} | ARRAY_PRIMITIVES
+        "sign", "floor", "ceil", "polygamma", *SCIPY_FUNCTIONS, *EXPANDED} | ARRAY_PRIMITIVES
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PRIMITIVES.items()

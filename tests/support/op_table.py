@@ -461,9 +461,7 @@ SPECIAL = [
     Row("erf", erf, (N23,), ulps64=1, ulps32=1, shapes=True),
     Row("erfc", erfc, (N23,), ulps64=1, ulps32=1, shapes=True),
     Row("gammaln", gammaln, (P23,), ulps64=2, ulps32=2, shapes=True),
-    Row("digamma", digamma, (P23,), ulps64=8, ulps32=2, xfail={"hessian": "def f(x): return "
-        "np.sum(sc.digamma(x)); hessian(f)(np.ones(2)) raises NotImplementedError: the "
-        "derivative of trigamma (third derivatives of scipy.special.gammaln) is not supported"}),
+    Row("digamma", digamma, (P23,), ulps64=8, ulps32=2),
     Row("expit", expit, (N23,), ulps64=1, ulps32=1, shapes=True),
     Row("logit", logit, (("prob", (2, 3)),), ulps64=1, ulps32=1, shapes=True),
     Row("xlogy", xlogy, (N23, ("positive", (3,))), ulps64=1, ulps32=1, shapes=True),

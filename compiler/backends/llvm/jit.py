@@ -15,7 +15,8 @@ in this process are called (libm and libc, loaded explicitly; CPython's and nump
 the generated entry points, see pywrapper.py and numpy_api.py), so MCJIT never jumps to an
 unresolved address. `native_of(call)` finds the `NativeFunction` of a generated entry point.
 The object code can be cached: `object_code` is what `jit_object` loads back (code that
-calls the thread pool links it first: threads.py). `name` is the
+calls the thread pool links it first: threads.py; scipy's C functions are bound by name
+before any object is linked: scipy_capi.py). `name` is the
 module's private symbol (`lower.symbol_name`). A compilation keeps no native memory once its
 function is dropped: the pass managers and target machines it creates are freed before it returns.
 """
@@ -46,7 +47,7 @@ from ...status import (
     SINGULAR_DIAGONAL,
     linalg_message,
 )
-from . import effects, interrupt, numpy_api, threads, tiers, vector_math
+from . import effects, interrupt, numpy_api, scipy_capi, threads, tiers, vector_math
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -403,7 +404,9 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list,
 
 def _engine(object_code: bytes, tm):
     """An MCJIT engine holding `object_code`, linked (the optimised tier's needs no pool
-    check: its quick tier, loaded first, calls the same symbols)."""
+    check: its quick tier, loaded first, calls the same symbols); scipy's functions it calls
+    are bound first (`scipy_capi.bind`)."""
+    scipy_capi.bind(object_code)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()

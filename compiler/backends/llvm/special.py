@@ -12,8 +12,11 @@ reflection for x < 0, the recurrence up to `ASYMPTOTIC_FROM`, the asymptotic ser
 the poles (digamma(0) = -inf, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley
 steps on erf (`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`)
 from the series / asymptotic start, each branch run only where taken, scipy's values at and
-outside the ends. The helper names start with `__adlite_`, which no symbol of a compiled
-function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+outside the ends. `polygamma` of order n calls `__adlite_polygamma<n>_f64`, the recurrence
+and series of `adlite.derivatives.special_functions.polygamma_scalar` (the result is double:
+its operand is, see `primitives/special.py`). The helper names start with `__adlite_`, which
+no symbol of a compiled function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+scipy's C functions (`iv`, `gammainc`, ...) are lowered by `scipy_capi`, merged here.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from adlite.derivatives.special import (
     HALLEY_STEPS,
     TRIGAMMA_SERIES,
 )
+from adlite.derivatives.special_functions import polygamma_coefficients, polygamma_from
 
+from . import scipy_capi
 from .declarations import function
 from .ops import F64
 from .ops import LOWERINGS as _OPS
@@ -49,9 +54,9 @@ def _series(b, coefficients, z):
     return total
 
 
-def _recurrence(b, fn, x, init, step):
-    """Loop `while x < ASYMPTOTIC_FROM: acc = step(acc, x); x += 1` from acc = `init`; returns
-    the final (x, acc)."""
+def _recurrence(b, fn, x, init, step, limit: float = ASYMPTOTIC_FROM):
+    """Loop `while x < limit: acc = step(acc, x); x += 1` from acc = `init`; returns the final
+    (x, acc)."""
     pre = b.block
     head, body, done = (fn.append_basic_block(n) for n in ("rec.head", "rec.body", "rec.done"))
     b.branch(head)
@@ -59,7 +64,7 @@ def _recurrence(b, fn, x, init, step):
     xv, acc = b.phi(F64), b.phi(F64)
     xv.add_incoming(x, pre)
     acc.add_incoming(init, pre)
-    b.cbranch(b.fcmp_ordered("<", xv, _float(ASYMPTOTIC_FROM)), body, done)
+    b.cbranch(b.fcmp_ordered("<", xv, _float(limit)), body, done)
     b.position_at_end(body)
     acc.add_incoming(step(acc, xv), body)
     xv.add_incoming(b.fadd(xv, _float(1.0)), body)
@@ -110,6 +115,36 @@ def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
                            _float(math.nan))
     b.ret(b.select(pole, at_pole, value))
     return fn
+
+
+def _higher_polygamma_function(module: ir.Module, n: int) -> ir.Function:
+    """`double __adlite_polygamma<n>_f64(double)`: `polygamma_scalar(n, x)`, n >= 1."""
+    name = f"__adlite_polygamma{n}_f64"
+    if (made := _internal(module, name)) is None:
+        return module.globals[name]
+    fn, x, b, call = made
+    sign = 1.0 if n % 2 else -1.0
+    pole = b.or_(b.and_(b.fcmp_ordered("<=", x, _float(0.0)),
+                        b.fcmp_ordered("==", x, call("llvm.floor.f64", x))),
+                 b.fcmp_ordered("==", x, _float(-math.inf)))
+    start = b.select(pole, _float(polygamma_from(n)), x)  # no loop at the poles
+    power = _float(n + 1.0)
+    y, total = _recurrence(
+        b, fn, start, _float(0.0),
+        lambda acc, v: b.fadd(acc, b.fdiv(_float(1.0), call("llvm.pow.f64", v, power))),
+        polygamma_from(n))
+    series = _series(b, polygamma_coefficients(n), b.fdiv(_float(1.0), b.fmul(y, y)))
+    tail = b.fadd(b.fadd(_float(math.factorial(n - 1)),
+                         b.fdiv(_float(math.factorial(n) * 0.5), y)), series)
+    tail = b.fdiv(tail, call("llvm.pow.f64", y, _float(float(n))))
+    value = b.fmul(_float(sign), b.fadd(b.fmul(_float(math.factorial(n)), total), tail))
+    b.ret(b.select(pole, _float(sign * math.inf), value))
+    return fn
+
+
+def _polygamma(cx, args, eqn):
+    n = eqn.params["order"]
+    return _in_double(lambda module: _higher_polygamma_function(module, n))(cx, args, eqn)
 
 
 def _internal(module: ir.Module, name: str):
@@ -245,4 +280,6 @@ LOWERINGS = {
     "erfinv": _in_double(_erfinv_function),
     "erfcinv": _in_double(_erfcinv_function),
     "sigmoid": _sigmoid,
+    "polygamma": _polygamma,
+    **scipy_capi.LOWERINGS,
 }

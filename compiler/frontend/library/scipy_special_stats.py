@@ -7,11 +7,15 @@ Contract: registers a resolver (`registry.add_resolver`) that registers the rule
   `multigammaln(a, d)` (d an int known when compiling: scipy's sum of `gammaln(a - (j-1)/2)`
   plus its constant; scipy's ValueError at run time where `a <= (d - 1) / 2`),
   `logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)` (`b` run-time values),
-  `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`);
+  `softmax(x, axis=None)`, `log_softmax` (the composites of `adlite.derivatives.composites`),
+  and the Bessel, gamma, beta, incomplete and distribution functions of
+  `scipy_special_functions`;
 - `scipy.stats.norm`: the methods `cdf`, `pdf`, `logpdf`, `logcdf`, `sf`, `logsf`, `ppf`, `isf`
   with `loc` and `scale` (by position or keyword), the composites of
   `adlite.derivatives.special` (NaN where `scale <= 0`, as scipy's), in double whatever the
   operands' dtype (ppf and isf from ndtri at q's dtype), as scipy's;
+- `scipy.stats.t`, `chi2`, `gamma`, `beta`, `poisson`: `cdf`, `logcdf`, `sf`, `logsf`
+  (`scipy_stats_cumulative`);
 - `scipy.stats.multivariate_normal`: `logpdf` and `pdf(x, mean=None, cov=1,
   allow_singular=False)` (`allow_singular=True`: scipy's pseudo-determinant and
   pseudo-inverse over the eigenvalues it keeps), the shapes of
@@ -48,6 +52,7 @@ from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
+from . import scipy_special_functions, scipy_stats_cumulative
 from .elementwise import unary
 from .reductions import normalized_axes
 from .registry import add_resolver, known, lookup, refuse_keywords, register, registered
@@ -274,6 +279,8 @@ def _load_special() -> None:
             (sc.logsumexp, _logsumexp), (sc.ndtri, _NDTRI), (sc.softmax, _softmax),
             (sc.log_softmax, _log_softmax), (sc.multigammaln, _multigammaln)]:
         register([obj], rule)
+    for obj, rule in scipy_special_functions.rules(sc):
+        register([obj], rule, keywords=False)
 
 
 def _load_stats() -> None:
@@ -286,6 +293,7 @@ def _load_stats() -> None:
         _METHODS[(owner, name)] = _distribution(fn)
     for name, fn in [("ppf", special.norm_ppf), ("isf", special.norm_isf)]:
         _METHODS[(owner, name)] = _distribution(fn, quantile=True)
+    _METHODS.update(scipy_stats_cumulative.methods(scipy.stats))
     owner = type(scipy.stats.multivariate_normal)
     _METHODS[(owner, "logpdf")] = _multivariate_normal(log=True)
     _METHODS[(owner, "pdf")] = _multivariate_normal(log=False)
