@@ -26,7 +26,11 @@ float elementwise primitive each, of the arity given there, operands of one dtyp
 frontend promotes them), derivatives from `adlite.derivatives.special_functions`; the
 quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable;
 forward mode raises NotImplementedError (naming the line) for a tangent of a shape parameter
-(`SHAPE_PARAMETERS`), which reverse mode leaves without a cotangent; their
+(`SHAPE_PARAMETERS`); reverse mode gives it the cotangent `missing_cotangent(g)`, a primitive
+no backend lowers: where the derivative is not needed (the parameter does not depend on the
+differentiated arguments) dead-code elimination removes it, and where one survives the
+optimisations `missing_derivative(graph)` finds it and compilation raises the same
+NotImplementedError (`pipeline.lower`). Their
 reference and the Python backend's code call `scipy.special`'s ufunc of the same name
 (`scipy_function(name)`, imported on first use, so scipy stays optional), whose float32 loops
 the LLVM backend follows (`backends/llvm/scipy_capi.py`).
@@ -43,6 +47,7 @@ from adlite import derivatives
 from adlite.derivatives import special
 from adlite.derivatives.special_functions import polygamma_scalar
 
+from ..ir.core import walk_eqns
 from ..ir.primitive import Primitive, register
 from .scalar import define_unary, float_only
 from .vocabulary import BuilderOps
@@ -134,6 +139,35 @@ SHAPE_PARAMETERS = {"gammainc": {0: "a"}, "gammaincc": {0: "a"}, "betainc": {0: 
                     "chdtrc": {0: "v"}}
 
 
+def _no_derivative_message(params: dict) -> str:
+    line = params.get("line")
+    return (f"scipy.special.{params['function']} is not differentiable with respect to its "
+            f"argument {params['argument']}" + (f" (line {line})" if line else ""))
+
+
+def _same_type(in_types, params):
+    return [in_types[0]]
+
+
+def _refused(b, e, cotangents):
+    raise NotImplementedError(_no_derivative_message(e.params))
+
+
+# the cotangent of an argument with no derivative: never folded (its impl gives None) nor
+# lowered; elementwise, so vmap maps it as it is
+register(Primitive("missing_cotangent", _same_type, lambda *args, **params: None, _refused,
+                   _refused, None, elementwise=True))
+
+
+def missing_derivative(graph) -> str | None:
+    """The message of the first `missing_cotangent` left in `graph` (subgraphs included), or
+    None."""
+    for eqn in walk_eqns(graph):
+        if eqn.prim == "missing_cotangent":
+            return _no_derivative_message(eqn.params)
+    return None
+
+
 def scipy_function(name: str):
     """scipy.special's ufunc `name` (scipy imported on first use)."""
     return getattr(importlib.import_module("scipy.special"), name)
@@ -160,7 +194,11 @@ def _scipy_primitive(name: str, n: int) -> None:
     vjp = jvp = None
     if formula is not None:
         def vjp(b, e, cts):
-            return derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs, e.outputs[0])
+            bars = derivatives.vjp(formula, BuilderOps(b), cts[0], e.inputs, e.outputs[0])
+            for k, parameter in SHAPE_PARAMETERS.get(name, {}).items():
+                bars[k] = b.emit("missing_cotangent", [cts[0]], function=name,
+                                 argument=parameter, line=e.loc)[0]
+            return bars
 
         def jvp(b, e, t):
             for k, parameter in SHAPE_PARAMETERS.get(name, {}).items():
