@@ -61,7 +61,6 @@ from .ir.verify import verify
 from .passes import dump_requested, optimize, run_pass
 from .passes.custom_calls import expand
 from .passes.scatter import accumulate_scatters
-from .primitives.special import missing_derivative
 from .transformation import innermost, is_transformation
 
 
@@ -215,9 +214,6 @@ def _as_number(graph: Graph) -> Graph:
 
 
 def lower(c: Compilation) -> None:
-    missing = missing_derivative(c.graph)  # a derivative needed that does not exist
-    if missing:
-        raise NotImplementedError(missing)
     c.code = backend_compile(c.backend, c.graph, c.fn)
 
 

@@ -29,8 +29,8 @@ forward mode raises NotImplementedError (naming the line) for a tangent of a sha
 (`SHAPE_PARAMETERS`); reverse mode gives it the cotangent `missing_cotangent(g)`, a primitive
 no backend lowers: where the derivative is not needed (the parameter does not depend on the
 differentiated arguments) dead-code elimination removes it, and where one survives the
-optimisations `missing_derivative(graph)` finds it and compilation raises the same
-NotImplementedError (`pipeline.lower`). Their
+optimisations the expansion before lowering (`passes/custom_calls.expand`) raises the same
+NotImplementedError (`no_derivative_message`). Their
 reference and the Python backend's code call `scipy.special`'s ufunc of the same name
 (`scipy_function(name)`, imported on first use, so scipy stays optional), whose float32 loops
 the LLVM backend follows (`backends/llvm/scipy_capi.py`).
@@ -47,7 +47,6 @@ from adlite import derivatives
 from adlite.derivatives import special
 from adlite.derivatives.special_functions import polygamma_scalar
 
-from ..ir.core import walk_eqns
 from ..ir.primitive import Primitive, register
 from .scalar import define_unary, float_only
 from .vocabulary import BuilderOps
@@ -139,7 +138,8 @@ SHAPE_PARAMETERS = {"gammainc": {0: "a"}, "gammaincc": {0: "a"}, "betainc": {0: 
                     "chdtrc": {0: "v"}}
 
 
-def _no_derivative_message(params: dict) -> str:
+def no_derivative_message(params: dict) -> str:
+    """The error of a `missing_cotangent` equation that survived to lowering."""
     line = params.get("line")
     return (f"scipy.special.{params['function']} is not differentiable with respect to its "
             f"argument {params['argument']}" + (f" (line {line})" if line else ""))
@@ -150,22 +150,13 @@ def _same_type(in_types, params):
 
 
 def _refused(b, e, cotangents):
-    raise NotImplementedError(_no_derivative_message(e.params))
+    raise NotImplementedError(no_derivative_message(e.params))
 
 
 # the cotangent of an argument with no derivative: never folded (its impl gives None) nor
-# lowered; elementwise, so vmap maps it as it is
+# lowered (`passes/custom_calls.expand` raises); elementwise, so vmap maps it as it is
 register(Primitive("missing_cotangent", _same_type, lambda *args, **params: None, _refused,
                    _refused, None, elementwise=True))
-
-
-def missing_derivative(graph) -> str | None:
-    """The message of the first `missing_cotangent` left in `graph` (subgraphs included), or
-    None."""
-    for eqn in walk_eqns(graph):
-        if eqn.prim == "missing_cotangent":
-            return _no_derivative_message(eqn.params)
-    return None
 
 
 def scipy_function(name: str):
