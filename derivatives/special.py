@@ -80,7 +80,7 @@ def _series(coefficients: tuple[float, ...], z: float) -> float:
 
 def digamma_scalar(x: float) -> float:
     if math.isnan(x) or (x <= 0.0 and (math.isinf(x) or x == math.floor(x))):
-        return -math.inf if x == 0.0 else math.nan
+        return -math.copysign(math.inf, x) if x == 0.0 else math.nan  # scipy's psi(-0.0) = inf
     shift = 0.0
     if x < 0.0:  # psi(x) = psi(1 - x) - pi cot(pi x), with x reduced exactly mod 1
         shift = -math.pi / math.tan(math.pi * (x - math.floor(x)))

@@ -60,7 +60,7 @@ def test_digamma_to_1e_13_everywhere_and_nan_at_the_poles(backend):
     compiled = compiler.jit(_digamma, backend=backend)(x)
     expected = sc.digamma(x)
     np.testing.assert_allclose(compiled, expected, rtol=1e-13, atol=2e-14)
-    poles = np.array([0.0, -1.0, -2.0, -1e20, -np.inf, np.nan, np.inf])
+    poles = np.array([0.0, -0.0, -1.0, -2.0, -1e20, -np.inf, np.nan, np.inf])
     np.testing.assert_array_equal(compiler.jit(_digamma, backend=backend)(poles),
                                   sc.digamma(poles))
 

@@ -2,20 +2,20 @@
 entries like the rules of `ops.py` (`elements.py`).
 
 Contract: every function is computed in double, a float32 operand widened and the result
-rounded (scipy's float32 loops of these functions do the same), except `sigmoid`,
-1 / (1 + exp(-x)) in the operand's type (scipy's float32 expit is), with `ops.py`'s exp (so
-arrays get the vectorisable one). `erf`, `erfc` call the C
-library's, `gammaln` its `lgamma` (+inf at the poles, as scipy's); `digamma`, `trigamma`,
-`erfinv`, `erfcinv` call internal functions `__adlite_<name>_f64` emitted once per module,
-running the algorithms of `adlite.derivatives.special` with its constants: for the polygammas
-reflection for x < 0, the recurrence up to `ASYMPTOTIC_FROM`, the asymptotic series, NaN at
-the poles (digamma(0) = -inf, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley
-steps on erf (`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`)
-from the series / asymptotic start, each branch run only where taken, scipy's values at and
-outside the ends. `polygamma` of order n calls `__adlite_polygamma<n>_f64`, the recurrence
-and series of `adlite.derivatives.special_functions.polygamma_scalar` (the result is double:
-its operand is, see `primitives/special.py`). The helper names start with `__adlite_`, which
-no symbol of a compiled function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
+rounded (scipy's float32 loops of these functions do the same), except `sigmoid`, 1 / (1 +
+exp(-x)) in the operand's type (scipy's float32 expit is), with `ops.py`'s exp (so arrays get
+the vectorisable one). `erf`, `erfc` call the C library's, `gammaln` its `lgamma` (+inf at the
+poles, as scipy's); `digamma`, `trigamma`, `erfinv`, `erfcinv` call internal functions
+`__adlite_<name>_f64` emitted once per module, running the algorithms of
+`adlite.derivatives.special` with its constants: for the polygammas reflection for x < 0, the
+recurrence up to `ASYMPTOTIC_FROM`, the asymptotic series, NaN at the poles (digamma(+-0) =
+-+inf as scipy's, trigamma(0) = +inf); for the inverses `HALLEY_STEPS` Halley steps on erf
+(`__adlite_erfinv_central_f64`, |x| <= 1/2) or erfc (`__adlite_erfcinv_tail_f64`) from the
+series / asymptotic start, each branch run only where taken, scipy's values at and outside the
+ends. `polygamma` of order n calls `__adlite_polygamma<n>_f64`, the recurrence and series of
+`adlite.derivatives.special_functions.polygamma_scalar` (the result is double: its operand is,
+see `primitives/special.py`). The helper names start with `__adlite_`, which no symbol of a
+compiled function (`__adlite_<hex digest>_<name>`, `adlite_<name>`) can equal.
 scipy's C functions (`iv`, `gammainc`, ...) are lowered by `scipy_capi`, merged here.
 """
 
@@ -100,7 +100,8 @@ def _polygamma_function(module: ir.Module, order: int) -> ir.Function:
         value = b.fsub(b.fsub(call("llvm.log.f64", y), b.fdiv(_float(0.5), y)),
                        _series(b, DIGAMMA_SERIES, z))
         value = b.fadd(value, shift)
-        at_pole = b.select(b.fcmp_ordered("==", x, _float(0.0)), _float(-math.inf),
+        at_pole = b.select(b.fcmp_ordered("==", x, _float(0.0)),  # -inf at +0, +inf at -0
+                           call("llvm.copysign.f64", _float(math.inf), b.fneg(x)),
                            _float(math.nan))
     else:
         s = call("sin", angle)
