@@ -17,8 +17,9 @@ through `gammaln` run). Orders, `a` of gammainc/gammaincc, `a`, `b` of betainc a
 polygamma are not differentiated: a Tensor there that requires grad
 raises NotImplementedError when the function is called (never a silent zero).
 `scipy_function(name, node_name, partials, fixed)` registers more such primitives
-(`scipy_stats`' `stdtr`). `scipy_ufunc(ufunc)` is the tape function of a scipy.special ufunc a program called on a
-Tensor (for `numpy_protocol`), these and `special`'s; `NUMPY_UFUNCS` numpy's three.
+(`scipy_stats`' `stdtr`). `scipy_ufunc(ufunc)` is the tape function of a scipy.special ufunc
+a program called on a Tensor (for `numpy_protocol`), these and `special`'s; `NUMPY_UFUNCS`
+numpy's three.
 scipy is optional: it is imported when one of its functions is first computed (a program
 that calls them has imported it already); only ufuncs of a `scipy.special` the program has
 imported are recognised.
