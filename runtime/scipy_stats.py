@@ -162,7 +162,7 @@ def t_cdf(x: Any, df: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
     valid = (df.data > 0) & (scale.data > 0)
     z = _standardized(x, loc, scale, valid)
     never = np.zeros(z.shape, bool)
-    return _cdf(stdtr(F.constant(np.where(valid, df.data, 1.0)), z), valid, never, never)
+    return _cdf(stdtr(_safe(df, valid, 1.0), z), valid, never, never)
 
 
 @_quiet
@@ -172,8 +172,7 @@ def gamma_cdf(x: Any, a: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
     valid = (a.data > 0) & (scale.data > 0)
     y = _standardized(x, loc, scale, valid)
     below = y.data < 0
-    value = special_ufuncs.gammainc(F.constant(np.where(valid, a.data, 1.0)),
-                                    _safe(y, ~below, 1.0))
+    value = special_ufuncs.gammainc(_safe(a, valid, 1.0), _safe(y, ~below, 1.0))
     return _cdf(value, valid, below, np.zeros(y.shape, bool))
 
 
@@ -184,8 +183,7 @@ def beta_cdf(x: Any, a: Any, b: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
     valid = (a.data > 0) & (b.data > 0) & (scale.data > 0)
     y = _standardized(x, loc, scale, valid)
     below, above = y.data < 0, y.data > 1
-    value = special_ufuncs.betainc(F.constant(np.where(valid, a.data, 1.0)),
-                                   F.constant(np.where(valid, b.data, 1.0)),
+    value = special_ufuncs.betainc(_safe(a, valid, 1.0), _safe(b, valid, 1.0),
                                    _safe(y, ~(below | above), 0.5))
     return _cdf(value, valid, below, above)
 
