@@ -21,6 +21,9 @@ Two properties:
     8  numpy_protocol   numpy's protocols: `np.*` on tensors dispatched to layers 4 and 7
     9  autograd, custom, gradcheck, optim, dot   backpropagation's function forms, custom
                      functions, gradient checks, optimizers, graph drawing
+       transforms    grad / elementwise_grad / jacobian of functions (autograd's)
+       scipy         the subpackage mirroring scipy's API (imports scipy; `__init__` does
+                     not import it)
    10  __init__      the API; imports the modules that register primitives, and binds
   Within one layer imports are free but acyclic.
 """
@@ -48,7 +51,8 @@ LAYERS = {
     "numpy_functions": 7,
     "sorting": 7,
     "numpy_protocol": 8,
-    "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9,
+    "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9, "transforms": 9,
+    "scipy": 9,
     "__init__": 10,
 }
 

@@ -104,9 +104,13 @@ def test_float32_stays_float32():
     np.testing.assert_array_equal(out.data, sc.i0(x))
 
 
-@pytest.mark.parametrize("call", [lambda v, x: sc.iv(v, x), lambda v, x: sc.gammainc(v, x),
-                                  lambda v, x: sc.betainc(v, 2.0, x)])
-def test_an_order_that_requires_grad_is_refused(call):
+REFUSED = {"iv": lambda v, x: sc.iv(v, x), "gammainc": lambda v, x: sc.gammainc(v, x),
+           "betainc": lambda v, x: sc.betainc(v, 2.0, x)}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_an_order_that_requires_grad_is_refused(name):
+    call = REFUSED[name]
     with pytest.raises(NotImplementedError, match="with respect to its argument 0"):
         call(tensor(1.5, requires_grad=True), tensor(0.5, requires_grad=True))
 
