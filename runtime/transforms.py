@@ -1,11 +1,12 @@
 """Function transformations on the tape, with HIPS autograd's signatures: `grad`,
-`elementwise_grad`, `jacobian`.
+`value_and_grad`, `elementwise_grad`, `jacobian`.
 
 Contract: `grad(fun, argnum=0)` returns the function of `fun`'s arguments giving the gradient
 of `fun`'s one-element result with respect to argument `argnum` (an int, or a tuple of them:
-a tuple of gradients); `elementwise_grad` gives that of the sum of the result (the
-vector-Jacobian product with ones); `jacobian` gives the array of shape `out.shape +
-arg.shape` (one backward sweep per element of the result). The differentiated argument may be
+a tuple of gradients); `value_and_grad` gives `(result, gradient)`; `elementwise_grad` gives
+the gradient of the sum of the result (the vector-Jacobian product with ones); `jacobian`
+gives the array of shape `out.shape + arg.shape` (one backward sweep per element of the
+result). The differentiated argument may be
 a number, an array, a Tensor, or a list, tuple or dict of them (`jacobian`: a number, array
 or Tensor); each gradient is a Tensor of its argument's shape, in the same containers, zeros
 where the result does not depend on it.
@@ -62,9 +63,10 @@ def _node(x: Any) -> Tensor:
 
 
 def _differentiate(fun: Callable[..., Any], argnum: ArgNum, args: tuple, kwargs: dict,
-                   sweep: Callable[[Any, list[Tensor], bool], list[Any]]) -> Any:
+                   sweep: Callable[[Any, list[Tensor], bool], list[Any]]) -> tuple[Any, Any]:
     """Run `fun` with the arguments `argnum` as nodes of their own, then `sweep(out, nodes,
-    create_graph)`: one gradient per node, rebuilt into the arguments' containers."""
+    create_graph)`: `fun`'s result and one gradient per node, rebuilt into the arguments'
+    containers."""
     positions = (argnum,) if isinstance(argnum, int) else tuple(argnum)
     create_graph = is_grad_enabled()
     args = list(args)
@@ -77,7 +79,7 @@ def _differentiate(fun: Callable[..., Any], argnum: ArgNum, args: tuple, kwargs:
         flat = [t for i in positions for t in nodes[i]]
         found = sweep(out, flat, create_graph)
     grads = [_rebuild(args[i], [found.pop(0) for _ in nodes[i]]) for i in positions]
-    return grads[0] if isinstance(argnum, int) else tuple(grads)
+    return out, grads[0] if isinstance(argnum, int) else tuple(grads)
 
 
 def _vjp(out: Any, nodes: list[Tensor], cotangent: Any, create_graph: bool) -> list[Tensor]:
@@ -112,10 +114,18 @@ def grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
         12.0
     """
     def gradient(*args: Any, **kwargs: Any) -> Any:
+        return value_and_grad(fun, argnum)(*args, **kwargs)[1]
+
+    return gradient
+
+
+def value_and_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """`fun`'s one-element result and its gradient with respect to argument `argnum`."""
+    def both(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         return _differentiate(fun, argnum, args, kwargs,
                               lambda out, nodes, cg: _vjp(out, nodes, _one(out), cg))
 
-    return gradient
+    return both
 
 
 def elementwise_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
@@ -124,7 +134,7 @@ def elementwise_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..
     def gradient(*args: Any, **kwargs: Any) -> Any:
         return _differentiate(
             fun, argnum, args, kwargs, lambda out, nodes, cg: _vjp(
-                out, nodes, np.ones(np.shape(getattr(out, "data", out)), _dtype(out)), cg))
+                out, nodes, np.ones(np.shape(getattr(out, "data", out)), _dtype(out)), cg))[1]
 
     return gradient
 
@@ -147,6 +157,6 @@ def jacobian(fun: Callable[..., Any], argnum: int = 0) -> Callable[..., Any]:
     def jac(*args: Any, **kwargs: Any) -> Any:
         if len(_leaves(args[argnum])) != 1:
             raise TypeError("jacobian on the tape differentiates one number, array or Tensor")
-        return _differentiate(fun, argnum, args, kwargs, sweep)
+        return _differentiate(fun, argnum, args, kwargs, sweep)[1]
 
     return jac

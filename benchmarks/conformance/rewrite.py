@@ -18,7 +18,8 @@ the user's intent is numpy's and scipy's functions. `Rewriter.to_numpy(value)` g
 
 `Rewriter(tests, tape=True)` rewrites for the eager tape, as a tape user writes the program:
 autograd's scipy becomes `adlite.runtime.scipy` where that has the module or object (scipy's
-otherwise), and autograd's `grad`, `elementwise_grad`, `jacobian` (and the shim's) those of
+otherwise), and autograd's `grad`, `value_and_grad`, `elementwise_grad`, `jacobian` (and the
+shim's) those of
 `adlite.runtime.transforms`, which differentiate Tensors, and autograd's `isinstance`
 `tape_isinstance` (a Tensor is what its array is); numpy stays numpy (Tensors dispatch).
 
@@ -49,7 +50,7 @@ from adlite.runtime import Tensor, transforms
 
 MODULE_ALIASES = {"autograd.scipy.misc": "scipy.special"}
 BUILTIN_NAMES = ("tuple", "list", "dict", "isinstance", "type")
-TAPE_TRANSFORMS = ("elementwise_grad", "jacobian")
+TAPE_TRANSFORMS = ("value_and_grad", "elementwise_grad", "jacobian")
 
 
 def real_module(name: str, tape: bool = False) -> Any:

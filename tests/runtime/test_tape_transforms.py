@@ -1,8 +1,8 @@
 """Function transformations on the tape (runtime/transforms.py), autograd's `grad`,
-`elementwise_grad` and `jacobian`: against central differences, for numbers, arrays and
-containers, several arguments, nested to third order, inside a function run on Tensors that
-require grad (an outer backward differentiates through), and counting only the paths through
-the argument (a closure over the same tensor is a constant to it, as in autograd).
+`value_and_grad`, `elementwise_grad` and `jacobian`: against central differences, for
+numbers, arrays and containers, several arguments, nested to third order, inside a function
+run on Tensors that require grad (an outer backward differentiates through), and counting only
+the paths through the argument (a closure over the same tensor is a constant to it, as in autograd).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from adlite.runtime import tensor
-from adlite.runtime.transforms import elementwise_grad, grad, jacobian
+from adlite.runtime.transforms import elementwise_grad, grad, jacobian, value_and_grad
 
 from ..support.gradients import central_differences
 
@@ -57,6 +57,11 @@ def test_grad_needs_one_element_and_gives_zeros_for_an_unused_argument():
     with pytest.raises(TypeError, match="one-element"):
         grad(lambda x: x * 2.0)(np.ones(2))
     assert np.all(grad(lambda x, y: np.sum(y), 0)(np.ones(2), np.ones(3)).data == 0.0)
+
+
+def test_value_and_grad():
+    value, gradient = value_and_grad(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
+    assert value.item() == 9.0 and np.all(gradient.data == [3.0, 12.0])
 
 
 def test_elementwise_grad_and_jacobian():
