@@ -339,13 +339,11 @@ def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect"
         raise TypeError("np.partition(order=...) is for structured arrays, not tensors")
     if axis is None:
         a, axis = _flat(a), 0
-    want = np.partition(a.data, kth, axis=axis, kind=kind)
-    taken = np.take_along_axis(a.data, np.argpartition(a.data, kth, axis=axis, kind=kind),
-                               axis=axis)
-    if not np.array_equal(want, taken, equal_nan=True):
+    index = np.argpartition(a.data, kth, axis=axis, kind=kind)
+    if not np.array_equal(np.partition(a.data, kth, axis=axis, kind=kind),
+                          np.take_along_axis(a.data, index, axis=axis), equal_nan=True):
         raise NotImplementedError("np.partition on a tensor: numpy arranged equal values "
                                   "differently from np.argpartition; sort the tensor instead")
-    index = np.argpartition(a.data, kth, axis=axis, kind=kind)
     return F.index(a, _along(index, axis))
 
 

@@ -144,7 +144,7 @@ betainc = scipy_function(
 
 NUMPY_UFUNCS = {np.arccosh: arccosh, np.arcsinh: arcsinh, np.arctanh: arctanh}
 _SPECIAL = {"erf": special.erf, "erfc": special.erfc, "gammaln": special.gammaln,
-            "digamma": special.digamma, "psi": special.digamma, "ndtr": special.ndtr,
+            "psi": special.digamma, "ndtr": special.ndtr,
             "log_ndtr": special.log_ndtr, "expit": F.sigmoid, "logit": special.logit,
             "xlogy": special.xlogy, "erfinv": special.erfinv, "erfcinv": special.erfcinv,
             "ndtri": special.ndtri, "iv": iv, "ive": ive, "jv": jv, "yv": yv, "yn": yn,
