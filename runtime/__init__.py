@@ -12,7 +12,7 @@ the modules that lower ones run: those of `Tensor`'s operators and methods
 (`functional.bind_vocabulary`). Python runs it before any module of the package is used.
 """
 
-from . import (  # noqa: F401  (convolution, decompositions, linalg, primitives, special register)
+from . import (  # noqa: F401  (the modules that register primitives)
     autograd,
     convolution,
     decompositions,
@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (convolution, decompositions, linalg, primitives,
     primitives,
     sorting,
     special,
+    special_ufuncs,
     vocabulary,
 )
 from . import tensor as _tensor

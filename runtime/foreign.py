@@ -12,7 +12,8 @@ grad, `frame` being the Python frame that converts it (C code such as `np.array`
 frame is its caller's). The frames of numpy and scipy (`LIBRARIES`) are walked outwards to
 the first other one, the caller's: the outermost library frame is the function the caller
 called, named as the caller wrote it (`scipy.stats.norm.cdf`, `np.r_[...]`), with the
-tape's equivalent where there is one. A RuntimeError starting with PyTorch's message, except
+tape's equivalent where there is one (`ON_THE_TAPE`: those of `adlite.runtime.scipy`, the same
+call there). A `ConversionError` (a RuntimeError: PyTorch's type and message), except
 for `scipy.integrate.odeint` (`FOREIGN`), which integrates in compiled code whatever `func`
 returns: a TypeError saying to write the integration as steps.
 """
@@ -30,21 +31,26 @@ FOREIGN = {("scipy.integrate._odepack_py", "odeint"): "scipy.integrate.odeint"}
 _PUBLIC = {("numpy.lib._index_tricks_impl", "AxisConcatenator.__getitem__"):
            "np.r_[...] / np.c_[...]"}
 
-_NORM = "adlite.runtime.special.norm_{}(x, loc, scale)"
+# the scipy functions `adlite.runtime.scipy` has (scipy's name there, scipy's arguments)
+ON_THE_TAPE = (
+    "special.logsumexp", "special.multigammaln", "special.polygamma", "signal.convolve",
+    "linalg.solve_triangular", "linalg.cholesky", "linalg.cho_factor", "linalg.cho_solve",
+    *(f"stats.{d}.{m}" for d, methods in [
+        ("norm", "pdf logpdf cdf logcdf sf logsf ppf isf entropy"),
+        ("t", "pdf logpdf cdf logcdf sf logsf"), ("chi2", "pdf logpdf cdf logcdf"),
+        ("gamma", "pdf logpdf cdf logcdf"), ("beta", "pdf logpdf cdf logcdf"),
+        ("poisson", "pmf logpmf cdf logcdf"), ("dirichlet", "pdf logpdf"),
+        ("multivariate_normal", "pdf logpdf entropy")] for m in methods.split()))
 EQUIVALENTS = {
     "np.r_[...] / np.c_[...]": "np.concatenate / np.hstack (np.r_) or np.column_stack (np.c_)",
-    "scipy.special.logsumexp": "adlite.runtime.logsumexp(a, axis, b, keepdims, return_sign) "
-                               "(scipy's arguments)",
-    "scipy.signal.convolve": "np.convolve (1-D operands)",
-    **{f"scipy.stats.norm.{m}": _NORM.format(m)
-       for m in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")},
-    **{f"scipy.stats.{d}.{m}": f"adlite.runtime.scipy_stats.{d}_{m}({args})"
-       for d, m, args in [("t", "logpdf", "x, df, loc, scale"),
-                          ("gamma", "logpdf", "x, a, loc, scale"),
-                          ("beta", "logpdf", "x, a, b, loc, scale"),
-                          ("poisson", "logpmf", "k, mu, loc"),
-                          ("dirichlet", "logpdf", "x, alpha")]},
+    **{f"scipy.{name}": f"adlite.runtime.scipy.{name} (scipy's arguments; `from "
+       f"adlite.runtime.scipy import {name.partition('.')[0]}`)" for name in ON_THE_TAPE},
 }
+
+
+class ConversionError(RuntimeError):
+    """Converting a Tensor that requires grad to a numpy array (PyTorch's RuntimeError)."""
+
 
 NUMPY_CONVERSION = ("np.array / np.asarray (of it or of a list holding it) or a write into a "
                     "numpy array")
@@ -67,7 +73,7 @@ def conversion_error(frame: FrameType | None) -> Exception:
         instead = EQUIVALENTS.get(what, "numpy functions and operators on the tensor, which "
                                   "the tape records")
     where = "" if caller is None else f" at {caller.f_code.co_filename}:{caller.f_lineno}"
-    return RuntimeError(
+    return ConversionError(
         f"Can't call numpy() on Tensor that requires grad: {what}{where} converts it to a "
         "numpy array, which cannot carry its gradient (PyTorch raises here too). On the "
         f"tape, use {instead}; "

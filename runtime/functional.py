@@ -967,6 +967,7 @@ def logsumexp(x, axis: Axis = None, b=None, keepdims: bool = False, return_sign:
     """
     x = constant(x)
     if b is None and not return_sign:
+        x = reshape(x, (1,)) if x.ndim == 0 else x  # scipy's: at least one-dimensional
         return composites.logsumexp(_OPS, x, normalize_axis(axis, x.ndim), bool(keepdims))
     b = constant(1.0 if b is None else b)
     shape = np.broadcast_shapes(x.shape, b.shape) or (1,)

@@ -1,5 +1,5 @@
 """numpy array functions on Tensors built from `adlite.derivatives.array_composites` (the same
-composites the compiler emits), for `numpy_protocol`'s tables.
+composites the compiler emits) and the tape's functions, for `numpy_protocol`'s tables.
 
 Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.roll`,
 `np.cross`, `np.cumsum`, `np.cumprod`, `np.tile`, `np.repeat`, `np.einsum`, `np.kron`,
@@ -9,10 +9,18 @@ Contract: `FUNCTIONS` maps `np.diag`, `np.diagonal`, `np.trace`, `np.diff`, `np.
 `np.meshgrid`, `np.pad` (mode 'constant'), `np.linspace` (of numbers), `np.round` (not
 differentiated), `np.select` (numpy's checks, dtype and shape; a chain of wheres),
 `np.piecewise` (numpy's algorithm: each function called on `x[cond]`, its values written into
-zeros at `cond`, so only the elements a piece took carry its gradient) to tensor
+zeros at `cond`, so only the elements a piece took carry its gradient), `np.inner`,
+`np.rollaxis`, `np.partition` (numpy's values, refused where `np.argpartition` would arrange
+ties otherwise), `np.hsplit` / `vsplit` / `dsplit`, `np.append`, `np.fft.fftshift` /
+`ifftshift`, `np.rot90`, `np.nan_to_num` (the gradient through the finite elements),
+`np.gradient` (uniform spacings given as numbers) and, for real tensors, `np.real` (the
+tensor), `np.imag` and `np.angle` (constants), `np.real_if_close` to tensor
 functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
-and `dtype=` are not accepted); `UFUNCS` maps `np.radians` / `np.deg2rad` / `np.degrees` /
-`np.rad2deg`. Results are recorded tensors (differentiable to any order).
+and `dtype=` are not accepted); the tests `np.iscomplex`, `np.isreal`, `np.iscomplexobj`,
+`np.isrealobj`, `np.allclose`, `np.isclose`, `np.array_equal` and `np.result_type` run
+numpy's on the arrays (no gradient). `UFUNCS` maps `np.radians` / `np.deg2rad` /
+`np.degrees` / `np.rad2deg` and `np.conjugate` (a copy, for real tensors). Results are
+recorded tensors (differentiable to any order).
 """
 
 from __future__ import annotations
@@ -299,6 +307,194 @@ def _piece_conditions(x: Any, condlist: Any, count: int) -> np.ndarray:
     return conds
 
 
+def inner(a: Any, b: Any) -> Any:
+    """np.inner: the sum over the last axes (a product when one is a number)."""
+    a, b = F.constant(a), F.constant(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return F.multiply(a, b)
+    return ac.tensordot(O, a, b, a.shape, b.shape, ([a.ndim - 1], [b.ndim - 1]))
+
+
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+    """np.rollaxis (numpy's reading of `start`)."""
+    a = F.constant(a)
+    n = a.ndim
+    axis = _axis(axis, n)
+    start = start + n if start < 0 else start
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} "
+                                      "was passed in")
+    start = start - 1 if axis < start else start
+    axes = [i for i in range(n) if i != axis]
+    axes.insert(start, axis)
+    return F.transpose(a, tuple(axes))
+
+
+def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
+              order: Any = None) -> Any:
+    """np.partition: numpy's values; each element's gradient goes to the element it is
+    (`np.argpartition`'s arrangement, checked equal to numpy's)."""
+    a = F.constant(a)
+    if order is not None:
+        raise TypeError("np.partition(order=...) is for structured arrays, not tensors")
+    if axis is None:
+        a, axis = _flat(a), 0
+    index = np.argpartition(a.data, kth, axis=axis, kind=kind)
+    if not np.array_equal(np.partition(a.data, kth, axis=axis, kind=kind),
+                          np.take_along_axis(a.data, index, axis=axis), equal_nan=True):
+        raise NotImplementedError("np.partition on a tensor: numpy arranged equal values "
+                                  "differently from np.argpartition; sort the tensor instead")
+    return F.index(a, _along(index, axis))
+
+
+def _along(index: np.ndarray, axis: int) -> tuple:
+    """The fancy index taking `index` along `axis` (np.take_along_axis's)."""
+    axis = _axis(axis, index.ndim)
+    grids = np.ogrid[tuple(slice(n) for n in index.shape)]
+    return tuple(index if i == axis else grids[i] for i in range(index.ndim))
+
+
+def _real(x: Any) -> Any:
+    x = F.constant(x)
+    if np.iscomplexobj(x.data):
+        raise TypeError("complex tensors are not supported")
+    return x
+
+
+def real(val: Any) -> Any:
+    """np.real of a real tensor: the tensor itself (numpy's is a view of the same array)."""
+    return _real(val)
+
+
+def imag(val: Any) -> Any:
+    """np.imag of a real tensor: zeros (no gradient)."""
+    return F.constant(np.zeros_like(_real(val).data))
+
+
+def angle(z: Any, deg: bool = False) -> Any:
+    """np.angle of a real tensor: 0 or pi (180), a constant."""
+    return F.constant(np.angle(_real(z).data, deg))
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    return _real(a)
+
+
+def _constant(fn):
+    """numpy's `fn` of the arrays: a value without gradient (tests, dtypes)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fn(*(a.data if isinstance(a, Tensor) else a for a in args), **kwargs)
+
+    return call
+
+
+def _named_split(axis_of, least: int):
+    """np.hsplit / vsplit / dsplit: `np.split` along `axis_of(ndim)`, for at least `least`
+    dimensions."""
+
+    def call(ary: Any, indices_or_sections: Any) -> list:
+        ary = F.constant(ary)
+        if ary.ndim < least:
+            raise ValueError(f"{'h' if least == 1 else 'v' if least == 2 else 'd'}split only "
+                             f"works on arrays of {least} or more dimensions")
+        return _split(True)(ary, indices_or_sections, axis_of(ary.ndim))
+
+    return call
+
+
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    arr, values = F.constant(arr), F.constant(values)
+    if axis is None:
+        return F.concatenate([_flat(arr) if arr.ndim else F.reshape(arr, (1,)),
+                              _flat(values) if values.ndim else F.reshape(values, (1,))], 0)
+    return F.concatenate([arr, values], axis)
+
+
+def _shift(sign: int):
+    """np.fft.fftshift (sign 1) / ifftshift (-1): a roll by half of each axis."""
+
+    def call(x: Any, axes: Any = None) -> Any:
+        x = F.constant(x)
+        axes = tuple(range(x.ndim)) if axes is None else (axes,) if isinstance(axes, int) \
+            else tuple(axes)
+        return roll(x, [sign * (x.shape[_axis(ax, x.ndim)] // 2) for ax in axes], axes)
+
+    return call
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:
+    """np.nan_to_num: numpy's values; the gradient flows through the finite elements."""
+    x = F.constant(x)
+    replaced = np.nan_to_num(x.data, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+    return F.where(np.isfinite(x.data), x, replaced)
+
+
+def rot90(m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
+    """np.rot90 (numpy's algorithm: flips and a transposition)."""
+    m = F.constant(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not all(-m.ndim <= ax < m.ndim for ax in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k %= 4
+    if k == 0:
+        return F.clone(m)
+    if k == 2:
+        return flip(flip(m, axes[0]), axes[1])
+    order = list(range(m.ndim))
+    first, second = _axis(axes[0], m.ndim), _axis(axes[1], m.ndim)
+    order[first], order[second] = order[second], order[first]
+    if k == 1:
+        return F.transpose(flip(m, axes[1]), tuple(order))
+    return flip(F.transpose(m, tuple(order)), axes[1])
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """np.gradient with uniform spacings (numbers; coordinate arrays are refused): central
+    differences inside, one-sided ones of order `edge_order` at the ends."""
+    f = F.constant(f)
+    axes = tuple(range(f.ndim)) if axis is None else (axis,) if isinstance(axis, int) \
+        else tuple(axis)
+    axes = tuple(_axis(ax, f.ndim) for ax in axes)
+    spacings = list(varargs) or [1.0]
+    if len(spacings) == 1:
+        spacings *= len(axes)
+    if len(spacings) != len(axes):
+        raise TypeError("invalid number of arguments")
+    if any(np.ndim(_raw(h)) for h in spacings):
+        raise NotImplementedError("np.gradient with coordinate arrays is not supported on "
+                                  "tensors: pass the uniform spacings as numbers")
+    if edge_order not in (1, 2):
+        raise ValueError("'edge_order' greater than 2 not supported")
+    out = [_differences(f, ax, float(_raw(h)), edge_order) for ax, h in
+           zip(axes, spacings, strict=True)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _differences(f: Any, axis: int, h: float, edge_order: int) -> Any:
+    n = f.shape[axis]
+    if n < edge_order + 1:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                         "least (edge_order + 1) elements are required.")
+
+    def part(start: int, stop: int | None) -> Any:
+        return O.slice_along(f, axis, start, n if stop is None else stop)
+
+    inside = (part(2, None) - part(0, n - 2)) / (2.0 * h)
+    if edge_order == 1:
+        first = (part(1, 2) - part(0, 1)) / h
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * part(0, 1) + 2.0 * part(1, 2) - 0.5 * part(2, 3)) / h
+        last = (0.5 * part(n - 3, n - 2) - 2.0 * part(n - 2, n - 1) + 1.5 * part(n - 1, n)) / h
+    return F.concatenate([first, inside, last], axis)
+
+
 def _times(factor: float):
     return lambda x: F.multiply(x, factor)
 
@@ -315,9 +511,19 @@ FUNCTIONS = {
     **({np.row_stack: vstack} if hasattr(np, "row_stack") else {}),
     np.linspace: linspace, np.round: F.round, np.select: select, np.piecewise: piecewise,
     np.kron: kron, np.tensordot: tensordot, np.dot: dot, np.array_split: _split(False),
-    np.split: _split(True),
+    np.split: _split(True), np.inner: inner, np.rollaxis: rollaxis, np.partition: partition,
+    np.real: real, np.imag: imag, np.angle: angle, np.real_if_close: real_if_close,
+    np.iscomplex: _constant(np.iscomplex), np.isreal: _constant(np.isreal),
+    np.iscomplexobj: _constant(np.iscomplexobj), np.isrealobj: _constant(np.isrealobj),
+    np.result_type: _constant(np.result_type), np.allclose: _constant(np.allclose),
+    np.isclose: _constant(np.isclose), np.array_equal: _constant(np.array_equal),
+    np.hsplit: _named_split(lambda ndim: 1 if ndim > 1 else 0, 1),
+    np.vsplit: _named_split(lambda ndim: 0, 2), np.dsplit: _named_split(lambda ndim: 2, 3),
+    np.append: append, np.fft.fftshift: _shift(1), np.fft.ifftshift: _shift(-1),
+    np.nan_to_num: nan_to_num, np.rot90: rot90, np.gradient: gradient,
 }
 UFUNCS = {
+    np.conjugate: F.clone,
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),
     np.degrees: _times(180.0 / math.pi), np.rad2deg: _times(180.0 / math.pi),
 }

@@ -10,7 +10,7 @@ the keywords given;
 of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the tables too;
 `np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
 `np.take_along_axis` those of `sorting`, `np.convolve` that of `convolution`, and
-scipy.special's ufuncs those of `special`.
+scipy.special's ufuncs (and numpy's arccosh, arcsinh, arctanh) those of `special_ufuncs`.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import convolution, decompositions, linalg, numpy_functions, sorting, special
+from . import convolution, decompositions, linalg, numpy_functions, sorting, special_ufuncs
 from . import functional as F
 from .tensor import Tensor
 
@@ -42,7 +42,7 @@ UFUNCS = {
     np.heaviside: F.heaviside, np.logaddexp: F.logaddexp, np.logaddexp2: F.logaddexp2,
     np.hypot: F.hypot, np.log2: F.log2, np.log10: F.log10, np.fmax: F.fmax,
     np.fmin: F.fmin, np.fabs: F.abs, np.floor_divide: F.floor_divide,
-    np.remainder: F.remainder, **numpy_functions.UFUNCS,
+    np.remainder: F.remainder, **numpy_functions.UFUNCS, **special_ufuncs.NUMPY_UFUNCS,
 }
 
 
@@ -105,7 +105,7 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) ->
     if kwargs.get("out") is not None:
         raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) is not supported on adlite "
                         "Tensors: assign the result instead")
-    fn = UFUNCS.get(ufunc) or special.scipy_ufunc(ufunc)
+    fn = UFUNCS.get(ufunc) or special_ufuncs.scipy_ufunc(ufunc)
     if fn is None:
         raise _unsupported(ufunc.__name__, UFUNCS)
     return fn(*inputs)

@@ -3,16 +3,22 @@ on Tensors (scipy's own methods convert their arguments with `np.asarray`: see `
 
 Contract: `t_logpdf(x, df, loc, scale)`, `gamma_logpdf(x, a, loc, scale)`,
 `beta_logpdf(x, a, b, loc, scale)`, `poisson_logpmf(k, mu, loc)` and
-`dirichlet_logpdf(x, alpha)` take scipy's arguments (tensors, arrays or numbers, broadcast
+`dirichlet_logpdf(x, alpha)`, `chi2_logpdf(x, df, loc, scale)` and the distribution functions
+`t_cdf`, `gamma_cdf`, `beta_cdf`, `poisson_cdf`, `chi2_cdf` (the same arguments) take scipy's
+arguments (tensors, arrays or numbers, broadcast
 against each other) and give scipy's values in double: the log-density inside the support,
-`-inf` outside it (`x` out of range, a non-integer or negative count), NaN for invalid
+`-inf` outside it (`x` out of range, a non-integer or negative count; a distribution
+function: 0 below the support, 1 above it), NaN for invalid
 parameters (`df`, `a`, `b`, `scale` not positive; `mu` negative); `dirichlet_logpdf` takes
 `x` with the categories along its first axis (one vector or columns of them; one category
 fewer than `alpha`: the last is 1 minus the others' sum, as scipy) and raises scipy's
 ValueError when `x` does not match `alpha`, is not on the simplex or `alpha` not positive.
 They are composites of the tape's functions (`gammaln`, `xlogy`, `log1p`, `where`), so every
-continuous argument is differentiable; second order needs `trigamma` (the derivative of
-`digamma`), which has no derivative: third derivatives through `gammaln` raise. Elements
+continuous argument of a density is differentiable, to any order; the distribution functions
+are scipy's own (`stdtr`, a primitive here whose derivative in `t` is the density, and
+`special_ufuncs`' `gammainc`, `gammaincc`, `betainc`), differentiable in `x`, `loc`,
+`scale` and the Poisson `mu`, not in the shape parameters (NotImplementedError when one
+requires grad). Elements
 outside the support or with invalid parameters take constants through `where`, whose
 gradient there is 0; `xlogy(0, 0)` is 0 without numpy's warnings, as scipy's.
 """
@@ -27,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
-from . import special
+from . import special, special_ufuncs
 
 _NAN, _NEG_INF = np.float64(math.nan), np.float64(-math.inf)
 
@@ -136,3 +142,69 @@ def dirichlet_logpdf(x: Any, alpha: Any) -> Any:
     weights = F.reshape(alpha, alpha.shape + (1,) * (x.ndim - 1)) - 1.0
     log_norm = F.sum(special.gammaln(alpha)) - special.gammaln(F.sum(alpha))
     return F.sum(special.xlogy(weights, x), axis=0) - log_norm
+
+
+stdtr = special_ufuncs.scipy_function(
+    "stdtr", "StdtrBackward0", lambda df, t, out: (None, F.exp(t_logpdf(t, df))), fixed=(0,))
+
+
+def _cdf(value: Any, valid: np.ndarray, below: np.ndarray, above: np.ndarray) -> Any:
+    """A distribution function: `value` inside the support, 0 below it, 1 above it, NaN for
+    invalid parameters."""
+    inside = F.where(below, np.float64(0.0), F.where(above, np.float64(1.0), value))
+    return F.where(valid, inside, _NAN)
+
+
+@_quiet
+def t_cdf(x: Any, df: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
+    """scipy.stats.t.cdf (`df` is not differentiated)."""
+    x, df, loc, scale = _doubles(x, df, loc, scale)
+    valid = (df.data > 0) & (scale.data > 0)
+    z = _standardized(x, loc, scale, valid)
+    never = np.zeros(z.shape, bool)
+    return _cdf(stdtr(_safe(df, valid, 1.0), z), valid, never, never)
+
+
+@_quiet
+def gamma_cdf(x: Any, a: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
+    """scipy.stats.gamma.cdf (`a` is not differentiated)."""
+    x, a, loc, scale = _doubles(x, a, loc, scale)
+    valid = (a.data > 0) & (scale.data > 0)
+    y = _standardized(x, loc, scale, valid)
+    below = y.data < 0
+    value = special_ufuncs.gammainc(_safe(a, valid, 1.0), _safe(y, ~below, 1.0))
+    return _cdf(value, valid, below, np.zeros(y.shape, bool))
+
+
+@_quiet
+def beta_cdf(x: Any, a: Any, b: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
+    """scipy.stats.beta.cdf (`a` and `b` are not differentiated)."""
+    x, a, b, loc, scale = _doubles(x, a, b, loc, scale)
+    valid = (a.data > 0) & (b.data > 0) & (scale.data > 0)
+    y = _standardized(x, loc, scale, valid)
+    below, above = y.data < 0, y.data > 1
+    value = special_ufuncs.betainc(_safe(a, valid, 1.0), _safe(b, valid, 1.0),
+                                   _safe(y, ~(below | above), 0.5))
+    return _cdf(value, valid, below, above)
+
+
+@_quiet
+def poisson_cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
+    """scipy.stats.poisson.cdf: gammaincc(floor(k - loc) + 1, mu) (`k` is not
+    differentiated)."""
+    k, mu, loc = _doubles(k, mu, loc)
+    count = np.floor(k.data - loc.data)
+    valid, below = mu.data >= 0, count < 0
+    value = special_ufuncs.gammaincc(F.constant(np.where(below, 0.0, count) + 1.0),
+                                     _safe(mu, valid, 1.0))
+    return _cdf(value, valid, below, np.zeros(count.shape, bool))
+
+
+def chi2_logpdf(x: Any, df: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
+    """scipy.stats.chi2.logpdf: the gamma distribution of shape df/2 and scale 2 scale."""
+    return gamma_logpdf(x, F.constant(df) / 2.0, loc, F.constant(scale) * 2.0)
+
+
+def chi2_cdf(x: Any, df: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
+    """scipy.stats.chi2.cdf (`df` is not differentiated)."""
+    return gamma_cdf(x, F.constant(df) / 2.0, loc, F.constant(scale) * 2.0)

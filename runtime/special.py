@@ -1,33 +1,30 @@
 """scipy.special and scipy.stats on the eager tape.
 
 Contract: the tape primitives `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`, `erfcinv` (VJPs
-from the shared formulas of `adlite.derivatives.special`) and `trigamma` (no derivative:
-NotImplementedError), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`,
+from the shared formulas of `adlite.derivatives.special`; digamma's derivative, `trigamma`,
+is `special_ufuncs`'), and the functions `erf`, `erfc`, `gammaln`, `digamma`, `erfinv`,
 `erfcinv`, `ndtri`, `ndtr`, `log_ndtr`, `expit` (the `sigmoid` primitive), `logit`, `xlogy`
 (the shared composites; float32 operands computed in double, the result rounded, as scipy's
 float32 loops), `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`, `norm_sf`, `norm_logsf`,
 `norm_ppf`, `norm_isf` (in double, as scipy.stats), `multivariate_normal_logpdf` /
 `multivariate_normal_pdf` (`special.mvn_logpdf`).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
-`scipy_ufunc` (`numpy_protocol`); scipy is never imported here: only ufuncs of a
-`scipy.special` the program has imported are recognised. The values are those of the
-compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and
-`digamma_scalar`, `trigamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of
-`adlite.derivatives.special`, each in double (a float32 array's result rounded).
+`special_ufuncs.scipy_ufunc` (`numpy_protocol`); scipy is never imported here. The values are
+those of the compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`),
+and `digamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of `adlite.derivatives.special`, each
+in double (a float32 array's result rounded).
 """
 
 from __future__ import annotations
 
 import math
-import sys
-from typing import Any
 
 import numpy as np
 
 from adlite.derivatives import special
 
 from . import functional as F
-from .primitives import RuleContext, _elementwise, primitive
+from .primitives import _elementwise
 from .vocabulary import TENSOR_OPS
 
 
@@ -54,12 +51,6 @@ _elementwise("gammaln", "LgammaBackward0", _each(_gammaln_scalar))
 _elementwise("digamma", "DigammaBackward0", _each(special.digamma_scalar))
 _elementwise("erfinv", "ErfinvBackward0", _each(special.erfinv_scalar))
 _elementwise("erfcinv", "ErfcinvBackward0", _each(special.erfcinv_scalar))
-
-
-@primitive("trigamma", "PolygammaBackward0", _each(special.trigamma_scalar))
-def _trigamma_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
-    raise NotImplementedError("the derivative of trigamma (third derivatives of "
-                              "scipy.special.gammaln) is not supported")
 
 
 def erf(x):
@@ -143,13 +134,3 @@ def multivariate_normal_logpdf(x, mean=None, cov=1.0):
 def multivariate_normal_pdf(x, mean=None, cov=1.0):
     return F.exp(multivariate_normal_logpdf(x, mean, cov))
 
-
-def scipy_ufunc(ufunc: Any):
-    """The tape function of a `scipy.special` ufunc, or None."""
-    sc = sys.modules.get("scipy.special")
-    if sc is None:
-        return None
-    table = {sc.erf: erf, sc.erfc: erfc, sc.gammaln: gammaln, sc.digamma: digamma,
-             sc.ndtr: ndtr, sc.log_ndtr: log_ndtr, sc.expit: F.sigmoid, sc.logit: logit,
-             sc.xlogy: xlogy, sc.erfinv: erfinv, sc.erfcinv: erfcinv, sc.ndtri: ndtri}
-    return table.get(ufunc)

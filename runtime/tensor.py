@@ -62,6 +62,12 @@ LEAF_INPLACE_MESSAGE = (
     "Hint: wrap parameter updates in `with no_grad():`, or clone() the tensor first."
 )
 
+
+
+class LeafInplaceError(RuntimeError):
+    """PyTorch's RuntimeError for an in-place operation on a leaf that requires grad."""
+
+
 NUMBER_CONVERSION_MESSAGE = (
     "a tensor that requires grad was converted to a Python float (float(t), math.exp(t), ...): "
     "the result is a constant and no gradient flows back through it. Use tensor operations "
@@ -476,7 +482,7 @@ class Tensor:
         """Run `fn(self, *args)` out of place, write the result into self, rebase history."""
         recording = is_grad_enabled()
         if recording and self.is_leaf and self.requires_grad:
-            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+            raise LeafInplaceError(LEAF_INPLACE_MESSAGE)
         if recording:
             # the backward rule must see the value *before* the update
             before = Tensor._wrap(self.data.copy())

@@ -13,7 +13,9 @@ Modes (`MODES`), on `case_entry`/`case_scalar` of `rewrite` (the case's function
   number or array): `hessian(case_scalar, wrt=...)` applied to `v`, against autograd's
   reverse-over-reverse Hessian-vector product.
 - `tape`: the entry run by Python on `adlite.runtime` Tensors that require grad, the
-  contraction's `.backward()`, the leaves' `.grad` against the `grad` reference.
+  contraction's `.backward()`, the leaves' `.grad` against the `grad` reference. The entry
+  calls the case's function rewritten for the tape (`Rewriter(tape=True)`: autograd's scipy
+  as `adlite.runtime.scipy`, its `grad` as `adlite.runtime.transforms.grad`).
 
 A mode passes when it agrees with autograd (relative to the reference's largest magnitude,
 `RTOL`), or, where autograd fails or disagrees, with central differences of the numpy
@@ -153,7 +155,7 @@ class Checker:
     """The references of one case, computed when first needed."""
 
     def __init__(self, case: Case, tests: Path, entries: Path, number: int) -> None:
-        self.case = case
+        self.case, self.tests, self.entries, self.number = case, tests, entries, number
         self.xs = tuple(case.args[i] for i in case.argnums)
         self.fun = Rewriter(tests).to_numpy(case.fun)
         rng = np.random.default_rng(number)
@@ -352,9 +354,11 @@ class Checker:
         from adlite.runtime import NumberConversionWarning, Tensor
         tensors = tuple(tree_map(lambda a: Tensor(np.asarray(a, dtype=float),
                                                   requires_grad=True), x) for x in self.xs)
+        entry = write_entry(self.case, Rewriter(self.tests, tape=True).to_numpy(self.case.fun),
+                            self.entries / "tape", self.number, self.output, self.u)["case_entry"]
         with warnings.catch_warnings(), captured_stdout():
             warnings.simplefilter("error", NumberConversionWarning)
-            out = self.entry(*tensors)
+            out = entry(*tensors)
             total = None
             for leaf, u in zip(_tree_leaves(out), self.u, strict=True):
                 if isinstance(leaf, Tensor):

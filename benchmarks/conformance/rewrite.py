@@ -9,12 +9,19 @@ the user's intent is numpy's and scipy's functions. `Rewriter.to_numpy(value)` g
 - for a function of those modules (`autograd.numpy.sin`), the real function of that name; for
   autograd's `tuple`, `list`, `dict`, `isinstance`, `type`, Python's builtins; for autograd's
   `grad` (and collect's shim of it), `adlite.compiler.grad` (a gradient taken inside the
-  function: compiled code composes it; on the tape it is a refusal or a crash);
+  function: compiled code composes it);
 - for a Python function defined in the tests folder, a copy with the same code whose globals
   are a copy of its module's globals with every value rewritten this way (one copy per
   module, shared by its functions), and whose closure cells and defaults are rewritten too;
   a `functools.partial` of such functions likewise;
 - anything else unchanged (the original function is never modified).
+
+`Rewriter(tests, tape=True)` rewrites for the eager tape, as a tape user writes the program:
+autograd's scipy becomes `adlite.runtime.scipy` where that has the module or object (scipy's
+otherwise), and autograd's `grad`, `value_and_grad`, `elementwise_grad`, `jacobian` (and the
+shim's) those of
+`adlite.runtime.transforms`, which differentiate Tensors, and autograd's `isinstance`
+`tape_isinstance` (a Tensor is what its array is); numpy stays numpy (Tensors dispatch).
 
 `write_entry(case, fun, folder, number, output)` writes `case_entry(x0, ...)`, calling `fun`
 with the case's differentiated arguments as parameters and its other arguments and keywords
@@ -39,18 +46,29 @@ from typing import Any
 import numpy as np
 
 from adlite.compiler import grad as adlite_grad
+from adlite.runtime import Tensor, transforms
 
 MODULE_ALIASES = {"autograd.scipy.misc": "scipy.special"}
 BUILTIN_NAMES = ("tuple", "list", "dict", "isinstance", "type")
+TAPE_TRANSFORMS = ("value_and_grad", "elementwise_grad", "jacobian")
 
 
-def real_module(name: str) -> Any:
-    """The numpy/scipy module (or object) an `autograd.*` module stands for, or None."""
+def real_module(name: str, tape: bool = False) -> Any:
+    """The numpy/scipy module (or object) an `autograd.*` module stands for, or None; with
+    `tape`, scipy's as a tape user writes it: `adlite.runtime.scipy`'s where it has one."""
     if name in MODULE_ALIASES:
-        return importlib.import_module(MODULE_ALIASES[name])
-    if not name.startswith(("autograd.numpy", "autograd.scipy")):
+        target = MODULE_ALIASES[name]
+    elif name.startswith(("autograd.numpy", "autograd.scipy")):
+        target = name.removeprefix("autograd.")
+    else:
         return None
-    target = name.removeprefix("autograd.")
+    ours = _imported(f"adlite.runtime.{target}") if tape and target.startswith("scipy") \
+        else None
+    return ours if ours is not None else _imported(target)
+
+
+def _imported(target: str) -> Any:
+    """The module `target`, or the attribute its last part names of its parent, or None."""
     try:
         return importlib.import_module(target)
     except ImportError:
@@ -62,14 +80,16 @@ def real_module(name: str) -> Any:
 
 
 class Rewriter:
-    """Rewrites values of autograd's test modules (in `tests`) into numpy/scipy programs."""
+    """Rewrites values of autograd's test modules (in `tests`) into numpy/scipy programs (for
+    the tape with `tape`: see the module)."""
 
-    def __init__(self, tests: Path) -> None:
+    def __init__(self, tests: Path, tape: bool = False) -> None:
         self.tests = str(tests.resolve())
         self.modules: dict[int, Any] = {}
         self.objects: dict[int, Any] = {}
+        self.grad = transforms.grad if tape else adlite_grad
         for name, module in sorted(sys.modules.items()):
-            real = real_module(name) if module is not None else None
+            real = real_module(name, tape) if module is not None else None
             if real is None:
                 continue
             self.modules[id(module)] = real
@@ -80,10 +100,15 @@ class Rewriter:
         autograd = sys.modules.get("autograd")
         for name in BUILTIN_NAMES:
             if autograd is not None and hasattr(autograd, name):
-                self.objects[id(getattr(autograd, name))] = getattr(builtins, name)
+                self.objects[id(getattr(autograd, name))] = \
+                    tape_isinstance if tape and name == "isinstance" else getattr(builtins, name)
         differential_operators = sys.modules.get("autograd.differential_operators")
         if differential_operators is not None:
-            self.objects[id(differential_operators.grad)] = adlite_grad
+            self.objects[id(differential_operators.grad)] = self.grad
+            if tape:
+                for name in TAPE_TRANSFORMS:
+                    self.objects[id(getattr(differential_operators, name))] = \
+                        getattr(transforms, name)
         self.memo: dict[int, Any] = {}
 
     def is_test_code(self, fn: types.FunctionType) -> bool:
@@ -97,10 +122,10 @@ class Rewriter:
         if isinstance(value, types.FunctionType) and self.is_test_code(value):
             return self.function(value)
         if getattr(value, "stands_for", None) == "grad":  # collect's recording shim
-            return adlite_grad
+            return self.grad
         if isinstance(getattr(value, "grad_of", None), tuple):  # a gradient the shim made
             fun, argnum = value.grad_of
-            return adlite_grad(self.to_numpy(fun), argnum)
+            return self.grad(self.to_numpy(fun), argnum)
         if isinstance(value, functools.partial):
             return functools.partial(self.to_numpy(value.func),
                                      *[self.to_numpy(a) for a in value.args],
@@ -133,6 +158,15 @@ class Rewriter:
         copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
         copy.__dict__.update(fn.__dict__)
         return copy
+
+
+def tape_isinstance(obj: Any, classinfo: Any) -> bool:
+    """autograd's `isinstance` on the tape: a Tensor is an instance of what its array (or, for
+    one of no dimensions, its number) is, as autograd's boxes are of what they hold."""
+    if isinstance(obj, Tensor):
+        return isinstance(obj.data, classinfo) or \
+            obj.ndim == 0 and isinstance(obj.data[()], classinfo)
+    return isinstance(obj, classinfo)
 
 
 def _filled(cell: types.CellType) -> bool:

@@ -16,11 +16,14 @@ Two properties:
     5  vocabulary    the shared derivative formulas' vocabulary on tensors
     6  primitives    every primitive's rules, registered in that table
     7  decompositions, linalg, special, convolution   more primitives and the functions built
-       scipy_stats                                   on them
+       scipy_stats, special_ufuncs                   on them
        numpy_functions, sorting          numpy's array functions on tensors
     8  numpy_protocol   numpy's protocols: `np.*` on tensors dispatched to layers 4 and 7
     9  autograd, custom, gradcheck, optim, dot   backpropagation's function forms, custom
                      functions, gradient checks, optimizers, graph drawing
+       transforms    grad / elementwise_grad / jacobian of functions (autograd's)
+       scipy         the subpackage mirroring scipy's API (imports scipy; `__init__` does
+                     not import it)
    10  __init__      the API; imports the modules that register primitives, and binds
   Within one layer imports are free but acyclic.
 """
@@ -44,10 +47,12 @@ LAYERS = {
     "vocabulary": 5,
     "primitives": 6,
     "decompositions": 7, "linalg": 7, "special": 7, "convolution": 7, "scipy_stats": 7,
+    "special_ufuncs": 7,
     "numpy_functions": 7,
     "sorting": 7,
     "numpy_protocol": 8,
-    "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9,
+    "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9, "transforms": 9,
+    "scipy": 9,
     "__init__": 10,
 }
 

@@ -4,7 +4,8 @@ numbers), `np.r_` / `np.c_` or a write into a numpy array could record, and scip
 functions that are not ufuncs convert their arguments with `np.asarray`. The tape raises
 PyTorch's RuntimeError there, naming who converts (as the caller wrote it:
 `scipy.stats.norm.cdf`, `np.r_[...] / np.c_[...]`), the caller's file and line, and what
-records instead; `scipy.integrate.odeint` raises a TypeError naming it. The recorded
+records instead (for scipy's functions, the same call in `adlite.runtime.scipy`);
+`scipy.integrate.odeint` raises a TypeError naming it. The recorded
 alternatives the messages name run (test_tape_runs_compiled.py checks their values and
 gradients); tensors that do not require grad convert as before.
 """
@@ -117,20 +118,21 @@ CASES = {  # the function -> (who converts, what the message offers instead)
     write_into_numpy_array: (NUMPY, "writes into a tensor"),
     r_: ("np.r_[...] / np.c_[...]", "np.concatenate"),
     c_: ("np.r_[...] / np.c_[...]", "np.column_stack"),
-    logsumexp: ("scipy.special.logsumexp", "adlite.runtime.logsumexp"),
-    logsumexp_b: ("scipy.special.logsumexp", "adlite.runtime.logsumexp"),
-    norm_pdf: ("scipy.stats.norm.pdf", "adlite.runtime.special.norm_pdf(x, loc, scale)"),
-    norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.special.norm_logpdf"),
-    norm_cdf: ("scipy.stats.norm.cdf", "adlite.runtime.special.norm_cdf"),
-    frozen_norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.special.norm_logpdf"),
-    t_logpdf: ("scipy.stats.t.logpdf", "adlite.runtime.scipy_stats.t_logpdf(x, df, loc, scale)"),
-    gamma_logpdf: ("scipy.stats.gamma.logpdf", "adlite.runtime.scipy_stats.gamma_logpdf("),
-    beta_logpdf: ("scipy.stats.beta.logpdf", "adlite.runtime.scipy_stats.beta_logpdf("),
-    poisson_logpmf: ("scipy.stats.poisson.logpmf", "scipy_stats.poisson_logpmf(k, mu, loc)"),
-    dirichlet_logpdf: ("scipy.stats.dirichlet.logpdf", "scipy_stats.dirichlet_logpdf(x, alpha)"),
+    logsumexp: ("scipy.special.logsumexp", "adlite.runtime.scipy.special.logsumexp"),
+    logsumexp_b: ("scipy.special.logsumexp", "adlite.runtime.scipy.special.logsumexp"),
+    norm_pdf: ("scipy.stats.norm.pdf", "adlite.runtime.scipy.stats.norm.pdf (scipy's"),
+    norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.scipy.stats.norm.logpdf"),
+    norm_cdf: ("scipy.stats.norm.cdf", "adlite.runtime.scipy.stats.norm.cdf"),
+    frozen_norm_logpdf: ("scipy.stats.norm.logpdf", "adlite.runtime.scipy.stats.norm.logpdf"),
+    t_logpdf: ("scipy.stats.t.logpdf", "adlite.runtime.scipy.stats.t.logpdf"),
+    gamma_logpdf: ("scipy.stats.gamma.logpdf", "adlite.runtime.scipy.stats.gamma.logpdf"),
+    beta_logpdf: ("scipy.stats.beta.logpdf", "adlite.runtime.scipy.stats.beta.logpdf"),
+    poisson_logpmf: ("scipy.stats.poisson.logpmf", "adlite.runtime.scipy.stats.poisson.logpmf"),
+    dirichlet_logpdf: ("scipy.stats.dirichlet.logpdf",
+                       "adlite.runtime.scipy.stats.dirichlet.logpdf"),
     weibull_logpdf: ("scipy.stats.weibull_min.logpdf", "numpy functions and operators"),
-    signal_convolve: ("scipy.signal.convolve", "np.convolve (1-D operands)"),
-    signal_convolve_2d: ("scipy.signal.convolve", "np.convolve (1-D operands)"),
+    signal_convolve: ("scipy.signal.convolve", "adlite.runtime.scipy.signal.convolve"),
+    signal_convolve_2d: ("scipy.signal.convolve", "from adlite.runtime.scipy import signal"),
 }
 
 
