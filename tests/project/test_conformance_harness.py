@@ -21,7 +21,7 @@ from benchmarks.conformance.collect import Case, collect
 from benchmarks.conformance.modes import Checker, Result, classify_error, run_case
 from benchmarks.conformance.pool import run_all
 from benchmarks.conformance.report import normalise, summary, tables
-from benchmarks.conformance.rewrite import Rewriter, entry_source
+from benchmarks.conformance.rewrite import Rewriter, entry_source, real_module
 
 FAKE_AUTOGRAD = {
     "autograd/__init__.py": """
@@ -137,6 +137,13 @@ def test_globals_rewriting_gives_numpy_and_leaves_the_original(suite):
     assert case.fun.__globals__ == original_globals
     assert case.fun.__globals__["np"].__name__ == "autograd.numpy"
     assert math.isclose(fun(0.3), 2 * math.sin(0.3))
+    # for the eager tape: the tape's own transformations, numpy unchanged (Tensors dispatch)
+    on_tape = Rewriter(suite, tape=True).to_numpy(case.fun)
+    assert on_tape.__globals__["grad"].__module__ == "adlite.runtime.transforms"
+    assert on_tape.__globals__["np"] is np
+    assert real_module("autograd.scipy.special", tape=True).__name__ == \
+        "adlite.runtime.scipy.special"
+    assert real_module("autograd.scipy.special").__name__ == "scipy.special"
 
 
 def test_entry_source_binds_differentiated_arguments_and_constants(suite):
