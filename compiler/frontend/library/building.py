@@ -591,7 +591,7 @@ def _einsum(cx: CallContext, node):
                 [x.type.shape or () for x in operands])
 
 
-SAME_OBJECT = (np.asarray,)  # of an array of the requested dtype: the argument itself
+SAME_OBJECT = (np.asarray, np.real)  # of an array (of the requested dtype): the argument itself
 
 register([np.eye], _eye)
 register([np.identity], _identity)
