@@ -17,7 +17,8 @@ shifts must be compile-time constants; `np.linspace` bounds may be runtime float
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
 constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 or
 `dtype`). `np.asarray(x)` of an array of the requested dtype is `x` itself (the caller
-binds the same object: `SAME_OBJECT`), `np.array(x)` a copy.
+binds the same object: `SAME_OBJECT`, as is `np.real(x)`), `np.array(x)` a copy; of a
+number, both give the number (compiled code's 0-d array).
 `np.einsum` is a rule that reads its arguments' syntax (`syntax=True`: the subscripts
 string is read from the call's first argument, a string constant). `one_axis` and
 `eye_mask` serve `sorting` and `scipy_special_stats` too.
@@ -184,10 +185,11 @@ def _np_array(cx: CallContext, args, kwargs, node):
 
 
 def _array_of_array(original):
-    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`)."""
+    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`); of
+    a number: the number (numpy's 0-d array; compiled code has none)."""
 
     def lower(cx: CallContext, args, kwargs, node):
-        if not (args and isinstance(args[0], Var | Const) and args[0].type.is_array):
+        if not (args and isinstance(args[0], Var | Const)):
             return original(cx, args, kwargs, node)
         p = bind_params(cx, "array", args, kwargs, {"object": REQUIRED, "dtype": None}, node)
         x = args[0]
@@ -513,9 +515,9 @@ def _tensordot(cx: CallContext, args, kwargs, node):
                for v in flat):
         raise cx.source.error(node, f"np.tensordot: axes must be an int or a pair of "
                               f"integer sequences, got {axes!r}", kind=AdliteTypeError)
-    a, b = (cx.as_float(cx.array(p[k], node), node) for k in "ab")
+    a, b = (cx.as_float(cx.value(p[k], node), node) for k in "ab")  # a number: 0-d
     a, b = cx.promote(a, b, node)
-    return _run(cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape, axes)
+    return _run(cx, node, ac.tensordot, a, b, a.type.shape or (), b.type.shape or (), axes)
 
 
 def _split(name: str):
