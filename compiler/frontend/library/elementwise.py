@@ -5,7 +5,8 @@ numpy's type promotion): the unary primitives (`exp`, `sqrt`, `sin` ... `arctan`
 `log2`, `log10`, `sign`; math's names too; `np.arcsinh`, `np.arccosh`, `np.arctanh`: NaN
 outside their domain, so math's names, which raise there, are not theirs), `np.log` /
 `math.log` (with a base: `composites.log_base`), `abs` (`np.abs`, `np.fabs`, `math.fabs`,
-builtin `abs`), `np.square` and `hypot` (composites of `adlite.derivatives.composites`, which the tape runs too),
+builtin `abs`), `np.square` and `hypot` (composites of `adlite.derivatives.composites`,
+which the tape runs too),
 `power` (`np.power`, `math.pow`, builtin `pow`), `np.maximum` / `np.minimum` (NaN
 propagating), `np.fmax` / `np.fmin` (NaN ignoring: `derivatives.takes_first`), rounding
 (`np.floor` / `np.ceil`; math's give ints; `np.round` / `np.around` and builtin `round`
