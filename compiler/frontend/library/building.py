@@ -20,7 +20,8 @@ constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 
 binds the same object: `SAME_OBJECT`, as is `np.real(x)`), `np.array(x)` a copy; of a
 number, both give the number (compiled code's 0-d array).
 `np.einsum` is a rule that reads its arguments' syntax (`syntax=True`: the subscripts
-string is read from the call's first argument, a string constant). `one_axis` and
+string is read from the call's first argument, a string constant; or numpy's sublist form,
+operands each followed by its list of integer labels, an output list last). `one_axis` and
 `eye_mask` serve `sorting` and `scipy_special_stats` too.
 """
 
@@ -33,7 +34,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
-from ...errors import AdliteTypeError
+from ...errors import AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
@@ -570,22 +571,57 @@ def _searchsorted(cx: CallContext, args, kwargs, node):
                  keepdims=False)
 
 
+def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
+    """(the subscripts string, the operands' nodes) of einsum's sublist form `a, [0, 1], b,
+    [1, 2], [0, 2]` (the output list optional): labels 0-25 are 'A'-'Z', 26-51 'a'-'z'
+    (numpy's order), Ellipsis is '...'; the lists must be known when compiling."""
+    args = node.args
+    if len(args) < 2:
+        raise cx.source.error(node, "np.einsum needs its subscripts string or the sublist "
+                              "form first", "write np.einsum('ij,jk->ik', a, b) or "
+                              "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
+
+    def label_of(item):
+        value = cx.expr(item)
+        return value if value is Ellipsis else \
+            cx.static(value, item, "its subscript lists", "option")
+
+    def letters(sub_node) -> str:
+        items = sub_node.elts if isinstance(sub_node, gast.List | gast.Tuple) else None
+        labels = [label_of(i) for i in items] if items is not None else label_of(sub_node)
+        labels = labels if isinstance(labels, tuple | list) else (labels,)
+        text = ""
+        for label in labels:
+            if label is Ellipsis:
+                text += "..."
+            elif isinstance(label, int) and not isinstance(label, bool) and 0 <= label < 52:
+                text += chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26)
+            else:
+                raise cx.source.error(node, f"subscript is not within the valid range [0, 52)"
+                                      f": {label!r}", kind=AdliteValueError)
+        return text
+
+    terms = ",".join(letters(sub) for sub in args[1::2])
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return terms + output, list(args[0:len(args) - len(args) % 2:2])
+
+
 def _einsum(cx: CallContext, node):
     """np.einsum('subscripts', *operands): the subscripts string is read from the call's
-    syntax (a string literal; else a compile-time string value); the operands are converted
-    to one float type."""
+    syntax (a string literal; else a compile-time string value), or the sublist form
+    (`_sublist_subscripts`); the operands are converted to one float type."""
     first = node.args[0] if node.args else None
     literal = isinstance(first, gast.Constant) and isinstance(first.value, str)
     subscripts = first.value if literal else cx.expr(first) if first else None
-    if not isinstance(subscripts, str):
-        raise cx.source.error(node, "np.einsum needs its subscripts string first",
-                              "write np.einsum('ij,jk->ik', a, b)")
+    operand_nodes = node.args[1:]
+    if not isinstance(subscripts, str):  # np.einsum(a, [0, 1], b, [1, 2], [0, 2])
+        subscripts, operand_nodes = _sublist_subscripts(cx, node)
     for kw in node.keywords:
         if kw.arg != "optimize":
             raise cx.source.error(node, f"np.einsum(): unsupported keyword argument "
                                   f"{kw.arg!r}", "supported here: optimize")
         cx.static(cx.expr(kw.value), node, "its `optimize=`", "option")  # a path: same result
-    operands = [cx.as_float(cx.expr(a), a) for a in node.args[1:]]
+    operands = [cx.as_float(cx.expr(a), a) for a in operand_nodes]
     dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
         if operands else F64
     operands = [cx.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
