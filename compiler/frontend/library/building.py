@@ -34,7 +34,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
-from ...errors import AdliteTypeError, AdliteValueError
+from ...errors import AdliteAxisError, AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
@@ -55,7 +55,7 @@ def one_axis(cx: CallContext, value, ndim, node) -> int:
     axis = _int(cx, value, "axis", node)
     if not -ndim <= axis < ndim:
         raise cx.source.error(node, f"axis {axis} is out of bounds for array of dimension "
-                              f"{ndim}")
+                              f"{ndim}", kind=AdliteAxisError)
     return axis % ndim
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
-from ...errors import AdliteAxisError
+from ...errors import AdliteAxisError, AdliteValueError
 from ...ir.builder import const
 from ..context import CallContext
 from . import arrays
@@ -42,12 +42,12 @@ def _rot90(cx: CallContext, args, kwargs, node):
             not all(isinstance(a, int) for a in axes):
         raise cx.source.error(node, "np.rot90: k must be an integer and axes two integers")
     if len(axes) != 2:
-        raise cx.source.error(node, "len(axes) must be 2.")
+        raise cx.source.error(node, "len(axes) must be 2.", kind=AdliteValueError)
     if axes[0] == axes[1] or abs(axes[0] - axes[1]) == ndim:
-        raise cx.source.error(node, "Axes must be different.")
+        raise cx.source.error(node, "Axes must be different.", kind=AdliteValueError)
     if not all(-ndim <= a < ndim for a in axes):
         raise cx.source.error(node, f"Axes={tuple(axes)} out of range for array of "
-                              f"ndim={ndim}.")
+                              f"ndim={ndim}.", kind=AdliteValueError)
     first, second = (a % ndim for a in axes)
     order = list(range(ndim))
     order[first], order[second] = second, first
@@ -93,7 +93,7 @@ def _named_split(name: str, least: int, axis_of):
         ndim = len(x.type.shape or ())
         if ndim < least:
             raise cx.source.error(node, f"{name} only works on arrays of {least} or more "
-                                  "dimensions")
+                                  "dimensions", kind=AdliteValueError)
         return lookup(np.split)(cx, [x, p["indices_or_sections"]],
                                 {"axis": const(axis_of(ndim))}, node)
 
@@ -135,18 +135,20 @@ def _fftshift(sign: int):
     return lower
 
 
-def _inner(cx: CallContext, args, kwargs, node):
-    p = bind_params(cx, "inner", args, kwargs, {"a": REQUIRED, "b": REQUIRED}, node)
-    a, b = cx.promote(cx.numeric(p["a"], node), cx.numeric(p["b"], node), node)
+def _inner(cx: CallContext, args, node):
+    a, b = (cx.numeric(v, node) for v in cx.exactly(args, 2, node))  # positional only
+    a, b = cx.promote(a, b, node)
     if not (a.type.is_array and b.type.is_array):
         return cx.b.mul(a, b)
     if not a.type.is_float:
         raise cx.source.error(node, "np.inner of integer arrays is not supported",
                               "convert them: np.inner(a.astype(float), b)")
-    if a.type.shape[-1] != b.type.shape[-1]:
-        raise cx.source.error(node, f"shapes {a.type.shape} and {b.type.shape} not aligned: "
-                              f"{a.type.shape[-1]} (dim {len(a.type.shape) - 1}) != "
-                              f"{b.type.shape[-1]} (dim {len(b.type.shape) - 1})")
+    if a.type.shape[-1] != b.type.shape[-1]:  # numpy reports b with its last two axes swapped
+        sa, sb = a.type.shape, b.type.shape
+        shown = sb[:-2] + (sb[-1], sb[-2]) if len(sb) > 1 else sb
+        raise cx.source.error(node, f"shapes {ac._text(sa)} and {ac._text(shown)} not "
+                              f"aligned: {sa[-1]} (dim {len(sa) - 1}) != {sb[-1]} (dim "
+                              f"{max(len(sb) - 2, 0)})", kind=AdliteValueError)
     return arrays.run_composite(cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape,
                                 ([-1], [-1]))
 
@@ -178,5 +180,5 @@ register([np.dsplit], _named_split("dsplit", 3, lambda ndim: 2))
 register([np.append], _append)
 register([np.fft.fftshift], _fftshift(-1))
 register([np.fft.ifftshift], _fftshift(1))
-register([np.inner], _inner)
+register([np.inner], _inner, keywords=False)
 register([np.nan_to_num], _nan_to_num)
