@@ -576,13 +576,14 @@ def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
     [1, 2], [0, 2]` (the output list optional): labels 0-25 are 'A'-'Z', 26-51 'a'-'z'
     (numpy's order), Ellipsis is '...'; the lists must be known when compiling."""
     args = node.args
-    if len(args) < 2:
-        raise cx.source.error(node, "np.einsum needs its subscripts string or the sublist "
-                              "form first", "write np.einsum('ij,jk->ik', a, b) or "
-                              "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
 
     def label_of(item):
         value = cx.expr(item)
+        if isinstance(value, Var | Const) and value.type.is_array:  # np.einsum(x, x)
+            raise cx.source.error(node, "np.einsum needs its subscripts string first, or "
+                                  "operands each followed by its list of labels",
+                                  "write np.einsum('ij,jk->ik', a, b) or "
+                                  "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
         return value if value is Ellipsis else \
             cx.static(value, item, "its subscript lists", "option")
 
@@ -601,6 +602,11 @@ def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
                                       f": {label!r}", kind=AdliteValueError)
         return text
 
+    if len(args) < 2:
+        if args:
+            label_of(args[0])  # an array: the refusal above
+        raise cx.source.error(node, "np.einsum needs its subscripts string first",
+                              "write np.einsum('ij,jk->ik', a, b)")
     terms = ",".join(letters(sub) for sub in args[1::2])
     output = "->" + letters(args[-1]) if len(args) % 2 else ""
     return terms + output, list(args[0:len(args) - len(args) % 2:2])
