@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from adlite.compiler import grad, hessian, jit
+from adlite.compiler.errors import AdliteSyntaxError
 
 from ..support.library_checks import (
     BACKENDS,
@@ -300,3 +301,13 @@ REFUSALS = [
                          ids=[f"{r[0].__name__}-{i}" for i, r in enumerate(REFUSALS)])
 def test_numpys_errors_are_refused_at_the_line(fn, args, kind, message, text):
     check_refusal(fn, args, kind, message, text)
+
+
+def nan_to_num_in_place(x):
+    np.nan_to_num(x, copy=False)
+    return x
+
+
+def test_nan_to_num_in_place_is_refused():
+    with pytest.raises(AdliteSyntaxError, match=r"copy=False\) replaces in place"):
+        jit(nan_to_num_in_place)(np.array([np.nan, 1.0]))

@@ -5,13 +5,14 @@ Contract: registers `np.rot90(m, k=1, axes=(0, 1))` (flips and a transpose, as n
 `np.split` rule along axis 0 / 1 (0 for vectors) / 2, numpy's ValueError for too few
 dimensions), `np.append(arr, values, axis=None)` (both flattened without an axis, then
 `np.concatenate`'s rule), `np.fft.fftshift` / `np.fft.ifftshift` (`np.roll` by half of each
-named axis, all by default; a number is itself), `np.inner(a, b)` (a product with a number,
-else the contraction of the last axes, numpy's ValueError when their lengths differ; float
-arrays) and `np.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)` (selects: the
-largest finite numbers of x's dtype by default; the gradient flows where x is finite,
-autograd's rule; ints and bools are themselves). Axes, counts and keyword values must be
-known when compiling; numpy's errors for bad ones are raised at the user's line (`AxisError`
-as `AdliteAxisError`).
+named axis, all by default; a number is itself), `np.inner(a, b)` (positional, as numpy's;
+a product with a number, else the contraction of the last axes, numpy's ValueError when
+their lengths differ; float arrays) and `np.nan_to_num(x, copy=True, nan=0.0, posinf=None,
+neginf=None)` (selects: the largest finite numbers of x's dtype by default; the gradient
+flows where x is finite, autograd's rule; ints and bools are themselves; copy=False, which
+replaces in place, is refused). Axes, counts and keyword values must be known when
+compiling; numpy's errors for bad ones are raised at the user's line (`AxisError` as
+`AdliteAxisError`).
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ def _inner(cx: CallContext, args, node):
 def _nan_to_num(cx: CallContext, args, kwargs, node):
     p = bind_params(cx, "nan_to_num", args, kwargs, {"x": REQUIRED, "copy": True, "nan": 0.0,
                                                      "posinf": None, "neginf": None}, node)
+    if not param(cx, p, "copy", node):
+        raise cx.source.error(node, "np.nan_to_num(copy=False) replaces in place",
+                              "assign the result: x = np.nan_to_num(x)")
     x = cx.value(p["x"], node)
     if not x.type.is_float:
         return x
