@@ -198,8 +198,7 @@ def _clip(cx: CallContext, args, kwargs, node):
     dtype = promoted.type  # of x and the bounds given
     if bounds == (None, None):
         return x
-    extremes = (-np.inf, np.inf) if dtype.is_float else (np.iinfo(np.int64).min,
-                                                         np.iinfo(np.int64).max)
+    extremes = (-np.inf, np.inf) if dtype.is_float else (-2 ** 63, 2 ** 63 - 1)  # int64
     lo, hi = (const(e, dtype.scalar) if v is None else cx.to_type(cx.numeric(v, node), dtype)
               for v, e in zip(bounds, extremes, strict=True))
     return cx.b.clip(cx.to_type(x, dtype), lo, hi)
