@@ -131,6 +131,13 @@ def einsum_ellipsis(a):
     return np.einsum(a, [Ellipsis, 0, 1], [1, Ellipsis, 0])
 
 
+BATCHED_LEFT, BATCHED_RIGHT = [Ellipsis, 0, 1], (Ellipsis, 1, 2)
+
+
+def einsum_named_sublists(a, b):
+    return np.einsum(a, BATCHED_LEFT, b, BATCHED_RIGHT, [Ellipsis, 0, 2])
+
+
 def einsum_high_labels(a, b):
     return np.einsum(a, [30, 1], b, [1, 27], [27, 30])
 
@@ -159,7 +166,8 @@ CASES = [
     (nan_to_num, arrays(5)), (nan_to_num_fills, arrays(5)),
     (clip_keywords, arrays(8)), (clip_one_side, arrays((2, 5))),
     (einsum_sublists, arrays((2, 3), (3, 4))), (einsum_implicit_output, arrays((3, 2), (3, 4))),
-    (einsum_ellipsis, arrays((2, 3, 4))), (einsum_high_labels, arrays((2, 3), (3, 4))),
+    (einsum_ellipsis, arrays((2, 3, 4))),
+    (einsum_named_sublists, arrays((2, 2, 3), (2, 3, 4))), (einsum_high_labels, arrays((2, 3), (3, 4))),
     (array_of_number, (1.7,)), (tensordot_number, arrays(4) + (2.5,)),
     (tensordot_number, (1.5, 2.5)),
 ]

@@ -577,20 +577,22 @@ def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
     (numpy's order), Ellipsis is '...'; the lists must be known when compiling."""
     args = node.args
 
-    def label_of(item):
-        value = cx.expr(item)
+    def label_of(value, at):
         if isinstance(value, Var | Const) and value.type.is_array:  # np.einsum(x, x)
             raise cx.source.error(node, "np.einsum needs its subscripts string first, or "
                                   "operands each followed by its list of labels",
                                   "write np.einsum('ij,jk->ik', a, b) or "
                                   "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
         return value if value is Ellipsis else \
-            cx.static(value, item, "its subscript lists", "option")
+            cx.static(value, at, "its subscript lists", "option")
 
     def letters(sub_node) -> str:
-        items = sub_node.elts if isinstance(sub_node, gast.List | gast.Tuple) else None
-        labels = [label_of(i) for i in items] if items is not None else label_of(sub_node)
-        labels = labels if isinstance(labels, tuple | list) else (labels,)
+        if isinstance(sub_node, gast.List | gast.Tuple):
+            labels = [label_of(cx.expr(i), i) for i in sub_node.elts]
+        else:  # a name bound to a list: its items (Ellipsis is no compile-time number)
+            value = sequences.as_tuples(cx.expr(sub_node))
+            labels = [label_of(v, sub_node) for v in
+                      (value if isinstance(value, tuple | list) else (value,))]
         text = ""
         for label in labels:
             if label is Ellipsis:
@@ -604,7 +606,7 @@ def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
 
     if len(args) < 2:
         if args:
-            label_of(args[0])  # an array: the refusal above
+            label_of(cx.expr(args[0]), args[0])  # an array: the refusal above
         raise cx.source.error(node, "np.einsum needs its subscripts string first",
                               "write np.einsum('ij,jk->ik', a, b)")
     terms = ",".join(letters(sub) for sub in args[1::2])
