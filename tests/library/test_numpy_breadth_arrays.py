@@ -167,7 +167,8 @@ CASES = [
     (clip_keywords, arrays(8)), (clip_one_side, arrays((2, 5))),
     (einsum_sublists, arrays((2, 3), (3, 4))), (einsum_implicit_output, arrays((3, 2), (3, 4))),
     (einsum_ellipsis, arrays((2, 3, 4))),
-    (einsum_named_sublists, arrays((2, 2, 3), (2, 3, 4))), (einsum_high_labels, arrays((2, 3), (3, 4))),
+    (einsum_named_sublists, arrays((2, 2, 3), (2, 3, 4))),
+    (einsum_high_labels, arrays((2, 3), (3, 4))),
     (array_of_number, (1.7,)), (tensordot_number, arrays(4) + (2.5,)),
     (tensordot_number, (1.5, 2.5)),
 ]
