@@ -9,16 +9,19 @@ Contract:
   broadcast together and checked (numpy's IndexError `index 5 is out of bounds for axis 0
   with size 3`, the first offending element of the first offending array, raised at run time
   by a `check`), negative ones wrapped, combined into one flat index into the indexed
-  dimensions (adjacent, as numpy requires to keep them in place) and read with `take`, whose
-  adjoint scatters the cotangent back with repeated indices accumulating.
+  dimensions and read with `take`, whose adjoint scatters the cotangent back with repeated
+  indices accumulating. Where the advanced items (arrays, and ints among them) are
+  separated by a slice, None or `...`, numpy's rule puts the broadcast index dimensions
+  first: the indexed dimensions are transposed to the front before they are merged.
 - `scatter(conv, x, spec, ints, v, node)`: `x` after `x[index] = v` for an index of arrays
   and whole dimensions (`:`), with `put` (the last write to a repeated index wins, as numpy's;
   `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate, as in numpy).
 - `add_at(conv, node)`: the statement `np.add.at(x, index, v)` (`is_add_at(func)` tells the
   callee): `x[index] += v` with repeated indices accumulating (`take_add`), written into the
   local array `x` as an assignment to `x[index]` is.
-Index arrays separated by a slice, None or `...` (numpy moves their dimensions first), and
-writes through index arrays mixed with ints or slices, are refused with a hint.
+Writes through index arrays mixed with ints, slices, None or `...` are refused with a hint;
+writes through arrays separated by `:` follow numpy's rule (transposed, written, transposed
+back).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ def has_arrays(spec) -> bool:
 
 
 def gather(conv: ConversionContext, x: Atom, spec, ints, node) -> Atom:
-    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    y, flat, axis, _ = _flattened(conv, x, spec, ints, node)
     return conv.b.take(y, flat, axis=axis)
 
 
@@ -71,9 +74,9 @@ def scatter(conv: ConversionContext, x: Atom, spec, ints, v: Atom, node,
         raise conv.source.error(node, "write through index arrays mixed with ints, slices, "
                                       "None or ...", "index with arrays and whole dimensions "
                                                      "(:) only, or write into a slice first")
-    y, flat, axis = _flattened(conv, x, spec, ints, node)
+    y, flat, axis, order = _flattened(conv, x, spec, ints, node)
     taken = taken_shape(y.type.shape, flat.type.shape, axis)
-    if np.broadcast_shapes(v.type.shape or (), taken) != taken:
+    if not _broadcasts_to(v.type.shape or (), taken):
         raise conv.source.error(node, f"shape mismatch: value array of shape "
                                       f"{v.type.shape or ()} could not be broadcast to "
                                       f"indexing result of shape {taken}")
@@ -83,31 +86,45 @@ def scatter(conv: ConversionContext, x: Atom, spec, ints, v: Atom, node,
         updated = conv.b.add(y, conv.b.take_add(v, flat, axis=axis, shape=y.type.shape))
     else:
         updated = conv.b.put(y, v, flat, axis=axis)
-    return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
+    if order is None:
+        return updated if y is x else conv.b.reshape(updated, shape=x.type.shape)
+    moved = conv.b.reshape(updated, shape=tuple(x.type.shape[a] for a in order))
+    return conv.b.transpose(moved, axes=tuple(int(a) for a in np.argsort(order)))
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def _flattened(conv: ConversionContext, x: Atom, spec, ints, node):
-    """(y, flat, axis) with `x[index]` = `take(y, flat, axis)`: `y` is `x` after the basic
-    part of the index, its indexed dimensions merged into `axis`."""
+    """(y, flat, axis, order) with `x[index]` = `take(y, flat, axis)`: `y` is `x` after the
+    basic part of the index, its indexed dimensions merged into `axis`. Where the advanced
+    items (arrays and ints) are not next to each other, numpy puts the indexed dimensions
+    first: `y` is then transposed by `order` (the indexed axes first), else `order` is
+    None."""
     advanced = [k for k, item in enumerate(spec) if isinstance(item, IndexArray | Int)]
-    if advanced != list(range(advanced[0], advanced[-1] + 1)):
-        raise conv.source.error(node, "index arrays separated by a slice, None or ... (numpy "
-                                      "then moves their dimensions first)",
-                                "index with the arrays next to each other, or transpose x "
-                                "first")
+    separated = advanced != list(range(advanced[0], advanced[-1] + 1))
     basic = tuple(WHOLE if isinstance(item, IndexArray) else item for item in spec)
-    arrays, x_axes, first = [], [], None
+    arrays, x_axes, y_axes = [], [], []
     dim = out = 0
     for item in spec:
         if isinstance(item, IndexArray):
             arrays.append(item)
             x_axes.append(dim)
-            first = out if first is None else first
+            y_axes.append(out)
         if not isinstance(item, Int):
             out += 1
         if not isinstance(item, NewAxis):
             dim += 1
     y = conv.b.index(x, *ints, spec=basic) if any(i != WHOLE for i in basic) else x
+    order = None
+    if separated:
+        order = tuple(y_axes) + tuple(a for a in range(out) if a not in y_axes)
+        y = conv.b.transpose(y, axes=order) if order != tuple(range(out)) else y
+    first = 0 if separated else y_axes[0]
     shape = y.type.shape
     sizes = [x.type.shape[a] for a in x_axes]
     try:
@@ -125,7 +142,7 @@ def _flattened(conv: ConversionContext, x: Atom, spec, ints, node):
     if len(arrays) > 1:
         y = conv.b.reshape(y, shape=shape[:first] + (math.prod(sizes),) +
                            shape[first + len(arrays):])
-    return y, flat, first
+    return y, flat, first, order
 
 
 def checked_index(conv: ConversionContext, i: Atom, axis: int, n: int) -> Atom:

@@ -170,8 +170,8 @@ _arith("neg", numeric, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})", line
        cost=ARITHMETIC)
 _arith("abs", numeric, _checked(abs), "abs({0})", "_rt.int64(abs({0}))")
 for _name in ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin",
-              "arccos", "arctan", "log1p", "expm1", "cbrt", "sign", "floor", "ceil", "log2",
-              "log10"):
+              "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log1p", "expm1", "cbrt",
+              "sign", "floor", "ceil", "log2", "log10"):
     _arith(_name, float_only, (lambda f: lambda x: f(_float(x)))(getattr(np, _name)),
            f"np.{_name}({{0}})")
 

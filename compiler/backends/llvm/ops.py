@@ -325,6 +325,9 @@ LOWERINGS = {
     "arcsin": _libm("asin"),
     "arccos": _libm("acos"),
     "arctan": _libm("atan"),
+    "arcsinh": _libm("asinh"),
+    "arccosh": _libm("acosh"),
+    "arctanh": _libm("atanh"),
     "arctan2": _libm("atan2"),
     "fmod": lambda cx, args, eqn: [cx.b.frem(*args)],  # C's fmod, exact
     "log1p": in_arrays("log1p", _libm("log1p")),

@@ -4,6 +4,8 @@ Contract: importing the package registers every rule into the one table of `regi
 (`registry.lookup(obj)` finds them); each module registers the functions of one subject:
 `elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
 (array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
+`rearranging` (rot90, rollaxis, the named splits, append, fftshift, inner, nan_to_num),
+`complex_parts` (np.real, np.imag, np.angle, ... of real arrays),
 `convolution` (`np.convolve`, and `scipy.signal.convolve` once the program imported it),
 `finite_differences` (`np.gradient`),
 `linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, `nonzero` (index
@@ -15,6 +17,7 @@ converter as a `CallContext` (`frontend/context.py`) and uses nothing else of it
 from . import (  # noqa: F401  (each registers its rules)
     arrays,
     building,
+    complex_parts,
     convolution,
     decompositions,
     elementwise,
@@ -23,6 +26,7 @@ from . import (  # noqa: F401  (each registers its rules)
     nonzero,
     operator_module,
     python_builtins,
+    rearranging,
     reductions,
     registry,
     scipy_special_stats,

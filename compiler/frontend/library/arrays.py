@@ -1,13 +1,16 @@
 """numpy array functions and array methods in compiled code (shapes are static).
 
 Contract: registers the rules of `np.dot / matmul / transpose / reshape / zeros / ones / full
-/ empty / zeros_like / ones_like / empty_like / where / clip / concatenate / outer /
+/ empty / zeros_like / ones_like / empty_like / where / clip (bounds positional, `a_min=`,
+`a_max=` or `min=`, `max=`; None: none) / concatenate / outer / issubdtype /
 expand_dims / squeeze / shape / ndim / size` (`np.array` / `np.stack` and `len` are in
 `sequences.py`, `np.arange` and `np.asarray` in `building.py`, the reductions in
 `reductions.py`) and implements the array methods and attributes (`x.sum(...)`,
 `x.ravel()`, `x.flatten()`, `x.swapaxes(a, b)`, `x.astype(float / int / bool / numpy's
-float64, float32, int64, bool_)`, `x.item()` (of a size-1 array or a number), `x.T` of any
-rank (all axes reversed), `x.shape`, ...) through `method` and `attribute`; a method that is
+float64, float32, int64, bool_ / a dtype such as y.dtype)`, `x.dtype` (numpy's dtype object,
+a compile-time value: `x.dtype == np.float64`, `np.issubdtype(x.dtype, np.floating)`),
+`x.item()` (of a size-1 array or a number), `x.T` of any rank (all axes reversed),
+`x.shape`, ...) through `method` and `attribute`; a method that is
 a numpy function of the array (`METHODS_AS_FUNCTIONS`) is that function's rule.
 Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`,
 `resolve_dtype`). `run_composite` emits a composite of `adlite.derivatives.array_composites`
@@ -20,14 +23,23 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
-from ...errors import AdliteAxisError, AdliteIndexError, AdliteValueError
+from ...errors import AdliteAxisError, AdliteIndexError, AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import BOOL, F32, F64, I64, Const, Type
 from ...ir.dtypes import result_dtype
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
-from .registry import REQUIRED, bind_params, lookup, options, register
+from .registry import (
+    REQUIRED,
+    bind,
+    bind_params,
+    known,
+    lookup,
+    options,
+    refuse_keywords,
+    register,
+)
 
 DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
 # what `x.astype` converts to besides: int64 truncates toward zero (see `primitives/ints.py`)
@@ -103,6 +115,8 @@ def dtype_option(cx: CallContext, kwargs, node, default=F64) -> Type:
 def resolve_dtype(cx: CallContext, dtype, node, table: dict = DTYPES) -> Type:
     if isinstance(dtype, Type):
         return dtype
+    if isinstance(dtype, np.dtype):  # x.dtype
+        dtype = dtype.type
     if dtype not in table:
         raise cx.source.error(node, f"unsupported dtype {dtype!r}", "use " + ", ".join(
             sorted({t.name if isinstance(t, str) else t.__name__ for t in table})))
@@ -154,11 +168,41 @@ def where(cx: CallContext, args, kwargs, node):
     return cx.b.select(cond, x, y)
 
 
+def _clip_bounds(cx: CallContext, p: dict, node) -> tuple:
+    """(a_min, a_max) of np.clip's bound parameters `p`, as numpy 2 reads them: positional
+    or `a_min=` / `a_max=` (both), else `min=` / `max=`; None: no bound."""
+    given = [p[k] is not np._NoValue for k in ("a_min", "a_max", "min", "max")]
+    if not any(given[:2]):
+        return tuple(None if p[k] is np._NoValue else p[k] for k in ("min", "max"))
+    if not all(given[:2]):
+        missing = "a_min" if not given[0] else "a_max"
+        raise cx.source.error(node, f"clip() missing 1 required positional argument: "
+                              f"'{missing}'", kind=AdliteTypeError)
+    if any(given[2:]):
+        raise cx.source.error(node, "Passing `min` or `max` keyword argument when `a_min` "
+                              "and `a_max` are provided is forbidden.", kind=AdliteValueError)
+    return p["a_min"], p["a_max"]
+
+
 def _clip(cx: CallContext, args, kwargs, node):
-    options(cx, kwargs, (), node)
-    x, lo, hi = cx.exactly(args, 3, node)
-    dtype = cx.promote(cx.promote(x, lo, node)[0], hi, node)[0].type  # of all three
-    return cx.b.clip(*(cx.to_type(cx.numeric(v, node), dtype) for v in (x, lo, hi)))
+    """np.clip(a, a_min, a_max) (or `min=`, `max=`): a missing or None bound is the
+    extreme of the result's dtype (infinities for floats), so the values are numpy's and
+    `x` gets the gradient wherever the other bound lets it through."""
+    p = bind(cx, np.clip, "clip", args, kwargs, node)
+    refuse_keywords(cx, {**p.pop("kwargs"), **({} if p.pop("out") is None else {"out": 0})},
+                    node)
+    bounds = _clip_bounds(cx, p, node)
+    x = cx.numeric(p["a"], node)
+    promoted = x
+    for v in bounds:
+        promoted = promoted if v is None else cx.promote(promoted, v, node)[0]
+    dtype = promoted.type  # of x and the bounds given
+    if bounds == (None, None):
+        return x
+    extremes = (-np.inf, np.inf) if dtype.is_float else (-2 ** 63, 2 ** 63 - 1)  # int64
+    lo, hi = (const(e, dtype.scalar) if v is None else cx.to_type(cx.numeric(v, node), dtype)
+              for v, e in zip(bounds, extremes, strict=True))
+    return cx.b.clip(cx.to_type(x, dtype), lo, hi)
 
 
 def _plain(fn):
@@ -251,7 +295,18 @@ def _squeeze(cx: CallContext, args, kwargs, node):
     return cx.b.reshape(x, shape=shape or None)
 
 
+def _issubdtype(cx: CallContext, args, kwargs, node):
+    """`np.issubdtype(arg1, arg2)` of dtypes known when compiling (`x.dtype`): a bool."""
+    p = bind_params(cx, "issubdtype", args, kwargs, {"arg1": REQUIRED, "arg2": REQUIRED},
+                    node)
+    try:
+        return const(bool(np.issubdtype(*known(cx, p, node).values())))
+    except TypeError as e:
+        raise cx.source.error(node, str(e), kind=AdliteTypeError) from None
+
+
 register([np.concatenate], _concatenate)
+register([np.issubdtype], _issubdtype)
 register([np.outer], _outer)
 register([np.expand_dims], _expand_dims)
 register([np.squeeze], _squeeze)
@@ -270,8 +325,9 @@ for _name in ("shape", "ndim", "size"):
 
 
 def attribute(cx: CallContext, x, name: str, node):
-    """`x.T`, `x.shape`, `x.ndim`, `x.size` of an array value (the last three of a number
-    too: `np.shape(x)`, `np.ndim(x)`, `np.size(x)`)."""
+    """`x.T`, `x.shape`, `x.ndim`, `x.size`, `x.dtype` of an array value (the last four of a
+    number too: `np.shape(x)`, `np.ndim(x)`, `np.size(x)`; `x.dtype` is numpy's dtype
+    object, known when compiling)."""
     shape = x.type.shape or ()
     if name == "T":
         return transpose(cx, x, None, node)
@@ -281,8 +337,10 @@ def attribute(cx: CallContext, x, name: str, node):
         return Const(len(shape), I64)
     if name == "size":
         return Const(int(np.prod(shape)), I64)
+    if name == "dtype":  # a compile-time value: compared, tested, given to astype
+        return np.dtype(x.type.dtype.numpy)
     raise cx.source.error(node, f"unsupported array attribute .{name}",
-                          "supported: .T .shape .ndim .size and methods sum, mean, max, "
+                          "supported: .T .shape .ndim .size .dtype and methods sum, mean, max, "
                           "min, reshape, transpose, dot")
 
 

@@ -17,9 +17,11 @@ shifts must be compile-time constants; `np.linspace` bounds may be runtime float
 algorithm, step included). `np.arange` follows numpy's length rule for int and float
 constants and numpy's dtype (int64 for int bounds without `dtype`, else float64 or
 `dtype`). `np.asarray(x)` of an array of the requested dtype is `x` itself (the caller
-binds the same object: `SAME_OBJECT`), `np.array(x)` a copy.
+binds the same object: `SAME_OBJECT`, as is `np.real(x)`), `np.array(x)` a copy; of a
+number, both give the number (compiled code's 0-d array).
 `np.einsum` is a rule that reads its arguments' syntax (`syntax=True`: the subscripts
-string is read from the call's first argument, a string constant). `one_axis` and
+string is read from the call's first argument, a string constant; or numpy's sublist form,
+operands each followed by its list of integer labels, an output list last). `one_axis` and
 `eye_mask` serve `sorting` and `scipy_special_stats` too.
 """
 
@@ -32,7 +34,7 @@ import numpy as np
 
 from adlite.derivatives import array_composites as ac
 
-from ...errors import AdliteTypeError
+from ...errors import AdliteAxisError, AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
@@ -53,7 +55,7 @@ def one_axis(cx: CallContext, value, ndim, node) -> int:
     axis = _int(cx, value, "axis", node)
     if not -ndim <= axis < ndim:
         raise cx.source.error(node, f"axis {axis} is out of bounds for array of dimension "
-                              f"{ndim}")
+                              f"{ndim}", kind=AdliteAxisError)
     return axis % ndim
 
 
@@ -184,10 +186,11 @@ def _np_array(cx: CallContext, args, kwargs, node):
 
 
 def _array_of_array(original):
-    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`)."""
+    """`np.array(x)` / `np.asarray(x)` of an array: a copy / `x` (converted to `dtype`); of
+    a number: the number (numpy's 0-d array; compiled code has none)."""
 
     def lower(cx: CallContext, args, kwargs, node):
-        if not (args and isinstance(args[0], Var | Const) and args[0].type.is_array):
+        if not (args and isinstance(args[0], Var | Const)):
             return original(cx, args, kwargs, node)
         p = bind_params(cx, "array", args, kwargs, {"object": REQUIRED, "dtype": None}, node)
         x = args[0]
@@ -513,9 +516,9 @@ def _tensordot(cx: CallContext, args, kwargs, node):
                for v in flat):
         raise cx.source.error(node, f"np.tensordot: axes must be an int or a pair of "
                               f"integer sequences, got {axes!r}", kind=AdliteTypeError)
-    a, b = (cx.as_float(cx.array(p[k], node), node) for k in "ab")
+    a, b = (cx.as_float(cx.value(p[k], node), node) for k in "ab")  # a number: 0-d
     a, b = cx.promote(a, b, node)
-    return _run(cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape, axes)
+    return _run(cx, node, ac.tensordot, a, b, a.type.shape or (), b.type.shape or (), axes)
 
 
 def _split(name: str):
@@ -568,22 +571,65 @@ def _searchsorted(cx: CallContext, args, kwargs, node):
                  keepdims=False)
 
 
+def _sublist_subscripts(cx: CallContext, node) -> tuple[str, list]:
+    """(the subscripts string, the operands' nodes) of einsum's sublist form `a, [0, 1], b,
+    [1, 2], [0, 2]` (the output list optional): labels 0-25 are 'A'-'Z', 26-51 'a'-'z'
+    (numpy's order), Ellipsis is '...'; the lists must be known when compiling."""
+    args = node.args
+
+    def label_of(value, at):
+        if isinstance(value, Var | Const) and value.type.is_array:  # np.einsum(x, x)
+            raise cx.source.error(node, "np.einsum needs its subscripts string first, or "
+                                  "operands each followed by its list of labels",
+                                  "write np.einsum('ij,jk->ik', a, b) or "
+                                  "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
+        return value if value is Ellipsis else \
+            cx.static(value, at, "its subscript lists", "option")
+
+    def letters(sub_node) -> str:
+        if isinstance(sub_node, gast.List | gast.Tuple):
+            labels = [label_of(cx.expr(i), i) for i in sub_node.elts]
+        else:  # a name bound to a list: its items (Ellipsis is no compile-time number)
+            value = sequences.as_tuples(cx.expr(sub_node))
+            labels = [label_of(v, sub_node) for v in
+                      (value if isinstance(value, tuple | list) else (value,))]
+        text = ""
+        for label in labels:
+            if label is Ellipsis:
+                text += "..."
+            elif isinstance(label, int) and not isinstance(label, bool) and 0 <= label < 52:
+                text += chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26)
+            else:
+                raise cx.source.error(node, f"subscript is not within the valid range [0, 52)"
+                                      f": {label!r}", kind=AdliteValueError)
+        return text
+
+    if len(args) < 2:
+        if args:
+            label_of(cx.expr(args[0]), args[0])  # an array: the refusal above
+        raise cx.source.error(node, "np.einsum needs its subscripts string first",
+                              "write np.einsum('ij,jk->ik', a, b)")
+    terms = ",".join(letters(sub) for sub in args[1::2])
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return terms + output, list(args[0:len(args) - len(args) % 2:2])
+
+
 def _einsum(cx: CallContext, node):
     """np.einsum('subscripts', *operands): the subscripts string is read from the call's
-    syntax (a string literal; else a compile-time string value); the operands are converted
-    to one float type."""
+    syntax (a string literal; else a compile-time string value), or the sublist form
+    (`_sublist_subscripts`); the operands are converted to one float type."""
     first = node.args[0] if node.args else None
     literal = isinstance(first, gast.Constant) and isinstance(first.value, str)
     subscripts = first.value if literal else cx.expr(first) if first else None
-    if not isinstance(subscripts, str):
-        raise cx.source.error(node, "np.einsum needs its subscripts string first",
-                              "write np.einsum('ij,jk->ik', a, b)")
+    operand_nodes = node.args[1:]
+    if not isinstance(subscripts, str):  # np.einsum(a, [0, 1], b, [1, 2], [0, 2])
+        subscripts, operand_nodes = _sublist_subscripts(cx, node)
     for kw in node.keywords:
         if kw.arg != "optimize":
             raise cx.source.error(node, f"np.einsum(): unsupported keyword argument "
                                   f"{kw.arg!r}", "supported here: optimize")
         cx.static(cx.expr(kw.value), node, "its `optimize=`", "option")  # a path: same result
-    operands = [cx.as_float(cx.expr(a), a) for a in node.args[1:]]
+    operands = [cx.as_float(cx.expr(a), a) for a in operand_nodes]
     dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
         if operands else F64
     operands = [cx.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
@@ -591,7 +637,7 @@ def _einsum(cx: CallContext, node):
                 [x.type.shape or () for x in operands])
 
 
-SAME_OBJECT = (np.asarray,)  # of an array of the requested dtype: the argument itself
+SAME_OBJECT = (np.asarray, np.real)  # of an array (of the requested dtype): the argument itself
 
 register([np.eye], _eye)
 register([np.identity], _identity)

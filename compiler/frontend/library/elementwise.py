@@ -2,9 +2,11 @@
 
 Contract: registers the rules of the functions of one or two numbers or arrays (elementwise,
 numpy's type promotion): the unary primitives (`exp`, `sqrt`, `sin` ... `arctan`, `cbrt`,
-`log2`, `log10`, `sign`; math's names too), `np.log` / `math.log` (with a base:
-`composites.log_base`), `abs` (`np.abs`, `np.fabs`, `math.fabs`, builtin `abs`), `np.square`
-and `hypot` (composites of `adlite.derivatives.composites`, which the tape runs too),
+`log2`, `log10`, `sign`; math's names too; `np.arcsinh`, `np.arccosh`, `np.arctanh`: NaN
+outside their domain, so math's names, which raise there, are not theirs), `np.log` /
+`math.log` (with a base: `composites.log_base`), `abs` (`np.abs`, `np.fabs`, `math.fabs`,
+builtin `abs`), `np.square` and `hypot` (composites of `adlite.derivatives.composites`,
+which the tape runs too),
 `power` (`np.power`, `math.pow`, builtin `pow`), `np.maximum` / `np.minimum` (NaN
 propagating), `np.fmax` / `np.fmin` (NaN ignoring: `derivatives.takes_first`), rounding
 (`np.floor` / `np.ceil`; math's give ints; `np.round` / `np.around` and builtin `round`
@@ -326,6 +328,8 @@ def _register_all() -> None:
     for np_name, math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
         register([getattr(np, np_name), getattr(math, math_name)], unary(np_name),
                  keywords=False)
+    for name in ["arcsinh", "arccosh", "arctanh"]:  # math's raise where numpy gives NaN
+        register([getattr(np, name)], unary(name), keywords=False)
     table = [
         ([np.log, math.log], _log), ([np.log2, math.log2], unary("log2")),
         ([np.log10, math.log10], unary("log10")),
