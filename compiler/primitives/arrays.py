@@ -18,7 +18,7 @@ import numpy as np
 from adlite import derivatives
 
 from ..ir import dtypes
-from ..ir.core import I64, Const, Type
+from ..ir.core import BOOL, I64, Const, Type
 from ..ir.index import Int, NewAxis, Slice, Spec
 from ..ir.primitive import CHEAP, Primitive, register
 from .shapes import broadcast, reduced_shape, reduces_nothing
@@ -202,8 +202,9 @@ register(Primitive(
 
 def _matmul_type(in_types, params):
     x, y = in_types
-    if x.name != y.name or not x.is_float:
-        raise TypeError(f"matmul operands must be float arrays of one dtype, got {x} and {y}")
+    if x.name != y.name or x.scalar == BOOL:
+        raise TypeError(f"matmul operands must be float or int64 arrays of one dtype, got {x} "
+                        f"and {y}")
     _array(x, "matmul")
     _array(y, "matmul")
     if len(x.shape) > 2 or len(y.shape) > 2:

@@ -327,3 +327,45 @@ def test_shapes_numpy_refuses_are_refused_at_compile_time(fn):
     with pytest.raises(AdliteSyntaxError, match=r"test_int_semantics.py:\d+:\d+: ") as info:
         jit(fn)(np.ones(2))
     assert str(numpy_error.value) in str(info.value)
+
+
+# sums of products of int64 and bool arrays keep numpy's element type (int64 sums wrap as
+# numpy's; bool products are logical), with floats beside them numpy's result_type
+def int_matmul(a, b):
+    return a @ b
+
+
+def int_dot(a, b):
+    return np.dot(a, b)
+
+
+def int_tensordot(a, b):
+    return np.tensordot(a, b, axes=([1], [0]))
+
+
+def int_einsum(a, b):
+    return np.einsum("ij,jk->ik", a, b)
+
+
+def int_inner(a, b):
+    return np.inner(a, b.T)
+
+
+PRODUCTS = [int_matmul, int_dot, int_tensordot, int_einsum, int_inner]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", PRODUCTS, ids=[f.__name__ for f in PRODUCTS])
+def test_products_of_int_and_bool_arrays_keep_numpys_type(fn, backend):
+    rng = np.random.default_rng(5)
+    operands = [
+        (rng.integers(-9, 9, (3, 4)), rng.integers(-9, 9, (4, 2))),
+        (np.full((2, 2), 2 ** 62), np.full((2, 2), 3)),  # wraps, as numpy's int64 sums
+        (rng.random((3, 4)) > 0.5, rng.random((4, 2)) > 0.5),
+        (rng.random((3, 4)) > 0.5, rng.integers(-9, 9, (4, 2))),
+        (rng.random((3, 4)).astype(np.float32), rng.integers(-9, 9, (4, 2))),
+    ]
+    for a, b in operands:
+        got, want = jit(fn, backend=backend)(a, b), fn(a, b)
+        assert got.dtype == want.dtype, (a.dtype, b.dtype)
+        np.testing.assert_array_equal(got, want)

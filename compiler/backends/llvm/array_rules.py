@@ -291,7 +291,8 @@ def lower_matmul(cx, eqn, env):
     elem = element_type(x.type)
     c = alloc(cx, (m, n), elem)
     b = cx.b
-    if blas():
+    integers = isinstance(elem, ir.IntType)  # int64: the loops, whose sums wrap as numpy's
+    if blas() and not integers:
         gemm = cx.declare(
             "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
             ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
@@ -305,14 +306,16 @@ def lower_matmul(cx, eqn, env):
             return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
                          source_etype=elem)
 
-        loop_nest(cx, (m, n), lambda co: b.store(ir.Constant(elem, 0.0), at(c, co[0], co[1], n)))
+        zero = ir.Constant(elem, 0 if integers else 0.0)
+        loop_nest(cx, (m, n), lambda co: b.store(zero, at(c, co[0], co[1], n)))
+        add, mul = (b.add, b.mul) if integers else (b.fadd, b.fmul)
 
         def body(co):
             i, p, j = co
             av = b.load(at(a, i, p, k), typ=elem)
             bv = b.load(at(bm, p, j, n), typ=elem)
             cp = at(c, i, j, n)
-            b.store(b.fadd(b.load(cp, typ=elem), b.fmul(av, bv)), cp)
+            b.store(add(b.load(cp, typ=elem), mul(av, bv)), cp)
 
         loop_nest(cx, (m, k, n), body)
     if out.type.shape is None:

@@ -24,9 +24,10 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from ...errors import AdliteAxisError, AdliteIndexError, AdliteTypeError, AdliteValueError
+from ...ir import dtypes
 from ...ir.builder import const
 from ...ir.core import BOOL, F32, F64, I64, Const, Type
-from ...ir.dtypes import result_dtype
+from ...ir.dtypes import DType, result_dtype
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .reductions import normalized_axes, reduction
@@ -78,9 +79,26 @@ def run_composite(cx: CallContext, node, composite, *args, **kwargs):
         raise cx.source.error(node, str(e), kind=kind) from None
 
 
-def _products(cx: CallContext, x, y, node) -> tuple:
-    x, y = cx.promote(cx.as_float(x, node), cx.as_float(y, node), node)
-    return x, y, x.type.shape or (), y.type.shape or ()
+def product_operands(cx: CallContext, values, node) -> tuple[list, DType]:
+    """The operands of a sum of products (matmul, dot, tensordot, einsum) at numpy's common
+    element type, and that type: floats as they are, ints as int64 (their sums wrap as
+    numpy's), bools as int64 too (`boolean_product` gives numpy's bool result)."""
+    atoms = [cx.value(v, node) for v in values]
+    common = result_dtype(*(a.type.dtype for a in atoms))
+    work = Type(dtypes.I64 if common == dtypes.BOOL else common)
+    return [cx.to_type(a, work) for a in atoms], common
+
+
+def boolean_product(cx: CallContext, value, common: DType):
+    """A product computed in int64 as the type numpy gives: for bool operands, whether any
+    term is true (numpy's logical sum of logical products)."""
+    return cx.b.ne(value, Const(0, I64)) if common == dtypes.BOOL else value
+
+
+def _product(cx: CallContext, composite, x, y, node):
+    (x, y), common = product_operands(cx, [x, y], node)
+    value = run_composite(cx, node, composite, x, y, x.type.shape or (), y.type.shape or ())
+    return boolean_product(cx, value, common)
 
 
 def dot(cx: CallContext, x, y, node):
@@ -88,14 +106,14 @@ def dot(cx: CallContext, x, y, node):
     (`array_composites.dot`)."""
     x, y = cx.promote(x, y, node)
     if x.type.is_array and y.type.is_array:
-        return run_composite(cx, node, ac.dot, *_products(cx, x, y, node))
+        return _product(cx, ac.dot, x, y, node)
     return cx.b.mul(x, y)
 
 
 def matmul(cx: CallContext, x, y, node):
     """`np.matmul(x, y)` / `x @ y` of any ranks (`array_composites.matmul`: batches
     broadcast); numpy's ValueError for a number."""
-    return run_composite(cx, node, ac.matmul, *_products(cx, x, y, node))
+    return _product(cx, ac.matmul, x, y, node)
 
 
 def static_shape(cx: CallContext, value, node) -> tuple[int, ...]:

@@ -35,12 +35,14 @@ import numpy as np
 from adlite.derivatives import array_composites as ac
 
 from ...errors import AdliteAxisError, AdliteTypeError, AdliteValueError
+from ...ir import dtypes
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
 from ...primitives.vocabulary import BuilderOps
 from .. import known_values, sequences
 from ..context import CallContext
 from . import arrays
+from .arrays import boolean_product, product_operands
 from .registry import REQUIRED, bind_params, options, param, register
 
 
@@ -516,9 +518,9 @@ def _tensordot(cx: CallContext, args, kwargs, node):
                for v in flat):
         raise cx.source.error(node, f"np.tensordot: axes must be an int or a pair of "
                               f"integer sequences, got {axes!r}", kind=AdliteTypeError)
-    a, b = (cx.as_float(cx.value(p[k], node), node) for k in "ab")  # a number: 0-d
-    a, b = cx.promote(a, b, node)
-    return _run(cx, node, ac.tensordot, a, b, a.type.shape or (), b.type.shape or (), axes)
+    (a, b), common = product_operands(cx, [p["a"], p["b"]], node)  # a number: 0-d
+    return boolean_product(cx, _run(cx, node, ac.tensordot, a, b, a.type.shape or (),
+                                    b.type.shape or (), axes), common)
 
 
 def _split(name: str):
@@ -629,12 +631,10 @@ def _einsum(cx: CallContext, node):
             raise cx.source.error(node, f"np.einsum(): unsupported keyword argument "
                                   f"{kw.arg!r}", "supported here: optimize")
         cx.static(cx.expr(kw.value), node, "its `optimize=`", "option")  # a path: same result
-    operands = [cx.as_float(cx.expr(a), a) for a in operand_nodes]
-    dtype = F64 if any(x.type.scalar == F64 for x in operands) else operands[0].type.scalar \
-        if operands else F64
-    operands = [cx.to_type(x, dtype.with_shape(x.type.shape)) for x in operands]
-    return _run(cx, node, ac.einsum, subscripts, operands,
-                [x.type.shape or () for x in operands])
+    operands, common = product_operands(cx, [cx.expr(a) for a in operand_nodes], node) \
+        if operand_nodes else ([], dtypes.F64)
+    return boolean_product(cx, _run(cx, node, ac.einsum, subscripts, operands,
+                                    [x.type.shape or () for x in operands]), common)
 
 
 SAME_OBJECT = (np.asarray, np.real)  # of an array (of the requested dtype): the argument itself

@@ -137,21 +137,18 @@ def _fftshift(sign: int):
 
 
 def _inner(cx: CallContext, args, node):
-    a, b = (cx.numeric(v, node) for v in cx.exactly(args, 2, node))  # positional only
-    a, b = cx.promote(a, b, node)
-    if not (a.type.is_array and b.type.is_array):
-        return cx.b.mul(a, b)
-    if not a.type.is_float:
-        raise cx.source.error(node, "np.inner of integer arrays is not supported",
-                              "convert them: np.inner(a.astype(float), b)")
+    a, b = cx.exactly(args, 2, node)  # positional only
+    if not (cx.value(a, node).type.is_array and cx.value(b, node).type.is_array):
+        return cx.b.mul(*cx.promote(a, b, node))
+    (a, b), common = arrays.product_operands(cx, [a, b], node)
     if a.type.shape[-1] != b.type.shape[-1]:  # numpy reports b with its last two axes swapped
         sa, sb = a.type.shape, b.type.shape
         shown = sb[:-2] + (sb[-1], sb[-2]) if len(sb) > 1 else sb
         raise cx.source.error(node, f"shapes {ac._text(sa)} and {ac._text(shown)} not "
                               f"aligned: {sa[-1]} (dim {len(sa) - 1}) != {sb[-1]} (dim "
                               f"{max(len(sb) - 2, 0)})", kind=AdliteValueError)
-    return arrays.run_composite(cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape,
-                                ([-1], [-1]))
+    return arrays.boolean_product(cx, arrays.run_composite(
+        cx, node, ac.tensordot, a, b, a.type.shape, b.type.shape, ([-1], [-1])), common)
 
 
 def _nan_to_num(cx: CallContext, args, kwargs, node):
