@@ -139,7 +139,8 @@ _unary("y0", lambda o, x, out: o.neg(o.y1(x)))
 _unary("y1", lambda o, x, out: _half(o, o.y0(x), o.yn(o.constant(2.0, x), x), False))
 _unary("gamma", lambda o, x, out: o.mul(out, o.digamma(x)), output=True)
 _unary("rgamma", lambda o, x, out: o.neg(o.mul(out, o.digamma(x))), output=True)
-define(Formula("gammasgn", lambda o, x, out: (None,)))
+define(Formula("gammasgn", lambda o, x, out: (o.constant(0.0, x),),  # zeros reach x
+               reads_inputs=True))
 for _name, _plus in (("iv", True), ("jv", False), ("yn", False)):
     define(Formula(_name, _order(_name, _plus), reads_inputs=True))
 define(Formula("ive", _ive, reads_inputs=True, reads_output=True))

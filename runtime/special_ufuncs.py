@@ -34,11 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from adlite import derivatives
 from adlite.derivatives import special as shared
 
 from . import functional as F
 from . import special
-from .primitives import _quiet, primitive
+from .primitives import _elementwise, _quiet, primitive
 from .special import _each
 from .tensor import Tensor
 
@@ -50,17 +51,22 @@ def _scipy(name: str) -> Callable[..., np.ndarray]:
     return lambda *arrays: getattr(importlib.import_module("scipy.special"), name)(*arrays)
 
 
-def scipy_function(name: str, node_name: str, partials: Partials, fixed: tuple[int, ...] = (),
-                   impl: Callable[..., np.ndarray] | None = None) -> Callable[..., Any]:
+def scipy_function(name: str, node_name: str, partials: Partials | None = None,
+                   fixed: tuple[int, ...] = (), impl: Callable[..., np.ndarray] | None = None
+                   ) -> Callable[..., Any]:
     """Register primitive `name` (`impl` on the arrays, by default scipy.special's `name`)
-    whose cotangents are `g` times `partials(*inputs, output)` (None for the `fixed` inputs),
-    and return its tape function, which refuses a `fixed` input that requires grad."""
-
-    @primitive(name, node_name, _quiet(impl or _scipy(name)), inputs=True, output=True)
-    def _vjp(ctx, g):
-        parts = partials(*ctx.inputs, ctx.output)
-        return tuple(None if i in fixed or p is None else F.sum_to(g * p, shape)
-                     for i, (p, shape) in enumerate(zip(parts, ctx.shapes, strict=True)))
+    whose cotangents come from the formula shared with the compiler (`adlite.derivatives`)
+    where there is one, else are `g` times `partials(*inputs, output)` (None for the `fixed`
+    inputs), and return its tape function, which refuses a `fixed` input that requires grad."""
+    quiet = _quiet(impl or _scipy(name))
+    if name in derivatives.FORMULAS:
+        _elementwise(name, node_name, quiet)
+    else:
+        @primitive(name, node_name, quiet, inputs=True, output=True)
+        def _vjp(ctx, g):
+            parts = partials(*ctx.inputs, ctx.output)
+            return tuple(None if i in fixed or p is None else F.sum_to(g * p, shape)
+                         for i, (p, shape) in enumerate(zip(parts, ctx.shapes, strict=True)))
 
     def call(*args: Any) -> Any:
         for i in fixed:
@@ -74,74 +80,46 @@ def scipy_function(name: str, node_name: str, partials: Partials, fixed: tuple[i
     return call
 
 
-def _unary(name: str, node_name: str, derivative: Callable[[Any, Any], Any],
-           impl: Callable[..., np.ndarray] | None = None) -> Callable[..., Any]:
-    return scipy_function(name, node_name, lambda x, out: (derivative(x, out),), impl=impl)
-
-
-def _order(name: str, node_name: str, derivative: Callable[[Any, Any, Any], Any]
+def _order(name: str, node_name: str, derivative: Callable[[Any, Any, Any], Any] | None = None
            ) -> Callable[..., Any]:
     """A function of an order (not differentiated) and x."""
-    return scipy_function(name, node_name, lambda v, x, out: (None, derivative(v, x, out)),
-                          fixed=(0,))
+    partials = None if derivative is None else \
+        (lambda v, x, out: (None, derivative(v, x, out)))
+    return scipy_function(name, node_name, partials, fixed=(0,))
 
 
-def _sign(x: Any) -> Any:
-    return F.constant(np.sign(x.data))
-
-
-iv = _order("iv", "IvBackward0", lambda v, x, out: (iv(v - 1.0, x) + iv(v + 1.0, x)) / 2.0)
-ive = _order("ive", "IveBackward0",
-             lambda v, x, out: (ive(v - 1.0, x) + ive(v + 1.0, x)) / 2.0 - _sign(x) * ive(v, x))
-jv = _order("jv", "JvBackward0", lambda v, x, out: (jv(v - 1.0, x) - jv(v + 1.0, x)) / 2.0)
-yv = _order("yv", "YvBackward0", lambda v, x, out: (yv(v - 1.0, x) - yv(v + 1.0, x)) / 2.0)
-yn = _order("yn", "YnBackward0", lambda n, x, out: (yn(n - 1.0, x) - yn(n + 1.0, x)) / 2.0)
+iv = _order("iv", "IvBackward0")
+ive = _order("ive", "IveBackward0")
+jv = _order("jv", "JvBackward0")
+yv = _order("yv", "YvBackward0",  # jv's rule (the compiler has no yv)
+            lambda v, x, out: (yv(v - 1.0, x) - yv(v + 1.0, x)) / 2.0)
+yn = _order("yn", "YnBackward0")
 polygamma = _order("polygamma", "PolygammaBackward1",
                    lambda n, x, out: polygamma(n + 1.0, x))
-i0 = _unary("i0", "I0Backward0", lambda x, out: i1(x))
-i1 = _unary("i1", "I1Backward0", lambda x, out: (i0(x) + iv(2.0, x)) / 2.0)
-j0 = _unary("j0", "J0Backward0", lambda x, out: -j1(x))
-j1 = _unary("j1", "J1Backward0", lambda x, out: (j0(x) - jv(2.0, x)) / 2.0)
-y0 = _unary("y0", "Y0Backward0", lambda x, out: -y1(x))
-y1 = _unary("y1", "Y1Backward0", lambda x, out: (y0(x) - yv(2.0, x)) / 2.0)
-gamma = _unary("gamma", "GammaBackward0", lambda x, out: out * special.digamma(x))
-rgamma = _unary("rgamma", "RgammaBackward0", lambda x, out: -out * special.digamma(x))
-gammasgn = _unary("gammasgn", "GammasgnBackward0", lambda x, out: F.zeros_like(x))
-trigamma = _unary("trigamma", "PolygammaBackward0", lambda x, out: polygamma(2.0, x),
-                  _each(shared.trigamma_scalar))
-arccosh = _unary("arccosh", "AcoshBackward0",
-                 lambda x, out: 1.0 / F.sqrt((x - 1.0) * (x + 1.0)), np.arccosh)
-arcsinh = _unary("arcsinh", "AsinhBackward0",
-                 lambda x, out: 1.0 / F.hypot(x, 1.0), np.arcsinh)
-arctanh = _unary("arctanh", "AtanhBackward0",
-                 lambda x, out: 1.0 / ((1.0 - x) * (1.0 + x)), np.arctanh)
+i0, i1, j0, j1, y0, y1, gamma, rgamma, gammasgn = (
+    scipy_function(name, node) for name, node in (
+        ("i0", "I0Backward0"), ("i1", "I1Backward0"), ("j0", "J0Backward0"),
+        ("j1", "J1Backward0"), ("y0", "Y0Backward0"), ("y1", "Y1Backward0"),
+        ("gamma", "GammaBackward0"), ("rgamma", "RgammaBackward0"),
+        ("gammasgn", "GammasgnBackward0")))
+trigamma = scipy_function("trigamma", "PolygammaBackward0",
+                          lambda x, out: (polygamma(2.0, x),), impl=_each(shared.trigamma_scalar))
+gammainc = scipy_function("gammainc", "GammaincBackward0", fixed=(0,))
+gammaincc = scipy_function("gammaincc", "GammainccBackward0", fixed=(0,))
+beta = scipy_function("beta", "BetaBackward0")
+betaln = scipy_function("betaln", "BetalnBackward0")
+betainc = scipy_function("betainc", "BetaincBackward0", fixed=(0, 1))
 
 
-def _lower_gamma_density(a: Any, x: Any) -> Any:
-    """exp(-x) x^(a-1) / Gamma(a), the x-derivative of the regularised gammainc(a, x)."""
-    return F.exp(special.xlogy(a - 1.0, x) - x - special.gammaln(a))
+def _numpy(name: str) -> Callable[..., Any]:
+    def call(x: Any) -> Any:
+        return F.apply(name, x)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
-gammainc = scipy_function("gammainc", "GammaincBackward0",
-                          lambda a, x, out: (None, _lower_gamma_density(a, x)), fixed=(0,))
-gammaincc = scipy_function("gammaincc", "GammainccBackward0",
-                           lambda a, x, out: (None, -_lower_gamma_density(a, x)), fixed=(0,))
-
-
-def _beta_partials(a: Any, b: Any, scale: Any) -> tuple[Any, Any]:
-    """`scale` times the partials of log B(a, b)."""
-    both = special.digamma(a + b)
-    return scale * (special.digamma(a) - both), scale * (special.digamma(b) - both)
-
-
-beta = scipy_function("beta", "BetaBackward0", lambda a, b, out: _beta_partials(a, b, out))
-betaln = scipy_function("betaln", "BetalnBackward0", lambda a, b, out: _beta_partials(a, b, 1.0))
-betainc = scipy_function(
-    "betainc", "BetaincBackward0",
-    lambda a, b, x, out: (None, None, F.exp(special.xlogy(a - 1.0, x)
-                                            + special.xlogy(b - 1.0, 1.0 - x) - betaln(a, b))),
-    fixed=(0, 1))
-
+arccosh, arcsinh, arctanh = (_numpy(n) for n in ("arccosh", "arcsinh", "arctanh"))
 NUMPY_UFUNCS = {np.arccosh: arccosh, np.arcsinh: arcsinh, np.arctanh: arctanh}
 _SPECIAL = {"erf": special.erf, "erfc": special.erfc, "gammaln": special.gammaln,
             "psi": special.digamma, "ndtr": special.ndtr,

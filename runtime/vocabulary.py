@@ -82,6 +82,21 @@ class TensorOps:
     slogdet = staticmethod(functools.partial(F.apply, "slogdet"))  # log |det|
     digamma = staticmethod(functools.partial(F.apply, "digamma"))
     trigamma = staticmethod(functools.partial(F.apply, "trigamma"))
+    gammaln = staticmethod(functools.partial(F.apply, "gammaln"))
+    floor = staticmethod(F.floor)
+    # scipy.special's, registered by `special_ufuncs` (a program that differentiates them on
+    # the tape has called them, so they are registered by then)
+    beta = staticmethod(functools.partial(F.apply, "beta"))
+    i0 = staticmethod(functools.partial(F.apply, "i0"))
+    i1 = staticmethod(functools.partial(F.apply, "i1"))
+    iv = staticmethod(functools.partial(F.apply, "iv"))
+    ive = staticmethod(functools.partial(F.apply, "ive"))
+    j0 = staticmethod(functools.partial(F.apply, "j0"))
+    j1 = staticmethod(functools.partial(F.apply, "j1"))
+    jv = staticmethod(functools.partial(F.apply, "jv"))
+    y0 = staticmethod(functools.partial(F.apply, "y0"))
+    y1 = staticmethod(functools.partial(F.apply, "y1"))
+    yn = staticmethod(functools.partial(F.apply, "yn"))
 
     @staticmethod
     def slice_along(x: Any, axis: int, start: int, stop: int, step: int | None = None) -> Any:
