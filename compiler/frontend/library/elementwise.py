@@ -2,11 +2,11 @@
 
 Contract: registers the rules of the functions of one or two numbers or arrays (elementwise,
 numpy's type promotion): the unary primitives (`exp`, `sqrt`, `sin` ... `arctan`, `cbrt`,
-`log2`, `log10`, `sign`; math's names too; `np.arcsinh`, `np.arccosh`, `np.arctanh`: NaN
-outside their domain, so math's names, which raise there, are not theirs), `np.log` /
-`math.log` (with a base: `composites.log_base`), `abs` (`np.abs`, `np.fabs`, `math.fabs`,
-builtin `abs`), `np.square` and `hypot` (composites of `adlite.derivatives.composites`,
-which the tape runs too),
+`log2`, `log10`, `sign`; math's names too, of one number, raising Python's ValueError /
+OverflowError where numpy gives NaN / inf (`_math_errors`); `np.arcsinh`, `np.arccosh`,
+`np.arctanh`), `np.log` / `math.log` (with a base: `composites.log_base`, numpy's values),
+`abs` (`np.abs`, `np.fabs`, `math.fabs`, builtin `abs`), `np.square` and `hypot`
+(composites of `adlite.derivatives.composites`, which the tape runs too),
 `power` (`np.power`, `math.pow`, builtin `pow`), `np.maximum` / `np.minimum` (NaN
 propagating), `np.fmax` / `np.fmin` (NaN ignoring: `derivatives.takes_first`), rounding
 (`np.floor` / `np.ceil`; math's give ints; `np.round` / `np.around` and builtin `round`
@@ -140,6 +140,13 @@ def _log(cx: CallContext, args, node):
         x, base = (cx.as_float(a, node) for a in args)
         return composites.log_base(BuilderOps(cx.b), x, base)
     return cx.b.log(cx.as_float(cx.one(args, node), node))
+
+
+def _math_log(cx: CallContext, args, node):
+    """math.log(x) with Python's ValueError at x <= 0; math.log(x, base) as numpy's
+    formula (its errors are not Python's: see the README)."""
+    return _log(cx, args, node) if len(args) == 2 else \
+        _math_errors(_log, False)(cx, args, node)
 
 
 def _hypot(cx: CallContext, args, node):
@@ -314,6 +321,34 @@ def _gamma(cx: CallContext, args, node):
     return _range_error(cx, x, b.select(negative, b.neg(magnitude), magnitude))
 
 
+def _math_errors(rule, can_overflow: bool):
+    """A one-argument function of `math` with Python's errors (CPython's `math_1`): a NaN
+    from a number that is not NaN raises ValueError "math domain error" (`math.sqrt(-1.0)`,
+    `math.sin(inf)`), an infinity from a finite number OverflowError "math range error" where
+    the function can overflow (`math.exp(1000.0)`), else ValueError (`math.log(0.0)`);
+    numpy's same function (the rule, on the number) gives NaN / inf instead."""
+
+    def lower(cx: CallContext, args, node):
+        b = cx.b
+        x = cx.scalar(cx.as_float(cx.one(args, node), node), node)
+        result = rule(cx, [x], node)
+        inf = const(math.inf, x.type.scalar)
+        from_finite = b.and_(b.eq(b.abs(result), inf), b.lt(b.abs(x), inf))
+        domain = b.and_(b.ne(result, result), b.eq(x, x))
+        if can_overflow:
+            _raise_where(cx, from_finite, "OverflowError", "math range error")
+        else:
+            domain = b.or_(domain, from_finite)
+        _domain_error(cx, domain)
+        return result
+
+    return lower
+
+
+# math's functions that raise OverflowError for a finite argument with an infinite result
+_OVERFLOWING = ("exp", "expm1", "sinh", "cosh")
+
+
 def _scalar_unary(prim):
     def lower(cx: CallContext, args, node):
         return cx.b.op(prim, cx.scalar(cx.as_float(cx.one(args, node), node), node))
@@ -324,15 +359,18 @@ def _scalar_unary(prim):
 def _register_all() -> None:
     for name in ["exp", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "log1p", "expm1",
                  "cbrt"]:
-        register([getattr(np, name), getattr(math, name)], unary(name), keywords=False)
-    for np_name, math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")]:
-        register([getattr(np, np_name), getattr(math, math_name)], unary(np_name),
+        register([getattr(np, name)], unary(name), keywords=False)
+        register([getattr(math, name)], _math_errors(unary(name), name in _OVERFLOWING),
+                 keywords=False)
+    for np_name, math_name in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
+                               ("log2", "log2"), ("log10", "log10")]:
+        register([getattr(np, np_name)], unary(np_name), keywords=False)
+        register([getattr(math, math_name)], _math_errors(unary(np_name), False),
                  keywords=False)
     for name in ["arcsinh", "arccosh", "arctanh"]:  # math's raise where numpy gives NaN
         register([getattr(np, name)], unary(name), keywords=False)
     table = [
-        ([np.log, math.log], _log), ([np.log2, math.log2], unary("log2")),
-        ([np.log10, math.log10], unary("log10")),
+        ([np.log], _log), ([math.log], _math_log),
         ([np.abs, np.absolute, np.fabs, math.fabs, builtins.abs], _abs),
         ([np.square], _square), ([np.hypot, math.hypot], _hypot),
         ([np.power, math.pow, builtins.pow], _pow),
