@@ -67,3 +67,38 @@ def test_derivatives_flow_through_checked_math_functions():
     assert grad(smooth)(x) == pytest.approx((smooth(x + h) - smooth(x - h)) / (2 * h), rel=1e-7)
     with pytest.raises(ValueError, match="math domain error"):
         grad(smooth)(-1.0)
+
+
+def math_power(x, y):
+    return math.pow(x, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_math_pow_raises_where_python_raises(backend):
+    compiled = jit(math_power, backend=backend)
+    for x, y in [(-8.0, 1 / 3), (0.0, -1.0), (10.0, 400.0), (2.0, 3.0), (-2.0, 2.0),
+                 (1.0, math.nan), (math.nan, 0.0), (math.inf, 2.0), (0.0, 0.0)]:
+        want, got = outcome(lambda v: math_power(*v), (x, y)), outcome(lambda v: compiled(*v),
+                                                                        (x, y))
+        assert want[0] == got[0] and (want[0] != "value" or got[1] == want[1]), (x, y, got)
+
+
+def squared_by_pow(n):
+    return pow(n, 2)
+
+
+def numpy_power(x, y):
+    return np.power(x, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integer_powers_keep_their_types(backend):
+    got = jit(squared_by_pow, backend=backend)(7)
+    assert got == 49 and isinstance(got, int)
+    ints = np.arange(4)
+    for y in (3, np.array([1, 2, 0, 3])):
+        got, want = jit(numpy_power, backend=backend)(ints, y), numpy_power(ints, y)
+        assert got.dtype == want.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        jit(numpy_power, backend=backend)(ints, np.array([1, -1, 0, 2]))

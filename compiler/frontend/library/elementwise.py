@@ -7,7 +7,8 @@ OverflowError where numpy gives NaN / inf (`_math_errors`); `np.arcsinh`, `np.ar
 `np.arctanh`), `np.log` / `math.log` (with a base: `composites.log_base`, numpy's values),
 `abs` (`np.abs`, `np.fabs`, `math.fabs`, builtin `abs`), `np.square` and `hypot`
 (composites of `adlite.derivatives.composites`, which the tape runs too),
-`power` (`np.power`, `math.pow`, builtin `pow`), `np.maximum` / `np.minimum` (NaN
+`power` (`np.power`: ints stay ints, numpy's ValueError for a negative int exponent;
+`math.pow` with Python's errors; builtin `pow` as `**`), `np.maximum` / `np.minimum` (NaN
 propagating), `np.fmax` / `np.fmin` (NaN ignoring: `derivatives.takes_first`), rounding
 (`np.floor` / `np.ceil`; math's give ints; `np.round` / `np.around` and builtin `round`
 through `rounding_to_digits`), `np.add`, `np.subtract`, `np.multiply`, `np.divide` /
@@ -38,8 +39,9 @@ import numpy as np
 from adlite import derivatives
 from adlite.derivatives import composites
 
+from ...errors import AdliteValueError
 from ...ir.builder import const
-from ...ir.core import I64
+from ...ir.core import I64, Const
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .registry import REQUIRED, bind_params, lookup, param, register
@@ -165,9 +167,54 @@ def _rounding(prim, to_int):
     return lower
 
 
-def _pow(cx: CallContext, args, node):
+def _float_pow(cx: CallContext, args, node):
     x, y = (cx.as_float(a, node) for a in cx.exactly(args, 2, node))
+    return cx.b.pow(*cx.promote(x, y, node))
+
+
+def _python_pow(cx: CallContext, args, node):
+    """Builtin `pow(x, y)` as `x ** y`: ints stay ints for an exponent known to be >= 0
+    (Python gives a float for a negative one, so a run-time int exponent gives a float)."""
+    x, y = cx.promote(*cx.exactly(args, 2, node), node)
+    if not x.type.is_float and isinstance(y, Const) and y.value >= 0:
+        return cx.b.pow(x, y)
+    return _float_pow(cx, [x, y], node)
+
+
+def _numpy_power(cx: CallContext, args, node):
+    """`np.power`: ints stay ints (numpy's), a negative int exponent is numpy's ValueError
+    (when compiling for a constant, when run otherwise)."""
+    x, y = cx.promote(*cx.exactly(args, 2, node), node)
+    if x.type.is_float:
+        return cx.b.pow(x, y)
+    message = "Integers to negative integer powers are not allowed."
+    if isinstance(y, Const):
+        if y.value < 0:
+            raise cx.source.error(node, message, "use a float: np.power(x, -1.0)",
+                                  kind=AdliteValueError)
+    else:
+        lowest_negated = BuilderOps(cx.b).reduce_max(cx.b.neg(y), None, False) \
+            if y.type.is_array else cx.b.neg(y)
+        _raise_where(cx, cx.b.gt(lowest_negated, Const(0, I64)), "ValueError", message)
     return cx.b.pow(x, y)
+
+
+def _math_pow(cx: CallContext, args, node):
+    """math.pow with Python's errors (CPython's math_pow): a NaN from numbers that are not
+    NaN is ValueError, an infinity from finite numbers ValueError for 0 ** negative, else
+    OverflowError."""
+    b = cx.b
+    x, y = (cx.scalar(cx.as_float(a, node), node) for a in cx.exactly(args, 2, node))
+    x, y = cx.promote(x, y, node)
+    result = b.pow(x, y)
+    inf = const(math.inf, x.type.scalar)
+    finite = b.and_(b.lt(b.abs(x), inf), b.lt(b.abs(y), inf))
+    infinite = b.and_(b.eq(b.abs(result), inf), finite)
+    zero = b.eq(x, const(0.0, x.type.scalar))
+    _domain_error(cx, b.or_(b.and_(b.ne(result, result), b.and_(b.eq(x, x), b.eq(y, y))),
+                            b.and_(infinite, zero)))
+    _raise_where(cx, b.and_(infinite, b.not_(zero)), "OverflowError", "math range error")
+    return result
 
 
 def _binary(prim, floats=False):
@@ -373,7 +420,7 @@ def _register_all() -> None:
         ([np.log], _log), ([math.log], _math_log),
         ([np.abs, np.absolute, np.fabs, math.fabs, builtins.abs], _abs),
         ([np.square], _square), ([np.hypot, math.hypot], _hypot),
-        ([np.power, math.pow, builtins.pow], _pow),
+        ([np.power], _numpy_power), ([math.pow], _math_pow), ([builtins.pow], _python_pow),
         ([np.maximum], _elementwise_extremum("maximum")),
         ([np.minimum], _elementwise_extremum("minimum")),
         ([np.fmax], _nan_ignoring_extremum("ge")), ([np.fmin], _nan_ignoring_extremum("le")),
