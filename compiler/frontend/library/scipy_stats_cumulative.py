@@ -36,7 +36,7 @@ from ...ir.builder import const
 from ...ir.core import F64
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .registry import refuse_keywords
+from .scipy_stats_densities import bind
 
 
 @dataclass(frozen=True)
@@ -66,18 +66,7 @@ def _arguments(cx: CallContext, args, kwargs, node, family: _Family) -> list:
     """x, the shape parameters, loc (and scale), in double, by position or keyword."""
     names = ("k" if family.discrete else "x", *family.shapes, "loc",
              *(() if family.discrete else ("scale",)))
-    refuse_keywords(cx, kwargs, node, names)
-    if len(args) > len(names):
-        raise cx.source.error(node, f"expected at most {len(names)} arguments: "
-                              f"{', '.join(names)}")
-    given = dict(zip(names, args, strict=False))
-    for name, value in kwargs.items():
-        if name in given:
-            raise cx.source.error(node, f"got multiple values for argument {name!r}")
-        given[name] = value
-    missing = [n for n in names[:1 + len(family.shapes)] if n not in given]
-    if missing:
-        raise cx.source.error(node, f"missing argument(s): {', '.join(missing)}")
+    given = bind(cx, args, kwargs, node, names, 1 + len(family.shapes), keywords_from=0)
     defaults = {"loc": const(0.0), "scale": const(1.0)}
     return [cx.to_type(cx.as_float(given.get(n, defaults.get(n)), node), F64) for n in names]
 

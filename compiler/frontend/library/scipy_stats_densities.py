@@ -49,10 +49,10 @@ def doubles(cx: CallContext, values, node) -> list:
 
 
 def bind(cx: CallContext, args, kwargs, node, names: tuple[str, ...],
-         required: int = 1) -> dict:
-    """The arguments `names` (the first `required` required), by position or keyword (all
-    but the first)."""
-    refuse_keywords(cx, kwargs, node, names[1:])
+         required: int = 1, keywords_from: int = 1) -> dict:
+    """The arguments `names` (the first `required` required), by position or keyword (those
+    from `keywords_from` on)."""
+    refuse_keywords(cx, kwargs, node, names[keywords_from:])
     if len(args) > len(names):
         raise cx.source.error(node, f"expected at most {len(names)} arguments: "
                                     f"{', '.join(names)}")
