@@ -32,6 +32,9 @@ by Python with numpy and scipy, fails looking up a name numpy/scipy lack
 (`np.linalg._dot`, `np.make_diagonal`) or passing a keyword their function does not take
 (`scipy.signal.convolve(..., axes=...)`, autograd's generalised convolution), while autograd
 runs it. No numpy program is there to compile: the case measures autograd's extensions.
+A result is `n/a` too when the exception is raised inside autograd's own code (the case hands
+adlite's values, such as the tape's Tensors, to an autograd object the rewrite cannot
+replace: a function autograd's `value_and_grad` made before the case, `autograd.misc.flatten`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 import ast
 import copy
 import os
+import sys
 import traceback
 import types
 import warnings
@@ -82,15 +86,26 @@ def _package_dirs() -> tuple[str, ...]:
                  for m in (adlite.compiler, adlite.derivatives, adlite.runtime))
 
 
+def _autograd_dir() -> str | None:
+    autograd = sys.modules.get("autograd")
+    return os.path.dirname(autograd.__file__) + os.sep if autograd is not None else None
+
+
 def classify_error(error: BaseException) -> str:
-    """'refused' (adlite's own, deliberate error) or 'crash' (see the module's docstring)."""
+    """'refused' (adlite's own, deliberate error), 'n/a' (raised inside autograd's own code:
+    the case handed adlite's values to autograd's API, which the rewrite could not replace,
+    such as a function autograd's `value_and_grad` made outside the case) or 'crash' (see
+    the module's docstring)."""
     from adlite.compiler import AdliteError
     if isinstance(error, AdliteError) or type(error).__module__.startswith("adlite"):
         return "refused"
+    frames = traceback.extract_tb(error.__traceback__)
     if isinstance(error, TypeError | ValueError | NotImplementedError):
-        frames = traceback.extract_tb(error.__traceback__)
         if frames and frames[-1].filename.startswith(_package_dirs()):
             return "refused"
+    autograd = _autograd_dir()
+    if autograd and frames and frames[-1].filename.startswith(autograd):
+        return "n/a"
     return "crash"
 
 
@@ -426,7 +441,8 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
             if isinstance(error, KeyboardInterrupt):
                 raise
             status = classify_error(error) if isinstance(error, Exception) else "crash"
-            report(Result(mode, status, first_line(error)))
+            own = "autograd's own code raised: " if status == "n/a" else ""
+            report(Result(mode, status, own + first_line(error)))
 
 
 class _Skip(Exception):

@@ -206,6 +206,17 @@ def test_cases_of_autograd_own_api_are_not_applicable(suite, tmp_path):
     assert {status for status, _ in statuses["bad_argument"]} == {"skip"}
 
 
+def test_errors_raised_inside_autograd_are_not_applicable(suite):
+    import autograd  # the fake one of `suite`
+
+    with pytest.raises(NotImplementedError) as inside:
+        autograd.grad(np.sin)(1.0)
+    assert classify_error(inside.value) == "n/a"
+    with pytest.raises(ZeroDivisionError) as outside:
+        _ = 1.0 / 0
+    assert classify_error(outside.value) == "crash"
+
+
 def test_wrong_numbers_are_wrong(suite, tmp_path):
     checker = Checker(collect(suite).cases[1], suite, tmp_path / "entries", 1)
     right = [np.full(2, 2.0), np.array(2.0)]  # d/dx, d/dy of sum(x * y) at ones(2), 2.0
