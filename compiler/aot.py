@@ -27,7 +27,8 @@ The status codes are those of the JIT (`status.py`, listed in the header; the
 loader raises the matching Python exception); outputs are written only on success (array
 outputs may be partly written when the status is not 0). `portable=True` targets the
 baseline x86-64 CPU instead of the host's. The checks the compiler adds for out-of-bounds
-indices and zero divisors return their statuses (INDEX, ZERO_DIVISION). Kernels cannot print
+indices and zero divisors, and math's domain and range errors, return their statuses
+(INDEX, ZERO_DIVISION, MATH_DOMAIN, MATH_RANGE). Kernels cannot print
 or raise (`print`, `assert` and `raise` call back into Python), write into their argument
 arrays (C has no Python arrays to write back), call LAPACK (its failures are numpy's
 exceptions) or call scipy.special's C functions (`iv`, `gammainc`, ...: they live in scipy's
@@ -322,18 +323,32 @@ def _bake_externals(graph: Graph) -> tuple[Graph, str]:
 # the checks the compiler inserts whose exception a kernel's status names (the header's
 # message stands for the one Python would format, as "index 7 is out of bounds ...")
 KERNEL_CHECKS = {"IndexError": status.INDEX, "ZeroDivisionError": status.ZERO_DIVISION}
+# and those whose message is fixed (math's errors), by (exception, message)
+KERNEL_MESSAGES = {(status.ERRORS[code][0].__name__, status.ERRORS[code][1]): code
+                   for code in (status.MATH_DOMAIN, status.MATH_RANGE)}
+
+
+def _kernel_status(eqn) -> int | None:
+    """The status a kernel returns for the `check` equation `eqn`, if it has one."""
+    if eqn.prim != "check":
+        return None
+    error = eqn.params["error"]
+    args = eqn.params.get("args", ())
+    message = args[0][1][0] if len(args) == 1 and args[0][0] == "str" else None
+    return KERNEL_CHECKS.get(error, KERNEL_MESSAGES.get((error, message)))
 
 
 def _checks_as_statuses(graph: Graph) -> Graph:
     """`graph` (a copy when it changes) with each `check` raising an exception of
-    KERNEL_CHECKS returning that status instead of calling back into Python."""
-    if not any(e.prim == "check" and e.params["error"] in KERNEL_CHECKS
-               for e in walk_eqns(graph)):
+    KERNEL_CHECKS / KERNEL_MESSAGES returning that status instead of calling back into
+    Python."""
+    if not any(_kernel_status(e) is not None for e in walk_eqns(graph)):
         return graph
     graph = clone(graph)
     for e in walk_eqns(graph):
-        if e.prim == "check" and e.params["error"] in KERNEL_CHECKS:
-            e.params = {**e.params, "status": KERNEL_CHECKS[e.params["error"]]}
+        code = _kernel_status(e)
+        if code is not None:
+            e.params = {**e.params, "status": code}
     return graph
 
 
@@ -341,8 +356,8 @@ def _refuse(transformed: Transformed, graph: Graph, types: list[Type]) -> None:
     """Raise `AotError` for what a kernel without Python cannot do."""
     if any(e.prim in EFFECTS and "status" not in e.params for e in walk_eqns(graph)):
         raise AotError("ahead-of-time kernels cannot print, assert or raise (print, assert and "
-                       "raise call back into Python; index and division checks return "
-                       "statuses); remove them from the kernel, or compile it with jit/grad")
+                       "raise call back into Python; index, division and math's domain checks "
+                       "return statuses); remove them from the kernel, or compile it with jit/grad")
     if transformed.kind == "jit" and any(t.is_array for t in types):
         layout = transformed.graphs(types)[2]
         if isinstance(layout, Layout) and layout.written:

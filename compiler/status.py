@@ -49,6 +49,8 @@ LIST_INDEX = 27  # run-time lists (`primitives/lists.py`): Python's IndexErrors
 LIST_SET_INDEX = 28
 POP_EMPTY = 29
 POP_INDEX = 30
+MATH_DOMAIN = 31  # math's functions (`library/elementwise.py`): CPython's math_1 errors
+MATH_RANGE = 32
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -74,6 +76,8 @@ ERRORS = {
     LIST_SET_INDEX: (IndexError, "list assignment index out of range"),
     POP_EMPTY: (IndexError, "pop from empty list"),
     POP_INDEX: (IndexError, "pop index out of range"),
+    MATH_DOMAIN: (ValueError, "math domain error"),
+    MATH_RANGE: (OverflowError, "math range error"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)

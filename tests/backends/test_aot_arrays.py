@@ -189,3 +189,29 @@ def test_large_arrays_run_the_thread_pools_blocks_in_order(tmp_path):
     expected[:-1] = -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
     expected[1:] += 200 * (x[1:] - x[:-1] ** 2)
     np.testing.assert_allclose(gradient, expected, rtol=1e-12, atol=1e-9)
+
+
+MATH_STATUSES = r"""
+#include <stdio.h>
+#include "checked_math.h"
+int main(void) {
+    double xs[3] = {4.0, -1.0, 1000.0};
+    for (int k = 0; k < 3; k++) {
+        double out = -1.0;
+        int32_t status = adlite_checked_math(xs[k], &out);
+        printf("%d %.17g\n", (int)status, out);
+    }
+    return 0;
+}
+"""
+
+
+def test_math_errors_are_statuses(tmp_path):
+    """math.sqrt(-1.0) raises ValueError and math.exp(1000.0) OverflowError in Python: the
+    kernel returns their statuses (31, 32, listed in the header), without Python."""
+    build = tmp_path / "build"
+    compile_aot(kernels.checked_math, build, [Type("f64")])
+    assert "31: ValueError" in (build / "checked_math.h").read_text()
+    out = subprocess.run([str(_build(tmp_path, MATH_STATUSES, ["checked_math"], build))],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"0 {kernels.checked_math(4.0)!r}", "31 -1", "32 -1"]

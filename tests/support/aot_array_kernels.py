@@ -1,5 +1,7 @@
 """Functions over arrays that tests/backends/test_aot_arrays.py compiles ahead of time."""
 
+import math
+
 import numpy as np
 
 
@@ -28,3 +30,8 @@ def writes_its_argument(x):
 
 def solves(a, b):
     return np.sum(np.linalg.solve(a, b))
+
+
+def checked_math(x):
+    """math's errors (ValueError below 0, OverflowError above ~709) as the kernel's statuses."""
+    return math.sqrt(x) + math.exp(x)
