@@ -189,6 +189,8 @@ def where(cx: CallContext, args, kwargs, node):
 def _clip_bounds(cx: CallContext, p: dict, node) -> tuple:
     """(a_min, a_max) of np.clip's bound parameters `p`, as numpy 2 reads them: positional
     or `a_min=` / `a_max=` (both), else `min=` / `max=`; None: no bound."""
+    # numpy 2.0's clip has no `min` / `max` parameters (2.1 added them)
+    p = {k: p.get(k, np._NoValue) for k in ("a_min", "a_max", "min", "max")}
     given = [p[k] is not np._NoValue for k in ("a_min", "a_max", "min", "max")]
     if not any(given[:2]):
         return tuple(None if p[k] is np._NoValue else p[k] for k in ("min", "max"))
