@@ -36,13 +36,12 @@ import numpy as np
 
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
-from ..ir.core import BOOL, F32, F64, I64, Const, Type, Var
-from ..ir.dtypes import result_dtype
+from ..ir.core import BOOL, F32, F64, I64, Const, Var
 from ..ir.index import Int
 from . import runtime_lists
 from .aliasing import Ref, new_object
 from .conversion_context import ConversionContext
-from .library.arrays import resolve_dtype
+from .library.arrays import joined, resolve_dtype
 from .library.python_builtins import builtin_sum_of_array
 from .library.registry import options, register
 from .scope import Scope
@@ -510,21 +509,14 @@ def _at_least(conv: ConversionContext, value, ndim: int, node) -> Var | Const:
     return conv.b.reshape(v, shape=new) if shape else conv.b.broadcast_to(v, shape=new)
 
 
-def _joined(conv: ConversionContext, items: list) -> list:
-    """The items of np.vstack / np.hstack at numpy's common element type (numbers count as
-    arrays there: float32 with 1.0 is float64)."""
-    common = Type(result_dtype(*(v.type.dtype for v in items)))
-    return [conv.to_type(v, common) for v in items]
-
-
 def _vstack(conv: ConversionContext, args, kwargs, node):
     rows = [_at_least(conv, v, 2, node) for v in _sequence_arg(conv, args, node, "np.vstack")]
-    return conv.b.concatenate(*_joined(conv, rows), axis=0)
+    return conv.b.concatenate(*joined(rows, conv), axis=0)
 
 
 def _hstack(conv: ConversionContext, args, kwargs, node):
     items = [_at_least(conv, v, 1, node) for v in _sequence_arg(conv, args, node, "np.hstack")]
-    return conv.b.concatenate(*_joined(conv, items),
+    return conv.b.concatenate(*joined(items, conv),
                               axis=0 if len(items[0].type.shape) == 1 else 1)
 
 

@@ -79,6 +79,13 @@ def run_composite(cx: CallContext, node, composite, *args, **kwargs):
         raise cx.source.error(node, str(e), kind=kind) from None
 
 
+def joined(parts: list, cx: CallContext) -> list:
+    """Arrays to be joined (np.concatenate, np.vstack / hstack) at numpy's common element
+    type (numbers count as arrays there: float32 with 1.0 is float64)."""
+    common = Type(result_dtype(*(v.type.dtype for v in parts)))
+    return [cx.to_type(v, common) for v in parts]
+
+
 def product_operands(cx: CallContext, values, node) -> tuple[list, DType]:
     """The operands of a sum of products (matmul, dot, tensordot, einsum) at numpy's common
     element type, and that type: floats as they are, ints as int64 (their sums wrap as
@@ -262,9 +269,7 @@ def _concatenate(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, "np.concatenate needs a list or tuple of arrays")
     axis = cx.static(args[1], node, "its `axis`", "option") if len(args) > 1 else \
         opts.get("axis", 0)
-    parts = [cx.array(p, node) for p in parts]
-    dtype = Type(result_dtype(*(p.type.dtype for p in parts)))
-    parts = [cx.to_type(p, dtype) for p in parts]
+    parts = joined([cx.array(p, node) for p in parts], cx)
     ndim = len(parts[0].type.shape)
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise cx.source.error(node, f"axis {axis} is out of bounds for concatenate")
