@@ -92,11 +92,14 @@ from .arguments import (
     Known,
     NeedStatic,
     Node,
+    SizesSpecialised,
     Static,
     Tree,
     arg_type,  # noqa: F401 - part of this module's interface (tests, tools)
     differentiable,
+    dynamic_trees,
     flatten,
+    has_sizes,
     has_static,
     leaf_types,
     retyped,
@@ -117,6 +120,7 @@ from .tracebacks import boundary, hide_frames
 from .transformation import transformer
 
 BACKENDS = ("llvm", "python")
+SHAPES = ("static", "dynamic")
 MAX_STRUCTURES = 8  # structured signatures with a generated entry point, per transformation
 
 
@@ -169,9 +173,14 @@ class Transformed:
 
     def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
                  backend: str = "llvm", checkpoint: object = None, *, has_aux: bool = False,
-                 static: Sequence[int | str] = ()) -> None:
+                 static: Sequence[int | str] = (), shapes: str = "static") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
+        if shapes not in SHAPES:
+            raise ValueError(f"unknown shapes {shapes!r}; choose one of {SHAPES}")
+        self.shapes = shapes
+        # signatures with run-time sizes that compile per shape instead: why (see `compiled`)
+        self.sizes_refused: dict[tuple, Exception] = {}
         if checkpoint is not None:
             checkpoint_policy(checkpoint)  # refuses a value it cannot take, naming it
         self.checkpoint = checkpoint
@@ -246,7 +255,8 @@ class Transformed:
     def options(self) -> tuple[tuple[str, Any], ...]:
         """The keyword options given when made (`has_aux`, `static`) that differ from their
         defaults, as (name, value) pairs (hashable)."""
-        given = (("has_aux", self.has_aux), ("static", self.static))
+        given = (("has_aux", self.has_aux), ("static", self.static),
+                 ("shapes", self.shapes if self.shapes != "static" else None))
         return tuple((k, v) for k, v in given if v)
 
     # ---- binding a call ---------------------------------------------------------------------
@@ -292,6 +302,10 @@ class Transformed:
                             None] if source else \
                     [("c", leaf) for leaf in flat]
         trees = self._promote(trees, targets, binding, where)
+        if self.shapes == "dynamic":
+            symbolic = dynamic_trees(trees)
+            if symbolic not in self.sizes_refused:
+                trees = list(symbolic)
         plan = tuple(sources) if None not in sources and \
             len([s for s in sources if s[0] != "c"]) == len(args) + len(kwargs) else None
         return Call(tuple(trees), leaves, self._groups(trees, targets, binding.n_bound), plan,
@@ -420,8 +434,21 @@ class Transformed:
         return c.graph, c.result
 
     def compiled(self, trees: tuple, groups: tuple = ()):
-        """(run, result tree or `Layout`) for one signature; `run(*leaves)` returns a tuple."""
-        return once(self.cache, (trees, groups), lambda: self._compile(trees, groups))
+        """(run, result tree or `Layout`) for one signature; `run(*leaves)` returns a tuple.
+        A signature with run-time sizes (`shapes="dynamic"`) whose compilation fails for
+        any reason is recorded in `sizes_refused` (and logged), and `SizesSpecialised` tells
+        the caller to bind the call again: it then compiles for the call's shapes, where
+        any error is the user's to see."""
+        try:
+            return once(self.cache, (trees, groups), lambda: self._compile(trees, groups))
+        except NeedStatic:
+            raise
+        except Exception as error:
+            if not has_sizes(trees):
+                raise
+            self.sizes_refused[trees] = error
+            log.sizes_specialised(self.target, error)
+            raise SizesSpecialised from error
 
     def _compile(self, trees: tuple, groups: tuple):
         c = pipeline.run(self.compilation(trees, groups), self.stages)
@@ -707,7 +734,7 @@ StaticSpec = Sequence[int | str] | int | str
 
 @transformer
 def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
-        static_argnames: StaticSpec = (), backend: str = "llvm"):
+        static_argnames: StaticSpec = (), backend: str = "llvm", shapes: str = "static"):
     """Compile a Python function to native code, once per call signature.
 
     `jit(f)` returns a callable that is called exactly like `f` and returns what `f` returns.
@@ -744,6 +771,12 @@ def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         static_argnames: Names of the parameters that are compile-time values.
         backend: `"llvm"` (native code) or `"python"` (the readable Python the compiler
             prints, run by the interpreter: the reference implementation).
+        shapes: `"static"` (one compilation per array shape) or `"dynamic"`: array sizes
+            are run-time values, so calls with arrays of other sizes but the same ranks,
+            dtypes and pattern of sizes (which are 0, which are 1, which are equal) share
+            one compilation. Code that needs a size's value when compiling (a loop
+            unrolled per element, a size compared with a number) compiles per shape
+            instead, as does the Python backend (logged on `adlite.compile`).
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] called like `fn`; without `fn`,
@@ -795,11 +828,17 @@ def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         >>> power_jit = jit(power, static_argnums=1)
         >>> power_jit(2.0, 3), power_jit(2.0, 10), power_jit.compile_count
         (8.0, 1024.0, 2)
+
+        One compilation for every length:
+
+        >>> norm = jit(lambda x: np.sqrt(np.sum(x * x)), shapes="dynamic")
+        >>> norm(np.ones(4)), norm(np.ones(9)), norm.compile_count
+        (2.0, 3.0, 1)
     """
     static = _static_list(static_argnums) + _static_list(static_argnames)
     if fn is None:
-        return lambda f: Transformed(f, "jit", backend=backend, static=static)
-    return Transformed(fn, "jit", backend=backend, static=static)
+        return lambda f: Transformed(f, "jit", backend=backend, static=static, shapes=shapes)
+    return Transformed(fn, "jit", backend=backend, static=static, shapes=shapes)
 
 
 def _static_list(static: StaticSpec) -> list:
@@ -809,7 +848,7 @@ def _static_list(static: StaticSpec) -> list:
 @transformer
 def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None,
          has_aux: bool = False, static_argnums: StaticSpec = (), static_argnames: StaticSpec = (),
-         backend: str = "llvm", checkpoint: object = None):
+         backend: str = "llvm", checkpoint: object = None, shapes: str = "static"):
     """Compile the gradient of a function with one float result (reverse mode).
 
     `grad(f)` returns a callable that is called like `f` and returns the derivative of `f`'s
@@ -845,6 +884,8 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
             `ADLITE_TAPE_BUDGET`, then snapshots), False (the whole tape), a memory budget
             such as `"64MB"`, or an int k (a snapshot every k steps). First derivatives are
             bit for bit those of the plain tape.
+        shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
+            [`jit`][adlite.compiler.jit].
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the gradient
@@ -895,7 +936,7 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
     """
     def make(f: Callable) -> Transformed:
         return Transformed(f, "grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
-                           has_aux=has_aux,
+                           has_aux=has_aux, shapes=shapes,
                            static=_static_list(static_argnums) + _static_list(static_argnames))
     return make if fn is None else make(fn)
 
@@ -904,7 +945,7 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
 def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
                    has_aux: bool = False, static_argnums: StaticSpec = (),
                    static_argnames: StaticSpec = (), backend: str = "llvm",
-                   checkpoint: object = None):
+                   checkpoint: object = None, shapes: str = "static"):
     """Compile a function's value and its gradient together (reverse mode).
 
     As [`grad`][adlite.compiler.grad], but each call returns `(value, gradient)`: the value
@@ -922,6 +963,7 @@ def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
         static_argnames: As for [`jit`][adlite.compiler.jit].
         backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
         checkpoint: How loops keep their tape, as for [`grad`][adlite.compiler.grad].
+        shapes: `"static"` or `"dynamic"`, as for [`jit`][adlite.compiler.jit].
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return
@@ -948,7 +990,7 @@ def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
         ((5.0, 2), array([2., 4.]))
     """
     return Transformed(fn, "value_and_grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
-                       has_aux=has_aux,
+                       has_aux=has_aux, shapes=shapes,
                        static=_static_list(static_argnums) + _static_list(static_argnames))
 
 
@@ -976,6 +1018,8 @@ def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
             return call, build(call)
         except NeedStatic as e:
             t._specialise(e, call)
+        except SizesSpecialised:
+            continue  # bound again, for the call's shapes
 
 
 def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: object = None,

@@ -21,6 +21,13 @@ Contract:
   there).
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
+- `dynamic_trees(trees)` is the signature of the same call for code compiled for every size
+  (`shapes="dynamic"`): each array dimension of 2 or more becomes a size symbol of
+  `ir.dims`, one symbol per distinct size (in order of appearance), so that calls with the
+  same ranks, dtypes, sizes 0/1 and pattern of equal sizes share one compilation (native
+  code takes the symbols' values: `dims.bind_sizes`); `has_sizes(trees)` tells whether a
+  signature has such symbols; `SizesSpecialised` is the API's signal that a signature with
+  symbols compiles per shape instead.
 - `NeedStatic` is the frontend's signal that the compile-time value of entry int, bool or
   float parameters is needed (a shape, a slice bound, the trip count of a loop that must be
   unrolled, a flag choosing between values of different shapes): the API compiles again with
@@ -38,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .ir.core import BOOL, F32, F64, I64, Type
+from .ir.dims import MIN_SIZE, symbol, symbols_of
 from .primitives.lists import native_list
 from .transformation import is_transformation
 
@@ -359,6 +367,34 @@ def retyped(tree: Tree, types: Sequence[Type]) -> Tree:
         return Node(t.kind, tuple(walk(c) for c in t.children), t.keys, t.named)
 
     return walk(tree)
+
+
+def dynamic_trees(trees: Sequence[Tree]) -> tuple[Tree, ...]:
+    """`trees` with every array dimension of MIN_SIZE or more a size symbol, one per
+    distinct size (see the module docstring); `Known` numbers and other leaves unchanged."""
+    names: dict[int, Any] = {}
+
+    def walk(t: Tree) -> Tree:
+        if isinstance(t, Known) or isinstance(t, Type) and not t.is_array:
+            return t
+        if isinstance(t, Type):
+            return Type(t.dtype, tuple(
+                n if n < MIN_SIZE else names.setdefault(n, symbol(f"d{len(names)}"))
+                for n in t.shape))
+        if isinstance(t, Static):
+            return t
+        return Node(t.kind, tuple(walk(c) for c in t.children), t.keys, t.named)
+
+    return tuple(walk(t) for t in trees)
+
+
+def has_sizes(trees: Sequence[Tree]) -> bool:
+    """Whether a signature has run-time sizes (`dynamic_trees`)."""
+    return bool(symbols_of(t.shape for tree in trees for t in leaf_types(tree)))
+
+
+class SizesSpecialised(Exception):  # noqa: N818 - an internal signal, caught by the API
+    """A signature with run-time sizes failed to compile: bind the call again (per shape)."""
 
 
 def differentiable(tree: Tree, where: str) -> Tree:

@@ -19,6 +19,9 @@ to stderr):
   building it failed (`optimiser_failed`: the quick code stays).
 - `adlite.compile`, INFO: a parameter becomes a compile-time value because the function
   needs its value when compiling (`specialised`, called by the API), naming where.
+- `adlite.compile`, INFO: code compiled with `shapes="dynamic"` could not be made for every
+  size of a signature (`sizes_specialised`, called by the API): why (what needed a size's
+  value, or what failed), and that the signature compiles per shape instead.
 - `adlite.compile`, WARNING: one Python function, under one transformation (whichever
   transformed objects compiled it, in this process), has compiled more than
   `recompile_limit()` distinct signatures: `RECOMPILE_LIMIT` when set, else
@@ -288,6 +291,15 @@ def specialised(fn: Callable, names: set[str], error: Exception,
         logger.info("%s: %s made compile-time%s: the function needs %s when compiling (%s); "
                     "it compiles once per value", _name(fn), ", ".join(sorted(names)), kept,
                     "its value" if len(names) == 1 else "their values", where)
+
+
+def sizes_specialised(fn: Callable, error: Exception) -> None:
+    """Code of `fn` compiled with `shapes="dynamic"` compiles per shape for a signature:
+    compiling it for every size raised `error`."""
+    logger = _logger("compile")
+    if logger.isEnabledFor(INFO):
+        logger.info("%s: compiled per shape, not for every size (shapes=\"dynamic\"): %s",
+                    _name(fn), _where(error))
 
 
 def _where(error: Exception) -> str:

@@ -28,17 +28,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .dims import DimLike, is_symbolic
 from .dtypes import DTYPES, DType
 
 
 @dataclass(frozen=True)
 class Type:
-    """A scalar (`shape is None`) or an array of static `shape` with element type `dtype`
-    (a `DType`, or its name: f64, f32, i64 or bool). Shapes are concrete: functions are
-    specialised per shape."""
+    """A scalar (`shape is None`) or an array of `shape` with element type `dtype` (a
+    `DType`, or its name: f64, f32, i64 or bool). Dimensions are ints, or `dims.Dim`s (sizes
+    known at run time) in code compiled with `shapes="dynamic"`."""
 
     dtype: DType
-    shape: tuple[int, ...] | None = None
+    shape: tuple[DimLike, ...] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.dtype, str):
@@ -84,6 +85,8 @@ def check_shape(shape: tuple[int, ...], itemsize: int) -> None:
     for n in shape:
         if n < 0:
             raise ShapeError("negative dimensions are not allowed")
+        if is_symbolic(n):  # a run-time size (dims.py): numpy checks the bytes at run time
+            return
         nbytes *= n
         if nbytes > 2 ** 63 - 1:
             raise ShapeError("array is too big; `arr.size * arr.dtype.itemsize` is larger than "

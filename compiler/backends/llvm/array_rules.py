@@ -31,6 +31,7 @@ from .arrays import (
     blas,
     copy_array,
     element_type,
+    extent,
     load,
     loop_nest,
     n_elements,
@@ -244,7 +245,7 @@ def lower_transpose(cx, eqn, env):
     def body(coords):
         off = ir.Constant(I64, 0)
         for c, a in zip(coords, axes, strict=True):
-            off = cx.b.add(off, cx.b.mul(c, ir.Constant(I64, src_strides[a])))
+            off = cx.b.add(off, cx.b.mul(c, extent(cx, src_strides[a])))
         store(cx, ptr, out.type, offset(cx, out.type.shape, coords),
               load(cx, src, x.type, off))
 
@@ -263,7 +264,7 @@ def lower_concatenate(cx, eqn, env):
 
         def body(coords, part=part, shift=shift):
             target = list(coords)
-            target[axis] = cx.b.add(coords[axis], ir.Constant(I64, shift))
+            target[axis] = cx.b.add(coords[axis], extent(cx, shift))
             store(cx, ptr, out.type, offset(cx, out.type.shape, target),
                   element(cx, env, part, coords))
 
@@ -297,14 +298,13 @@ def lower_matmul(cx, eqn, env):
             "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
             ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
                                             PTR, I64, elem, PTR, I64]))
+        em, en, ek = extent(cx, m), extent(cx, n), extent(cx, k)
         b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
-                      ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
-                      ir.Constant(elem, 1.0), a, ir.Constant(I64, k), bm,
-                      ir.Constant(I64, n), ir.Constant(elem, 0.0), c, ir.Constant(I64, n)])
+                      em, en, ek, ir.Constant(elem, 1.0), a, ek, bm, en,
+                      ir.Constant(elem, 0.0), c, en])
     else:
         def at(ptr, i, j, cols):
-            return b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
-                         source_etype=elem)
+            return b.gep(ptr, [b.add(b.mul(i, extent(cx, cols)), j)], source_etype=elem)
 
         zero = ir.Constant(elem, 0 if integers else 0.0)
         loop_nest(cx, (m, n), lambda co: b.store(zero, at(c, co[0], co[1], n)))
@@ -337,7 +337,7 @@ def _index_map(cx, env, eqn, x_shape, ints):
         if isinstance(item, Int):
             i = cx.value(env, next(runtime))
             ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
-                        b.icmp_signed("<", i, ir.Constant(I64, n)))
+                        b.icmp_signed("<", i, extent(cx, n)))
             cx.check(ok, status.INDEX)
             plan.append(("int", (dim, i)))
         else:
@@ -355,14 +355,14 @@ def _index_map(cx, env, eqn, x_shape, ints):
                 k += 1
             elif kind == "int":
                 d, i = info
-                off = b.add(off, b.mul(i, ir.Constant(I64, strides[d])))
+                off = b.add(off, b.mul(i, extent(cx, strides[d])))
             else:
                 d, start, step = info
-                pos = b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step)))
-                off = b.add(off, b.mul(pos, ir.Constant(I64, strides[d])))
+                pos = b.add(extent(cx, start), b.mul(coords[k], extent(cx, step)))
+                off = b.add(off, b.mul(pos, extent(cx, strides[d])))
                 k += 1
         for d in rest:
-            off = b.add(off, b.mul(coords[k], ir.Constant(I64, strides[d])))
+            off = b.add(off, b.mul(coords[k], extent(cx, strides[d])))
             k += 1
         return off
 

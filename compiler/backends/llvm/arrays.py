@@ -29,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import glob
+import math
 import os
 from collections.abc import Callable
 
@@ -38,6 +39,7 @@ from llvmlite import ir
 
 from ...ir import dtypes
 from ...ir.core import Var, walk_eqns
+from ...ir.dims import DimLike, is_symbolic
 from ...ir.index import NewAxis
 from ...primitives.decompositions import LAPACK
 from .context import LoweringContext
@@ -95,8 +97,22 @@ def row_major_strides(shape) -> list[int]:
     return out[::-1]
 
 
-def n_elements(shape) -> int:
-    return int(np.prod(shape)) if shape else 1
+def n_elements(shape) -> DimLike:
+    return math.prod(shape) if shape else 1
+
+
+def extent(cx: LoweringContext, n: DimLike) -> ir.Value:
+    """The i64 value of a size: a constant, or a run-time size (`ir.dims`) computed from the
+    function's size arguments (`cx.sizes`)."""
+    if not is_symbolic(n):
+        return ir.Constant(I64, n)
+    total = None
+    for monomial, coefficient in n.terms.items():
+        term = ir.Constant(I64, coefficient)
+        for name in monomial:
+            term = cx.b.mul(term, cx.sizes[name])
+        total = term if total is None else cx.b.add(total, term)
+    return total
 
 
 @functools.cache
@@ -132,12 +148,12 @@ def alloc(cx: LoweringContext, shape, elem: ir.Type = F64) -> ir.Value:
     call: no malloc, no page faults); inside loops it comes from malloc and is freed at
     exit."""
     nbytes = n_elements(shape) * {I8: 1, F32: 4}.get(elem, 8)
-    if cx.loop_depth == 0:
+    if cx.loop_depth == 0 and not is_symbolic(nbytes):
         start = cx.scratch_size
         cx.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
         return cx.b.gep(cx.scratch, [ir.Constant(I64, start)], inbounds=True, source_etype=I8)
     malloc = cx.declare("malloc", ir.FunctionType(PTR, [I64]))
-    ptr = cx.b.call(malloc, [ir.Constant(I64, max(nbytes, 8))])
+    ptr = cx.b.call(malloc, [extent(cx, nbytes if is_symbolic(nbytes) else max(nbytes, 8))])
     cx.check(cx.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
     push(cx, cx.b.ptrtoint(ptr, I64), "allocs")
     return ptr
@@ -156,7 +172,8 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     scatters (a 32x32 stencil's gradient ran 2-3x slower so)."""
     b = cx.b
     coords = []
-    pieces = [_segments(n, cuts[d] if cuts else ()) for d, n in enumerate(shape)]
+    pieces = [[(0, n)] if is_symbolic(n) else _segments(n, cuts[d] if cuts else ())
+              for d, n in enumerate(shape)]
     if n_elements([len(p) for p in pieces]) > MAX_PIECES:
         pieces = [[(0, n)] for n in shape]
     outer_ranges, cx.ranges = cx.ranges, dict(cx.ranges)
@@ -168,7 +185,7 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
             cx.memo = {}
             return
         for lo, hi in pieces[d]:
-            first, stop = ir.Constant(I64, lo), ir.Constant(I64, hi)
+            first, stop = ir.Constant(I64, lo), extent(cx, hi)
             if d == 0 and rows is not None:  # [lo, hi) within the block's rows
                 first = b.select(b.icmp_signed(">", rows[0], first), rows[0], first)
                 stop = b.select(b.icmp_signed("<", rows[1], stop), rows[1], stop)
@@ -202,7 +219,7 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
             coords.pop()
             i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
             back = b.branch(head)
-            if 0 < d == len(shape) - 1 and hi - lo >= MIN_KEPT_ROW:
+            if 0 < d == len(shape) - 1 and (is_symbolic(hi) or hi - lo >= MIN_KEPT_ROW):
                 back.set_metadata("llvm.loop", _unroll_disabled(cx.module))
             b.position_at_end(done)
 
@@ -261,7 +278,7 @@ def offset(cx: LoweringContext, shape, coords: list) -> ir.Value:
     total = ir.Constant(I64, 0)
     for c, n, s in zip(aligned, shape, row_major_strides(shape), strict=True):
         if n != 1:
-            total = b.add(total, b.mul(c, ir.Constant(I64, s)))
+            total = b.add(total, b.mul(c, extent(cx, s)))
     return total
 
 
@@ -283,5 +300,5 @@ def store(cx: LoweringContext, ptr: ir.Value, t, off: ir.Value, value: ir.Value)
 def copy_array(cx: LoweringContext, ptr: ir.Value, t) -> ir.Value:
     copy = alloc(cx, t.shape, element_type(t))
     memcpy = cx.declare("memcpy", ir.FunctionType(PTR, [PTR, PTR, I64]))
-    cx.b.call(memcpy, [copy, ptr, ir.Constant(I64, n_elements(t.shape) * itemsize(t))])
+    cx.b.call(memcpy, [copy, ptr, extent(cx, n_elements(t.shape) * itemsize(t))])
     return copy

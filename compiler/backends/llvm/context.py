@@ -50,6 +50,8 @@ class LoweringContext:
     - `tapes`: kind -> (data, size, capacity) slots of a growable stack in the frame
       (`tapes.py`: the AD tapes "f64.<n>" / "i64.<n>", the lists "allocs" and "stored").
     - `in_place`: ids of the `index_update` equations that write their buffer in place.
+    - `sizes`: symbol name -> the i64 argument holding that run-time size (`ir.dims`; code
+      compiled with `shapes="dynamic"`), read by `arrays.extent`.
     - `memo`, `ranges`, `out_buffers`: the element values of fused nodes in the current loop
       body, the known ranges of loop coordinates (`arrays.loop_nest`), and id(var) -> the
       caller's output buffer a result is computed into.
@@ -70,6 +72,7 @@ class LoweringContext:
         self.loop_depth = 0
         self.tapes: dict[str, list] = {}
         self.in_place: set[int] = set()
+        self.sizes: dict[str, ir.Value] = {}
         self.memo: dict = {}
         self.ranges: dict = {}
         self.out_buffers: dict = {}

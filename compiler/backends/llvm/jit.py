@@ -38,6 +38,7 @@ from llvmlite.binding.newpassmanagers import NewPassManager
 
 from ... import log
 from ...ir import dtypes
+from ...ir.dims import bind_sizes, evaluate, symbols_of
 from ...status import (
     ERRORS,
     INTERRUPTED,
@@ -192,10 +193,7 @@ def _converter(t) -> Callable:
                 dtypes.BOOL: bool}[t.dtype]
 
     def convert(a):
-        a = np.ascontiguousarray(a, dtype=t.dtype.numpy)
-        if a.shape != t.shape:  # never let native code read past a buffer
-            raise TypeError(f"expected an array of shape {t.shape}, got {a.shape}")
-        return a
+        return np.ascontiguousarray(a, dtype=t.dtype.numpy)
     return convert
 
 
@@ -227,6 +225,7 @@ class NativeFunction:
         self.object_code = object_code
         self.name = name
         self.in_types, self.out_types = in_types, out_types
+        self._symbols = symbols_of(t.shape for t in in_types)  # sizes passed first
         self.optimised: _Engine | None = None  # the swapped-in tier
         self._forwarded = forwarded  # entry points forwarding to it (tiers.py)
         self._kernel = self._kernel_of(engine)
@@ -248,7 +247,7 @@ class NativeFunction:
         size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)() if size_fn else None
         # CFUNCTYPE releases the GIL during the call
         fn = ctypes.CFUNCTYPE(
-            ctypes.c_int32, *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
+            ctypes.c_int32, *[ctypes.c_int64] * len(self._symbols), *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
                               for t in self.in_types],
             *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.dtype])
               for t in self.out_types], *([ctypes.c_void_p] if size_fn else []))(address)
@@ -295,6 +294,18 @@ class NativeFunction:
             held = self._thread.scratch = (size, (buffer.ctypes.data,), buffer)
         return held[1]
 
+    def _sizes(self, inputs: list) -> dict[str, int]:
+        """The values of the size symbols for these converted inputs (`dims.bind_sizes`);
+        a TypeError for arrays of other shapes (native code never reads past a buffer)."""
+        arrays = [(t.shape, a.shape) for t, a in zip(self.in_types, inputs, strict=True)
+                  if t.is_array]
+        sizes = bind_sizes([s for s, _ in arrays], [s for _, s in arrays])
+        if sizes is None:
+            expected = ", ".join(str(s) for s, _ in arrays)
+            got = ", ".join(str(s) for _, s in arrays)
+            raise TypeError(f"expected arrays of shapes {expected}, got {got}")
+        return sizes
+
     def _ctypes_call(self, *args):
         if len(args) != len(self.in_types):
             raise TypeError(f"{self.name}() takes {len(self.in_types)} positional arguments "
@@ -302,9 +313,11 @@ class NativeFunction:
         fn, size = self._kernel  # one tier for the whole call
         # the argument lists keep the arrays alive until the call returns
         inputs = [convert(a) for convert, a in zip(self._convert, args, strict=True)]
-        outputs = [np.empty(t.shape, dtype=t.dtype.numpy) if t.is_array
-                   else C_TYPES[t.dtype]() for t in self.out_types]
-        passed = [a.ctypes.data if isinstance(a, np.ndarray) else a for a in inputs + outputs]
+        sizes = self._sizes(inputs)
+        outputs = [np.empty(tuple(evaluate(n, sizes) for n in t.shape), dtype=t.dtype.numpy)
+                   if t.is_array else C_TYPES[t.dtype]() for t in self.out_types]
+        passed = [sizes[s] for s in self._symbols] + [
+            a.ctypes.data if isinstance(a, np.ndarray) else a for a in inputs + outputs]
         status = fn(*passed, *self._scratch(size))
         while status == INTERRUPTED:  # no signal handler raised: start again
             interrupt.acknowledge()

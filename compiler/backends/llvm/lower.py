@@ -3,9 +3,11 @@ calling convention, prologue and epilogue.
 
 Contract: `lower_module(graph, name)` returns an `ir.Module` defining
 
-    int32_t name(<one scalar per input>, <one pointer per output>)
+    int32_t name(<one size per symbol>, <one scalar per input>, <one pointer per output>)
 
-(f64 -> double, i64 and bool -> int64_t; arrays: pointers, then a scratch buffer pointer)
+(f64 -> double, i64 and bool -> int64_t; arrays: pointers, then a scratch buffer pointer;
+the sizes, int64_t, are the values of the size symbols of the inputs' shapes in order of
+`dims.symbols_of`: none unless compiled with `shapes="dynamic"`)
 that computes the graph, stores its outputs through the pointers and returns 0, or returns a
 nonzero status of `status.py` without touching the outputs (out of memory, integer division
 by zero, int64 overflow, ...). The body is lowered by a `context.LoweringContext` (`cx`):
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 from llvmlite import ir
 
 from ...ir import dtypes
 from ...ir.core import Graph, Var
+from ...ir.dims import symbols_of
 from ...ir.transform import all_graphs
 from . import (  # noqa: F401  (register their lowerings)
     array_rules,
@@ -38,7 +40,7 @@ from . import (  # noqa: F401  (register their lowerings)
     lists,
     sorting,
 )
-from .arrays import itemsize
+from .arrays import extent, itemsize, n_elements
 from .context import F32, I32, PTR, LoweringContext
 from .ops import F64, I64
 from .tapes import free_tapes
@@ -53,16 +55,20 @@ def abi_type(t) -> ir.Type:
 
 def lower_function(module: ir.Module, graph: Graph, name: str) -> LoweringContext:
     """Define function `name` of `module` computing `graph`; returns its lowering context."""
+    symbols = symbols_of(v.type.shape for v in graph.inputs)
     in_types = [abi_type(v.type) for v in graph.inputs]
     out_ptrs = [PTR] * len(graph.outputs)
     scratch = [PTR] if has_arrays(graph) else []
-    fn = ir.Function(module, ir.FunctionType(I32, in_types + out_ptrs + scratch), name)
+    fn = ir.Function(module, ir.FunctionType(
+        I32, [I64] * len(symbols) + in_types + out_ptrs + scratch), name)
     cx = LoweringContext(module, graph, fn, fn.args[-1] if scratch else None)
+    cx.sizes = dict(zip(symbols, fn.args, strict=False))
+    params = fn.args[len(symbols):]
     args = []
-    for v, a in zip(graph.inputs, fn.args[:len(graph.inputs)], strict=True):
+    for v, a in zip(graph.inputs, params[:len(graph.inputs)], strict=True):
         args.append(cx.b.icmp_signed("!=", a, ir.Constant(I64, 0))
                     if v.type.name == "bool" and not v.type.is_array else a)
-    out_ptrs = fn.args[len(graph.inputs):len(graph.inputs) + len(graph.outputs)]
+    out_ptrs = params[len(graph.inputs):len(graph.inputs) + len(graph.outputs)]
     defined = {id(o) for e in graph.eqns for o in e.outputs}
     cx.out_buffers = {id(a): p for a, p in zip(graph.outputs, out_ptrs, strict=True)
                       if isinstance(a, Var) and a.type.is_array and id(a) in defined
@@ -72,8 +78,8 @@ def lower_function(module: ir.Module, graph: Graph, name: str) -> LoweringContex
     for atom, value, ptr in zip(graph.outputs, outs, out_ptrs, strict=True):
         if atom.type.is_array:
             if value is not ptr:  # not already computed in place
-                nbytes = int(np.prod(atom.type.shape)) * itemsize(atom.type)
-                cx.b.call(memcpy, [ptr, value, ir.Constant(I64, nbytes)])
+                nbytes = n_elements(atom.type.shape) * itemsize(atom.type)
+                cx.b.call(memcpy, [ptr, value, extent(cx, nbytes)])
             continue
         if atom.type.name == "bool":
             value = cx.b.zext(value, I64)

@@ -5,6 +5,8 @@ Contract (functions of the lowering context `cx`, context.py):
   row), or None when the nest stays one plain loop: fewer than PARALLEL_MIN elements (small
   arrays never pay for threads) or fewer than two blocks. It depends on the shape only, never
   on the thread count, so a blocked reduction has the same bits for any number of threads.
+  Nests of run-time sizes (`ir.dims`) stay one plain loop (their block counts would be
+  run-time values; not done yet).
 - `parallel_nest(cx, shape, body, cuts, per, before, after)` emits, at the current position,
   a call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
   function doing `before(k)`, `arrays.loop_nest` of (shape, body, cuts) over the block's
@@ -30,6 +32,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ...ir.dims import is_symbolic
 from .arrays import loop_nest
 from .context import LoweringContext
 from .ops import I64
@@ -82,7 +85,7 @@ def define_serial(module: ir.Module) -> None:
 
 
 def rows_per_block(shape) -> int | None:
-    if not shape:
+    if not shape or any(is_symbolic(n) for n in shape):
         return None
     inner = 1
     for n in shape[1:]:

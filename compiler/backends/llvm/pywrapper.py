@@ -46,6 +46,7 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
+from ...ir.dims import symbols_of
 from ...status import INTERRUPTED, NO_MEMORY
 from . import numpy_api
 from .declarations import external_global, function
@@ -69,8 +70,11 @@ ARRAY_OUTPUTS = ("f64", "f32", "i64")
 def wraps(in_types: list, out_types: list) -> bool:
     """Whether the generated entry points can take and return values of these types: scalars
     that are Python floats, ints and bools (a float32 result must stay a numpy float32), and
-    arrays when numpy's C ABI is the one the entry points know (`numpy_api.available`)."""
+    arrays of static shapes when numpy's C ABI is the one the entry points know
+    (`numpy_api.available`; run-time sizes, `ir.dims`, go through the ctypes call)."""
     if any(t.is_array for t in in_types + out_types) and not numpy_api.available():
+        return False
+    if symbols_of(t.shape for t in in_types + out_types):
         return False
     return all(t.name in (ARRAY_INPUTS if t.is_array else SCALARS) for t in in_types) and \
         all(t.name in (ARRAY_OUTPUTS if t.is_array else SCALARS) for t in out_types)

@@ -1,0 +1,244 @@
+"""Symbolic array dimensions: sizes known only at run time (`jit(f, shapes="dynamic")`).
+
+Contract: a `Dim` is a polynomial with integer coefficients in size symbols (`d0`, `d1`,
+...: one per distinct run-time dimension of a call's arguments, see
+`arguments.dynamic_trees`), each standing for a size of at least 2. Sizes 0 and 1 stay
+compile-time integers, and argument dimensions equal in a call share one symbol while
+different symbols are different sizes (the signature of the compilation records both, as
+PyTorch's dynamic shapes specialise on 0/1 and on equal sizes): that is what decides
+broadcasting and shape checks when compiling.
+
+- Arithmetic (`+`, `-`, `*` with ints and Dims; `//` and `%` by a positive int dividing
+  every coefficient) gives a Dim, or an int where the symbols cancel (`dim(...)` normalises).
+- Comparisons decide what the symbols' bounds decide (`d0 == 1` and `d0 == d1` are False,
+  `d0 + 1 > d0` is True, `d0 * d1 >= 4` is True); anything else raises `DimUndecided`, and
+  so does every conversion to a Python number (`int`, `__index__`, hence `range`, numpy,
+  `math.prod` of Dims is a Dim): the compilation asking cannot be made for every size, and
+  the API compiles for the call's sizes instead (the reason is logged).
+- `bind_sizes(shapes, actual)` matches the shapes of a signature with a call's array shapes:
+  the symbols' values (a dict name -> int), or None when the call is not of the signature
+  (another rank or size, a symbol's size below MIN_SIZE, or two symbols of one size).
+- `evaluate(d, values)` is the size for symbol values (a dict name -> int);
+  `symbols_of(shape)` the symbols a shape uses, sorted; `str(d)` prints it (`d0*d1 - 1`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Union
+
+MIN_SIZE = 2  # every symbol stands for a size of at least this
+
+Monomial = tuple[str, ...]  # sorted symbol names, repeated for powers; () is the constant
+
+
+class DimUndecided(TypeError):
+    """A question about a run-time size that only its value answers."""
+
+
+class Dim:
+    """A run-time size: sum of coefficient * product of symbols (see the module docstring)."""
+
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms: Mapping[Monomial, int]) -> None:
+        self.terms = dict(sorted((m, c) for m, c in terms.items() if c))
+        self._hash = hash(tuple(self.terms.items()))
+
+    # ---- arithmetic ---------------------------------------------------------------------------
+
+    def __add__(self, other: DimLike) -> DimLike:
+        terms = dict(self.terms)
+        for m, c in _terms(other).items():
+            terms[m] = terms.get(m, 0) + c
+        return dim(terms)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> DimLike:
+        return dim({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, other: DimLike) -> DimLike:
+        return self + (-_as_dim(other))
+
+    def __rsub__(self, other: DimLike) -> DimLike:
+        return -self + other
+
+    def __mul__(self, other: DimLike) -> DimLike:
+        terms: dict[Monomial, int] = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in _terms(other).items():
+                m = tuple(sorted(m1 + m2))
+                terms[m] = terms.get(m, 0) + c1 * c2
+        return dim(terms)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: int) -> DimLike:
+        if isinstance(other, int) and other > 0 and all(c % other == 0
+                                                        for c in self.terms.values()):
+            return dim({m: c // other for m, c in self.terms.items()})
+        raise DimUndecided(f"{self} // {other}")
+
+    def __mod__(self, other: int) -> int:
+        if isinstance(other, int) and other > 0 and all(c % other == 0
+                                                        for c in self.terms.values()):
+            return 0
+        raise DimUndecided(f"{self} % {other}")
+
+    # ---- comparisons --------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, int | Dim) or isinstance(other, bool):
+            return NotImplemented
+        diff = self - other
+        if isinstance(diff, int):
+            return diff == 0
+        if _sign(diff) is not None or _distinct_symbols(diff):
+            return False
+        raise DimUndecided(f"whether {self} == {other}")
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def _compare(self, other: DimLike, op: str) -> bool:
+        diff = self - other
+        sign = (diff > 0) - (diff < 0) if isinstance(diff, int) else _sign(diff)
+        if sign is None:
+            raise DimUndecided(f"whether {self} {op} {other}")
+        return {"<": sign < 0, "<=": sign <= 0, ">": sign > 0, ">=": sign >= 0}[op]
+
+    def __lt__(self, other: DimLike) -> bool:
+        return self._compare(other, "<")
+
+    def __le__(self, other: DimLike) -> bool:
+        return self._compare(other, "<=")
+
+    def __gt__(self, other: DimLike) -> bool:
+        return self._compare(other, ">")
+
+    def __ge__(self, other: DimLike) -> bool:
+        return self._compare(other, ">=")
+
+    def __bool__(self) -> bool:
+        return self != 0
+
+    # ---- no conversions -----------------------------------------------------------------------
+
+    def __index__(self) -> int:
+        raise DimUndecided(f"the value of the run-time size {self}")
+
+    __int__ = __index__
+
+    def __float__(self) -> float:
+        raise DimUndecided(f"the value of the run-time size {self}")
+
+    def __str__(self) -> str:
+        parts = []
+        for m, c in sorted(self.terms.items(), key=lambda mc: (-len(mc[0]), mc[0])):
+            body = "*".join(m)
+            if not body:
+                parts.append(str(abs(c)))
+            else:
+                parts.append(body if abs(c) == 1 else f"{abs(c)}*{body}")
+            parts[-1] = ("-" if c < 0 else "+", parts[-1])
+        text = " ".join(f"{s} {p}" for s, p in parts).removeprefix("+ ")
+        return text.replace("- ", "-", 1) if text.startswith("- ") else text
+
+    __repr__ = __str__
+
+
+DimLike = Union[int, Dim]  # noqa: UP007 - a runtime alias used in isinstance-free hints
+
+
+def symbol(name: str) -> Dim:
+    """The size symbol `name`."""
+    return Dim({(name,): 1})
+
+
+def dim(terms: Mapping[Monomial, int]) -> DimLike:
+    """The Dim of `terms`, or its int when it has no symbols."""
+    d = Dim(terms)
+    if not any(d.terms):
+        return d.terms.get((), 0)
+    return d
+
+
+def is_symbolic(n: object) -> bool:
+    return isinstance(n, Dim)
+
+
+def evaluate(n: DimLike, values: Mapping[str, int]) -> int:
+    """The size `n` stands for when its symbols have `values`."""
+    if isinstance(n, int):
+        return n
+    total = 0
+    for m, c in n.terms.items():
+        term = c
+        for name in m:
+            term *= values[name]
+        total += term
+    return total
+
+
+def bind_sizes(shapes: Iterable[tuple], actual: Iterable[tuple]) -> dict[str, int] | None:
+    """The symbols' values making `shapes` the `actual` shapes, or None (module docstring)."""
+    values: dict[str, int] = {}
+    composite = []
+    for shape, got in zip(shapes, actual, strict=True):
+        if len(shape) != len(got):
+            return None
+        for n, size in zip(shape, got, strict=True):
+            if isinstance(n, int):
+                if n != size:
+                    return None
+            elif len(n.terms) == 1 and list(n.terms.items())[0][1] == 1 and \
+                    len(next(iter(n.terms))) == 1:
+                name = next(iter(n.terms))[0]
+                if values.setdefault(name, size) != size or size < MIN_SIZE:
+                    return None
+            else:
+                composite.append((n, size))
+    if len(set(values.values())) != len(values):
+        return None
+    if any(evaluate(n, values) != size for n, size in composite):
+        return None
+    return values
+
+
+def symbols_of(shapes: Iterable) -> list[str]:
+    """The symbols of the dimensions of `shapes` (None for scalars skipped), sorted by
+    number (d2 before d10)."""
+    names = {name for shape in shapes if shape for n in shape if isinstance(n, Dim)
+             for m in n.terms for name in m}
+    return sorted(names, key=lambda s: (len(s), s))
+
+
+def _terms(n: DimLike) -> dict[Monomial, int]:
+    return n.terms if isinstance(n, Dim) else {(): n}
+
+
+def _as_dim(n: DimLike) -> Dim:
+    return n if isinstance(n, Dim) else Dim({(): n})
+
+
+def _sign(p: Dim) -> int | None:
+    """+1 or -1 when every size >= MIN_SIZE gives `p` that sign, else None: with all
+    non-constant coefficients of one sign, `p` is monotone in each symbol, so its value at
+    MIN_SIZE bounds it."""
+    coefficients = [c for m, c in p.terms.items() if m]
+    at_min = evaluate(p, {name: MIN_SIZE for m in p.terms for name in m})
+    if all(c > 0 for c in coefficients) and at_min > 0:
+        return 1
+    if all(c < 0 for c in coefficients) and at_min < 0:
+        return -1
+    return None
+
+
+def _distinct_symbols(p: Dim) -> bool:
+    """`p` is `a - b` for two different symbols (different sizes, see the signature)."""
+    return sorted(p.terms.values()) == [-1, 1] and all(len(m) == 1 for m in p.terms)
