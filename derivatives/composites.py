@@ -113,15 +113,21 @@ def _count(shape: Sequence[int], axis: Axis) -> int:
     return math.prod(n for i, n in enumerate(shape) if axis is None or i in axis)
 
 
+def _divisor(n: Any) -> Any:
+    """A count as the float that divides: an int becomes a float; a size known only at run
+    time (the compiler's `dims.Dim`, with `shapes="dynamic"`) stays what it is."""
+    return float(n) if isinstance(n, int | float) else n
+
+
 def mean(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool) -> Any:
-    return o.div(o.reduce_sum(x, axis, keepdims), float(_count(shape, axis)))
+    return o.div(o.reduce_sum(x, axis, keepdims), _divisor(_count(shape, axis)))
 
 
 def var(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,
         ddof: int | float = 0) -> Any:
     deviation = o.sub(x, mean(o, x, shape, axis, True))
     total = o.reduce_sum(o.mul(deviation, deviation), axis, keepdims)
-    return o.div(total, float(_count(shape, axis) - ddof))
+    return o.div(total, _divisor(_count(shape, axis) - ddof))
 
 
 def std(o: Ops, x: Any, shape: Sequence[int], axis: Axis, keepdims: bool,

@@ -116,7 +116,9 @@ class Var:
 
 @dataclass(frozen=True)
 class Const:
-    """A literal value of a scalar type."""
+    """A literal value of a scalar type: a number, or a run-time size (`dims.Dim`, the
+    value of `len(x)` or `x.shape[k]` in code compiled with `shapes="dynamic"`: a constant
+    of the compilation, known as a number only when the code runs) of type i64 or f64."""
 
     value: Any
     type: Type
@@ -124,6 +126,8 @@ class Const:
     def __post_init__(self) -> None:
         if self.type.is_array:
             raise TypeError("constants are scalars")
+        if is_symbolic(self.value) and self.type.dtype.name in ("i64", "f64"):
+            return
         value = self.type.dtype.python(self.value)
         if self.type.dtype.python is int and not -2**63 <= value < 2**63:
             raise OverflowError(f"the int {value} does not fit in 64 bits (compiled code "

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Union
 
+import numpy as np
+
 MIN_SIZE = 2  # every symbol stands for a size of at least this
 
 Monomial = tuple[str, ...]  # sorted symbol names, repeated for powers; () is the constant
@@ -48,6 +50,8 @@ class Dim:
     # ---- arithmetic ---------------------------------------------------------------------------
 
     def __add__(self, other: DimLike) -> DimLike:
+        if not _is_size(other):
+            return NotImplemented
         terms = dict(self.terms)
         for m, c in _terms(other).items():
             terms[m] = terms.get(m, 0) + c
@@ -59,12 +63,18 @@ class Dim:
         return dim({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: DimLike) -> DimLike:
+        if not _is_size(other):
+            return NotImplemented
         return self + (-_as_dim(other))
 
     def __rsub__(self, other: DimLike) -> DimLike:
+        if not _is_size(other):
+            return NotImplemented
         return -self + other
 
     def __mul__(self, other: DimLike) -> DimLike:
+        if not _is_size(other):
+            return NotImplemented
         terms: dict[Monomial, int] = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in _terms(other).items():
@@ -89,7 +99,9 @@ class Dim:
     # ---- comparisons --------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, int | Dim) or isinstance(other, bool):
+        if not _is_size(other):
+            if isinstance(other, float | np.number):
+                raise DimUndecided(f"whether {self} == {other!r}")
             return NotImplemented
         diff = self - other
         if isinstance(diff, int):
@@ -106,6 +118,8 @@ class Dim:
         return self._hash
 
     def _compare(self, other: DimLike, op: str) -> bool:
+        if not _is_size(other):
+            raise DimUndecided(f"whether {self} {op} {other!r}")
         diff = self - other
         sign = (diff > 0) - (diff < 0) if isinstance(diff, int) else _sign(diff)
         if sign is None:
@@ -216,6 +230,12 @@ def symbols_of(shapes: Iterable) -> list[str]:
     names = {name for shape in shapes if shape for n in shape if isinstance(n, Dim)
              for m in n.terms for name in m}
     return sorted(names, key=lambda s: (len(s), s))
+
+
+def _is_size(n: object) -> bool:
+    """An int (not a bool) or a Dim: what sizes compute with (a float or a numpy number is
+    not: arithmetic with one raises TypeError, and compiling falls back)."""
+    return isinstance(n, int | Dim) and not isinstance(n, bool)
 
 
 def _terms(n: DimLike) -> dict[Monomial, int]:

@@ -26,6 +26,7 @@ import math
 
 from . import dtypes
 from .core import Const, Graph, Type, Var
+from .dims import is_symbolic
 from .index import Int, NewAxis, Slice
 
 
@@ -67,7 +68,9 @@ _DEFAULT_CONST_TYPES = (dtypes.F64, dtypes.I64, dtypes.BOOL)  # what a bare lite
 
 def format_const(c: Const) -> str:
     v = c.value
-    if c.type.is_float:
+    if is_symbolic(v):  # a run-time size
+        text = str(v)
+    elif c.type.is_float:
         text = "nan" if math.isnan(v) else repr(float(v))
     else:
         text = repr(v)

@@ -13,6 +13,8 @@ Index specs are tuples of `Int`, `Slice` and `NewAxis` items (see `ir.index`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from adlite import derivatives
@@ -99,7 +101,7 @@ register(Primitive(
 def _reshape_type(in_types, params):
     (t,) = in_types
     shape = params["shape"]
-    if int(np.prod(t.shape or ())) != int(np.prod(shape or ())):
+    if math.prod(t.shape or ()) != math.prod(shape or ()):
         raise TypeError(f"cannot reshape {t} into shape {shape}")
     return [t.with_shape(shape)]
 

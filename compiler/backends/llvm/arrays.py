@@ -42,7 +42,7 @@ from ...ir.core import Var, walk_eqns
 from ...ir.dims import DimLike, is_symbolic
 from ...ir.index import NewAxis
 from ...primitives.decompositions import LAPACK
-from .context import LoweringContext
+from .context import LoweringContext, extent
 from .fusion import VIEWS, Lazy, static_view
 from .ops import F64, I64
 from .tapes import push
@@ -100,19 +100,6 @@ def row_major_strides(shape) -> list[int]:
 def n_elements(shape) -> DimLike:
     return math.prod(shape) if shape else 1
 
-
-def extent(cx: LoweringContext, n: DimLike) -> ir.Value:
-    """The i64 value of a size: a constant, or a run-time size (`ir.dims`) computed from the
-    function's size arguments (`cx.sizes`)."""
-    if not is_symbolic(n):
-        return ir.Constant(I64, n)
-    total = None
-    for monomial, coefficient in n.terms.items():
-        term = ir.Constant(I64, coefficient)
-        for name in monomial:
-            term = cx.b.mul(term, cx.sizes[name])
-        total = term if total is None else cx.b.add(total, term)
-    return total
 
 
 @functools.cache

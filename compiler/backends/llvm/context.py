@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ...ir import dtypes
 from ...ir.core import Const, Graph
+from ...ir.dims import DimLike, is_symbolic
 from ...ir.primitive import PRIMITIVES
 from .declarations import function
 from .fusion import Lazy, plan_fusion
@@ -27,6 +28,20 @@ I32 = ir.IntType(32)
 PTR = ir.PointerType()
 F32 = ir.FloatType()
 REGISTER = {dtypes.F64: F64, dtypes.F32: F32, dtypes.I64: I64, dtypes.BOOL: I1}
+
+
+def extent(cx: LoweringContext, n: DimLike) -> ir.Value:
+    """The i64 value of a size: a constant, or a run-time size (`ir.dims`) computed from the
+    function's size arguments (`cx.sizes`)."""
+    if not is_symbolic(n):
+        return ir.Constant(I64, n)
+    total = None
+    for monomial, coefficient in n.terms.items():
+        term = ir.Constant(I64, coefficient)
+        for name in monomial:
+            term = cx.b.mul(term, cx.sizes[name])
+        total = term if total is None else cx.b.add(total, term)
+    return total
 
 
 def register_type(t) -> ir.Type:
@@ -118,6 +133,9 @@ class LoweringContext:
     def value(self, env: dict, atom) -> ir.Value:
         """The value of `atom` (a constant, or a variable of `env`, id(var) -> value)."""
         if isinstance(atom, Const):
+            if is_symbolic(atom.value):  # a run-time size
+                size = extent(self, atom.value)
+                return size if atom.type.dtype == dtypes.I64 else self.b.sitofp(size, F64)
             return ir.Constant(REGISTER[atom.type.dtype], atom.value)
         return env[id(atom)]
 

@@ -47,6 +47,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ...ir.core import Const, Eqn, Graph
+from ...ir.dims import is_symbolic
 from ...ir.loops import While
 from ...ir.transform import all_graphs
 from ...status import INTERRUPTED
@@ -101,7 +102,8 @@ def needs_poll(loop: Eqn, function: Graph) -> bool:
 
 
 def _work(eqn: Eqn, function: Graph) -> int | None:
-    """An upper bound on the elementary operations `eqn` runs; None when unbounded."""
+    """An upper bound on the elementary operations `eqn` runs; None when unbounded (or of
+    run-time sizes)."""
     inner = [_work(e, function) for g in eqn.subgraphs() for e in g.eqns]
     if None in inner:
         return None
@@ -109,6 +111,8 @@ def _work(eqn: Eqn, function: Graph) -> int | None:
         trips = _trip_count(eqn, function)
         return None if trips is None else (trips + 1) * (sum(inner) + 1)
     sizes = [math.prod(a.type.shape) for a in [*eqn.inputs, *eqn.outputs] if a.type.is_array]
+    if any(is_symbolic(n) for n in sizes):  # run-time sizes: no bound known when compiling
+        return None
     if eqn.prim == "matmul":  # (m, k) @ (k, n): m k n multiply-adds
         sizes.append(sizes[0] * sizes[1] // eqn.inputs[0].type.shape[-1])
     return sum(inner) + max(sizes, default=1)
