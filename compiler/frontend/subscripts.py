@@ -225,7 +225,7 @@ class Subscripts:
             if not -n <= i.value < n:
                 raise self.source.error(node, f"index {i.value} is out of bounds for an axis "
                                               f"of size {n}")
-            return const(i.value % n)
+            return const(i.value if i.value >= 0 else i.value + n)  # n: maybe a run-time size
         return self.b.select(self.b.lt(i, 0), self.b.add(i, n), i)
 
     def rows(self, x: Atom, ref, n: int, node) -> tuple[tuple, tuple]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import BOOL, F64, I64, Atom, Const, Eqn, Graph, Type, Var
+from .dims import is_symbolic
 from .primitive import PRIMITIVES
 
 
@@ -58,17 +59,31 @@ class Builder:
 
 def _fold(rule, inputs, params, out_types) -> list[Const] | None:
     """Scalar results of a pure primitive applied to constants, computed now (so that
-    `x[:-1]` or `n - 1` are constants the frontend can use), or None."""
+    `x[:-1]` or `n - 1` are constants the frontend can use, run-time sizes included where
+    their arithmetic is exact), or None."""
     foldable = (inputs and all(isinstance(a, Const) for a in inputs) and not rule.effectful
                 and rule.impl is not None and not any(t.is_array for t in out_types)
                 and not any(isinstance(v, Graph | tuple) for v in params.values()))
     if not foldable:
         return None
-    try:
-        values = rule.impl(*(a.value for a in inputs), **params)
-    except (ArithmeticError, ValueError):
-        return None  # division by zero, int64 overflow, ...: raised at run time, as Python
+    values = constant_values(rule, inputs, params)
+    if values is None:
+        return None
     return [Const(v, t) for v, t in zip(values, out_types, strict=True)]
+
+
+def constant_values(rule, inputs: list[Const], params: dict) -> tuple | None:
+    """What pure primitive `rule` computes from constants, or None where the code computes it
+    at run time: an error Python raises at run time (division by zero, int64 overflow, ...),
+    or arithmetic on a run-time size that is not exact (`n - 1` folds, `n / 2.0` does not)."""
+    try:
+        return rule.impl(*(a.value for a in inputs), **params)
+    except (ArithmeticError, ValueError):
+        return None
+    except TypeError:  # DimUndecided
+        if any(is_symbolic(a.value) for a in inputs):
+            return None
+        raise
 
 
 def _atoms(inputs: tuple) -> list[Atom]:

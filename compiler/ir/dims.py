@@ -18,6 +18,9 @@ broadcasting and shape checks when compiling.
 - `bind_sizes(shapes, actual)` matches the shapes of a signature with a call's array shapes:
   the symbols' values (a dict name -> int), or None when the call is not of the signature
   (another rank or size, a symbol's size below MIN_SIZE, or two symbols of one size).
+- `slice_indices(start, stop, step, n)` is Python's `slice.indices` for a run-time size `n`
+  (the bounds' clamping decided by the comparisons above), and `slice_length` the number of
+  positions it selects.
 - `evaluate(d, values)` is the size for symbol values (a dict name -> int);
   `symbols_of(shape)` the symbols a shape uses, sorted; `str(d)` prints it (`d0*d1 - 1`).
 """
@@ -186,6 +189,13 @@ def is_symbolic(n: object) -> bool:
     return isinstance(n, Dim)
 
 
+def is_one(n: DimLike) -> bool:
+    """Whether a dimension is the int 1 (a broadcast dimension). Native loops ask this of
+    values whose shapes the type rules already checked: a run-time size that turns out to be
+    1 there is looped over like any other (one position), so it is not 1 here."""
+    return not isinstance(n, Dim) and n == 1
+
+
 def evaluate(n: DimLike, values: Mapping[str, int]) -> int:
     """The size `n` stands for when its symbols have `values`."""
     if isinstance(n, int):
@@ -222,6 +232,33 @@ def bind_sizes(shapes: Iterable[tuple], actual: Iterable[tuple]) -> dict[str, in
     if any(evaluate(n, values) != size for n, size in composite):
         return None
     return values
+
+
+def slice_indices(start: int | None, stop: int | None, step: int | None,
+                  n: DimLike) -> tuple[DimLike, DimLike, int]:
+    """`slice(start, stop, step).indices(n)` for a size `n` that may be a Dim."""
+    step = 1 if step is None else step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    low, high = (0, n) if step > 0 else (-1, n - 1)
+
+    def clamp(bound: int | None, default: DimLike) -> DimLike:
+        if bound is None:
+            return default
+        if bound < 0:
+            bound = bound + n
+            return low if bound < low else bound
+        return high if bound >= high else bound
+
+    return clamp(start, low if step > 0 else high), clamp(stop, high if step > 0 else low), step
+
+
+def slice_length(start: DimLike, stop: DimLike, step: int) -> DimLike:
+    """How many positions `range(start, stop, step)` holds (sizes may be Dims)."""
+    span = stop - start if step > 0 else start - stop
+    if span <= 0:
+        return 0
+    return (span + abs(step) - 1) // abs(step)
 
 
 def symbols_of(shapes: Iterable) -> list[str]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .dims import DimLike, is_symbolic, slice_indices, slice_length
+
 
 @dataclass(frozen=True)
 class Int:
@@ -45,12 +47,16 @@ class Slice:
         """The Python slice."""
         return slice(self.start, self.stop, self.step)
 
-    def indices(self, n: int) -> tuple[int, int, int]:
-        """(start, stop, step) normalised for a dimension of length `n` (`slice.indices`)."""
-        return self.key().indices(n)
+    def indices(self, n: DimLike) -> tuple[DimLike, DimLike, int]:
+        """(start, stop, step) normalised for a dimension of length `n` (`slice.indices`;
+        for a run-time size, `dims.slice_indices`)."""
+        return slice_indices(self.start, self.stop, self.step, n) if is_symbolic(n) else \
+            self.key().indices(n)
 
-    def length(self, n: int) -> int:
+    def length(self, n: DimLike) -> DimLike:
         """How many elements it selects from a dimension of length `n`."""
+        if is_symbolic(n):
+            return slice_length(*self.indices(n))
         return len(range(*self.indices(n)))
 
 

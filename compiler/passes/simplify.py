@@ -16,7 +16,7 @@ Contract (`fold_constants`, `simplify`): rewrite one graph level at a time, in p
 
 from __future__ import annotations
 
-from ..ir.builder import Builder
+from ..ir.builder import Builder, constant_values
 from ..ir.core import BOOL, Const, Eqn, Graph
 from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
@@ -53,10 +53,7 @@ def fold_constants(graph: Graph) -> bool:
                         and all(isinstance(a, Const) for a in eqn.inputs)
                         and not any(o.type.is_array for o in eqn.outputs))
             if foldable:
-                try:
-                    values = prim.impl(*(a.value for a in eqn.inputs), **eqn.params)
-                except (ArithmeticError, ValueError):  # raised at run time instead
-                    values = None
+                values = constant_values(prim, eqn.inputs, eqn.params)
                 if values is not None:
                     for out, v in zip(eqn.outputs, values, strict=True):
                         sub[out] = Const(v, out.type)

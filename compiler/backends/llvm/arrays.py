@@ -39,7 +39,7 @@ from llvmlite import ir
 
 from ...ir import dtypes
 from ...ir.core import Var, walk_eqns
-from ...ir.dims import DimLike, is_symbolic
+from ...ir.dims import DimLike, is_one, is_symbolic
 from ...ir.index import NewAxis
 from ...primitives.decompositions import LAPACK
 from .context import LoweringContext, extent
@@ -176,7 +176,7 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
             if d == 0 and rows is not None:  # [lo, hi) within the block's rows
                 first = b.select(b.icmp_signed(">", rows[0], first), rows[0], first)
                 stop = b.select(b.icmp_signed("<", rows[1], stop), rows[1], stop)
-            if hi - lo == 1:
+            if is_one(hi - lo):
                 done = None
                 if d == 0 and rows is not None:
                     inside = cx.fn.append_basic_block("row")
@@ -237,12 +237,14 @@ def slice_cuts(cx: LoweringContext, env: dict, atom, shape) -> list[set[int]]:
             return
         seen.add((id(a), tuple(dims)))
         mine = a.type.shape
-        dims = [None if n == 1 else d
+        dims = [None if is_one(n) else d
                 for d, n in zip(dims[len(dims) - len(mine):], mine, strict=True)]
         eqn = value.eqn
         if eqn.prim == "index_update":
             spans = [item for item in eqn.params["spec"] if not isinstance(item, NewAxis)]
             for d, item, n in zip(dims, spans, mine, strict=False):
+                if is_symbolic(n):  # a run-time size: one loop, decided per element
+                    continue
                 span = slice_span(item, n)
                 if d is not None and span is not None:
                     cuts[d].update(span)
@@ -264,7 +266,7 @@ def offset(cx: LoweringContext, shape, coords: list) -> ir.Value:
     aligned = coords[len(coords) - len(shape):] if shape else []
     total = ir.Constant(I64, 0)
     for c, n, s in zip(aligned, shape, row_major_strides(shape), strict=True):
-        if n != 1:
+        if not is_one(n):
             total = b.add(total, b.mul(c, extent(cx, s)))
     return total
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ...ir.core import Const
+from ...ir.dims import is_one
 from ...ir.index import NewAxis
 from ...ir.primitive import PRIMITIVES
 from . import ops, special
@@ -38,15 +39,16 @@ from .arrays import (
     slice_span,
     store,
 )
-from .context import LoweringContext
+from .context import LoweringContext, extent
 from .fusion import VIEWS, Lazy
 from .ops import I64
 from .parallel import any_nest
 from .registry import lowers
 
 
-def _view_source_coords(eqn, coords, b):
+def _view_source_coords(cx, eqn, coords):
     """Source coordinates of a constant-slice view's element at `coords`."""
+    b = cx.b
     shape = eqn.inputs[0].type.shape
     source, k, dim = [], 0, 0
     for item in eqn.params["spec"]:
@@ -54,7 +56,7 @@ def _view_source_coords(eqn, coords, b):
             k += 1
             continue
         start, _, step = item.indices(shape[dim])
-        source.append(b.add(ir.Constant(I64, start), b.mul(coords[k], ir.Constant(I64, step))))
+        source.append(b.add(extent(cx, start), b.mul(coords[k], ir.Constant(I64, step))))
         k += 1
         dim += 1
     return source + list(coords[k:])
@@ -87,10 +89,10 @@ def _fused_element(cx, env, atom, eqn, coords):
         return _scatter_element(cx, env, atom, eqn, coords)
     if eqn.prim == "index":
         mine = coords[len(coords) - len(atom.type.shape):]
-        return element(cx, env, eqn.inputs[0], _view_source_coords(eqn, mine, cx.b))
+        return element(cx, env, eqn.inputs[0], _view_source_coords(cx, eqn, mine))
     shape = atom.type.shape
     mine = coords[len(coords) - len(shape):]
-    local = [ir.Constant(I64, 0) if n == 1 else c for c, n in zip(mine, shape, strict=True)]
+    local = [ir.Constant(I64, 0) if is_one(n) else c for c, n in zip(mine, shape, strict=True)]
     args = [element(cx, env, a, local) for a in eqn.inputs]
     return PRIMITIVES[eqn.prim].llvm.per_element(cx, args, eqn)[0]
 
@@ -102,7 +104,7 @@ def _scatter_element(cx, env, atom, eqn, coords):
     base, v = eqn.inputs
     fill = element(cx, env, base, coords)
     shape = atom.type.shape
-    mine = [ir.Constant(I64, 0) if n == 1 else c
+    mine = [ir.Constant(I64, 0) if is_one(n) else c
             for c, n in zip(coords[len(coords) - len(shape):], shape, strict=True)]
     inside = None  # the run-time condition of the coordinates not decided statically
     region, dim = [], 0
@@ -113,7 +115,7 @@ def _scatter_element(cx, env, atom, eqn, coords):
         start, _, step = item.indices(shape[dim])
         length = item.length(shape[dim])
         c = mine[dim]
-        rel = b.sub(c, ir.Constant(I64, start))
+        rel = b.sub(c, extent(cx, start))
         span, known = slice_span(item, shape[dim]), coordinate_range(cx, c)
         if span is None or known is not None and (known[1] <= span[0] or
                                                   known[0] >= span[1]):
@@ -127,7 +129,7 @@ def _scatter_element(cx, env, atom, eqn, coords):
         ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
                                   ir.Constant(I64, 0)),
                     b.and_(b.icmp_signed(">=", pos, ir.Constant(I64, 0)),
-                           b.icmp_signed("<", pos, ir.Constant(I64, length))))
+                           b.icmp_signed("<", pos, extent(cx, length))))
         inside = ok if inside is None else b.and_(inside, ok)
         region.append(b.select(ok, pos, ir.Constant(I64, 0)))  # clamped: always in bounds
         dim += 1
