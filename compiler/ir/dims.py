@@ -15,6 +15,8 @@ broadcasting and shape checks when compiling.
   so does every conversion to a Python number (`int`, `__index__`, hence `range`, numpy,
   `math.prod` of Dims is a Dim): the compilation asking cannot be made for every size, and
   the API compiles for the call's sizes instead (the reason is logged).
+- `reshaped(shape, new)` is numpy's reshape of `shape` into `new` (one -1 inferred),
+  ValueError with numpy's message where the sizes differ.
 - `bind_sizes(shapes, actual)` matches the shapes of a signature with a call's array shapes:
   the symbols' values (a dict name -> int), or None when the call is not of the signature
   (another rank or size, a symbol's size below MIN_SIZE, or two symbols of one size).
@@ -27,6 +29,7 @@ broadcasting and shape checks when compiling.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Union
 
@@ -87,11 +90,18 @@ class Dim:
 
     __rmul__ = __mul__
 
-    def __floordiv__(self, other: int) -> DimLike:
-        if isinstance(other, int) and other > 0 and all(c % other == 0
-                                                        for c in self.terms.values()):
-            return dim({m: c // other for m, c in self.terms.items()})
+    def __floordiv__(self, other: DimLike) -> DimLike:
+        """Exact division by a positive int or by a monomial (`c * d1 * ...`) dividing every
+        term; anything else is undecided."""
+        if _is_size(other) and len(_terms(other)) == 1:
+            ((divisor, c),) = _terms(other).items()
+            if c > 0 and all(k % c == 0 and _contains(m, divisor)
+                             for m, k in self.terms.items()):
+                return dim({_without(m, divisor): k // c for m, k in self.terms.items()})
         raise DimUndecided(f"{self} // {other}")
+
+    def __rfloordiv__(self, other: int) -> DimLike:
+        raise DimUndecided(f"{other} // {self}")
 
     def __mod__(self, other: int) -> int:
         if isinstance(other, int) and other > 0 and all(c % other == 0
@@ -107,9 +117,10 @@ class Dim:
                 raise DimUndecided(f"whether {self} == {other!r}")
             return NotImplemented
         diff = self - other
-        if isinstance(diff, int):
-            return diff == 0
-        if _sign(diff) is not None or _distinct_symbols(diff):
+        signs = _signs(diff)
+        if signs == {0}:
+            return True
+        if signs is not None and 0 not in signs or _distinct_symbols(diff):
             return False
         raise DimUndecided(f"whether {self} == {other}")
 
@@ -123,11 +134,12 @@ class Dim:
     def _compare(self, other: DimLike, op: str) -> bool:
         if not _is_size(other):
             raise DimUndecided(f"whether {self} {op} {other!r}")
-        diff = self - other
-        sign = (diff > 0) - (diff < 0) if isinstance(diff, int) else _sign(diff)
-        if sign is None:
+        test = {"<": lambda v: v < 0, "<=": lambda v: v <= 0, ">": lambda v: v > 0,
+                ">=": lambda v: v >= 0}[op]
+        answers = {test(sign) for sign in _signs(self - other) or (-1, 0, 1)}
+        if len(answers) != 1:
             raise DimUndecided(f"whether {self} {op} {other}")
-        return {"<": sign < 0, "<=": sign <= 0, ">": sign > 0, ">=": sign >= 0}[op]
+        return answers.pop()
 
     def __lt__(self, other: DimLike) -> bool:
         return self._compare(other, "<")
@@ -234,6 +246,22 @@ def bind_sizes(shapes: Iterable[tuple], actual: Iterable[tuple]) -> dict[str, in
     return values
 
 
+def reshaped(shape: tuple, new: tuple) -> tuple:
+    """numpy's result shape of reshaping an array of `shape` to `new` (sizes may be Dims)."""
+    total = math.prod(shape)
+    if not any(is_symbolic(n) for n in (*shape, *new)):
+        return np.empty(shape, dtype=np.bool_).reshape(new).shape
+    unknown = [i for i, n in enumerate(new) if isinstance(n, int) and n == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    known = math.prod(n for i, n in enumerate(new) if i not in unknown)
+    if unknown:
+        new = tuple(total // known if i in unknown else n for i, n in enumerate(new))
+    elif total != known:
+        raise ValueError(f"cannot reshape array of size {total} into shape {new}")
+    return tuple(new)
+
+
 def slice_indices(start: int | None, stop: int | None, step: int | None,
                   n: DimLike) -> tuple[DimLike, DimLike, int]:
     """`slice(start, stop, step).indices(n)` for a size `n` that may be a Dim."""
@@ -269,6 +297,22 @@ def symbols_of(shapes: Iterable) -> list[str]:
     return sorted(names, key=lambda s: (len(s), s))
 
 
+def _contains(m: Monomial, part: Monomial) -> bool:
+    rest = list(m)
+    for name in part:
+        if name not in rest:
+            return False
+        rest.remove(name)
+    return True
+
+
+def _without(m: Monomial, part: Monomial) -> Monomial:
+    rest = list(m)
+    for name in part:
+        rest.remove(name)
+    return tuple(rest)
+
+
 def _is_size(n: object) -> bool:
     """An int (not a bool) or a Dim: what sizes compute with (a float or a numpy number is
     not: arithmetic with one raises TypeError, and compiling falls back)."""
@@ -283,16 +327,25 @@ def _as_dim(n: DimLike) -> Dim:
     return n if isinstance(n, Dim) else Dim({(): n})
 
 
-def _sign(p: Dim) -> int | None:
-    """+1 or -1 when every size >= MIN_SIZE gives `p` that sign, else None: with all
-    non-constant coefficients of one sign, `p` is monotone in each symbol, so its value at
-    MIN_SIZE bounds it."""
-    coefficients = [c for m, c in p.terms.items() if m]
-    at_min = evaluate(p, {name: MIN_SIZE for m in p.terms for name in m})
-    if all(c > 0 for c in coefficients) and at_min > 0:
-        return 1
-    if all(c < 0 for c in coefficients) and at_min < 0:
-        return -1
+def _signs(p: DimLike) -> frozenset[int] | None:
+    """The signs (-1, 0, +1) `p` can take when every size is >= MIN_SIZE, or None when any
+    can. Each symbol s is MIN_SIZE + t with t >= 0: when the polynomial in the t's has all
+    its coefficients of one sign, so has the polynomial everywhere (d0*d1 - d0 is
+    2 + t0 + 2*t1 + t0*t1: positive; d0*d1 - d0 - d1 is t0 + t1 + t0*t1: 0 or positive)."""
+    shifted: DimLike = 0
+    for m, c in _terms(p).items():
+        term: DimLike = c
+        for name in m:
+            term = term * (symbol(name) + MIN_SIZE)
+        shifted = shifted + term
+    terms = _terms(shifted)
+    constant = terms.get((), 0)
+    varies = any(c for m, c in terms.items() if m)
+    for sign in (1, -1):
+        if all(c * sign >= 0 for c in terms.values()):
+            if not varies:
+                return frozenset({(constant > 0) - (constant < 0)})
+            return frozenset({sign}) if constant * sign > 0 else frozenset({0, sign})
     return None
 
 

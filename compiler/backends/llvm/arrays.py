@@ -86,7 +86,7 @@ def slice_span(item, n: int):
     if length == 0:
         return None
     end = start + step * (length - 1)
-    return min(start, end), max(start, end) + 1
+    return (start, end + 1) if step > 0 else (end, start + 1)
 
 
 def row_major_strides(shape) -> list[int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ... import status
-from .arrays import alloc, copy_array, element_type, load, loop_nest, offset, store
+from .arrays import alloc, copy_array, element_type, extent, load, loop_nest, offset, store
 from .elements import element
 from .ops import I64
 from .registry import lowers
@@ -26,7 +26,7 @@ def _gathered(cx, env, idx, coords, axis, n):
     k = len(idx.type.shape)
     i = element(cx, env, idx, coords[axis:axis + k])
     ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
-                b.icmp_signed("<", i, ir.Constant(I64, n)))
+                b.icmp_signed("<", i, extent(cx, n)))
     cx.check(ok, status.INDEX)
     return coords[:axis] + [i] + coords[axis + k:]
 

@@ -247,8 +247,8 @@ class NativeFunction:
         size = ctypes.CFUNCTYPE(ctypes.c_int64)(size_fn)() if size_fn else None
         # CFUNCTYPE releases the GIL during the call
         fn = ctypes.CFUNCTYPE(
-            ctypes.c_int32, *[ctypes.c_int64] * len(self._symbols), *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype]
-                              for t in self.in_types],
+            ctypes.c_int32, *[ctypes.c_int64] * len(self._symbols),
+            *[ctypes.c_void_p if t.is_array else C_TYPES[t.dtype] for t in self.in_types],
             *[ctypes.c_void_p if t.is_array else ctypes.POINTER(C_TYPES[t.dtype])
               for t in self.out_types], *([ctypes.c_void_p] if size_fn else []))(address)
         return fn, size

@@ -16,7 +16,7 @@ import math
 
 from llvmlite import ir
 
-from .arrays import alloc, element_type
+from .arrays import alloc, element_type, extent
 from .elements import materialize
 from .fusion import Lazy
 from .internal_functions import InternalFunction
@@ -168,5 +168,5 @@ def lower_argsort(cx, eqn, env):
     tmp = alloc(cx, (n,), I64)
     lanes = math.prod(shape[:-1])
     cx.b.call(argsort_function(cx.module, element_type(x.type)),
-              [source, ir.Constant(I64, lanes), ir.Constant(I64, n), out, tmp])
+              [source, extent(cx, lanes), extent(cx, n), out, tmp])
     return [out]

@@ -19,6 +19,8 @@ Shapes and dtypes must be compile-time constants (`static_shape`, `dtype_option`
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from adlite.derivatives import array_composites as ac
@@ -27,6 +29,7 @@ from ...errors import AdliteAxisError, AdliteIndexError, AdliteTypeError, Adlite
 from ...ir import dtypes
 from ...ir.builder import const
 from ...ir.core import BOOL, F32, F64, I64, Const, Type
+from ...ir.dims import reshaped
 from ...ir.dtypes import DType, result_dtype
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
@@ -62,7 +65,7 @@ def reshape(cx: CallContext, x, shape, node):
     x = cx.array(x, node)
     shape = shape if isinstance(shape, tuple) else (shape,)
     try:
-        shape = np.empty(x.type.shape, dtype=np.bool_).reshape(shape).shape
+        shape = reshaped(x.type.shape, shape)
     except ValueError as e:
         raise cx.source.error(node, f"cannot reshape {x.type}: {e}") from None
     return cx.b.reshape(x, shape=shape or None)
@@ -280,7 +283,7 @@ def _outer(cx: CallContext, args, kwargs, node):
     options(cx, kwargs, (), node)
     x, y = (cx.array(a, node) for a in cx.exactly(args, 2, node))
     x, y = cx.promote(x, y, node)
-    m, n = int(np.prod(x.type.shape)), int(np.prod(y.type.shape))
+    m, n = math.prod(x.type.shape), math.prod(y.type.shape)
     return cx.b.mul(cx.b.reshape(x, shape=(m, 1)), cx.b.reshape(y, shape=(1, n)))
 
 

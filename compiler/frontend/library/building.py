@@ -38,6 +38,7 @@ from ...errors import AdliteAxisError, AdliteTypeError, AdliteValueError
 from ...ir import dtypes
 from ...ir.builder import const
 from ...ir.core import F32, F64, I64, Const, Var
+from ...ir.dims import is_symbolic, slice_length
 from ...primitives.vocabulary import BuilderOps
 from .. import known_values, sequences
 from ..context import CallContext
@@ -145,19 +146,19 @@ def _arange(cx: CallContext, args, kwargs, node):
         (start, start_atom), stop = (0, None), start
     if step is None:
         step, step_atom = 1, None
-    if not all(isinstance(v, int | float) for v in (start, stop, step)):
+    if not all(isinstance(v, int | float) or is_symbolic(v) for v in (start, stop, step)):
         raise cx.source.error(node, f"np.arange bounds must be numbers, got "
                               f"{(start, stop, step)!r}",
                               "use constants, len(x) or x.shape")
     if step == 0:
         raise cx.source.error(node, "Maximum allowed size exceeded")
-    integers = all(isinstance(v, int) for v in (start, stop, step))
+    integers = all(isinstance(v, int) or is_symbolic(v) for v in (start, stop, step))
     if integers and p["dtype"] is None:
         dtype = I64
     else:
         dtype = arrays.dtype_option(cx, {"dtype": p["dtype"]} if p["dtype"] else {}, node)
     if integers:
-        n, delta = len(range(start, stop, step)), step
+        n, delta = slice_length(start, stop, step), step
     else:
         n, delta = max(0, math.ceil((stop - start) / step)), (start + step) - start
     number = int if dtype == I64 else float
