@@ -49,7 +49,8 @@ to rounding, not bit for bit).
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import I64, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.core import I64, Atom, Const, Eqn, Graph, Var, walk_eqns
+from ..ir.dims import DimLike, DimUndecided, is_symbolic
 from ..ir.loops import While
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import clone, inline
@@ -81,7 +82,15 @@ def applies(eqn: Eqn, plan: TapePlan) -> bool:
     # automatic: a loop whose tape surely fits keeps the ordinary scheme (less code to
     # compile); at most every value of its body is stored
     return not (policy.auto and trips is not None and
-                trips * _body_bytes(body) <= policy.budget // 2)
+                _surely(lambda: trips * _body_bytes(body) <= policy.budget // 2))
+
+
+def _surely(test) -> bool:
+    """`test()`, False where it asks about a run-time size (`ir.dims`) it cannot decide."""
+    try:
+        return test()
+    except DimUndecided:
+        return False
 
 
 def _body_bytes(body: Graph) -> int:
@@ -128,14 +137,30 @@ def static_trips(eqn: Eqn) -> int | None:
     return max(0, -(-(bound - start.value) // delta))
 
 
-def _cond_and(cond: Graph, bound: int | None) -> Graph:
+class Steps:
+    """A number of loop steps: `per` steps, or as many as `budget` bytes hold at `per` bytes
+    a step (at least one), computed when the code runs where `per` is a run-time size."""
+
+    def __init__(self, per: DimLike, budget: int | None = None) -> None:
+        self.per, self.budget = per, budget
+
+    def atom(self, b: Builder) -> Atom:
+        if self.budget is None:
+            return Const(self.per, I64)
+        if not is_symbolic(self.per):
+            return Const(max(1, self.budget // self.per), I64)
+        return b.maximum(b.floordiv(Const(self.budget, I64), Const(self.per, I64)),
+                         Const(1, I64))
+
+
+def _cond_and(cond: Graph, bound: Steps | None) -> Graph:
     """`cond` taking one more input, a count k, after its own, and-ed with `k < bound`
     (unless `bound` is None)."""
     b = Builder()
     inputs, k = _fresh(cond.inputs), Var(I64, "k")
     (holds,) = inline(b, cond, inputs)
     if bound is not None:
-        holds = b.and_(b.lt(k, Const(bound, I64)), holds)
+        holds = b.and_(b.lt(k, bound.atom(b)), holds)
     return Graph(inputs + [k], b.eqns, [holds], cond.name)
 
 
@@ -182,7 +207,8 @@ class Segmented:
         step = sum(stored_bytes(v.type) for v in {id(v): v for v in storage.stored}.values())
         carries = self.eqn.outputs
         snapshot = sum(stored_bytes(v.type) for v in carries) + 8
-        length, self.bound = self._schedule(self.policy, snapshot, max(step, 8))
+        length, self.bound = self._schedule(self.policy, snapshot,
+                                            step if is_symbolic(step) else max(step, 8))
         self.taped = taped
         if self.prefix is not None:
             self.prefix.params["body"] = taped
@@ -190,17 +216,19 @@ class Segmented:
         self.segments.params["body"] = self._segment_body(length)
 
     @staticmethod
-    def _schedule(policy: Checkpoint, snapshot: int, step: int) -> tuple[int, int]:
-        """(steps per segment, steps of the taped prefix) for a loop whose snapshot takes
-        `snapshot` bytes and whose step stores `step` bytes."""
+    def _schedule(policy: Checkpoint, snapshot: DimLike, step: DimLike
+                  ) -> tuple[Steps, Steps | None]:
+        """(steps per segment, steps of the taped prefix: None without one) for a loop whose
+        snapshot takes `snapshot` bytes and whose step stores `step` bytes (run-time sizes
+        where arrays have them: the budget is then not checked when compiling)."""
         if policy.every is not None:
-            return policy.every, 0
-        if policy.budget < snapshot + step:
+            return Steps(policy.every), None
+        if _surely(lambda: policy.budget < snapshot + step):
             raise policy.too_small(snapshot, step)
-        half = max(1, policy.budget // 2 // step)
-        return half, half if policy.auto else 0
+        half = Steps(step, policy.budget // 2)
+        return half, half if policy.auto else None
 
-    def _segment_body(self, length: int) -> Graph:
+    def _segment_body(self, length: Steps) -> Graph:
         """One segment of the forward sweep: store the snapshot, then run up to `length`
         iterations of the plain body while the condition holds."""
         eqn, n = self.eqn, self.n
@@ -245,9 +273,9 @@ class Segmented:
         cb = Builder(eqn.loc)
         # the prefix ran min(trips, bound) iterations (when its condition stopped it, the
         # segments' condition, the same, stopped them at once): only `trips` is kept
-        in_prefix = None if self.prefix is None else \
-            bb.select(bb.lt(self.trips, Const(self.bound, I64)), self.trips,
-                      Const(self.bound, I64))
+        bound = None if self.prefix is None else self.bound.atom(bb)
+        in_prefix = None if bound is None else \
+            bb.select(bb.lt(self.trips, bound), self.trips, bound)
         in_segments = self.trips if in_prefix is None else bb.sub(self.trips, in_prefix)
         outs = bb.emit("while", consts + hoisted + state + [in_segments],
                        **While.params(

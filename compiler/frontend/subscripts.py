@@ -24,6 +24,7 @@ import gast
 from .. import gast_adapter as g
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
+from ..ir.dims import DimUndecided
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from . import (
     closures,
@@ -221,11 +222,20 @@ class Subscripts:
         return slice(*bounds)
 
     def wrap_index(self, i, n, node):
+        """The index `i` of a dimension of size `n` made non-negative: a constant in bounds
+        when compiling (an IndexError at the user's line if out of them), else the run-time
+        value (which the code checks), also for a constant whose bounds depend on a run-time
+        size (`x[2]` of an array of run-time length)."""
         if isinstance(i, Const):
-            if not -n <= i.value < n:
+            try:
+                inside = -n <= i.value < n
+            except DimUndecided:
+                inside = None
+            if inside is False:
                 raise self.source.error(node, f"index {i.value} is out of bounds for an axis "
                                               f"of size {n}")
-            return const(i.value if i.value >= 0 else i.value + n)  # n: maybe a run-time size
+            if inside:
+                return const(i.value if i.value >= 0 else i.value + n)
         return self.b.select(self.b.lt(i, 0), self.b.add(i, n), i)
 
     def rows(self, x: Atom, ref, n: int, node) -> tuple[tuple, tuple]:

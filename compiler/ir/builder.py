@@ -19,7 +19,8 @@ from .primitive import PRIMITIVES
 
 def const(value: Any, type: Type | None = None) -> Const:  # noqa: A002
     if type is None:
-        type = BOOL if isinstance(value, bool) else I64 if isinstance(value, int) else F64
+        type = BOOL if isinstance(value, bool) else \
+            I64 if isinstance(value, int) or is_symbolic(value) else F64
     return Const(value, type)
 
 
