@@ -36,6 +36,7 @@ from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
 from ..ir.index import WHOLE, Int, NewAxis
 from ..primitives.gather import taken_shape
+from ..primitives.shapes import broadcast_shapes
 from .conversion_context import ConversionContext
 
 
@@ -94,7 +95,7 @@ def scatter(conv: ConversionContext, x: Atom, spec, ints, v: Atom, node,
 
 def _broadcasts_to(shape: tuple, target: tuple) -> bool:
     try:
-        return np.broadcast_shapes(shape, target) == target
+        return broadcast_shapes(shape, target) == target
     except ValueError:
         return False
 
@@ -128,7 +129,7 @@ def _flattened(conv: ConversionContext, x: Atom, spec, ints, node):
     shape = y.type.shape
     sizes = [x.type.shape[a] for a in x_axes]
     try:
-        common = np.broadcast_shapes(*(a.value.type.shape for a in arrays))
+        common = broadcast_shapes(*(a.value.type.shape for a in arrays))
     except ValueError:
         shapes = " ".join(str(a.value.type.shape) for a in arrays)
         raise conv.source.error(node, f"shape mismatch: indexing arrays could not be broadcast "

@@ -38,6 +38,7 @@ from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
 from ..ir.primitive import PRIMITIVES
 from ..ir.transform import producers
+from ..primitives.shapes import broadcast_shapes
 from .conversion_context import ExpressionContext
 from .static_requirements import refusal
 
@@ -108,7 +109,7 @@ def aligned(conv: ExpressionContext, value, mask: Atom, array: Atom, node) -> At
     if len(shape) == len(rest) + 1 and shape[0] == 1:
         value, shape = conv.b.reshape(value, shape=shape[1:]), shape[1:]
     try:
-        fits = len(shape) <= len(rest) and np.broadcast_shapes(shape, rest) == rest
+        fits = len(shape) <= len(rest) and broadcast_shapes(shape, rest) == rest
     except ValueError:
         fits = False
     if not fits:

@@ -24,7 +24,7 @@ import gast
 from .. import gast_adapter as g
 from ..ir.builder import const
 from ..ir.core import I64, Atom, Const, Var
-from ..ir.dims import DimUndecided
+from ..ir.dims import DimUndecided, is_symbolic
 from ..ir.index import WHOLE, Int, NewAxis, Slice
 from . import (
     closures,
@@ -214,7 +214,7 @@ class Subscripts:
         message)."""
         bounds = [None if part is None else self.static(part, node, "its bounds", key)
                   for part in parts]
-        if not all(b is None or isinstance(b, int) for b in bounds):
+        if not all(b is None or isinstance(b, int) or is_symbolic(b) for b in bounds):
             raise self.source.error(node, f"slice bounds must be integers, got "
                                           f"{slice(*bounds)!r}")
         if bounds[2] == 0:

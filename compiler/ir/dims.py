@@ -35,7 +35,7 @@ from typing import Union
 
 import numpy as np
 
-MIN_SIZE = 2  # every symbol stands for a size of at least this
+MIN_SIZE = 8  # every symbol stands for a size of at least this (smaller sizes: specialised)
 
 Monomial = tuple[str, ...]  # sorted symbol names, repeated for powers; () is the constant
 

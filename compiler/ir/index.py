@@ -30,8 +30,8 @@ class Int:
 class Slice:
     """A constant slice `start:stop:step` (bounds as Python's, `None` when omitted)."""
 
-    start: int | None = None
-    stop: int | None = None
+    start: DimLike | None = None
+    stop: DimLike | None = None
     step: int | None = None
 
     def __post_init__(self) -> None:
@@ -50,14 +50,19 @@ class Slice:
     def indices(self, n: DimLike) -> tuple[DimLike, DimLike, int]:
         """(start, stop, step) normalised for a dimension of length `n` (`slice.indices`;
         for a run-time size, `dims.slice_indices`)."""
-        return slice_indices(self.start, self.stop, self.step, n) if is_symbolic(n) else \
-            self.key().indices(n)
+        if self.symbolic(n):
+            return slice_indices(self.start, self.stop, self.step, n)
+        return self.key().indices(n)
 
     def length(self, n: DimLike) -> DimLike:
         """How many elements it selects from a dimension of length `n`."""
-        if is_symbolic(n):
+        if self.symbolic(n):
             return slice_length(*self.indices(n))
         return len(range(*self.indices(n)))
+
+    def symbolic(self, n: DimLike) -> bool:
+        """Whether `n` or a bound is a run-time size (`x[:len(y)]` with shapes="dynamic")."""
+        return any(is_symbolic(v) for v in (n, self.start, self.stop))
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,16 @@ Scalars have shape None; arrays have a tuple. `broadcast(*shapes)` follows numpy
 TypeError naming the shapes on mismatch); a result of rank 0 is a scalar.
 `reduced_shape(shape, axis, keepdims)` is the shape of a reduction's result;
 `reduces_nothing(shape, axis)` says a reduction sees no element (max/min then raise).
+`broadcast_shapes(*shapes)` is `np.broadcast_shapes` (numpy's ValueError on mismatch) for
+shapes that may hold run-time sizes (`ir.dims`).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.core import Type
+from ..ir.dims import DimUndecided, is_symbolic
 
 
 def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
@@ -24,6 +29,18 @@ def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
                             " cannot be broadcast together")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """numpy's `np.broadcast_shapes` of shapes whose sizes may be run-time sizes."""
+    if not any(is_symbolic(n) for shape in shapes for n in shape):
+        return np.broadcast_shapes(*shapes)
+    try:
+        return broadcast(*shapes) or ()
+    except DimUndecided:
+        raise
+    except TypeError as e:
+        raise ValueError(str(e)) from None
 
 
 def elementwise(in_types: list[Type], dtype: str | None = None,

@@ -29,7 +29,7 @@ from ...errors import AdliteAxisError, AdliteIndexError, AdliteTypeError, Adlite
 from ...ir import dtypes
 from ...ir.builder import const
 from ...ir.core import BOOL, F32, F64, I64, Const, Type
-from ...ir.dims import reshaped
+from ...ir.dims import is_symbolic, reshaped
 from ...ir.dtypes import DType, result_dtype
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
@@ -129,7 +129,7 @@ def matmul(cx: CallContext, x, y, node):
 def static_shape(cx: CallContext, value, node) -> tuple[int, ...]:
     shape = cx.static(value, node, "its shape", "shape")
     shape = shape if isinstance(shape, tuple) else (shape,)
-    if not all(isinstance(n, int) for n in shape):
+    if not all(isinstance(n, int) or is_symbolic(n) for n in shape):
         raise cx.source.error(node, f"array shapes must be integers, got {shape!r}",
                               "use x.shape or len(x), or constants")
     return shape  # checked as numpy does by the array's Type
@@ -364,7 +364,7 @@ def attribute(cx: CallContext, x, name: str, node):
     if name == "ndim":
         return Const(len(shape), I64)
     if name == "size":
-        return Const(int(np.prod(shape)), I64)
+        return Const(math.prod(shape), I64)
     if name == "dtype":  # a compile-time value: compared, tested, given to astype
         return np.dtype(x.type.dtype.numpy)
     raise cx.source.error(node, f"unsupported array attribute .{name}",

@@ -50,6 +50,7 @@ from adlite.derivatives import composites, special
 from ...errors import AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F64
+from ...primitives.shapes import broadcast_shapes
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from . import scipy_special_functions, scipy_stats_cumulative
@@ -114,7 +115,7 @@ def _logsumexp(cx: CallContext, args, kwargs, node):
         return composites.logsumexp(BuilderOps(cx.b), x, axis, keepdims)
     x, b = cx.promote(x, cx.as_float(const(1.0) if b is None else b, node), node)
     try:  # scipy: broadcast, at least one dimension
-        shape = np.broadcast_shapes(x.type.shape or (), b.type.shape or ()) or (1,)
+        shape = broadcast_shapes(x.type.shape or (), b.type.shape or ()) or (1,)
     except ValueError as e:
         raise cx.source.error(node, str(e)) from None
     x, b = (v if v.type.shape == shape else cx.b.broadcast_to(v, shape=shape) for v in (x, b))

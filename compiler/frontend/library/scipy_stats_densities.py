@@ -37,6 +37,7 @@ from adlite.derivatives import distributions, special
 from ...errors import AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F64
+from ...primitives.shapes import broadcast_shapes
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .building import eye_mask
@@ -73,7 +74,7 @@ def _shape(value) -> tuple[int, ...]:
 
 def _broadcast(cx: CallContext, values: list, node) -> list:
     try:
-        shape = np.broadcast_shapes(*(_shape(v) for v in values))
+        shape = broadcast_shapes(*(_shape(v) for v in values))
     except ValueError as e:
         raise cx.source.error(node, str(e), kind=AdliteValueError) from None
     return [v if _shape(v) == shape else cx.b.broadcast_to(v, shape=shape) for v in values]

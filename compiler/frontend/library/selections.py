@@ -36,6 +36,7 @@ from ...errors import AdliteTypeError, AdliteValueError
 from ...ir.builder import const
 from ...ir.core import BOOL, Atom, Const, Type, Var
 from ...ir.index import Int
+from ...primitives.shapes import broadcast_shapes
 from ...primitives.vocabulary import BuilderOps
 from .. import masks, sequences
 from ..context import CallContext
@@ -64,7 +65,7 @@ def _shape(value: Atom) -> tuple[int, ...]:
 def _broadcast(cx: CallContext, shapes: list, node) -> tuple[int, ...]:
     """numpy's broadcast of `shapes`, or its ValueError."""
     try:
-        return np.broadcast_shapes(*shapes)
+        return broadcast_shapes(*shapes)
     except ValueError as e:
         raise cx.source.error(node, str(e), kind=AdliteValueError) from None
 

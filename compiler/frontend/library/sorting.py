@@ -36,6 +36,7 @@ from ...errors import AdliteValueError
 from ...ir.builder import const
 from ...ir.core import F64, I64, Atom
 from ...ir.index import WHOLE
+from ...primitives.shapes import broadcast_shapes
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from ..fancy import checked_index
@@ -89,7 +90,7 @@ def take_along(cx: CallContext, x: Atom, idx: Atom, axis: int) -> Atom:
     b = cx.b
     x, idx = _to_last(cx, x, axis), _to_last(cx, idx, axis)
     n, m = x.type.shape[-1], idx.type.shape[-1]
-    lead = np.broadcast_shapes(x.type.shape[:-1], idx.type.shape[:-1])
+    lead = broadcast_shapes(x.type.shape[:-1], idx.type.shape[:-1])
     if x.type.shape[:-1] != lead:
         x = b.broadcast_to(x, shape=lead + (n,))
     if idx.type.shape[:-1] != lead:
@@ -143,7 +144,7 @@ def _take_along_axis(cx: CallContext, args, kwargs, node):
                                   "dimensions")
         axis = one_axis(cx, p["axis"], len(x.type.shape), node)
     try:
-        np.broadcast_shapes(*(s[:axis] + s[axis + 1:] for s in (x.type.shape, idx.type.shape)))
+        broadcast_shapes(*(s[:axis] + s[axis + 1:] for s in (x.type.shape, idx.type.shape)))
     except ValueError as e:
         raise cx.source.error(node, str(e)) from None
     idx = checked_index(cx, idx, axis, x.type.shape[axis])

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ...ir.builder import Builder
 from ...ir.core import Graph, Var
 from ...ir.mapping import map_graph
+from ...primitives.shapes import broadcast_shapes
 from ..static_values import NamedTupleValue
 
 
@@ -42,7 +41,7 @@ def stacked(rule, operands: int = 1):
         leading = [v.type.shape[:len(v.type.shape) - c]
                    for v, c in zip(values, cores, strict=True)]
         try:
-            batch = np.broadcast_shapes(*leading)
+            batch = broadcast_shapes(*leading)
         except ValueError as e:
             raise cx.source.error(node, str(e)) from None
         size = math.prod(batch)
