@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
 from ..ir.core import I64, Const, Var
+from ..ir.dims import DimUndecided, is_symbolic
 from ..ir.transform import producers
 from .context import CallContext
 from .fancy import IndexArray
@@ -55,6 +56,8 @@ def index_item(conv: CallContext, size: int, parts, node,
                           "x[i:i + k] with k known when compiling")
         return _positions(conv, size, lower, upper, node)
     k = end - start
+    if is_symbolic(size):  # its messages name the size: compiled per shape
+        raise DimUndecided(f"a slice of run-time start in an axis of run-time size {size}")
     if not 0 <= k <= size:
         raise conv.source.error(node, f"slice x[i:i + {k}] of an axis of size {size}: numpy "
                                       f"would shorten it, compiled code needs its length",

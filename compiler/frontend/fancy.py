@@ -34,6 +34,7 @@ import numpy as np
 
 from ..ir.builder import const
 from ..ir.core import F64, I64, Atom, Const, Var
+from ..ir.dims import is_symbolic
 from ..ir.index import WHOLE, Int, NewAxis
 from ..primitives.gather import taken_shape
 from ..primitives.shapes import broadcast_shapes
@@ -155,12 +156,14 @@ def checked_index(conv: ConversionContext, i: Atom, axis: int, n: int) -> Atom:
         flat = b.reshape(i, shape=(count,))
         bad = b.or_(b.lt(flat, const(-n)), b.ge(flat, const(n)))
         position = b.op("arange", n=count, dtype=F64)
-        where = b.min(b.select(bad, position, const(float(count))), axis=None, keepdims=False)
+        where = b.min(b.select(bad, position, Const(count, F64)), axis=None, keepdims=False)
         value = b.sum(b.select(b.eq(position, where), flat, const(0)), axis=None,
                       keepdims=False)
-        b.emit("check", [b.eq(where, const(float(count))), value], error="IndexError",
-               args=(("str", ("index ", (0, None, ()),
-                              f" is out of bounds for axis {axis} with size {n}")),))
+        size, operands = ((1, None, ()), [const(n)]) if is_symbolic(n) else (str(n), [])
+        b.emit("check", [b.eq(where, Const(count, F64)), value, *operands],
+               error="IndexError", args=(("str", ("index ", (0, None, ()),
+                                                  f" is out of bounds for axis {axis} with size ",
+                                                  size)),))
     return b.select(b.lt(i, const(0)), b.add(i, const(n)), i)
 
 

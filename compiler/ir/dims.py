@@ -100,6 +100,14 @@ class Dim:
                 return dim({_without(m, divisor): k // c for m, k in self.terms.items()})
         raise DimUndecided(f"{self} // {other}")
 
+    def __rmod__(self, other: int) -> DimLike:
+        """Python's `other % self` where the bounds decide it (`-1 % n` is `n - 1`)."""
+        if _is_size(other) and 0 <= other < self:
+            return other
+        if _is_size(other) and -self <= other < 0:
+            return other + self
+        raise DimUndecided(f"{other} % {self}")
+
     def __rfloordiv__(self, other: int) -> DimLike:
         raise DimUndecided(f"{other} // {self}")
 

@@ -48,7 +48,11 @@ from .registry import REQUIRED, bind_params, options, param, register
 
 
 def _int(cx: CallContext, value, what, node, key: str = "option") -> int:
+    """An int known when compiling; where `key` is "shape", also a run-time size (`ir.dims`:
+    `np.eye(len(x))` with shapes="dynamic")."""
     value = cx.static(value, node, f"its `{what}`", key)
+    if key == "shape" and is_symbolic(value):
+        return value
     if not isinstance(value, int) or isinstance(value, bool):
         raise cx.source.error(node, f"{what} must be an integer, got {value!r}")
     return value
