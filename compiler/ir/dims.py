@@ -65,6 +65,12 @@ class Dim:
 
     __radd__ = __add__
 
+    def __abs__(self) -> DimLike:
+        signs = _signs(self)
+        if signs is None or len(signs - {0}) > 1:
+            raise DimUndecided(f"abs({self})")
+        return -self if -1 in signs else self
+
     def __neg__(self) -> DimLike:
         return dim({m: -c for m, c in self.terms.items()})
 
