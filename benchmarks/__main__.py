@@ -26,7 +26,7 @@ from . import compile_time, first_call, workloads
 from .array_peers import ARRAY_PEERS
 from .call_overhead import call_overhead_table
 from .checkpoint import checkpoint_table
-from .dynamic_shapes import lists_table, masked_table, sizes_table
+from .dynamic_shapes import lists_table, masked_table, sizes_table, steady_table
 from .gmm import DATA, arguments, gmm_objective
 from .indexing import indexing_table
 from .linalg import linalg_table
@@ -165,6 +165,7 @@ def main() -> None:
     compile_time.table()
     first_call.table()
     sizes_table()
+    steady_table(best_time, fmt)
     scaleout_table()
     print("JAX's W4 gradient runs in eager mode: reverse-mode differentiation of "
           "`lax.while_loop` is not supported by JAX.")

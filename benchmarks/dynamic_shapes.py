@@ -10,8 +10,12 @@
   form JAX users write, since a JAX loop cannot grow a list; JAX cannot differentiate it in
   reverse mode).
 - One function called with 20 array lengths, each first call in a fresh process with the
-  disk cache off: compilations and total seconds for adlite (one compilation per shape today)
-  and JAX (one trace and compilation per shape).
+  disk cache off: compilations and total seconds for adlite (one compilation per shape by
+  default; one for all with `shapes="dynamic"`) and JAX (one trace and compilation per
+  shape).
+- Steady state of code compiled for every size against code compiled for the shape: the
+  same gradients with `shapes="dynamic"` and without (what run-time sizes cost: loops of
+  unknown trip count, no thread pool yet).
 Nothing here asserts a timing.
 """
 
@@ -132,7 +136,7 @@ import numpy as np
 from adlite.compiler import grad
 def f(x):
     return np.sum(np.tanh(x) * x)
-g = grad(f)
+g = grad(f, shapes=SHAPES)
 start = time.perf_counter()
 for n in map(int, sys.argv[1:]):
     g(np.linspace(0.0, 1.0, n))
@@ -173,10 +177,42 @@ def sizes_table() -> None:
           "off)\n")
     print("| tool | compilations | total seconds of the 20 first calls |")
     print("|---|---:|---:|")
-    for tool, code in (("adlite", _ADLITE), ("JAX jit(grad)", _JAX)):
+    for tool, code in (("adlite", _ADLITE.replace("SHAPES", '"static"')),
+                       ('adlite shapes="dynamic"', _ADLITE.replace("SHAPES", '"dynamic"')),
+                       ("JAX jit(grad)", _JAX)):
         result = _run(code)
         if result is None:
             print(f"| {tool} | not installed | |")
         else:
             print(f"| {tool} | {result[1]} | {result[0]:.2f} |")
+    print()
+
+
+def norm_loss(x):
+    return np.sum(np.tanh(x) * x)
+
+
+def batch_loss(w, x):
+    return np.mean(np.tanh(x @ w) ** 2)
+
+
+def steady_table(best_time, fmt) -> None:
+    from adlite.compiler import grad
+
+    print("## Compiled for every size vs for the shape: steady-state gradients\n")
+    print("Times in us; the same function and arguments, `grad(f)` and "
+          "`grad(f, shapes=\"dynamic\")`.\n")
+    print("| function | shape | per shape | for every size | ratio |")
+    print("|---|---|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    cases = [(norm_loss, "sum(tanh(x) * x)", (rng.standard_normal(n),)) for n in SIZES] + [
+        (batch_loss, "mean(tanh(x @ w) ** 2), d/dw", (rng.standard_normal((64, 64)),
+                                                      rng.standard_normal((b, 64))))
+        for b in (256, 4096)]
+    for fn, label, args in cases:
+        static = best_time(grad(fn), args)
+        dynamic = best_time(grad(fn, shapes="dynamic"), args)
+        shape = " ".join(str(a.shape) for a in args)
+        print(f"| {label} | {shape} | {fmt(static)} | {fmt(dynamic)} | "
+              f"{dynamic / static:.2f} |")
     print()

@@ -13,7 +13,11 @@ Contract: `add_python_wrapper(module, name, in_types, out_types)` defines two fu
 
 Both take an array argument only when it is exactly a `numpy.ndarray` of the signature's
 dtype in native byte order and shape, C-contiguous and aligned: its buffer is passed as is
-(nothing is copied). For anything else (the wrong argument count, a value a strict entry does
+(nothing is copied). A run-time size of the signature (`ir.dims`, `shapes="dynamic"`) takes
+its value from the first dimension that has it (at least MIN_SIZE and different from the
+other symbols' values, as the signature says; the other dimensions that have it must equal
+it): the values are passed to the native function first, and array results get their
+shapes from them. For anything else (the wrong argument count, a value a strict entry does
 not take, an array that needs converting or is of another signature) they call `self[0]`
 with the same arguments and return what it returns (the builtin's `self` is a tuple: see
 `make_builtin`), so every check and conversion that is not the common case stays in Python.
@@ -46,9 +50,10 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
-from ...ir.dims import symbols_of
+from ...ir.dims import MIN_SIZE, is_symbolic, symbols_of
 from ...status import INTERRUPTED, NO_MEMORY
 from . import numpy_api
+from .context import extent
 from .declarations import external_global, function
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
@@ -70,11 +75,8 @@ ARRAY_OUTPUTS = ("f64", "f32", "i64")
 def wraps(in_types: list, out_types: list) -> bool:
     """Whether the generated entry points can take and return values of these types: scalars
     that are Python floats, ints and bools (a float32 result must stay a numpy float32), and
-    arrays of static shapes when numpy's C ABI is the one the entry points know
-    (`numpy_api.available`; run-time sizes, `ir.dims`, go through the ctypes call)."""
+    arrays when numpy's C ABI is the one the entry points know (`numpy_api.available`)."""
     if any(t.is_array for t in in_types + out_types) and not numpy_api.available():
-        return False
-    if symbols_of(t.shape for t in in_types + out_types):
         return False
     return all(t.name in (ARRAY_INPUTS if t.is_array else SCALARS) for t in in_types) and \
         all(t.name in (ARRAY_OUTPUTS if t.is_array else SCALARS) for t in out_types)
@@ -116,6 +118,7 @@ class _Entry:
         self.fallback = self.fn.append_basic_block("fallback")
         self.fail = self.fn.append_basic_block("fail")  # an exception is set, nothing owned
         self.null = ir.Constant(PTR, None)
+        self.sizes: dict[str, ir.Value] = {}  # size symbol -> its value in this call
 
     def api(self, name: str, ret: ir.Type, args: list[ir.Type]):
         return function(self.module, name, ret, args)
@@ -141,7 +144,8 @@ class _Entry:
             b.store(self.null, slot)
         self.cleanup = self.block("cleanup")  # release the results made, then fail
         outputs = [self.output(i, t, owned) for i, t in enumerate(out_types)]
-        status = self.call(values + outputs)
+        sizes = [self.sizes[name] for name in symbols_of(t.shape for t in in_types)]
+        status = self.call(sizes + values + outputs)
         called = b.block
         error = self.statuses(status)
         b.position_at_end(called)
@@ -207,9 +211,26 @@ class _Entry:
             dims = self.field(obj, a["dims"], PTR)
             same = ir.Constant(ir.IntType(1), 1)
             for k, n in enumerate(t.shape):
-                same = b.and_(same, b.icmp_signed("==", self.field(dims, 8 * k, I64), _i64(n)))
+                size = self.field(dims, 8 * k, I64)
+                same = b.and_(same, self.size_matches(size, n))
             self.check(same, f"arg{i}_shape")
         return self.field(obj, a["data"], PTR)
+
+    def size_matches(self, size, n):
+        """Whether an argument's dimension `size` is `n`: a static size, or a size symbol
+        (`ir.dims`: the first occurrence binds it, at least MIN_SIZE and different from the
+        other symbols' sizes; later ones must equal it)."""
+        b = self.b
+        if not is_symbolic(n):
+            return b.icmp_signed("==", size, _i64(n))
+        (name,), = n.terms
+        if name in self.sizes:
+            return b.icmp_signed("==", size, self.sizes[name])
+        ok = b.icmp_signed(">=", size, _i64(MIN_SIZE))
+        for other in self.sizes.values():
+            ok = b.and_(ok, b.icmp_signed("!=", size, other))
+        self.sizes[name] = size
+        return ok
 
     # ---- results and the call ----------------------------------------------------------------
 
@@ -221,9 +242,15 @@ class _Entry:
             with b.goto_entry_block():
                 return b.alloca(F64 if t.name == "f64" else I64)
         dims = ir.ArrayType(I64, max(1, len(t.shape)))
-        shape = ir.GlobalVariable(self.module, dims, f"{self.name}_shape{i}")
-        shape.global_constant, shape.linkage = True, "internal"
-        shape.initializer = ir.Constant(dims, list(t.shape) or [0])
+        if symbols_of([t.shape]):  # run-time sizes: the shape is computed per call
+            with b.goto_entry_block():
+                shape = b.alloca(dims)
+            for k, n in enumerate(t.shape):
+                b.store(extent(self, n), b.gep(shape, [_i64(0), ir.Constant(I32, k)]))
+        else:
+            shape = ir.GlobalVariable(self.module, dims, f"{self.name}_shape{i}")
+            shape.global_constant, shape.linkage = True, "internal"
+            shape.initializer = ir.Constant(dims, list(t.shape) or [0])
         new = self.api(numpy_api.PYARRAY_NEW, PTR,
                        [PTR, I32, PTR, I32, PTR, PTR, I32, I32, PTR])
         array = b.call(new, [external_global(self.module, numpy_api.PYARRAY_TYPE, I8),
