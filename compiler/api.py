@@ -233,7 +233,7 @@ class Transformed:
     @property
     def compile_count(self) -> int:
         """How many signatures were compiled to native (or Python backend) code."""
-        return sum(1 for key in list(self.cache) if key[:1] != ("ir",))
+        return sum(1 for key in list(self.cache) if key[0] not in ("ir", "sizes refused"))
 
     def __reduce__(self):
         """Pickle the function and the transformation, never native state: a module-level
@@ -440,15 +440,11 @@ class Transformed:
         the caller to bind the call again: it then compiles for the call's shapes, where
         any error is the user's to see."""
         try:
-            return once(self.cache, (trees, groups), lambda: self._compile(trees, groups))
-        except NeedStatic:
+            return compile_sized(self.cache, (trees, groups), trees, self.target,
+                                 lambda: self._compile(trees, groups))
+        except SizesSpecialised as signal:
+            self.sizes_refused[trees] = signal.__cause__
             raise
-        except Exception as error:
-            if not has_sizes(trees):
-                raise
-            self.sizes_refused[trees] = error
-            log.sizes_specialised(self.target, error)
-            raise SizesSpecialised from error
 
     def _compile(self, trees: tuple, groups: tuple):
         c = pipeline.run(self.compilation(trees, groups), self.stages)
@@ -997,6 +993,27 @@ def value_and_grad(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
 _EXTENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def compile_sized(cache: dict, key: tuple, trees: Sequence[Tree], target: Callable,
+                  build: Callable) -> Any:
+    """`once(cache, key, build)`, where a signature with run-time sizes (`shapes="dynamic"`)
+    whose compilation fails for any reason raises `SizesSpecialised` (from the error, which
+    is logged and remembered in `cache` under ("sizes refused", key): it is not compiled
+    again): the caller binds the call again, for its shapes."""
+    refused = cache.get(("sizes refused", key))
+    if refused is not None:
+        raise SizesSpecialised from refused
+    try:
+        return once(cache, key, build)
+    except NeedStatic:
+        raise
+    except Exception as error:
+        if not has_sizes(trees):
+            raise
+        cache[("sizes refused", key)] = error
+        log.sizes_specialised(target, error)
+        raise SizesSpecialised from error
+
+
 def _compile_extended(fn, types, derivative: Derivative):
     """(primal graph, compiled derivative, result tree), cached per function, argument
     types and derivative like the other transformations."""
@@ -1005,8 +1022,7 @@ def _compile_extended(fn, types, derivative: Derivative):
         return c.primal, c.code, c.result
 
     per_fn = _EXTENDED.setdefault(fn, {})
-    key = (derivative, types)
-    return once(per_fn, key, build)
+    return compile_sized(per_fn, (derivative, types), types, fn, build)
 
 
 def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
@@ -1023,20 +1039,24 @@ def _bound(t: Transformed, args: Sequence[Any], kwargs: dict, build: Callable):
 
 
 def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: object = None,
-              has_aux: bool = False):
+              has_aux: bool = False, shapes: str = "static"):
     """(call, primal graph, run, result tree, float input positions) of vjp/jvp of `fn` at
     `primals`: derivatives w.r.t. the float leaves of the primals given (defaults are
     constants)."""
-    t = Transformed(fn, "jit")
+    t = Transformed(fn, "jit", shapes=shapes)
     t.known_floats = True
 
     def build(call: Call):
         types = [t for tree in call.trees for t in leaf_types(tree)]
         floats = tuple(i for i, t in enumerate(types) if t.is_float and call.given[i])
         derivative = Derivative(mode, floats if mode == "jvp" else None, checkpoint, has_aux)
-        return _compile_extended(t.target, t.bound + call.trees, derivative) + (
-            [k for k, i in enumerate(i for i, t in enumerate(types) if t.is_float)
-             if i in floats],)
+        try:
+            compiled = _compile_extended(t.target, t.bound + call.trees, derivative)
+        except SizesSpecialised as signal:
+            t.sizes_refused[call.trees] = signal.__cause__
+            raise
+        return compiled + ([k for k, i in enumerate(i for i, t in enumerate(types)
+                                                    if t.is_float) if i in floats],)
 
     call, (primal, run, tree, floats) = _bound(t, primals, {}, build)
     return call, primal, run, tree, floats
@@ -1061,7 +1081,8 @@ def output_and_aux(tree: Tree, has_aux: bool) -> tuple[Tree, Tree | None]:
 
 
 @boundary
-def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object = None):
+def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object = None,
+        shapes: str = "static"):
     """Evaluate `fn` at `primals` and return its vector-Jacobian product (reverse mode).
 
     `vjp(f, *primals)` returns `(outputs, pullback)`: `outputs` is `f(*primals)`, shaped
@@ -1079,6 +1100,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
         has_aux: `fn` returns `(output, aux)`; `vjp` returns `(outputs, pullback, aux)`,
             as JAX's does.
         checkpoint: How loops keep their tape, as for [`grad`][adlite.compiler.grad].
+        shapes: `"static"` or `"dynamic"`, as for [`jit`][adlite.compiler.jit].
 
     Returns:
         `(outputs, pullback)`, or `(outputs, pullback, aux)` with `has_aux`.
@@ -1104,7 +1126,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
     """
     if checkpoint is not None:
         checkpoint_policy(checkpoint)
-    call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint, has_aux)
+    call, primal, run, tree, floats = _extended(fn, primals, "vjp", checkpoint, has_aux, shapes)
     tree, aux_tree = output_and_aux(tree, has_aux)
     n_out = len(leaf_types(tree))
     float_outs = [a.type for a in primal.outputs[:n_out] if a.type.is_float]
@@ -1124,7 +1146,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
 
 @boundary
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
-        has_aux: bool = False):
+        has_aux: bool = False, shapes: str = "static"):
     """Evaluate `fn` at `primals` and its derivative along `tangents` (forward mode).
 
     `jvp(f, primals, tangents)` returns `(outputs, output_tangents)`: `f(*primals)` and
@@ -1142,6 +1164,7 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
             of its shape for an array).
         has_aux: `fn` returns `(output, aux)`; `jvp` returns
             `(outputs, output_tangents, aux)`, as JAX's does.
+        shapes: `"static"` or `"dynamic"`, as for [`jit`][adlite.compiler.jit].
 
     Returns:
         `(outputs, output_tangents)`, or `(outputs, output_tangents, aux)` with `has_aux`.
@@ -1169,7 +1192,8 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
         >>> jvp(grad(energy), (np.array([1.0, 2.0]),), (np.array([1.0, 0.0]),))
         (array([ 3., 12.]), array([6., 0.]))
     """
-    call, primal, run, tree, floats = _extended(fn, primals, "jvp", has_aux=has_aux)
+    call, primal, run, tree, floats = _extended(fn, primals, "jvp", has_aux=has_aux,
+                                                shapes=shapes)
     if len(tangents) != len(floats):
         raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
                         f"{len(tangents)}")

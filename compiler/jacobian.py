@@ -19,6 +19,8 @@ Contract:
 - `hessian(f, wrt=0)`: the Jacobian by forward mode of `grad(f, wrt)` (forward over
   reverse): an (n, n)-like block of shape `x.shape + x.shape` per argument; with a tuple
   `wrt` a tuple of tuples, `H[i][j]` the block of arguments `wrt[i]`, `wrt[j]` (JAX's).
+- `shapes="dynamic"` compiles one version for all sizes, as `jit`'s (`jacobian` then
+  chooses its mode when the element counts decide it, else compiles per shape).
 - They work as scipy's callbacks: `least_squares(r, x0, jac=jacobian(r))`,
   `minimize(f, x0, jac=grad(f), hess=hessian(f))`.
 """
@@ -70,7 +72,7 @@ def _numbers(values: tuple) -> list:
 
 @transformer
 def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
-        backend: str = "llvm") -> Jacobian:
+        backend: str = "llvm", shapes: str = "static") -> Jacobian:
     """Compile the Jacobian of `fn` by reverse mode: one backward sweep per output element.
 
     The best choice when the results have fewer elements than the differentiated
@@ -88,6 +90,8 @@ def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
         argnums: JAX's name for `wrt` (give one of them).
         has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
         backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
+            [`jit`][adlite.compiler.jit].
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
@@ -113,12 +117,13 @@ def jacrev(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
         >>> jacrev(polar, wrt=(0, 1))(2.0, 0.0)
         (array([1., 0.]), array([0., 2.]))
     """
-    return Jacobian(fn, "jacrev", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
+    return Jacobian(fn, "jacrev", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux,
+                    shapes=shapes)
 
 
 @transformer
 def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
-        backend: str = "llvm") -> Jacobian:
+        backend: str = "llvm", shapes: str = "static") -> Jacobian:
     """Compile the Jacobian of `fn` by forward mode: one tangent sweep per input element.
 
     The best choice when the differentiated arguments have fewer elements than the
@@ -135,6 +140,8 @@ def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
         argnums: JAX's name for `wrt` (give one of them).
         has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
         backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
+            [`jit`][adlite.compiler.jit].
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
@@ -159,12 +166,13 @@ def jacfwd(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: b
         >>> jacfwd(scale, wrt="k", has_aux=True)(np.array([1.0, 2.0]), 3.0)
         (array([1., 2.]), 3.0)
     """
-    return Jacobian(fn, "jacfwd", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
+    return Jacobian(fn, "jacfwd", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux,
+                    shapes=shapes)
 
 
 @transformer
 def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux: bool = False,
-        backend: str = "llvm") -> Jacobian:
+        backend: str = "llvm", shapes: str = "static") -> Jacobian:
     """Compile the Jacobian of `fn`, choosing forward or reverse mode per signature.
 
     [`jacfwd`][adlite.compiler.jacfwd] when the differentiated arguments have fewer
@@ -180,6 +188,8 @@ def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux:
         argnums: JAX's name for `wrt` (give one of them).
         has_aux: `fn` returns `(output, aux)`; the call returns `(jacobian, aux)`.
         backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
+            [`jit`][adlite.compiler.jit].
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the Jacobian:
@@ -202,12 +212,14 @@ def jacobian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None, has_aux:
         array([[1., 0.],
                [1., 1.]])
     """
-    return Jacobian(fn, "jacobian", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux)
+    return Jacobian(fn, "jacobian", wrt_or_argnums(wrt, argnums), backend, has_aux=has_aux,
+                    shapes=shapes)
 
 
 @transformer
 def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
-            backend: str = "llvm", checkpoint: object = None) -> Jacobian:
+            backend: str = "llvm", checkpoint: object = None, shapes: str = "static"
+            ) -> Jacobian:
     """Compile the Hessian of a function with one float result (forward over reverse).
 
     The Jacobian, by forward mode, of the compiled gradient `grad(fn, wrt)`: loops
@@ -224,6 +236,8 @@ def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
         wrt: The argument(s) to differentiate, as for [`grad`][adlite.compiler.grad].
         argnums: JAX's name for `wrt` (give one of them).
         backend: `"llvm"` or `"python"`, as for [`jit`][adlite.compiler.jit].
+        shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
+            [`jit`][adlite.compiler.jit].
         checkpoint: How the gradient's loops keep their tape, as for
             [`grad`][adlite.compiler.grad].
 
@@ -248,8 +262,8 @@ def hessian(fn: Callable, wrt: int | str | tuple = 0, *, argnums=None,
         ((6.0, 4.0), (4.0, 0.0))
     """
     wrt = wrt_or_argnums(wrt, argnums)
-    return Jacobian(grad(fn, wrt, backend=backend, checkpoint=checkpoint), "hessian", wrt,
-                    backend)
+    return Jacobian(grad(fn, wrt, backend=backend, checkpoint=checkpoint, shapes=shapes),
+                    "hessian", wrt, backend, shapes=shapes)
 
 
 __all__ = ["Jacobian", "hessian", "jacfwd", "jacobian", "jacrev"]

@@ -55,7 +55,6 @@ from .frontend.source import get_source
 from .frontend.to_ir import build_graph, build_program
 from .ir.builder import Builder
 from .ir.core import F32, F64, Const, Graph, Var
-from .ir.dims import symbols_of
 from .ir.printer import print_graph
 from .ir.transform import clone, externals_last, inline
 from .ir.verify import verify
@@ -275,9 +274,6 @@ def backend_compile(backend: str, graph: Graph, fn) -> Callable:
     graph = expand(graph)  # calls with user-defined derivatives: the backends see their code
     if backend == "llvm" and llvm_supports(graph):
         return compile_native(graph, graph.name).call
-    if symbols_of(v.type.shape for v in graph.inputs):
-        raise NotImplementedError("the Python backend compiles for each shape (its code "
-                                  "writes sizes as numbers)")
     return compile_python(graph, graph.name, line_text(fn))
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ... import gast_adapter as g
 from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
+from ...ir.dims import is_symbolic
 from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from ...primitives.control import tape_name
@@ -43,6 +44,8 @@ MAX_NESTING = 40  # Python refuses more than 200 nested parentheses
 
 def _const_source(c: Const) -> str:
     v = c.value
+    if is_symbolic(v):  # a run-time size: read from an argument's shape (`_size_sources`)
+        return f"float({v})" if c.type.is_float else f"({v})"
     if c.type.name == "f32":
         return f"np.float32({_const_source(Const(v, F64))})"
     if c.type.name == "f64":
@@ -224,8 +227,11 @@ def graph_to_source(graph: Graph, name: str,
                     line_text: Callable[[int], str] | None = None) -> str:
     name = python_name(name)
     em = _Emitter(graph, line_text)
+    sizes = _size_sources(graph.inputs)
+    em.used |= set(sizes)
     params = [em.name(v) for v in graph.inputs]
-    body = []
+    body = [g.assign(size, _parse_expr(f"{params[i]}.shape[{axis}]"))
+            for size, (i, axis) in sizes.items()]
     for tape in sorted({tape_name(e) for e in walk_eqns(graph) if e.prim in ("push", "pop")}):
         body.append(g.assign(tape, _parse_expr("[]")))
     for buffer in buffer_names(walk_eqns(graph)):  # the run-time lists' items
@@ -248,6 +254,18 @@ def graph_to_source(graph: Graph, name: str,
     if re.search(r"\b_rt\s*\.", text):  # astor may break a long line before the dot
         header += "from adlite.compiler.backends.python import support as _rt\n"
     return header + "\n\n" + text
+
+
+def _size_sources(inputs) -> dict[str, tuple[int, int]]:
+    """Each run-time size symbol of the inputs' shapes (`ir.dims`) -> (input, axis) of its
+    first occurrence: the generated code reads it there, and the shapes it prints use it."""
+    sources: dict[str, tuple[int, int]] = {}
+    for i, v in enumerate(inputs):
+        for axis, n in enumerate(v.type.shape or ()):
+            if is_symbolic(n):
+                ((size,),) = n.terms
+                sources.setdefault(size, (i, axis))
+    return sources
 
 
 _counter = [0]

@@ -1,0 +1,259 @@
+"""`shapes="dynamic"`: one compilation for every size (issue 25, run-time dimensions).
+
+Values against numpy / Python, gradients against central finite differences and the eager
+tape, on several sizes per function, with compilation counts: sizes of MIN_SIZE or more
+share one compilation; smaller ones, other ranks, dtypes or patterns of equal sizes compile
+again; code that needs a size's value compiles per shape (logged), never wrongly."""
+
+import logging
+import pickle
+import zlib
+
+import numpy as np
+import pytest
+
+from adlite.compiler import (
+    AdliteSyntaxError,
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jit,
+    jvp,
+    show,
+    value_and_grad,
+)
+from adlite.compiler.ir.core import Type
+from adlite.compiler.ir.dims import MIN_SIZE, symbol
+from adlite.runtime import Tensor
+
+from ..support.corpus_arrays import ARRAY_CORPUS, differentiable, sample
+
+
+def grown(spec, k: int):
+    """`spec` with every size of 2 or more grown past MIN_SIZE by k (distinct sizes stay
+    distinct, equal ones equal, 0 and 1 stay)."""
+    def size(n):
+        return n + MIN_SIZE + k if n >= 2 else n
+    if spec == "f" or spec[0] == "i":
+        return spec
+    if spec[0] in ("p", "z"):
+        return (spec[0], tuple(map(size, spec[1])))
+    return tuple(map(size, spec))
+
+
+# corpus functions numpy runs on their own shapes only (a constant array, a reshape to a
+# constant shape)
+ONE_SHAPE = {"row_max", "reshape_then_reduce", "outer_product", "pairwise_distances"}
+
+
+
+def _along(fn, args, wrt, directions, step):
+    moved = list(args)
+    for i, d in zip(wrt, directions, strict=True):
+        moved[i] = args[i] + step * d
+    return fn(*moved)
+
+
+@pytest.mark.parametrize("name,fn,specs", ARRAY_CORPUS, ids=[c[0] for c in ARRAY_CORPUS])
+def test_corpus_compiles_once_for_every_size(name, fn, specs):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    wrt = differentiable(specs)
+    f, g = jit(fn, shapes="dynamic"), grad(fn, wrt=wrt, shapes="dynamic")
+    calls = 0
+    for k in (0, 3, 11):
+        args = [sample(grown(s, k), rng) for s in specs]
+        try:
+            want = fn(*args)
+        except (ValueError, IndexError):  # the function takes one shape only
+            continue
+        calls += 1
+        assert f(*args) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        got = g(*args)
+        tensors = [Tensor(a, requires_grad=True) if i in wrt else a for i, a in enumerate(args)]
+        fn(*tensors).backward()
+        for j, i in enumerate(wrt):
+            np.testing.assert_allclose(got[j], tensors[i].grad.numpy(), rtol=1e-10, atol=1e-12)
+        directions = [rng.standard_normal(np.shape(args[i])) for i in wrt]
+        numeric = (_along(fn, args, wrt, directions, 1e-6) -
+                   _along(fn, args, wrt, directions, -1e-6)) / 2e-6
+        analytic = sum(float(np.sum(np.asarray(got[j]) * d)) for j, d in enumerate(directions))
+        assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-6)
+    if name in ONE_SHAPE:
+        assert calls == 0, f"{name} now runs on other shapes: unmark it"
+        return
+    assert calls == 3
+    assert not f.sizes_refused and not g.sizes_refused, (f.sizes_refused, g.sizes_refused)
+    assert (f.compile_count, g.compile_count) == (1, 1)
+
+
+def norm_loss(x):
+    return np.sum(np.tanh(x) * x)
+
+
+def test_one_compilation_for_twenty_lengths():
+    f = grad(norm_loss, shapes="dynamic")
+    for n in range(10, 210, 10):
+        x = np.linspace(-1.0, 1.0, n)
+        np.testing.assert_allclose(f(x), np.tanh(x) + x / np.cosh(x) ** 2, rtol=1e-13)
+    assert f.compile_count == 1
+    static = grad(norm_loss)
+    for n in (10, 20):
+        static(np.ones(n))
+    assert static.compile_count == 2  # the default: one per shape
+
+
+def test_small_sizes_dtypes_ranks_and_equal_sizes_compile_again():
+    f = jit(lambda x, y: np.sum(x) * np.sum(y), shapes="dynamic")
+    f(np.ones(20), np.ones(30))
+    f(np.ones(40), np.ones(50))  # same signature: d0, d1
+    assert f.compile_count == 1
+    f(np.ones(40), np.ones(40))  # one size for both: another signature
+    f(np.ones(3), np.ones(50))  # a size below MIN_SIZE is specialised
+    f(np.ones(40, dtype=np.float32), np.ones(50))
+    f(np.ones((4, 40)), np.ones(50))
+    assert f.compile_count == 5
+
+
+def batch_loss(w, b, x):
+    h = np.tanh(x @ w + b)
+    return np.mean(h ** 2) + np.sum(h[0]) / len(x) + x.shape[0]
+
+
+def test_mlp_batches_share_one_gradient():
+    rng = np.random.default_rng(0)
+    w, b = rng.standard_normal((9, 12)), rng.standard_normal(12)
+    vg = value_and_grad(batch_loss, wrt=(0, 1), shapes="dynamic")
+    for batch in (16, 33, 100):
+        x = rng.standard_normal((batch, 9))
+        value, (dw, db) = vg(w, b, x)
+        assert value == pytest.approx(batch_loss(w, b, x), rel=1e-12)
+        tw, tb = Tensor(w, requires_grad=True), Tensor(b, requires_grad=True)
+        batch_loss(tw, tb, x).backward()
+        np.testing.assert_allclose(dw, tw.grad.numpy(), rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(db, tb.grad.numpy(), rtol=1e-10, atol=1e-13)
+    assert vg.compile_count == 1
+
+
+def sizes_as_values(x):
+    n = len(x)
+    y = np.zeros(n) + np.arange(n) / (n - 1)
+    z = np.reshape(np.outer(x, y), (-1,))
+    return np.sum(x[1:-1] * y[2:]) + np.sum(np.roll(x, -1) * x) + np.sum(z) / z.size + \
+        np.sum(np.eye(n) @ x) + x[-1] * x[9] + np.mean(x[::-1])
+
+
+def test_sizes_as_values_shapes_and_indices():
+    f = jit(sizes_as_values, shapes="dynamic")
+    g = grad(sizes_as_values, shapes="dynamic")
+    rng = np.random.default_rng(1)
+    for n in (10, 17, 64):
+        x = rng.standard_normal(n)
+        assert f(x) == pytest.approx(sizes_as_values(x), rel=1e-12)
+        t = Tensor(x, requires_grad=True)
+        sizes_as_values(t).backward()
+        np.testing.assert_allclose(g(x), t.grad.numpy(), rtol=1e-10, atol=1e-13)
+    assert (f.compile_count, g.compile_count) == (1, 1)
+    with pytest.raises(IndexError):  # x[9] of 8 elements: checked when the code runs
+        f(np.ones(8))
+    assert f.compile_count == 1
+
+
+def stepped(x, k):
+    i = 0
+    while i < k:
+        x = np.sin(x) * 1.01 + x[0] * 0.01
+        i += 1
+    return np.sum(x * x)
+
+
+def test_loops_over_arrays_checkpointed_with_run_time_segment_lengths():
+    """A budget of 4 KB makes the segments of the reverse loop max(1, 2 KB // (8 n + ...))
+    steps long: computed when the code runs, from the size."""
+    g = grad(stepped, shapes="dynamic", checkpoint="4KB")
+    rng = np.random.default_rng(2)
+    for n in (10, 100, 1000):
+        x = rng.standard_normal(n)
+        d = rng.standard_normal(n)
+        numeric = (stepped(x + 1e-6 * d, 30) - stepped(x - 1e-6 * d, 30)) / 2e-6
+        assert float(np.sum(g(x, 30) * d)) == pytest.approx(numeric, rel=1e-6)
+        np.testing.assert_array_equal(g(x, 30), grad(stepped, checkpoint=False)(x, 30))
+    assert g.compile_count == 1
+
+
+def test_mismatched_lengths_are_refused_as_for_static_shapes():
+    f = jit(lambda x, y: np.sum(x + y), shapes="dynamic")
+    with pytest.raises(AdliteSyntaxError, match=r"shapes \(10,\) and \(12,\) cannot be broadcast"):
+        f(np.ones(10), np.ones(12))
+    assert f(np.ones(12), np.ones(12)) == 24.0
+
+
+def test_what_needs_a_size_compiles_per_shape_and_says_so(caplog):
+    def first_ten(x):
+        return np.sum(x[:10])  # 10 elements, or fewer: only the size says
+
+    f = jit(first_ten, shapes="dynamic")
+    with caplog.at_level(logging.INFO, logger="adlite.compile"):
+        assert f(np.arange(9.0)) == 36.0
+        assert f(np.arange(12.0)) == 45.0
+    assert f.compile_count == 2
+    assert "compiled per shape, not for every size" in caplog.text
+
+
+def test_python_backend_reads_sizes_from_the_arguments():
+    f = jit(sizes_as_values, shapes="dynamic", backend="python")
+    g = grad(sizes_as_values, shapes="dynamic", backend="python")
+    rng = np.random.default_rng(3)
+    for n in (10, 20, 31):
+        x = rng.standard_normal(n)
+        assert f(x) == pytest.approx(sizes_as_values(x), rel=1e-12)
+        t = Tensor(x, requires_grad=True)
+        sizes_as_values(t).backward()
+        np.testing.assert_allclose(g(x), t.grad.numpy(), rtol=1e-10, atol=1e-13)
+    assert (f.compile_count, g.compile_count) == (1, 1)
+    source = show(sizes_as_values, "python", types=[Type("f64", (symbol("d0"),))])
+    assert "d0 = x.shape[0]" in source
+
+
+def cubic(x):
+    return np.sum(np.sin(x) * x[0]) + np.mean(x ** 3)
+
+
+def residuals(x):
+    return np.tanh(x) * np.sum(x)
+
+
+def test_forward_mode_and_second_order():
+    rng = np.random.default_rng(4)
+    transforms = [hessian(cubic, shapes="dynamic"), jacfwd(residuals, shapes="dynamic"),
+                  jacrev(residuals, shapes="dynamic")]
+    for n in (9, 16, 40):
+        x, v = rng.standard_normal(n), rng.standard_normal(n)
+        want_h = np.diag(-np.sin(x) * x[0] + 6 * x / n)  # by hand from cubic's formula
+        want_h[0, :] += np.cos(x)
+        want_h[:, 0] += np.cos(x)
+        np.testing.assert_allclose(transforms[0](x), want_h, rtol=1e-12, atol=1e-14)
+        want_j = np.diag(1 / np.cosh(x) ** 2) * np.sum(x) + np.tanh(x)[:, None]
+        np.testing.assert_allclose(transforms[1](x), want_j, rtol=1e-12)
+        np.testing.assert_allclose(transforms[2](x), want_j, rtol=1e-12)
+        out, tangent = jvp(residuals, (x,), (v,), shapes="dynamic")
+        np.testing.assert_allclose(tangent, want_j @ v, rtol=1e-12)
+        hv = jvp(grad(cubic, shapes="dynamic"), (x,), (v,), shapes="dynamic")[1]
+        np.testing.assert_allclose(hv, want_h @ v, rtol=1e-12, atol=1e-13)
+    assert [t.compile_count for t in transforms] == [1, 1, 1]
+
+
+def test_option_survives_pickling_and_methods():
+    f = jit(norm_loss, shapes="dynamic")
+    assert pickle.loads(pickle.dumps(f)).shapes == "dynamic"
+
+    class Model:
+        @jit(shapes="dynamic")
+        def loss(self, x):
+            return np.sum(x)
+
+    m = Model()
+    m.loss(np.ones(10)), m.loss(np.ones(20))
+    assert m.loss.compile_count == 1
+    with pytest.raises(ValueError, match="unknown shapes"):
+        jit(norm_loss, shapes="ragged")
