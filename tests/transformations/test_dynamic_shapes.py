@@ -23,6 +23,7 @@ from adlite.compiler import (
     show,
     value_and_grad,
 )
+from adlite.compiler.backends.llvm import threads
 from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.dims import MIN_SIZE, symbol
 from adlite.runtime import Tensor
@@ -257,3 +258,25 @@ def test_option_survives_pickling_and_methods():
     assert m.loss.compile_count == 1
     with pytest.raises(ValueError, match="unknown shapes"):
         jit(norm_loss, shapes="ragged")
+
+
+def tanh_map(a):
+    return np.tanh(a).T * 2.0 + 1.0
+
+
+@pytest.mark.parametrize("shape", [(300, 1000), (20, 20000), (5000,), (7, 9)])
+def test_maps_choose_the_thread_pool_when_the_code_runs(shape):
+    """A map of run-time sizes holds both loops; the rule of code compiled for the shape
+    picks one when it runs: the same blocks, so the same bits for any thread count."""
+    types = [Type("f64", tuple(symbol(f"d{k}") for k in range(len(shape))))]
+    assert "__adlite_parallel_for" in show(tanh_map, "llvm", types=types)
+    a = np.random.default_rng(5).random(shape)
+    want = jit(tanh_map)(a)
+    f = jit(tanh_map, shapes="dynamic")
+    before = threads.num_threads()
+    try:
+        for n in (1, 2, 3):
+            threads.set_num_threads(n)
+            np.testing.assert_array_equal(f(a), want)
+    finally:
+        threads.set_num_threads(before)

@@ -5,8 +5,8 @@ Contract (functions of the lowering context `cx`, context.py):
   row), or None when the nest stays one plain loop: fewer than PARALLEL_MIN elements (small
   arrays never pay for threads) or fewer than two blocks. It depends on the shape only, never
   on the thread count, so a blocked reduction has the same bits for any number of threads.
-  Nests of run-time sizes (`ir.dims`) stay one plain loop (their block counts would be
-  run-time values; not done yet).
+  For a shape with run-time sizes (`ir.dims`) it is None: `any_nest` decides when the code
+  runs, by the same rule.
 - `parallel_nest(cx, shape, body, cuts, per, before, after)` emits, at the current position,
   a call to the pool (threads.py) that runs, for every block k of dimension 0, an outlined
   function doing `before(k)`, `arrays.loop_nest` of (shape, body, cuts) over the block's
@@ -19,7 +19,10 @@ Contract (functions of the lowering context `cx`, context.py):
   builders, status slot and error exit are the block function's.
 - `any_nest(cx, shape, body, cuts)`: `arrays.loop_nest`, run by the pool when
   `rows_per_block` allows and `parallel_nest` succeeds: for bodies whose iterations write
-  disjoint elements (a map, a reduction over inner axes).
+  disjoint elements (a map, a reduction over inner axes). With run-time sizes, both loops
+  are emitted and the rule of `rows_per_block` picks one when the code runs (the same
+  blocks as code compiled for the shape: the same bits). Reductions over dimension 0 of
+  run-time sizes stay serial (array_rules.py).
 - `define_serial(module)`: for code without the pool (ahead-of-time kernels), defines the
   module's `__adlite_parallel_for` as a loop over the blocks in order on the calling thread:
   the same blocks, so the same bits as the pool's.
@@ -28,13 +31,14 @@ Contract (functions of the lowering context `cx`, context.py):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 from llvmlite import ir
 
 from ...ir.dims import is_symbolic
 from .arrays import loop_nest
-from .context import LoweringContext
+from .context import LoweringContext, extent
 from .ops import I64
 from .threads import PARALLEL_FOR
 
@@ -131,7 +135,7 @@ def _rewire(instr, mapping: dict) -> None:
     instr._clear_string_cache()
 
 
-def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int,
+def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | ir.Value,
                   before: Callable | None = None, after: Callable | None = None) -> bool:
     outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block)
     tapes, scratch = dict(cx.tapes), cx.scratch_size
@@ -184,7 +188,8 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int,
     for i, v in enumerate(values):
         b.store(v, b.gep(ctx, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True))
     run = cx.declare(PARALLEL_FOR, ir.FunctionType(I32, [PTR, PTR, I64, I64]))
-    status = b.call(run, [fn, ctx, ir.Constant(I64, shape[0]), ir.Constant(I64, per)])
+    per = ir.Constant(I64, per) if isinstance(per, int) else per
+    status = b.call(run, [fn, ctx, extent(cx, shape[0]), per])
     cx.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), status)
     return True
 
@@ -192,6 +197,31 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int,
 def any_nest(cx: LoweringContext, shape, body: Callable, cuts=None) -> None:
     """`loop_nest`, run by the thread pool when large enough: for bodies whose iterations
     write disjoint elements (a map, a reduction over inner axes)."""
+    if shape and any(is_symbolic(n) for n in shape):
+        _nest_chosen_at_run_time(cx, shape, body, cuts)
+        return
     per = rows_per_block(shape)
     if per is None or not parallel_nest(cx, shape, body, cuts, per):
         loop_nest(cx, shape, body, cuts)
+
+
+def _nest_chosen_at_run_time(cx: LoweringContext, shape, body: Callable, cuts) -> None:
+    """`any_nest` of run-time sizes: `rows_per_block`'s rule evaluated by the code."""
+    b = cx.b
+    inner = extent(cx, math.prod(shape[1:]))
+    rows = extent(cx, shape[0])
+    per = b.udiv(ir.Constant(I64, BLOCK), b.select(
+        b.icmp_signed(">", inner, ir.Constant(I64, 1)), inner, ir.Constant(I64, 1)))
+    per = b.select(b.icmp_signed(">", per, ir.Constant(I64, 1)), per, ir.Constant(I64, 1))
+    large = b.icmp_signed(">=", b.mul(rows, inner), ir.Constant(I64, PARALLEL_MIN))
+    threaded, serial, done = (cx.fn.append_basic_block(f"nest.{n}")
+                              for n in ("threads", "serial", "done"))
+    b.cbranch(b.and_(large, b.icmp_signed(">", rows, per)), threaded, serial)
+    b.position_at_end(threaded)
+    if not parallel_nest(cx, shape, body, cuts, per):
+        loop_nest(cx, shape, body, cuts)
+    cx.b.branch(done)
+    cx.b.position_at_end(serial)
+    loop_nest(cx, shape, body, cuts)
+    cx.b.branch(done)
+    cx.b.position_at_end(done)
