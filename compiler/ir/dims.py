@@ -97,14 +97,13 @@ class Dim:
     __rmul__ = __mul__
 
     def __floordiv__(self, other: DimLike) -> DimLike:
-        """Exact division by a positive int or by a monomial (`c * d1 * ...`) dividing every
-        term; anything else is undecided."""
-        if _is_size(other) and len(_terms(other)) == 1:
-            ((divisor, c),) = _terms(other).items()
-            if c > 0 and all(k % c == 0 and _contains(m, divisor)
-                             for m, k in self.terms.items()):
-                return dim({_without(m, divisor): k // c for m, k in self.terms.items()})
-        raise DimUndecided(f"{self} // {other}")
+        """Exact division by a positive size (`(d0*d0 + d0) // (d0 + 1)` is `d0`: polynomial
+        long division leaving no remainder); anything else is undecided."""
+        if _is_size(other) and other > 0:
+            quotient = _exact_quotient(self, _as_dim(other))
+            if quotient is not None:
+                return quotient
+        raise DimUndecided(f"({self}) // ({other})")
 
     def __rmod__(self, other: int) -> DimLike:
         """Python's `other % self` where the bounds decide it (`-1 % n` is `n - 1`)."""
@@ -309,6 +308,26 @@ def symbols_of(shapes: Iterable) -> list[str]:
     names = {name for shape in shapes if shape for n in shape if isinstance(n, Dim)
              for m in n.terms for name in m}
     return sorted(names, key=lambda s: (len(s), s))
+
+
+def _exact_quotient(p: Dim, q: Dim) -> DimLike | None:
+    """p / q when q divides p exactly as polynomials, else None: long division by leading
+    terms in graded order (degree, then names)."""
+    def leading(terms):
+        return max(terms, key=lambda m: (len(m), m))
+
+    remainder: DimLike = p
+    quotient: DimLike = 0
+    top = leading(q.terms)
+    while isinstance(remainder, Dim) or remainder != 0:
+        terms = _terms(remainder)
+        m = leading(terms)
+        if not _contains(m, top) or terms[m] % q.terms[top]:
+            return None
+        step = dim({_without(m, top): terms[m] // q.terms[top]})
+        quotient = quotient + step
+        remainder = remainder - step * q
+    return quotient
 
 
 def _contains(m: Monomial, part: Monomial) -> bool:

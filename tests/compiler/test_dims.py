@@ -28,6 +28,8 @@ def test_arithmetic_normalises_and_cancels():
     assert N - N == 0 and isinstance(N - N, int)
     assert str(2 * N * M - N + 3) == "2*d0*d1 - d0 + 3"
     assert (N * M * 6) // (3 * M) == 2 * N
+    assert str((N * N + N) // (N + 1)) == "d0"  # np.diag's step n + 1 over n * n elements
+    assert str(((N + 1) * (M + 3)) // (M + 3)) == "d0 + 1"
     assert -1 % N == N - 1 and 3 % N == 3
 
 
@@ -47,6 +49,7 @@ def test_decided_by_the_bounds(question):
     lambda n, m: n == MIN_SIZE + 1, lambda n, m: n < m, lambda n, m: n - MIN_SIZE > 0,
     lambda n, m: 2 * n == m, lambda n, m: int(n), lambda n, m: float(n),
     lambda n, m: range(n), lambda n, m: np.zeros(n), lambda n, m: n // 3, lambda n, m: n % 2,
+    lambda n, m: (n * n + 1) // (n + 1),
     lambda n, m: 1.5 * n, lambda n, m: n == 2.0, lambda n, m: 5 // n])
 def test_undecided_questions_raise(question):
     """Questions whose answer depends on the sizes' values (or that want a number)."""
