@@ -828,8 +828,8 @@ def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         One compilation for every length:
 
         >>> norm = jit(lambda x: np.sqrt(np.sum(x * x)), shapes="dynamic")
-        >>> norm(np.ones(4)), norm(np.ones(9)), norm.compile_count
-        (2.0, 3.0, 1)
+        >>> norm(np.ones(16)), norm(np.ones(25)), norm.compile_count
+        (4.0, 5.0, 1)
     """
     static = _static_list(static_argnums) + _static_list(static_argnames)
     if fn is None:
