@@ -14,9 +14,13 @@ function (`exp`, `free`) neither calls itself nor replaces the C library's in th
 that links it. Arguments: a scalar input by value, a scalar output by pointer; an array,
 input or output, as a pointer to its elements (row-major, contiguous; the caller allocates
 the outputs) followed by its length `int64_t <name>_len`: the number of elements of the
-shape it was compiled for (`types`, e.g. `f64[3,4]`; the header states each shape). A NULL
-array or a length other than that returns ARRAY_LENGTH before anything runs, a NULL scalar
-output or an output array overlapping another array argument OUTPUT_ARGUMENT; the kernel's
+shape it was compiled for (`types`, e.g. `f64[3,4]`; the header states each shape). A shape
+may name run-time sizes (`f64[n,3]`, `ir.dims` symbols): the kernel then takes each size
+first, as `int64_t n` (in the order of `dims.symbols_of`), at least MIN_SIZE and different
+from the other sizes (else SIZE_ARGUMENT), and checks the lengths against the shapes they
+give. A NULL array or a length other than that returns ARRAY_LENGTH before anything runs,
+a NULL scalar output or an output array overlapping another array argument
+OUTPUT_ARGUMENT; the kernel's
 scratch memory is allocated (malloc) and freed by each call, so calls from several threads
 are safe. Float64 arrays are `double`, float32 `float`, int64 `int64_t` and bool `uint8_t`
 elements.
@@ -41,6 +45,7 @@ import math
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 from llvmlite import ir
 
@@ -48,11 +53,13 @@ from . import status
 from .api import Transformed
 from .arguments import returns_selection
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
+from .backends.llvm.context import extent
 from .backends.llvm.scipy_capi import SYMBOL_PREFIX as SCIPY_PREFIX
 from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
+from .ir.dims import MIN_SIZE, is_symbolic, symbols_of
 from .ir.transform import clone, externals_last, inline
 from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
@@ -132,10 +139,21 @@ def _length_name(name: str, taken: set[str]) -> str:
     return length
 
 
+def _sizes(graph: Graph) -> list[str]:
+    """The run-time sizes of the kernel's input shapes (`ir.dims`), its first parameters; a
+    size named like a parameter is refused."""
+    names = symbols_of(v.type.shape for v in graph.inputs)
+    clash = set(names) & {n for n, _, _ in _parameters(graph)}
+    if clash:
+        raise AotError(f"the size {sorted(clash)[0]!r} is named like a parameter: name "
+                       "run-time sizes in --types otherwise (f64[n,3] with n no parameter)")
+    return names
+
+
 def _c_parameters(graph: Graph) -> list[str]:
     params = _parameters(graph)
     taken = {n for n, _, _ in params}
-    out = []
+    out = [f"int64_t {size}" for size in _sizes(graph)]
     for n, t, is_output in params:
         if t.is_array:
             const = "" if is_output else "const "
@@ -152,7 +170,10 @@ def _shape_lines(graph: Graph) -> str:
     lines = "".join(f"   {n}: {'output' if o else 'input'}, {C_ELEMENTS[t.dtype]}"
                     f"[{']['.join(map(str, t.shape))}] row-major, {math.prod(t.shape)} "
                     "elements\n" for n, t, o in arrays)
-    return f"/* Arrays (pointer, then its length in elements):\n{lines}   */\n"
+    sizes = _sizes(graph)
+    note = (f"   Sizes ({', '.join(sizes)}): each at least {MIN_SIZE}, all different (else "
+            f"status {status.SIZE_ARGUMENT}).\n") if sizes else ""
+    return f"/* Arrays (pointer, then its length in elements):\n{lines}{note}   */\n"
 
 
 def header_text(graph: Graph, name: str, what: str) -> str:
@@ -170,32 +191,47 @@ def header_text(graph: Graph, name: str, what: str) -> str:
             f"#endif /* {guard} */\n")
 
 
-def _loader_argument(n: str, t: Type) -> tuple[str, str, list[str]]:
-    """(argtypes, the conversion line or "", the values passed) of input `n`."""
+def _loader_argument(n: str, t: Type) -> tuple[str, str, str, list[str]]:
+    """(argtypes, the conversion line, the shape check, the values passed) of input `n`
+    (the shape check may name run-time sizes, bound between the two: `_size_lines`)."""
     if not t.is_array:
-        return CTYPES[t.dtype], "", [n]
-    convert = (f"    {n} = np.ascontiguousarray({n}, dtype=np.{t.dtype.numpy.__name__})\n"
-               f"    if {n}.shape != {t.shape!r}:\n"
-               f"        raise TypeError(f\"expected an array of shape {t.shape!r}, got "
-               f"{{{n}.shape}}\")\n")
-    return "ctypes.c_void_p, ctypes.c_int64", convert, [f"{n}.ctypes.data", f"{n}.size"]
+        return CTYPES[t.dtype], "", "", [n]
+    convert = f"    {n} = np.ascontiguousarray({n}, dtype=np.{t.dtype.numpy.__name__})\n"
+    shape = f"({', '.join(map(str, t.shape))}{',' if len(t.shape) == 1 else ''})"
+    check = (f"    if {n}.shape != {shape}:\n"
+             f"        raise TypeError(f\"expected an array of shape {shape}, got "
+             f"{{{n}.shape}}\")\n")
+    return "ctypes.c_void_p, ctypes.c_int64", convert, check, [f"{n}.ctypes.data", f"{n}.size"]
+
+
+def _size_lines(ins: list[tuple[str, Type]], sizes: list[str]) -> str:
+    """The loader's lines binding each run-time size to the first dimension that has it."""
+    lines = ""
+    for size in sizes:
+        n, axis = next((n, k) for n, t in ins for k, d in enumerate(t.shape or ())
+                       if is_symbolic(d) and str(d) == size)
+        lines += f"    {size} = {n}.shape[{axis}] if {n}.ndim > {axis} else -1\n"
+    return lines
 
 
 def loader_text(graph: Graph, name: str, library: str) -> str:
     params = _parameters(graph)
     ins = [(n, t) for n, t, o in params if not o]
     outs = [(n, t) for n, t, o in params if o]
-    argtypes, converts, passed = [], "", []
-    for n, t in ins:
-        types, convert, values = _loader_argument(n, t)
+    sizes = _sizes(graph)
+    argtypes, converts, passed = ["ctypes.c_int64"] * len(sizes), "", list(sizes)
+    conversions = [_loader_argument(n, t) for n, t in ins]
+    converts = "".join(c for _, c, _, _ in conversions) + _size_lines(ins, sizes) + \
+        "".join(check for _, _, check, _ in conversions)
+    for types, _, _, values in conversions:
         argtypes.append(types)
-        converts += convert
         passed += values
     made = []
     for k, (_, t) in enumerate(outs):
         if t.is_array:
             argtypes.append("ctypes.c_void_p, ctypes.c_int64")
-            made.append(f"np.empty({t.shape!r}, dtype=np.{t.dtype.numpy.__name__})")
+            made.append(f"np.empty(({', '.join(map(str, t.shape))},), "
+                        f"dtype=np.{t.dtype.numpy.__name__})")
             passed += [f"outs[{k}].ctypes.data", f"outs[{k}].size"]
         else:
             argtypes.append(f"ctypes.POINTER({CTYPES[t.dtype]})")
@@ -237,26 +273,38 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
     if scratch_fn is not None:
         scratch_fn.linkage = "internal"
     types = [t for _, t, _ in _parameters(graph)]
-    params = []
+    names = _sizes(graph)
+    params = [I64] * len(names)
     for _, t, is_output in _parameters(graph):
         params += [PTR, I64] if t.is_array else [PTR if is_output else ABI[t.dtype]]
     fn = ir.Function(module, ir.FunctionType(I32, params), exported)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     bad = fn.append_basic_block("bad_length")
     bad_output = fn.append_basic_block("bad_output")
-    args, passed = iter(fn.args), []
+    bad_size = fn.append_basic_block("bad_size")
+    args = iter(fn.args)
+    sizes = SimpleNamespace(b=b, sizes={n: next(args) for n in names})  # for `extent`
+    ok = ir.Constant(ir.IntType(1), True)
+    for k, size in enumerate(sizes.sizes.values()):
+        ok = b.and_(ok, b.icmp_signed(">=", size, ir.Constant(I64, MIN_SIZE)))
+        for other in list(sizes.sizes.values())[:k]:
+            ok = b.and_(ok, b.icmp_signed("!=", size, other))
+    checked = fn.append_basic_block("sizes_checked")
+    b.cbranch(ok, checked, bad_size)
+    b.position_at_end(checked)
+    passed = list(sizes.sizes.values())
     for t in types:
         pointer = next(args)
         passed.append(pointer)
         if t.is_array:
             size = math.prod(t.shape)
-            ok = b.icmp_signed("==", next(args), ir.Constant(I64, size))
-            if size:
+            ok = b.icmp_signed("==", next(args), extent(sizes, size))
+            if is_symbolic(size) or size:
                 ok = b.and_(ok, b.icmp_unsigned("!=", pointer, ir.Constant(PTR, None)))
             checked = fn.append_basic_block("checked")
             b.cbranch(ok, checked, bad)
             b.position_at_end(checked)
-    separate = _outputs_separate(b, graph, passed)
+    separate = _outputs_separate(sizes, graph, passed[len(names):])
     checked = fn.append_basic_block("outputs_checked")
     b.cbranch(separate, checked, bad_output)
     b.position_at_end(checked)
@@ -276,11 +324,14 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
         b.ret(result)
     ir.IRBuilder(bad).ret(ir.Constant(I32, status.ARRAY_LENGTH))
     ir.IRBuilder(bad_output).ret(ir.Constant(I32, status.OUTPUT_ARGUMENT))
+    ir.IRBuilder(bad_size).ret(ir.Constant(I32, status.SIZE_ARGUMENT))
 
 
-def _outputs_separate(b: ir.IRBuilder, graph: Graph, pointers: list) -> ir.Value:
+def _outputs_separate(sizes: SimpleNamespace, graph: Graph, pointers: list) -> ir.Value:
     """Whether no output pointer is NULL and no output array overlaps another array argument
-    (the kernel reads its inputs after writing outputs: an alias would change the result)."""
+    (the kernel reads its inputs after writing outputs: an alias would change the result).
+    `sizes`: the builder `b` and the run-time sizes' values, as `extent` reads them."""
+    b = sizes.b
     params = _parameters(graph)
     spans = []  # (start, end, is output) of the arrays, as integers
     ok = ir.Constant(ir.IntType(1), True)
@@ -288,9 +339,9 @@ def _outputs_separate(b: ir.IRBuilder, graph: Graph, pointers: list) -> ir.Value
         if is_output and not t.is_array:
             ok = b.and_(ok, b.icmp_unsigned("!=", pointer, ir.Constant(PTR, None)))
         nbytes = math.prod(t.shape) * t.dtype.itemsize if t.is_array else 0
-        if nbytes:
+        if is_symbolic(nbytes) or nbytes:
             start = b.ptrtoint(pointer, I64)
-            spans.append((start, b.add(start, ir.Constant(I64, nbytes)), is_output))
+            spans.append((start, b.add(start, extent(sizes, nbytes)), is_output))
     for k, (start, end, is_output) in enumerate(spans):
         for other_start, other_end, other_output in spans[k + 1:]:
             if is_output or other_output:  # disjoint: one ends before the other starts

@@ -10,7 +10,8 @@ older names ir, optimized, adjoint, python[-grad], llvm[-grad], dot[-grad] still
 `api.ALIASES`); `compile` writes a shared library, a C header
 and a ctypes loader (see `aot.py`). `--types` lists the argument types (f64, f32, i64, bool,
 arrays as `f64[3,4]`: a kernel is compiled for those shapes and takes each array as a pointer
-and its length), default every argument f64. `cache info` prints the disk cache's directory, its
+and its length; a named size, `f64[n,3]`, is an argument of the kernel), default every
+argument f64. `cache info` prints the disk cache's directory, its
 entries, their total size and the cap; `cache clear` removes adlite's entries (never other
 files in the directory) and prints what it removed (see `backends/llvm/cache.py`).
 """
@@ -30,6 +31,7 @@ from .api import ALIASES, BACKENDS, STAGES, show
 from .backends.llvm import cache
 from .errors import AdliteError
 from .ir.core import TYPES, Type
+from .ir.dims import symbol
 
 
 def load_function(target: str):
@@ -160,15 +162,17 @@ def _size(n: int) -> str:
 
 
 def _parse_types(text: str):
-    """`f64,i64` or with array shapes `f64[3,4],f32[10],i64`."""
-    spec = re.fullmatch(r"\s*(\w+(\[[\d,\s]*\])?)(\s*,\s*\w+(\[[\d,\s]*\])?)*\s*", text)
+    """`f64,i64` or with array shapes `f64[3,4],f32[10],i64`; a size may be a name, a size
+    known when the kernel runs (`f64[n,3],f64[n]`: `ir.dims`)."""
+    spec = re.fullmatch(r"\s*(\w+(\[[\w,\s]*\])?)(\s*,\s*\w+(\[[\w,\s]*\])?)*\s*", text)
     if spec is None:
         raise SystemExit(f"adlite: cannot read --types {text!r}; write e.g. f64,i64,f64[3,4]")
     types = []
-    for name, shape in re.findall(r"(\w+)(?:\[([\d,\s]*)\])?", text):
+    for name, shape in re.findall(r"(\w+)(?:\[([\w,\s]*)\])?", text):
         if name not in TYPES:
             raise SystemExit(f"adlite: unknown type {name!r}; use f64, f32, i64 or bool")
-        dims = tuple(int(n) for n in shape.split(",") if n.strip()) if shape else None
+        dims = tuple(int(n) if n.strip().isdigit() else symbol(n.strip())
+                     for n in shape.split(",") if n.strip()) if shape else None
         types.append(Type(name, dims))
     return types
 

@@ -19,7 +19,8 @@ another status). NOT_FINITE is scipy's check of its operands (`check_finite`).
 The decompositions' failures to converge (21, 22, 23) and the residuals of a
 rank-deficient `lstsq` (24, where numpy's would be empty) raise LinAlgError too. ARRAY_LENGTH
 (25) is returned by the entry point of an ahead-of-time kernel only (`aot.py`): an array
-passed with a length other than the compiled shape's, or NULL.
+passed with a length other than the compiled shape's, or NULL; so is SIZE_ARGUMENT (33): a
+run-time size below `ir.dims.MIN_SIZE`, or equal to another (kernels of run-time sizes).
 """
 
 NO_MEMORY = 1
@@ -51,6 +52,7 @@ POP_EMPTY = 29
 POP_INDEX = 30
 MATH_DOMAIN = 31  # math's functions (`library/elementwise.py`): CPython's math_1 errors
 MATH_RANGE = 32
+SIZE_ARGUMENT = 33  # ahead-of-time kernels only: a run-time size below MIN_SIZE, or two equal
 
 ERRORS = {
     NO_MEMORY: (MemoryError, "out of memory in compiled code"),
@@ -78,6 +80,9 @@ ERRORS = {
     POP_INDEX: (IndexError, "pop index out of range"),
     MATH_DOMAIN: (ValueError, "math domain error"),
     MATH_RANGE: (OverflowError, "math range error"),
+    SIZE_ARGUMENT: (ValueError, "a size argument is below 8, or two size arguments are equal "
+                                "(the kernel was compiled for different sizes of at least 8: "
+                                "ir.dims.MIN_SIZE)"),
 }
 
 # numpy's LinAlgError (not a built-in exception: raised by `backends/llvm/jit.py` only)

@@ -215,3 +215,50 @@ def test_math_errors_are_statuses(tmp_path):
     out = subprocess.run([str(_build(tmp_path, MATH_STATUSES, ["checked_math"], build))],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [f"0 {kernels.checked_math(4.0)!r}", "31 -1", "32 -1"]
+
+
+RUN_TIME_SIZES = r"""
+#include <stdio.h>
+#include "projection_loss_grad.h"
+int main(void) {
+    double w[9], x[20 * 9], g[9];
+    for (int i = 0; i < 9; i++) w[i] = 0.1 * (i + 1);
+    for (int i = 0; i < 20 * 9; i++) x[i] = (i % 7) * 0.25 - 0.5;
+    for (int n = 10; n <= 20; n += 10) {
+        int32_t s = adlite_projection_loss_grad(9, n, w, 9, x, n * 9, g, 9);
+        printf("n=%d status %d:", n, s);
+        for (int i = 0; i < 9; i++) printf(" %.17g", g[i]);
+        printf("\n");
+    }
+    printf("small: %d\n", adlite_projection_loss_grad(9, 5, w, 9, x, 45, g, 9));
+    printf("equal: %d\n", adlite_projection_loss_grad(9, 9, w, 9, x, 81, g, 9));
+    printf("short: %d\n", adlite_projection_loss_grad(9, 10, w, 9, x, 89, g, 9));
+    return 0;
+}
+"""
+
+
+def test_kernels_of_run_time_sizes_take_the_sizes_first(tmp_path):
+    """`--types f64[d],f64[n,d]`: one library for every n and d (sizes of 8 or more, all
+    different), called from C with two batch sizes."""
+    build = tmp_path / "build"
+    target = f"{ROOT}/tests/support/aot_array_kernels.py:projection_loss"
+    assert main(["compile", target, "--grad", "--wrt", "0", "--types", "f64[d],f64[n,d]", "-o",
+                 str(build)]) == 0
+    header = (build / "projection_loss_grad.h").read_text()
+    assert ("int32_t adlite_projection_loss_grad(int64_t d, int64_t n, const double *w, "
+            "int64_t w_len, const double *x, int64_t x_len, double *dw, "
+            "int64_t dw_len);") in header
+    assert "x: input, double[n][d] row-major, d*n elements" in header
+    lines = subprocess.run([str(_build(tmp_path, RUN_TIME_SIZES, ["projection_loss_grad"],
+                                       build))], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    w = 0.1 * np.arange(1, 10)
+    x = (np.arange(20 * 9) % 7) * 0.25 - 0.5
+    for line, n in zip(lines[:2], (10, 20), strict=True):
+        label, values = line.split(":")
+        assert label == f"n={n} status 0"
+        rows = x[:n * 9].reshape(n, 9)
+        np.testing.assert_allclose([float(v) for v in values.split()],
+                                   2 * rows.T @ (rows @ w), rtol=1e-12)
+    assert lines[2:] == ["small: 33", "equal: 33", "short: 25"]

@@ -18,6 +18,7 @@ from adlite.compiler.ir.dims import (
     symbol,
     symbols_of,
 )
+from adlite.compiler.status import ERRORS, SIZE_ARGUMENT
 
 N, M = symbol("d0"), symbol("d1")
 SIZES = st.integers(MIN_SIZE, 60)
@@ -88,6 +89,10 @@ def test_reshape_to_another_size_is_numpy_s_error():
         reshaped((N,), (M,))
     with pytest.raises(DimUndecided):
         reshaped((N,), (3, -1))  # whether 3 divides the size: only its value says
+
+
+def test_the_kernels_size_status_names_the_minimum():
+    assert f"below {MIN_SIZE}," in ERRORS[SIZE_ARGUMENT][1]
 
 
 def test_binding_sizes_checks_the_signature():
