@@ -2,7 +2,8 @@
 
 Contract (PyTorch's `torch.autograd`):
 - `backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None)`
-  accumulates gradients into leaves' `.grad`.
+  accumulates gradients into leaves' `.grad` (for complex tensors in PyTorch's convention,
+  `complex_numbers`; a complex output needs its gradient given, as in PyTorch).
 - `grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
   allow_unused=False)` returns the gradients instead, touching no `.grad`.
 - `Function`: subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`;
@@ -47,6 +48,10 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list) -> list[Tensor]:
                     "grad can be implicitly created only for scalar outputs. Hint: call "
                     ".sum().backward(), or pass a gradient of the output's shape: "
                     "backward(ones_like(out)).")
+            if np.iscomplexobj(out.data):
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   "outputs. Hint: differentiate a real function of it "
+                                   "(np.abs, np.real), or pass the gradient explicitly.")
             g = Tensor._wrap(np.ones_like(out.data))
         if not (isinstance(g, Tensor) and g.dtype == out.dtype):
             g = Tensor(g.data if isinstance(g, Tensor) else g, dtype=out.dtype)

@@ -118,7 +118,8 @@ class PrimitiveNode(BackwardNode):
         result = self.prim.vjp(self._context(), g)
         assert len(result) == len(self.shapes), \
             f"{self.prim.name}: VJP returned {len(result)} cotangents"
-        return result
+        return [real(ct) if ct is not None and is_complex(ct) and not is_complex_dtype(dtype)
+                else ct for ct, dtype in zip(result, self.dtypes, strict=True)]
 
 
 def _input_mask(chosen: np.ndarray | None, mask: np.ndarray | None, elementwise: bool
@@ -135,13 +136,32 @@ def _with_weak_scalars(inputs: tuple) -> list:
     arrays = [x.data if isinstance(x, Tensor) else x for x in inputs
               if isinstance(x, Tensor | np.ndarray)]
     return [constant(np.asarray(x, dtype=np.result_type(*arrays, x)))
-            if isinstance(x, int | float) and arrays else constant(x) for x in inputs]
+            if isinstance(x, int | float | complex) and arrays else constant(x) for x in inputs]
+
+
+def is_complex_dtype(dtype: Any) -> bool:
+    return bool(np.issubdtype(dtype, np.complexfloating))
+
+
+def is_complex(x: Any) -> bool:
+    """Whether `x` (a tensor, array or number) holds complex numbers."""
+    return is_complex_dtype(_data(x).dtype)
+
+
+def _refuse_complex(name: str, tensors: list) -> None:
+    if any(is_complex(t) for t in tensors):
+        raise TypeError(f"{name} of complex tensors is not supported on the tape (adlite's "
+                        "eager tape differentiates complex numbers through its arithmetic, "
+                        "elementwise holomorphic functions, np.real/imag/conj/abs/angle, "
+                        "sum/prod, matmul, shape changes, indexing and np.fft)")
 
 
 def apply(name: str, *inputs: Any, **params: Any) -> Any:
     """Apply primitive `name` with tape recording."""
     prim = PRIMITIVES[name]
     tensors = _with_weak_scalars(inputs)
+    if not prim.takes_complex:
+        _refuse_complex(name, tensors)
     out = Tensor._wrap(np.asarray(prim.impl(*(t.data for t in tensors), **params)))
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         node = PrimitiveNode(prim, params, tensors)
@@ -481,6 +501,9 @@ def matmul(x, y):
 
 
 def clone(x): return apply("clone", x)                         # noqa: E704
+def real(x): return apply("real", x)                           # noqa: E704
+def imag(x): return apply("imag", x)                           # noqa: E704
+def conj(x): return apply("conj", x)                           # noqa: E704
 
 
 def sum(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
@@ -524,12 +547,14 @@ def mean(x, axis: Axis = None, keepdims: bool = False):
 
 def var(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
+    _refuse_complex("var", [x])
     return composites.var(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
 
 def std(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
+    _refuse_complex("std", [x])
     return composites.std(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
@@ -859,6 +884,7 @@ def relu(x):
         >>> x.grad
         tensor([0., 0., 1.])
     """
+    _refuse_complex("relu", [constant(x)])
     return where(greater(x, 0), x, 0.0)
 
 
