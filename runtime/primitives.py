@@ -22,6 +22,12 @@ Contract:
   formula selects (`where`, `clip`, `maximum`, `minimum`, `fmax`, `fmin`: its `Mask`
   partials, `derivatives.supports`, read by `formula_operands`) and `index_put` with a boolean
   mask (`x[mask] = v` keeps `x` where the mask is false).
+- Complex operands (PyTorch's convention, `complex_numbers`) are taken by the holomorphic
+  elementwise primitives (`HOLOMORPHIC`: their shared formulas run on conjugated
+  cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
+  `sum`, `prod`, `matmul`, the shape changes, `astype`, `where`, the indexing primitives,
+  `fill` and `clone`; the others (max/min, maximum/minimum, clip, fmax/fmin, arctan2, fmod,
+  cbrt, sigmoid, arccosh, the linear algebra and special functions) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
   linear algebra and special functions (`decompositions`, `linalg`, `special`) register
   theirs with the helpers here; the package's `__init__` imports them all, so the table is

@@ -631,6 +631,14 @@ class Tensor:
         return F.transpose(self)
 
     T = property(lambda self: F.transpose(self))
+    # numpy's complex parts (np.real of a real tensor is the tensor, np.imag zeros)
+    real = property(lambda self: np.real(self))
+    imag = property(lambda self: np.imag(self))
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
 
     def unsqueeze(self, dim: int):
         return F.expand_dims(self, dim)

@@ -222,11 +222,15 @@ def entry_source(case: Any, output: Any) -> tuple[str, dict[str, Any]]:
     call += [f"{k}={constant(f'k_{k}', v)}" for k, v in case.kwargs.items()]
     signature = ", ".join(params)
     paths = leaf_paths(output)
-    real = "np.real" if any(np.iscomplexobj(leaf) for leaf in tree_leaves(output)) else ""
+    is_complex = any(np.iscomplexobj(leaf) for leaf in tree_leaves(output))
+
+    def real(expression: str) -> str:
+        return f"np.real({expression})" if is_complex else expression
+
     if paths == [""] and np.ndim(output) == 0:
-        scalar = f"    return {real}(case_entry({signature}))\n"
+        scalar = f"    return {real(f'case_entry({signature})')}\n"
     else:
-        terms = " + ".join(f"np.sum({real}(out{p} * u{i}))" for i, p in enumerate(paths))
+        terms = " + ".join(f"np.sum({real(f'out{p} * u{i}')})" for i, p in enumerate(paths))
         scalar = f"    out = case_entry({signature})\n    return {terms}\n"
     source = (f"def case_entry({signature}):\n    return fun({', '.join(call)})\n\n\n"
               f"def case_scalar({signature}):\n{scalar}")

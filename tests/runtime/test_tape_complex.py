@@ -264,3 +264,11 @@ def test_transforms_give_autograds_convention():
     for transform in (grad, elementwise_grad):
         with pytest.raises(TypeError, match="real results"):
             transform(lambda z: z * z)(1.0 + 1.0j)
+
+
+def test_tensor_attributes_real_imag_conj():
+    rng = np.random.default_rng(12)
+    check(lambda z: z.real * z.imag + z.conj() * z.conjugate(), [random(rng, (3,), "complex")],
+          rng)
+    x = Tensor(np.array([1.5, -2.0]), requires_grad=True)
+    assert x.real is x and not x.imag.requires_grad
