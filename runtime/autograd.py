@@ -276,7 +276,7 @@ class Function:
             for i, out in enumerate(outputs):
                 differentiable = (isinstance(out, Tensor) and id(out) not in
                                   ctx._non_differentiable
-                                  and np.issubdtype(out.dtype, np.floating))
+                                  and np.issubdtype(out.dtype, np.inexact))
                 if differentiable:
                     out._set_history(node, i)
             node.save(ctx._to_save)
