@@ -3,7 +3,11 @@
 Contract:
 - `apply(name, *inputs, **params)` runs primitive `name` of `primitive.PRIMITIVES` on the
   inputs' arrays and, when recording is on and an input requires grad, attaches a backward node
-  whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors.
+  whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors
+  (Python numbers, complex ones included, take numpy's weak-scalar dtype). A complex
+  operand of a primitive that does not take complex numbers (`Primitive.takes_complex`),
+  or of `var`, `std`, `relu`, raises a TypeError; the cotangent a VJP gives a real operand
+  is the real part of a complex one (PyTorch's, `complex_numbers`).
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
