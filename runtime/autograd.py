@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .engine import accumulate_into, run_backward
-from .functional import constant, edge_of
+from .functional import constant, edge_of, is_complex, real
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import BackwardNode
 from .tensor import Tensor
@@ -310,6 +310,8 @@ def _custom_rule(cls, ctx: FunctionCtx, args: tuple, outputs: list, node: Backwa
                 checked.append(None)
                 continue
             g = constant(g)
+            if is_complex(g) and not is_complex(a):  # a real input's part (PyTorch's)
+                g = real(g)
             if g.shape != a.shape:
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} "
                                    f"- got {list(g.shape)} but expected shape compatible with "

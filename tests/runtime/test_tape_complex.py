@@ -5,6 +5,8 @@ refusals, and autograd's convention in `transforms`."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -316,3 +318,21 @@ def test_gradcheck_takes_complex_inputs():
     assert gradcheck(Square.apply, [z], order=1)
     with pytest.raises(GradcheckError):
         gradcheck(WithoutConjugation.apply, [z], order=1)
+
+
+def test_a_custom_functions_complex_gradient_of_a_real_input_is_its_real_part():
+    class Rotate(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1j
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * -1j  # conj(1j) * g, complex
+
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: nothing casts it silently
+        np.sum(np.real(Rotate.apply(x) * (2.0 - 3.0j))).backward()  # Re(x (3 + 2j)) = 3x
+    assert x.grad.dtype == np.float64
+    np.testing.assert_allclose(x.grad.data, [3.0, 3.0])
