@@ -8,7 +8,8 @@ Contract:
   numpy's signatures. Each transform is one of the primitives `fftn`, `ifftn` (complex to
   complex), `rfftn` (real to complex), `irfftn` (complex to real), given the lengths `s` and
   the `axes` as numpy resolves them (the one-axis functions are their one-axis case, whose
-  values numpy computes identically); a repeated axis raises NotImplementedError.
+  values numpy computes identically); a repeated axis raises NotImplementedError, arguments
+  numpy refuses numpy's own error.
 - Gradients are PyTorch's (`complex_numbers`): the adjoint (conjugate transpose) of the
   linear map. For `fftn` / `ifftn` with normalisation `norm` it is the inverse transform /
   the transform with the dual normalisation (`backward` <-> `forward`, `ortho` itself),
@@ -138,18 +139,31 @@ def _resolved(name: str, shape: tuple[int, ...], s: Any, axes: Any
 
 
 def _transform(name: str, primitive: str, a: Any, s: Any, axes: Any, norm: Any,
-               out: Any) -> Any:
+               out: Any, one_axis: bool) -> Any:
+    """The transform `name` of `a` as `primitive`; arguments numpy refuses raise numpy's own
+    error (numpy's function is called on the array to raise it)."""
     if out is not None:
         raise TypeError(f"numpy.fft.{name}(..., out=...) is not supported on adlite Tensors: "
                         "assign the result instead")
     a = F.constant(a)
-    s, axes = _resolved(name, a.shape, s, axes)
-    return F.apply(primitive, a, s=s, axes=axes, norm=norm)
+    try:
+        lengths, resolved = _resolved(name, a.shape, s, axes)
+        if one_axis and s is not None and operator.index(s[0]) < 1:  # `n` has no -1
+            raise ValueError(f"Invalid number of FFT data points ({s[0]}) specified.")
+    except (TypeError, ValueError, IndexError):
+        numpy_fn = getattr(np.fft, name)
+        if one_axis:
+            numpy_fn(a.data, None if s is None else s[0], axes[0], norm)
+        else:
+            numpy_fn(a.data, s, axes, norm)
+        raise
+    return F.apply(primitive, a, s=lengths, axes=resolved, norm=norm)
 
 
 def _one_axis(name: str, primitive: str) -> Callable[..., Any]:
     def call(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = None) -> Any:
-        return _transform(name, primitive, a, None if n is None else (n,), (axis,), norm, out)
+        return _transform(name, primitive, a, None if n is None else (n,), (axis,), norm, out,
+                          one_axis=True)
 
     call.__name__ = call.__qualname__ = name
     return call
@@ -159,7 +173,7 @@ def _several_axes(name: str, primitive: str, default: tuple[int, ...] | None
                   ) -> Callable[..., Any]:
     def call(a: Any, s: Any = None, axes: Any = default, norm: Any = None,
              out: Any = None) -> Any:
-        return _transform(name, primitive, a, s, axes, norm, out)
+        return _transform(name, primitive, a, s, axes, norm, out, one_axis=False)
 
     call.__name__ = call.__qualname__ = name
     return call

@@ -5,6 +5,7 @@ refusals, and autograd's convention in `transforms`."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -336,3 +337,20 @@ def test_a_custom_functions_complex_gradient_of_a_real_input_is_its_real_part():
         np.sum(np.real(Rotate.apply(x) * (2.0 - 3.0j))).backward()  # Re(x (3 + 2j)) = 3x
     assert x.grad.dtype == np.float64
     np.testing.assert_allclose(x.grad.data, [3.0, 3.0])
+
+
+ARGUMENT_ERRORS = {
+    "n=0": lambda a: np.fft.fft(a, n=0), "n=-1": lambda a: np.fft.irfft(a, n=-1),
+    "axis out of range": lambda a: np.fft.fft(a, axis=2),
+    "s and axes": lambda a: np.fft.fftn(a, s=(2,), axes=(0, 1)),
+    "axes out of range": lambda a: np.fft.rfftn(a, axes=(0, 5)),
+    "float n": lambda a: np.fft.ifft(a, n=2.5), "norm": lambda a: np.fft.fft2(a, norm="bad")}
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENT_ERRORS))
+def test_fft_arguments_numpy_refuses_raise_numpys_error(name):
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(Exception) as numpy_error:
+        ARGUMENT_ERRORS[name](x)
+    with pytest.raises(type(numpy_error.value), match=re.escape(str(numpy_error.value))):
+        ARGUMENT_ERRORS[name](Tensor(x, requires_grad=True))
