@@ -101,7 +101,7 @@ COMPLEX_UFUNCS = frozenset({
     np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.tanh, np.absolute, np.matmul,
     np.square, np.equal, np.not_equal, np.isfinite, np.isnan, np.log1p, np.expm1, np.sinh,
     np.cosh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arctanh, np.log2, np.log10,
-    np.reciprocal, np.conjugate, np.exp2, np.sign,
+    np.reciprocal, np.conjugate, np.exp2,
 })
 COMPLEX_FUNCTIONS = frozenset({
     np.sum, np.mean, np.prod, np.dot, np.matmul, np.transpose, np.reshape, np.concatenate,
