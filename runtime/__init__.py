@@ -14,8 +14,10 @@ the modules that lower ones run: those of `Tensor`'s operators and methods
 
 from . import (  # noqa: F401  (the modules that register primitives)
     autograd,
+    complex_numbers,
     convolution,
     decompositions,
+    fft,
     functional,
     linalg,
     numpy_protocol,

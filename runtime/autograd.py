@@ -2,7 +2,8 @@
 
 Contract (PyTorch's `torch.autograd`):
 - `backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None)`
-  accumulates gradients into leaves' `.grad`.
+  accumulates gradients into leaves' `.grad` (for complex tensors in PyTorch's convention,
+  `complex_numbers`; a complex output needs its gradient given, as in PyTorch).
 - `grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
   allow_unused=False)` returns the gradients instead, touching no `.grad`.
 - `Function`: subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`;
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .engine import accumulate_into, run_backward
-from .functional import constant, edge_of
+from .functional import constant, edge_of, is_complex, real
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import BackwardNode
 from .tensor import Tensor
@@ -47,6 +48,10 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list) -> list[Tensor]:
                     "grad can be implicitly created only for scalar outputs. Hint: call "
                     ".sum().backward(), or pass a gradient of the output's shape: "
                     "backward(ones_like(out)).")
+            if np.iscomplexobj(out.data):
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   "outputs. Hint: differentiate a real function of it "
+                                   "(np.abs, np.real), or pass the gradient explicitly.")
             g = Tensor._wrap(np.ones_like(out.data))
         if not (isinstance(g, Tensor) and g.dtype == out.dtype):
             g = Tensor(g.data if isinstance(g, Tensor) else g, dtype=out.dtype)
@@ -271,7 +276,7 @@ class Function:
             for i, out in enumerate(outputs):
                 differentiable = (isinstance(out, Tensor) and id(out) not in
                                   ctx._non_differentiable
-                                  and np.issubdtype(out.dtype, np.floating))
+                                  and np.issubdtype(out.dtype, np.inexact))
                 if differentiable:
                     out._set_history(node, i)
             node.save(ctx._to_save)
@@ -305,6 +310,8 @@ def _custom_rule(cls, ctx: FunctionCtx, args: tuple, outputs: list, node: Backwa
                 checked.append(None)
                 continue
             g = constant(g)
+            if is_complex(g) and not is_complex(a):  # a real input's part (PyTorch's)
+                g = real(g)
             if g.shape != a.shape:
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} "
                                    f"- got {list(g.shape)} but expected shape compatible with "

@@ -3,7 +3,11 @@
 Contract:
 - `apply(name, *inputs, **params)` runs primitive `name` of `primitive.PRIMITIVES` on the
   inputs' arrays and, when recording is on and an input requires grad, attaches a backward node
-  whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors.
+  whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors
+  (Python numbers, complex ones included, take numpy's weak-scalar dtype). A complex
+  operand of a primitive that does not take complex numbers (`Primitive.takes_complex`),
+  or of `var`, `std`, `relu`, raises a TypeError; the cotangent a VJP gives a real operand
+  is the real part of a complex one (PyTorch's, `complex_numbers`).
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
   `logsumexp`, ...), so its gradient comes from the primitives' rules; those the compiler has
@@ -118,7 +122,8 @@ class PrimitiveNode(BackwardNode):
         result = self.prim.vjp(self._context(), g)
         assert len(result) == len(self.shapes), \
             f"{self.prim.name}: VJP returned {len(result)} cotangents"
-        return result
+        return [real(ct) if ct is not None and is_complex(ct) and not is_complex_dtype(dtype)
+                else ct for ct, dtype in zip(result, self.dtypes, strict=True)]
 
 
 def _input_mask(chosen: np.ndarray | None, mask: np.ndarray | None, elementwise: bool
@@ -135,13 +140,32 @@ def _with_weak_scalars(inputs: tuple) -> list:
     arrays = [x.data if isinstance(x, Tensor) else x for x in inputs
               if isinstance(x, Tensor | np.ndarray)]
     return [constant(np.asarray(x, dtype=np.result_type(*arrays, x)))
-            if isinstance(x, int | float) and arrays else constant(x) for x in inputs]
+            if isinstance(x, int | float | complex) and arrays else constant(x) for x in inputs]
+
+
+def is_complex_dtype(dtype: Any) -> bool:
+    return bool(np.issubdtype(dtype, np.complexfloating))
+
+
+def is_complex(x: Any) -> bool:
+    """Whether `x` (a tensor, array or number) holds complex numbers."""
+    return is_complex_dtype(_data(x).dtype)
+
+
+def _refuse_complex(name: str, tensors: list) -> None:
+    if any(is_complex(t) for t in tensors):
+        raise TypeError(f"{name} of complex tensors is not supported on the tape (adlite's "
+                        "eager tape differentiates complex numbers through its arithmetic, "
+                        "elementwise holomorphic functions, np.real/imag/conj/abs/angle, "
+                        "sum/prod, matmul, shape changes, indexing and np.fft)")
 
 
 def apply(name: str, *inputs: Any, **params: Any) -> Any:
     """Apply primitive `name` with tape recording."""
     prim = PRIMITIVES[name]
     tensors = _with_weak_scalars(inputs)
+    if not prim.takes_complex:
+        _refuse_complex(name, tensors)
     out = Tensor._wrap(np.asarray(prim.impl(*(t.data for t in tensors), **params)))
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         node = PrimitiveNode(prim, params, tensors)
@@ -481,6 +505,9 @@ def matmul(x, y):
 
 
 def clone(x): return apply("clone", x)                         # noqa: E704
+def real(x): return apply("real", x)                           # noqa: E704
+def imag(x): return apply("imag", x)                           # noqa: E704
+def conj(x): return apply("conj", x)                           # noqa: E704
 
 
 def sum(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001
@@ -524,12 +551,14 @@ def mean(x, axis: Axis = None, keepdims: bool = False):
 
 def var(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
+    _refuse_complex("var", [x])
     return composites.var(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
 
 def std(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
     x = constant(x)
+    _refuse_complex("std", [x])
     return composites.std(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
                           ddof)
 
@@ -859,6 +888,7 @@ def relu(x):
         >>> x.grad
         tensor([0., 0., 1.])
     """
+    _refuse_complex("relu", [constant(x)])
     return where(greater(x, 0), x, 0.0)
 
 

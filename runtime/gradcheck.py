@@ -5,7 +5,9 @@ inputs and a random cotangent `v` of the output, and compare `<v, J u>` computed
 central differences of `<v, fn(x + h u)>`, and from `autograd.grad` (`<grad <v, fn>, u>`). For
 `order=2` the same check runs on the function `x -> <grad <v, fn>(x), u>`, whose gradient needs
 the first backward pass to be recorded (`create_graph=True`). Inputs should be float64. Raises
-`GradcheckError` with both numbers on mismatch; returns True otherwise.
+`GradcheckError` with both numbers on mismatch; returns True otherwise. Complex inputs and
+outputs are checked in PyTorch's convention (`complex_numbers`): complex directions and
+cotangents, the real inner products `Re <v, J u>` and `Re <grad, u>`.
 """
 
 from __future__ import annotations
@@ -45,16 +47,22 @@ def _directional_grad(fn, inputs, v, u, create_graph):
                  allow_unused=True)
     total = Tensor(0.0)
     for g, d in zip(grads, u, strict=True):
-        if g is not None:
-            total = total + (g * Tensor(d)).sum()
+        if g is not None:  # Re <g, d>, with PyTorch's complex gradients
+            total = total + np.real((g * Tensor(np.conj(d))).sum())
     return total
 
 
+def _random_like(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
+    """A random array of `a`'s shape, complex (real and imaginary parts) for a complex `a`."""
+    r = rng.standard_normal(a.shape)
+    return r + 1j * rng.standard_normal(a.shape) if np.iscomplexobj(a) else r
+
+
 def _along(fn, arrays, u, v, step: float) -> float:
-    """<v, fn(x + step * u)> evaluated without recording."""
+    """Re <v, fn(x + step * u)> evaluated without recording."""
     with no_grad():
         shifted = fn(*(Tensor(a + step * d) for a, d in zip(arrays, u, strict=True)))
-    return float(np.sum(np.asarray(shifted.data) * v))
+    return float(np.sum(np.real(np.conj(v) * np.asarray(shifted.data))))
 
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *,
@@ -70,7 +78,8 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *
 
     Args:
         fn: A function of tensors returning one tensor.
-        inputs: The point: one float64 array (or number) per argument of `fn`.
+        inputs: The point: one float64 or complex128 array (or number) per argument of
+            `fn`.
         order: The highest order of derivatives checked.
         eps: The finite-difference step (multiplied by 10 per order).
         rtol: Relative tolerance (multiplied by 10 per order).
@@ -93,12 +102,13 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[np.ndarray | float], *
         True
     """
     rng = np.random.default_rng(seed)
-    arrays = [np.asarray(x, dtype=np.float64) for x in inputs]
+    arrays = [np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+              for x in inputs]
     for _ in range(directions):
-        u = [rng.standard_normal(a.shape) for a in arrays]
+        u = [_random_like(rng, a) for a in arrays]
         with no_grad():
             out = fn(*(Tensor(a) for a in arrays))
-        v = rng.standard_normal(out.shape)
+        v = _random_like(rng, out.data)
 
         numeric = (_along(fn, arrays, u, v, eps) - _along(fn, arrays, u, v, -eps)) / (2 * eps)
         leaves = [Tensor(a, requires_grad=True) for a in arrays]

@@ -13,13 +13,13 @@ zeros at `cond`, so only the elements a piece took carry its gradient), `np.inne
 `np.rollaxis`, `np.partition` (numpy's values, refused where `np.argpartition` would arrange
 ties otherwise), `np.hsplit` / `vsplit` / `dsplit`, `np.append`, `np.fft.fftshift` /
 `ifftshift`, `np.rot90`, `np.nan_to_num` (the gradient through the finite elements),
-`np.gradient` (uniform spacings given as numbers) and, for real tensors, `np.real` (the
-tensor), `np.imag` and `np.angle` (constants), `np.real_if_close` to tensor
-functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
+`np.gradient` (uniform spacings given as numbers), `np.real`, `np.imag`, `np.angle`,
+`np.real_if_close` (recorded for complex tensors; for real ones the tensor, and constants) to
+tensor functions taking numpy's arguments (counts, axes, offsets and shifts as Python ints; `out=`
 and `dtype=` are not accepted); the tests `np.iscomplex`, `np.isreal`, `np.iscomplexobj`,
 `np.isrealobj`, `np.allclose`, `np.isclose`, `np.array_equal` and `np.result_type` run
 numpy's on the arrays (no gradient). `UFUNCS` maps `np.radians` / `np.deg2rad` /
-`np.degrees` / `np.rad2deg` and `np.conjugate` (a copy, for real tensors). Results are
+`np.degrees` / `np.rad2deg` and `np.conjugate` (recorded; a copy of a real tensor). Results are
 recorded tensors (differentiable to any order).
 """
 
@@ -354,30 +354,45 @@ def _along(index: np.ndarray, axis: int) -> tuple:
     return tuple(index if i == axis else grids[i] for i in range(index.ndim))
 
 
-def _real(x: Any) -> Any:
-    x = F.constant(x)
-    if np.iscomplexobj(x.data):
-        raise TypeError("complex tensors are not supported")
-    return x
-
-
 def real(val: Any) -> Any:
-    """np.real of a real tensor: the tensor itself (numpy's is a view of the same array)."""
-    return _real(val)
+    """np.real: the real part of a complex tensor (recorded); a real tensor itself (numpy's
+    is a view of the same array)."""
+    val = F.constant(val)
+    return F.real(val) if F.is_complex(val) else val
 
 
 def imag(val: Any) -> Any:
-    """np.imag of a real tensor: zeros (no gradient)."""
-    return F.constant(np.zeros_like(_real(val).data))
+    """np.imag: the imaginary part of a complex tensor (recorded); zeros for a real one (no
+    gradient)."""
+    val = F.constant(val)
+    return F.imag(val) if F.is_complex(val) else F.constant(np.zeros_like(val.data))
 
 
 def angle(z: Any, deg: bool = False) -> Any:
-    """np.angle of a real tensor: 0 or pi (180), a constant."""
-    return F.constant(np.angle(_real(z).data, deg))
+    """np.angle: numpy's `arctan2(imag, real)` (times 180/pi with `deg`), recorded for a
+    complex tensor; for a real one 0 or pi (180), a constant."""
+    z = F.constant(z)
+    if not F.is_complex(z):
+        return F.constant(np.angle(z.data, deg))
+    out = F.arctan2(F.imag(z), F.real(z))
+    return F.multiply(out, 180.0 / math.pi) if deg else out
 
 
 def real_if_close(a: Any, tol: float = 100) -> Any:
-    return _real(a)
+    """np.real_if_close: the real part where every imaginary part is below `tol` machine
+    epsilons (numpy's test, `tol` > 1), else the tensor."""
+    a = F.constant(a)
+    if not F.is_complex(a):
+        return a
+    if tol > 1:
+        tol = np.finfo(a.dtype.type).eps * tol
+    return F.real(a) if bool(np.all(np.absolute(a.data.imag) < tol)) else a
+
+
+def conjugate(x: Any) -> Any:
+    """np.conj / np.conjugate: recorded for a complex tensor, a copy of a real one."""
+    x = F.constant(x)
+    return F.conj(x) if F.is_complex(x) else F.clone(x)
 
 
 def _constant(fn):
@@ -523,7 +538,7 @@ FUNCTIONS = {
     np.nan_to_num: nan_to_num, np.rot90: rot90, np.gradient: gradient,
 }
 UFUNCS = {
-    np.conjugate: F.clone,
+    np.conjugate: conjugate,
     np.radians: _times(math.pi / 180.0), np.deg2rad: _times(math.pi / 180.0),
     np.degrees: _times(180.0 / math.pi), np.rad2deg: _times(180.0 / math.pi),
 }

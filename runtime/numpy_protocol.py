@@ -11,6 +11,9 @@ of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the t
 `np.linalg` functions run the tape's (`linalg`), `np.sort` / `np.argsort` /
 `np.take_along_axis` those of `sorting`, `np.convolve` that of `convolution`, and
 scipy.special's ufuncs (and numpy's arccosh, arcsinh, arctanh) those of `special_ufuncs`.
+Complex tensors are accepted by the functions of `COMPLEX_UFUNCS` / `COMPLEX_FUNCTIONS`
+(arithmetic, the holomorphic functions, reductions by sum and product, products, shape
+changes, np.real/imag/conj/abs/angle, np.fft), the others raising a TypeError for them.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -22,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from . import convolution, decompositions, linalg, numpy_functions, sorting, special_ufuncs
+from . import (
+    convolution,
+    decompositions,
+    fft,
+    linalg,
+    numpy_functions,
+    sorting,
+    special_ufuncs,
+)
 from . import functional as F
 from .tensor import Tensor
 
@@ -79,8 +90,44 @@ FUNCTIONS = {
     np.size: lambda a: a.size, np.outer: F.outer, np.linalg.norm: F.norm,
     np.squeeze: F.squeeze, np.sinc: F.sinc, **numpy_functions.FUNCTIONS, **linalg.FUNCTIONS,
     **decompositions.FUNCTIONS, **sorting.FUNCTIONS, **convolution.FUNCTIONS, np.round: F.round,
-    np.around: F.round,
+    np.around: F.round, **fft.FUNCTIONS,
 }
+
+# The numpy functions whose tape form gives numpy's values for complex tensors too (the
+# others raise a TypeError for them: their composites assume real numbers, as `var`, `norm`,
+# `hypot`, `logaddexp` do, or numpy orders or rejects complex numbers)
+COMPLEX_UFUNCS = frozenset({
+    np.add, np.subtract, np.multiply, np.true_divide, np.power, np.negative, np.positive,
+    np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.tanh, np.absolute, np.matmul,
+    np.square, np.equal, np.not_equal, np.isfinite, np.isnan, np.log1p, np.expm1, np.sinh,
+    np.cosh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arctanh, np.log2, np.log10,
+    np.reciprocal, np.conjugate, np.exp2,
+})
+COMPLEX_FUNCTIONS = frozenset({
+    np.sum, np.mean, np.prod, np.dot, np.matmul, np.transpose, np.reshape, np.concatenate,
+    np.stack, np.where, np.swapaxes, np.expand_dims, np.broadcast_to, np.zeros_like,
+    np.ones_like, np.empty_like, np.shape, np.ndim, np.size, np.outer, np.squeeze,
+    np.real, np.imag, np.angle, np.real_if_close, np.iscomplex, np.isreal, np.iscomplexobj,
+    np.isrealobj, np.result_type, np.allclose, np.isclose, np.array_equal, np.einsum,
+    np.tensordot, np.inner, np.kron, np.trace, np.diag, np.diagonal, np.ravel, np.moveaxis,
+    np.rollaxis, np.flip, np.fliplr, np.flipud, np.roll, np.tile, np.repeat, np.cumsum,
+    np.cumprod, np.tril, np.triu, np.hstack, np.vstack, np.column_stack, np.dstack,
+    np.atleast_1d, np.atleast_2d, np.atleast_3d, np.split, np.array_split, np.hsplit,
+    np.vsplit, np.dsplit, np.append, np.rot90, *fft.FUNCTIONS,
+    np.fft.fftshift, np.fft.ifftshift,
+})
+
+
+def _holds_complex(args: Any) -> bool:
+    if isinstance(args, list | tuple):
+        return any(_holds_complex(a) for a in args)
+    return isinstance(args, Tensor) and F.is_complex(args)
+
+
+def _real_only(fn: Any, args: tuple, kwargs: dict) -> None:
+    if _holds_complex(list(args) + list(kwargs.values())):
+        raise TypeError(f"numpy.{fn.__name__} of complex tensors is not supported on the "
+                        "tape (see adlite.runtime.complex_numbers for what is)")
 
 
 def _unsupported(name: str, table: dict) -> TypeError:
@@ -108,6 +155,8 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) ->
     fn = UFUNCS.get(ufunc) or special_ufuncs.scipy_ufunc(ufunc)
     if fn is None:
         raise _unsupported(ufunc.__name__, UFUNCS)
+    if ufunc not in COMPLEX_UFUNCS:
+        _real_only(ufunc, inputs, {})
     return fn(*inputs)
 
 
@@ -115,6 +164,8 @@ def dispatch_function(func: Any, args: tuple, kwargs: dict) -> Any:
     fn = FUNCTIONS.get(func)
     if fn is None:
         raise _unsupported(func.__name__, FUNCTIONS)
+    if func not in COMPLEX_FUNCTIONS:
+        _real_only(func, args, kwargs)
     ours = _signature(fn)
     if ours is None or _binds(ours, args, kwargs):
         return fn(*args, **kwargs)

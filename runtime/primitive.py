@@ -2,8 +2,9 @@
 looks names up in.
 
 Contract: `PRIMITIVES` maps each primitive's name to its `Primitive` (implementation, VJP,
-what it saves, shared formula, selection). This module only defines the table; the rules are
-registered by `primitives` (and `decompositions`, `linalg`, `special`), a layer above the
+what it saves, shared formula, selection, whether it takes complex operands). This module
+only defines the table; the rules are registered by `primitives` (and `complex_numbers`,
+`fft`, `decompositions`, `linalg`, `special`), a layer above the
 tensor functions they are written with, and all of them are imported by the package's
 `__init__`, so the table is complete once any module of `adlite.runtime` is imported.
 """
@@ -51,6 +52,7 @@ class Primitive:
     formula: derivatives.Formula | None = None
     chosen: Chosen | None = None
     copies_inputs: bool = False
+    takes_complex: bool = False
 
 
 PRIMITIVES: dict[str, Primitive] = {}

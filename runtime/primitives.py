@@ -22,6 +22,12 @@ Contract:
   formula selects (`where`, `clip`, `maximum`, `minimum`, `fmax`, `fmin`: its `Mask`
   partials, `derivatives.supports`, read by `formula_operands`) and `index_put` with a boolean
   mask (`x[mask] = v` keeps `x` where the mask is false).
+- Complex operands (PyTorch's convention, `complex_numbers`) are taken by the holomorphic
+  elementwise primitives (`HOLOMORPHIC`: their shared formulas run on conjugated
+  cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
+  `sum`, `prod`, `matmul`, the shape changes, `astype`, `where`, the indexing primitives,
+  `fill` and `clone`; the others (max/min, maximum/minimum, clip, fmax/fmin, arctan2, fmod,
+  cbrt, sigmoid, arccosh, the linear algebra and special functions) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
   linear algebra and special functions (`decompositions`, `linalg`, `special`) register
   theirs with the helpers here; the package's `__init__` imports them all, so the table is
@@ -37,6 +43,7 @@ Contract:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +52,7 @@ import numpy as np
 from adlite import derivatives
 
 from . import functional as F
+from .complex_numbers import holomorphic
 from .primitive import PRIMITIVES, Chosen, Primitive, RuleContext
 from .tensor import Tensor
 from .vocabulary import TENSOR_OPS
@@ -110,7 +118,8 @@ def _quiet(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> Primitive:
     """Register primitive `name`, whose VJP runs the shared formula of the same name
     (`adlite.derivatives`) on tensors, then sums each cotangent back to its input's shape
-    (broadcasting); the formula says which of inputs and output are saved."""
+    (broadcasting); the formula says which of inputs and output are saved. Those in
+    `HOLOMORPHIC` take complex operands (PyTorch's convention: `complex_numbers`)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -118,7 +127,24 @@ def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> 
         return tuple(None if ct is None else F.sum_to(ct, shape)
                      for ct, shape in zip(cts, ctx.shapes, strict=True))
 
+    if name in HOLOMORPHIC:
+        return _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula))
     return _register_shared(name, node_name, impl, vjp, formula)
+
+
+HOLOMORPHIC = frozenset({
+    "neg", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "log1p",
+    "expm1", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctanh", "add", "sub",
+    "mul", "div", "pow"})
+"""The elementwise primitives holomorphic in each operand whose shared partials hold for
+complex numbers on numpy's principal branches (`arccosh` is not among them: the shared
+`1 / sqrt(x**2 - 1)` has the wrong sign for complex `x` with a negative real part)."""
+
+
+def _complex(prim: Primitive) -> Primitive:
+    """`prim`, registered again as taking complex operands."""
+    PRIMITIVES[prim.name] = taking = dataclasses.replace(prim, takes_complex=True)
+    return taking
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -151,7 +177,6 @@ for _name, _node, _impl in [
         ("arctan2", "Atan2Backward0", np.arctan2),
         ("fmod", "FmodBackward0", _quiet(np.fmod)),
         ("sigmoid", "SigmoidBackward0", _sigmoid),
-        ("abs", "AbsBackward0", np.abs),
         ("add", "AddBackward0", np.add),
         ("sub", "SubBackward0", np.subtract),
         ("mul", "MulBackward0", np.multiply),
@@ -163,6 +188,23 @@ for _name, _node, _impl in [
         ("fmin", "FminBackward0", np.fmin),
         ("clip", "ClampBackward1", np.clip)]:
     _elementwise(_name, _node, _impl)
+
+
+_ABS = derivatives.FORMULAS["abs"]
+
+
+def _abs_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+    """The shared formula (`sign(x)`) for real `x`; for complex `z` (abs is not holomorphic)
+    PyTorch's `g * z / |z|`, 0 at `z = 0`, written with recorded operations (so that second
+    derivatives through it are exact)."""
+    (z,) = ctx.inputs
+    if not F.is_complex(z):
+        return tuple(derivatives.vjp(_ABS, TENSOR_OPS, g, ctx.inputs, ctx.output))
+    size = F.abs(z)
+    return (F.multiply(g, F.divide(z, F.where(F.equal(size, 0.0), 1.0, size))),)
+
+
+_complex(_register_shared("abs", "AbsBackward0", np.abs, _abs_vjp, _ABS))
 
 
 def formula_operands(formula: derivatives.Formula, ctx: RuleContext) -> tuple[Any, ...]:
@@ -179,8 +221,8 @@ def _where_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _SELECT = derivatives.FORMULAS["select"]
-_register_shared("where", "WhereBackward0", lambda a, b, *, cond: np.where(cond, a, b),
-                 _where_vjp, _SELECT)
+_complex(_register_shared("where", "WhereBackward0",
+                          lambda a, b, *, cond: np.where(cond, a, b), _where_vjp, _SELECT))
 
 
 def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -188,7 +230,8 @@ def _matmul_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _MATMUL = derivatives.FORMULAS["matmul"]
-_register_shared("matmul", "MmBackward0", np.matmul, _matmul_vjp, _MATMUL)
+_complex(_register_shared("matmul", "MmBackward0", np.matmul, holomorphic(_matmul_vjp),
+                          _MATMUL))
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -210,7 +253,10 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
-    _register_shared(name, node_name, impl, vjp, formula, copies_inputs=name in ("max", "min"))
+    if name in ("max", "min"):  # no order on complex numbers (PyTorch refuses them too)
+        _register_shared(name, node_name, impl, vjp, formula, copies_inputs=True)
+    else:
+        _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula))
 
 
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:
@@ -242,7 +288,7 @@ def _shared_linear(name: str, node_name: str, impl: Callable[..., np.ndarray]) -
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
         return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **ctx.params))
 
-    _register_shared(name, node_name, impl, vjp, formula)
+    _complex(_register_shared(name, node_name, impl, vjp, formula))
 
 
 for _name, _node, _impl in [
@@ -261,8 +307,8 @@ def _astype_vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
 
 
 _CONVERT = derivatives.FORMULAS["convert"]
-_register_shared("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype),
-                 _astype_vjp, _CONVERT)
+_complex(_register_shared("astype", "ToCopyBackward0", lambda x, *, dtype: x.astype(dtype),
+                          _astype_vjp, _CONVERT))
 
 
 def _index_add(g: np.ndarray, *, index: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -288,7 +334,7 @@ def _shared_indexing(name: str, node_name: str, impl: Callable[..., np.ndarray],
         params["key"] = params.pop("index")
         return tuple(formula.adjoint(TENSOR_OPS, g, ctx.shapes, **params))
 
-    _register_shared(name, node_name, impl, vjp, formula)
+    _complex(_register_shared(name, node_name, impl, vjp, formula))
 
 
 _shared_indexing("index", "IndexBackward0", lambda x, *, index: np.array(x[index], copy=True),
@@ -329,8 +375,8 @@ def _unwritten(ctx: RuleContext, shape: tuple[int, ...]) -> list[np.ndarray | No
     return [~written, None]
 
 
-_register_shared("index_put", "CopySlices", _index_put, _index_put_vjp, _INDEX_UPDATE,
-                 _unwritten)
+_complex(_register_shared("index_put", "CopySlices", _index_put, _index_put_vjp,
+                          _INDEX_UPDATE, _unwritten))
 
 
 @primitive("fill", "FillBackward0", lambda x, *, value: np.full_like(x, value))
@@ -341,4 +387,8 @@ def fill_vjp(ctx, g):
 @primitive("clone", "CloneBackward0", lambda x: np.array(x, copy=True))
 def clone_vjp(ctx, g):
     return (g,)
+
+
+for _name in ("fill", "clone"):
+    _complex(PRIMITIVES[_name])
 

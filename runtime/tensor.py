@@ -8,6 +8,8 @@ Contract:
 - `requires_grad`, `grad`, `grad_fn`, `is_leaf`, `retain_grad()`, `backward()`, `detach()`,
   in-place ops (`add_`, `mul_`, `+=`, `x[i] = v`, `zero_()`) follow PyTorch's semantics and
   raise PyTorch's errors. Floating tensors default to float64 (numpy's default), not float32.
+  Complex tensors (complex128, complex64) require grad too; their gradients follow
+  PyTorch's convention (`complex_numbers`).
 - Operators, methods and numpy functions (`np.sin(t)`, `np.sum(t)`, `a @ t`) dispatch to
   `functional`, so plain numpy code runs on Tensors unchanged. Those modules are built on
   Tensor: this one imports none of them, the package's `__init__` binds them here
@@ -98,9 +100,9 @@ class NumberConversionWarning(UserWarning):
 
 
 def _check_differentiable_dtype(dtype: np.dtype) -> None:
-    if not np.issubdtype(dtype, np.floating):
+    if not np.issubdtype(dtype, np.inexact):
         raise RuntimeError(
-            "Only Tensors of floating point dtype can require gradients "
+            "Only Tensors of floating point and complex dtype can require gradients "
             f"(got dtype {dtype}). Hint: create it with a float dtype, e.g. tensor([1., 2.]) "
             "or dtype=float64.")
 
@@ -128,12 +130,12 @@ class Tensor:
 
     Args:
         data: The values: a number, a nested list, an array or a Tensor (copied).
-        requires_grad: Record operations on this tensor for `backward` (floating dtypes
-            only).
+        requires_grad: Record operations on this tensor for `backward` (floating and
+            complex dtypes only).
         dtype: The numpy dtype; default numpy's choice for `data` (float64 for floats).
 
     Raises:
-        RuntimeError: For `requires_grad=True` on a tensor that is not floating.
+        RuntimeError: For `requires_grad=True` on a tensor neither floating nor complex.
         TypeError: For data numpy cannot make a number array of.
 
     Examples:
@@ -185,8 +187,8 @@ class Tensor:
         """Whether operations on this tensor are recorded for `backward`.
 
         Settable on leaves only (PyTorch's RuntimeError otherwise), and to True only for
-        floating dtypes. A result requires grad when one of its inputs does and grad mode
-        is on.
+        floating and complex dtypes. A result requires grad when one of its inputs does and
+        grad mode is on.
 
         Examples:
             >>> from adlite.runtime import tensor
@@ -629,6 +631,14 @@ class Tensor:
         return F.transpose(self)
 
     T = property(lambda self: F.transpose(self))
+    # numpy's complex parts (np.real of a real tensor is the tensor, np.imag zeros)
+    real = property(lambda self: np.real(self))
+    imag = property(lambda self: np.imag(self))
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
 
     def unsqueeze(self, dim: int):
         return F.expand_dims(self, dim)
@@ -714,13 +724,14 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     Args:
         data: A number, a nested list, an array or a Tensor.
         dtype: The numpy dtype; default numpy's choice (float64 for floats, int64 for ints).
-        requires_grad: Record operations on it for `backward` (floating dtypes only).
+        requires_grad: Record operations on it for `backward` (floating and complex dtypes
+            only).
 
     Returns:
         The tensor.
 
     Raises:
-        RuntimeError: For `requires_grad=True` with a dtype that is not floating.
+        RuntimeError: For `requires_grad=True` with a dtype neither floating nor complex.
 
     Examples:
         >>> import numpy as np

@@ -11,6 +11,11 @@ a number, an array, a Tensor, or a list, tuple or dict of them (`jacobian`: a nu
 or Tensor); each gradient is a Tensor of its argument's shape, in the same containers, zeros
 where the result does not depend on it.
 
+Complex numbers follow autograd's convention, not the tape's (PyTorch's, `complex_numbers`):
+the gradient of a real function of `z = x + iy` is `df/dx - i df/dy`, the conjugate of what
+`backward()` gives (each vector-Jacobian product is the conjugate of the tape's); a complex
+result raises a TypeError, as autograd's `grad`, `elementwise_grad` and `jacobian` do.
+
 The argument is given to `fun` as a node of its own: a fresh leaf that requires grad, or,
 for a Tensor that already requires grad (an outer transformation's or a caller's), a clone of
 it, so that the gradient counts only the paths through the argument (not the uses of the same
@@ -83,16 +88,26 @@ def _differentiate(fun: Callable[..., Any], argnum: ArgNum, args: tuple, kwargs:
 
 
 def _vjp(out: Any, nodes: list[Tensor], cotangent: Any, create_graph: bool) -> list[Tensor]:
-    """The gradients of `sum(out * cotangent)` for `nodes` (zeros for those it ignores)."""
+    """The gradients of `sum(out * cotangent)` (a real `out`) for `nodes` (zeros for those it
+    ignores), in autograd's convention: the conjugates of the tape's."""
     if not (isinstance(out, Tensor) and out.requires_grad):
         return [F.zeros_like(t) for t in nodes]
-    found = autograd.grad(out, nodes, grad_outputs=[cotangent], retain_graph=True,
-                          create_graph=create_graph, allow_unused=True)
-    return [F.zeros_like(t) if g is None else g for t, g in zip(nodes, found, strict=True)]
+    found = autograd.grad(out, nodes, grad_outputs=[cotangent],
+                          retain_graph=True, create_graph=create_graph, allow_unused=True)
+    return [F.zeros_like(t) if g is None else F.conj(g) if F.is_complex(g) else g
+            for t, g in zip(nodes, found, strict=True)]
+
+
+def _real(out: Any, who: str) -> Any:
+    """`out`, which must be real (autograd's transformations refuse complex results)."""
+    if np.iscomplexobj(getattr(out, "data", out)):
+        raise TypeError(f"{who} only applies to functions with real results (as autograd's): "
+                        "differentiate np.real, np.imag or np.abs of this complex one")
+    return out
 
 
 def _one(out: Any) -> Any:
-    size = out.size if isinstance(out, Tensor) else np.size(out)
+    size = _real(out, "grad").size if isinstance(out, Tensor) else np.size(out)
     if size != 1:
         raise TypeError(f"grad only applies to functions with one-element results (this one "
                         f"has shape {np.shape(getattr(out, 'data', out))}); use "
@@ -134,7 +149,8 @@ def elementwise_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..
     def gradient(*args: Any, **kwargs: Any) -> Any:
         return _differentiate(
             fun, argnum, args, kwargs, lambda out, nodes, cg: _vjp(
-                out, nodes, np.ones(np.shape(getattr(out, "data", out)), _dtype(out)), cg))[1]
+                _real(out, "elementwise_grad"), nodes,
+                np.ones(np.shape(getattr(out, "data", out)), _dtype(out)), cg))[1]
 
     return gradient
 
@@ -144,7 +160,7 @@ def jacobian(fun: Callable[..., Any], argnum: int = 0) -> Callable[..., Any]:
     `out.shape + arg.shape`."""
     def sweep(out: Any, nodes: list[Tensor], create_graph: bool) -> list[Any]:
         (node,) = nodes
-        shape = np.shape(getattr(out, "data", out))
+        shape = np.shape(getattr(_real(out, "jacobian"), "data", out))
         rows = []
         for k in range(int(np.prod(shape))):
             basis = np.zeros(int(np.prod(shape)), _dtype(out))

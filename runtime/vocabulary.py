@@ -2,7 +2,9 @@
 functions, so that the shared formulas run on tensors.
 
 Contract: `TENSOR_OPS` has one method per word of the vocabulary (`expand` is
-`expand_reduced`; an indexing `key` is a numpy basic index, normalised by
+`expand_reduced`; `is_float` holds for complex dtypes too, and `cast` of a complex value to
+a real dtype takes its real part, so `astype` carries PyTorch's complex cotangents; an
+indexing `key` is a numpy basic index, normalised by
 `functional.normalize_index`; the linear algebra and special functions are the primitives of
 `linalg` and `special`); each is a recorded tensor function of `functional`
 (comparisons and logic give tensors that never require grad), so a formula run with
@@ -65,7 +67,6 @@ class TensorOps:
     transpose = staticmethod(F.transpose)
     sum_to = staticmethod(F.sum_to)
 
-    cast = staticmethod(F.astype)
     abs = staticmethod(F.abs)
 
     solve = staticmethod(functools.partial(F.apply, "solve"))  # the tape's primitives
@@ -120,7 +121,16 @@ class TensorOps:
 
     @staticmethod
     def is_float(dtype: np.dtype) -> bool:
-        return bool(np.issubdtype(dtype, np.floating))
+        """Float and complex dtypes carry derivatives."""
+        return bool(np.issubdtype(dtype, np.inexact))
+
+    @staticmethod
+    def cast(x: Any, dtype: Any) -> Any:
+        """`x` in `dtype`; a complex value to a real dtype is its real part (the cotangent of
+        a real operand, PyTorch's)."""
+        if F.is_complex(x) and not F.is_complex_dtype(dtype):
+            x = F.real(x)
+        return F.astype(x, dtype)
 
     @staticmethod
     def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:

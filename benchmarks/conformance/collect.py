@@ -53,7 +53,7 @@ class Case:
 
     @property
     def is_complex(self) -> bool:
-        """Whether any argument holds complex numbers (adlite has none yet)."""
+        """Whether any argument holds complex numbers (only the tape has them yet)."""
         return any(np.iscomplexobj(leaf) for leaf in _leaves((self.args, self.kwargs)))
 
 

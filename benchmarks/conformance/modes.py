@@ -25,8 +25,12 @@ it on purpose: an adlite exception class (`AdliteError`, a warning of adlite's t
 error), or a TypeError/ValueError/NotImplementedError raised by adlite's own code (the
 innermost frame is in the adlite package; `ADLITE_TRACEBACK=full` keeps that frame, which
 adlite otherwise hides); any other exception is a `crash`. Cases whose
-arguments or result are complex are `skip` (adlite has no complex numbers yet), as are
-cases whose value neither numpy nor autograd can compute. A case is `n/a` (in every mode) when
+arguments or result are complex run in `tape` mode only (the compiler has no complex numbers
+yet: `skip` in the other modes), as PyTorch's convention against autograd's: their scalar is
+the real part of the contraction, the directions `v` of complex arguments are complex, and
+the tape's gradients are conjugated before the comparison (autograd's gradient of a real
+function is the conjugate of PyTorch's). Cases whose value neither numpy nor autograd can
+compute are `skip` in every mode. A case is `n/a` (in every mode) when
 it calls autograd's own API, which numpy and scipy do not have (`NotNumpy`): its function, run
 by Python with numpy and scipy, fails looking up a name numpy/scipy lack
 (`np.linalg._dot`, `np.make_diagonal`) or passing a keyword their function does not take
@@ -56,7 +60,7 @@ import numpy as np
 from tests.corpus.real_programs.checks import captured_stdout, leaves_like, tree_map
 
 from .collect import Case
-from .rewrite import Rewriter, leaf_paths, write_entry
+from .rewrite import Rewriter, leaf_paths, tree_leaves, write_entry
 
 MODES = ("jit", "grad", "jvp", "hessian", "tape")
 STATUSES = ("pass", "wrong", "refused", "crash", "skip", "n/a")
@@ -148,7 +152,8 @@ def mismatch(got: list[np.ndarray], want: list[np.ndarray]) -> float:
         return float("inf")
     worst = 0.0
     for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
+        kind = complex if np.iscomplexobj(g) or np.iscomplexobj(w) else float
+        g, w = np.asarray(g, dtype=kind), np.asarray(w, dtype=kind)
         if g.shape != w.shape:
             return float("inf")
         both_nan = np.isnan(g) & np.isnan(w)
@@ -156,6 +161,21 @@ def mismatch(got: list[np.ndarray], want: list[np.ndarray]) -> float:
         scale = max(float(np.max(np.abs(np.where(np.isfinite(w), w, 0.0)), initial=0.0)), 1e-8)
         worst = max(worst, float(np.max(diff, initial=0.0)) / scale)
     return float("inf") if np.isnan(worst) else worst
+
+
+def _leaves_like(reference: Any, tree: Any) -> list[np.ndarray]:
+    """`leaves_like` (float leaves), complex leaves kept complex."""
+    if not any(np.iscomplexobj(getattr(leaf, "data", leaf)) for leaf in tree_leaves(tree)):
+        return leaves_like(reference, tree)
+    parts = [leaves_like(reference, tree_map(lambda a, part=part: part(getattr(a, "data", a)),
+                                             tree)) for part in (np.real, np.imag)]
+    return [re + 1j * im for re, im in zip(*parts, strict=True)]
+
+
+def _direction(rng: np.random.Generator, a: Any) -> np.ndarray:
+    """A random direction at `a` (complex for a complex `a`: real and imaginary parts)."""
+    d = rng.standard_normal(np.shape(a))
+    return d + 1j * rng.standard_normal(np.shape(a)) if np.iscomplexobj(a) else d
 
 
 def _dot(a: list[np.ndarray], b: list[np.ndarray]) -> float:
@@ -175,12 +195,13 @@ class Checker:
         self.fun = Rewriter(tests).to_numpy(case.fun)
         rng = np.random.default_rng(number)
         self.output = self.numpy_value()
+        self.complex_result = any(np.iscomplexobj(leaf) for leaf in leaves(self.output))
         self.u = [rng.standard_normal(np.shape(leaf)) for leaf in leaves(self.output)]
         if leaf_paths(self.output) == [""] and np.ndim(self.output) == 0:
             self.u = [1.0]  # case_scalar is the entry itself
-        self.v = tuple(tree_map(lambda a: rng.standard_normal(np.shape(a)), x) for x in self.xs)
+        self.v = tuple(tree_map(lambda a: _direction(rng, a), x) for x in self.xs)
         self.v_leaves = [leaf for x, d in zip(self.xs, self.v, strict=True)
-                         for leaf in leaves_like(x, d)]
+                         for leaf in _leaves_like(x, d)]
         self.namespace = write_entry(case, self.fun, entries, number, self.output, self.u)
         self.entry, self.scalar = self.namespace["case_entry"], self.namespace["case_scalar"]
         self.positions = tuple(range(len(self.xs)))
@@ -217,25 +238,27 @@ class Checker:
         return entry
 
     def autograd_scalar(self) -> Callable[..., Any]:
+        """The contraction `case_scalar` computes (`rewrite.entry_source`), with autograd."""
         import autograd.numpy as anp
         entry, paths, u = self.autograd_fun(), leaf_paths(self.output), self.u
         one = paths == [""] and np.ndim(self.output) == 0
+        real = anp.real if self.complex_result else (lambda value: value)
 
         def scalar(*xs: Any) -> Any:
             out = entry(*xs)
             if one:
-                return out
+                return real(out)
             total = 0.0
             for path, ui in zip(paths, u, strict=True):
                 leaf = out
                 for key in _keys(path):
                     leaf = leaf[key]
-                total = total + anp.sum(leaf * ui)
+                total = total + anp.sum(real(leaf * ui))
             return total
         return scalar
 
     def flat(self, grads: tuple) -> list[np.ndarray]:
-        return [leaf for x, g in zip(self.xs, grads, strict=True) for leaf in leaves_like(x, g)]
+        return [leaf for x, g in zip(self.xs, grads, strict=True) for leaf in _leaves_like(x, g)]
 
     @staticmethod
     def quietly(compute: Callable[[], Any]) -> Any:
@@ -272,7 +295,7 @@ class Checker:
         fd = self.directional_difference()
         if fd is not None and len(got) == len(self.v_leaves) and all(
                 np.shape(g) == d.shape for g, d in zip(got, self.v_leaves, strict=True)):
-            terms = [np.asarray(g, float) * d for g, d in zip(got, self.v_leaves, strict=True)]
+            terms = [np.real(np.asarray(g) * d) for g, d in zip(got, self.v_leaves, strict=True)]
             scale = max(sum(float(np.sum(np.abs(t))) for t in terms), abs(fd), 1e-12)
             if abs(sum(float(np.sum(t)) for t in terms) - fd) <= FD_RTOL * scale:
                 return Result("", "pass", _agreement(want))
@@ -367,7 +390,8 @@ class Checker:
 
     def tape(self) -> Result:
         from adlite.runtime import NumberConversionWarning, Tensor
-        tensors = tuple(tree_map(lambda a: Tensor(np.asarray(a, dtype=float),
+        tensors = tuple(tree_map(lambda a: Tensor(np.asarray(a) if np.iscomplexobj(a) else
+                                                  np.asarray(a, dtype=float),
                                                   requires_grad=True), x) for x in self.xs)
         entry = write_entry(self.case, Rewriter(self.tests, tape=True).to_numpy(self.case.fun),
                             self.entries / "tape", self.number, self.output, self.u)["case_entry"]
@@ -375,23 +399,16 @@ class Checker:
             warnings.simplefilter("error", NumberConversionWarning)
             out = entry(*tensors)
             total = None
-            for leaf, u in zip(_tree_leaves(out), self.u, strict=True):
+            for leaf, u in zip(tree_leaves(out), self.u, strict=True):
                 if isinstance(leaf, Tensor):
-                    term = (leaf * u).sum()
+                    term = (np.real(leaf * u) if self.complex_result else leaf * u).sum()
                     total = term if total is None else total + term
             if total is not None and total.requires_grad:
                 total.backward()
-        grads = tuple(tree_map(lambda t: np.zeros(t.shape) if t.grad is None else t.grad.data,
-                               t) for t in tensors)
+        # autograd's convention: the conjugates of the tape's (PyTorch's) complex gradients
+        grads = tuple(tree_map(lambda t: np.zeros(t.shape) if t.grad is None else
+                               np.conj(t.grad.data), t) for t in tensors)
         return _named("tape", self.judge_reverse(self.flat(grads)))
-
-
-def _tree_leaves(tree: Any) -> list[Any]:
-    if isinstance(tree, dict):
-        return [x for v in tree.values() for x in _tree_leaves(v)]
-    if isinstance(tree, tuple | list):
-        return [x for v in tree for x in _tree_leaves(v)]
-    return [tree]
 
 
 def _keys(path: str) -> list[Any]:
@@ -417,12 +434,6 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
     modes = planned_modes(case)
     try:
         checker = Checker(case, tests, entries, number)
-        if any(np.iscomplexobj(leaf) for leaf in leaves(checker.output)):
-            raise _Skip("complex result")
-    except _Skip as skip:
-        for mode in modes:
-            report(Result(mode, "skip", str(skip)))
-        return
     except NotNumpy as error:
         for mode in modes:
             report(Result(mode, "n/a", f"autograd's own API: {error}"))
@@ -431,7 +442,12 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
         for mode in modes:
             report(Result(mode, "skip", f"no reference: {first_line(error)}"))
         return
+    complex_numbers = "complex arguments" if case.is_complex else \
+        "complex result" if checker.complex_result else None
     for mode in modes:
+        if complex_numbers and mode != "tape":  # only the tape has complex numbers
+            report(Result(mode, "skip", complex_numbers))
+            continue
         if mode == "hessian" and not all(isinstance(x, float | np.ndarray | np.floating)
                                          for x in checker.xs):
             continue
@@ -444,6 +460,3 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
             own = "autograd's own code raised: " if status == "n/a" else ""
             report(Result(mode, status, own + first_line(error)))
 
-
-class _Skip(Exception):
-    pass

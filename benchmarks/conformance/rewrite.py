@@ -27,7 +27,8 @@ shim's) those of
 with the case's differentiated arguments as parameters and its other arguments and keywords
 as constants (literals where they are literals, names bound in the module otherwise), and
 `case_scalar`, the entry's result contracted with fixed cotangents (`np.sum(out[i] * u_i)`
-summed over the result's leaves; the entry itself when its result is one number), into a
+summed over the result's leaves; the entry itself when its result is one number; their real
+parts where the result is complex, so that the scalar is real), into a
 file adlite can read the source of, and returns the module's namespace.
 """
 
@@ -195,6 +196,15 @@ def leaf_paths(tree: Any, prefix: str = "") -> list[str]:
     return [prefix]
 
 
+def tree_leaves(tree: Any) -> list[Any]:
+    """The leaves of a result (tuples, lists, dicts in order), as they are."""
+    if isinstance(tree, dict):
+        return [x for v in tree.values() for x in tree_leaves(v)]
+    if isinstance(tree, tuple | list):
+        return [x for v in tree for x in tree_leaves(v)]
+    return [tree]
+
+
 def entry_source(case: Any, output: Any) -> tuple[str, dict[str, Any]]:
     """The source of `case_entry` and `case_scalar` and the constants they name (`fun`, the
     cotangents `u<i>` are bound by the caller)."""
@@ -212,10 +222,15 @@ def entry_source(case: Any, output: Any) -> tuple[str, dict[str, Any]]:
     call += [f"{k}={constant(f'k_{k}', v)}" for k, v in case.kwargs.items()]
     signature = ", ".join(params)
     paths = leaf_paths(output)
+    is_complex = any(np.iscomplexobj(leaf) for leaf in tree_leaves(output))
+
+    def real(expression: str) -> str:
+        return f"np.real({expression})" if is_complex else expression
+
     if paths == [""] and np.ndim(output) == 0:
-        scalar = f"    return case_entry({signature})\n"
+        scalar = f"    return {real(f'case_entry({signature})')}\n"
     else:
-        terms = " + ".join(f"np.sum(out{p} * u{i})" for i, p in enumerate(paths))
+        terms = " + ".join(f"np.sum({real(f'out{p} * u{i}')})" for i, p in enumerate(paths))
         scalar = f"    out = case_entry({signature})\n    return {terms}\n"
     source = (f"def case_entry({signature}):\n    return fun({', '.join(call)})\n\n\n"
               f"def case_scalar({signature}):\n{scalar}")

@@ -15,9 +15,10 @@ Two properties:
                      (whose vocabulary, layer 5, `__init__` binds: `functional.bind_vocabulary`)
     5  vocabulary    the shared derivative formulas' vocabulary on tensors
     6  primitives    every primitive's rules, registered in that table
+       complex_numbers   PyTorch's complex convention; real, imag, conj
     7  decompositions, linalg, special, convolution   more primitives and the functions built
        scipy_stats, special_ufuncs                   on them
-       numpy_functions, sorting          numpy's array functions on tensors
+       numpy_functions, sorting, fft     numpy's array functions on tensors
     8  numpy_protocol   numpy's protocols: `np.*` on tensors dispatched to layers 4 and 7
     9  autograd, custom, gradcheck, optim, dot   backpropagation's function forms, custom
                      functions, gradient checks, optimizers, graph drawing
@@ -45,10 +46,10 @@ LAYERS = {
     "primitive": 3,
     "functional": 4,
     "vocabulary": 5,
-    "primitives": 6,
+    "primitives": 6, "complex_numbers": 6,
     "decompositions": 7, "linalg": 7, "special": 7, "convolution": 7, "scipy_stats": 7,
     "special_ufuncs": 7,
-    "numpy_functions": 7,
+    "numpy_functions": 7, "fft": 7,
     "sorting": 7,
     "numpy_protocol": 8,
     "autograd": 9, "custom": 9, "gradcheck": 9, "optim": 9, "dot": 9, "transforms": 9,
