@@ -145,6 +145,8 @@ class Dim:
         return self._hash
 
     def _compare(self, other: DimLike, op: str) -> bool:
+        if isinstance(other, float) and math.isinf(other):  # a size is finite
+            return (op in ("<", "<=")) == (other > 0)
         if not _is_size(other):
             raise DimUndecided(f"whether {self} {op} {other!r}")
         test = {"<": lambda v: v < 0, "<=": lambda v: v <= 0, ">": lambda v: v > 0,

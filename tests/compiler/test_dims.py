@@ -35,7 +35,8 @@ def test_arithmetic_normalises_and_cancels():
 
 
 DECIDED = ["n == 1", "n == 0", "n == m", "n * m > n", "n + 1 > n", "n * m - n - m >= 0",
-           f"n >= {MIN_SIZE}", "bool(n)", "abs(n - 2 * n) == n"]
+           f"n >= {MIN_SIZE}", "bool(n)", "abs(n - 2 * n) == n", "n < float('inf')",
+           "n * m > -float('inf')"]
 UNDECIDED = [f"n == {MIN_SIZE + 1}", "n < m", f"n - {MIN_SIZE} > 0", "2 * n == m", "int(n)",
              "float(n)", "range(n)", "np.zeros(n)", "n // 3", "n % 2", "(n * n + 1) // (n + 1)",
              "1.5 * n", "n == 2.0", "5 // n"]

@@ -11,6 +11,8 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from adlite.compiler import (
     AdliteSyntaxError,
@@ -28,7 +30,10 @@ from adlite.compiler.ir.core import Type
 from adlite.compiler.ir.dims import MIN_SIZE, symbol
 from adlite.runtime import Tensor
 
+from ..corpus.test_array_random import programs
 from ..support.corpus_arrays import ARRAY_CORPUS, differentiable, sample
+from ..support.generated_source import load_function
+from ..support.random_programs import examples
 
 
 def grown(spec, k: int):
@@ -280,3 +285,30 @@ def test_maps_choose_the_thread_pool_when_the_code_runs(shape):
             np.testing.assert_array_equal(f(a), want)
     finally:
         threads.set_num_threads(before)
+
+
+def _any_size(source: str) -> str:
+    """A random program of tests/corpus/test_array_random.py over (3,) and (2, 3) arrays,
+    written for any sizes: its constant sizes become the arrays' own."""
+    return (source.replace("reshape(1, 3)", "reshape(1, -1)")
+            .replace("range(2)", "range(len(a))").replace("range(3)", "range(len(b))"))
+
+
+@settings(max_examples=examples(25), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(source=programs(), seed=st.integers(0, 1000))
+def test_random_programs_of_run_time_sizes(source, seed, tmp_path):
+    f = load_function(_any_size(source), tmp_path)
+    rng = np.random.default_rng(seed)
+    compiled, gradient = jit(f, shapes="dynamic"), grad(f, wrt=(0, 1), shapes="dynamic")
+    for rows, columns in ((8, 9), (11, 30)):
+        x, y = rng.standard_normal(columns), rng.standard_normal((rows, columns))
+        np.testing.assert_allclose(compiled(x, y), f(x, y), rtol=1e-11, atol=1e-12)
+        gx, gy = gradient(x, y)
+        tx, ty = Tensor(x, requires_grad=True), Tensor(y, requires_grad=True)
+        f(tx, ty).backward()
+        for got, t in ((gx, tx), (gy, ty)):
+            want = np.zeros_like(got) if t.grad is None else t.grad.numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11)
+    assert (compiled.compile_count, gradient.compile_count) == (1, 1), (
+        compiled.sizes_refused, gradient.sizes_refused)
