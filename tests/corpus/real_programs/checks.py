@@ -120,10 +120,13 @@ def run_with(case: Case, replaced: dict[int, Any]) -> Any:
 
 
 class Program:
-    """One program: its case, and the results of running it each way (computed once)."""
+    """One program: its case, and the results of running it each way (computed once);
+    `shapes` is the option of its `jit` and `grad` (their transformations are kept in
+    `transformed` once compiled)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, shapes: str = "static") -> None:
+        self.name, self.shapes = name, shapes
+        self.transformed: tuple = ()
         self.module = load(name)
         self.case: Case = self.module.CASE
         self.file = Path(self.module.__file__).name
@@ -141,17 +144,19 @@ class Program:
     @functools.cached_property
     def compiled(self) -> Compiled:
         case, result = self.case, Compiled()
+        compiled = jit(case.entry, shapes=self.shapes)
+        gradient = grad(case.entry, wrt=case.wrt, shapes=self.shapes)
+        self.transformed = (compiled, gradient)
         try:
             with captured_stdout() as printed:
-                result.value = jit(case.entry)(*copy.deepcopy(case.args),
-                                               **copy.deepcopy(case.kwargs))
+                result.value = compiled(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
             result.printed = printed.text
         except Exception as error:  # noqa: BLE001  (kept and reported)
             result.value_error = error
         try:
             with captured_stdout():  # what grad prints is not checked
-                result.gradient = grad(case.entry, wrt=case.wrt)(*copy.deepcopy(case.args),
-                                                                 **copy.deepcopy(case.kwargs))
+                result.gradient = gradient(*copy.deepcopy(case.args),
+                                           **copy.deepcopy(case.kwargs))
         except Exception as error:  # noqa: BLE001
             result.gradient_error = error
         return result
@@ -213,5 +218,5 @@ class Program:
 
 
 @functools.cache
-def program(name: str) -> Program:
-    return Program(name)
+def program(name: str, shapes: str = "static") -> Program:
+    return Program(name, shapes)
