@@ -37,6 +37,7 @@ from .arrays import (
     store,
 )
 from .elements import element
+from .emit import when
 from .ops import I64
 from .parallel import PARALLEL_MIN, parallel_nest, rows_per_block
 from .registry import lowers
@@ -128,24 +129,13 @@ def lower_take_add(cx, eqn, env):
 
         def scan(c):
             dest = _gathered(cx, env, idx, list(c), 0, n)
-            _when(cx, b.and_(b.icmp_signed(">=", dest[0], lo), b.icmp_signed("<", dest[0], hi)),
+            when(cx, b.and_(b.icmp_signed(">=", dest[0], lo), b.icmp_signed("<", dest[0], hi)),
                   lambda: add_row(list(c), dest))
 
         loop_nest(cx, idx.type.shape, scan)
 
     _rows(cx, (DEST_BLOCKS,), 1, block)
     return [ptr]
-
-
-def _when(cx, cond, emit: Callable) -> None:
-    """Emit `emit()` at the current position, run only when `cond`."""
-    then = cx.fn.append_basic_block("when")
-    done = cx.fn.append_basic_block("when.end")
-    cx.b.cbranch(cond, then, done)
-    cx.b.position_at_end(then)
-    emit()
-    cx.b.branch(done)
-    cx.b.position_at_end(done)
 
 
 @lowers("put")
