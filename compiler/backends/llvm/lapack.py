@@ -6,7 +6,7 @@ Contract: `Lapack(cx)` (the lowering context, `context.py`: its `b`, `entry` and
 emits
 - `column_major(ptr, rows, cols, elem, to=None)`: a new buffer with the rows x cols
   row-major matrix of `elem`s at `ptr` in column-major order (its transpose row-major;
-  numpy's "linearize" step), converted to element type `to` when given (numpy's linear
+XX
   algebra computes float32 in float64);
 - `call(routine, elem, ints_and_pointers, chars) -> info`: a call of routine `routine` for
   element type `elem` (`s` float32, `d` float64): an int operand (a Python int or an i64
@@ -23,10 +23,12 @@ from llvmlite import ir
 from .arrays import alloc, loop_nest
 from .context import LoweringContext
 from .declarations import function
+from .emit import when
 from .ops import I64
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
+TILE = 32  # the transposing copy goes by TILE x TILE tiles (cache lines reused)
 
 
 def symbol(routine: str, elem) -> str:
@@ -49,7 +51,14 @@ class Lapack:
         widen = isinstance(elem, ir.FloatType) and not isinstance(to, ir.FloatType)
 
         def move(co):
-            i, j = co
+            tile_i, tile_j, di, dj = co
+            i = b.add(b.mul(tile_i, ir.Constant(I64, TILE)), di)
+            j = b.add(b.mul(tile_j, ir.Constant(I64, TILE)), dj)
+            inside = b.and_(b.icmp_signed("<", i, ir.Constant(I64, rows)),
+                            b.icmp_signed("<", j, ir.Constant(I64, cols)))
+            when(self.cx, inside, lambda: copy(i, j))
+
+        def copy(i, j):
             src = b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)], source_etype=elem)
             dst = b.gep(out, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=to)
             value = b.load(src, typ=elem)
@@ -57,7 +66,7 @@ class Lapack:
                 value = b.fpext(value, to) if widen else b.fptrunc(value, to)
             b.store(value, dst)
 
-        loop_nest(self.cx, (rows, cols), move)
+        loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE), TILE, TILE), move)
         return out
 
     def call(self, routine: str, elem, operands, chars: str = ""):
