@@ -23,7 +23,7 @@ from llvmlite import ir
 from .arrays import alloc, loop_nest
 from .context import LoweringContext
 from .declarations import function
-from .emit import when
+from .emit import counted
 from .ops import I64
 
 PTR = ir.PointerType()
@@ -50,13 +50,12 @@ class Lapack:
         out = alloc(self.cx, (cols, rows), to)
         widen = isinstance(elem, ir.FloatType) and not isinstance(to, ir.FloatType)
 
-        def move(co):
-            tile_i, tile_j, di, dj = co
-            i = b.add(b.mul(tile_i, ir.Constant(I64, TILE)), di)
-            j = b.add(b.mul(tile_j, ir.Constant(I64, TILE)), dj)
-            inside = b.and_(b.icmp_signed("<", i, ir.Constant(I64, rows)),
-                            b.icmp_signed("<", j, ir.Constant(I64, cols)))
-            when(self.cx, inside, lambda: copy(i, j))
+        smin = self.cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
+
+        def span(tile, n):  # [first, stop) of a tile of TILE positions of n
+            first = b.mul(tile, ir.Constant(I64, TILE))
+            return first, b.call(smin, [b.add(first, ir.Constant(I64, TILE)),
+                                        ir.Constant(I64, n)])
 
         def copy(i, j):
             src = b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)], source_etype=elem)
@@ -65,8 +64,18 @@ class Lapack:
             if to != elem:
                 value = b.fpext(value, to) if widen else b.fptrunc(value, to)
             b.store(value, dst)
+            return []
 
-        loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE), TILE, TILE), move)
+        def tile(co):  # the output's rows j of the tile, each written contiguously
+            (i0, i1), (j0, j1) = span(co[0], rows), span(co[1], cols)
+
+            def output_row(j, _):
+                counted(self.cx, i0, i1, 1, [], lambda i, _: copy(i, j))
+                return []
+
+            counted(self.cx, j0, j1, 1, [], output_row)
+
+        loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE)), tile)
         return out
 
     def call(self, routine: str, elem, operands, chars: str = ""):
