@@ -20,7 +20,9 @@ Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = 
 - inv: `gA = -Ai.T g Ai.T`;  det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
 - cholesky: the derivative of the function numpy computes, which reads the lower triangle
   only: `L = chol(sym(A))`, `sym(A) = tril(A) + tril(A, -1).T`. With `P = phi(L.T g)` and
-  `S = inv(L).T P inv(L)`, `gA = tril(S + S.T, -1) + diag(S)`: zero above the diagonal (those
+  `S = inv(L).T P inv(L)` (computed as JAX does, by two triangular solves: `S.T =
+  solve_triangular(L, solve_triangular(L, P, trans=1).T, trans=1)`), `gA = tril(S + S.T, -1)
+  + diag(S)`: zero above the diagonal (those
   entries are never read), an entry below it counted for both places it stands for, where
   `phi` keeps the lower triangle and halves the diagonal (`tril_halfdiag`). JAX and PyTorch
   return the symmetric `(S + S.T) / 2` instead (the derivative along symmetric changes only:
@@ -232,12 +234,13 @@ def _cholesky_vjp(o, cts, inputs, outputs, shapes):
     if g is None:
         return [None]
     st = stack_of(o, shapes[0])
-    li = o.inv(lower)
     p = o.tril_halfdiag(o.matmul(st.t(lower), g))
-    s = o.matmul(o.matmul(st.t(li), p), li)
+    # S.T = inv(L).T (inv(L).T P).T by two triangular solves (no inverse, no products)
+    y = o.solve_triangular(lower, p, trans=1, lower=True, unit_diagonal=False)
+    s_t = o.solve_triangular(lower, st.t(y), trans=1, lower=True, unit_diagonal=False)
     # S + S.T is the cotangent of the symmetric matrix the triangle stands for; the entry
     # A[i, j] below the diagonal stands for both of its (i, j) and (j, i)
-    return [o.triangle(o.add(s, st.t(s)), lower=True, diagonal=0.5)]
+    return [o.triangle(o.add(s_t, st.t(s_t)), lower=True, diagonal=0.5)]
 
 
 def _cholesky_jvp(o, tangents, inputs, outputs, shapes):

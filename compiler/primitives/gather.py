@@ -7,7 +7,9 @@
   outside `x`.
 - `take_add[axis, shape] g idx`: zeros of `shape` into which `g` (the shape `take` gives) is
   added at `idx` along `axis`, repeated indices accumulating (`np.add.at`): the adjoint of
-  `take`, whose adjoint is `take` again.
+  `take`, whose adjoint is `take` again. It is flagged a `reduction` (it sums the elements
+  of `g` that land at one index): the LLVM backend then fuses the elementwise producer of
+  `g` into its loop instead of materialising `g` (`backends/llvm/fusion.py`).
 - `put[axis] x v idx`: a copy of `x` with `v` (of the shape `take` gives) written at `idx`
   along `axis`, in row-major order of `idx`, so that the last write to a position wins (numpy's
   `x[idx] = v`; `x[idx] += v` is `x[idx] = x[idx] + v`, so repeats do not accumulate). Its
@@ -70,7 +72,7 @@ register(Primitive(
     lambda b, e, cts: [b.take(cts[0], e.inputs[1], axis=e.params["axis"]), None],
     lambda b, e, t: [None if t[0] is None else b.take_add(t[0], e.inputs[1], **e.params)],
     lambda args, e: (f"_rt.take_add({args[0]}, {args[1]}, {e.params['axis']}, "
-                     f"{e.params['shape']})")))
+                     f"{e.params['shape']})"), reduction=True))
 
 
 def _put_type(in_types, params):

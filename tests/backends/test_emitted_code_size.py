@@ -24,9 +24,10 @@ from benchmarks.compile_time import straight_line
 from ..corpus.real_programs import load
 from ..support.generated_source import load_function
 
-# program: LLVM instructions of its gradient today
+# program: LLVM instructions of its gradient today (binomial_tree's ~100 full sums of 8 to 41
+# elements are numpy's 8-lane leaves since pairwise.py: 15731 before)
 CORPUS_BOUNDS = {
-    "lstm": 8117, "binomial_tree": 15731, "particles": 22819, "gmm": 12296,
+    "lstm": 8117, "binomial_tree": 18555, "particles": 22819, "gmm": 12296,
     "sir_model": 31466, "kalman_filter": 6348, "hmm_forward": 3721,
 }
 STRAIGHT_LINE_BOUNDS = {(100, True): 9464, (1000, False): 11334}  # (statements, array)

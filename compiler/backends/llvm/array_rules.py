@@ -8,7 +8,9 @@ using its array services (arrays.py: `alloc`, `loop_nest`, `any_nest`, `element`
   element is preceded by `empty_extremum`, which leaves with its status). A reduction over
   dimension 0 (a full one included) of a large operand reduces each block of rows in order
   into its own partial on the thread pool, then combines the partials in block order: the
-  same bits for any thread count (not those of one in-order loop).
+  same bits for any thread count (not those of one in-order loop). A full float sum of a
+  smaller operand is numpy's pairwise sum (pairwise.py: `np.sum`'s bits for a contiguous
+  array); the other full reductions of smaller operands run in order.
 - `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
   loops without it (`arrays.blas()`).
 - `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then
@@ -43,6 +45,7 @@ from .arrays import (
 from .elements import element, lower_elementwise
 from .fusion import Lazy, fusible
 from .ops import I1, I64
+from .pairwise import pairwise_sum
 from .parallel import any_nest, blocks, parallel_nest, rows_per_block
 from .registry import lowers
 
@@ -74,6 +77,8 @@ def _reduce(cx, env, x, axes, kind, out_shape):
         total = _blocked_total(cx, env, x, combine, ir.Constant(elem, init), cuts)
         if total is not None:
             return total
+        if kind == "sum" and x.type.is_float:
+            return pairwise_sum(cx, env, x)
         slot = _accumulator(cx, ir.Constant(elem, init))
 
         def body(coords):

@@ -6,7 +6,7 @@ Contract: `Lapack(cx)` (the lowering context, `context.py`: its `b`, `entry` and
 emits
 - `column_major(ptr, rows, cols, elem, to=None)`: a new buffer with the rows x cols
   row-major matrix of `elem`s at `ptr` in column-major order (its transpose row-major;
-  numpy's "linearize" step), converted to element type `to` when given (numpy's linear
+XX
   algebra computes float32 in float64);
 - `call(routine, elem, ints_and_pointers, chars) -> info`: a call of routine `routine` for
   element type `elem` (`s` float32, `d` float64): an int operand (a Python int or an i64
@@ -23,10 +23,12 @@ from llvmlite import ir
 from .arrays import alloc, loop_nest
 from .context import LoweringContext
 from .declarations import function
+from .emit import counted
 from .ops import I64
 
 PTR = ir.PointerType()
 I8 = ir.IntType(8)
+TILE = 32  # the transposing copy goes by TILE x TILE tiles (cache lines reused)
 
 
 def symbol(routine: str, elem) -> str:
@@ -48,16 +50,32 @@ class Lapack:
         out = alloc(self.cx, (cols, rows), to)
         widen = isinstance(elem, ir.FloatType) and not isinstance(to, ir.FloatType)
 
-        def move(co):
-            i, j = co
+        smin = self.cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
+
+        def span(tile, n):  # [first, stop) of a tile of TILE positions of n
+            first = b.mul(tile, ir.Constant(I64, TILE))
+            return first, b.call(smin, [b.add(first, ir.Constant(I64, TILE)),
+                                        ir.Constant(I64, n)])
+
+        def copy(i, j):
             src = b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)], source_etype=elem)
             dst = b.gep(out, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=to)
             value = b.load(src, typ=elem)
             if to != elem:
                 value = b.fpext(value, to) if widen else b.fptrunc(value, to)
             b.store(value, dst)
+            return []
 
-        loop_nest(self.cx, (rows, cols), move)
+        def tile(co):  # the output's rows j of the tile, each written contiguously
+            (i0, i1), (j0, j1) = span(co[0], rows), span(co[1], cols)
+
+            def output_row(j, _):
+                counted(self.cx, i0, i1, 1, [], lambda i, _: copy(i, j))
+                return []
+
+            counted(self.cx, j0, j1, 1, [], output_row)
+
+        loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE)), tile)
         return out
 
     def call(self, routine: str, elem, operands, chars: str = ""):

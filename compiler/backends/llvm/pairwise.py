@@ -1,0 +1,236 @@
+"""Full float sums in numpy's pairwise order: the same bits as `np.sum` of a contiguous array.
+
+Contract: `pairwise_sum(cx, env, x)` emits, at the current position, the sum of every element
+of the float array `x` (fused or a buffer) in row-major order, grouped as numpy's
+`pairwise_sum` groups a contiguous array: `0.0 + pw(0, n)`, where `pw(s, l)` for `l` above
+LEAF (128) is `pw(s, h) + pw(s + h, l - h)` with `h = l // 2` rounded down to a multiple
+of 8, and a leaf is summed in LANES (8) accumulators, element `s + i` into lane `i % 8`
+while `i < l - l % 8`, the lanes combined as `((r0 + r1) + (r2 + r3)) + ((r4 + r5) +
+(r6 + r7))`, then the last `l % 8` elements added in order. The order is fixed by `n` alone
+(never by the thread count or the tier), and the eight lanes are independent chains, so the
+loop is not bound by the latency of one add (an in-order sum of 1,000 elements is 1,000
+dependent adds). A tree deeper than one leaf is walked at run time by two internal functions
+defined once per module (`__adlite_pairwise_next`, `__adlite_pairwise_push_<type>`) on a
+stack in the caller's frame: a sum's code does not grow with `n` and repeats no walker.
+(The signs of zero partials may differ from numpy's, which starts a leaf of under 8 elements
+at +0.0: no sum of nonzero terms depends on them, and the final `0.0 +` makes a zero +0.0.)
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from llvmlite import ir
+
+from .arrays import PTR, element_type, n_elements, row_major_strides
+from .elements import element
+from .emit import counted
+from .ops import I64
+
+LEAF = 128  # numpy's PW_BLOCKSIZE
+LANES = 8
+DEPTH = 64  # stack entries: a tree over 2**63 elements is under 58 levels deep
+
+
+def pairwise_sum(cx, env, x) -> ir.Value:
+    elem = element_type(x.type)
+    n = n_elements(x.type.shape)
+    if n < LANES:
+        total = _short(cx, env, x, n, elem)
+    elif n <= LEAF:  # one leaf, its bounds known
+        total = _leaf(cx, env, x, ir.Constant(I64, 0), ir.Constant(I64, n), elem, n % LANES)
+    else:
+        total = _tree(cx, env, x, n, elem)
+    return cx.b.fadd(ir.Constant(elem, 0.0), total)
+
+
+def _at(cx, env, x, flat):
+    """The element of `x` at row-major position `flat`."""
+    b, shape = cx.b, x.type.shape
+    coords = []
+    for d, (size, stride) in enumerate(zip(shape, row_major_strides(shape), strict=True)):
+        c = b.udiv(flat, ir.Constant(I64, stride)) if stride != 1 else flat
+        coords.append(b.urem(c, ir.Constant(I64, size)) if d else c)
+    cx.memo = {}  # positions of one loop body: values of this block only
+    value = element(cx, env, x, coords)
+    cx.memo = {}
+    return value
+
+
+def _leaf(cx, env, x, start, length, elem, rest: int) -> ir.Value:
+    """numpy's sum of the `length` (8 to LEAF) elements from `start`; `length % 8` is 0 or
+    `rest` (only the last leaf of the tree, whose length is `n`'s modulo 8, has a tail). The
+    element is emitted once, in a loop of LANES positions inside a loop over chunks: a full
+    chunk adds position j into lane j; the partial chunk, moved back to end at the leaf's
+    end (so it reads inside it), adds -0.0 (x + -0.0 is x) and leaves its last `rest`
+    elements for the in-order tail. O3 unrolls the inner loop and keeps lanes and tail in
+    registers: the code does not repeat the operand's fused expression per lane."""
+    b, entry = cx.b, cx.entry
+    lanes, tail = (entry.alloca(elem, size=ir.Constant(I64, LANES)) for _ in range(2))
+
+    def clear(j, _):
+        b.store(ir.Constant(elem, -0.0), _slot(b, lanes, j, elem))
+        return []
+
+    counted(cx, ir.Constant(I64, 0), ir.Constant(I64, LANES), 1, [], clear)
+    if isinstance(length, ir.Constant):  # one leaf: its counts known here
+        full, chunks, last_base = (ir.Constant(I64, v) for v in (
+            length.constant // LANES, -(-length.constant // LANES), length.constant - LANES))
+    else:
+        full = b.lshr(length, ir.Constant(I64, 3))
+        chunks = b.lshr(b.add(length, ir.Constant(I64, LANES - 1)), ir.Constant(I64, 3))
+        last_base = b.sub(length, ir.Constant(I64, LANES))
+    smin = cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
+
+    def chunk(c, _):
+        is_full = b.icmp_signed("<", c, full)
+        base = b.add(start, b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
+
+        def lane(j, _):
+            value = _at(cx, env, x, b.add(base, j))
+            lane_j = _slot(b, lanes, j, elem)
+            addend = b.select(is_full, value, ir.Constant(elem, -0.0))
+            b.store(b.fadd(b.load(lane_j, typ=elem), addend), lane_j)
+            b.store(value, _slot(b, tail, j, elem))
+            return []
+
+        counted(cx, ir.Constant(I64, 0), ir.Constant(I64, LANES), 1, [], lane)
+        return []
+
+    counted(cx, ir.Constant(I64, 0), chunks, 1, [], chunk)
+    has_tail = b.icmp_signed("<", full, chunks)
+    return b.call(_total(cx.module, elem, rest), [lanes, tail, has_tail])
+
+
+def _total(module: ir.Module, elem: ir.Type, rest: int) -> ir.Function:
+    """`<type> __adlite_pairwise_total_<type>_<rest>(lanes, tail, has_tail)`: the lanes
+    combined as numpy combines them, then, when `has_tail`, the last `rest` elements of
+    `tail` added in order (defined once per module; O3 inlines it)."""
+    name = f"__adlite_pairwise_total_{elem}_{rest}"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(elem, [PTR, PTR, ir.IntType(1)]), name)
+    fn.linkage = "internal"
+    lanes, tail, has_tail = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    r = [b.load(_slot(b, lanes, ir.Constant(I64, j), elem), typ=elem) for j in range(LANES)]
+    pairs = [b.fadd(r[j], r[j + 1]) for j in range(0, LANES, 2)]
+    res = b.fadd(b.fadd(pairs[0], pairs[1]), b.fadd(pairs[2], pairs[3]))
+    for j in range(LANES - rest, LANES):
+        item = b.load(_slot(b, tail, ir.Constant(I64, j), elem), typ=elem)
+        res = b.select(has_tail, b.fadd(res, item), res)
+    b.ret(res)
+    return fn
+
+
+def _short(cx, env, x, n, elem) -> ir.Value:
+    """numpy's sum of fewer than 8 elements: in order (from -0.0: see the module doc)."""
+    return counted(cx, ir.Constant(I64, 0), ir.Constant(I64, n), 1, [ir.Constant(elem, -0.0)],
+                   lambda k, acc: [cx.b.fadd(acc[0], _at(cx, env, x, k))])[0]
+
+
+def _slot(b, array, i, typ):
+    return b.gep(array, [i], inbounds=True, source_etype=typ)
+
+
+def _tree(cx, env, x, n, elem) -> ir.Value:
+    """numpy's pairwise recursion over `n` elements: the module's walker (`_walker`) hands
+    out the leaves in order, each leaf's sum goes to `_combiner`, which adds it to the
+    pending left sums; the last one leaves the total in `sums[0]`."""
+    b, entry = cx.b, cx.entry
+    state = entry.alloca(I64, size=ir.Constant(I64, STATE))
+    sums = entry.alloca(elem, size=ir.Constant(I64, DEPTH))
+    leaf_range = entry.alloca(I64, size=ir.Constant(I64, 2))
+    for k, v in ((SP, 1), (VP, 0), (STARTS, 0), (LENGTHS, n), (COMBINES, 0)):
+        b.store(ir.Constant(I64, v), _slot(b, state, ir.Constant(I64, k), I64))
+    walk, leaf, done = (cx.fn.append_basic_block(f"pairwise.{name}")
+                        for name in ("walk", "leaf", "done"))
+    b.branch(walk)
+    b.position_at_end(walk)
+    b.cbranch(b.call(_walker(cx.module), [state, leaf_range]), leaf, done)
+    b.position_at_end(leaf)
+    start, length = (b.load(_slot(b, leaf_range, ir.Constant(I64, k), I64), typ=I64)
+                     for k in (0, 1))
+    value = _leaf(cx, env, x, start, length, elem, n % LANES)
+    b.call(_combiner(cx.module, elem), [state, sums, value])
+    b.branch(walk)
+    b.position_at_end(done)
+    return b.load(sums, typ=elem)
+
+
+# the walker's state, an i64 array: stack pointers, the pending combines of the leaf handed
+# out, then the stack's starts, lengths and pending combines
+SP, VP, PENDING, STARTS = 0, 1, 2, 3
+LENGTHS, COMBINES = STARTS + DEPTH, STARTS + 2 * DEPTH
+STATE = STARTS + 3 * DEPTH
+
+
+def _walker(module: ir.Module) -> ir.Function:
+    """`i1 __adlite_pairwise_next(state, leaf)`: pops ranges, pushing the right then the left
+    half of one longer than LEAF (the right one with one more pending combine), until a leaf:
+    its (start, length) in `leaf`, its pending combines in the state; false when done."""
+    name = "__adlite_pairwise_next"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(ir.IntType(1), [PTR, PTR]), name)
+    fn.linkage = "internal"
+    state, leaf = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    head, pop, split, found, done = (fn.append_basic_block(n) for n in
+                                     ("head", "pop", "split", "found", "done"))
+
+    def at(k, i=None):
+        index = ir.Constant(I64, k) if i is None else b.add(ir.Constant(I64, k), i)
+        return _slot(b, state, index, I64)
+
+    b.branch(head)
+    b.position_at_end(head)
+    sp = b.load(at(SP), typ=I64)
+    b.cbranch(b.icmp_signed(">", sp, ir.Constant(I64, 0)), pop, done)
+    b.position_at_end(pop)
+    top = b.sub(sp, ir.Constant(I64, 1))
+    start, length, combines = (b.load(at(k, top), typ=I64) for k in (STARTS, LENGTHS, COMBINES))
+    b.cbranch(b.icmp_signed(">", length, ir.Constant(I64, LEAF)), split, found)
+    b.position_at_end(split)
+    half = b.lshr(length, ir.Constant(I64, 1))
+    half = b.sub(half, b.and_(half, ir.Constant(I64, LANES - 1)))
+    below = b.add(top, ir.Constant(I64, 1))
+    for k, right, left in ((STARTS, b.add(start, half), start),
+                           (LENGTHS, b.sub(length, half), half),
+                           (COMBINES, b.add(combines, ir.Constant(I64, 1)), ir.Constant(I64, 0))):
+        b.store(right, at(k, top))
+        b.store(left, at(k, below))
+    b.store(b.add(top, ir.Constant(I64, 2)), at(SP))
+    b.branch(head)
+    b.position_at_end(found)
+    b.store(top, at(SP))
+    b.store(combines, at(PENDING))
+    b.store(start, _slot(b, leaf, ir.Constant(I64, 0), I64))
+    b.store(length, _slot(b, leaf, ir.Constant(I64, 1), I64))
+    b.ret(ir.Constant(ir.IntType(1), 1))
+    b.position_at_end(done)
+    b.ret(ir.Constant(ir.IntType(1), 0))
+    return fn
+
+
+def _combiner(module: ir.Module, elem: ir.Type) -> ir.Function:
+    """`void __adlite_pairwise_push_<type>(state, sums, value)`: `value` added to the pending
+    left sums (`left + value`, the last one first), then pushed on `sums`."""
+    name = f"__adlite_pairwise_push_{elem}"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, elem]), name)
+    fn.linkage = "internal"
+    state, sums, value = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    builder = SimpleNamespace(fn=fn, b=b)
+    vp_slot = _slot(b, state, ir.Constant(I64, VP), I64)
+    pending = b.load(_slot(b, state, ir.Constant(I64, PENDING), I64), typ=I64)
+    vp = b.load(vp_slot, typ=I64)
+    vp, value = counted(builder, ir.Constant(I64, 0), pending, 1, [vp, value], lambda _, c: [
+        b.sub(c[0], ir.Constant(I64, 1)),
+        b.fadd(b.load(_slot(b, sums, b.sub(c[0], ir.Constant(I64, 1)), elem), typ=elem), c[1])])
+    b.store(value, _slot(b, sums, vp, elem))
+    b.store(b.add(vp, ir.Constant(I64, 1)), vp_slot)
+    b.ret_void()
+    return fn
