@@ -444,8 +444,9 @@ def _cause(path: str, seen: list[Leaf | None], reason: str | None) -> str:
     if kinds == {"type"}:
         dtypes = {leaf.what.split("[")[0] for leaf in seen}
         if len(dtypes) == 1:
-            return f"{head} took {k} shapes ({shown}): each shape compiles once; pad or " \
-                "bucket the data to a few shapes"
+            return f"{head} took {k} shapes ({shown}): each shape compiles once; compile " \
+                "with shapes=\"dynamic\" (one compilation for all sizes), or pad or bucket " \
+                "the data to a few shapes"
         return f"{head} took {k} types ({shown}): pass one type (float(x), " \
             "x.astype(np.float64))"
     return f"{head} took {k} structures ({shown}): the structure of containers, the types " \

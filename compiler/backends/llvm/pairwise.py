@@ -22,7 +22,8 @@ from types import SimpleNamespace
 
 from llvmlite import ir
 
-from .arrays import PTR, element_type, n_elements, row_major_strides
+from ...ir.dims import is_symbolic
+from .arrays import PTR, element_type, extent, n_elements, row_major_strides
 from .elements import element
 from .emit import counted
 from .ops import I64
@@ -35,7 +36,9 @@ DEPTH = 64  # stack entries: a tree over 2**63 elements is under 58 levels deep
 def pairwise_sum(cx, env, x) -> ir.Value:
     elem = element_type(x.type)
     n = n_elements(x.type.shape)
-    if n < LANES:
+    if is_symbolic(n):  # a run-time size (of at least 8): the tree, walked from n
+        total = _tree(cx, env, x, n, elem)
+    elif n < LANES:
         total = _short(cx, env, x, n, elem)
     elif n <= LEAF:  # one leaf, its bounds known
         total = _leaf(cx, env, x, ir.Constant(I64, 0), ir.Constant(I64, n), elem, n % LANES)
@@ -49,17 +52,18 @@ def _at(cx, env, x, flat):
     b, shape = cx.b, x.type.shape
     coords = []
     for d, (size, stride) in enumerate(zip(shape, row_major_strides(shape), strict=True)):
-        c = b.udiv(flat, ir.Constant(I64, stride)) if stride != 1 else flat
-        coords.append(b.urem(c, ir.Constant(I64, size)) if d else c)
+        c = b.udiv(flat, extent(cx, stride)) if is_symbolic(stride) or stride != 1 else flat
+        coords.append(b.urem(c, extent(cx, size)) if d else c)
     cx.memo = {}  # positions of one loop body: values of this block only
     value = element(cx, env, x, coords)
     cx.memo = {}
     return value
 
 
-def _leaf(cx, env, x, start, length, elem, rest: int) -> ir.Value:
+def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
     """numpy's sum of the `length` (8 to LEAF) elements from `start`; `length % 8` is 0 or
-    `rest` (only the last leaf of the tree, whose length is `n`'s modulo 8, has a tail). The
+    `rest` (only the last leaf of the tree, whose length is `n`'s modulo 8, has a tail; a
+    run-time value for a run-time `n`). The
     element is emitted once, in a loop of LANES positions inside a loop over chunks: a full
     chunk adds position j into lane j; the partial chunk, moved back to end at the leaf's
     end (so it reads inside it), adds -0.0 (x + -0.0 is x) and leaves its last `rest`
@@ -99,26 +103,34 @@ def _leaf(cx, env, x, start, length, elem, rest: int) -> ir.Value:
 
     counted(cx, ir.Constant(I64, 0), chunks, 1, [], chunk)
     has_tail = b.icmp_signed("<", full, chunks)
-    return b.call(_total(cx.module, elem, rest), [lanes, tail, has_tail])
+    if isinstance(rest, int):
+        return b.call(_total(cx.module, elem, rest), [lanes, tail, has_tail])
+    return b.call(_total(cx.module, elem, None), [lanes, tail, has_tail, rest])
 
 
-def _total(module: ir.Module, elem: ir.Type, rest: int) -> ir.Function:
+def _total(module: ir.Module, elem: ir.Type, rest: int | None) -> ir.Function:
     """`<type> __adlite_pairwise_total_<type>_<rest>(lanes, tail, has_tail)`: the lanes
     combined as numpy combines them, then, when `has_tail`, the last `rest` elements of
-    `tail` added in order (defined once per module; O3 inlines it)."""
-    name = f"__adlite_pairwise_total_{elem}_{rest}"
+    `tail` added in order (defined once per module; O3 inlines it). With `rest` None
+    (`..._run`), `rest` is a fourth, run-time argument."""
+    name = f"__adlite_pairwise_total_{elem}_{'run' if rest is None else rest}"
     if name in module.globals:
         return module.globals[name]
-    fn = ir.Function(module, ir.FunctionType(elem, [PTR, PTR, ir.IntType(1)]), name)
+    args = [PTR, PTR, ir.IntType(1)] + ([I64] if rest is None else [])
+    fn = ir.Function(module, ir.FunctionType(elem, args), name)
     fn.linkage = "internal"
-    lanes, tail, has_tail = fn.args
+    lanes, tail, has_tail = fn.args[:3]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     r = [b.load(_slot(b, lanes, ir.Constant(I64, j), elem), typ=elem) for j in range(LANES)]
     pairs = [b.fadd(r[j], r[j + 1]) for j in range(0, LANES, 2)]
     res = b.fadd(b.fadd(pairs[0], pairs[1]), b.fadd(pairs[2], pairs[3]))
-    for j in range(LANES - rest, LANES):
+    for j in range(LANES - (LANES if rest is None else rest), LANES):
         item = b.load(_slot(b, tail, ir.Constant(I64, j), elem), typ=elem)
-        res = b.select(has_tail, b.fadd(res, item), res)
+        taken = has_tail
+        if rest is None:  # element j is among the last `rest`: j >= LANES - rest
+            taken = b.and_(has_tail, b.icmp_signed(">=", b.add(ir.Constant(I64, j), fn.args[3]),
+                                                   ir.Constant(I64, LANES)))
+        res = b.select(taken, b.fadd(res, item), res)
     b.ret(res)
     return fn
 
@@ -142,7 +154,7 @@ def _tree(cx, env, x, n, elem) -> ir.Value:
     sums = entry.alloca(elem, size=ir.Constant(I64, DEPTH))
     leaf_range = entry.alloca(I64, size=ir.Constant(I64, 2))
     for k, v in ((SP, 1), (VP, 0), (STARTS, 0), (LENGTHS, n), (COMBINES, 0)):
-        b.store(ir.Constant(I64, v), _slot(b, state, ir.Constant(I64, k), I64))
+        b.store(extent(cx, v), _slot(b, state, ir.Constant(I64, k), I64))
     walk, leaf, done = (cx.fn.append_basic_block(f"pairwise.{name}")
                         for name in ("walk", "leaf", "done"))
     b.branch(walk)
@@ -151,7 +163,9 @@ def _tree(cx, env, x, n, elem) -> ir.Value:
     b.position_at_end(leaf)
     start, length = (b.load(_slot(b, leaf_range, ir.Constant(I64, k), I64), typ=I64)
                      for k in (0, 1))
-    value = _leaf(cx, env, x, start, length, elem, n % LANES)
+    rest = b.and_(extent(cx, n), ir.Constant(I64, LANES - 1)) if is_symbolic(n) else \
+        n % LANES
+    value = _leaf(cx, env, x, start, length, elem, rest)
     b.call(_combiner(cx.module, elem), [state, sums, value])
     b.branch(walk)
     b.position_at_end(done)
