@@ -26,6 +26,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ... import status
+from ...ir.dims import is_symbolic
 from .arrays import (
     alloc,
     copy_array,
@@ -111,7 +112,8 @@ def lower_take_add(cx, eqn, env):
         store(cx, ptr, out.type, off, plus(cx.b, load(cx, ptr, out.type, off),
                                            element(cx, env, g, source)))
 
-    large = n_elements(g.type.shape) >= PARALLEL_MIN
+    count = n_elements(g.type.shape)  # run-time sizes: the serial scatter
+    large = not is_symbolic(count) and count >= PARALLEL_MIN
     if axis > 0 or not large or n < DEST_BLOCKS:
         _rows(cx, shape, rows_per_block(shape), lambda co: store(
             cx, ptr, out.type, offset(cx, shape, co), zero))
