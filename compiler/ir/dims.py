@@ -277,8 +277,8 @@ def reshaped(shape: tuple, new: tuple) -> tuple:
     return tuple(new)
 
 
-def slice_indices(start: int | None, stop: int | None, step: int | None,
-                  n: DimLike) -> tuple[DimLike, DimLike, int]:
+def slice_indices(start: DimLike | None, stop: DimLike | None, step: DimLike | None,
+                  n: DimLike) -> tuple[DimLike, DimLike, DimLike]:
     """`slice(start, stop, step).indices(n)` for a size `n` that may be a Dim."""
     step = 1 if step is None else step
     if step == 0:
@@ -296,7 +296,7 @@ def slice_indices(start: int | None, stop: int | None, step: int | None,
     return clamp(start, low if step > 0 else high), clamp(stop, high if step > 0 else low), step
 
 
-def slice_length(start: DimLike, stop: DimLike, step: int) -> DimLike:
+def slice_length(start: DimLike, stop: DimLike, step: DimLike) -> DimLike:
     """How many positions `range(start, stop, step)` holds (sizes may be Dims)."""
     span = stop - start if step > 0 else start - stop
     if span <= 0:

@@ -32,7 +32,7 @@ class Slice:
 
     start: DimLike | None = None
     stop: DimLike | None = None
-    step: int | None = None
+    step: DimLike | None = None
 
     def __post_init__(self) -> None:
         if self.step == 0:
@@ -62,7 +62,7 @@ class Slice:
 
     def symbolic(self, n: DimLike) -> bool:
         """Whether `n` or a bound is a run-time size (`x[:len(y)]` with shapes="dynamic")."""
-        return any(is_symbolic(v) for v in (n, self.start, self.stop))
+        return any(is_symbolic(v) for v in (n, self.start, self.stop, self.step))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ from .real_programs.checks import FD_RTOL, VALUE_RTOL, program
 
 # programs whose arguments have a size of 8 or more but compile per shape: what asks a size
 PER_SHAPE = {
-    "cubic_spline": "np.linalg.solve (LAPACK) of a run-time size",
-    "gp_loglik": "np.linalg.cholesky (LAPACK) of a run-time size",
     "bundle_adjustment": "cam[7:10] of a parameter block of a run-time size (8 or 9 would "
                          "shorten it)",
     "lstm": "a constant hidden size (16) broadcast against a run-time size",

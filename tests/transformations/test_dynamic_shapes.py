@@ -312,3 +312,29 @@ def test_random_programs_of_run_time_sizes(source, seed, tmp_path):
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11)
     assert (compiled.compile_count, gradient.compile_count) == (1, 1), (
         compiled.sizes_refused, gradient.sizes_refused)
+
+
+def gaussian_log_likelihood(a, y):
+    k = a @ a.T + len(y) * np.eye(len(y))
+    chol = np.linalg.cholesky(k)
+    alpha = np.linalg.solve(k, y)
+    return -0.5 * y @ alpha - np.sum(np.log(np.diag(chol)))
+
+
+def test_lapack_calls_of_run_time_sizes():
+    f = jit(gaussian_log_likelihood, shapes="dynamic")
+    g = grad(gaussian_log_likelihood, wrt=(0, 1), shapes="dynamic")
+    rng = np.random.default_rng(6)
+    for n in (9, 20, 41):
+        a, y = rng.standard_normal((n, 3)), rng.standard_normal(n)
+        k = a @ a.T + n * np.eye(n)
+        want = -0.5 * y @ np.linalg.solve(k, y) - 0.5 * np.linalg.slogdet(k)[1]
+        assert f(a, y) == pytest.approx(want, rel=1e-12)
+        da, dy = g(a, y)
+        for value, got in ((a, da), (y, dy)):
+            d = rng.standard_normal(value.shape)
+            moved = [(a + s * d, y) if value is a else (a, y + s * d) for s in (1e-6, -1e-6)]
+            numeric = (gaussian_log_likelihood(*moved[0]) -
+                       gaussian_log_likelihood(*moved[1])) / 2e-6
+            assert float(np.sum(got * d)) == pytest.approx(numeric, rel=1e-6)
+    assert (f.compile_count, g.compile_count) == (1, 1)

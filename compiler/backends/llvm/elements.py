@@ -56,7 +56,7 @@ def _view_source_coords(cx, eqn, coords):
             k += 1
             continue
         start, _, step = item.indices(shape[dim])
-        source.append(b.add(extent(cx, start), b.mul(coords[k], ir.Constant(I64, step))))
+        source.append(b.add(extent(cx, start), b.mul(coords[k], extent(cx, step))))
         k += 1
         dim += 1
     return source + list(coords[k:])
@@ -125,8 +125,8 @@ def _scatter_element(cx, env, atom, eqn, coords):
             region.append(rel if step == 1 else b.neg(rel))  # wholly inside
             dim += 1
             continue
-        pos = b.sdiv(rel, ir.Constant(I64, step))
-        ok = b.and_(b.icmp_signed("==", b.srem(rel, ir.Constant(I64, step)),
+        pos = b.sdiv(rel, extent(cx, step))
+        ok = b.and_(b.icmp_signed("==", b.srem(rel, extent(cx, step)),
                                   ir.Constant(I64, 0)),
                     b.and_(b.icmp_signed(">=", pos, ir.Constant(I64, 0)),
                            b.icmp_signed("<", pos, extent(cx, length))))

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ...ir.dims import is_symbolic
 from .arrays import alloc, loop_nest
-from .context import LoweringContext
+from .context import LoweringContext, extent
 from .declarations import function
 from .emit import counted
 from .ops import I64
@@ -41,7 +42,8 @@ class Lapack:
 
     def _by_reference(self, value, typ=I64):
         slot = self.cx.entry.alloca(typ)
-        self.cx.b.store(ir.Constant(typ, value) if isinstance(value, int) else value, slot)
+        self.cx.b.store(value if isinstance(value, ir.Value) else
+                        extent(self.cx, value) if typ == I64 else ir.Constant(typ, value), slot)
         return slot
 
     def column_major(self, ptr, rows: int, cols: int, elem, to=None):
@@ -55,11 +57,11 @@ class Lapack:
         def span(tile, n):  # [first, stop) of a tile of TILE positions of n
             first = b.mul(tile, ir.Constant(I64, TILE))
             return first, b.call(smin, [b.add(first, ir.Constant(I64, TILE)),
-                                        ir.Constant(I64, n)])
+                                        extent(self.cx, n)])
 
         def copy(i, j):
-            src = b.gep(ptr, [b.add(b.mul(i, ir.Constant(I64, cols)), j)], source_etype=elem)
-            dst = b.gep(out, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=to)
+            src = b.gep(ptr, [b.add(b.mul(i, extent(self.cx, cols)), j)], source_etype=elem)
+            dst = b.gep(out, [b.add(b.mul(j, extent(self.cx, rows)), i)], source_etype=to)
             value = b.load(src, typ=elem)
             if to != elem:
                 value = b.fpext(value, to) if widen else b.fptrunc(value, to)
@@ -75,7 +77,10 @@ class Lapack:
 
             counted(self.cx, j0, j1, 1, [], output_row)
 
-        loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE)), tile)
+        if is_symbolic(rows) or is_symbolic(cols):  # run-time sizes: no tile count known
+            loop_nest(self.cx, (cols, rows), lambda co: copy(co[1], co[0]))
+        else:
+            loop_nest(self.cx, (-(-rows // TILE), -(-cols // TILE)), tile)
         return out
 
     def call(self, routine: str, elem, operands, chars: str = ""):

@@ -30,7 +30,7 @@ from llvmlite import ir
 
 from ... import status
 from . import arrays
-from .arrays import alloc, copy_array, element_type, load, loop_nest, offset, store
+from .arrays import alloc, copy_array, element_type, extent, load, loop_nest, offset, store
 from .declarations import function
 from .elements import element
 from .lapack import Lapack
@@ -63,7 +63,7 @@ def _factor(cx, env, a):
         return lu, piv, Lapack(cx).call("getrf", F64, [n, n, lu, n, piv]), 1, F64
     lu = copy_array(cx, env[id(a)], a.type)
     return lu, piv, cx.b.call(lu_function(cx.module, elem),
-                              [lu, ir.Constant(I64, n), piv]), 0, elem
+                              [lu, extent(cx, n), piv]), 0, elem
 
 
 def _solve(cx, env, a, x, x_type):
@@ -76,7 +76,7 @@ def _solve(cx, env, a, x, x_type):
         cx.check(cx.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
         out = copy_array(cx, x, x_type)
         cx.b.call(lu_solve_function(cx.module, elem),
-                  [lu, ir.Constant(I64, n), piv, out, ir.Constant(I64, columns)])
+                  [lu, extent(cx, n), piv, out, extent(cx, columns)])
         return out
     lapack = Lapack(cx)
     lu = lapack.column_major(env[id(a)], n, n, elem, F64)
@@ -121,10 +121,10 @@ def _slogdet(cx, env, a):
 
     def diagonal(co):
         (i,) = co
-        u = b.load(b.gep(lu, [b.add(b.mul(i, ir.Constant(I64, n)), i)], source_etype=elem),
+        u = b.load(b.gep(lu, [b.add(b.mul(i, extent(cx, n)), i)], source_etype=elem),
                    typ=elem)
         pivot = b.load(b.gep(piv, [i], source_etype=I64), typ=I64)
-        swapped = b.icmp_signed("!=", pivot, b.add(i, ir.Constant(I64, first)))
+        swapped = b.icmp_signed("!=", pivot, b.add(i, extent(cx, first)))
         flip = b.xor(swapped, b.fcmp_ordered("<", u, ir.Constant(elem, 0.0)))
         current = b.load(sign, typ=elem)
         b.store(b.select(flip, b.fneg(current), current), sign)
@@ -177,7 +177,7 @@ def _cholesky(cx, env, a, failure, work=None, lower=True):
         operand = env[id(a)] if lower else Lapack(cx).column_major(env[id(a)], n, n, elem)
         factor = alloc(cx, (n, n), elem)
         info = b.call(cholesky_function(cx.module, elem),
-                      [operand, ir.Constant(I64, n), factor])
+                      [operand, extent(cx, n), factor])
         if lower:
             factor = Lapack(cx).column_major(factor, n, n, elem)
     cx.check(b.icmp_signed("==", info, ir.Constant(I64, 0)), failure(info))
@@ -185,7 +185,7 @@ def _cholesky(cx, env, a, failure, work=None, lower=True):
 
     def move(co):  # the factor back to row-major, zeros in the other triangle (as numpy)
         i, j = co
-        src = b.gep(factor, [b.add(b.mul(j, ir.Constant(I64, n)), i)], source_etype=work)
+        src = b.gep(factor, [b.add(b.mul(j, extent(cx, n)), i)], source_etype=work)
         value = b.select(b.icmp_signed("<=" if lower else ">=", j, i),
                          _narrowed(cx, b.load(src, typ=work), elem),
                          ir.Constant(elem, 0.0))
@@ -234,7 +234,7 @@ def lower_solve_triangular(cx, eqn, env):
                 load(cx, env[id(a)], a.type, offset(cx, (n, n), co[::-1]))))
         x = copy_array(cx, env[id(rhs)], rhs.type)
         info = b.call(trsolve_function(cx.module, elem),
-                      [matrix, ir.Constant(I64, n), x, ir.Constant(I64, columns),
+                      [matrix, extent(cx, n), x, extent(cx, columns),
                        ir.Constant(I64, int(lower != bool(trans))),
                        ir.Constant(I64, int(unit))])
     cx.check(b.icmp_signed("==", info, ir.Constant(I64, 0)),
