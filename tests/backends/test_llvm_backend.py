@@ -9,7 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from adlite.compiler import AdliteSyntaxError, grad, jit
+from adlite.compiler import AdliteSyntaxError, grad, jit, show
+from adlite.compiler.backends.llvm.arrays import blas
+from adlite.compiler.ir.core import Type
 
 from ..support import llvm_examples as ex
 from ..support.paths import ROOT
@@ -162,3 +164,37 @@ def test_arrays_created_in_every_iteration_are_freed():
     growth = _peak_rss_growth(lambda: results.append(f(x, 2000)))
     assert results[0] == pytest.approx(ex.many_temporaries(x, 2000), rel=1e-12)
     assert growth < 100 * x.nbytes, f"peak memory grew by {growth / 2**20:.1f} MiB"
+
+
+def _gemm_flags(fn, types) -> list[tuple[str, str]]:
+    """The (transA, transB) flags of the BLAS products in `fn`'s gradient code."""
+    text = show(fn, "llvm-grad", types=types)
+    return re.findall(r"call void @scipy_cblas_[ds]gemm64_\(i32 101, i32 (\d+), i32 (\d+)", text)
+
+
+def tanh_product(w, x):
+    return np.sum(np.tanh(x @ w))
+
+
+def transposed_twice(a, b):
+    t = a.T
+    return np.sum(t @ b) + np.sum(t * 2.0)  # the transpose has another use: copied
+
+
+@pytest.mark.skipif(blas() is None, reason="no OpenBLAS in numpy")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_products_read_transposed_operands_in_place(dtype):
+    """The gradient of x @ w needs x.T @ g: the BLAS reads x with its trans flag (112), no
+    transposed copy of x is made; a transpose with other uses is still copied."""
+    name = "f64" if dtype == np.float64 else "f32"
+    assert _gemm_flags(tanh_product, [Type(name, (5, 3)), Type(name, (7, 5))]) == \
+        [("111", "111"), ("112", "111")]
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal((5, 3)).astype(dtype), rng.standard_normal((7, 5)).astype(dtype)
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(grad(tanh_product)(w, x),
+                               x.T @ (1 / np.cosh(x @ w) ** 2), rtol=rtol)
+    a, b = rng.standard_normal((4, 6)), rng.standard_normal((4, 2))
+    assert jit(transposed_twice)(a, b) == pytest.approx(transposed_twice(a, b), rel=1e-12)
+    np.testing.assert_allclose(grad(transposed_twice)(a, b),
+                               np.tile(b.sum(axis=1), (6, 1)).T + 2.0, rtol=1e-12)

@@ -286,6 +286,18 @@ def lower_pack(cx, eqn, env):
     return [ptr]
 
 
+def _product_operand(cx, env, v, transposed_ok: bool) -> tuple:
+    """(buffer, whether it holds the operand transposed) of a matrix product's operand `v`:
+    a transpose fusion left unmaterialised (`fusion.product_operand`) is its source's
+    buffer, read with the BLAS's trans flag, or copied now where that is not wanted."""
+    value = env[id(v)]
+    if not isinstance(value, Lazy):
+        return value, False
+    if transposed_ok:
+        return env[id(value.eqn.inputs[0])], True
+    return cx.lower_eqn(value.eqn, env)[0], False
+
+
 @lowers("matmul")
 def lower_matmul(cx, eqn, env):
     x, y = eqn.inputs
@@ -293,21 +305,23 @@ def lower_matmul(cx, eqn, env):
     xs = x.type.shape if len(x.type.shape) == 2 else (1, x.type.shape[0])
     ys = y.type.shape if len(y.type.shape) == 2 else (y.type.shape[0], 1)
     m, k, n = xs[0], xs[1], ys[1]
-    a, bm = env[id(x)], env[id(y)]
     elem = element_type(x.type)
     c = alloc(cx, (m, n), elem)
     b = cx.b
     integers = isinstance(elem, ir.IntType)  # int64: the loops, whose sums wrap as numpy's
     if blas() and not integers:
+        (a, trans_a), (bm, trans_b) = (_product_operand(cx, env, v, True) for v in (x, y))
         gemm = cx.declare(
             "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
             ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
                                             PTR, I64, elem, PTR, I64]))
         em, en, ek = extent(cx, m), extent(cx, n), extent(cx, k)
-        b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 111), ir.Constant(I32, 111),
-                      em, en, ek, ir.Constant(elem, 1.0), a, ek, bm, en,
-                      ir.Constant(elem, 0.0), c, en])
+        b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 112 if trans_a else 111),
+                      ir.Constant(I32, 112 if trans_b else 111), em, en, ek,
+                      ir.Constant(elem, 1.0), a, em if trans_a else ek, bm,
+                      ek if trans_b else en, ir.Constant(elem, 0.0), c, en])
     else:
+        a, bm = (_product_operand(cx, env, v, False)[0] for v in (x, y))
         def at(ptr, i, j, cols):
             return b.gep(ptr, [b.add(b.mul(i, extent(cx, cols)), j)], source_etype=elem)
 

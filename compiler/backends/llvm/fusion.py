@@ -13,8 +13,10 @@ with a fused `full`): one use, or up to MAX_SHARED_USES for cheap ones (`_cheap`
 reaches at most MAX_SHARED_USES consumer loops (each computes it once, memoised per
 position), and fused trees are at most MAX_FUSED_DEPTH deep (a node deeper is materialised),
 so the code stays linear in the program's size; a constant-slice view of a variable is one
-load per element and is fused into any number of consumers. Planning reads the graph only:
-it emits no code.
+load per element and is fused into any number of consumers. A transpose of a float matrix
+used only by matrix products (`product_operand`: `x.T @ g` in the gradient of `x @ w`) is
+never materialised either: the BLAS call reads its source with the trans flag. Planning
+reads the graph only: it emits no code.
 """
 
 from __future__ import annotations
@@ -73,6 +75,17 @@ def _load_view(eqn) -> bool:
     return static_view(eqn) and isinstance(eqn.inputs[0], Var)
 
 
+def product_operand(eqn, uses: dict) -> bool:
+    """`x.T` of a float matrix whose every use is an operand of a matrix product: the BLAS
+    reads `x` transposed (its trans flag), so the transpose is never copied."""
+    if eqn.prim != "transpose" or eqn.params["axes"] != (1, 0) or \
+            not eqn.outputs[0].type.is_float:
+        return False
+    users = uses.get(id(eqn.outputs[0]), [])
+    return bool(users) and all(u is not None and u.prim == "matmul" and
+                               eqn.outputs[0] not in u.outputs for u in users)
+
+
 def plan_fusion(graph) -> set[int]:
     """Ids of the fusible results computed per element by their consumers (see the module
     doc). A fused node is computed once in the loop of each materialised consumer it
@@ -90,6 +103,9 @@ def plan_fusion(graph) -> set[int]:
             uses.setdefault(id(a), []).append(None)
     loops: dict[int, frozenset] = {}  # fused node -> its materialised consumers
     for eqn in reversed(graph.eqns):
+        if product_operand(eqn, uses):
+            loops[id(eqn.outputs[0])] = frozenset(id(u) for u in uses[id(eqn.outputs[0])])
+            continue
         if not fusible(eqn):
             continue
         users = uses.get(id(eqn.outputs[0]), [])
