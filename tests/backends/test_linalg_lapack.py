@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from adlite import compiler
+from adlite.compiler import grad
 from adlite.compiler.backends.llvm import arrays
 from adlite.compiler.ir.core import Type
 
@@ -62,11 +64,11 @@ def _called_routines() -> set[str]:
     """The LAPACK routines the native code of `_functions` calls."""
     matrix = Type("f64", (4, 4))
     code = compiler.show(_functions, "lower", types=[matrix, Type("f64", (4, 3)), matrix])
-    return {r for r in ("gesv", "getrf", "potrf") if f"@scipy_d{r}_64_(" in code}
+    return {r for r in ("gesv", "getrf", "getrs", "potrf") if f"@scipy_d{r}_64_(" in code}
 
 
 def test_native_code_calls_lapack_with_openblas():
-    assert _called_routines() == {"gesv", "getrf", "potrf"}
+    assert _called_routines() == {"getrf", "getrs", "potrf"}  # solve: getrf then getrs
 
 
 def test_the_fallback_calls_no_lapack(without_openblas):
@@ -145,3 +147,23 @@ def test_cached_lapack_code_links_in_a_fresh_process(tmp_path):
         assert seen["openblas"]
         np.testing.assert_array_equal(seen["x"], expected)
     assert list((tmp_path / "cache").glob("*.o"))
+
+
+def summed_solution(a, b):
+    return np.sum(np.linalg.solve(a, b))
+
+
+def test_the_solve_gradient_reuses_the_lu_factors():
+    """solve(A, b)'s adjoint solves with A.T: LAPACK factors A once (getrf) and solves twice
+    (getrs, the second with its transpose flag), never copying A.T."""
+    code = compiler.show(summed_solution, "llvm-grad",
+                         types=[Type("f64", (6, 6)), Type("f64", (6,))])
+    assert len(re.findall(r"call void @scipy_dgetrf_64_\(", code)) == 1
+    assert len(re.findall(r"call void @scipy_dgetrs_64_\(", code)) == 2
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((6, 6)) + 6 * np.eye(6), rng.standard_normal(6)
+    ga, gb = grad(summed_solution, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(gb, np.linalg.solve(a.T, np.ones(6)), rtol=1e-12)
+    np.testing.assert_allclose(ga, -np.outer(gb, np.linalg.solve(a, b)), rtol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        grad(summed_solution)(SINGULAR, np.ones(3))

@@ -65,6 +65,8 @@ class LoweringContext:
     - `tapes`: kind -> (data, size, capacity) slots of a growable stack in the frame
       (`tapes.py`: the AD tapes "f64.<n>" / "i64.<n>", the lists "allocs" and "stored").
     - `in_place`: ids of the `index_update` equations that write their buffer in place.
+    - `factors`: (id of an environment, id of a matrix) -> (the environment, the LU factors
+      and pivots LAPACK computed for the matrix at that graph level: `linalg._solve`).
     - `sizes`: symbol name -> the i64 argument holding that run-time size (`ir.dims`; code
       compiled with `shapes="dynamic"`), read by `arrays.extent`.
     - `memo`, `ranges`, `out_buffers`: the element values of fused nodes in the current loop
@@ -88,6 +90,7 @@ class LoweringContext:
         self.tapes: dict[str, list] = {}
         self.in_place: set[int] = set()
         self.sizes: dict[str, ir.Value] = {}
+        self.factors: dict[tuple[int, int], tuple] = {}
         self.memo: dict = {}
         self.ranges: dict = {}
         self.out_buffers: dict = {}

@@ -14,8 +14,9 @@ reaches at most MAX_SHARED_USES consumer loops (each computes it once, memoised 
 position), and fused trees are at most MAX_FUSED_DEPTH deep (a node deeper is materialised),
 so the code stays linear in the program's size; a constant-slice view of a variable is one
 load per element and is fused into any number of consumers. A transpose of a float matrix
-used only by matrix products (`product_operand`: `x.T @ g` in the gradient of `x @ w`) is
-never materialised either: the BLAS call reads its source with the trans flag. Planning
+used only by matrix products or as the matrix of `solve` (`product_operand`: `x.T @ g` in
+the gradient of `x @ w`, `solve(A.T, g)` in that of `solve(A, b)`) is never materialised
+either: the BLAS or LAPACK call reads its source with the trans flag. Planning
 reads the graph only: it emits no code.
 """
 
@@ -76,14 +77,17 @@ def _load_view(eqn) -> bool:
 
 
 def product_operand(eqn, uses: dict) -> bool:
-    """`x.T` of a float matrix whose every use is an operand of a matrix product: the BLAS
-    reads `x` transposed (its trans flag), so the transpose is never copied."""
+    """`x.T` of a float matrix whose every use is an operand of a matrix product, or the
+    matrix of `solve`: BLAS and LAPACK read `x` transposed (their trans flags), so the
+    transpose is never copied."""
     if eqn.prim != "transpose" or eqn.params["axes"] != (1, 0) or \
             not eqn.outputs[0].type.is_float:
         return False
-    users = uses.get(id(eqn.outputs[0]), [])
-    return bool(users) and all(u is not None and u.prim == "matmul" and
-                               eqn.outputs[0] not in u.outputs for u in users)
+    t = eqn.outputs[0]
+    users = uses.get(id(t), [])
+    return bool(users) and all(
+        u is not None and (u.prim == "matmul" or u.prim == "solve" and u.inputs[0] is t and
+                           u.inputs[1] is not t) for u in users)
 
 
 def plan_fusion(graph) -> set[int]:

@@ -33,6 +33,7 @@ from . import arrays
 from .arrays import alloc, copy_array, element_type, extent, load, loop_nest, offset, store
 from .declarations import function
 from .elements import element
+from .fusion import Lazy
 from .lapack import Lapack
 from .linalg_loops import (
     cholesky_function,
@@ -66,8 +67,12 @@ def _factor(cx, env, a):
                               [lu, extent(cx, n), piv]), 0, elem
 
 
-def _solve(cx, env, a, x, x_type):
-    """inv(A) x for the vector or matrix `x` of type `x_type` (left as it is)."""
+def _solve(cx, env, a, x, x_type, transposed: bool = False):
+    """inv(A) x (inv(A).T x when `transposed`) for the vector or matrix `x` of type `x_type`
+    (left as it is). With LAPACK, A's LU factors are computed once per matrix and graph
+    level (`cx.factors`): the solves that follow, the adjoint's `solve(A.T, g)` with
+    getrs's transpose flag among them, reuse them (gesv is getrf then getrs: the same
+    bits)."""
     n, elem = a.type.shape[0], element_type(a.type)
     columns = 1 if len(x_type.shape) == 1 else x_type.shape[1]
     zero = ir.Constant(I64, 0)
@@ -79,16 +84,25 @@ def _solve(cx, env, a, x, x_type):
                   [lu, extent(cx, n), piv, out, extent(cx, columns)])
         return out
     lapack = Lapack(cx)
-    lu = lapack.column_major(env[id(a)], n, n, elem, F64)
+    key = (id(env), id(a))
+    if key not in cx.factors:
+        lu, piv, info, _, _ = _factor(cx, env, a)
+        cx.check(cx.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
+        cx.factors[key] = (env, lu, piv)  # env kept alive: its id is not reused
+    _, lu, piv = cx.factors[key]
     rhs = lapack.column_major(x, n, columns, elem, F64)
-    info = lapack.call("gesv", F64, [n, columns, lu, n, alloc(cx, (n,), I64), rhs, n])
-    cx.check(cx.b.icmp_signed("==", info, zero), status.SINGULAR_MATRIX)
+    lapack.call("getrs", F64, [n, columns, lu, n, piv, rhs, n], "T" if transposed else "N")
     return lapack.column_major(rhs, columns, n, F64, elem)
 
 
 @lowers("solve")
 def lower_solve(cx, eqn, env):
     a, rhs = eqn.inputs
+    matrix = env[id(a)]
+    if isinstance(matrix, Lazy):  # A.T (fusion.product_operand): A's factors, transposed
+        if arrays.blas():
+            return [_solve(cx, env, matrix.eqn.inputs[0], env[id(rhs)], rhs.type, True)]
+        env[id(a)] = cx.lower_eqn(matrix.eqn, env)[0]
     return [_solve(cx, env, a, env[id(rhs)], rhs.type)]
 
 
