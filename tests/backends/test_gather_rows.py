@@ -89,10 +89,11 @@ def test_embedding_gradient_matches_the_tape():
 def test_the_scatter_add_computes_its_rows_in_its_loop():
     """`take_add` is a reduction for fusion: the cotangent rows `v * (1 - tanh(.)**2)` are
     computed inside the scatter's row loop, and the result is the caller's output buffer, so
-    the scratch holds the gathered rows and their tanh only (it held four full-size
-    temporaries, 42 MB for the benchmark's shapes: malloc then maps fresh pages every call)."""
+    the scratch holds the gathered rows only (it held four full-size temporaries, 42 MB for
+    the benchmark's shapes: malloc then maps fresh pages every call; `tanh(g) * tanh(g)`
+    also counts as one use of the tanh, computed once per position in the loop)."""
     rows, width, count = 100, 8, 1000
     types = [Type("f64", (rows, width)), Type("i64", (count,)), Type("f64", (count, width))]
     text = compiler.show(embedding, "lower", types=types, grad=True)
     size = int(re.search(r"_scratch\(\)[^{]*\{\s*entry:\s*ret i64 (\d+)", text).group(1))
-    assert size < 3 * count * width * 8, size
+    assert size < 2 * count * width * 8, size

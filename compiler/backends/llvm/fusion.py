@@ -97,11 +97,12 @@ def plan_fusion(graph) -> set[int]:
     loops are at most MAX_SHARED_USES, so recomputation never multiplies along a chain of
     shared nodes, and no fused tree is deeper than MAX_FUSED_DEPTH (a node deeper is
     materialised)."""
-    uses: dict[int, list] = {}
-    for eqn in graph.eqns:
+    uses: dict[int, list] = {}  # var -> the equations using it, each once (`mul t t` too:
+    for eqn in graph.eqns:      # its loop computes t once per position)
         for a in eqn.inputs:
-            if isinstance(a, Var):
-                uses.setdefault(id(a), []).append(eqn)
+            users = uses.setdefault(id(a), []) if isinstance(a, Var) else None
+            if users is not None and (not users or users[-1] is not eqn):
+                users.append(eqn)
     for a in graph.outputs:
         if isinstance(a, Var):
             uses.setdefault(id(a), []).append(None)
