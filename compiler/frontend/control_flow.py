@@ -38,6 +38,7 @@ from ..arguments import NeedStatic
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder
 from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Var
+from ..ir.dims import is_symbolic
 from ..ir.loops import While
 from ..ir.transform import producers
 from . import closures, known_values, runtime_lists, sequences, static_values
@@ -87,7 +88,7 @@ class ControlFlow:
                     for sub in gast.walk(stmt) if getattr(sub, "in_range", False)}
         if any(isinstance(self.scope.get(n), ListValue) and self.scope.get(n).runtime is None
                for n in iterated) or sequences.mutated(self, s.body):
-            if (trips is None and not sizes or trips is not None and trips > MAX_UNROLL) and \
+            if (trips is None and not sizes or trips is not None and _beyond(trips)) and \
                     self._lists_at_run_time(s.body):  # the lists it changes hold numbers
                 return self._loop(s, trips)  # (a trip count from int arguments: per value)
             return self.unroll(s, trips, "its body changes or iterates over a Python list", sizes)
@@ -96,7 +97,7 @@ class ControlFlow:
         except AdliteSyntaxError as e:
             if not getattr(e, "unrollable", False):
                 raise
-            if trips is None or trips > MAX_UNROLL:  # the user's construct, at its line
+            if trips is None or _beyond(trips):  # the user's construct, at its line
                 hint = "loop over a range(n) with n known when compiling (at most " \
                     f"{MAX_UNROLL}): such a loop is unrolled"
                 error = AdliteSyntaxError(e.message, e.filename, e.line, e.col, e.source_line,
@@ -122,7 +123,7 @@ class ControlFlow:
         with a run-time condition, the rest of each trip is guarded by the loop's flags (the
         hidden item fetch and counter step run unguarded). A trip count computed from the
         entry's int parameters `sizes` asks the API to compile once per value of them."""
-        if trips is None or trips > MAX_UNROLL:
+        if trips is None or _beyond(trips):
             raise self._unroll_refusal(s, trips, reason, sizes)
         prefix = [stmt for stmt in s.body if getattr(stmt, "loop_prefix", False)]
         fetched = [t.id for stmt in prefix for t in gast.walk(stmt.targets[0])
@@ -149,8 +150,8 @@ class ControlFlow:
     def _unroll_refusal(self, s, trips: int | None, reason: str, sizes) -> Exception:
         """The error refusing to unroll loop `s`, or NeedStatic asking for one compilation
         per value of the entry's int parameters `sizes` its trip count is computed from."""
-        count = "only known at run time" if trips is None else f"{trips} (more than " \
-                                                               f"{MAX_UNROLL})"
+        count = "only known at run time" if trips is None or is_symbolic(trips) else \
+            f"{trips} (more than {MAX_UNROLL})"
         error = refusal(self.source, s, "unroll", f"this loop must be unrolled when compiling "
                                                   f"({reason}) but its trip count is {count}")
         return NeedStatic(sizes, error) if trips is None and sizes else error
@@ -585,6 +586,13 @@ class ControlFlow:
 
 MAX_LOOP_ATTEMPTS = 8
 MAX_UNROLL = 1000  # trips of a `for` loop unrolled when compiling
+
+
+def _beyond(trips) -> bool:
+    """A trip count too large to unroll: over MAX_UNROLL, or a run-time size (`ir.dims`)."""
+    return is_symbolic(trips) or trips > MAX_UNROLL
+
+
 ENTRY_SCALARS: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
     "entry_scalars", default=None)
 

@@ -331,3 +331,21 @@ def test_lapack_calls_of_run_time_sizes():
                        gaussian_log_likelihood(*moved[1])) / 2e-6
             assert float(np.sum(got * d)) == pytest.approx(numeric, rel=1e-6)
     assert (f.compile_count, g.compile_count) == (1, 1)
+
+
+def kept_doubles(x):
+    out = []
+    for i in range(len(x)):  # a run-time trip count: the list lives in a buffer
+        if x[i] > 0.5:
+            out.append(x[i] * x[i])
+    return sum(out) + np.sum(x[x > 0.5])
+
+
+def test_lists_and_selections_of_run_time_length():
+    f, g = jit(kept_doubles, shapes="dynamic"), grad(kept_doubles, shapes="dynamic")
+    rng = np.random.default_rng(7)
+    for n in (9, 30, 200):
+        x = rng.random(n)
+        assert f(x) == pytest.approx(kept_doubles(x), rel=1e-12)
+        np.testing.assert_allclose(g(x), np.where(x > 0.5, 2 * x + 1, 0.0), rtol=1e-12)
+    assert (f.compile_count, g.compile_count) == (1, 1)
