@@ -53,13 +53,13 @@ from . import status
 from .api import Transformed
 from .arguments import returns_selection
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
-from .backends.llvm.context import extent
+from .backends.llvm.context import extent, size_admissible
 from .backends.llvm.scipy_capi import SYMBOL_PREFIX as SCIPY_PREFIX
 from .frontend.to_ir import Layout
 from .ir import dtypes
 from .ir.builder import Builder
 from .ir.core import Const, Graph, Type, Var, walk_eqns
-from .ir.dims import MIN_SIZE, is_symbolic, symbols_of
+from .ir.dims import MIN_SIZE, is_symbolic, symbol_name, symbols_of
 from .ir.transform import clone, externals_last, inline
 from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
@@ -209,7 +209,7 @@ def _size_lines(ins: list[tuple[str, Type]], sizes: list[str]) -> str:
     lines = ""
     for size in sizes:
         n, axis = next((n, k) for n, t in ins for k, d in enumerate(t.shape or ())
-                       if is_symbolic(d) and str(d) == size)
+                       if symbol_name(d) == size)
         lines += f"    {size} = {n}.shape[{axis}] if {n}.ndim > {axis} else -1\n"
     return lines
 
@@ -285,10 +285,9 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
     args = iter(fn.args)
     sizes = SimpleNamespace(b=b, sizes={n: next(args) for n in names})  # for `extent`
     ok = ir.Constant(ir.IntType(1), True)
-    for k, size in enumerate(sizes.sizes.values()):
-        ok = b.and_(ok, b.icmp_signed(">=", size, ir.Constant(I64, MIN_SIZE)))
-        for other in list(sizes.sizes.values())[:k]:
-            ok = b.and_(ok, b.icmp_signed("!=", size, other))
+    values = list(sizes.sizes.values())
+    for k, size in enumerate(values):
+        ok = b.and_(ok, size_admissible(b, size, values[:k]))
     checked = fn.append_basic_block("sizes_checked")
     b.cbranch(ok, checked, bad_size)
     b.position_at_end(checked)

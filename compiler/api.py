@@ -768,11 +768,11 @@ def jit(fn: Callable | None = None, *, static_argnums: StaticSpec = (),
         backend: `"llvm"` (native code) or `"python"` (the readable Python the compiler
             prints, run by the interpreter: the reference implementation).
         shapes: `"static"` (one compilation per array shape) or `"dynamic"`: array sizes
-            are run-time values, so calls with arrays of other sizes but the same ranks,
-            dtypes and pattern of sizes (which are 0, which are 1, which are equal) share
-            one compilation. Code that needs a size's value when compiling (a loop
-            unrolled per element, a size compared with a number) compiles per shape
-            instead, as does the Python backend (logged on `adlite.compile`).
+            of 8 or more are run-time values, so calls with arrays of other sizes but the
+            same ranks, dtypes and pattern of sizes (the sizes below 8, which sizes are
+            equal) share one compilation. Code that needs a size's value when compiling
+            (`x[:10]`, a reshape to a constant shape) compiles per shape instead (logged
+            on `adlite.compile`).
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] called like `fn`; without `fn`,

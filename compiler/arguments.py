@@ -22,9 +22,10 @@ Contract:
 - `unflatten(tree, leaves)` rebuilds the Python value of a tree from its leaves (results and
   gradients); `leaf_types(tree)` lists a tree's runtime leaf types.
 - `dynamic_trees(trees)` is the signature of the same call for code compiled for every size
-  (`shapes="dynamic"`): each array dimension of 2 or more becomes a size symbol of
-  `ir.dims`, one symbol per distinct size (in order of appearance), so that calls with the
-  same ranks, dtypes, sizes 0/1 and pattern of equal sizes share one compilation (native
+  (`shapes="dynamic"`): each array dimension of `dims.MIN_SIZE` (8) or more becomes a size
+  symbol of `ir.dims`, one symbol per distinct size (in order of appearance), so that calls
+  with the same ranks, dtypes, smaller sizes and pattern of equal sizes share one
+  compilation (native
   code takes the symbols' values: `dims.bind_sizes`); `has_sizes(trees)` tells whether a
   signature has such symbols; `SizesSpecialised` is the API's signal that a signature with
   symbols compiles per shape instead.

@@ -2,14 +2,15 @@
 
 Contract: a `Dim` is a polynomial with integer coefficients in size symbols (`d0`, `d1`,
 ...: one per distinct run-time dimension of a call's arguments, see
-`arguments.dynamic_trees`), each standing for a size of at least 2. Sizes 0 and 1 stay
-compile-time integers, and argument dimensions equal in a call share one symbol while
-different symbols are different sizes (the signature of the compilation records both, as
-PyTorch's dynamic shapes specialise on 0/1 and on equal sizes): that is what decides
+`arguments.dynamic_trees`), each standing for a size of at least MIN_SIZE (8). Smaller
+sizes stay compile-time integers, and argument dimensions equal in a call share one symbol
+while different symbols are different sizes (the signature of the compilation records both,
+as PyTorch's dynamic shapes specialise on 0/1 and on equal sizes): that is what decides
 broadcasting and shape checks when compiling.
 
-- Arithmetic (`+`, `-`, `*` with ints and Dims; `//` and `%` by a positive int dividing
-  every coefficient) gives a Dim, or an int where the symbols cancel (`dim(...)` normalises).
+- Arithmetic (`+`, `-`, `*` with ints and Dims; `//` by a size dividing it exactly as a
+  polynomial; `%` by an int dividing every coefficient; `int % Dim` where the bounds
+  decide it) gives a Dim, or an int where the symbols cancel (`dim(...)` normalises).
 - Comparisons decide what the symbols' bounds decide (`d0 == 1` and `d0 == d1` are False,
   `d0 + 1 > d0` is True, `d0 * d1 >= 4` is True); anything else raises `DimUndecided`, and
   so does every conversion to a Python number (`int`, `__index__`, hence `range`, numpy,
@@ -23,7 +24,8 @@ broadcasting and shape checks when compiling.
 - `slice_indices(start, stop, step, n)` is Python's `slice.indices` for a run-time size `n`
   (the bounds' clamping decided by the comparisons above), and `slice_length` the number of
   positions it selects.
-- `evaluate(d, values)` is the size for symbol values (a dict name -> int);
+- `symbol_name(d)` is the name of a size that is one symbol (`d0`), else None;
+  `evaluate(d, values)` is the size for symbol values (a dict name -> int);
   `symbols_of(shape)` the symbols a shape uses, sorted; `str(d)` prints it (`d0*d1 - 1`).
 """
 
@@ -216,6 +218,15 @@ def is_symbolic(n: object) -> bool:
     return isinstance(n, Dim)
 
 
+def symbol_name(n: DimLike) -> str | None:
+    """The name of a size that is one symbol (`d0`, not `2*d0` nor `d0 - 1`), else None."""
+    if isinstance(n, Dim) and len(n.terms) == 1:
+        ((monomial, coefficient),) = n.terms.items()
+        if coefficient == 1 and len(monomial) == 1:
+            return monomial[0]
+    return None
+
+
 def is_one(n: DimLike) -> bool:
     """Whether a dimension is the int 1 (a broadcast dimension). Native loops ask this of
     values whose shapes the type rules already checked: a run-time size that turns out to be
@@ -244,12 +255,11 @@ def bind_sizes(shapes: Iterable[tuple], actual: Iterable[tuple]) -> dict[str, in
         if len(shape) != len(got):
             return None
         for n, size in zip(shape, got, strict=True):
+            name = symbol_name(n)
             if isinstance(n, int):
                 if n != size:
                     return None
-            elif len(n.terms) == 1 and list(n.terms.items())[0][1] == 1 and \
-                    len(next(iter(n.terms))) == 1:
-                name = next(iter(n.terms))[0]
+            elif name is not None:
                 if values.setdefault(name, size) != size or size < MIN_SIZE:
                     return None
             else:
@@ -365,8 +375,8 @@ def _as_dim(n: DimLike) -> Dim:
 def _signs(p: DimLike) -> frozenset[int] | None:
     """The signs (-1, 0, +1) `p` can take when every size is >= MIN_SIZE, or None when any
     can. Each symbol s is MIN_SIZE + t with t >= 0: when the polynomial in the t's has all
-    its coefficients of one sign, so has the polynomial everywhere (d0*d1 - d0 is
-    2 + t0 + 2*t1 + t0*t1: positive; d0*d1 - d0 - d1 is t0 + t1 + t0*t1: 0 or positive)."""
+    its coefficients of one sign, so has the polynomial everywhere (with MIN_SIZE 8,
+    d0*d1 - d0 is 56 + 7*t0 + 8*t1 + t0*t1: positive; d0 - 8 is t0: 0 or positive)."""
     shifted: DimLike = 0
     for m, c in _terms(p).items():
         term: DimLike = c

@@ -12,7 +12,9 @@ using its array services (arrays.py: `alloc`, `loop_nest`, `any_nest`, `element`
   smaller operand is numpy's pairwise sum (pairwise.py: `np.sum`'s bits for a contiguous
   array); the other full reductions of smaller operands run in order.
 - `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
-  loops without it (`arrays.blas()`).
+  loops without it (`arrays.blas()`). An operand that is a transpose fusion left
+  unmaterialised (`transposed_source`) is read with the BLAS's trans flag; code that cannot
+  read it so copies it (`operand_buffer`; linalg.py's `solve` uses both too).
 - `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then
   writes (in place where inplace.py allows it); both with constant slices only are
   computed per element, as views (`fusion.fusible`).
@@ -286,16 +288,20 @@ def lower_pack(cx, eqn, env):
     return [ptr]
 
 
-def _product_operand(cx, env, v, transposed_ok: bool) -> tuple:
-    """(buffer, whether it holds the operand transposed) of a matrix product's operand `v`:
-    a transpose fusion left unmaterialised (`fusion.product_operand`) is its source's
-    buffer, read with the BLAS's trans flag, or copied now where that is not wanted."""
+def transposed_source(env, v):
+    """The matrix whose transpose the operand `v` of a product or `solve` is, when fusion
+    left that transpose unmaterialised (`fusion.product_operand`: BLAS and LAPACK read the
+    source with their trans flags), else None."""
     value = env[id(v)]
-    if not isinstance(value, Lazy):
-        return value, False
-    if transposed_ok:
-        return env[id(value.eqn.inputs[0])], True
-    return cx.lower_eqn(value.eqn, env)[0], False
+    return value.eqn.inputs[0] if isinstance(value, Lazy) else None
+
+
+def operand_buffer(cx, env, v):
+    """The buffer of such an operand `v`: a transpose left unmaterialised is copied now,
+    once (the environment keeps the copy), for code that does not read it transposed."""
+    if transposed_source(env, v) is not None:
+        env[id(v)] = cx.lower_eqn(env[id(v)].eqn, env)[0]
+    return env[id(v)]
 
 
 @lowers("matmul")
@@ -310,7 +316,10 @@ def lower_matmul(cx, eqn, env):
     b = cx.b
     integers = isinstance(elem, ir.IntType)  # int64: the loops, whose sums wrap as numpy's
     if blas() and not integers:
-        (a, trans_a), (bm, trans_b) = (_product_operand(cx, env, v, True) for v in (x, y))
+        sources = [transposed_source(env, v) for v in (x, y)]
+        trans_a, trans_b = (source is not None for source in sources)
+        a, bm = (env[id(v if source is None else source)]
+                 for v, source in zip((x, y), sources, strict=True))
         gemm = cx.declare(
             "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
             ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
@@ -321,7 +330,7 @@ def lower_matmul(cx, eqn, env):
                       ir.Constant(elem, 1.0), a, em if trans_a else ek, bm,
                       ek if trans_b else en, ir.Constant(elem, 0.0), c, en])
     else:
-        a, bm = (_product_operand(cx, env, v, False)[0] for v in (x, y))
+        a, bm = (operand_buffer(cx, env, v) for v in (x, y))
         def at(ptr, i, j, cols):
             return b.gep(ptr, [b.add(b.mul(i, extent(cx, cols)), j)], source_etype=elem)
 

@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from ...ir import dtypes
 from ...ir.core import Const, Graph
-from ...ir.dims import DimLike, is_symbolic
+from ...ir.dims import MIN_SIZE, DimLike, is_symbolic
 from ...ir.primitive import PRIMITIVES
 from .declarations import function
 from .fusion import Lazy, plan_fusion
@@ -42,6 +42,16 @@ def extent(cx: LoweringContext, n: DimLike) -> ir.Value:
             term = cx.b.mul(term, cx.sizes[name])
         total = term if total is None else cx.b.add(total, term)
     return total
+
+
+def size_admissible(b: ir.IRBuilder, size: ir.Value, bound) -> ir.Value:
+    """Whether the i64 `size` may be the value of one more size symbol (`ir.dims`): at least
+    MIN_SIZE, and different from the values `bound` of the other symbols (different symbols
+    are different sizes: the signatures of `arguments.dynamic_trees`)."""
+    ok = b.icmp_signed(">=", size, ir.Constant(I64, MIN_SIZE))
+    for other in bound:
+        ok = b.and_(ok, b.icmp_signed("!=", size, other))
+    return ok
 
 
 def register_type(t) -> ir.Type:

@@ -30,10 +30,10 @@ from llvmlite import ir
 
 from ... import status
 from . import arrays
+from .array_rules import operand_buffer, transposed_source
 from .arrays import alloc, copy_array, element_type, extent, load, loop_nest, offset, store
 from .declarations import function
 from .elements import element
-from .fusion import Lazy
 from .lapack import Lapack
 from .linalg_loops import (
     cholesky_function,
@@ -98,11 +98,10 @@ def _solve(cx, env, a, x, x_type, transposed: bool = False):
 @lowers("solve")
 def lower_solve(cx, eqn, env):
     a, rhs = eqn.inputs
-    matrix = env[id(a)]
-    if isinstance(matrix, Lazy):  # A.T (fusion.product_operand): A's factors, transposed
-        if arrays.blas():
-            return [_solve(cx, env, matrix.eqn.inputs[0], env[id(rhs)], rhs.type, True)]
-        env[id(a)] = cx.lower_eqn(matrix.eqn, env)[0]
+    source = transposed_source(env, a)
+    if source is not None and arrays.blas():  # A.T: A's factors, solved transposed
+        return [_solve(cx, env, source, env[id(rhs)], rhs.type, True)]
+    operand_buffer(cx, env, a)  # without LAPACK, A.T is copied
     return [_solve(cx, env, a, env[id(rhs)], rhs.type)]
 
 

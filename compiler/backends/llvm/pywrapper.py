@@ -52,10 +52,10 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
-from ...ir.dims import MIN_SIZE, is_symbolic, symbols_of
+from ...ir.dims import is_symbolic, symbol_name, symbols_of
 from ...status import INTERRUPTED, NO_MEMORY
 from . import numpy_api
-from .context import extent
+from .context import extent, size_admissible
 from .declarations import external_global, function
 from .interrupt import emit_acknowledge
 from .ops import F64, I64
@@ -226,12 +226,10 @@ class _Entry:
         b = self.b
         if not is_symbolic(n):
             return b.icmp_signed("==", size, _i64(n))
-        (name,), = n.terms
+        name = symbol_name(n)  # an argument's dimension: a size or a symbol (dynamic_trees)
         if name in self.sizes:
             return b.icmp_signed("==", size, self.sizes[name])
-        ok = b.icmp_signed(">=", size, _i64(MIN_SIZE))
-        for other in self.sizes.values():
-            ok = b.and_(ok, b.icmp_signed("!=", size, other))
+        ok = size_admissible(b, size, self.sizes.values())
         self.sizes[name] = size
         return ok
 

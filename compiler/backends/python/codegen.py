@@ -30,7 +30,7 @@ import numpy as np
 
 from ... import gast_adapter as g
 from ...ir.core import F64, Const, Eqn, Graph, Var, walk_eqns
-from ...ir.dims import is_symbolic
+from ...ir.dims import is_symbolic, symbol_name
 from ...ir.loops import While
 from ...ir.primitive import PRIMITIVES
 from ...primitives.control import tape_name
@@ -263,8 +263,7 @@ def _size_sources(inputs) -> dict[str, tuple[int, int]]:
     for i, v in enumerate(inputs):
         for axis, n in enumerate(v.type.shape or ()):
             if is_symbolic(n):
-                ((size,),) = n.terms
-                sources.setdefault(size, (i, axis))
+                sources.setdefault(symbol_name(n), (i, axis))
     return sources
 
 
