@@ -96,6 +96,7 @@ from .arguments import (
     Static,
     Tree,
     arg_type,  # noqa: F401 - part of this module's interface (tests, tools)
+    cotangents,
     differentiable,
     dynamic_trees,
     flatten,
@@ -424,7 +425,7 @@ class Transformed:
         if self.kind not in ("grad", "value_and_grad"):  # flat outputs
             types = tuple(a.type for a in graph.outputs)
             return types[0] if len(types) == 1 else Node("tuple", types)
-        grads = tuple(t for _, t in groups)
+        grads = tuple(cotangents(t) for _, t in groups)
         gradient = Node("tuple", grads) if self.multi else grads[0]
         return Node("tuple", (graph.outputs[0].type, gradient)) \
             if self.kind == "value_and_grad" else gradient
@@ -559,7 +560,7 @@ class Transformed:
             return _jit_entry(run, result, self.backend)
         if self.kind == "jit":
             return _shaper(run, result)
-        shapes = [tree for _, tree in call.groups]
+        shapes = [cotangents(tree) for _, tree in call.groups]
         if all(isinstance(t, Type) for t in shapes) and not self.has_aux:
             if self.kind == "value_and_grad" and self.multi:
                 def fast(*a):

@@ -53,6 +53,7 @@ from .transformation import is_transformation
 ARRAY_DTYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
                 np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
 SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+COMPLEX_DTYPES = {np.dtype(np.complex128): np.float64, np.dtype(np.complex64): np.float32}
 
 
 def arg_type(value: Any, position: int | str) -> Type:
@@ -241,6 +242,9 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype in ARRAY_DTYPES:
         tree, leaves = flatten(value[()], where, static_scalars, known)  # its number
         return Node("array0", (tree,)), leaves
+    if isinstance(value, complex | np.complexfloating) or isinstance(value, np.ndarray) and \
+            value.dtype in COMPLEX_DTYPES:
+        return complex_parts(value, where)
     if known and isinstance(value, SCALARS):
         t = arg_type(value, where)
         return Known(t.dtype, t.shape, value.item() if isinstance(value, np.generic)
@@ -253,8 +257,6 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
         if static_scalars and isinstance(value, float | np.floating):
             return Static(float(value)), []
         return arg_type(value, where), [value]
-    if isinstance(value, complex | np.complexfloating):
-        arg_type(value, where)  # raises: complex numbers are not supported
     named = isinstance(value, tuple) and hasattr(type(value), "_fields")
     if type(value) in (tuple, list) or named:
         pairs = [flatten(v, f"{where}[{i}]", static_scalars, known)
@@ -272,6 +274,21 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
         return Node("dict", tuple(t for t, _ in pairs), tuple(value)), \
             [leaf for _, leaves in pairs for leaf in leaves]
     return Static(value), []
+
+
+def complex_parts(value: Any, where: str) -> tuple[Tree, list]:
+    """(tree, leaves) of a complex number or array: a "complex" Node of its real and imaginary
+    parts (float arrays of its shape, contiguous copies), rebuilt as the complex value."""
+    value = np.asarray(value) if isinstance(value, np.ndarray | np.complexfloating) else value
+    if isinstance(value, complex):
+        return Node("complex", (F64, F64)), [value.real, value.imag]
+    real = np.dtype(COMPLEX_DTYPES[value.dtype])
+    parts = [np.ascontiguousarray(value.real, real), np.ascontiguousarray(value.imag, real)]
+    if value.ndim == 0:
+        t = F32 if real == np.float32 else F64
+        return Node("complex", (t, t), ("0-d",)), [real.type(p[()]) for p in parts]
+    t = arg_type(parts[0], where)
+    return Node("complex", (t, t)), parts
 
 
 def has_static(tree: Tree) -> bool:
@@ -324,11 +341,39 @@ def _unflatten(tree: Tree, leaves: Iterator) -> Any:
         return run_time_array(children[0], tree.children[0].keys)
     if tree.kind == "array0":
         return np.asarray(children[0])
+    if tree.kind in ("complex", "conjugate"):
+        return complex_value(tree, *children)
     if tree.kind == "dict":
         return dict(zip(tree.keys, children, strict=True))
     if tree.named is not None:
         return tree.named(*children)
     return list(children) if tree.kind == "list" else tuple(children)
+
+
+def complex_value(tree: Node, real: Any, imag: Any) -> Any:
+    """The complex value of a "complex" Node's parts (real + i imag), or of a "conjugate"
+    one's (real - i imag: a gradient in JAX's convention, see `cotangents`)."""
+    imag = -imag if tree.kind == "conjugate" else imag
+    if not isinstance(real, np.ndarray) and tree.keys != ("0-d",):
+        return complex(real, imag)
+    real = np.asarray(real)
+    out = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
+    out.real, out.imag = real, imag
+    return out
+
+
+def cotangents(tree: Tree) -> Tree:
+    """The tree of a gradient (or cotangent) of a value of `tree`: complex numbers in JAX's
+    convention, the conjugate of (d/d real part) + i (d/d imaginary part)."""
+    if not isinstance(tree, Node):
+        return tree
+    kind = "conjugate" if tree.kind == "complex" else tree.kind
+    return Node(kind, tuple(cotangents(c) for c in tree.children), tree.keys, tree.named)
+
+
+def has_complex(tree: Tree) -> bool:
+    return isinstance(tree, Node) and (tree.kind == "complex" or any(
+        has_complex(c) for c in tree.children))
 
 
 def item_keys(item: Type) -> tuple[str, ...]:

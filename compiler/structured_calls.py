@@ -22,12 +22,20 @@ fraction of that.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .arguments import Static, Tree, leaf_types, run_time_array, run_time_list
+from .arguments import (
+    Static,
+    Tree,
+    complex_value,
+    leaf_types,
+    run_time_array,
+    run_time_list,
+)
 from .ir.core import Type
 
 _NUMBERS = (float, int, bool)
@@ -113,6 +121,10 @@ def builder(tree: Tree) -> Callable[[Sequence[Any]], Any]:
         if t.kind == "array0":
             constants["asarray"] = np.asarray
             return f"asarray({items[0]})"
+        if t.kind in ("complex", "conjugate"):
+            name = f"c{len(constants)}"
+            constants[name] = functools.partial(complex_value, t)
+            return f"{name}({items[0]}, {items[1]})"
         if t.kind == "dict":
             keys = [f"c{len(constants)}_{k}" for k in range(len(items))]
             constants.update(zip(keys, t.keys, strict=True))

@@ -28,7 +28,7 @@ import gast
 import numpy as np
 
 from ..arguments import Node, Static
-from ..ir.builder import const
+from ..ir.builder import Builder, const
 from ..ir.core import Atom, Const, Type, Var
 from ..ir.transform import inline
 from ..transformation import is_transformation, makes_transformations
@@ -266,7 +266,7 @@ class Calls:
             raise self.source.error(node, str(e)) from None
         own, hidden = externals.bind_graph(graph)
         atoms = [self.to_type(a, v.type) for a, v in zip(atoms, own, strict=True)]
-        return _structured(tree, iter(inline(self.b, graph, atoms + hidden)), node)
+        return _structured(self.b, tree, iter(inline(self.b, graph, atoms + hidden)), node)
 
     def _tree(self, value, node, atoms: list):
         """The signature tree (`arguments.py`) of a value passed to a transformation; its
@@ -282,8 +282,12 @@ class Calls:
             return Node(kind, tuple(self._tree(v, node, atoms) for v in value), named=named)
         if static_values.is_static(value):
             return Static(value)
-        atoms.append(self.value(value, node))
-        return atoms[-1].type
+        value = self.value(value, node)
+        if value.type.is_complex:  # its parts, as `arguments.complex_parts` passes them
+            atoms += [self.b.real(value), self.b.imag(value)]
+            return Node("complex", (atoms[-2].type, atoms[-1].type))
+        atoms.append(value)
+        return value.type
 
     def inline(self, fn, pairs, kwpairs, node):
         """Inline a call: the callee's parameters (then a closure's free variables) are
@@ -323,16 +327,20 @@ class Calls:
 MAX_INLINE_DEPTH = 32
 
 
-def _structured(tree, atoms, node):
+def _structured(b: Builder, tree, atoms, node):
     """The frontend value of a result of tree `tree` whose runtime leaves are `atoms` (an
-    iterator): dicts, tuples, lists (tuples inside the frontend) and boolean selections (made
-    at the call `node`) as the tree says."""
+    iterator): dicts, tuples, lists (tuples inside the frontend), complex values (of their
+    parts; a gradient's conjugated) and boolean selections (made at the call `node`) as the
+    tree says."""
     if isinstance(tree, Type):
         return next(atoms)
     if isinstance(tree, Static):
         v = tree.value
         return const(v) if isinstance(v, int | float) else v
-    items = [_structured(child, atoms, node) for child in tree.children]
+    items = [_structured(b, child, atoms, node) for child in tree.children]
+    if tree.kind in ("complex", "conjugate"):
+        re, im = items
+        return b.complex(re, b.neg(im) if tree.kind == "conjugate" else im)
     if tree.kind == "selection":
         return Selection(items[0], items[1], node)
     if tree.kind == "dict":

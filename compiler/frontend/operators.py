@@ -18,7 +18,7 @@ import gast
 
 from ..ir import dtypes
 from ..ir.builder import const
-from ..ir.core import BOOL, I64, Atom, Const, Type, Var
+from ..ir.core import BOOL, C128, I64, Atom, Const, Type, Var
 from . import externals, masks, selection_values, sequences, static_values
 from .context import CallContext
 from .library import arrays
@@ -37,22 +37,11 @@ class Operators:
         (np.float32 number * 2.0 stays float32), as in numpy 2."""
         given = [getattr(v, "type", None) for v in (x, y)]
         x, y = self.numeric(x, node), self.numeric(y, node)
-        tx, ty = x.type, y.type
-        if tx.is_array != ty.is_array:
-            array, scalar = (tx, ty) if tx.is_array else (ty, tx)
-            t = array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
-        elif isinstance(y, Const) and not ty.is_array and tx.is_float and ty != BOOL:
-            t = tx.scalar
-        elif isinstance(x, Const) and not tx.is_array and ty.is_float and tx != BOOL:
-            t = ty.scalar
-        elif tx.is_array:  # two arrays: numpy's promotion (float32 with int64 is float64,
-            # with bool float32); bools still count as ints with each other
-            kinds = [g.dtype if g is not None else n.dtype for g, n in
-                     zip(given, (tx, ty), strict=True)]
-            common = dtypes.result_dtype(*kinds)
-            t = Type(I64 if common == BOOL else common)
-        else:
-            t = join_type(tx.scalar, ty.scalar)
+        if not (x.type.is_complex or y.type.is_complex):
+            t = _common_type(x, y, given, x.type, y.type)
+        else:  # the common type of the parts, made complex (a complex literal is weak too)
+            parts = _common_type(x, y, [_part(g) for g in given], _part(x.type), _part(y.type))
+            t = Type(parts.dtype.complex_dtype if parts.is_float else C128)
         return self.to_type(x, t), self.to_type(y, t)
 
     def expr_BinOp(self, node):
@@ -171,7 +160,8 @@ CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq:
           gast.NotEq: "ne"}
 
 
-RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3}
+RANK = {dtypes.BOOL: 0, dtypes.I64: 1, dtypes.F32: 2, dtypes.F64: 3, dtypes.C64: 4,
+        dtypes.C128: 5}
 
 
 def join_type(a: Type, b: Type) -> Type:
@@ -179,6 +169,30 @@ def join_type(a: Type, b: Type) -> Type:
     if a.shape != b.shape:
         raise TypeError(f"a variable changes shape ({a} and {b})")
     return a if RANK[a.dtype] >= RANK[b.dtype] else b
+
+
+def _common_type(x: Atom, y: Atom, given: list, tx: Type, ty: Type) -> Type:
+    """The element type `promote` gives operands of types `tx`, `ty` (`given`: their types
+    before bools became ints)."""
+    if tx.is_array != ty.is_array:
+        array, scalar = (tx, ty) if tx.is_array else (ty, tx)
+        return array.scalar if array.is_float else join_type(array.scalar, scalar.scalar)
+    if isinstance(y, Const) and not ty.is_array and tx.is_float and ty != BOOL:
+        return tx.scalar
+    if isinstance(x, Const) and not tx.is_array and ty.is_float and tx != BOOL:
+        return ty.scalar
+    if tx.is_array:  # two arrays: numpy's promotion (float32 with int64 is float64, with
+        # bool float32); bools still count as ints with each other
+        kinds = [g.dtype if g is not None else n.dtype for g, n in
+                 zip(given, (tx, ty), strict=True)]
+        common = dtypes.result_dtype(*kinds)
+        return Type(I64 if common == BOOL else common)
+    return join_type(tx.scalar, ty.scalar)
+
+
+def _part(t: Type | None) -> Type | None:
+    """The type of a complex value's parts (other types unchanged)."""
+    return t if t is None else Type(t.dtype.real_dtype, t.shape)
 
 
 def _tuple_binop(conv: CallContext, node, x, rx, y, ry):
@@ -199,5 +213,5 @@ def _tuple_binop(conv: CallContext, node, x, rx, y, ry):
 
 def _has_float(*values) -> bool:
     """Does `/` take numpy's float division here (an operand is a float or an array)?"""
-    return any(not isinstance(v, Var | Const) or v.type.is_float or v.type.is_array
-               for v in values)
+    return any(not isinstance(v, Var | Const) or v.type.is_float or v.type.is_array or
+               v.type.is_complex for v in values)

@@ -45,9 +45,10 @@ from .. import arguments
 from ..arguments import Known, NeedStatic, Node, Static
 from ..errors import AdliteSyntaxError
 from ..ir.builder import Builder, const
-from ..ir.core import BOOL, F64, I64, Atom, Const, Graph, Type, Var
+from ..ir.core import BOOL, C128, F64, I64, Atom, Const, Graph, Type, Var
 from ..ir.index import WHOLE
 from ..ir.transform import inline
+from ..passes.complex_pairs import ComplexRefused, complex_pairs
 from ..passes.dce import dce
 from ..transformation import is_transformation
 from . import (
@@ -65,7 +66,7 @@ from . import (
 from .aliasing import LIVE, Ref, frozen_ref, hidden_name, new_object, spec_operands
 from .calls import Calls, Method, RecursionError_
 from .control_flow import ENTRY_SCALARS, ControlFlow, entry_scalars, unrollable
-from .library import arrays, registry, scipy_special_stats
+from .library import arrays, complex_parts, registry, scipy_special_stats
 from .nesting import nesting_guard
 from .normalize import HIDDEN_FUNCTIONS, Normalizer
 from .operators import Operators
@@ -169,12 +170,30 @@ def _build_program(fn, arg_types: list) -> Program:
     tree, outputs, refs = _result(conv, result, ref, conv.fdef.body[-1].value)
     objects = conv.argument_objects  # object -> input position, in argument order
     written = [(i, conv.scope.get(conv.hidden[obj])) for obj, i in objects.items()
-               if conv.scope.get(conv.hidden[obj]) is not inputs[i]]
+               if conv.scope.get(conv.hidden[obj]) is not entry.complex_objects.get(
+                   obj, inputs[i])]
+    if any(v.type.is_complex for _, v in written):
+        raise conv.source.error(conv.fdef, "the function writes into a complex argument array, "
+                                "which compiled code cannot write back yet",
+                                "write into a copy (z = z.copy()) and return it")
     returned = tuple((objects[r.obj], r.view) if isinstance(r, Ref) and r.obj in objects and
                      (r.plain or r.view) else None for r in refs)
     finals = [v for _, v in written]
     graph = externals.finish(Graph(inputs, b.eqns, outputs + finals, fn.__name__))
+    try:
+        graph = complex_pairs(graph)
+    except ComplexRefused as e:
+        raise conv.source.error(_Line(e.loc - conv.source.first_line + 1 if e.loc else 1),
+                                str(e), "compute with the real and imaginary parts "
+                                "(z.real, z.imag) where adlite has no complex rule") from None
     return Program(graph, len(outputs), tree, tuple(i for i, _ in written), returned)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A place in the function's source by line alone (an equation's `loc`)."""
+    lineno: int
+    col_offset: int = 0
 
 
 class _Entry:
@@ -189,6 +208,7 @@ class _Entry:
         self.bases: dict[int, Var] = {}
         self.scalars: dict[Var, str] = {}  # int/bool/float leaves -> parameter (`static`)
         self.known: dict[Var, object] = {}  # `Known` leaves -> their values (`static`)
+        self.complex_objects: dict[int, Var] = {}  # complex argument arrays, as made
 
     def parameter(self, name: str, tree, in_dict: bool = False, zero_d: bool = False):
         """(value, Ref) of a parameter (or part of one) described by `tree`; `zero_d`: the
@@ -215,6 +235,15 @@ class _Entry:
             return (const(v) if isinstance(v, int | float) else v), None  # bools too
         if tree.kind == "array0":
             return self.parameter(name, tree.children[0], in_dict, zero_d=True)
+        if tree.kind == "complex":  # its real and imaginary parts are the graph's inputs
+            re, im = (self.parameter(name, t, in_dict=True)[0] for t in tree.children)
+            value = self.conv.b.complex(re, im, hint=name)
+            if not value.type.is_array or in_dict:
+                return value, None
+            ref = Ref(new_object())  # an argument object: writes into it are refused
+            self.bases[ref.obj] = self.complex_objects[ref.obj] = value
+            self.conv.argument_objects[ref.obj] = len(self.inputs) - 2
+            return value, ref
         pairs = [self.parameter(name, t, in_dict or tree.kind == "dict") for t in tree.children]
         if tree.kind == "dict":
             return dict(zip(tree.keys, (v for v, _ in pairs), strict=True)), None
@@ -229,6 +258,9 @@ def _result(conv: FunctionConverter, result, ref, node):
     list (lists are tuples inside the frontend)."""
     if isinstance(result, static_values.Array0):  # a 0-d array argument, returned as one
         return Node("array0", (result.type,)), [result], [ref]
+    if isinstance(result, Var | Const) and result.type.is_complex:  # returned as its parts
+        parts = [conv.b.real(result), conv.b.imag(result)]
+        return Node("complex", tuple(p.type for p in parts)), parts, [None, None]
     if isinstance(result, Var | Const):
         return result.type, [result], [ref]
     if isinstance(result, ListValue) and result.runtime is not None:  # a buffer's handle
@@ -553,7 +585,8 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def as_float(self, value, node) -> Atom:
         value = self.value(value, node)
-        return value if value.type.is_float else self.to_type(value, F64)
+        return value if value.type.is_float or value.type.is_complex else \
+            self.to_type(value, F64)
 
     def to_type(self, value: Atom, t: Type, b: Builder | None = None) -> Atom:
         return cast(b or self.b, value, t)
@@ -602,8 +635,10 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
 
     def expr_Constant(self, node):
         v = node.value
-        if isinstance(v, bool | int | float) and not isinstance(v, complex):
+        if isinstance(v, bool | int | float):
             return const(v)
+        if isinstance(v, complex):
+            return const(v, C128)
         if v is None or isinstance(v, str):
             return v  # a compile-time value
         raise self.source.error(node, f"unsupported constant {v!r}", "use int or float values")
@@ -673,11 +708,13 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
             if node.attr in SELECTION_METHODS:
                 return Method(base, node.attr, None)
             return selection_values.attribute(self, base, node.attr, node)
+        if isinstance(base, Var | Const) and node.attr in ("real", "imag"):
+            return complex_parts.part(self, base, node.attr)
         if isinstance(base, Var | Const) and base.type.is_array:
             if node.attr in ARRAY_METHODS:
                 return Method(base, node.attr, ref)
             return arrays.attribute(self, base, node.attr, node)
-        if isinstance(base, Var | Const) and node.attr == "item":  # a numpy number's
+        if isinstance(base, Var | Const) and node.attr in ("item", "conj", "conjugate"):
             return Method(base, node.attr, None)
         if isinstance(base, ListValue):
             return ListMethod(base, node.attr)

@@ -62,6 +62,10 @@ class Type:
         return self.dtype.is_float
 
     @property
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    @property
     def is_array(self) -> bool:
         return self.shape is not None
 
@@ -94,7 +98,8 @@ def check_shape(shape: tuple[int, ...], itemsize: int) -> None:
 
 
 F64, F32, I64, BOOL = Type("f64"), Type("f32"), Type("i64"), Type("bool")
-TYPES = {t.name: t for t in (F64, F32, I64, BOOL)}
+C128, C64 = Type("c128"), Type("c64")
+TYPES = {t.name: t for t in (F64, F32, I64, BOOL, C128, C64)}
 
 
 _ids = itertools.count()

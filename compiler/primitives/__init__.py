@@ -32,6 +32,7 @@ from __future__ import annotations
 from ..ir.primitive import PRIMITIVES
 from . import (  # noqa: F401  (populate the table)
     arrays,
+    complex_numbers,
     control,
     custom,
     decompositions,

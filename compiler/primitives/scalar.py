@@ -34,8 +34,30 @@ def numeric(in_types: list[Type], params: dict) -> list[Type]:
     return [elementwise(in_types)]
 
 
+# The primitives complex operands may reach (until the `complex_pairs` pass rewrites them)
+COMPLEX = ("c128", "c64")
+
+
+def float_or_complex(in_types: list[Type], params: dict) -> list[Type]:
+    return [elementwise(in_types, allowed=("f64", "f32") + COMPLEX)]
+
+
+def numeric_or_complex(in_types: list[Type], params: dict) -> list[Type]:
+    return [elementwise(in_types, allowed=("f64", "f32", "i64") + COMPLEX)]
+
+
+def _abs_type(in_types: list[Type], params: dict) -> list[Type]:
+    """abs: a complex operand's magnitude is real."""
+    out = numeric_or_complex(in_types, params)[0]
+    return [Type(out.dtype.real_dtype, out.shape)]
+
+
 def to_bool(in_types: list[Type], params: dict) -> list[Type]:
     return [elementwise(in_types, "bool", ("f64", "f32", "i64", "bool"))]
+
+
+def equality(in_types: list[Type], params: dict) -> list[Type]:
+    return [elementwise(in_types, "bool", ("f64", "f32", "i64", "bool") + COMPLEX)]
 
 
 def bool_only(in_types: list[Type], params: dict) -> list[Type]:
@@ -102,19 +124,20 @@ def _arith(name, type_rule, impl, template, int_template=None, **facts):
             int_template=int_template, **facts)
 
 
-_arith("add", numeric, _checked(lambda x, y: x + y), "({0} + {1})", "_rt.int64({0} + {1})",
-       linear=True, cost=ARITHMETIC)
-_arith("sub", numeric, _checked(lambda x, y: x - y), "({0} - {1})", "_rt.int64({0} - {1})",
-       linear=True, cost=ARITHMETIC)
-_arith("mul", numeric, _checked(lambda x, y: x * y), "({0} * {1})", "_rt.int64({0} * {1})",
-       linear=True, cost=ARITHMETIC)
-_arith("div", float_only, lambda x, y: np.float64(x) / np.float64(y), "({0} / {1})",
+_arith("add", numeric_or_complex, _checked(lambda x, y: x + y), "({0} + {1})",
+       "_rt.int64({0} + {1})", linear=True, cost=ARITHMETIC)
+_arith("sub", numeric_or_complex, _checked(lambda x, y: x - y), "({0} - {1})",
+       "_rt.int64({0} - {1})", linear=True, cost=ARITHMETIC)
+_arith("mul", numeric_or_complex, _checked(lambda x, y: x * y), "({0} * {1})",
+       "_rt.int64({0} * {1})", linear=True, cost=ARITHMETIC)
+_arith("div", float_or_complex, lambda x, y: _float(x) / _float(y), "({0} / {1})",
        linear=True)
 _arith("arctan2", float_only, lambda y, x: np.arctan2(_float(y), _float(x)),
        "np.arctan2({0}, {1})")
 _arith("fmod", float_only, lambda x, y: np.fmod(_float(x), _float(y)), "np.fmod({0}, {1})")
-_arith("pow", numeric, lambda x, y: int_pow(x, y) if _python_ints(x, y) else np.power(x, y),
-       "({0} ** {1})", "_rt.int_pow({0}, {1})")
+_arith("pow", numeric_or_complex,
+       lambda x, y: int_pow(x, y) if _python_ints(x, y) else np.power(x, y), "({0} ** {1})",
+       "_rt.int_pow({0}, {1})")
 
 
 def _scalar_ints(n_inputs: int, out: Type):
@@ -144,8 +167,10 @@ def _mod(x, y):
 
 
 def _float(x):
-    """Python numbers become float64; numpy values keep their precision."""
-    return x if isinstance(x, np.ndarray | np.floating) else np.float64(x)
+    """Python numbers become float64 (complex128); numpy values keep their precision."""
+    if isinstance(x, np.ndarray | np.floating | np.complexfloating):
+        return x
+    return np.complex128(x) if isinstance(x, complex) else np.float64(x)
 
 
 _arith("floordiv", numeric, _floor_div, "({0} // {1})", "_rt.int64({0} // {1})")
@@ -166,21 +191,22 @@ _arith("clip", _clip_type, lambda x, lo, hi: np.clip(x, lo, hi), "np.clip({0}, {
 
 # ---- unary ------------------------------------------------------------------------------------
 
-_arith("neg", numeric, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})", linear=True,
+_arith("neg", numeric_or_complex, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})", linear=True,
        cost=ARITHMETIC)
-_arith("abs", numeric, _checked(abs), "abs({0})", "_rt.int64(abs({0}))")
-for _name in ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin",
-              "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log1p", "expm1", "cbrt",
-              "sign", "floor", "ceil", "log2", "log10"):
-    _arith(_name, float_only, (lambda f: lambda x: f(_float(x)))(getattr(np, _name)),
-           f"np.{_name}({{0}})")
+_arith("abs", _abs_type, _checked(abs), "abs({0})", "_rt.int64(abs({0}))")
+HOLOMORPHIC = ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsinh",
+               "arccosh", "arctanh", "log1p", "expm1", "log2", "log10")
+for _name in HOLOMORPHIC + ("arcsin", "arccos", "arctan", "cbrt", "sign", "floor", "ceil"):
+    _arith(_name, float_or_complex if _name in HOLOMORPHIC else float_only,
+           (lambda f: lambda x: f(_float(x)))(getattr(np, _name)), f"np.{_name}({{0}})")
 
 # ---- comparisons, logic, select, convert (no cotangent flows through a bool) -----------------
 
 for _name, _fn, _op in [("lt", np.less, "<"), ("le", np.less_equal, "<="),
                         ("gt", np.greater, ">"), ("ge", np.greater_equal, ">="),
                         ("eq", np.equal, "=="), ("ne", np.not_equal, "!=")]:
-    _define(_name, to_bool, (lambda f: lambda x, y: _bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
+    _define(_name, equality if _name in ("eq", "ne") else to_bool,
+            (lambda f: lambda x, y: _bool(f(x, y)))(_fn), f"({{0}} {_op} {{1}})",
             differentiable=False, cost=CHEAP)
 
 _define("and_", bool_only, lambda x, y: _bool(np.logical_and(x, y)), "({0} and {1})",
@@ -198,7 +224,7 @@ def _bool(value):
 def _select_type(in_types, params):
     if in_types[0].name != "bool":
         raise TypeError(f"select condition must be bool, got {in_types[0]}")
-    out = same_type(in_types[1:], params)[0]
+    out = elementwise(in_types[1:], allowed=("f64", "f32", "i64", "bool") + COMPLEX)
     return [out.with_shape(broadcast(in_types[0].shape, out.shape))]
 
 
@@ -222,7 +248,7 @@ def _convert_impl(x, to):
         return x.astype(to.dtype.numpy)
     if to.dtype == dtypes.I64:
         return int64(int(x))  # int(nan) and int(inf) raise Python's errors
-    return to.dtype.numpy(x) if to.is_float else bool(x)
+    return to.dtype.numpy(x) if to.is_float or to.is_complex else bool(x)
 
 
 def _convert_rules():

@@ -373,7 +373,8 @@ def attribute(cx: CallContext, x, name: str, node):
 
 
 METHODS_AS_FUNCTIONS = {"prod", "any", "all", "argmax", "argmin", "cumsum", "cumprod", "clip",
-                        "round", "trace", "diagonal", "squeeze", "repeat", "argsort"}
+                        "round", "trace", "diagonal", "squeeze", "repeat", "argsort", "conj",
+                        "conjugate"}
 
 
 def method(cx: CallContext, x, name: str, args, kwargs, node):

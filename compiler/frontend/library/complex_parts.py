@@ -1,8 +1,14 @@
-"""numpy's functions of complex numbers, on the real numbers and arrays adlite has.
+"""numpy's functions of complex numbers: on complex values their parts (`real`, `imag`,
+`conj` primitives, lowered by the `complex_pairs` pass), on real numbers and arrays what
+numpy gives for real input.
 
-Contract: registers `np.real` (the argument itself: numpy returns the same array object,
-see `building.SAME_OBJECT`), `np.real_if_close` (the argument; `tol` is accepted and
-unused, as numpy does for real input), `np.imag` (zeros of the argument's dtype and shape;
+Contract, complex input: np.real / np.imag (the parts, differentiable), np.conj, np.angle
+(`arctan2(imag, real)`, differentiable), np.iscomplex / np.isreal (imag != 0 / == 0),
+np.iscomplexobj / np.isrealobj (True / False); np.real_if_close is refused (whether its
+result is complex depends on the values). Real input: registers `np.real` (the argument
+itself: numpy returns the same array object, see `building.SAME_OBJECT`),
+`np.real_if_close` (the argument; `tol` is accepted and unused, as numpy does for real
+input), `np.imag` (zeros of the argument's dtype and shape;
 nothing flows back), `np.conj` / `np.conjugate` (a copy; bool arrays are refused: numpy
 gives int8, which adlite lacks), `np.angle(z, deg=False)` (numpy's `arctan2(0, z)`: pi
 where z < 0 or z is -0.0, 0 elsewhere, NaN for NaN, float64 for ints and bools, times
@@ -32,7 +38,12 @@ def _argument(cx: CallContext, name: str, args, kwargs, node, first: str = "x", 
 
 def _real(name: str, first: str, **extra):
     def lower(cx: CallContext, args, kwargs, node):
-        return _argument(cx, name, args, kwargs, node, first, **extra)[0]
+        x = _argument(cx, name, args, kwargs, node, first, **extra)[0]
+        if x.type.is_complex and name == "real_if_close":
+            raise cx.source.error(node, "np.real_if_close of complex values: whether the "
+                                  "result is real depends on the values, known only when the "
+                                  "code runs", "use np.real(z) (or z.real)")
+        return cx.b.real(x) if x.type.is_complex else x
 
     return lower
 
@@ -46,6 +57,11 @@ def _filled(value: bool | None):
             x, _ = _argument(cx, "imag", args, kwargs, node, "val")
         else:
             x, _ = _argument(cx, "isreal" if value else "iscomplex", args, kwargs, node)
+        if x.type.is_complex:  # the imaginary part; whether it is (not) zero
+            imag = cx.b.imag(x)
+            if value is None:
+                return imag
+            return cx.b.op("eq" if value else "ne", imag, const(0.0, imag.type.scalar))
         fill = const(0, x.type.scalar) if value is None else const(value, BOOL)
         if not x.type.is_array:
             return fill
@@ -56,6 +72,8 @@ def _filled(value: bool | None):
 
 def _conjugate(cx: CallContext, args, node):
     x = cx.value(cx.one(args, node), node)
+    if x.type.is_complex:
+        return cx.b.conj(x)
     if x.type.scalar == BOOL:
         raise cx.source.error(node, "np.conjugate of bools gives numpy's int8, which "
                               "compiled code lacks", "convert first: np.conj(x.astype(int))")
@@ -64,16 +82,29 @@ def _conjugate(cx: CallContext, args, node):
 
 def _angle(cx: CallContext, args, kwargs, node):
     z, p = _argument(cx, "angle", args, kwargs, node, "z", deg=False)
-    z = cx.b.op("stop_gradient", cx.as_float(cx.numeric(z, node), node))
-    t = z.type.scalar
-    angle = cx.b.op("arctan2", *cx.promote(const(0.0, t), z, node))
+    if z.type.is_complex:
+        angle = cx.b.arctan2(cx.b.imag(z), cx.b.real(z))
+    else:
+        z = cx.b.op("stop_gradient", cx.as_float(cx.numeric(z, node), node))
+        angle = cx.b.op("arctan2", *cx.promote(const(0.0, z.type.scalar), z, node))
+    t = angle.type.scalar
     return cx.b.mul(angle, const(180.0 / math.pi, t)) if param(cx, p, "deg", node) else angle
 
 
-def _object_test(answer: bool):
+def part(cx: CallContext, x, name: str):
+    """`x.real` / `x.imag` of a number or an array (of a real one: itself / zeros)."""
+    if x.type.is_complex:
+        return cx.b.op(name, x)
+    if name == "real":
+        return x
+    zero = const(0, x.type.scalar)
+    return cx.b.full(zero, shape=x.type.shape, dtype=zero.type) if x.type.is_array else zero
+
+
+def _object_test(real: bool):
     def lower(cx: CallContext, args, kwargs, node):
-        _argument(cx, "isrealobj" if answer else "iscomplexobj", args, kwargs, node)
-        return const(answer, BOOL)
+        x, _ = _argument(cx, "isrealobj" if real else "iscomplexobj", args, kwargs, node)
+        return const(x.type.is_complex != real, BOOL)
 
     return lower
 
