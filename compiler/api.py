@@ -100,10 +100,14 @@ from .arguments import (
     differentiable,
     dynamic_trees,
     flatten,
+    has_complex,
     has_sizes,
     has_static,
+    joined_complex,
     leaf_types,
+    part_kinds,
     retyped,
+    split_complex,
     target_of,
     unflatten,
 )
@@ -174,7 +178,8 @@ class Transformed:
 
     def __init__(self, fn: Callable, kind: str, wrt: int | str | tuple = 0,
                  backend: str = "llvm", checkpoint: object = None, *, has_aux: bool = False,
-                 static: Sequence[int | str] = (), shapes: str = "static") -> None:
+                 static: Sequence[int | str] = (), shapes: str = "static",
+                 holomorphic: bool = False) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         if shapes not in SHAPES:
@@ -200,6 +205,7 @@ class Transformed:
         self.signature = inspect.signature(fn)
         self.names = tuple(self.signature.parameters)
         self.has_aux = bool(has_aux)
+        self.holomorphic = bool(holomorphic)
         self.static = _static_names(static, self.names, getattr(fn, "__name__", "function"))
         self.static_scalars |= set(self.static)
         self.methods: dict[int, tuple[Any, Transformed]] = {}  # see __get__
@@ -386,8 +392,11 @@ class Transformed:
         final values of the argument arrays the function writes (its result is a `Layout`
         instead of the result's tree)."""
         wrt = tuple(start + i for start, tree in groups for i in range(len(leaf_types(tree))))
+        if self.holomorphic and not all(has_complex(tree) for _, tree in groups):
+            raise TypeError(f"{self.kind}(holomorphic=True) requires complex arguments (JAX's "
+                            "rule): pass x + 0j, or drop holomorphic=True")
         derivative = None if self.kind == "jit" else \
-            Derivative(self.kind, wrt, self.checkpoint, self.has_aux)
+            Derivative(self.kind, wrt, self.checkpoint, self.has_aux, self.holomorphic)
         return Compilation(self.target, self.bound + tuple(trees), derivative,
                            effects and self.kind == "jit", self.backend)
 
@@ -845,7 +854,8 @@ def _static_list(static: StaticSpec) -> list:
 @transformer
 def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None,
          has_aux: bool = False, static_argnums: StaticSpec = (), static_argnames: StaticSpec = (),
-         backend: str = "llvm", checkpoint: object = None, shapes: str = "static"):
+         backend: str = "llvm", checkpoint: object = None, shapes: str = "static",
+         holomorphic: bool = False):
     """Compile the gradient of a function with one float result (reverse mode).
 
     `grad(f)` returns a callable that is called like `f` and returns the derivative of `f`'s
@@ -933,7 +943,7 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
     """
     def make(f: Callable) -> Transformed:
         return Transformed(f, "grad", wrt_or_argnums(wrt, argnums), backend, checkpoint,
-                           has_aux=has_aux, shapes=shapes,
+                           has_aux=has_aux, shapes=shapes, holomorphic=holomorphic,
                            static=_static_list(static_argnums) + _static_list(static_argnames))
     return make if fn is None else make(fn)
 
@@ -1063,6 +1073,14 @@ def _extended(fn: Callable, primals: Sequence[Any], mode: str, checkpoint: objec
     return call, primal, run, tree, floats
 
 
+def _given_kinds(call: Call, floats: Sequence[int]) -> list[str | None]:
+    """`arguments.part_kinds` of the differentiated float leaves `floats` of a call."""
+    leaves = [(k, t) for tree in call.trees
+              for k, t in zip(part_kinds(tree), leaf_types(tree), strict=True)]
+    float_kinds = [k for k, t in leaves if t.is_float]
+    return [float_kinds[i] for i in floats]
+
+
 def _zero_like(t: Type):
     return np.zeros(t.shape, dtype=np.float32 if t.name == "f32" else np.float64) \
         if t.is_array else 0.0
@@ -1131,15 +1149,19 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoint: object =
     tree, aux_tree = output_and_aux(tree, has_aux)
     n_out = len(leaf_types(tree))
     float_outs = [a.type for a in primal.outputs[:n_out] if a.type.is_float]
+    out_kinds = [k for k, a in zip(part_kinds(tree), primal.outputs, strict=False)
+                 if a.type.is_float]
+    kinds = _given_kinds(call, floats)
     values, aux = split_aux(run(*call.leaves, *(_zero_like(t) for t in float_outs)), aux_tree)
 
     @boundary
     def pullback(*cotangents: Any):
-        if len(cotangents) != len(float_outs):
-            raise TypeError(f"pullback takes {len(float_outs)} cotangent(s), got "
-                            f"{len(cotangents)}")
+        expected = len(out_kinds) - out_kinds.count("im")
+        if len(cotangents) != expected:
+            raise TypeError(f"pullback takes {expected} cotangent(s), got {len(cotangents)}")
+        cotangents = split_complex(cotangents, out_kinds, conjugate=True)
         bars = split_aux(run(*call.leaves, *cotangents), aux_tree)[0][n_out:]
-        return tuple(bars[k] for k in floats)
+        return tuple(joined_complex([bars[k] for k in floats], kinds))
 
     outputs = _outputs(tree, values[:n_out])
     return (outputs, pullback, aux) if has_aux else (outputs, pullback)
@@ -1195,9 +1217,11 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     """
     call, primal, run, tree, floats = _extended(fn, primals, "jvp", has_aux=has_aux,
                                                 shapes=shapes)
-    if len(tangents) != len(floats):
-        raise TypeError(f"jvp needs one tangent per float argument ({len(floats)}), got "
-                        f"{len(tangents)}")
+    kinds = _given_kinds(call, floats)
+    if len(tangents) != len(kinds) - kinds.count("im"):
+        raise TypeError(f"jvp needs one tangent per float argument "
+                        f"({len(kinds) - kinds.count('im')}), got {len(tangents)}")
+    tangents = split_complex(tangents, kinds, conjugate=False)
     tree, aux_tree = output_and_aux(tree, has_aux)
     values, aux = split_aux(run(*call.leaves, *tangents), aux_tree)
     n_out = len(leaf_types(tree))

@@ -371,6 +371,50 @@ def cotangents(tree: Tree) -> Tree:
     return Node(kind, tuple(cotangents(c) for c in tree.children), tree.keys, tree.named)
 
 
+def part_kinds(tree: Tree) -> list[str | None]:
+    """Per runtime leaf of `tree` (`leaf_types` order): "re" / "im" for the parts of a complex
+    value, None for the others."""
+    if isinstance(tree, Type):
+        return [None]
+    if isinstance(tree, Static):
+        return []
+    if tree.kind == "complex":
+        return ["re", "im"]
+    return [k for child in tree.children for k in part_kinds(child)]
+
+
+def split_complex(values: Sequence, kinds: Sequence[str | None], conjugate: bool) -> list:
+    """`values`, one per leaf of `kinds` where a complex value counts once, as the leaves:
+    a complex value as its real and imaginary parts (the imaginary part negated with
+    `conjugate`: a cotangent in JAX's convention, see `cotangents`)."""
+    values, flat = iter(values), []
+    for kind in kinds:
+        if kind == "im":
+            continue
+        value = next(values)
+        if kind == "re":
+            z = np.asarray(value)
+            real = np.float32 if z.dtype in (np.complex64, np.float32) else np.float64
+            parts = [np.ascontiguousarray(np.real(z), real), np.ascontiguousarray(
+                -np.imag(z) if conjugate else np.imag(z), real)]
+            flat += parts if z.ndim else [real(p[()]) for p in parts]
+        else:
+            flat.append(value)
+    return flat
+
+
+def joined_complex(values: Sequence, kinds: Sequence[str | None]) -> list:
+    """The inverse of `split_complex` for gradients: each (real, imaginary) pair of leaves
+    joined into one complex value in JAX's convention, real - i imaginary."""
+    out, values = [], list(values)
+    for k, kind in enumerate(kinds):
+        if kind == "re":
+            out.append(complex_value(Node("conjugate", ()), values[k], values[k + 1]))
+        elif kind is None:
+            out.append(values[k])
+    return out
+
+
 def has_complex(tree: Tree) -> bool:
     return isinstance(tree, Node) and (tree.kind == "complex" or any(
         has_complex(c) for c in tree.children))

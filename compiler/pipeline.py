@@ -75,6 +75,7 @@ class Derivative:
     wrt: tuple[int, ...] | None = None
     checkpoint: object = None  # reverse mode: how loops bound their tapes (`ad.checkpoint`)
     aux: bool = False  # the function returns (output, auxiliary data): see `ad`
+    holomorphic: bool = False  # grad of a complex result: f'(z) (see `_gradient`)
 
 
 @dataclass
@@ -181,6 +182,21 @@ def _gradient(c: Compilation) -> Graph:
     and PyTorch's `backward` take it; the value keeps its shape)."""
     graph = c.graph
     n_output = _output_leaves(c) if c.derivative.aux else len(graph.outputs)
+    output = c.result.children[0] if c.derivative.aux else c.result
+    if isinstance(output, Node) and output.kind == "complex":
+        if not c.derivative.holomorphic:
+            raise TypeError(f"grad of {c.fn.__name__}: the function returns a complex "
+                            "number; grad takes real-valued functions (differentiate "
+                            "np.real(f) or abs(f) ** 2), or holomorphic=True for f'(z) of a "
+                            "holomorphic f, as in JAX")
+        if c.derivative.mode != "grad":
+            raise TypeError("holomorphic=True is taken by grad only; call the function "
+                            "for its value")
+        # f'(z) = d Re f / dx - i d Re f / dy (Cauchy-Riemann): the gradient of the real
+        # part, conjugated as every complex gradient is (`arguments.cotangents`)
+        graph = Graph(graph.inputs, graph.eqns, [graph.outputs[0]] + graph.outputs[2:],
+                      graph.name, graph.externals)
+        n_output -= 1
     returned = graph.outputs[0].type if graph.outputs else None
     if n_output == 1 and returned.is_array and returned.is_float and prod(returned.shape) == 1:
         graph = _as_number(graph)  # one element (`keepdims=True`): its number, as autograd
