@@ -5,8 +5,9 @@ Contract: importing the package registers every rule into the one table of `regi
 `elementwise` (ufuncs and math's functions), `python_builtins`, `reductions`, `arrays`
 (array creation, shapes, methods and attributes), `building` (arrays built and rearranged),
 `rearranging` (rot90, rollaxis, the named splits, append, fftshift, inner, nan_to_num),
-`complex_parts` (np.real, np.imag, np.angle, ... of real arrays),
-`convolution` (`np.convolve`, and `scipy.signal.convolve` once the program imported it),
+`complex_parts` (np.real, np.imag, np.angle, ...), `fft` (`np.fft`'s transforms and
+frequencies), `convolution` (`np.convolve`, and `scipy.signal.convolve` once the program
+imported it),
 `finite_differences` (`np.gradient`),
 `linalg` and `decompositions` (`np.linalg`), `sorting`, `selections`, `nonzero` (index
 selections), `operator_module` (Python's `operator` functions), and, lazily, once the
@@ -21,6 +22,7 @@ from . import (  # noqa: F401  (each registers its rules)
     convolution,
     decompositions,
     elementwise,
+    fft,
     finite_differences,
     linalg,
     nonzero,

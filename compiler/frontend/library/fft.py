@@ -1,0 +1,185 @@
+"""`np.fft` in compiled code: the transforms as the `fft`, `rfft` and `irfft` primitives
+(`primitives/fft.py`: numpy's own pocketfft, one axis at a time), on real and imaginary
+parts.
+
+Contract: `np.fft.fft`, `ifft`, `rfft`, `irfft` (`n`, `axis`, `norm`), `fft2`, `ifft2`,
+`rfft2`, `irfft2`, `fftn`, `ifftn`, `rfftn`, `irfftn` (`s`, `axes`, `norm`; `out=` refused)
+give numpy's values: the lengths and axes are resolved as numpy resolves them (known when
+compiling; -1 in `s` for the input's length, irfftn's last length 2 (m - 1) by default), the
+input is truncated or zero-padded at the end of each axis to its length, and the n-D
+transforms apply the one-axis transform along each axis in numpy's order (`fftn` from the
+last axis to the first; `rfftn` the real transform along the last axis first; `irfftn` the
+real one last). The scale of each transform is numpy's for `norm` (None / "backward",
+"ortho", "forward"). Real input of a complex transform is taken as complex (imaginary part
+zero). `fftfreq(n, d)` / `rfftfreq` (n known when compiling) are numpy's arrays (`fftshift` is
+`rearranging`'s). A repeated axis, and what numpy refuses, are refused at the call's line.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ...ir.builder import const
+from ...ir.core import Atom, Type
+from ...primitives.vocabulary import BuilderOps
+from ..context import CallContext
+from .registry import REQUIRED, bind_params, param, register
+
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def _scale(n: int, norm: str | None, inverse: bool) -> float:
+    """numpy's factor of a transform of length `n` (its `_get_forward_norm` /
+    `_get_backward_norm`)."""
+    if norm == "ortho":
+        return 1 / math.sqrt(n)
+    if (norm == "forward") != inverse:  # forward-normalised forward, or a backward inverse
+        return 1 / n
+    return 1
+
+
+def _resized(cx: CallContext, x: Atom, axis: int, n: int) -> Atom:
+    """`x` truncated or zero-padded at the end of `axis` to length `n` (numpy's `n`/`s`)."""
+    have = x.type.shape[axis]
+    if have > n:
+        return BuilderOps(cx.b).slice_along(x, axis, 0, n)
+    if have < n:
+        shape = x.type.shape[:axis] + (n - have,) + x.type.shape[axis + 1:]
+        return BuilderOps(cx.b).concatenate([x, cx.b.zeros(Type(x.type.dtype, shape))], axis)
+    return x
+
+
+def _parts(cx: CallContext, z: Atom) -> tuple[Atom, Atom]:
+    """The (real, imaginary) parts of a complex transform's input (ints as float64)."""
+    if z.type.is_complex:
+        return cx.b.real(z), cx.b.imag(z)
+    if not z.type.is_float:
+        z = cx.to_type(z, Type("f64", z.type.shape))
+    return z, cx.b.zeros(z.type)
+
+
+def _c2c(cx: CallContext, z: Atom, axis: int, n: int, norm, inverse: bool) -> Atom:
+    re, im = (_resized(cx, p, axis, n) for p in _parts(cx, z))
+    out = cx.b.emit("fft", [re, im], axis=axis, inverse=inverse,
+                    scale=_scale(n, norm, inverse))
+    return cx.b.complex(*out)
+
+
+def _r2c(cx: CallContext, x: Atom, axis: int, n: int, norm) -> Atom:
+    if x.type.is_complex:
+        raise TypeError("rfft of complex values: numpy discards the imaginary part (with a "
+                        "ComplexWarning); pass np.real(z) or use np.fft.fft")
+    if not x.type.is_float:
+        x = cx.to_type(x, Type("f64", x.type.shape))
+    out = cx.b.emit("rfft", [_resized(cx, x, axis, n)], axis=axis,
+                    scale=_scale(n, norm, False))
+    return cx.b.complex(*out)
+
+
+def _c2r(cx: CallContext, z: Atom, axis: int, n: int, norm) -> Atom:
+    re, im = (_resized(cx, p, axis, n // 2 + 1) for p in _parts(cx, z))
+    (out,) = cx.b.emit("irfft", [re, im], axis=axis, n=n, scale=_scale(n, norm, True))
+    return out
+
+
+def _resolved(cx: CallContext, name: str, shape: tuple, s, axes, node) -> tuple[list, list]:
+    """numpy's lengths and axes of the transform (see the module docstring)."""
+    ndim = len(shape)
+    if axes is None:
+        axes = range(-len(s), 0) if s is not None else range(ndim)
+    try:
+        axes = [operator.index(a) for a in axes]
+        for a in axes:
+            if not -ndim <= a < ndim:
+                raise np.exceptions.AxisError(a, ndim)
+        axes = [a % ndim for a in axes]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"np.fft.{name} over a repeated axis is not supported in compiled "
+                             "code: transform along each axis once")
+        if s is None:
+            s = [shape[a] for a in axes]
+            if name.startswith("irfft") and axes:
+                s[-1] = 2 * (shape[axes[-1]] - 1)
+        elif len(s) != len(axes):
+            raise ValueError("Shape and axes have different lengths.")
+        s = [shape[a] if n == -1 else operator.index(n) for n, a in zip(s, axes, strict=True)]
+        for n in s:
+            if n < 1:
+                raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+    except (TypeError, ValueError, IndexError) as e:
+        raise cx.source.error(node, f"np.fft.{name}(): {e}") from None
+    return s, axes
+
+
+def _transform(name: str, one_axis: bool, default_axes):
+    def lower(cx: CallContext, args, kwargs, node):
+        if one_axis:
+            p = bind_params(cx, name, args, kwargs,
+                            {"a": REQUIRED, "n": None, "axis": -1, "norm": None}, node)
+            n, axis = param(cx, p, "n", node), param(cx, p, "axis", node)
+            s, axes = (None if n is None else (n,)), (axis,)
+        else:
+            p = bind_params(cx, name, args, kwargs,
+                            {"a": REQUIRED, "s": None, "axes": default_axes, "norm": None},
+                            node)
+            s, axes = param(cx, p, "s", node), param(cx, p, "axes", node)
+        norm = param(cx, p, "norm", node)
+        if norm not in _NORMS:
+            raise cx.source.error(node, f'np.fft.{name}(): Invalid norm value {norm}; should '
+                                  'be "backward", "ortho" or "forward".')
+        x = cx.array(cx.value(p["a"], node), node)
+        lengths, axes = _resolved(cx, name, x.type.shape, s, axes, node)
+        kind = name.rstrip("n2") if not one_axis else name
+        try:
+            return _apply(cx, kind, x, lengths, axes, norm)
+        except TypeError as e:
+            raise cx.source.error(node, f"np.fft.{name}(): {e}") from None
+
+    return lower
+
+
+def _apply(cx: CallContext, kind: str, x: Atom, lengths: list, axes: list, norm) -> Atom:
+    """The transform `kind` (fft, ifft, rfft, irfft) over `axes` in numpy's order."""
+    pairs = list(zip(lengths, axes, strict=True))
+    if kind in ("fft", "ifft"):
+        for n, axis in reversed(pairs):
+            x = _c2c(cx, x, axis, n, norm, kind == "ifft")
+        return x
+    if kind == "rfft":
+        x = _r2c(cx, x, pairs[-1][1], pairs[-1][0], norm)
+        for n, axis in reversed(pairs[:-1]):
+            x = _c2c(cx, x, axis, n, norm, False)
+        return x
+    for n, axis in pairs[:-1]:
+        x = _c2c(cx, x, axis, n, norm, True)
+    return _c2r(cx, x, pairs[-1][1], pairs[-1][0], norm)
+
+
+def _frequencies(name: str):
+    """fftfreq / rfftfreq: numpy's integer frequencies (n known when compiling) times
+    1 / (n d), as numpy computes them."""
+    def lower(cx: CallContext, args, kwargs, node):
+        p = bind_params(cx, name, args, kwargs, {"n": REQUIRED, "d": 1.0}, node)
+        n = param(cx, p, "n", node)
+        counts = getattr(np.fft, name)(n, 1.0 / n)
+        ints = np.rint(counts).astype(np.int64)
+        d = cx.as_float(cx.value(p["d"], node), node)
+        factor = cx.b.div(const(1.0), cx.b.mul(const(float(n)), cx.to_type(d, Type("f64"))))
+        values = cx.b.pack(*(const(int(v)) for v in ints)) if len(ints) else \
+            cx.b.zeros(Type("i64", (0,)))
+        return cx.b.mul(cx.to_type(values, Type("f64", (len(ints),))), factor)
+
+    return lower
+
+
+for _name in ("fft", "ifft", "rfft", "irfft"):
+    register([getattr(np.fft, _name)], _transform(_name, True, None))
+for _name in ("fft2", "ifft2", "rfft2", "irfft2"):
+    register([getattr(np.fft, _name)], _transform(_name, False, (-2, -1)))
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    register([getattr(np.fft, _name)], _transform(_name, False, None))
+register([np.fft.fftfreq], _frequencies("fftfreq"))
+register([np.fft.rfftfreq], _frequencies("rfftfreq"))
