@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"autograd {version('autograd')} installed (sdist {AUTOGRAD_VERSION}): "
           f"{len(cases)} cases "
           f"from {len({(c.file, c.test) for c in cases})} test functions, "
-          f"{len(cases) - len(real)} with complex arguments (tape mode only)", file=sys.stderr)
+          f"{len(cases) - len(real)} with complex arguments", file=sys.stderr)
     results = run_all(ordered, tests, options.build.resolve() / "entries",
                       workers=options.workers, timeout=options.timeout, progress=progress)
     by_case = dict(zip((c.name for c in ordered), results, strict=True))

@@ -25,11 +25,11 @@ it on purpose: an adlite exception class (`AdliteError`, a warning of adlite's t
 error), or a TypeError/ValueError/NotImplementedError raised by adlite's own code (the
 innermost frame is in the adlite package; `ADLITE_TRACEBACK=full` keeps that frame, which
 adlite otherwise hides); any other exception is a `crash`. Cases whose
-arguments or result are complex run in `tape` mode only (the compiler has no complex numbers
-yet: `skip` in the other modes), as PyTorch's convention against autograd's: their scalar is
-the real part of the contraction, the directions `v` of complex arguments are complex, and
-the tape's gradients are conjugated before the comparison (autograd's gradient of a real
-function is the conjugate of PyTorch's). Cases whose value neither numpy nor autograd can
+arguments or result are complex run in every mode but `hessian` (`skip`: a second derivative
+of a function of complex numbers is taken of holomorphic functions only, as in JAX): their
+scalar is the real part of the contraction, the directions `v` of complex arguments are
+complex; the compiler's gradients are in JAX's convention, which is autograd's, and the
+tape's (PyTorch's, the conjugate) are conjugated before the comparison. Cases whose value neither numpy nor autograd can
 compute are `skip` in every mode. A case is `n/a` (in every mode) when
 it calls autograd's own API, which numpy and scipy do not have (`NotNumpy`): its function, run
 by Python with numpy and scipy, fails looking up a name numpy/scipy lack
@@ -312,7 +312,8 @@ class Checker:
     def forward_difference(self) -> list[np.ndarray] | None:
         def at(step: float) -> list[np.ndarray]:
             xs = _moved(self.xs, self.v, step)
-            return [np.asarray(x, float) for x in leaves(self.entry(*xs))]
+            return [np.asarray(x, complex if np.iscomplexobj(x) else float)
+                    for x in leaves(self.entry(*xs))]
         return self.quietly(lambda: [(h - lo) / (2 * FD_STEP) for h, lo in zip(
             at(FD_STEP), at(-FD_STEP), strict=True)])
 
@@ -445,8 +446,8 @@ def run_case(case: Case, tests: Path, entries: Path, number: int,
     complex_numbers = "complex arguments" if case.is_complex else \
         "complex result" if checker.complex_result else None
     for mode in modes:
-        if complex_numbers and mode != "tape":  # only the tape has complex numbers
-            report(Result(mode, "skip", complex_numbers))
+        if complex_numbers and mode == "hessian":  # of a function of complex numbers: JAX
+            report(Result(mode, "skip", complex_numbers))  # and adlite take holomorphic ones
             continue
         if mode == "hessian" and not all(isinstance(x, float | np.ndarray | np.floating)
                                          for x in checker.xs):

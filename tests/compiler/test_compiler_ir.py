@@ -138,9 +138,12 @@ def test_dtypes_name_types_and_survive_pickling():
 
     assert Type("f32", (2, 3)) == Type(dtypes.F32, (2, 3)) and Type("f32").dtype is dtypes.F32
     assert [str(Type(d, (2,))) for d in dtypes.DTYPES.values()] == \
-        ["f64[2]", "f32[2]", "i64[2]", "bool[2]"]
-    assert [d.itemsize for d in dtypes.DTYPES.values()] == [8, 4, 8, 1]
-    assert [d.is_float for d in dtypes.DTYPES.values()] == [True, True, False, False]
+        ["f64[2]", "f32[2]", "i64[2]", "bool[2]", "c128[2]", "c64[2]"]
+    assert [d.itemsize for d in dtypes.DTYPES.values()] == [8, 4, 8, 1, 16, 8]
+    assert [d.is_float for d in dtypes.DTYPES.values()] == [True, True, False, False, False,
+                                                           False]
+    assert [d.real_dtype.name for d in dtypes.DTYPES.values()] == \
+        ["f64", "f32", "i64", "bool", "f64", "f32"]
     assert type(Const(np.float32(0.5), Type("f32")).value) is float
     assert pickle.loads(pickle.dumps(Type("bool", (3,)))) == Type("bool", (3,))
 
