@@ -395,9 +395,8 @@ def split_complex(values: Sequence, kinds: Sequence[str | None], conjugate: bool
         if kind == "re":
             z = np.asarray(value)
             real = np.float32 if z.dtype in (np.complex64, np.float32) else np.float64
-            parts = [np.ascontiguousarray(np.real(z), real), np.ascontiguousarray(
-                -np.imag(z) if conjugate else np.imag(z), real)]
-            flat += parts if z.ndim else [real(p[()]) for p in parts]
+            parts = [np.real(z), -np.imag(z) if conjugate else np.imag(z)]
+            flat += [np.ascontiguousarray(p, real) if z.ndim else real(p) for p in parts]
         else:
             flat.append(value)
     return flat

@@ -29,10 +29,10 @@ arguments or result are complex run in every mode but `hessian` (`skip`: a secon
 of a function of complex numbers is taken of holomorphic functions only, as in JAX): their
 scalar is the real part of the contraction, the directions `v` of complex arguments are
 complex; the compiler's gradients are in JAX's convention, which is autograd's, and the
-tape's (PyTorch's, the conjugate) are conjugated before the comparison. Cases whose value neither numpy nor autograd can
-compute are `skip` in every mode. A case is `n/a` (in every mode) when
-it calls autograd's own API, which numpy and scipy do not have (`NotNumpy`): its function, run
-by Python with numpy and scipy, fails looking up a name numpy/scipy lack
+tape's (PyTorch's, the conjugate) are conjugated before the comparison. Cases whose value
+neither numpy nor autograd can compute are `skip` in every mode. A case is `n/a` (in every
+mode) when it calls autograd's own API, which numpy and scipy do not have (`NotNumpy`): its
+function, run by Python with numpy and scipy, fails looking up a name numpy/scipy lack
 (`np.linalg._dot`, `np.make_diagonal`) or passing a keyword their function does not take
 (`scipy.signal.convolve(..., axes=...)`, autograd's generalised convolution), while autograd
 runs it. No numpy program is there to compile: the case measures autograd's extensions.

@@ -59,7 +59,8 @@ ARRAY_TYPES = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32",
                np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
 DTYPE_OF = {name: dtype for dtype, name in ARRAY_TYPES.items()}
 FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
-BY_VALUE = (bool, int, float, str, type(None), np.bool_, np.integer, np.floating)
+BY_VALUE = (bool, int, float, complex, str, type(None), np.bool_, np.integer, np.floating,
+            np.complexfloating)
 # a module rebound (`np = ...`) is not seen. Builtins, ufuncs and classes are checked by
 # identity: a global rebound from np.add to np.multiply between calls is seen.
 NOT_CHECKED = (types.ModuleType, types.MethodType)
@@ -125,10 +126,15 @@ class External:
     value: object
     type: Type | None
     array0: bool = False  # a float input held as a 0-d array (passed as its number)
+    part: str | None = None  # "real" / "imag": a part of a complex array (`complex_input`)
 
     def condition(self, v: str, k: str, scope: dict) -> str:
         """Python code: does fetched value `v` still fit? (`k`: a prefix for the names of
         the constants it puts into `scope`)"""
+        if self.part is not None:
+            scope[f"{k}shape"] = self.type.shape
+            scope[f"{k}dtype"] = np.result_type(DTYPE_OF[self.type.name], np.complex64)
+            return f"(type({v}) is ndarray and {v}.shape == {k}shape and {v}.dtype == {k}dtype)"
         if self.array0:
             scope[f"{k}dtype"] = DTYPE_OF[self.type.name]
             return f"(type({v}) is ndarray and {v}.shape == () and {v}.dtype == {k}dtype)"
@@ -169,11 +175,13 @@ class Recorder:
         self.by_var: dict[int, External] = {}
         self.objects: dict[int, str] = {}  # aliasing object of an input array -> its title
         self.object_of: dict[tuple, int] = {}
+        self.made: dict[int, External] = {}  # complex value of outside parts -> its real part
 
-    def input_var(self, place: Place, value, t: Type, array0: bool = False) -> Var:
-        key = place.key
+    def input_var(self, place: Place, value, t: Type, array0: bool = False,
+                  part: str | None = None) -> Var:
+        key = place.key + ((part,) if part else ())
         if key not in self.vars:
-            self.reads[key] = External(place, None if t.is_array else value, t, array0)
+            self.reads[key] = External(place, None if t.is_array else value, t, array0, part)
             self.vars[key] = var = (Array0 if array0 else Var)(t, place.title)
             self.by_var[id(var)] = self.reads[key]
         elif self.vars[key].type != t:
@@ -220,6 +228,18 @@ def input_var(place: Place, value, t: Type) -> Var:
                                  not t.is_array)
 
 
+def complex_input(place: Place, value: np.ndarray, make: Callable[[Var, Var], Var]) -> Var:
+    """The complex array at `place` as `make(real part, imaginary part)` of two hidden inputs
+    (the call passes contiguous copies of its parts); writes into it are refused as into
+    any outside array (`outside_object`)."""
+    recorder = _recorder()
+    t = Type("f32" if value.dtype == np.complex64 else "f64", value.shape)
+    parts = [recorder.input_var(place, None, t, part=part) for part in ("real", "imag")]
+    made = make(*parts)
+    recorder.made[id(made)] = recorder.by_var[id(parts[0])]
+    return made
+
+
 def guard(place: Place, value) -> None:
     """Compiled code assumes `place` holds `value` (by value or identity)."""
     _recorder().guard(place, value)
@@ -230,7 +250,7 @@ def _input_of(value) -> tuple[Recorder | None, External | None]:
     recorder = _current.get()
     if recorder is None or not isinstance(value, Var):
         return recorder, None
-    return recorder, recorder.by_var.get(id(value))
+    return recorder, recorder.by_var.get(id(value), recorder.made.get(id(value)))
 
 
 def known(var) -> tuple[bool, object]:
@@ -294,7 +314,7 @@ def bind_graph(graph: Graph) -> tuple[list[Var], list[Atom]]:
         if e.type is None:
             recorder.guard(e.place, e.value)
         else:
-            args.append(recorder.input_var(e.place, e.value, e.type, e.array0))
+            args.append(recorder.input_var(e.place, e.value, e.type, e.array0, e.part))
     return graph.arguments, args
 
 
@@ -344,6 +364,7 @@ def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None,
     `written`: the argument arrays the code writes, which must not share memory with the
     arrays it reads from outside (it reads those at entry)."""
     scope = {"ndarray": np.ndarray, "FLOAT_TYPES": FLOAT_TYPES, "MISS": MISS, "code": code,
+             "contiguous": np.ascontiguousarray,
              "miss": miss, "shared": _shared, "written": written}
     fetch, checks, passed, arrays = [], [], [], []
     for i, e in enumerate(reads):
@@ -351,7 +372,8 @@ def _variant(code: Callable, reads: tuple[External, ...], miss: Callable | None,
         fetch.append(f"        v{i} = {e.place.expression(f's{i}')}")
         checks.append(e.condition(f"v{i}", f"k{i}", scope))
         if e.type is not None:
-            passed.append(f"v{i}[()]" if e.array0 else f"v{i}")
+            passed.append(f"v{i}[()]" if e.array0 else f"contiguous(v{i}.{e.part})"
+                          if e.part else f"v{i}")
             if e.type.is_array:
                 arrays.append(f"({e.place.title!r}, v{i})")
     fail = "miss(args)" if miss is not None else "MISS"

@@ -686,6 +686,11 @@ class FunctionConverter(Operators, Subscripts, ControlFlow, Calls):
                                               "place compiled code cannot find",
                                         "pass the array as an argument")
             return const(obj) if isinstance(obj, float) else obj
+        if isinstance(obj, complex | np.complexfloating):  # a constant, guarded by value
+            externals.guard(place, obj)
+            return const(complex(obj), C128)
+        if isinstance(obj, np.ndarray) and obj.dtype in arguments.COMPLEX_DTYPES and obj.ndim:
+            return externals.complex_input(place, obj, self.b.complex)
         if isinstance(obj, float | np.floating | np.ndarray):
             t = externals.input_type(obj)
             if isinstance(t, str):
