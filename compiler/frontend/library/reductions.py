@@ -28,7 +28,7 @@ import numpy as np
 from adlite.derivatives import composites
 
 from ...ir.builder import const
-from ...ir.core import F64, I64, Atom
+from ...ir.core import F64, I64, Atom, Const, Var
 from ...primitives.shapes import reduces_nothing
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
@@ -61,6 +61,9 @@ MOMENTS = ("mean", "var", "std")
 def reduce(cx: CallContext, prim, x, axis, keepdims, node, **options):
     """`np.<prim>(x, axis, keepdims, **options)`: a reduction primitive, or one of the
     `MOMENTS` (composites of `adlite.derivatives`, on floats; `options` is their ddof)."""
+    if isinstance(x, Var | Const) and x.type.is_complex and x.type.is_array:
+        axis = normalized_axes(cx, axis, len(x.type.shape), node)
+        return complex_reduce(cx, prim, x, axis, bool(keepdims), node, **options)
     if prim in MOMENTS:
         x = cx.as_float(x, node)
         shape = x.type.shape or ()
@@ -81,6 +84,66 @@ def reduce(cx: CallContext, prim, x, axis, keepdims, node, **options):
         result = cx.b.op(prim, cx.to_type(x, I64), axis=axis, keepdims=bool(keepdims))
         return result if prim in ("sum", "prod") else cx.to_type(result, x.type.scalar)
     return cx.b.op(prim, x, axis=axis, keepdims=bool(keepdims))
+
+
+def complex_reduce(cx: CallContext, prim: str, z: Atom, axis, keepdims: bool, node,
+                   **options):
+    """numpy's reductions of a complex array: sums and means of the parts; var / std of the
+    magnitude of the deviations (var(real) + var(imag), real); max / min in numpy's
+    lexicographic order (the real parts decide, then the imaginary parts of the elements
+    whose real part is the extremum); prod by halving (pairs multiplied as complex numbers,
+    numpy's values up to rounding)."""
+    b = cx.b
+    if prim in ("var", "std"):
+        parts = [reduce(cx, "var", b.op(part, z), axis, keepdims, node, **options)
+                 for part in ("real", "imag")]
+        var = b.add(*parts)
+        return b.sqrt(var) if prim == "std" else var
+    if prim in ("sum", "mean"):
+        parts = [reduce(cx, prim, b.op(part, z), axis, keepdims, node) for part in
+                 ("real", "imag")]
+        return b.complex(*parts)
+    if prim in ("max", "min"):
+        re, im = b.real(z), b.imag(z)
+        best_re = reduce(cx, prim, re, axis, True, node)
+        other = const(-math.inf if prim == "max" else math.inf, im.type.scalar)
+        best_im = reduce(cx, prim, b.select(b.eq(re, best_re), im, other), axis, keepdims,
+                         node)
+        if not keepdims:
+            best_re = reduce(cx, prim, best_re, axis, False, node)
+        return b.complex(best_re, best_im)
+    if prim == "prod":
+        return _complex_product(cx, z, axis, keepdims, node)
+    raise cx.source.error(node, f"np.{prim} of complex values is not supported in compiled "
+                          "code", "reduce the real and imaginary parts (z.real, z.imag)")
+
+
+def _complex_product(cx: CallContext, z: Atom, axis, keepdims: bool, node) -> Atom:
+    """The product along `axis` (all axes for None): the reduced axes moved to the front
+    and flattened, then halved until one row is left (an odd row multiplies the first)."""
+    b, shape = cx.b, z.type.shape
+    axes = tuple(range(len(shape))) if axis is None else tuple(axis)
+    rest = tuple(d for d in range(len(shape)) if d not in axes)
+    n = math.prod(shape[d] for d in axes)
+    if not isinstance(n, int):
+        raise cx.source.error(node, "np.prod of complex values over a run-time size",
+                              "compile per shape (shapes='static')")
+    x = b.reshape(b.transpose(z, axes=axes + rest), shape=(n,) + tuple(shape[d] for d in rest))
+    if n == 0:
+        one = const(1.0 + 0j, z.type.scalar)
+        x = b.full(one, shape=(1,) + x.type.shape[1:], dtype=z.type.scalar)
+    o = BuilderOps(b)
+    while x.type.shape[0] > 1:
+        m = x.type.shape[0]
+        half = b.mul(o.slice_along(x, 0, 0, m // 2), o.slice_along(x, 0, m // 2, 2 * (m // 2)))
+        if m % 2:
+            first = b.mul(o.slice_along(half, 0, 0, 1), o.slice_along(x, 0, m - 1, m))
+            half = o.concatenate([first, o.slice_along(half, 0, 1, m // 2)], 0) \
+                if m // 2 > 1 else first
+        x = half
+    kept = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+    out_shape = kept if keepdims else tuple(shape[d] for d in rest)
+    return b.reshape(x, shape=out_shape or None)
 
 
 def reduction(prim):
