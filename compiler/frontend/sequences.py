@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import AdliteSyntaxError
 from ..ir.builder import const
-from ..ir.core import BOOL, F32, F64, I64, Const, Var
+from ..ir.core import BOOL, C64, C128, F32, F64, I64, Const, Var
 from ..ir.index import Int
 from . import runtime_lists
 from .aliasing import Ref, new_object
@@ -405,7 +405,8 @@ def as_tuples(value):
 def stack(conv: ConversionContext, items, node, axis: int = 0, empty: bool = False):
     """np.array / np.stack of numbers, arrays of one shape, or nested sequences of them,
     along a new axis `axis` (float64; float32 when every item is, bool when every item is,
-    int64 when every item is an int or a bool, as numpy's). An empty sequence is an empty
+    int64 when every item is an int or a bool, complex128 when an item is complex, complex64
+    when every item is complex64 or float32, as numpy's). An empty sequence is an empty
     float64 array where `empty` (np.array), numpy's ValueError otherwise (np.stack)."""
     if not items:
         if empty:
@@ -425,6 +426,8 @@ def stack(conv: ConversionContext, items, node, axis: int = 0, empty: bool = Fal
     scalars = {v.type.scalar for v in values}
     dtype = F32 if scalars == {F32} else BOOL if scalars == {BOOL} else \
         I64 if scalars <= {I64, BOOL} else F64
+    if any(t.is_complex for t in scalars):  # complex64 when every item is, else complex128
+        dtype = C64 if scalars <= {C64, F32} else C128
     values = [conv.to_type(v, dtype) for v in values]
     if not values[0].type.is_array:
         return conv.b.pack(*values)

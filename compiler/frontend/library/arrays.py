@@ -28,7 +28,7 @@ from adlite.derivatives import array_composites as ac
 from ...errors import AdliteAxisError, AdliteIndexError, AdliteTypeError, AdliteValueError
 from ...ir import dtypes
 from ...ir.builder import const
-from ...ir.core import BOOL, F32, F64, I64, Const, Type
+from ...ir.core import BOOL, C64, C128, F32, F64, I64, Const, Type
 from ...ir.dims import is_symbolic, reshaped
 from ...ir.dtypes import DType, result_dtype
 from ...primitives.vocabulary import BuilderOps
@@ -45,7 +45,9 @@ from .registry import (
     register,
 )
 
-DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32}
+DTYPES = {np.float64: F64, float: F64, np.float32: F32, "float64": F64, "float32": F32,
+          np.complex128: C128, complex: C128, np.complex64: C64, "complex128": C128,
+          "complex64": C64, "complex": C128}
 # what `x.astype` converts to besides: int64 truncates toward zero (see `primitives/ints.py`)
 CAST_DTYPES = {**DTYPES, int: I64, np.int64: I64, "int64": I64, "int": I64, bool: BOOL,
                np.bool_: BOOL, "bool": BOOL}
@@ -147,7 +149,7 @@ def resolve_dtype(cx: CallContext, dtype, node, table: dict = DTYPES) -> Type:
         dtype = dtype.type
     if dtype not in table:
         raise cx.source.error(node, f"unsupported dtype {dtype!r}", "use " + ", ".join(
-            sorted({t.name if isinstance(t, str) else t.__name__ for t in table})))
+            sorted({t if isinstance(t, str) else t.__name__ for t in table})))
     return table[dtype]
 
 
