@@ -10,8 +10,10 @@ as Python adds them) and `cmath`'s functions of a number (`exp`, `log` (with a b
 `log10`, `sqrt`, the trigonometric and hyperbolic functions and their inverses but
 `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`, `isinf`, `isfinite`; those raise
 Python's ValueError "math domain error" / OverflowError "math range error" where a finite
-argument gives a result that is not finite). np.vdot (the first argument conjugated). Real input: registers `np.real` (the argument
-itself: numpy returns the same array object, see `building.SAME_OBJECT`),
+argument gives a result that is not finite). np.vdot (the first argument conjugated).
+
+Real input: registers `np.real` (the argument itself: numpy returns the same array object,
+see `building.SAME_OBJECT`),
 `np.real_if_close` (the argument; `tol` is accepted and unused, as numpy does for real
 input), `np.imag` (zeros of the argument's dtype and shape;
 nothing flows back), `np.conj` / `np.conjugate` (a copy; bool arrays are refused: numpy
