@@ -198,7 +198,16 @@ class _Lowering:
         return Pair(self.b.mul(e, self.b.cos(x.im)), self.b.mul(e, self.b.sin(x.im)))
 
     def log(self, x: Pair) -> Pair:
-        return Pair(self.b.log(self.hypot(x)), self.b.arctan2(x.im, x.re))
+        """(log |x|, angle x); near |x| = 1, log |x| as log1p(|x|^2 - 1) / 2 with
+        |x|^2 - 1 = (re - 1)(re + 1) + im^2 (the digits log(hypot) would lose)."""
+        b = self.b
+        m = self.hypot(x)
+        one = self.const(1.0, m)
+        near = b.and_(b.gt(m, self.const(0.7, m)), b.lt(m, self.const(1.5, m)))
+        excess = b.add(b.mul(b.sub(x.re, one), b.add(x.re, one)), b.mul(x.im, x.im))
+        safe = b.select(near, excess, self.const(0.0, m))
+        re = b.select(near, b.mul(self.const(0.5, m), b.log1p(safe)), b.log(m))
+        return Pair(re, b.arctan2(x.im, x.re))
 
     def sqrt(self, x: Pair) -> Pair:
         """The principal square root (C99 csqrt): t = sqrt((|x| + |re|) / 2), then
@@ -210,7 +219,8 @@ class _Lowering:
         safe = b.select(zero, self.const(1.0, t), t)
         other = b.div(b.mul(half, x.im), safe)  # im / 2t
         nonneg = b.ge(x.re, self.const(0.0, x.re))
-        negative_im = b.lt(x.im, self.const(0.0, x.im))
+        # the sign of im, -0.0 included (1 / -0.0 is -inf): the side of the branch cut
+        negative_im = b.lt(b.div(self.const(1.0, x.im), x.im), self.const(0.0, x.im))
         re = b.select(nonneg, t, b.abs(other))
         im = b.select(nonneg, other, b.select(negative_im, b.neg(t), t))
         return Pair(b.select(zero, self.const(0.0, t), re), b.select(zero, x.im, im))
@@ -268,6 +278,21 @@ class _Lowering:
         tail = b.mul(b.mul(self.const(4.0, x.re), b.mul(b.sin(x.im), b.cos(x.im))),
                      b.exp(b.mul(self.const(-2.0, x.re), b.abs(x.re))))
         return Pair(b.select(large, sign, re), b.select(large, tail, im))
+
+    def shifted(self, x: Pair, c: float, sign: float = 1.0) -> Pair:
+        """c + sign x for a real c: the imaginary part only (negated), so that the sign of
+        a zero imaginary part, which picks the side of a branch cut, is kept (C99)."""
+        b = self.b
+        re = b.add(self.const(c, x.re), x.re) if sign > 0 else b.sub(self.const(c, x.re), x.re)
+        return Pair(re, x.im if sign > 0 else b.neg(x.im))
+
+    def series(self, x: Pair, exact: Pair, cube: float, limit: float) -> Pair:
+        """`exact` where |x| >= limit, else x + cube x^3 (the formulas' leading terms, where
+        `exact` loses the digits of a small x to cancellation)."""
+        b = self.b
+        small = b.lt(self.hypot(x), self.const(limit, x.re))
+        tail = self.add(x, self.scale(self.mul(x, self.mul(x, x)), self.const(cube, x.re)))
+        return Pair(b.select(small, tail.re, exact.re), b.select(small, tail.im, exact.im))
 
     def times_i(self, x: Pair) -> Pair:
         return Pair(self.b.neg(x.im), x.re)
@@ -394,7 +419,7 @@ def _scaled_log(factor: float) -> Callable[[_Lowering, Pair], Pair]:
 
 def _log1p(lw: _Lowering, x: Pair) -> Pair:
     """numpy's nc_log1p: (log |1 + x|, angle(1 + x))."""
-    return lw.log(lw.add(lw.one_like(x), x))
+    return lw.log(lw.shifted(x, 1.0))
 
 
 def _expm1(lw: _Lowering, x: Pair) -> Pair:
@@ -422,22 +447,44 @@ def _cos(lw: _Lowering, x: Pair) -> Pair:
     return lw.sinh_cosh(lw.times_i(x))[1]
 
 
+_SMALL = 1e-5  # |x| below which the inverse functions take their series (error < 1e-20)
+_LARGE = 1e100  # |x| above which arcsinh / arccosh take log(2 x) (x^2 would overflow)
+
+
+def _large(lw: _Lowering, x: Pair, exact: Pair) -> Pair:
+    """`exact` where |x| <= _LARGE, else log 2 + log x (of -x, negated, where re x < 0:
+    arcsinh is odd)."""
+    b = lw.b
+    negative = b.lt(x.re, lw.const(0.0, x.re))
+    mirrored = Pair(b.select(negative, b.neg(x.re), x.re), b.select(negative, b.neg(x.im), x.im))
+    log2x = lw.log(mirrored)
+    log2x = Pair(b.add(log2x.re, lw.const(math.log(2.0), x.re)), log2x.im)
+    log2x = Pair(b.select(negative, b.neg(log2x.re), log2x.re),
+                 b.select(negative, b.neg(log2x.im), log2x.im))
+    large = b.gt(lw.hypot(x), lw.const(_LARGE, x.re))
+    return Pair(b.select(large, log2x.re, exact.re), b.select(large, log2x.im, exact.im))
+
+
 def _arcsinh(lw: _Lowering, x: Pair) -> Pair:
-    """log(x + sqrt(x^2 + 1))."""
-    return lw.log(lw.add(x, lw.sqrt(lw.add(lw.mul(x, x), lw.one_like(x)))))
+    """log(x + sqrt(x^2 + 1)); x - x^3/6 for a small x, log 2x for a large one."""
+    exact = lw.log(lw.add(x, lw.sqrt(lw.shifted(lw.mul(x, x), 1.0))))
+    return _large(lw, x, lw.series(x, exact, -1 / 6, _SMALL))
 
 
 def _arccosh(lw: _Lowering, x: Pair) -> Pair:
-    """log(x + sqrt(x + 1) sqrt(x - 1))."""
-    one = lw.one_like(x)
-    return lw.log(lw.add(x, lw.mul(lw.sqrt(lw.add(x, one)), lw.sqrt(lw.sub(x, one)))))
+    """Kahan's principal value: with s = sqrt(x - 1), t = sqrt(x + 1) (x + 1 and x - 1 keep
+    the sign of a zero imaginary part), (arcsinh(s.re t.re + s.im t.im), 2 atan2(s.im, t.re)):
+    no cancellation near 1, no overflow for a large x."""
+    b = lw.b
+    s, t = lw.sqrt(lw.shifted(x, -1.0)), lw.sqrt(lw.shifted(x, 1.0))
+    re = b.arcsinh(b.add(b.mul(s.re, t.re), b.mul(s.im, t.im)))
+    return Pair(re, b.mul(lw.const(2.0, x.re), b.arctan2(s.im, t.re)))
 
 
 def _arctanh(lw: _Lowering, x: Pair) -> Pair:
-    """(log(1 + x) - log(1 - x)) / 2."""
-    one = lw.one_like(x)
-    d = lw.sub(lw.log(lw.add(one, x)), lw.log(lw.sub(one, x)))
-    return lw.scale(d, lw.const(0.5, x.re))
+    """(log(1 + x) - log(1 - x)) / 2; x + x^3/3 for a small x."""
+    d = lw.sub(lw.log(lw.shifted(x, 1.0)), lw.log(lw.shifted(x, 1.0, -1.0)))
+    return lw.series(x, lw.scale(d, lw.const(0.5, x.re)), 1 / 3, _SMALL)
 
 
 def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
