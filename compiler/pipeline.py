@@ -189,9 +189,6 @@ def _gradient(c: Compilation) -> Graph:
                             "number; grad takes real-valued functions (differentiate "
                             "np.real(f) or abs(f) ** 2), or holomorphic=True for f'(z) of a "
                             "holomorphic f, as in JAX")
-        if c.derivative.mode != "grad":
-            raise TypeError("holomorphic=True is taken by grad only; call the function "
-                            "for its value")
         # f'(z) = d Re f / dx - i d Re f / dy (Cauchy-Riemann): the gradient of the real
         # part, conjugated as every complex gradient is (`arguments.cotangents`)
         graph = Graph(graph.inputs, graph.eqns, [graph.outputs[0]] + graph.outputs[2:],

@@ -8,7 +8,8 @@ numpy arrays and tuples, named tuples, lists and dicts (with their keys, in orde
 "The structure" is what `arguments.flatten` turns into one signature tree: the same types of
 containers with the same lengths and dict keys in the same order, arrays of the same exact
 type (`np.ndarray`), shape and dtype, numbers of the same exact type. The leaves are passed
-in `flatten`'s order. A dict's values are read once.
+in `flatten`'s order (a complex array's real and imaginary parts, contiguous copies). A
+dict's values are read once.
 - `builder(tree)` returns a function of a sequence of leaf values giving the Python value of
   the signature tree `tree` (what `arguments.unflatten(tree, values)` gives).
 - `finishing(run, finish)` is the entry point `run` followed by `finish` (FIRST: the first
@@ -58,6 +59,15 @@ class _Emitter:
     def visit(self, value: Any, first: str, name: str) -> bool:
         """Conditions for `value`, read as `first` the first time (it assigns `name`)."""
         kind = type(value)
+        if kind is np.ndarray and value.dtype.kind == "c":  # its parts (`complex_parts`)
+            if value.ndim == 0:
+                return False
+            self.conditions.append(f"type({first}) is ndarray and {name}.shape == "
+                                   f"{self.constant(value.shape)} and {name}.dtype == "
+                                   f"{self.constant(value.dtype)}")
+            copy = self.constant(np.ascontiguousarray)
+            self.leaves += [f"{copy}({name}.real)", f"{copy}({name}.imag)"]
+            return True
         if kind is np.ndarray:
             self.conditions.append(f"type({first}) is ndarray and {name}.shape == "
                                    f"{self.constant(value.shape)} and {name}.dtype == "

@@ -1,0 +1,174 @@
+"""Programs of complex numbers for tests/transformations/test_complex_numbers.py (functions
+adlite compiles from their source, so they live in a file)."""
+
+import cmath
+
+import numpy as np
+
+UNARY = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsinh",
+         "arccosh", "arctanh", "log1p", "expm1", "log2", "log10", "conj", "negative",
+         "absolute", "angle", "real", "imag")
+
+
+def f_exp(z):
+    return np.exp(z)
+
+def f_log(z):
+    return np.log(z)
+
+def f_sqrt(z):
+    return np.sqrt(z)
+
+def f_sin(z):
+    return np.sin(z)
+
+def f_cos(z):
+    return np.cos(z)
+
+def f_tan(z):
+    return np.tan(z)
+
+def f_sinh(z):
+    return np.sinh(z)
+
+def f_cosh(z):
+    return np.cosh(z)
+
+def f_tanh(z):
+    return np.tanh(z)
+
+def f_arcsinh(z):
+    return np.arcsinh(z)
+
+def f_arccosh(z):
+    return np.arccosh(z)
+
+def f_arctanh(z):
+    return np.arctanh(z)
+
+def f_log1p(z):
+    return np.log1p(z)
+
+def f_expm1(z):
+    return np.expm1(z)
+
+def f_log2(z):
+    return np.log2(z)
+
+def f_log10(z):
+    return np.log10(z)
+
+def f_conj(z):
+    return np.conj(z)
+
+def f_negative(z):
+    return np.negative(z)
+
+def f_absolute(z):
+    return np.absolute(z)
+
+def f_angle(z):
+    return np.angle(z)
+
+def f_real(z):
+    return np.real(z)
+
+def f_imag(z):
+    return np.imag(z)
+
+
+UNARY_FUNCTIONS = {name: globals()[f"f_{name}"] for name in UNARY}
+
+
+def arithmetic(z, w):
+    return z * w - z / w + (z + 1.5) ** 2 - 2j * w ** 3 + z ** 0.5
+
+
+def divide(z, w):
+    return z / w
+
+
+def mixed(x, z):
+    """A float array with complex ones and literals: numpy's promotion."""
+    return x * z + 1j * x - x / z
+
+
+def powers(z):
+    return z ** 2, z ** -3, z ** 7, z ** 0, 2.0 ** z
+
+
+def loss(z, w):
+    """A real function of complex arrays (what `grad` takes)."""
+    u = np.exp(1j * z) * w + np.sqrt(z * z + 1.0)
+    return np.sum(np.abs(u) ** 2) + np.real(np.sum(np.conj(z) * w)) + np.sum(np.angle(w))
+
+
+def loop_loss(c, n):
+    """A Mandelbrot-like loop carrying a complex number."""
+    z = 0j
+    for _ in range(n):
+        z = z * z + c
+    return abs(z)
+
+
+def branch_loss(z):
+    if np.abs(z) > 1.0:
+        w = z * 1j
+    else:
+        w = z * z
+    return np.real(w) + np.imag(w) ** 2
+
+
+def holomorphic(z):
+    return z ** 3 * np.exp(z) - np.sin(z) / (z + 2.0)
+
+
+def products(a, b):
+    return a @ b, np.dot(a[0], b[:, 1]), np.vdot(a, b), np.einsum("ij,jk->ik", a, b)
+
+
+def reductions(z):
+    return (np.sum(z, axis=0), np.mean(z), np.var(z, axis=1), np.std(z), np.max(z, axis=1),
+            np.min(z), np.prod(z, axis=0))
+
+
+def builders(x):
+    z = np.zeros(x.shape, dtype=complex)
+    for k in range(x.shape[0]):
+        z[k] = x[k] * np.exp(1j * k)
+    y = np.array([1j, 2.0, x[0] + 1j * x[1]])
+    return z + x.astype(np.complex128), y, complex(x[0], x[1]), np.iscomplexobj(z)
+
+
+def python_numbers(a, b):
+    z = complex(a, b)
+    return (cmath.exp(z), cmath.sqrt(z), cmath.log(z, 2.0), cmath.phase(z), abs(z),
+            z.conjugate(), z.real, z.imag, cmath.rect(a, b))
+
+
+def cmath_domain(x):
+    return cmath.log(x)
+
+
+def selections(z, w):
+    return np.where(np.abs(z) > 1.0, z, w), z == w, z != w, np.isreal(z), np.iscomplex(w)
+
+
+def real_if_close(z):
+    return np.real_if_close(z)
+
+
+def writes_argument(z):
+    z[0] = 1j
+    return z
+
+
+def unsupported(z):
+    return np.arcsin(z)
+
+
+OUTSIDE = np.array([[1 + 1j, 2 - 0.5j], [0.3j, 1.0]])
+
+
+def reads_outside(x):
+    return OUTSIDE @ x + 2j
