@@ -25,7 +25,6 @@ from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Eqn, Graph, Type, Var, walk_eqns
 from ..ir.loops import While
 
-
 # the primitives that exist only before this pass (`primitives/complex_numbers.py`): no
 # derivative or lowering rules, as the custom-call primitives `custom_calls.EXPANDED`
 LOWERED = ("complex", "real", "imag", "conj")
