@@ -44,7 +44,7 @@ from .ad import jvp_graph, vjp_graph
 from .ad.jacobian import MODES as JACOBIANS
 from .ad.jacobian import jacobian_graph
 from .ad.reverse import ABSENT, PLAIN, TapePlan
-from .arguments import Node, leaf_types, returns_selection, selection_refused
+from .arguments import Node, has_complex, leaf_types, returns_selection, selection_refused
 from .backends.llvm import compile_graph as compile_native
 from .backends.llvm import llvm_ir
 from .backends.python import compile_graph as compile_python
@@ -147,6 +147,10 @@ def _derivative(c: Compilation) -> None:
     static, any), the seeds, then the externals (constants: no tangent or cotangent)."""
     d = c.derivative
     if d.mode in JACOBIANS:
+        if has_complex(c.result) or any(has_complex(t) for t in c.types):
+            raise TypeError(f"{d.mode} of {c.fn.__name__}: Jacobians and Hessians of complex "
+                            "numbers are not supported yet; use grad (holomorphic=True for "
+                            "f'(z)), jvp or vjp")
         c.graph = jacobian_graph(c.graph, d.mode, d.wrt)
         run_pass("scatter", accumulate_scatters, c.graph)
         return

@@ -103,6 +103,10 @@ def loss(z, w):
     return np.sum(np.abs(u) ** 2) + np.real(np.sum(np.conj(z) * w)) + np.sum(np.angle(w))
 
 
+def norm_squared(z):
+    return np.sum(np.abs(z) ** 2)
+
+
 def loop_loss(c, n):
     """A Mandelbrot-like loop carrying a complex number."""
     z = 0j

@@ -7,7 +7,17 @@ holomorphic derivatives and the refusals."""
 import numpy as np
 import pytest
 
-from adlite.compiler import AdliteError, grad, jit, jvp, value_and_grad, vjp
+from adlite.compiler import (
+    AdliteError,
+    grad,
+    hessian,
+    jacobian,
+    jit,
+    jvp,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from adlite.compiler.arguments import flatten
 from adlite.compiler.frontend.to_ir import build_graph
 from adlite.compiler.ir.core import Type, walk_eqns
@@ -228,3 +238,12 @@ def test_refusals_name_the_users_line():
         jit(P.unsupported)(z)
     with pytest.raises(ValueError, match="math domain error"):
         jit(P.cmath_domain)(0.0)
+
+
+def test_jacobians_of_complex_numbers_are_refused_and_vmap_maps():
+    z = random_complex((3, 2), 25)
+    for transform in (jacobian, hessian):
+        with pytest.raises(TypeError, match="Jacobians and Hessians of complex numbers"):
+            transform(P.norm_squared)(z[0])
+    np.testing.assert_allclose(vmap(P.norm_squared)(z), np.sum(np.abs(z) ** 2, axis=1),
+                               rtol=1e-14)
