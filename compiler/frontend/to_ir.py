@@ -298,9 +298,16 @@ def _result(conv: FunctionConverter, result, ref, node):
 
 
 def cast(b: Builder, value: Atom, t: Type) -> Atom:
-    """`value` with the element type of `t` (its shape is kept)."""
+    """`value` with the element type of `t` (its shape is kept). A complex value is never
+    made real here: where a rule wants real numbers, complex ones are refused (TypeError, at
+    the user's line) rather than losing their imaginary parts (`astype` says it with
+    `np.real`)."""
     if value.type.name == t.name:
         return value
+    if value.type.is_complex and not t.dtype.is_complex:
+        raise TypeError(f"complex numbers ({value.type}) where this function takes real "
+                        f"numbers ({t.name}): adlite has no complex rule for it; pass "
+                        "np.real(z) / np.abs(z) if that is what you mean")
     if isinstance(value, Const):
         return const(value.value, t.scalar)
     return b.convert(value, to=t.scalar)

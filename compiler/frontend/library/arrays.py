@@ -438,7 +438,10 @@ def astype(cx: CallContext, x, dtype, node):
     """`x.astype(dtype)`: a converted copy; float -> int truncates toward zero and raises
     `int()`'s errors for NaN, inf and values outside int64 (numpy: an unspecified value)."""
     x = cx.value(x, node)
-    return cx.to_type(x, resolve_dtype(cx, dtype, node, CAST_DTYPES).with_shape(x.type.shape))
+    target = resolve_dtype(cx, dtype, node, CAST_DTYPES)
+    if x.type.is_complex and not target.is_complex:  # numpy keeps the real part (warning)
+        x = cx.b.real(x)
+    return cx.to_type(x, target.with_shape(x.type.shape))
 
 
 def item(cx: CallContext, x, node):

@@ -61,8 +61,9 @@ MOMENTS = ("mean", "var", "std")
 def reduce(cx: CallContext, prim, x, axis, keepdims, node, **options):
     """`np.<prim>(x, axis, keepdims, **options)`: a reduction primitive, or one of the
     `MOMENTS` (composites of `adlite.derivatives`, on floats; `options` is their ddof)."""
-    if isinstance(x, Var | Const) and x.type.is_complex and x.type.is_array:
-        axis = normalized_axes(cx, axis, len(x.type.shape), node)
+    if isinstance(x, Var | Const) and x.type.is_complex and (x.type.is_array or
+                                                             prim in ("var", "std")):
+        axis = normalized_axes(cx, axis, len(x.type.shape or ()), node)
         return complex_reduce(cx, prim, x, axis, bool(keepdims), node, **options)
     if prim in MOMENTS:
         x = cx.as_float(x, node)
