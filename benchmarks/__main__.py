@@ -4,8 +4,9 @@ Prints, per workload, the primal and gradient times (best of several repeats), t
 gradient/primal ratio, the first-call latency (compilation included, measured in a fresh
 process with the compiled-code cache disabled, imports excluded) and each peer's gradient
 time relative to adlite's; then the linear-algebra rows (`linalg`), the indexing rows
-(`indexing`), the ADBench GMM table, the first gradient call of each corpus program against
-JAX's with adlite's time per stage (`first_call`), and the data-parallel gradient on Dask
+(`indexing`), the FFT rows (`spectral`), the ADBench GMM table, the first gradient call of
+each corpus program against JAX's with adlite's time per stage (`first_call`), and the
+data-parallel gradient on Dask
 (`scaleout`, when dask is installed). Peers that are not installed are listed as such;
 nothing here asserts a timing.
 """
@@ -32,6 +33,7 @@ from .indexing import indexing_table
 from .linalg import linalg_table
 from .peers import PEERS
 from .scaleout import scaleout_table
+from .spectral import spectral_table
 from .stencil import stencil_table
 from .tape import tape_table
 from .threads import threads_tables
@@ -157,6 +159,7 @@ def main() -> None:
     matmul_row()
     linalg_table(best_time, fmt)
     indexing_table(best_time, fmt)
+    spectral_table(best_time, fmt)
     masked_table(best_time, fmt)
     lists_table(best_time, fmt)
     call_overhead_table()
