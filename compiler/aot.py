@@ -23,7 +23,10 @@ a NULL scalar output or an output array overlapping another array argument
 OUTPUT_ARGUMENT; the kernel's
 scratch memory is allocated (malloc) and freed by each call, so calls from several threads
 are safe. Float64 arrays are `double`, float32 `float`, int64 `int64_t` and bool `uint8_t`
-elements.
+elements. Complex types (`c128[3]`, `c64`) are C's `double _Complex` / `float _Complex`
+(C99; not C++): numbers by value, outputs by pointer, arrays interleaved (copied into the
+kernel's real and imaginary arrays, and back for outputs on success); the gradient w.r.t.
+a complex argument is JAX's, `dL/dx - i dL/dy` (as `grad`'s).
 Module-level and closed-over floats the function reads (see `frontend/externals.py`) are
 baked in with their values at build time (the header lists them: a C caller has no Python
 globals); a kernel reading an array from outside its arguments is refused (`AotError`).
@@ -51,7 +54,7 @@ from llvmlite import ir
 
 from . import status
 from .api import Transformed
-from .arguments import returns_selection
+from .arguments import part_kinds, returns_selection, type_tree
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
 from .backends.llvm.context import extent, size_admissible
 from .backends.llvm.scipy_capi import SYMBOL_PREFIX as SCIPY_PREFIX
@@ -65,9 +68,8 @@ from .passes.custom_calls import expand
 from .primitives.effects import EFFECTS
 
 C_TYPES = {dtypes.F64: "double", dtypes.F32: "float", dtypes.I64: "int64_t",
-           dtypes.BOOL: "int64_t"}
-C_ELEMENTS = {dtypes.F64: "double", dtypes.F32: "float", dtypes.I64: "int64_t",
-              dtypes.BOOL: "uint8_t"}  # array elements (numpy's bool is one byte)
+           dtypes.BOOL: "int64_t", dtypes.C128: "double _Complex", dtypes.C64: "float _Complex"}
+C_ELEMENTS = {**C_TYPES, dtypes.BOOL: "uint8_t"}  # array elements (numpy's bool: one byte)
 CTYPES = {dtypes.F64: "ctypes.c_double", dtypes.F32: "ctypes.c_float",
           dtypes.I64: "ctypes.c_int64", dtypes.BOOL: "ctypes.c_int64"}
 I32, I64, PTR = ir.IntType(32), ir.IntType(64), ir.PointerType()
@@ -125,11 +127,24 @@ def _loader_errors() -> str:
                            for code, (error, message) in _kernel_statuses().items()) + "}"
 
 
-def _parameters(graph: Graph) -> list[tuple[str, Type, bool]]:
-    """(name, type, is output) of the kernel's arguments, in order."""
+Parts = tuple[tuple, tuple]  # `arguments.part_kinds` of the graph's inputs and outputs
+
+
+def _parameters(graph: Graph, parts: Parts = ((), ())) -> list[tuple[str, Type, bool]]:
+    """(name, type, is output) of the kernel's C arguments, in order: one per graph input
+    and output, but one complex argument for the real and imaginary parts of a complex
+    value (`parts`: which graph inputs and outputs are those parts)."""
     ins, outs = _names(graph)
-    return [(n, v.type, False) for v, n in zip(graph.inputs, ins, strict=True)] + \
-        [(n, a.type, True) for a, n in zip(graph.outputs, outs, strict=True)]
+    params = []
+    for atoms, names, kinds, is_output in ((graph.inputs, ins, parts[0], False),
+                                           (graph.outputs, outs, parts[1], True)):
+        kinds = list(kinds) or [None] * len(atoms)
+        for a, n, kind in zip(atoms, names, kinds, strict=True):
+            if kind == "re":
+                params.append((n, Type(a.type.dtype.complex_dtype, a.type.shape), is_output))
+            elif kind is None:
+                params.append((n, a.type, is_output))
+    return params
 
 
 def _length_name(name: str, taken: set[str]) -> str:
@@ -139,21 +154,21 @@ def _length_name(name: str, taken: set[str]) -> str:
     return length
 
 
-def _sizes(graph: Graph) -> list[str]:
+def _sizes(graph: Graph, parts: Parts = ((), ())) -> list[str]:
     """The run-time sizes of the kernel's input shapes (`ir.dims`), its first parameters; a
     size named like a parameter is refused."""
     names = symbols_of(v.type.shape for v in graph.inputs)
-    clash = set(names) & {n for n, _, _ in _parameters(graph)}
+    clash = set(names) & {n for n, _, _ in _parameters(graph, parts)}
     if clash:
         raise AotError(f"the size {sorted(clash)[0]!r} is named like a parameter: name "
                        "run-time sizes in --types otherwise (f64[n,3] with n no parameter)")
     return names
 
 
-def _c_parameters(graph: Graph) -> list[str]:
-    params = _parameters(graph)
+def _c_parameters(graph: Graph, parts: Parts) -> list[str]:
+    params = _parameters(graph, parts)
     taken = {n for n, _, _ in params}
-    out = [f"int64_t {size}" for size in _sizes(graph)]
+    out = [f"int64_t {size}" for size in _sizes(graph, parts)]
     for n, t, is_output in params:
         if t.is_array:
             const = "" if is_output else "const "
@@ -163,26 +178,26 @@ def _c_parameters(graph: Graph) -> list[str]:
     return out
 
 
-def _shape_lines(graph: Graph) -> str:
-    arrays = [(n, t, o) for n, t, o in _parameters(graph) if t.is_array]
+def _shape_lines(graph: Graph, parts: Parts) -> str:
+    arrays = [(n, t, o) for n, t, o in _parameters(graph, parts) if t.is_array]
     if not arrays:
         return ""
     lines = "".join(f"   {n}: {'output' if o else 'input'}, {C_ELEMENTS[t.dtype]}"
                     f"[{']['.join(map(str, t.shape))}] row-major, {math.prod(t.shape)} "
                     "elements\n" for n, t, o in arrays)
-    sizes = _sizes(graph)
+    sizes = _sizes(graph, parts)
     note = (f"   Sizes ({', '.join(sizes)}): each at least {MIN_SIZE}, all different (else "
             f"status {status.SIZE_ARGUMENT}).\n") if sizes else ""
     return f"/* Arrays (pointer, then its length in elements):\n{lines}{note}   */\n"
 
 
-def header_text(graph: Graph, name: str, what: str) -> str:
-    params = _c_parameters(graph)
+def header_text(graph: Graph, name: str, what: str, parts: Parts = ((), ())) -> str:
+    params = _c_parameters(graph, parts)
     guard = f"ADLITE_{c_identifier(name).upper()}_H"
     return (f"/* Generated by adlite: {what}. */\n"
             f"#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n"
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-            f"{_shape_lines(graph)}"
+            f"{_shape_lines(graph, parts)}"
             f"/* Returns 0 on success, else a status; outputs are written only on success\n"
             "   (array outputs may be partly written when the status is not 0).\n"
             f"{_status_lines()}   */\n"
@@ -194,6 +209,9 @@ def header_text(graph: Graph, name: str, what: str) -> str:
 def _loader_argument(n: str, t: Type) -> tuple[str, str, str, list[str]]:
     """(argtypes, the conversion line, the shape check, the values passed) of input `n`
     (the shape check may name run-time sizes, bound between the two: `_size_lines`)."""
+    if not t.is_array and t.is_complex:  # its two parts, as the C ABI passes it
+        part = CTYPES[t.dtype.real_dtype]
+        return f"{part}, {part}", f"    {n} = complex({n})\n", "", [f"{n}.real", f"{n}.imag"]
     if not t.is_array:
         return CTYPES[t.dtype], "", "", [n]
     convert = f"    {n} = np.ascontiguousarray({n}, dtype=np.{t.dtype.numpy.__name__})\n"
@@ -214,11 +232,11 @@ def _size_lines(ins: list[tuple[str, Type]], sizes: list[str]) -> str:
     return lines
 
 
-def loader_text(graph: Graph, name: str, library: str) -> str:
-    params = _parameters(graph)
+def loader_text(graph: Graph, name: str, library: str, parts: Parts = ((), ())) -> str:
+    params = _parameters(graph, parts)
     ins = [(n, t) for n, t, o in params if not o]
     outs = [(n, t) for n, t, o in params if o]
-    sizes = _sizes(graph)
+    sizes = _sizes(graph, parts)
     argtypes, converts, passed = ["ctypes.c_int64"] * len(sizes), "", list(sizes)
     conversions = [_loader_argument(n, t) for n, t in ins]
     converts = "".join(c for _, c, _, _ in conversions) + _size_lines(ins, sizes) + \
@@ -233,12 +251,16 @@ def loader_text(graph: Graph, name: str, library: str) -> str:
             made.append(f"np.empty(({', '.join(map(str, t.shape))},), "
                         f"dtype=np.{t.dtype.numpy.__name__})")
             passed += [f"outs[{k}].ctypes.data", f"outs[{k}].size"]
+        elif t.is_complex:  # its two parts
+            argtypes.append("ctypes.c_void_p")
+            made.append(f"({CTYPES[t.dtype.real_dtype]} * 2)()")
+            passed.append(f"ctypes.addressof(outs[{k}])")
         else:
             argtypes.append(f"ctypes.POINTER({CTYPES[t.dtype]})")
             made.append(f"{CTYPES[t.dtype]}()")
             passed.append(f"ctypes.byref(outs[{k}])")
-    reads = ", ".join(f"outs[{k}]" if t.is_array else f"outs[{k}].value"
-                      for k, (_, t) in enumerate(outs))
+    reads = ", ".join(f"outs[{k}]" if t.is_array else f"complex(*outs[{k}])" if t.is_complex
+                      else f"outs[{k}].value" for k, (_, t) in enumerate(outs))
     numpy = "\nimport numpy as np\n" if any(t.is_array for _, t, _ in params) else ""
     return f'''"""ctypes loader for {library}, generated by adlite (needs no llvmlite)."""
 
@@ -263,25 +285,32 @@ def {name}({", ".join(n for n, _ in ins)}):
 '''
 
 
-def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> None:
+def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str,
+              parts: Parts = ((), ())) -> None:
     """Define `exported`, the C entry point of the kernel `kernel` (made internal): it checks
     every array's pointer and length (ARRAY_LENGTH), allocates the scratch buffer of array
-    code (NO_MEMORY), calls the kernel and frees the buffer."""
+    code (NO_MEMORY), calls the kernel and frees the buffer. A complex argument (`parts`)
+    is a C `double _Complex` (`float _Complex`): a number by value (the two parts, as the C
+    ABIs of x86-64 and AArch64 pass it), a number output by pointer (the parts' two
+    pointers), an array as interleaved elements, copied into the kernel's separate real and
+    imaginary arrays (inputs) or from them on success (outputs)."""
     kernel_fn = module.get_global(kernel)
     kernel_fn.linkage = "internal"
     scratch_fn = module.globals.get(f"{kernel}_scratch")
     if scratch_fn is not None:
         scratch_fn.linkage = "internal"
-    types = [t for _, t, _ in _parameters(graph)]
-    names = _sizes(graph)
+    params_c = _parameters(graph, parts)
+    names = _sizes(graph, parts)
     params = [I64] * len(names)
-    for _, t, is_output in _parameters(graph):
-        params += [PTR, I64] if t.is_array else [PTR if is_output else ABI[t.dtype]]
+    for _, t, is_output in params_c:
+        scalar = [ABI[t.dtype.real_dtype]] * 2 if t.is_complex else [ABI[t.dtype]]
+        params += [PTR, I64] if t.is_array else [PTR] if is_output else scalar
     fn = ir.Function(module, ir.FunctionType(I32, params), exported)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     bad = fn.append_basic_block("bad_length")
     bad_output = fn.append_basic_block("bad_output")
     bad_size = fn.append_basic_block("bad_size")
+    no_memory = fn.append_basic_block("no_memory")
     args = iter(fn.args)
     sizes = SimpleNamespace(b=b, sizes={n: next(args) for n in names})  # for `extent`
     ok = ir.Constant(ir.IntType(1), True)
@@ -291,10 +320,12 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
     checked = fn.append_basic_block("sizes_checked")
     b.cbranch(ok, checked, bad_size)
     b.position_at_end(checked)
-    passed = list(sizes.sizes.values())
-    for t in types:
+    pointers = []  # the C arguments' pointers (scalar inputs: their values), for the checks
+    for _, t, is_output in params_c:
         pointer = next(args)
-        passed.append(pointer)
+        pointers.append(pointer)
+        if t.is_complex and not t.is_array and not is_output:
+            next(args)  # the imaginary part
         if t.is_array:
             size = math.prod(t.shape)
             ok = b.icmp_signed("==", next(args), extent(sizes, size))
@@ -303,35 +334,105 @@ def add_entry(module: ir.Module, graph: Graph, kernel: str, exported: str) -> No
             checked = fn.append_basic_block("checked")
             b.cbranch(ok, checked, bad)
             b.position_at_end(checked)
-    separate = _outputs_separate(sizes, graph, passed[len(names):])
+    separate = _outputs_separate(sizes, graph, pointers, parts)
     checked = fn.append_basic_block("outputs_checked")
     b.cbranch(separate, checked, bad_output)
     b.position_at_end(checked)
+    malloc = function(module, "malloc", PTR, [I64])
+    free = function(module, "free", ir.VoidType(), [PTR])
+    passed, owned, copies_out = list(sizes.sizes.values()), [], []
+    args = iter(fn.args[len(names):])
+    for _, t, is_output in params_c:
+        if not t.is_complex:
+            passed.append(next(args))
+            if t.is_array:
+                next(args)
+            continue
+        element = ABI[t.dtype.real_dtype]
+        if not t.is_array:
+            first = next(args)
+            second = next(args) if not is_output else \
+                b.gep(first, [ir.Constant(I64, 1)], source_etype=element)
+            passed += [first, second]
+            continue
+        interleaved, _ = next(args), next(args)
+        n = extent(sizes, math.prod(t.shape))
+        nbytes = b.mul(b.add(n, ir.Constant(I64, 1)), ir.Constant(I64, t.dtype.itemsize // 2))
+        halves = [b.call(malloc, [nbytes]) for _ in range(2)]
+        for half in halves:
+            owned.append(half)
+            with b.if_then(b.icmp_unsigned("==", half, ir.Constant(PTR, None)), likely=False):
+                _free_all(b, free, owned)
+                b.branch(no_memory)
+        passed += halves
+        if is_output:
+            copies_out.append((interleaved, halves, n, element))
+        else:
+            for k, half in enumerate(halves):
+                _strided_copy(b, fn, element, interleaved, 2, k, half, 1, 0, n)
     if scratch_fn is None:
-        b.ret(b.call(kernel_fn, passed))
+        result = b.call(kernel_fn, passed)
     else:
-        malloc = function(module, "malloc", PTR, [I64])
-        free = function(module, "free", ir.VoidType(), [PTR])
         size = b.call(scratch_fn, [])
         size = b.select(b.icmp_signed("<", size, ir.Constant(I64, 64)), ir.Constant(I64, 64),
                         size)
         scratch = b.call(malloc, [size])
         with b.if_then(b.icmp_unsigned("==", scratch, ir.Constant(PTR, None)), likely=False):
-            b.ret(ir.Constant(I32, status.NO_MEMORY))
+            _free_all(b, free, owned)
+            b.branch(no_memory)
         result = b.call(kernel_fn, passed + [scratch])
         b.call(free, [scratch])
-        b.ret(result)
+    if copies_out:
+        with b.if_then(b.icmp_signed("==", result, ir.Constant(I32, 0))):
+            for interleaved, halves, n, element in copies_out:
+                for k, half in enumerate(halves):
+                    _strided_copy(b, fn, element, half, 1, 0, interleaved, 2, k, n)
+    _free_all(b, free, owned)
+    b.ret(result)
     ir.IRBuilder(bad).ret(ir.Constant(I32, status.ARRAY_LENGTH))
     ir.IRBuilder(bad_output).ret(ir.Constant(I32, status.OUTPUT_ARGUMENT))
     ir.IRBuilder(bad_size).ret(ir.Constant(I32, status.SIZE_ARGUMENT))
+    ir.IRBuilder(no_memory).ret(ir.Constant(I32, status.NO_MEMORY))
 
 
-def _outputs_separate(sizes: SimpleNamespace, graph: Graph, pointers: list) -> ir.Value:
+def _free_all(b: ir.IRBuilder, free: ir.Function, pointers: list) -> None:
+    for pointer in pointers:
+        b.call(free, [pointer])
+
+
+def _strided_copy(b: ir.IRBuilder, fn: ir.Function, element: ir.Type, source: ir.Value,
+                  source_stride: int, source_start: int, target: ir.Value, target_stride: int,
+                  target_start: int, n: ir.Value) -> None:
+    """target[target_stride i + target_start] = source[source_stride i + source_start] for
+    i < n (elements of type `element`): the parts of interleaved complex numbers."""
+    head, body, done = (fn.append_basic_block(name) for name in ("copy", "copy_body",
+                                                                  "copied"))
+    start = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), start)
+    b.cbranch(b.icmp_signed("<", i, n), body, done)
+    b.position_at_end(body)
+
+    def at(pointer, stride, offset):
+        index = b.add(b.mul(i, ir.Constant(I64, stride)), ir.Constant(I64, offset))
+        return b.gep(pointer, [index], source_etype=element)
+
+    b.store(b.load(at(source, source_stride, source_start), typ=element),
+            at(target, target_stride, target_start))
+    i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+def _outputs_separate(sizes: SimpleNamespace, graph: Graph, pointers: list,
+                      parts: Parts = ((), ())) -> ir.Value:
     """Whether no output pointer is NULL and no output array overlaps another array argument
     (the kernel reads its inputs after writing outputs: an alias would change the result).
     `sizes`: the builder `b` and the run-time sizes' values, as `extent` reads them."""
     b = sizes.b
-    params = _parameters(graph)
+    params = _parameters(graph, parts)
     spans = []  # (start, end, is output) of the arrays, as integers
     ok = ir.Constant(ir.IntType(1), True)
     for (_, t, is_output), pointer in zip(params, pointers, strict=True):
@@ -348,6 +449,19 @@ def _outputs_separate(sizes: SimpleNamespace, graph: Graph, pointers: list) -> i
                               b.icmp_unsigned("<=", other_end, start))
                 ok = b.and_(ok, apart)
     return ok
+
+
+def _conjugated(graph: Graph, parts: Parts) -> tuple[Graph, Parts]:
+    """`graph` whose gradients of complex arguments are complex values in JAX's convention
+    (real - i imaginary: their imaginary parts negated, "-im" in `parts`)."""
+    if "-im" not in parts[1]:
+        return graph, parts
+    b = Builder()
+    b.eqns.extend(graph.eqns)
+    outputs = [b.neg(a) if kind == "-im" else a
+               for a, kind in zip(graph.outputs, parts[1], strict=True)]
+    kinds = tuple("im" if kind == "-im" else kind for kind in parts[1])
+    return Graph(graph.inputs, b.eqns, outputs, graph.name, graph.externals), (parts[0], kinds)
 
 
 def _bake_externals(graph: Graph) -> tuple[Graph, str]:
@@ -500,7 +614,10 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     """
     kind = "jit" if grad_wrt is None else "grad"
     transformed = Transformed(fn, kind, grad_wrt if grad_wrt is not None else 0)
-    graph, tree = transformed.ir_for(tuple(types))
+    trees = tuple(type_tree(t) for t in types)
+    graph, tree = transformed.ir_for(trees)
+    parts = (tuple(k for t in trees for k in part_kinds(t)), tuple(part_kinds(tree)))
+    graph, parts = _conjugated(graph, parts)
     if returns_selection(tree):
         raise AotError(f"{fn.__name__} returns a boolean selection (`x[mask]`, np.nonzero, "
                        "...) or a list, whose length is known only at run time: an "
@@ -519,14 +636,14 @@ def compile_aot(fn, out_dir: str | Path, types: list[Type], grad_wrt: tuple[int,
     out.mkdir(parents=True, exist_ok=True)
     kernel = f"{exported_symbol(name)}_kernel"
     code, declared = compile_object(
-        graph, kernel, lambda module: add_entry(module, graph, kernel, exported_symbol(name)),
-        portable)
+        graph, kernel,
+        lambda module: add_entry(module, graph, kernel, exported_symbol(name), parts), portable)
     obj = out / f"{name}.o"
     obj.write_bytes(code)
     library = _link(out, name, obj, declared, graph)
     obj.unlink()
     header = out / f"{name}.h"
-    header.write_text(header_text(graph, name, what))
+    header.write_text(header_text(graph, name, what, parts))
     loader = out / f"{name}_loader.py"
-    loader.write_text(loader_text(graph, name, library.name))
+    loader.write_text(loader_text(graph, name, library.name, parts))
     return {"library": library, "header": header, "loader": loader}

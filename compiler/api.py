@@ -109,6 +109,7 @@ from .arguments import (
     retyped,
     split_complex,
     target_of,
+    type_tree,
     unflatten,
 )
 from .backends.llvm.jit import native_of
@@ -375,7 +376,7 @@ class Transformed:
             (self.names.index(w) + n if isinstance(w, str) else
              self._target(w, _positional(self.names, n), len(types))[0], None)
             for w in self.wrt]
-        trees = list(types)
+        trees = [type_tree(t) for t in types]
         for p, _ in targets:
             trees[p - n] = differentiable(trees[p - n], str(p - n))
         return trees, targets

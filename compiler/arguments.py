@@ -276,6 +276,15 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
     return Static(value), []
 
 
+def type_tree(t: Tree) -> Tree:
+    """The tree of a parameter given as a type (`show`, ahead-of-time kernels): a complex
+    type is a "complex" Node of its parts, as `complex_parts` makes it; others unchanged."""
+    if isinstance(t, Type) and t.is_complex:
+        part = Type(t.dtype.real_dtype, t.shape)
+        return Node("complex", (part, part))
+    return t
+
+
 def complex_parts(value: Any, where: str) -> tuple[Tree, list]:
     """(tree, leaves) of a complex number or array: a "complex" Node of its real and imaginary
     parts (float arrays of its shape, contiguous copies), rebuilt as the complex value."""
@@ -373,13 +382,16 @@ def cotangents(tree: Tree) -> Tree:
 
 def part_kinds(tree: Tree) -> list[str | None]:
     """Per runtime leaf of `tree` (`leaf_types` order): "re" / "im" for the parts of a complex
-    value, None for the others."""
+    value ("-im" where the value is real - i imaginary: a "conjugate" Node), None for the
+    others."""
     if isinstance(tree, Type):
         return [None]
     if isinstance(tree, Static):
         return []
     if tree.kind == "complex":
         return ["re", "im"]
+    if tree.kind == "conjugate":  # (a gradient's) imaginary part to be negated
+        return ["re", "-im"]
     return [k for child in tree.children for k in part_kinds(child)]
 
 

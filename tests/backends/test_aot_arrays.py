@@ -1,5 +1,6 @@
 """Ahead-of-time kernels over arrays: C programs call them through pointers and lengths."""
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -262,3 +263,69 @@ def test_kernels_of_run_time_sizes_take_the_sizes_first(tmp_path):
         np.testing.assert_allclose([float(v) for v in values.split()],
                                    2 * rows.T @ (rows @ w), rtol=1e-12)
     assert lines[2:] == ["small: 33", "equal: 33", "short: 25"]
+
+
+COMPLEX_PROGRAM = r"""
+#include <complex.h>
+#include <stdio.h>
+#include "rotated.h"
+#include "complex_numbers.h"
+#include "complex_loss_grad.h"
+
+int main(void) {
+    double _Complex z[3] = {1 + 2 * I, -0.5 * I, 3}, w[3] = {0.5, 1 - I, 2 * I}, out[3];
+    double total, magnitude;
+    double _Complex product, grad[3];
+    int status = adlite_rotated(z, 3, w, 3, 0.3, out, 3, &total);
+    printf("%d", status);
+    for (int i = 0; i < 3; i++) printf(" %.17g %.17g", creal(out[i]), cimag(out[i]));
+    printf(" %.17g\n", total);
+    status = adlite_complex_numbers(1 + 2 * I, 3 - I, &product, &magnitude);
+    printf("%d %.17g %.17g %.17g\n", status, creal(product), cimag(product), magnitude);
+    status = adlite_complex_loss_grad(z, 3, grad, 3);
+    printf("%d", status);
+    for (int i = 0; i < 3; i++) printf(" %.17g %.17g", creal(grad[i]), cimag(grad[i]));
+    printf("\n%d\n", adlite_complex_loss_grad(z, 2, grad, 3));
+    return 0;
+}
+"""
+
+
+def test_complex_kernels_take_c_complex_numbers(tmp_path):
+    """`--types c128[3],...`: complex numbers are C's `double _Complex` (by value, by pointer
+    for outputs, arrays interleaved); a gradient is JAX's (real - i imaginary)."""
+    build = tmp_path / "build"
+    target = f"{ROOT}/tests/support/aot_array_kernels.py"
+    for spec in (["rotated", "--types", "c128[3],c128[3],f64"],
+                 ["complex_numbers", "--types", "c128,c128"],
+                 ["complex_loss", "--grad", "--wrt", "0", "--types", "c128[3]"]):
+        assert main(["compile", f"{target}:{spec[0]}", *spec[1:], "-o", str(build)]) == 0
+    assert ("int32_t adlite_rotated(const double _Complex *z, int64_t z_len, "
+            "const double _Complex *w, int64_t w_len, double s, double _Complex *out0, "
+            "int64_t out0_len, double *out2);") in (build / "rotated.h").read_text()
+    assert ("int32_t adlite_complex_numbers(double _Complex a, double _Complex b, "
+            "double _Complex *out0, double *out2);") in \
+        (build / "complex_numbers.h").read_text()
+    lines = subprocess.run([str(_build(tmp_path, COMPLEX_PROGRAM, [
+        "rotated", "complex_numbers", "complex_loss_grad"], build))], capture_output=True,
+        text=True, check=True).stdout.splitlines()
+    z, w = np.array([1 + 2j, -0.5j, 3]), np.array([0.5, 1 - 1j, 2j])
+    values = [float(v) for v in lines[0].split()]
+    rotated, total = kernels.rotated(z, w, 0.3)
+    assert values[0] == 0
+    np.testing.assert_allclose(values[1:7:2] + 1j * np.array(values[2:7:2]), rotated,
+                               rtol=1e-15)
+    assert values[7] == pytest.approx(total, rel=1e-15)
+    status, re, im, magnitude = (float(v) for v in lines[1].split())
+    assert (status, re + 1j * im, magnitude) == (0, (1 + 2j) * (3 - 1j) + 1j, abs(1 + 2j))
+    values = [float(v) for v in lines[2].split()]
+    np.testing.assert_allclose(values[1::2] + 1j * np.array(values[2::2]),
+                               grad(kernels.complex_loss)(z), rtol=1e-15)
+    assert lines[3] == "25"  # an array of the wrong length: ARRAY_LENGTH
+    for name, args in (("complex_numbers", (1 + 2j, 3 - 1j)), ("rotated", (z, w, 0.3))):
+        spec = importlib.util.spec_from_file_location(name, build / f"{name}_loader.py")
+        loader = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loader)
+        for got, want in zip(getattr(loader, name)(*args), getattr(kernels, name)(*args),
+                             strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-15)

@@ -35,3 +35,16 @@ def solves(a, b):
 def checked_math(x):
     """math's errors (ValueError below 0, OverflowError above ~709) as the kernel's statuses."""
     return math.sqrt(x) + math.exp(x)
+
+
+def rotated(z, w, s):
+    """Complex arrays and a real number in, a complex array and a real number out."""
+    return np.exp(1j * s) * z * w, np.sum(np.abs(z) ** 2) + s
+
+
+def complex_numbers(a, b):
+    return a * b + 1j, abs(a)
+
+
+def complex_loss(z):
+    return np.sum(np.abs(z * z - 1.0))
