@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from adlite.derivatives import fft as fft_axes
+
 from . import functional as F
 from .primitive import PRIMITIVES, Primitive, RuleContext
 from .vocabulary import TENSOR_OPS as O
@@ -110,34 +112,6 @@ _register("rfftn", "FftR2CBackward0", _rfftn_vjp)
 _register("irfftn", "FftC2RBackward0", _irfftn_vjp)
 
 
-def _axis(axis: Any, ndim: int) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension "
-                                      f"{ndim}")
-    return axis % ndim
-
-
-def _resolved(name: str, shape: tuple[int, ...], s: Any, axes: Any
-              ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """numpy's lengths and axes of a transform: all axes (the last `len(s)` with `s`), their
-    lengths (irfftn's last one `2 * (m - 1)`), -1 in `s` standing for the input's length."""
-    if axes is None:
-        axes = range(-len(s), 0) if s is not None else range(len(shape))
-    axes = tuple(_axis(a, len(shape)) for a in axes)
-    if len(set(axes)) != len(axes):
-        raise NotImplementedError(f"np.fft.{name} over a repeated axis is not supported on "
-                                  "the tape: transform along each axis once")
-    if s is None:
-        s = [shape[a] for a in axes]
-        if name.startswith("irfft") and axes:
-            s[-1] = 2 * (shape[axes[-1]] - 1)
-    elif len(s) != len(axes):
-        raise ValueError("Shape and axes have different lengths.")
-    return tuple(shape[a] if n == -1 else operator.index(n) for n, a in zip(s, axes,
-                                                                          strict=True)), axes
-
-
 def _transform(name: str, primitive: str, a: Any, s: Any, axes: Any, norm: Any,
                out: Any, one_axis: bool) -> Any:
     """The transform `name` of `a` as `primitive`; arguments numpy refuses raise numpy's own
@@ -147,7 +121,7 @@ def _transform(name: str, primitive: str, a: Any, s: Any, axes: Any, norm: Any,
                         "assign the result instead")
     a = F.constant(a)
     try:
-        lengths, resolved = _resolved(name, a.shape, s, axes)
+        lengths, resolved = fft_axes.resolved(name, a.shape, s, axes)
         if one_axis and s is not None and operator.index(s[0]) < 1:  # `n` has no -1
             raise ValueError(f"Invalid number of FFT data points ({s[0]}) specified.")
     except (TypeError, ValueError, IndexError):

@@ -18,9 +18,10 @@ zero). `fftfreq(n, d)` / `rfftfreq` (n known when compiling) are numpy's arrays 
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
+
+from adlite.derivatives import fft as fft_axes
 
 from ...ir.builder import const
 from ...ir.core import Atom, Type
@@ -85,33 +86,17 @@ def _c2r(cx: CallContext, z: Atom, axis: int, n: int, norm) -> Atom:
     return out
 
 
-def _resolved(cx: CallContext, name: str, shape: tuple, s, axes, node) -> tuple[list, list]:
-    """numpy's lengths and axes of the transform (see the module docstring)."""
-    ndim = len(shape)
-    if axes is None:
-        axes = range(-len(s), 0) if s is not None else range(ndim)
+def _resolved(cx: CallContext, name: str, shape: tuple, s, axes, node) -> tuple:
+    """numpy's lengths and axes of the transform (`derivatives.fft`), refused at the call's
+    line with numpy's message where numpy refuses them."""
     try:
-        axes = [operator.index(a) for a in axes]
-        for a in axes:
-            if not -ndim <= a < ndim:
-                raise np.exceptions.AxisError(a, ndim)
-        axes = [a % ndim for a in axes]
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"np.fft.{name} over a repeated axis is not supported in compiled "
-                             "code: transform along each axis once")
-        if s is None:
-            s = [shape[a] for a in axes]
-            if name.startswith("irfft") and axes:
-                s[-1] = 2 * (shape[axes[-1]] - 1)
-        elif len(s) != len(axes):
-            raise ValueError("Shape and axes have different lengths.")
-        s = [shape[a] if n == -1 else operator.index(n) for n, a in zip(s, axes, strict=True)]
-        for n in s:
+        lengths, axes = fft_axes.resolved(name, shape, s, axes)
+        for n in lengths:
             if n < 1:
                 raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
-    except (TypeError, ValueError, IndexError) as e:
+    except (TypeError, ValueError, IndexError, NotImplementedError) as e:
         raise cx.source.error(node, f"np.fft.{name}(): {e}") from None
-    return s, axes
+    return lengths, axes
 
 
 def _transform(name: str, one_axis: bool, default_axes):
