@@ -497,6 +497,29 @@ def _arctanh(lw: _Lowering, x: Pair) -> Pair:
     return lw.series(x, lw.scale(d, lw.const(0.5, x.re)), 1 / 3, _SMALL)
 
 
+def _arcsin(lw: _Lowering, x: Pair) -> Pair:
+    """-i arcsinh(i x) (C99's casin)."""
+    return _times_minus_i(lw, _arcsinh(lw, lw.times_i(x)))
+
+
+def _arccos(lw: _Lowering, x: Pair) -> Pair:
+    """Kahan's: with s = sqrt(1 - x), t = sqrt(1 + x), (2 atan2(s.re, t.re),
+    arcsinh(t.re s.im - t.im s.re)): no cancellation near 1."""
+    b = lw.b
+    s, t = lw.sqrt(lw.shifted(x, 1.0, -1.0)), lw.sqrt(lw.shifted(x, 1.0))
+    re = b.mul(lw.const(2.0, x.re), b.arctan2(s.re, t.re))
+    return Pair(re, b.arcsinh(b.sub(b.mul(t.re, s.im), b.mul(t.im, s.re))))
+
+
+def _arctan(lw: _Lowering, x: Pair) -> Pair:
+    """-i arctanh(i x) (C99's catan)."""
+    return _times_minus_i(lw, _arctanh(lw, lw.times_i(x)))
+
+
+def _times_minus_i(lw: _Lowering, x: Pair) -> Pair:
+    return Pair(x.im, lw.b.neg(x.re))
+
+
 def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
     x, y = _pairs(lw, eqn, ins)
     b = lw.b
@@ -530,6 +553,9 @@ RULES: dict[str, Rule] = {
     "sinh": _unary(lambda lw, x: lw.sinh_cosh(x)[0]),
     "cosh": _unary(lambda lw, x: lw.sinh_cosh(x)[1]),
     "tanh": _unary(_Lowering.tanh),
+    "arcsin": _unary(_arcsin),
+    "arccos": _unary(_arccos),
+    "arctan": _unary(_arctan),
     "arcsinh": _unary(_arcsinh),
     "arccosh": _unary(_arccosh),
     "arctanh": _unary(_arctanh),

@@ -194,9 +194,10 @@ _arith("clip", _clip_type, lambda x, lo, hi: np.clip(x, lo, hi), "np.clip({0}, {
 _arith("neg", numeric_or_complex, _checked(lambda x: -x), "(-{0})", "_rt.int64(-{0})", linear=True,
        cost=ARITHMETIC)
 _arith("abs", _abs_type, _checked(abs), "abs({0})", "_rt.int64(abs({0}))")
-HOLOMORPHIC = ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsinh",
-               "arccosh", "arctanh", "log1p", "expm1", "log2", "log10")
-for _name in HOLOMORPHIC + ("arcsin", "arccos", "arctan", "cbrt", "sign", "floor", "ceil"):
+HOLOMORPHIC = ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin",
+               "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log1p", "expm1", "log2",
+               "log10")
+for _name in HOLOMORPHIC + ("cbrt", "sign", "floor", "ceil"):
     _arith(_name, float_or_complex if _name in HOLOMORPHIC else float_only,
            (lambda f: lambda x: f(_float(x)))(getattr(np, _name)), f"np.{_name}({{0}})")
 

@@ -5,7 +5,8 @@ import cmath
 
 import numpy as np
 
-UNARY = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsinh",
+UNARY = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
+         "arccos", "arctan", "arcsinh",
          "arccosh", "arctanh", "log1p", "expm1", "log2", "log10", "conj", "negative",
          "absolute", "angle", "real", "imag")
 
@@ -36,6 +37,18 @@ def f_cosh(z):
 
 def f_tanh(z):
     return np.tanh(z)
+
+def f_arcsin(z):
+    return np.arcsin(z)
+
+
+def f_arccos(z):
+    return np.arccos(z)
+
+
+def f_arctan(z):
+    return np.arctan(z)
+
 
 def f_arcsinh(z):
     return np.arcsinh(z)
@@ -168,7 +181,7 @@ def writes_argument(z):
 
 
 def unsupported(z):
-    return np.arcsin(z)
+    return np.cbrt(z)
 
 
 OUTSIDE = np.array([[1 + 1j, 2 - 0.5j], [0.3j, 1.0]])
