@@ -57,6 +57,7 @@ from .api import Transformed
 from .arguments import part_kinds, returns_selection, type_tree
 from .backends.llvm import ABI, blas_for, c_identifier, compile_object, function
 from .backends.llvm.context import extent, size_admissible
+from .backends.llvm.fft import SYMBOL_PREFIX as FFT_PREFIX
 from .backends.llvm.scipy_capi import SYMBOL_PREFIX as SCIPY_PREFIX
 from .frontend.to_ir import Layout
 from .ir import dtypes
@@ -540,6 +541,10 @@ def _link(out: Path, name: str, obj: Path, declared: set[str], graph: Graph) -> 
         raise AotError(f"{name} calls scipy.special's C functions (Bessel, gamma, beta, "
                        "incomplete gamma/beta), which live in scipy's Python extension; "
                        "ahead-of-time kernels cannot link it: compile it with jit/grad")
+    if any(s.startswith(FFT_PREFIX) for s in declared):
+        raise AotError(f"{name} calls numpy's FFT (pocketfft), which lives in numpy's Python "
+                       "extension; ahead-of-time kernels cannot link it: compile it with "
+                       "jit/grad")
     calls = {s for s in declared if s.startswith("scipy_")}
     if calls - BLAS:
         raise AotError(f"{name} calls LAPACK (a decomposition or a solve), whose failures are "

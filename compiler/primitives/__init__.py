@@ -37,6 +37,7 @@ from . import (  # noqa: F401  (populate the table)
     custom,
     decompositions,
     effects,
+    fft,
     gather,
     linalg,
     lists,

@@ -48,7 +48,7 @@ from ...status import (
     SINGULAR_DIAGONAL,
     linalg_message,
 )
-from . import effects, interrupt, numpy_api, scipy_capi, threads, tiers, vector_math
+from . import effects, fft, interrupt, numpy_api, scipy_capi, threads, tiers, vector_math
 from .blocks import SLP_LIMIT, longest_block, split_long_blocks
 from .pywrapper import (
     CONVERTING,
@@ -418,8 +418,9 @@ def jit_object(object_code: bytes, name: str, in_types: list, out_types: list,
 def _engine(object_code: bytes, tm):
     """An MCJIT engine holding `object_code`, linked (the optimised tier's needs no pool
     check: its quick tier, loaded first, calls the same symbols); scipy's functions it calls
-    are bound first (`scipy_capi.bind`)."""
+    are bound first (`scipy_capi.bind`), and so are numpy's FFT loops (`fft.bind`)."""
     scipy_capi.bind(object_code)
+    fft.bind(object_code)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()

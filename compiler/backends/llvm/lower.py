@@ -35,6 +35,7 @@ from . import (  # noqa: F401  (register their lowerings)
     decompositions,
     effects,
     elements,
+    fft,
     gather,
     linalg,
     lists,

@@ -1,6 +1,6 @@
 """`np.fft` in compiled code: the transforms as the `fft`, `rfft` and `irfft` primitives
-(`primitives/fft.py`: numpy's own pocketfft, one axis at a time), on real and imaginary
-parts.
+(`primitives/fft.py`: numpy's own pocketfft, one axis at a time), on the real and imaginary
+parts packed into one array.
 
 Contract: `np.fft.fft`, `ifft`, `rfft`, `irfft` (`n`, `axis`, `norm`), `fft2`, `ifft2`,
 `rfft2`, `irfft2`, `fftn`, `ifftn`, `rfftn`, `irfftn` (`s`, `axes`, `norm`; `out=` refused)
@@ -25,6 +25,7 @@ from adlite.derivatives import fft as fft_axes
 
 from ...ir.builder import const
 from ...ir.core import Atom, Type
+from ...ir.index import Int
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .registry import REQUIRED, bind_params, param, register
@@ -62,11 +63,23 @@ def _parts(cx: CallContext, z: Atom) -> tuple[Atom, Atom]:
     return z, cx.b.zeros(z.type)
 
 
+def _packed(cx: CallContext, re: Atom, im: Atom) -> Atom:
+    """The parts as the FFT primitives take them: one array of shape (2,) + shape."""
+    shape = (1, *re.type.shape)
+    return cx.b.concatenate(cx.b.reshape(re, shape=shape), cx.b.reshape(im, shape=shape),
+                            axis=0)
+
+
+def _unpacked(cx: CallContext, p: Atom) -> Atom:
+    """The complex array of packed parts."""
+    return cx.b.complex(*(cx.b.index(p, const(k), spec=(Int(),)) for k in (0, 1)))
+
+
 def _c2c(cx: CallContext, z: Atom, axis: int, n: int, norm, inverse: bool) -> Atom:
     re, im = (_resized(cx, p, axis, n) for p in _parts(cx, z))
-    out = cx.b.emit("fft", [re, im], axis=axis, inverse=inverse,
-                    scale=_scale(n, norm, inverse))
-    return cx.b.complex(*out)
+    out = cx.b.fft(_packed(cx, re, im), axis=axis, inverse=inverse,
+                   scale=_scale(n, norm, inverse))
+    return _unpacked(cx, out)
 
 
 def _r2c(cx: CallContext, x: Atom, axis: int, n: int, norm) -> Atom:
@@ -75,15 +88,13 @@ def _r2c(cx: CallContext, x: Atom, axis: int, n: int, norm) -> Atom:
                         "ComplexWarning); pass np.real(z) or use np.fft.fft")
     if not x.type.is_float:
         x = cx.to_type(x, Type("f64", x.type.shape))
-    out = cx.b.emit("rfft", [_resized(cx, x, axis, n)], axis=axis,
-                    scale=_scale(n, norm, False))
-    return cx.b.complex(*out)
+    return _unpacked(cx, cx.b.rfft(_resized(cx, x, axis, n), axis=axis,
+                                   scale=_scale(n, norm, False)))
 
 
 def _c2r(cx: CallContext, z: Atom, axis: int, n: int, norm) -> Atom:
     re, im = (_resized(cx, p, axis, n // 2 + 1) for p in _parts(cx, z))
-    (out,) = cx.b.emit("irfft", [re, im], axis=axis, n=n, scale=_scale(n, norm, True))
-    return out
+    return cx.b.irfft(_packed(cx, re, im), axis=axis, n=n, scale=_scale(n, norm, True))
 
 
 def _resolved(cx: CallContext, name: str, shape: tuple, s, axes, node) -> tuple:
