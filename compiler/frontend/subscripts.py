@@ -148,8 +148,10 @@ class Subscripts:
         values = [_Slice if isinstance(item, gast.Slice) else
                   item.value if isinstance(item, gast.Constant) and item.value in (None, Ellipsis)
                   else self.expr(item) for item in items]  # np.newaxis is None
+        inner = isinstance(index_node, gast.Tuple)  # a tuple in it is array-like too
         values = [sequences.stack(self, list(sequences.as_tuples(v)), item, empty=True)
-                  if isinstance(v, ListValue) and v.runtime is None else v
+                  if isinstance(v, ListValue) and v.runtime is None or
+                  inner and type(v) is tuple and v else v
                   for v, item in zip(values, items, strict=True)]  # x[[0, 2]]: np.array
         selections = values[0] if len(values) == 1 and isinstance(values[0], tuple) else values
         if any(isinstance(v, Selection) for v in selections):  # x[np.nonzero(m)], x[idx]

@@ -31,6 +31,7 @@ from ..context import CallContext
 from .registry import REQUIRED, bind_params, param, register
 
 _NORMS = (None, "backward", "ortho", "forward")
+_DEFAULT = object()  # `axes` not given: the function's default (None is "every axis")
 
 
 def _scale(n: int, norm: str | None, inverse: bool) -> float:
@@ -119,9 +120,9 @@ def _transform(name: str, one_axis: bool, default_axes):
             s, axes = (None if n is None else (n,)), (axis,)
         else:
             p = bind_params(cx, name, args, kwargs,
-                            {"a": REQUIRED, "s": None, "axes": default_axes, "norm": None},
-                            node)
-            s, axes = param(cx, p, "s", node), param(cx, p, "axes", node)
+                            {"a": REQUIRED, "s": None, "axes": _DEFAULT, "norm": None}, node)
+            s = param(cx, p, "s", node)
+            axes = default_axes if p["axes"] is _DEFAULT else param(cx, p, "axes", node)
         norm = param(cx, p, "norm", node)
         if norm not in _NORMS:
             raise cx.source.error(node, f'np.fft.{name}(): Invalid norm value {norm}; should '
