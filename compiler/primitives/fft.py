@@ -3,7 +3,10 @@
 Contract: a complex array of shape S travels as one float array of shape (2,) + S, its real
 parts then its imaginary parts (`complex_pairs` packs and unpacks them), so each primitive
 has one operand and one result, as the packed decompositions do. `axis` is always an axis of
-S (non-negative); `scale` multiplies every result (numpy's `fct`: its normalisation).
+S (non-negative); `scale` multiplies every result (numpy's `fct`: its normalisation);
+`double` runs float32 data through numpy's double-precision loop, the result rounded, as
+numpy resolves its gufuncs for the int scale 1 and for real float32 input of a complex
+transform.
 - `fft(p; axis, inverse, scale)`: the complex DFT along `axis` (exponent sign -1, or +1 with
   `inverse`), the length kept.
 - `rfft(x; axis, scale)`: of a real array, length n -> n // 2 + 1 along `axis`.
@@ -78,30 +81,37 @@ def _packed(z: np.ndarray) -> np.ndarray:
     return np.stack([z.real, z.imag])
 
 
-def _gufunc(ufunc, x: np.ndarray, scale: float, axis: int, length: int, dtype) -> np.ndarray:
-    """numpy's `_raw_fft`: the gufunc along `axis` with `fct` = scale in x's precision."""
+def _gufunc(ufunc, x: np.ndarray, scale: float, double: bool, axis: int, length: int,
+            dtype) -> np.ndarray:
+    """numpy's `_raw_fft`: the gufunc along `axis` with `fct` = scale, in double precision
+    with `double` (numpy's loop for the int scale 1 or real float32 input of a complex
+    transform), the result rounded to `dtype`."""
     shape = list(x.shape)
     shape[axis] = length
     out = np.empty(shape, dtype)
+    if double:
+        x = x.astype(np.result_type(x.dtype, np.float64))
+        return ufunc(x, np.float64(scale), axes=[(axis,), (), (axis,)],
+                     out=np.empty(shape, np.result_type(dtype, np.float64))).astype(dtype)
     real = np.float32 if x.dtype in (np.float32, np.complex64) else np.float64
     return ufunc(x, real(scale), axes=[(axis,), (), (axis,)], out=out)
 
 
-def c2c(p: np.ndarray, axis: int, inverse: bool, scale: float) -> np.ndarray:
+def c2c(p: np.ndarray, axis: int, inverse: bool, scale: float, double: bool) -> np.ndarray:
     z = _complex(p)
     ufunc = pocketfft.ifft if inverse else pocketfft.fft
-    return _packed(_gufunc(ufunc, z, scale, axis, z.shape[axis], z.dtype))
+    return _packed(_gufunc(ufunc, z, scale, double, axis, z.shape[axis], z.dtype))
 
 
-def r2c(x: np.ndarray, axis: int, scale: float) -> np.ndarray:
+def r2c(x: np.ndarray, axis: int, scale: float, double: bool) -> np.ndarray:
     n = x.shape[axis]
     ufunc = pocketfft.rfft_n_even if n % 2 == 0 else pocketfft.rfft_n_odd
-    return _packed(_gufunc(ufunc, x, scale, axis, n // 2 + 1,
+    return _packed(_gufunc(ufunc, x, scale, double, axis, n // 2 + 1,
                            np.result_type(x.dtype, np.complex64)))
 
 
-def c2r(p: np.ndarray, axis: int, n: int, scale: float) -> np.ndarray:
-    return _gufunc(pocketfft.irfft, _complex(p), scale, axis, n, p.dtype)
+def c2r(p: np.ndarray, axis: int, n: int, scale: float, double: bool) -> np.ndarray:
+    return _gufunc(pocketfft.irfft, _complex(p), scale, double, axis, n, p.dtype)
 
 
 # ---- derivatives: each primitive is linear, its transpose another FFT --------------------
@@ -131,7 +141,8 @@ def _rfft_vjp(b, e, cts):
         shape = list(cts[0].type.shape)
         shape[axis + 1] = n - m
         padded = b.concatenate(cts[0], b.zeros(Type(x.type.dtype, tuple(shape))), axis=axis + 1)
-    back = b.fft(padded, axis=axis, inverse=True, scale=e.params["scale"])
+    back = b.fft(padded, axis=axis, inverse=True, scale=e.params["scale"],
+                 double=e.params["double"])
     return [_part(b, back, 0)]
 
 
@@ -144,7 +155,7 @@ def _irfft_vjp(b, e, cts):
     if cts[0] is None:
         return [None]
     axis, n = e.params["axis"], e.params["n"]
-    half = b.rfft(cts[0], axis=axis, scale=e.params["scale"])
+    half = b.rfft(cts[0], axis=axis, scale=e.params["scale"], double=e.params["double"])
     m = n // 2 + 1
     weights = np.full(m, 2.0)
     weights[0] = 1.0
@@ -162,15 +173,16 @@ def _part(b, p, k: int):
     return b.index(p, Const(k, I64), spec=(Int(),))
 
 
-register(Primitive("fft", _fft_type, lambda p, axis, inverse, scale: (c2c(p, axis, inverse,
-                                                                            scale),),
-                   _fft_vjp, _fft_jvp, lambda args, e: f"_rt.fft.c2c({args[0]}, "
-                   f"{e.params['axis']}, {e.params['inverse']}, {e.params['scale']!r})",
-                   linear=True))
-register(Primitive("rfft", _rfft_type, lambda x, axis, scale: (r2c(x, axis, scale),),
-                   _rfft_vjp, _rfft_jvp, lambda args, e: f"_rt.fft.r2c({args[0]}, "
-                   f"{e.params['axis']}, {e.params['scale']!r})", linear=True))
-register(Primitive("irfft", _irfft_type, lambda p, axis, n, scale: (c2r(p, axis, n, scale),),
-                   _irfft_vjp, _irfft_jvp, lambda args, e: f"_rt.fft.c2r({args[0]}, "
-                   f"{e.params['axis']}, {e.params['n']}, {e.params['scale']!r})",
-                   linear=True))
+def _py(function: str, names: tuple[str, ...]):
+    def source(args, e):
+        return f"_rt.fft.{function}({args[0]}, " + ", ".join(
+            repr(e.params[name]) for name in names) + ")"
+    return source
+
+
+register(Primitive("fft", _fft_type, lambda p, **params: (c2c(p, **params),), _fft_vjp,
+                   _fft_jvp, _py("c2c", ("axis", "inverse", "scale", "double")), linear=True))
+register(Primitive("rfft", _rfft_type, lambda x, **params: (r2c(x, **params),), _rfft_vjp,
+                   _rfft_jvp, _py("r2c", ("axis", "scale", "double")), linear=True))
+register(Primitive("irfft", _irfft_type, lambda p, **params: (c2r(p, **params),), _irfft_vjp,
+                   _irfft_jvp, _py("c2r", ("axis", "n", "scale", "double")), linear=True))

@@ -189,3 +189,43 @@ OUTSIDE = np.array([[1 + 1j, 2 - 0.5j], [0.3j, 1.0]])
 
 def reads_outside(x):
     return OUTSIDE @ x + 2j
+
+
+def transforms(z):
+    return (np.fft.fft(z), np.fft.ifft(z), np.fft.fft(z, n=7, axis=0),
+            np.fft.ifft(z, n=2, norm="ortho"), np.fft.fftn(z), np.fft.ifft2(z, s=(3, 4)),
+            np.fft.fftn(z, axes=(0,), norm="forward"))
+
+
+def real_transforms(x):
+    return (np.fft.rfft(x), np.fft.rfft(x, n=5, axis=0, norm="ortho"), np.fft.rfftn(x),
+            np.fft.irfft(np.fft.rfft(x)), np.fft.irfft(x, n=9), np.fft.irfftn(x, s=(4, 6), axes=(0, 1)),
+            np.fft.irfft2(x, norm="forward"), np.fft.fftfreq(6, 0.5), np.fft.rfftfreq(7))
+
+
+def spectral_loss(u, k):
+    du = np.fft.irfft(1j * k * np.fft.rfft(u), n=u.shape[0])
+    return np.sum(du ** 2 * np.sin(u))
+
+
+def convolution_loss(x, h):
+    y = np.fft.ifft(np.fft.fft(x) * np.fft.fft(h, norm="ortho"))
+    return np.sum(np.abs(y - 0.5) ** 2)
+
+
+def two_dimensional_loss(z):
+    return np.sum(np.abs(np.fft.fftshift(np.fft.fft2(z, s=(4, 3)))) ** 2 * np.arange(3))
+
+
+def repeated_axis(z):
+    return np.fft.fftn(z, axes=(0, 0))
+
+
+def no_points(z):
+    return np.fft.fft(z, n=0)
+
+
+def one_axis(z):
+    x = np.real(z)
+    return (np.fft.fft(z), np.fft.ifft(z, norm="ortho"), np.fft.rfft(x),
+            np.fft.irfft(z, n=2 * z.shape[1] - 1), np.fft.fft(z, axis=0))

@@ -8,7 +8,9 @@ every line (numpy's calling convention: `loop(args, dimensions, steps, data)`, d
 copy the result back to the packed layout. The data pointer of the complex loop is a bool
 of the call's own (true: forward, as pocketfft's `FORWARD`); the real loops ignore theirs;
 rfft's loop is chosen by the parity of n (`rfft_n_even` / `rfft_n_odd`), at run time for a
-run-time size. The IR holds symbol names, never addresses: `bind(object_code)` (called with
+run-time size. A transform with `double` runs the double-precision loop on float32 data
+(numpy's resolution of its gufuncs), the result rounded to float32. The IR holds symbol
+names, never addresses: `bind(object_code)` (called with
 `scipy_capi.bind` before an object is linked, disk-cache objects included) gives each
 symbol the address of numpy's loop in this process, read from the gufunc objects
 (`PyUFuncObject.functions`, numpy's C API struct: checked against the gufunc's name, nin,
@@ -31,7 +33,7 @@ from ...ir.dims import is_symbolic
 from .array_rules import operand_buffer
 from .arrays import alloc, element_type, load, loop_nest, n_elements, offset, store
 from .context import LoweringContext, extent
-from .ops import I64
+from .ops import F64, I64
 from .registry import lowers
 
 SYMBOL_PREFIX = "__adlite_pocketfft_"
@@ -114,27 +116,43 @@ def _lines(shape, axis: int):
     return n_elements(shape[:axis]) * n_elements(shape[axis + 1:])
 
 
-def _to_lines(cx, source, t, packed: bool, axis: int, target) -> None:
+def _to_lines(cx, source, t, packed: bool, axis: int, target, elem) -> None:
     """Copy array `source` of type `t` (packed: (2,) + shape, its parts interleaved into
-    complex numbers) into `target`, laid out lines of the axis last."""
+    complex numbers) into `target` of `elem`s, laid out lines of the axis last."""
     shape = t.shape[1:] if packed else t.shape
 
     def body(co):
-        value = load(cx, source, t, offset(cx, t.shape, co))
-        store(cx, target, t, offset(cx, *_line_position(shape, co, packed, axis)), value)
+        value = _converted(cx, load(cx, source, t, offset(cx, t.shape, co)), elem)
+        position = offset(cx, *_line_position(shape, co, packed, axis))
+        cx.b.store(value, cx.b.gep(target, [position], inbounds=True, source_etype=elem))
 
     loop_nest(cx, t.shape, body)
 
 
-def _from_lines(cx, source, t, packed: bool, axis: int, target) -> None:
-    """The inverse copy of `_to_lines`, into the array `target` of type `t`."""
+def _from_lines(cx, source, elem, t, packed: bool, axis: int, target) -> None:
+    """The inverse copy of `_to_lines`, from `source` of `elem`s into the array `target` of
+    type `t`."""
     shape = t.shape[1:] if packed else t.shape
 
     def body(co):
-        value = load(cx, source, t, offset(cx, *_line_position(shape, co, packed, axis)))
-        store(cx, target, t, offset(cx, t.shape, co), value)
+        position = offset(cx, *_line_position(shape, co, packed, axis))
+        value = cx.b.load(cx.b.gep(source, [position], inbounds=True, source_etype=elem),
+                          typ=elem)
+        store(cx, target, t, offset(cx, t.shape, co), _converted(cx, value, element_type(t)))
 
     loop_nest(cx, t.shape, body)
+
+
+def _converted(cx, value, elem):
+    """`value` as a float of type `elem` (float32 widened exactly, doubles rounded)."""
+    if value.type == elem:
+        return value
+    return cx.b.fpext(value, elem) if elem == F64 else cx.b.fptrunc(value, elem)
+
+
+def _precision(t, eqn):
+    """The element type the loop computes in (`double`: see primitives/fft.py)."""
+    return F64 if eqn.params["double"] else element_type(t)
 
 
 def _line_position(shape, co: list, packed: bool, axis: int) -> tuple:
@@ -149,29 +167,32 @@ def _line_position(shape, co: list, packed: bool, axis: int) -> tuple:
 @lowers("fft")
 def lower_fft(cx, eqn, env):
     (p,), (out,) = eqn.inputs, eqn.outputs
-    axis, t, elem = eqn.params["axis"], p.type, element_type(p.type)
-    shape = t.shape[1:]
-    n, size, es = shape[axis], n_elements(t.shape), t.dtype.itemsize
+    axis, t, scale = eqn.params["axis"], p.type, eqn.params["scale"]
+    elem = _precision(t, eqn)
+    shape, es = t.shape[1:], _bytes(elem)
+    n, size = shape[axis], n_elements(t.shape)
     source, target = alloc(cx, (size,), elem), alloc(cx, (size,), elem)
-    _to_lines(cx, operand_buffer(cx, env, p), t, True, axis, source)
+    _to_lines(cx, operand_buffer(cx, env, p), t, True, axis, source, elem)
     forward = cx.entry.alloca(I8)
     cx.b.store(ir.Constant(I8, 0 if eqn.params["inverse"] else 1), forward)
     _call(cx, _loop(cx, "c2c", elem), source, target, _lines(shape, axis), n, n,
-          [2 * n * es, 0, 2 * n * es, 2 * es, 2 * es], elem, eqn.params["scale"], forward)
-    result = alloc(cx, out.type.shape, elem)
-    _from_lines(cx, target, out.type, True, axis, result)
+          [2 * n * es, 0, 2 * n * es, 2 * es, 2 * es], elem, scale, forward)
+    result = alloc(cx, out.type.shape, element_type(t))
+    _from_lines(cx, target, elem, out.type, True, axis, result)
     return [result]
 
 
 @lowers("rfft")
 def lower_rfft(cx, eqn, env):
     (x,), (out,) = eqn.inputs, eqn.outputs
-    axis, elem, es = eqn.params["axis"], element_type(x.type), x.type.dtype.itemsize
+    axis, scale = eqn.params["axis"], eqn.params["scale"]
+    elem = _precision(x.type, eqn)
+    es = _bytes(elem)
     n = x.type.shape[axis]
     m = out.type.shape[axis + 1]
     source = alloc(cx, (n_elements(x.type.shape),), elem)
     target = alloc(cx, (n_elements(out.type.shape),), elem)
-    _to_lines(cx, operand_buffer(cx, env, x), x.type, False, axis, source)
+    _to_lines(cx, operand_buffer(cx, env, x), x.type, False, axis, source, elem)
     even, odd = _loop(cx, "r2c_even", elem), _loop(cx, "r2c_odd", elem)
     if is_symbolic(n):
         parity = cx.b.and_(extent(cx, n), ir.Constant(I64, 1))
@@ -179,24 +200,28 @@ def lower_rfft(cx, eqn, env):
     else:
         loop = even if n % 2 == 0 else odd
     _call(cx, loop, source, target, _lines(x.type.shape, axis), n, m,
-          [n * es, 0, 2 * m * es, es, 2 * es], elem, eqn.params["scale"],
-          ir.Constant(PTR, None))
-    result = alloc(cx, out.type.shape, elem)
-    _from_lines(cx, target, out.type, True, axis, result)
+          [n * es, 0, 2 * m * es, es, 2 * es], elem, scale, ir.Constant(PTR, None))
+    result = alloc(cx, out.type.shape, element_type(x.type))
+    _from_lines(cx, target, elem, out.type, True, axis, result)
     return [result]
 
 
 @lowers("irfft")
 def lower_irfft(cx, eqn, env):
     (p,), (out,) = eqn.inputs, eqn.outputs
-    axis, elem, es = eqn.params["axis"], element_type(p.type), p.type.dtype.itemsize
+    axis, scale = eqn.params["axis"], eqn.params["scale"]
+    elem = _precision(p.type, eqn)
+    es = _bytes(elem)
     n, m = out.type.shape[axis], p.type.shape[axis + 1]
     source = alloc(cx, (n_elements(p.type.shape),), elem)
     target = alloc(cx, (n_elements(out.type.shape),), elem)
-    _to_lines(cx, operand_buffer(cx, env, p), p.type, True, axis, source)
+    _to_lines(cx, operand_buffer(cx, env, p), p.type, True, axis, source, elem)
     _call(cx, _loop(cx, "c2r", elem), source, target, _lines(out.type.shape, axis), m, n,
-          [2 * m * es, 0, n * es, 2 * es, es], elem, eqn.params["scale"],
-          ir.Constant(PTR, None))
-    result = alloc(cx, out.type.shape, elem)
-    _from_lines(cx, target, out.type, False, axis, result)
+          [2 * m * es, 0, n * es, 2 * es, es], elem, scale, ir.Constant(PTR, None))
+    result = alloc(cx, out.type.shape, element_type(p.type))
+    _from_lines(cx, target, elem, out.type, False, axis, result)
     return [result]
+
+
+def _bytes(elem) -> int:
+    return 8 if elem == F64 else 4

@@ -17,8 +17,6 @@ zero). `fftfreq(n, d)` / `rfftfreq` (n known when compiling) are numpy's arrays 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from adlite.derivatives import fft as fft_axes
@@ -34,14 +32,15 @@ _NORMS = (None, "backward", "ortho", "forward")
 _DEFAULT = object()  # `axes` not given: the function's default (None is "every axis")
 
 
-def _scale(n: int, norm: str | None, inverse: bool) -> float:
-    """numpy's factor of a transform of length `n` (its `_get_forward_norm` /
-    `_get_backward_norm`)."""
+def _scale(n: int, norm: str | None, inverse: bool, x: Atom) -> float:
+    """numpy's factor `fct` of a transform of length `n` of `x`, computed as numpy computes
+    it, in the precision of x's real parts (`_raw_fft`)."""
+    real = np.float32 if x.type.dtype.real_dtype.name == "f32" else np.float64
     if norm == "ortho":
-        return 1 / math.sqrt(n)
+        return float(np.reciprocal(np.sqrt(n, dtype=real)))
     if (norm == "forward") != inverse:  # forward-normalised forward, or a backward inverse
-        return 1 / n
-    return 1
+        return float(np.reciprocal(n, dtype=real))
+    return 1.0
 
 
 def _resized(cx: CallContext, x: Atom, axis: int, n: int) -> Atom:
@@ -76,10 +75,17 @@ def _unpacked(cx: CallContext, p: Atom) -> Atom:
     return cx.b.complex(*(cx.b.index(p, const(k), spec=(Int(),)) for k in (0, 1)))
 
 
+def _double(z: Atom, scale: float) -> bool:
+    """Whether numpy computes a complex transform of `z` in double precision: for the int
+    scale 1, and for real float32 input (its gufuncs' resolution)."""
+    return scale == 1 or not z.type.is_complex
+
+
 def _c2c(cx: CallContext, z: Atom, axis: int, n: int, norm, inverse: bool) -> Atom:
     re, im = (_resized(cx, p, axis, n) for p in _parts(cx, z))
-    out = cx.b.fft(_packed(cx, re, im), axis=axis, inverse=inverse,
-                   scale=_scale(n, norm, inverse))
+    scale = _scale(n, norm, inverse, re)
+    out = cx.b.fft(_packed(cx, re, im), axis=axis, inverse=inverse, scale=scale,
+                   double=_double(z, scale))
     return _unpacked(cx, out)
 
 
@@ -89,13 +95,16 @@ def _r2c(cx: CallContext, x: Atom, axis: int, n: int, norm) -> Atom:
                         "ComplexWarning); pass np.real(z) or use np.fft.fft")
     if not x.type.is_float:
         x = cx.to_type(x, Type("f64", x.type.shape))
-    return _unpacked(cx, cx.b.rfft(_resized(cx, x, axis, n), axis=axis,
-                                   scale=_scale(n, norm, False)))
+    scale = _scale(n, norm, False, x)
+    return _unpacked(cx, cx.b.rfft(_resized(cx, x, axis, n), axis=axis, scale=scale,
+                                   double=scale == 1))
 
 
 def _c2r(cx: CallContext, z: Atom, axis: int, n: int, norm) -> Atom:
     re, im = (_resized(cx, p, axis, n // 2 + 1) for p in _parts(cx, z))
-    return cx.b.irfft(_packed(cx, re, im), axis=axis, n=n, scale=_scale(n, norm, True))
+    scale = _scale(n, norm, True, re)
+    return cx.b.irfft(_packed(cx, re, im), axis=axis, n=n, scale=scale,
+                      double=_double(z, scale))
 
 
 def _resolved(cx: CallContext, name: str, shape: tuple, s, axes, node) -> tuple:
