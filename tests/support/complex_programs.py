@@ -199,8 +199,9 @@ def transforms(z):
 
 def real_transforms(x):
     return (np.fft.rfft(x), np.fft.rfft(x, n=5, axis=0, norm="ortho"), np.fft.rfftn(x),
-            np.fft.irfft(np.fft.rfft(x)), np.fft.irfft(x, n=9), np.fft.irfftn(x, s=(4, 6), axes=(0, 1)),
-            np.fft.irfft2(x, norm="forward"), np.fft.fftfreq(6, 0.5), np.fft.rfftfreq(7))
+            np.fft.irfft(np.fft.rfft(x)), np.fft.irfft(x, n=9),
+            np.fft.irfftn(x, s=(4, 6), axes=(0, 1)), np.fft.irfft2(x, norm="forward"),
+            np.fft.fftfreq(6, 0.5), np.fft.rfftfreq(7))
 
 
 def spectral_loss(u, k):
