@@ -1,6 +1,6 @@
 """Which numpy and scipy functions compiled code takes: the public callables of `np`,
-`np.linalg`, `scipy.special` and `scipy.linalg` that the frontend resolves (aliases such as
-`np.acos` counted by name; `np.einsum`, `np.add.at` and `scipy.stats`' methods are resolved
+`np.linalg`, `np.fft`, `scipy.special` and `scipy.linalg` that the frontend resolves (aliases
+such as `np.acos` counted by name; `np.einsum`, `np.add.at` and `scipy.stats`' methods are resolved
 elsewhere and not counted). `python -m tests.support.library_coverage` prints the counts and names;
 the README quotes the counts (tests/library/test_library_coverage.py keeps them equal)."""
 
@@ -23,7 +23,8 @@ def supported(module, prefix: str) -> list[str]:
 
 
 def numpy_names() -> list[str]:
-    return supported(np, "np.") + supported(np.linalg, "np.linalg.")
+    return supported(np, "np.") + supported(np.linalg, "np.linalg.") + \
+        supported(np.fft, "np.fft.")
 
 
 def scipy_names() -> list[str]:
