@@ -164,10 +164,11 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     if n_elements([len(p) for p in pieces]) > MAX_PIECES:
         pieces = [[(0, n)] for n in shape]
     outer_ranges, cx.ranges = cx.ranges, dict(cx.ranges)
+    enclosing = cx.memo  # the enclosing body's values dominate this nest: kept (hoisted)
 
     def level(d):
         if d == len(shape):
-            cx.memo = {}
+            cx.memo = dict(enclosing)
             body(coords)
             cx.memo = {}
             return
@@ -213,7 +214,7 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     try:
         level(0)
     finally:
-        cx.ranges = outer_ranges
+        cx.ranges, cx.memo = outer_ranges, enclosing
 
 
 def coordinate_range(cx: LoweringContext, c) -> tuple[int, int] | None:
@@ -249,7 +250,7 @@ def slice_cuts(cx: LoweringContext, env: dict, atom, shape) -> list[set[int]]:
                 if d is not None and span is not None:
                     cuts[d].update(span)
             visit(eqn.inputs[0], dims)
-        elif eqn.prim not in VIEWS and not static_view(eqn):
+        elif eqn.prim not in VIEWS and eqn.prim != "take" and not static_view(eqn):
             for x in eqn.inputs:
                 if isinstance(x, Var) and x.type.is_array:
                     visit(x, dims)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ... import status
 from ...ir.core import Const
 from ...ir.dims import is_one
 from ...ir.index import NewAxis
@@ -93,8 +94,26 @@ def _fused_element(cx, env, atom, eqn, coords):
     shape = atom.type.shape
     mine = coords[len(coords) - len(shape):]
     local = [ir.Constant(I64, 0) if is_one(n) else c for c, n in zip(mine, shape, strict=True)]
+    if eqn.prim == "take":
+        x, idx = eqn.inputs
+        axis = eqn.params["axis"]
+        return element(cx, env, x, gathered_coords(cx, env, idx, local, axis,
+                                                   x.type.shape[axis]))
     args = [element(cx, env, a, local) for a in eqn.inputs]
     return PRIMITIVES[eqn.prim].llvm.per_element(cx, args, eqn)[0]
+
+
+def gathered_coords(cx: LoweringContext, env: dict, idx, coords: list, axis: int,
+                    n) -> list:
+    """The coordinates in `x` of the element of `take[axis](x, idx)` at `coords`, the index
+    checked in `[0, n)` (else status INDEX: never a read outside `x`)."""
+    b = cx.b
+    k = len(idx.type.shape)
+    i = element(cx, env, idx, coords[axis:axis + k])
+    ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
+                b.icmp_signed("<", i, extent(cx, n)))
+    cx.check(ok, status.INDEX)
+    return coords[:axis] + [i] + coords[axis + k:]
 
 
 def _scatter_element(cx, env, atom, eqn, coords):

@@ -45,10 +45,11 @@ class Lazy:
 
 
 def fusible(eqn) -> bool:
-    """An elementwise primitive, a view or a scatter with constant slices (see the module
-    doc), with one array result."""
+    """An elementwise primitive, a view, a gather or a scatter with constant slices (see the
+    module doc), with one array result."""
     return (PRIMITIVES[eqn.prim].elementwise or eqn.prim in VIEWS or static_view(eqn) or
-            _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
+            eqn.prim == "take" or _static_scatter(eqn)) and len(eqn.outputs) == 1 and \
+        eqn.outputs[0].type.is_array
 
 
 def static_view(eqn) -> bool:
@@ -61,6 +62,18 @@ def _static_scatter(eqn) -> bool:
     each element is known without a buffer (the adjoint of a slice)."""
     return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
         not has_runtime_index(eqn.params["spec"])
+
+
+def _per_element_use(user, eqn) -> bool:
+    """`user` computes `eqn`'s result per element of its own loop: a fusible equation other
+    than a gather from it (whose elements are read once per index, repeats included, so an
+    array gathered from is computed once into a buffer), a reduction, or an update filling
+    its buffer (`_fills_base`)."""
+    if user is None:
+        return False
+    if user.prim == "take" and user.inputs[0] is eqn.outputs[0]:
+        return False
+    return fusible(user) or PRIMITIVES[user.prim].reduction or _fills_base(user, eqn)
 
 
 def _fills_base(user, eqn) -> bool:
@@ -114,8 +127,7 @@ def plan_fusion(graph) -> set[int]:
         if not fusible(eqn):
             continue
         users = uses.get(id(eqn.outputs[0]), [])
-        per_element = all(u is not None and (fusible(u) or PRIMITIVES[u.prim].reduction or
-                                             _fills_base(u, eqn)) for u in users)
+        per_element = all(_per_element_use(u, eqn) for u in users)
         shared_ok = len(users) == 1 or _load_view(eqn) or \
             (_cheap(eqn) and len(users) <= MAX_SHARED_USES)
         if not (users and per_element and shared_ok):

@@ -137,7 +137,7 @@ def _rewire(instr, mapping: dict) -> None:
 
 def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | ir.Value,
                   before: Callable | None = None, after: Callable | None = None) -> bool:
-    outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block)
+    outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block, cx.memo)
     tapes, scratch = dict(cx.tapes), cx.scratch_size
     fn = ir.Function(cx.module, BODY,
                      f"{cx.fn.name}_block{next(_names)}")
@@ -149,6 +149,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
     cx.b = ir.IRBuilder(start)
     cx.status = cx.entry.alloca(I32, name="status")
     cx.fail_block = fn.append_basic_block("fail")
+    cx.memo = {}  # values of the calling function: not this one's
     try:
         state = before(block) if before else None
         loop_nest(cx, shape, body, cuts, rows=(begin, end))
@@ -159,7 +160,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
         fail.ret(fail.load(cx.status, typ=I32))
         inner_entry = cx.entry
     finally:
-        cx.fn, cx.b, cx.entry, cx.status, cx.fail_block = outer
+        cx.fn, cx.b, cx.entry, cx.status, cx.fail_block, cx.memo = outer
     captured = {}
     for blk in fn.blocks:
         for instr in blk.instructions:
