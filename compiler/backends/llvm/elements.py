@@ -1,15 +1,16 @@
 """Elementwise code: the elements of (possibly fused) arrays, the loop nests that materialise
 them, and the table entries of the elementwise primitives.
 
-Contract: `element(cx, env, atom, coords)` is the element of `atom` at the broadcast position
-`coords`: a load from a buffer, or, for a fused result (`fusion.Lazy`), computed from the
-elements of its operands (numpy broadcasting applied to every node of the fused tree,
-memoised per position in `cx.memo`); a fused scatter (the adjoint of a slice) decides inside
-or outside its region once per loop range when the range is known (`arrays.loop_nest`):
-contiguous loads, no selects. `materialize(cx, env, var)` computes an array result into a
-buffer (the caller's output buffer when it is one) by one loop nest, on the thread pool when
-large (`parallel.any_nest`). `lower_elementwise` is the rule of an elementwise equation or a
-view (VIEWS) that is not fused.
+Contract: `element(cx, env, atom, coords)` is the element of `atom` at the broadcast
+position `coords`: a load from a buffer, or, for a fused result (`fusion.Lazy`), computed
+from the elements of its operands (numpy broadcasting applied to every node of the fused
+tree, memoised per position in `cx.memo`; a fused gather `take` reads its source at the
+position its index gives, checked: `gathered_coords`); a fused scatter (the adjoint of a
+slice) decides inside or outside its region once per loop range when the range is known
+(`arrays.loop_nest`): contiguous loads, no selects. `materialize(cx, env, var)` computes an
+array result into a buffer (the caller's output buffer when it is one) by one loop nest, on
+the thread pool when large (`parallel.any_nest`). `lower_elementwise` is the rule of an
+elementwise equation or a view (VIEWS) that is not fused.
 
 The elementwise primitives' rules compute one element, `rule(cx, args, eqn)` (ops.py,
 special.py); `PerElement(rule)` is the table entry made of one (registry.py): called as every

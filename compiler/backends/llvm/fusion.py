@@ -2,22 +2,24 @@
 
 Contract: `plan_fusion(graph)` returns the ids of the results of `graph`'s own equations
 (not those of nested graphs) that the LLVM lowering does not compute into buffers: their
-consumers' loop nests compute them per element (`elements.element`), with numpy
-broadcasting applied to every node of the fused tree, and the environment holds a `Lazy`
-for them. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one loop with no temporaries.
-A `fusible` equation (an elementwise primitive, a view `broadcast_to`, `full`, `arange` or
-constant-slice `index` (`static_view`), or a scatter with constant slices into an array, the
-adjoint of a slice) with one array result is fused when all its uses are by fusible
-equations or reductions of the same graph level (an `index_update` may also fill its buffer
-with a fused `full`): one use, or up to MAX_SHARED_USES for cheap ones (`_cheap`). A fused node
-reaches at most MAX_SHARED_USES consumer loops (each computes it once, memoised per
-position), and fused trees are at most MAX_FUSED_DEPTH deep (a node deeper is materialised),
-so the code stays linear in the program's size; a constant-slice view of a variable is one
-load per element and is fused into any number of consumers. A transpose of a float matrix
-used only by matrix products or as the matrix of `solve` (`product_operand`: `x.T @ g` in
-the gradient of `x @ w`, `solve(A.T, g)` in that of `solve(A, b)`) is never materialised
-either: the BLAS or LAPACK call reads its source with the trans flag. Planning
-reads the graph only: it emits no code.
+consumers' loop nests compute them per element (`elements.element`), with numpy broadcasting
+applied to every node of the fused tree, and the environment holds a `Lazy` for them. So
+`np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one loop with no temporaries. A `fusible`
+equation (an elementwise primitive, a view `broadcast_to`, `full`, `arange` or
+constant-slice `index` (`static_view`), a gather `take` (its index checked per element of
+the consumer's loop: `tanh(W[idx]) * v` reads the rows of W in place), or a scatter with
+constant slices into an array, the adjoint of a slice) with one array result is fused when
+all its uses are by fusible equations or reductions of the same graph level, except as the
+array a `take` gathers from (read once per index, repeats included: it is computed once into
+a buffer); an `index_update` may also fill its buffer with a fused `full`: one use, or up to
+MAX_SHARED_USES for cheap ones (`_cheap`). A fused node reaches at most MAX_SHARED_USES
+consumer loops (each computes it once, memoised per position), and fused trees are at most
+MAX_FUSED_DEPTH deep (a node deeper is materialised), so the code stays linear in the
+program's size; a constant-slice view of a variable is one load per element and is fused
+into any number of consumers. A transpose of a float matrix used only by matrix products or
+as the matrix of `solve` (`product_operand`: `x.T @ g` in the gradient of `x @ w`,
+`solve(A.T, g)` in that of `solve(A, b)`) is never materialised either: the BLAS or LAPACK
+call reads its source with the trans flag. Planning reads the graph only: it emits no code.
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ the array services of the lowering `cx`: `element`, `alloc`, `loop_nest`, `paral
 `check`). An index array's element is checked in `[0, n)` (else status INDEX: never a read
 or write outside an array) once per row: the elements that follow the indexed axis (a row of
 `shape[axis + 1:]`, contiguous) are copied or added by one inner loop, which vectorises.
-- `take` computes its result (into the caller's output buffer when it is one) row by row, on
-  the thread pool in the fixed blocks of `parallel.rows_per_block` when large: a copy, the
-  same bits for any split.
+- `take`, when not fused into its consumers (`fusion.py`; `elements.gathered_coords` is then
+  its element), computes its result (into the caller's output buffer when it is one) row by
+  row, on the thread pool in the fixed blocks of `parallel.rows_per_block` when large: a
+  copy, the same bits for any split.
 - `take_add` zeroes its result (into the caller's output buffer when it is one), then adds
   each row of `g` at the row the index gives, in row-major order of the index array, so
   repeated indices accumulate in that order (as `np.add.at`). When `g` is large it runs on the
