@@ -138,7 +138,7 @@ def _rewire(instr, mapping: dict) -> None:
 def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | ir.Value,
                   before: Callable | None = None, after: Callable | None = None) -> bool:
     outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block, cx.memo)
-    tapes, scratch = dict(cx.tapes), cx.scratch_size
+    tapes, scratch, cache = dict(cx.tapes), cx.scratch_size, cx.buffer_cache
     fn = ir.Function(cx.module, BODY,
                      f"{cx.fn.name}_block{next(_names)}")
     fn.linkage = "internal"
@@ -171,6 +171,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
     if cx.tapes != tapes or cx.scratch_size != scratch or \
             any(isinstance(v, ir.AllocaInstr) for v in values):
         cx.tapes, cx.scratch_size = tapes, scratch
+        cx.buffer_cache = cache
         del cx.module.globals[fn.name]
         return False
     context = ir.LiteralStructType([v.type for v in values] or [I64])
