@@ -16,10 +16,13 @@ cache is one global per compiled function holding a descriptor {buffers, count, 
 taken by an atomic exchange with null when the call starts, put back by a compare-and-exchange
 with null when it ends (when another call put one back meanwhile, this call's is freed), so
 two concurrent calls never share a buffer. Only the calling thread allocates in loops
-(`parallel.parallel_nest` refuses bodies that touch the lists).
+(`parallel.parallel_nest` refuses bodies that touch the lists). On Linux only (ENABLED:
+`malloc_usable_size` is glibc's); elsewhere `take` is malloc and `give` free.
 """
 
 from __future__ import annotations
+
+import sys
 
 from llvmlite import ir
 
@@ -27,6 +30,7 @@ from .context import PTR, LoweringContext
 from .declarations import function
 from .ops import I64
 
+ENABLED = sys.platform.startswith("linux")
 CACHED_BYTES = 256 << 20  # at most this much memory kept per compiled function
 DESCRIPTOR = ir.LiteralStructType([PTR, I64, I64])  # {buffers (i64 addresses), count, capacity}
 
@@ -52,8 +56,9 @@ def _slot(cx: LoweringContext) -> ir.Value:
 def take(cx: LoweringContext, nbytes: ir.Value) -> ir.Value:
     """A buffer of at least `nbytes` bytes (null when malloc fails): the cache's next one
     when it fits."""
-    desc = cx.b.load(_slot(cx), typ=PTR)
-    return cx.b.call(_take_function(cx.module), [desc, nbytes])
+    if not ENABLED:
+        return cx.b.call(function(cx.module, "malloc", PTR, [I64]), [nbytes])
+    return cx.b.call(_take_function(cx.module), [descriptor(cx, cx.b), nbytes])
 
 
 def give_function(module: ir.Module) -> ir.Function:
@@ -84,7 +89,7 @@ def give_function(module: ir.Module) -> ir.Function:
 
 def descriptor(cx: LoweringContext, b: ir.IRBuilder) -> ir.Value:
     """This call's descriptor (null: none) at `b`."""
-    return b.load(_slot(cx), typ=PTR)
+    return b.load(_slot(cx), typ=PTR) if ENABLED else ir.Constant(PTR, None)
 
 
 def _field(b: ir.IRBuilder, desc: ir.Value, k: int) -> ir.Value:
