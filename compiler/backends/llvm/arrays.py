@@ -42,6 +42,7 @@ from ...ir.core import Var, walk_eqns
 from ...ir.dims import DimLike, is_one, is_symbolic
 from ...ir.index import NewAxis
 from ...primitives.decompositions import LAPACK
+from . import buffer_cache
 from .context import LoweringContext, extent
 from .fusion import VIEWS, Lazy, static_view
 from .ops import F64, I64
@@ -139,8 +140,11 @@ def alloc(cx: LoweringContext, shape, elem: ir.Type = F64) -> ir.Value:
         start = cx.scratch_size
         cx.scratch_size += (max(nbytes, 8) + 63) // 64 * 64
         return cx.b.gep(cx.scratch, [ir.Constant(I64, start)], inbounds=True, source_etype=I8)
-    malloc = cx.declare("malloc", ir.FunctionType(PTR, [I64]))
-    ptr = cx.b.call(malloc, [extent(cx, nbytes if is_symbolic(nbytes) else max(nbytes, 8))])
+    size = extent(cx, nbytes if is_symbolic(nbytes) else max(nbytes, 8))
+    if cx.loop_depth > 0:  # a loop iteration's buffer: kept between calls
+        ptr = buffer_cache.take(cx, size)
+    else:
+        ptr = cx.b.call(cx.declare("malloc", ir.FunctionType(PTR, [I64])), [size])
     cx.check(cx.b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), 1)
     push(cx, cx.b.ptrtoint(ptr, I64), "allocs")
     return ptr
@@ -156,7 +160,10 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     end) restricts dimension 0 to those rows (a block of a parallel nest: parallel.py). An
     innermost loop of a nest of MIN_KEPT_ROW or more positions is never fully unrolled:
     LLVM would then vectorise the loop around it instead, across rows, with gathers and
-    scatters (a 32x32 stencil's gradient ran 2-3x slower so)."""
+    scatters (a 32x32 stencil's gradient ran 2-3x slower so). The body starts with the
+    element values of the enclosing body (`cx.memo`: they dominate the nest), so a nested
+    loop reuses what its enclosing loop computed (a gather's index loaded and checked once
+    per row, not per element: the row loop then has no exit and vectorises)."""
     b = cx.b
     coords = []
     pieces = [[(0, n)] if is_symbolic(n) else _segments(n, cuts[d] if cuts else ())
@@ -164,10 +171,11 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     if n_elements([len(p) for p in pieces]) > MAX_PIECES:
         pieces = [[(0, n)] for n in shape]
     outer_ranges, cx.ranges = cx.ranges, dict(cx.ranges)
+    enclosing = cx.memo  # the enclosing body's values dominate this nest: kept (hoisted)
 
     def level(d):
         if d == len(shape):
-            cx.memo = {}
+            cx.memo = dict(enclosing)
             body(coords)
             cx.memo = {}
             return
@@ -213,7 +221,7 @@ def loop_nest(cx: LoweringContext, shape, body: Callable, cuts=None, rows=None) 
     try:
         level(0)
     finally:
-        cx.ranges = outer_ranges
+        cx.ranges, cx.memo = outer_ranges, enclosing
 
 
 def coordinate_range(cx: LoweringContext, c) -> tuple[int, int] | None:
@@ -249,7 +257,7 @@ def slice_cuts(cx: LoweringContext, env: dict, atom, shape) -> list[set[int]]:
                 if d is not None and span is not None:
                     cuts[d].update(span)
             visit(eqn.inputs[0], dims)
-        elif eqn.prim not in VIEWS and not static_view(eqn):
+        elif eqn.prim not in VIEWS and eqn.prim != "take" and not static_view(eqn):
             for x in eqn.inputs:
                 if isinstance(x, Var) and x.type.is_array:
                     visit(x, dims)

@@ -104,6 +104,8 @@ class LoweringContext:
         self.memo: dict = {}
         self.ranges: dict = {}
         self.out_buffers: dict = {}
+        self.buffer_cache: ir.Value | None = None  # buffer_cache.py: this call's descriptor
+        self.buffer_cache_global: ir.GlobalVariable | None = None
 
     # ---- declarations -------------------------------------------------------------------------
 

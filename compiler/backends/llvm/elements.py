@@ -1,15 +1,16 @@
 """Elementwise code: the elements of (possibly fused) arrays, the loop nests that materialise
 them, and the table entries of the elementwise primitives.
 
-Contract: `element(cx, env, atom, coords)` is the element of `atom` at the broadcast position
-`coords`: a load from a buffer, or, for a fused result (`fusion.Lazy`), computed from the
-elements of its operands (numpy broadcasting applied to every node of the fused tree,
-memoised per position in `cx.memo`); a fused scatter (the adjoint of a slice) decides inside
-or outside its region once per loop range when the range is known (`arrays.loop_nest`):
-contiguous loads, no selects. `materialize(cx, env, var)` computes an array result into a
-buffer (the caller's output buffer when it is one) by one loop nest, on the thread pool when
-large (`parallel.any_nest`). `lower_elementwise` is the rule of an elementwise equation or a
-view (VIEWS) that is not fused.
+Contract: `element(cx, env, atom, coords)` is the element of `atom` at the broadcast
+position `coords`: a load from a buffer, or, for a fused result (`fusion.Lazy`), computed
+from the elements of its operands (numpy broadcasting applied to every node of the fused
+tree, memoised per position in `cx.memo`; a fused gather `take` reads its source at the
+position its index gives, checked: `gathered_coords`); a fused scatter (the adjoint of a
+slice) decides inside or outside its region once per loop range when the range is known
+(`arrays.loop_nest`): contiguous loads, no selects. `materialize(cx, env, var)` computes an
+array result into a buffer (the caller's output buffer when it is one) by one loop nest, on
+the thread pool when large (`parallel.any_nest`). `lower_elementwise` is the rule of an
+elementwise equation or a view (VIEWS) that is not fused.
 
 The elementwise primitives' rules compute one element, `rule(cx, args, eqn)` (ops.py,
 special.py); `PerElement(rule)` is the table entry made of one (registry.py): called as every
@@ -24,6 +25,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ... import status
 from ...ir.core import Const
 from ...ir.dims import is_one
 from ...ir.index import NewAxis
@@ -93,8 +95,26 @@ def _fused_element(cx, env, atom, eqn, coords):
     shape = atom.type.shape
     mine = coords[len(coords) - len(shape):]
     local = [ir.Constant(I64, 0) if is_one(n) else c for c, n in zip(mine, shape, strict=True)]
+    if eqn.prim == "take":
+        x, idx = eqn.inputs
+        axis = eqn.params["axis"]
+        return element(cx, env, x, gathered_coords(cx, env, idx, local, axis,
+                                                   x.type.shape[axis]))
     args = [element(cx, env, a, local) for a in eqn.inputs]
     return PRIMITIVES[eqn.prim].llvm.per_element(cx, args, eqn)[0]
+
+
+def gathered_coords(cx: LoweringContext, env: dict, idx, coords: list, axis: int,
+                    n) -> list:
+    """The coordinates in `x` of the element of `take[axis](x, idx)` at `coords`, the index
+    checked in `[0, n)` (else status INDEX: never a read outside `x`)."""
+    b = cx.b
+    k = len(idx.type.shape)
+    i = element(cx, env, idx, coords[axis:axis + k])
+    ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
+                b.icmp_signed("<", i, extent(cx, n)))
+    cx.check(ok, status.INDEX)
+    return coords[:axis] + [i] + coords[axis + k:]
 
 
 def _scatter_element(cx, env, atom, eqn, coords):

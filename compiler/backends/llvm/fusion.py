@@ -2,22 +2,24 @@
 
 Contract: `plan_fusion(graph)` returns the ids of the results of `graph`'s own equations
 (not those of nested graphs) that the LLVM lowering does not compute into buffers: their
-consumers' loop nests compute them per element (`elements.element`), with numpy
-broadcasting applied to every node of the fused tree, and the environment holds a `Lazy`
-for them. So `np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one loop with no temporaries.
-A `fusible` equation (an elementwise primitive, a view `broadcast_to`, `full`, `arange` or
-constant-slice `index` (`static_view`), or a scatter with constant slices into an array, the
-adjoint of a slice) with one array result is fused when all its uses are by fusible
-equations or reductions of the same graph level (an `index_update` may also fill its buffer
-with a fused `full`): one use, or up to MAX_SHARED_USES for cheap ones (`_cheap`). A fused node
-reaches at most MAX_SHARED_USES consumer loops (each computes it once, memoised per
-position), and fused trees are at most MAX_FUSED_DEPTH deep (a node deeper is materialised),
-so the code stays linear in the program's size; a constant-slice view of a variable is one
-load per element and is fused into any number of consumers. A transpose of a float matrix
-used only by matrix products or as the matrix of `solve` (`product_operand`: `x.T @ g` in
-the gradient of `x @ w`, `solve(A.T, g)` in that of `solve(A, b)`) is never materialised
-either: the BLAS or LAPACK call reads its source with the trans flag. Planning
-reads the graph only: it emits no code.
+consumers' loop nests compute them per element (`elements.element`), with numpy broadcasting
+applied to every node of the fused tree, and the environment holds a `Lazy` for them. So
+`np.sum(100 * (x[1:] - x[:-1]**2)**2 + ...)` is one loop with no temporaries. A `fusible`
+equation (an elementwise primitive, a view `broadcast_to`, `full`, `arange` or
+constant-slice `index` (`static_view`), a gather `take` (its index checked per element of
+the consumer's loop: `tanh(W[idx]) * v` reads the rows of W in place), or a scatter with
+constant slices into an array, the adjoint of a slice) with one array result is fused when
+all its uses are by fusible equations or reductions of the same graph level, except as the
+array a `take` gathers from (read once per index, repeats included: it is computed once into
+a buffer); an `index_update` may also fill its buffer with a fused `full`: one use, or up to
+MAX_SHARED_USES for cheap ones (`_cheap`). A fused node reaches at most MAX_SHARED_USES
+consumer loops (each computes it once, memoised per position), and fused trees are at most
+MAX_FUSED_DEPTH deep (a node deeper is materialised), so the code stays linear in the
+program's size; a constant-slice view of a variable is one load per element and is fused
+into any number of consumers. A transpose of a float matrix used only by matrix products or
+as the matrix of `solve` (`product_operand`: `x.T @ g` in the gradient of `x @ w`,
+`solve(A.T, g)` in that of `solve(A, b)`) is never materialised either: the BLAS or LAPACK
+call reads its source with the trans flag. Planning reads the graph only: it emits no code.
 """
 
 from __future__ import annotations
@@ -45,10 +47,11 @@ class Lazy:
 
 
 def fusible(eqn) -> bool:
-    """An elementwise primitive, a view or a scatter with constant slices (see the module
-    doc), with one array result."""
+    """An elementwise primitive, a view, a gather or a scatter with constant slices (see the
+    module doc), with one array result."""
     return (PRIMITIVES[eqn.prim].elementwise or eqn.prim in VIEWS or static_view(eqn) or
-            _static_scatter(eqn)) and len(eqn.outputs) == 1 and eqn.outputs[0].type.is_array
+            eqn.prim == "take" or _static_scatter(eqn)) and len(eqn.outputs) == 1 and \
+        eqn.outputs[0].type.is_array
 
 
 def static_view(eqn) -> bool:
@@ -61,6 +64,18 @@ def _static_scatter(eqn) -> bool:
     each element is known without a buffer (the adjoint of a slice)."""
     return eqn.prim == "index_update" and len(eqn.inputs) == 2 and \
         not has_runtime_index(eqn.params["spec"])
+
+
+def _per_element_use(user, eqn) -> bool:
+    """`user` computes `eqn`'s result per element of its own loop: a fusible equation other
+    than a gather from it (whose elements are read once per index, repeats included, so an
+    array gathered from is computed once into a buffer), a reduction, or an update filling
+    its buffer (`_fills_base`)."""
+    if user is None:
+        return False
+    if user.prim == "take" and user.inputs[0] is eqn.outputs[0]:
+        return False
+    return fusible(user) or PRIMITIVES[user.prim].reduction or _fills_base(user, eqn)
 
 
 def _fills_base(user, eqn) -> bool:
@@ -114,8 +129,7 @@ def plan_fusion(graph) -> set[int]:
         if not fusible(eqn):
             continue
         users = uses.get(id(eqn.outputs[0]), [])
-        per_element = all(u is not None and (fusible(u) or PRIMITIVES[u.prim].reduction or
-                                             _fills_base(u, eqn)) for u in users)
+        per_element = all(_per_element_use(u, eqn) for u in users)
         shared_ok = len(users) == 1 or _load_view(eqn) or \
             (_cheap(eqn) and len(users) <= MAX_SHARED_USES)
         if not (users and per_element and shared_ok):

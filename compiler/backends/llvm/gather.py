@@ -5,9 +5,10 @@ the array services of the lowering `cx`: `element`, `alloc`, `loop_nest`, `paral
 `check`). An index array's element is checked in `[0, n)` (else status INDEX: never a read
 or write outside an array) once per row: the elements that follow the indexed axis (a row of
 `shape[axis + 1:]`, contiguous) are copied or added by one inner loop, which vectorises.
-- `take` computes its result (into the caller's output buffer when it is one) row by row, on
-  the thread pool in the fixed blocks of `parallel.rows_per_block` when large: a copy, the
-  same bits for any split.
+- `take`, when not fused into its consumers (`fusion.py`; `elements.gathered_coords` is then
+  its element), computes its result (into the caller's output buffer when it is one) row by
+  row, on the thread pool in the fixed blocks of `parallel.rows_per_block` when large: a
+  copy, the same bits for any split.
 - `take_add` zeroes its result (into the caller's output buffer when it is one), then adds
   each row of `g` at the row the index gives, in row-major order of the index array, so
   repeated indices accumulate in that order (as `np.add.at`). When `g` is large it runs on the
@@ -25,37 +26,24 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from ... import status
 from ...ir.dims import is_symbolic
 from .arrays import (
     alloc,
     copy_array,
     element_type,
-    extent,
     load,
     loop_nest,
     n_elements,
     offset,
     store,
 )
-from .elements import element
+from .elements import element, gathered_coords
 from .emit import when
 from .ops import I64
 from .parallel import PARALLEL_MIN, parallel_nest, rows_per_block
 from .registry import lowers
 
 DEST_BLOCKS = 8  # result-row ranges of a large take_add along axis 0 (each scans the indices)
-
-
-def _gathered(cx, env, idx, coords, axis, n):
-    """(coords of the indexed array) for the coords of the taken array, index checked."""
-    b = cx.b
-    k = len(idx.type.shape)
-    i = element(cx, env, idx, coords[axis:axis + k])
-    ok = b.and_(b.icmp_signed(">=", i, ir.Constant(I64, 0)),
-                b.icmp_signed("<", i, extent(cx, n)))
-    cx.check(ok, status.INDEX)
-    return coords[:axis] + [i] + coords[axis + k:]
 
 
 def _rows(cx, shape, per: int | None, body: Callable) -> None:
@@ -76,13 +64,13 @@ def lower_take(cx, eqn, env):
     axis = eqn.params["axis"]
     n = x.type.shape[axis]
     if not out.type.is_array:
-        return [element(cx, env, x, _gathered(cx, env, idx, [], axis, n))]
+        return [element(cx, env, x, gathered_coords(cx, env, idx, [], axis, n))]
     ptr = _buffer(cx, out)
     shape = out.type.shape
     split = axis + len(idx.type.shape)
 
     def copy(co):
-        source = _gathered(cx, env, idx, list(co), axis, n)
+        source = gathered_coords(cx, env, idx, list(co), axis, n)
         loop_nest(cx, shape[split:], lambda inner: store(
             cx, ptr, out.type, offset(cx, shape, list(co) + inner),
             element(cx, env, x, source + inner)))
@@ -118,7 +106,7 @@ def lower_take_add(cx, eqn, env):
         _rows(cx, shape, rows_per_block(shape), lambda co: store(
             cx, ptr, out.type, offset(cx, shape, co), zero))
         _rows(cx, g.type.shape[:split], rows_per_block(g.type.shape) if axis > 0 else None,
-              lambda co: add_row(list(co), _gathered(cx, env, idx, list(co), axis, n)))
+              lambda co: add_row(list(co), gathered_coords(cx, env, idx, list(co), axis, n)))
         return [ptr]
     per = -(-n // DEST_BLOCKS)
 
@@ -131,7 +119,7 @@ def lower_take_add(cx, eqn, env):
                   rows=(lo, hi))
 
         def scan(c):
-            dest = _gathered(cx, env, idx, list(c), 0, n)
+            dest = gathered_coords(cx, env, idx, list(c), 0, n)
             when(cx, b.and_(b.icmp_signed(">=", dest[0], lo), b.icmp_signed("<", dest[0], hi)),
                   lambda: add_row(list(c), dest))
 
@@ -149,7 +137,7 @@ def lower_put(cx, eqn, env):
     ptr = copy_array(cx, env[id(x)], x.type)
 
     def write(co):
-        off = offset(cx, shape, _gathered(cx, env, idx, list(co), axis, shape[axis]))
+        off = offset(cx, shape, gathered_coords(cx, env, idx, list(co), axis, shape[axis]))
         store(cx, ptr, x.type, off, element(cx, env, v, co))
 
     loop_nest(cx, v.type.shape, write)

@@ -137,8 +137,8 @@ def _rewire(instr, mapping: dict) -> None:
 
 def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | ir.Value,
                   before: Callable | None = None, after: Callable | None = None) -> bool:
-    outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block)
-    tapes, scratch = dict(cx.tapes), cx.scratch_size
+    outer = (cx.fn, cx.b, cx.entry, cx.status, cx.fail_block, cx.memo)
+    tapes, scratch, cache = dict(cx.tapes), cx.scratch_size, cx.buffer_cache
     fn = ir.Function(cx.module, BODY,
                      f"{cx.fn.name}_block{next(_names)}")
     fn.linkage = "internal"
@@ -149,6 +149,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
     cx.b = ir.IRBuilder(start)
     cx.status = cx.entry.alloca(I32, name="status")
     cx.fail_block = fn.append_basic_block("fail")
+    cx.memo = {}  # values of the calling function: not this one's
     try:
         state = before(block) if before else None
         loop_nest(cx, shape, body, cuts, rows=(begin, end))
@@ -159,7 +160,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
         fail.ret(fail.load(cx.status, typ=I32))
         inner_entry = cx.entry
     finally:
-        cx.fn, cx.b, cx.entry, cx.status, cx.fail_block = outer
+        cx.fn, cx.b, cx.entry, cx.status, cx.fail_block, cx.memo = outer
     captured = {}
     for blk in fn.blocks:
         for instr in blk.instructions:
@@ -170,6 +171,7 @@ def parallel_nest(cx: LoweringContext, shape, body: Callable, cuts, per: int | i
     if cx.tapes != tapes or cx.scratch_size != scratch or \
             any(isinstance(v, ir.AllocaInstr) for v in values):
         cx.tapes, cx.scratch_size = tapes, scratch
+        cx.buffer_cache = cache
         del cx.module.globals[fn.name]
         return False
     context = ir.LiteralStructType([v.type for v in values] or [I64])

@@ -20,8 +20,8 @@ import sys
 from llvmlite import ir
 
 from ... import status
+from . import buffer_cache
 from .context import F32, PTR, LoweringContext
-from .declarations import function
 from .ops import F64, I1, I64
 from .registry import lowers
 
@@ -186,7 +186,9 @@ def _retire_function(module: ir.Module) -> ir.Function:
 
 
 def free_tapes(cx: LoweringContext, b: ir.IRBuilder) -> None:
-    """Free the arrays allocated so far, then the tapes themselves."""
+    """Free the arrays allocated so far (those of loop iterations into the function's
+    buffer cache: `buffer_cache.keep`), then the tapes themselves."""
+    buffer_cache.keep(cx, b, cx.tapes)
     free = cx.declare("free", ir.FunctionType(ir.VoidType(), [PTR]))
     for kind in ("allocs", "stored"):
         if kind not in cx.tapes:
@@ -215,17 +217,18 @@ def reclaim(cx: LoweringContext, mark: ir.Value, keep: list) -> None:
     for k, ptr in enumerate(keep):
         b.store(b.ptrtoint(ptr, I64), b.gep(kept, [ir.Constant(I64, k)], source_etype=I64))
     b.call(_reclaim_function(cx.module), [slots[0], slots[1], mark, kept,
-                                          ir.Constant(I64, len(keep))])
+                                          ir.Constant(I64, len(keep)),
+                                          buffer_cache.descriptor(cx, b)])
 
 
 def _reclaim_function(module: ir.Module) -> ir.Function:
     name = "adlite_reclaim"
     if name in module.globals:
         return module.globals[name]
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, PTR, I64]),
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, PTR, I64, PTR]),
                      name)
     fn.linkage = "internal"
-    data_slot, size_slot, mark, kept, n_kept = fn.args
+    data_slot, size_slot, mark, kept, n_kept, cache = fn.args
     blocks = {k: fn.append_basic_block(k) for k in
               ("entry", "loop", "scan", "search", "check", "step", "keep", "drop", "next",
                "exit")}
@@ -256,8 +259,7 @@ def _reclaim_function(module: ir.Module) -> ir.Function:
     j_kept = b.add(j, ir.Constant(I64, 1))
     b.branch(blocks["next"])
     b.position_at_end(blocks["drop"])
-    free = function(module, "free", ir.VoidType(), [PTR])
-    b.call(free, [b.inttoptr(p, PTR)])
+    b.call(buffer_cache.give_function(module), [cache, b.inttoptr(p, PTR)])
     b.branch(blocks["next"])
     b.position_at_end(blocks["next"])
     j_next = b.phi(I64)
