@@ -14,7 +14,9 @@ Every operand that carries the batch has it as axis 0 (see `table.py`):
 - indexing (`index`, `index_update`, `take`, `take_add`, `put`) with unbatched indices
   indexes past the batch axis; `take` of an unbatched array at batched indices gathers then
   moves the batch axis in front. Batched indices into a batched array have no rule (the
-  per-example map runs them).
+  per-example map runs them);
+- the FFTs transform each example along the axis one further (the packed parts' axis first,
+  the batch second).
 `int_truediv` and `range_len` (scalar-only), the linear-algebra and sorting primitives and the
 run-time checks have no rule: they run per example.
 """
@@ -174,3 +176,17 @@ def put(b, eqn, args, batched, size):
         return None
     x, v = ensure(b, x, batched[0], size), ensure(b, v, batched[1], size)
     return [(b.put(x, v, idx, axis=eqn.params["axis"] + 1), True)]
+
+
+@rule("fft", "rfft", "irfft")
+def fft(b, eqn, args, batched, size):
+    """Each example's transform: packed parts (`primitives/fft.py`) keep their axis of 2
+    first, the batch second (a transpose each way), and the transform's axis moves one
+    further."""
+    (x,) = args
+    if eqn.prim != "rfft":  # (batch, 2, ...) -> (2, batch, ...)
+        x = b.transpose(x, axes=(1, 0, *range(2, len(x.type.shape))))
+    (out,) = b.emit(eqn.prim, [x], **dict(eqn.params, axis=eqn.params["axis"] + 1))
+    if eqn.prim != "irfft":  # (2, batch, ...) -> (batch, 2, ...)
+        out = b.transpose(out, axes=(1, 0, *range(2, len(out.type.shape))))
+    return [(out, True)]

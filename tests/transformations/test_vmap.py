@@ -428,8 +428,7 @@ def test_primitives_without_a_rule_run_per_example(backend):
 
 def test_which_primitives_have_direct_rules():
     """Every primitive has a direct rule except these (they run per example): scalar-only
-    int ops, linear algebra and decompositions, the FFTs, sorting, the run-time checks, and
-    the calls
+    int ops, linear algebra and decompositions, sorting, the run-time checks, and the calls
     holding user-defined derivatives (custom.py); the operations of lists of run-time length
     (a program holding them runs whole once per example, tests/frontend/test_run_time_lists)."""
     without = sorted(n for n, p in PRIMITIVES.items()
@@ -438,7 +437,7 @@ def test_which_primitives_have_direct_rules():
         "argsort", "check", "check_finite", "cholesky", "det", "det_sign", "eigh",
         "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",
         "range_len", "scipy_cholesky", "slogdet", "solve", "solve_triangular", "svd",
-        "svdvals", "triangle", "tril_halfdiag", "arange", "fft", "rfft", "irfft",
+        "svdvals", "triangle", "tril_halfdiag", "arange",
         "call", "custom_jvp", "custom_vjp", "stop_gradient"])
 
 
