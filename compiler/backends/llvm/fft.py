@@ -166,60 +166,51 @@ def _line_position(shape, co: list, packed: bool, axis: int) -> tuple:
 
 @lowers("fft")
 def lower_fft(cx, eqn, env):
-    (p,), (out,) = eqn.inputs, eqn.outputs
-    axis, t, scale = eqn.params["axis"], p.type, eqn.params["scale"]
-    elem = _precision(t, eqn)
-    shape, es = t.shape[1:], _bytes(elem)
-    n, size = shape[axis], n_elements(t.shape)
-    source, target = alloc(cx, (size,), elem), alloc(cx, (size,), elem)
-    _to_lines(cx, operand_buffer(cx, env, p), t, True, axis, source, elem)
+    n = eqn.inputs[0].type.shape[1 + eqn.params["axis"]]
     forward = cx.entry.alloca(I8)
     cx.b.store(ir.Constant(I8, 0 if eqn.params["inverse"] else 1), forward)
-    _call(cx, _loop(cx, "c2c", elem), source, target, _lines(shape, axis), n, n,
-          [2 * n * es, 0, 2 * n * es, 2 * es, 2 * es], elem, scale, forward)
-    result = alloc(cx, out.type.shape, element_type(t))
-    _from_lines(cx, target, elem, out.type, True, axis, result)
-    return [result]
+    return _transformed(cx, eqn, env, lambda elem: _loop(cx, "c2c", elem), n, n, True, True,
+                        forward)
 
 
 @lowers("rfft")
 def lower_rfft(cx, eqn, env):
-    (x,), (out,) = eqn.inputs, eqn.outputs
-    axis, scale = eqn.params["axis"], eqn.params["scale"]
-    elem = _precision(x.type, eqn)
-    es = _bytes(elem)
-    n = x.type.shape[axis]
-    m = out.type.shape[axis + 1]
-    source = alloc(cx, (n_elements(x.type.shape),), elem)
-    target = alloc(cx, (n_elements(out.type.shape),), elem)
-    _to_lines(cx, operand_buffer(cx, env, x), x.type, False, axis, source, elem)
-    even, odd = _loop(cx, "r2c_even", elem), _loop(cx, "r2c_odd", elem)
-    if is_symbolic(n):
+    n = eqn.inputs[0].type.shape[eqn.params["axis"]]
+
+    def loop(elem):
+        even, odd = _loop(cx, "r2c_even", elem), _loop(cx, "r2c_odd", elem)
+        if not is_symbolic(n):
+            return even if n % 2 == 0 else odd
         parity = cx.b.and_(extent(cx, n), ir.Constant(I64, 1))
-        loop = cx.b.select(cx.b.icmp_signed("==", parity, ir.Constant(I64, 0)), even, odd)
-    else:
-        loop = even if n % 2 == 0 else odd
-    _call(cx, loop, source, target, _lines(x.type.shape, axis), n, m,
-          [n * es, 0, 2 * m * es, es, 2 * es], elem, scale, ir.Constant(PTR, None))
-    result = alloc(cx, out.type.shape, element_type(x.type))
-    _from_lines(cx, target, elem, out.type, True, axis, result)
-    return [result]
+        return cx.b.select(cx.b.icmp_signed("==", parity, ir.Constant(I64, 0)), even, odd)
+
+    m = eqn.outputs[0].type.shape[eqn.params["axis"] + 1]  # n // 2 + 1
+    return _transformed(cx, eqn, env, loop, n, m, False, True, ir.Constant(PTR, None))
 
 
 @lowers("irfft")
 def lower_irfft(cx, eqn, env):
-    (p,), (out,) = eqn.inputs, eqn.outputs
-    axis, scale = eqn.params["axis"], eqn.params["scale"]
-    elem = _precision(p.type, eqn)
-    es = _bytes(elem)
-    n, m = out.type.shape[axis], p.type.shape[axis + 1]
-    source = alloc(cx, (n_elements(p.type.shape),), elem)
+    n = eqn.params["n"]
+    return _transformed(cx, eqn, env, lambda elem: _loop(cx, "c2r", elem), n // 2 + 1, n,
+                        True, False, ir.Constant(PTR, None))
+
+
+def _transformed(cx, eqn, env, loop, n_in, n_out, complex_in: bool, complex_out: bool,
+                 data) -> list:
+    """The transform of `eqn`'s operand: copied into lines (`_to_lines`), `loop(elem)` called
+    over them (lengths `n_in` -> `n_out`, complex or real elements each side), copied back."""
+    (x,), (out,) = eqn.inputs, eqn.outputs
+    axis, elem = eqn.params["axis"], _precision(x.type, eqn)
+    step_in, step_out = (_bytes(elem) * (2 if c else 1) for c in (complex_in, complex_out))
+    source = alloc(cx, (n_elements(x.type.shape),), elem)
     target = alloc(cx, (n_elements(out.type.shape),), elem)
-    _to_lines(cx, operand_buffer(cx, env, p), p.type, True, axis, source, elem)
-    _call(cx, _loop(cx, "c2r", elem), source, target, _lines(out.type.shape, axis), m, n,
-          [2 * m * es, 0, n * es, 2 * es, es], elem, scale, ir.Constant(PTR, None))
-    result = alloc(cx, out.type.shape, element_type(p.type))
-    _from_lines(cx, target, elem, out.type, False, axis, result)
+    _to_lines(cx, operand_buffer(cx, env, x), x.type, complex_in, axis, source, elem)
+    _call(cx, loop(elem), source, target,
+          _lines(x.type.shape[1:] if complex_in else x.type.shape, axis), n_in, n_out,
+          [n_in * step_in, 0, n_out * step_out, step_in, step_out], elem,
+          eqn.params["scale"], data)
+    result = alloc(cx, out.type.shape, element_type(x.type))
+    _from_lines(cx, target, elem, out.type, complex_out, axis, result)
     return [result]
 
 
