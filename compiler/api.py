@@ -894,6 +894,10 @@ def grad(fn: Callable | None = None, wrt: int | str | tuple = 0, *, argnums=None
             bit for bit those of the plain tape.
         shapes: `"static"` or `"dynamic"` (one compilation for all sizes), as for
             [`jit`][adlite.compiler.jit].
+        holomorphic: `fn` returns a complex number and is holomorphic: the gradient is
+            `f'(z)` (JAX's `holomorphic=True`; the arguments must be complex). Without it,
+            a complex result is refused and the gradient w.r.t. a complex argument of a
+            real function is JAX's `dL/dx - i dL/dy`.
 
     Returns:
         A [`Transformed`][adlite.compiler.api.Transformed] whose calls return the gradient
