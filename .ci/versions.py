@@ -46,8 +46,8 @@ CORE = [f"tests/{folder}/test_{name}.py" for folder, names in {
     "runtime": ("ops_gradcheck", "seeds_eager", "tape_number_conversion", "tape_semantics"),
     "semantics": ("aliasing", "float32_numbers", "int_semantics"),
     "transformations": ("checkpointing", "complex_numbers", "custom_derivatives",
-                        "entry_arguments", "jacobian", "pytrees", "specialised_entry_values",
-                        "vmap"),
+                        "entry_arguments", "fft", "jacobian", "pytrees",
+                        "specialised_entry_values", "vmap"),
 }.items() for name in names]
 # cloudpickle is not ours to pin, but the release before 3.1.3 (which rewrites the file
 # names of the code it pickles) is the one functions by value must also work with
