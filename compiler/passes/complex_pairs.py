@@ -97,10 +97,7 @@ class _Lowering:
         t = Type(like.dtype.real_dtype, a.type.shape)
         if a.type.name != t.name:
             a = Const(a.value, t) if isinstance(a, Const) else self.b.convert(a, to=t.scalar)
-        return Pair(a, self.zeros(t))
-
-    def zeros(self, t: Type) -> Atom:
-        return self.b.zeros(t)
+        return Pair(a, self.b.zeros(t))
 
     def const(self, value: float, like: Atom) -> Const:
         return Const(value, like.type.scalar)
@@ -179,9 +176,9 @@ class _Lowering:
         re2 = b.mul(b.add(b.mul(x.re, rat2), x.im), scl2)
         im2 = b.mul(b.sub(b.mul(x.im, rat2), x.re), scl2)
         # a zero divisor: the parts divided by |re| (= 0)
-        re0, im0 = b.div(x.re, a_re), b.div(x.im, a_re)
-        pick = _selector(b, real_larger)
-        return Pair(b.select(zero, re0, pick(re1, re2)), b.select(zero, im0, pick(im1, im2)))
+        by_zero = Pair(b.div(x.re, a_re), b.div(x.im, a_re))
+        return self.choose(zero, by_zero, self.choose(real_larger, Pair(re1, im1),
+                                                      Pair(re2, im2)))
 
     def hypot(self, x: Pair) -> Atom:
         """|x| without overflow or underflow: m sqrt(1 + (s/m)^2), m the larger part."""
@@ -239,7 +236,7 @@ class _Lowering:
             if n == 0:
                 return Pair(self.const(1.0, x.re) if not x.re.type.is_array else
                             self.b.full(self.const(1.0, x.re), shape=x.re.type.shape,
-                                        dtype=x.re.type.scalar), self.zeros(x.re.type))
+                                        dtype=x.re.type.scalar), self.b.zeros(x.re.type))
             result, p, k = None, x, abs(n)
             while True:
                 if k & 1:
@@ -249,8 +246,7 @@ class _Lowering:
                     break
                 p = self.mul(p, p)
             if n < 0:
-                one = Pair(self.const(1.0, x.re), self.const(0.0, x.re))
-                result = self.div(one, result)
+                result = self.div(self.one_like(x), result)
             return result
         b = self.b
         zero = b.and_(b.eq(x.re, self.const(0.0, x.re)), b.eq(x.im, self.const(0.0, x.im)))
@@ -258,7 +254,7 @@ class _Lowering:
         general = self.exp(self.mul(y, self.log(safe)))
         positive = b.and_(b.gt(y.re, self.const(0.0, y.re)), b.eq(y.im, self.const(0.0, y.im)))
         at_zero = b.select(positive, self.const(0.0, x.re), self.const(math.nan, x.re))
-        return Pair(b.select(zero, at_zero, general.re), b.select(zero, at_zero, general.im))
+        return self.choose(zero, Pair(at_zero, at_zero), general)
 
     def sinh_cosh(self, x: Pair) -> tuple[Pair, Pair]:
         b = self.b
@@ -296,17 +292,23 @@ class _Lowering:
         b = self.b
         small = b.lt(self.hypot(x), self.const(limit, x.re))
         tail = self.add(x, self.scale(self.mul(x, self.mul(x, x)), self.const(cube, x.re)))
-        return Pair(b.select(small, tail.re, exact.re), b.select(small, tail.im, exact.im))
+        return self.choose(small, tail, exact)
+
+    def choose(self, test: Atom, yes: Pair, no: Pair) -> Pair:
+        """`yes` where `test` holds, else `no` (a select of each part)."""
+        return Pair(self.b.select(test, yes.re, no.re), self.b.select(test, yes.im, no.im))
+
+    def negated(self, x: Pair) -> Pair:
+        return Pair(self.b.neg(x.re), self.b.neg(x.im))
 
     def times_i(self, x: Pair) -> Pair:
         return Pair(self.b.neg(x.im), x.re)
 
+    def times_minus_i(self, x: Pair) -> Pair:
+        return Pair(x.im, self.b.neg(x.re))
+
     def one_like(self, x: Pair) -> Pair:
         return Pair(self.const(1.0, x.re), self.const(0.0, x.re))
-
-
-def _selector(b: Builder, test: Atom) -> Callable[[Atom, Atom], Atom]:
-    return lambda yes, no: b.select(test, yes, no)
 
 
 def _refusal(prim: str) -> str:
@@ -351,10 +353,14 @@ def split_graph(graph: Graph) -> Graph:
 Rule = Callable[[_Lowering, Eqn, list[Value]], list[Value]]
 
 
+def _part_type(eqn: Eqn, ins: list[Value]) -> Type:
+    """The type of the parts of the complex operands of `eqn` (of its result without one)."""
+    return next((v.re.type for v in ins if isinstance(v, Pair)), _real(eqn.outputs[0].type))
+
+
 def _pairs(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Pair]:
     """The float operands as pairs (numpy converts real operands of a complex operation)."""
-    like = next(v.re.type for v in ins if isinstance(v, Pair)) if any(
-        isinstance(v, Pair) for v in ins) else _real(eqn.outputs[0].type)
+    like = _part_type(eqn, ins)
     return [lw.pair(v, like) for v in ins]
 
 
@@ -363,8 +369,7 @@ def _componentwise(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
     imaginary parts (int and bool operands, indices and masks, shared); complex type params
     (`full`'s dtype, `convert`'s target) become their real types."""
     floats = [isinstance(v, Pair) or v.type.is_float for v in ins]
-    like = next(v.re.type for v in ins if isinstance(v, Pair)) if any(
-        isinstance(v, Pair) for v in ins) else _real(eqn.outputs[0].type)
+    like = _part_type(eqn, ins)
     params = {k: _real(p) if isinstance(p, Type) else p for k, p in eqn.params.items()}
     parts = []
     for part in ("re", "im"):
@@ -442,14 +447,12 @@ def _expm1(lw: _Lowering, x: Pair) -> Pair:
 
 def _tan(lw: _Lowering, x: Pair) -> Pair:
     """tan x = -i tanh(i x)."""
-    t = lw.tanh(lw.times_i(x))
-    return Pair(t.im, lw.b.neg(t.re))
+    return lw.times_minus_i(lw.tanh(lw.times_i(x)))
 
 
 def _sin(lw: _Lowering, x: Pair) -> Pair:
     """sin x = -i sinh(i x)."""
-    sh, _ = lw.sinh_cosh(lw.times_i(x))
-    return Pair(sh.im, lw.b.neg(sh.re))
+    return lw.times_minus_i(lw.sinh_cosh(lw.times_i(x))[0])
 
 
 def _cos(lw: _Lowering, x: Pair) -> Pair:
@@ -458,7 +461,7 @@ def _cos(lw: _Lowering, x: Pair) -> Pair:
 
 
 _SMALL = 1e-5  # |x| below which the inverse functions take their series (error < 1e-20)
-_LARGE = 1e100  # |x| above which arcsinh / arccosh take log(2 x) (x^2 would overflow)
+_LARGE = 1e100  # |x| above which arcsinh takes log(2 x) (x^2 would overflow)
 
 
 def _large(lw: _Lowering, x: Pair, exact: Pair) -> Pair:
@@ -466,13 +469,10 @@ def _large(lw: _Lowering, x: Pair, exact: Pair) -> Pair:
     arcsinh is odd)."""
     b = lw.b
     negative = b.lt(x.re, lw.const(0.0, x.re))
-    mirrored = Pair(b.select(negative, b.neg(x.re), x.re), b.select(negative, b.neg(x.im), x.im))
-    log2x = lw.log(mirrored)
-    log2x = Pair(b.add(log2x.re, lw.const(math.log(2.0), x.re)), log2x.im)
-    log2x = Pair(b.select(negative, b.neg(log2x.re), log2x.re),
-                 b.select(negative, b.neg(log2x.im), log2x.im))
+    log_x = lw.log(lw.choose(negative, lw.negated(x), x))
+    log2x = Pair(b.add(log_x.re, lw.const(math.log(2.0), x.re)), log_x.im)
     large = b.gt(lw.hypot(x), lw.const(_LARGE, x.re))
-    return Pair(b.select(large, log2x.re, exact.re), b.select(large, log2x.im, exact.im))
+    return lw.choose(large, lw.choose(negative, lw.negated(log2x), log2x), exact)
 
 
 def _arcsinh(lw: _Lowering, x: Pair) -> Pair:
@@ -499,7 +499,7 @@ def _arctanh(lw: _Lowering, x: Pair) -> Pair:
 
 def _arcsin(lw: _Lowering, x: Pair) -> Pair:
     """-i arcsinh(i x) (C99's casin)."""
-    return _times_minus_i(lw, _arcsinh(lw, lw.times_i(x)))
+    return lw.times_minus_i(_arcsinh(lw, lw.times_i(x)))
 
 
 def _arccos(lw: _Lowering, x: Pair) -> Pair:
@@ -513,11 +513,7 @@ def _arccos(lw: _Lowering, x: Pair) -> Pair:
 
 def _arctan(lw: _Lowering, x: Pair) -> Pair:
     """-i arctanh(i x) (C99's catan)."""
-    return _times_minus_i(lw, _arctanh(lw, lw.times_i(x)))
-
-
-def _times_minus_i(lw: _Lowering, x: Pair) -> Pair:
-    return Pair(x.im, lw.b.neg(x.re))
+    return lw.times_minus_i(_arctanh(lw, lw.times_i(x)))
 
 
 def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
