@@ -31,6 +31,7 @@ from numpy.fft import _pocketfft_umath as pocketfft
 from ..ir.core import I64, Const, Type
 from ..ir.index import Int
 from ..ir.primitive import Primitive, register
+from .vocabulary import BuilderOps
 
 
 def _axis_of(t: Type, axis: int, packed: bool) -> int:
@@ -88,13 +89,12 @@ def _gufunc(ufunc, x: np.ndarray, scale: float, double: bool, axis: int, length:
     transform), the result rounded to `dtype`."""
     shape = list(x.shape)
     shape[axis] = length
-    out = np.empty(shape, dtype)
     if double:
         x = x.astype(np.result_type(x.dtype, np.float64))
         return ufunc(x, np.float64(scale), axes=[(axis,), (), (axis,)],
                      out=np.empty(shape, np.result_type(dtype, np.float64))).astype(dtype)
     real = np.float32 if x.dtype in (np.float32, np.complex64) else np.float64
-    return ufunc(x, real(scale), axes=[(axis,), (), (axis,)], out=out)
+    return ufunc(x, real(scale), axes=[(axis,), (), (axis,)], out=np.empty(shape, dtype))
 
 
 def c2c(p: np.ndarray, axis: int, inverse: bool, scale: float, double: bool) -> np.ndarray:
@@ -116,18 +116,15 @@ def c2r(p: np.ndarray, axis: int, n: int, scale: float, double: bool) -> np.ndar
 
 # ---- derivatives: each primitive is linear, its transpose another FFT --------------------
 
-def _fft_jvp(b, e, tangents):
-    return [None if tangents[0] is None else b.fft(tangents[0], **e.params)]
+def _jvp(b, e, tangents):
+    """The primitive (linear) of the tangent."""
+    return [None if tangents[0] is None else b.op(e.prim, tangents[0], **e.params)]
 
 
 def _fft_vjp(b, e, cts):
     if cts[0] is None:
         return [None]
     return [b.fft(cts[0], **{**e.params, "inverse": not e.params["inverse"]})]
-
-
-def _rfft_jvp(b, e, tangents):
-    return [None if tangents[0] is None else b.rfft(tangents[0], **e.params)]
 
 
 def _rfft_vjp(b, e, cts):
@@ -146,26 +143,21 @@ def _rfft_vjp(b, e, cts):
     return [_part(b, back, 0)]
 
 
-def _irfft_jvp(b, e, tangents):
-    return [None if tangents[0] is None else b.irfft(tangents[0], **e.params)]
-
-
 def _irfft_vjp(b, e, cts):
     """rfft of the cotangent, times 2 but at the zero and (even n) Nyquist frequencies."""
     if cts[0] is None:
         return [None]
     axis, n = e.params["axis"], e.params["n"]
     half = b.rfft(cts[0], axis=axis, scale=e.params["scale"], double=e.params["double"])
-    m = n // 2 + 1
-    weights = np.full(m, 2.0)
-    weights[0] = 1.0
-    if n % 2 == 0:
-        weights[-1] = 1.0
-    dtype = half.type.dtype
-    shape = [1] * len(half.type.shape)
-    shape[axis + 1] = m
-    w = b.reshape(b.pack(*(Const(float(v), Type(dtype)) for v in weights)), shape=tuple(shape))
-    return [b.mul(half, b.broadcast_to(w, shape=half.type.shape))]
+    m, at = n // 2 + 1, axis + 1
+    twice = m - 1 if n % 2 else m - 2  # the frequencies between 0 and Nyquist (or the end)
+    if twice <= 0:
+        return [half]
+    o = BuilderOps(b)
+    doubled = b.mul(o.slice_along(half, at, 1, 1 + twice), Const(2.0, half.type.scalar))
+    pieces = [o.slice_along(half, at, 0, 1), doubled] + \
+        ([o.slice_along(half, at, m - 1, m)] if n % 2 == 0 else [])
+    return [o.concatenate(pieces, at)]
 
 
 def _part(b, p, k: int):
@@ -180,9 +172,9 @@ def _py(function: str, names: tuple[str, ...]):
     return source
 
 
-register(Primitive("fft", _fft_type, lambda p, **params: (c2c(p, **params),), _fft_vjp,
-                   _fft_jvp, _py("c2c", ("axis", "inverse", "scale", "double")), linear=True))
-register(Primitive("rfft", _rfft_type, lambda x, **params: (r2c(x, **params),), _rfft_vjp,
-                   _rfft_jvp, _py("r2c", ("axis", "scale", "double")), linear=True))
+register(Primitive("fft", _fft_type, lambda p, **params: (c2c(p, **params),), _fft_vjp, _jvp,
+                   _py("c2c", ("axis", "inverse", "scale", "double")), linear=True))
+register(Primitive("rfft", _rfft_type, lambda x, **params: (r2c(x, **params),), _rfft_vjp, _jvp,
+                   _py("r2c", ("axis", "scale", "double")), linear=True))
 register(Primitive("irfft", _irfft_type, lambda p, **params: (c2r(p, **params),), _irfft_vjp,
-                   _irfft_jvp, _py("c2r", ("axis", "n", "scale", "double")), linear=True))
+                   _jvp, _py("c2r", ("axis", "n", "scale", "double")), linear=True))

@@ -125,6 +125,10 @@ def test_refusals():
         jit(P.repeated_axis)(random_complex((3, 3), 41))
     with pytest.raises(AdliteError, match="Invalid number of FFT data points"):
         jit(P.no_points)(random_complex(3, 42))
+    with pytest.raises(ZeroDivisionError):  # numpy's error for n = 0: 1 / (n d)
+        P.no_frequencies(1.0)
+    with pytest.raises(AdliteError, match=r"fftfreq\(0\): numpy takes n >= 1"):
+        jit(P.no_frequencies)(1.0)
     with pytest.raises(AotError, match="pocketfft"):
         compile_aot(P.spectral_loss, "/tmp/adlite-test-fft-aot", [Type("f64", (8,)),
                                                                    Type("f64", (5,))])

@@ -165,18 +165,22 @@ def _apply(cx: CallContext, kind: str, x: Atom, lengths: list, axes: list, norm)
 
 
 def _frequencies(name: str):
-    """fftfreq / rfftfreq: numpy's integer frequencies (n known when compiling) times
-    1 / (n d), as numpy computes them."""
+    """fftfreq / rfftfreq: numpy's integer frequencies (n known when compiling: 0, 1, ...,
+    then fftfreq's negative half -(n // 2), ..., -1) times 1 / (n d), as numpy computes
+    them."""
     def lower(cx: CallContext, args, kwargs, node):
         p = bind_params(cx, name, args, kwargs, {"n": REQUIRED, "d": 1.0}, node)
         n = param(cx, p, "n", node)
-        counts = getattr(np.fft, name)(n, 1.0 / n)
-        ints = np.rint(counts).astype(np.int64)
-        d = cx.as_float(cx.value(p["d"], node), node)
-        factor = cx.b.div(const(1.0), cx.b.mul(const(float(n)), cx.to_type(d, Type("f64"))))
-        values = cx.b.pack(*(const(int(v)) for v in ints)) if len(ints) else \
-            cx.b.zeros(Type("i64", (0,)))
-        return cx.b.mul(cx.to_type(values, Type("f64", (len(ints),))), factor)
+        if not isinstance(n, int) or n < 1:  # numpy: ZeroDivisionError, or a negative size
+            raise cx.source.error(node, f"np.fft.{name}({n!r}): numpy takes n >= 1 here "
+                                  "(n = 0 divides by zero, a negative n is no size)")
+        count = n // 2 + 1 if name == "rfftfreq" else n
+        b = cx.b
+        k = b.arange(n=count, dtype=Type("f64"))
+        if name == "fftfreq":  # numpy's results[N:] = arange(-(n // 2), 0), N = (n - 1)//2 + 1
+            k = b.select(b.ge(k, const(float((n - 1) // 2 + 1))), b.sub(k, const(float(n))), k)
+        d = cx.to_type(cx.as_float(cx.value(p["d"], node), node), Type("f64"))
+        return b.mul(k, b.div(const(1.0), b.mul(const(float(n)), d)))
 
     return lower
 
