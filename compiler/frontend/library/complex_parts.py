@@ -36,6 +36,7 @@ import numpy as np
 from ...ir.builder import const
 from ...ir.core import BOOL, C128, F64, Atom
 from ..context import CallContext
+from .elementwise import raise_where
 from .registry import REQUIRED, bind_params, param, register
 
 
@@ -165,7 +166,7 @@ def _cmath(prim: str, name: str):
                                            _finite(cx, b.imag(result)))))
         error, message = ("OverflowError", "math range error") if name in _OVERFLOWING else \
             ("ValueError", "math domain error")
-        b.emit("check", [b.not_(bad)], error=error, args=(("str", (message,)),))
+        raise_where(cx, bad, error, message)
         return result
 
     return lower

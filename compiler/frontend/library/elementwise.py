@@ -195,7 +195,7 @@ def _numpy_power(cx: CallContext, args, node):
     else:
         lowest_negated = BuilderOps(cx.b).reduce_max(cx.b.neg(y), None, False) \
             if y.type.is_array else cx.b.neg(y)
-        _raise_where(cx, cx.b.gt(lowest_negated, Const(0, I64)), "ValueError", message)
+        raise_where(cx, cx.b.gt(lowest_negated, Const(0, I64)), "ValueError", message)
     return cx.b.pow(x, y)
 
 
@@ -213,7 +213,7 @@ def _math_pow(cx: CallContext, args, node):
     zero = b.eq(x, const(0.0, x.type.scalar))
     _domain_error(cx, b.or_(b.and_(b.ne(result, result), b.and_(b.eq(x, x), b.eq(y, y))),
                             b.and_(infinite, zero)))
-    _raise_where(cx, b.and_(infinite, b.not_(zero)), "OverflowError", "math range error")
+    raise_where(cx, b.and_(infinite, b.not_(zero)), "OverflowError", "math range error")
     return result
 
 
@@ -328,19 +328,21 @@ def _reciprocal(cx: CallContext, args, node):
     return composites.reciprocal(BuilderOps(cx.b), x)
 
 
-def _raise_where(cx: CallContext, bad, error, message):
+def raise_where(cx: CallContext, bad, error, message):
+    """A run-time check: `error(message)` is raised where `bad` holds (Python's errors of
+    math and cmath's functions)."""
     cx.b.emit("check", [cx.b.not_(bad)], error=error, args=(("str", (message,)),))
 
 
 def _domain_error(cx: CallContext, bad):
-    _raise_where(cx, bad, "ValueError", "math domain error")
+    raise_where(cx, bad, "ValueError", "math domain error")
 
 
 def _range_error(cx: CallContext, x, result):
     """Python raises OverflowError where a finite argument gives an infinite result."""
     b, inf = cx.b, const(math.inf, x.type.scalar)
     infinite = b.eq(b.abs(result), inf)
-    _raise_where(cx, b.and_(infinite, b.lt(b.abs(x), inf)), "OverflowError",
+    raise_where(cx, b.and_(infinite, b.lt(b.abs(x), inf)), "OverflowError",
                  "math range error")
     return result
 
@@ -383,7 +385,7 @@ def _math_errors(rule, can_overflow: bool):
         from_finite = b.and_(b.eq(b.abs(result), inf), b.lt(b.abs(x), inf))
         domain = b.and_(b.ne(result, result), b.eq(x, x))
         if can_overflow:
-            _raise_where(cx, from_finite, "OverflowError", "math range error")
+            raise_where(cx, from_finite, "OverflowError", "math range error")
         else:
             domain = b.or_(domain, from_finite)
         _domain_error(cx, domain)
