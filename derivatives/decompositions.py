@@ -117,8 +117,9 @@ def pack(o: Any, values: Sequence[Any], parts: Sequence[Shape]) -> Any:
                                                                           strict=True)], 0)
 
 
-def _sym(st: Stack, x: Any) -> Any:
-    return st.o.mul(st.o.add(x, st.t(x)), 0.5)
+def _hermitian(st: Stack, x: Any) -> Any:
+    """`(x + x^H) / 2` (the symmetric part of a real `x`)."""
+    return st.o.mul(st.o.add(x, st.h(x)), 0.5)
 
 
 def _gaps(st: Stack, d: Any, k: int) -> Any:
@@ -130,15 +131,26 @@ def _gaps(st: Stack, d: Any, k: int) -> Any:
 
 
 def _diag_of(st: Stack, u: Any, x: Any, v: Any) -> Any:
-    """`diag(u^T x v)` without forming it."""
+    """`diag(u^H x v)` without forming it (complex: the diagonal's real part, where the
+    derivatives of real eigenvalues and singular values are)."""
     o = st.o
-    return o.reduce_sum(o.mul(u, o.matmul(x, v)), (st.axis(0),), False)
+    return o.real(o.reduce_sum(o.mul(o.conj(u), o.matmul(x, v)), (st.axis(0),), False))
 
 
-# ---- eigh -----------------------------------------------------------------------------------
+def _imaginary_diagonal(st: Stack, u: Any, x: Any, s: Any, k: int) -> Any:
+    """`i Im(diag(u^H x)) / s` as a row of each matrix: the change of phase of the left
+    singular vectors that a complex SVD's gauge (real diagonal of `U^H dA V`) needs."""
+    o = st.o
+    d = o.reduce_sum(o.mul(o.conj(u), x), (st.axis(0),), False)
+    return st.row(o.div(o.mul(o.sub(d, o.conj(d)), 0.5), s), k)
+
+
+# ---- eigh ----------------------------------------------------------------------------------
 
 def _eigh_parts(o, shapes, packed):
-    return unpack(o, packed, layout("eigh", shapes, {}))
+    """(w, V); w real (a complex result packs it with the vectors)."""
+    w, v = unpack(o, packed, layout("eigh", shapes, {}))
+    return o.real(w), v
 
 
 def _eigh_vjp(o, cts, inputs, outputs, shapes, params):
@@ -148,8 +160,9 @@ def _eigh_vjp(o, cts, inputs, outputs, shapes, params):
     st, n = stack_of(o, shapes[0]), shapes[0][-1]
     w, v = _eigh_parts(o, shapes, packed)
     gw, gv = _eigh_parts(o, shapes, g)
-    inner = o.mul(_gaps(st, w, n), o.matmul(st.t(v), gv))
-    return [_sym(st, o.matmul(o.add(o.matmul(v, inner), o.mul(v, st.row(gw, n))), st.t(v)))]
+    inner = o.mul(_gaps(st, w, n), o.matmul(st.h(v), gv))
+    return [_hermitian(st, o.matmul(o.add(o.matmul(v, inner), o.mul(v, st.row(gw, n))),
+                                    st.h(v)))]
 
 
 def _eigh_jvp(o, tangents, inputs, outputs, shapes, params):
@@ -157,9 +170,9 @@ def _eigh_jvp(o, tangents, inputs, outputs, shapes, params):
     if t is None:
         return [None]
     st, n = stack_of(o, shapes[0]), shapes[0][-1]
-    t = _sym(st, t)
+    t = _hermitian(st, t)
     w, v = _eigh_parts(o, shapes, packed)
-    p = o.matmul(st.t(v), o.matmul(t, v))
+    p = o.matmul(st.h(v), o.matmul(t, v))
     dw = _diag_of(st, v, t, v)
     dv = o.matmul(v, o.mul(_gaps(st, w, n), p))
     return [pack(o, [dw, dv], layout("eigh", shapes, params))]
@@ -175,7 +188,7 @@ def _eigvalsh_vjp(o, cts, inputs, outputs, shapes, params):
         return [None]
     st, n = stack_of(o, shapes[0]), shapes[0][-1]
     v = _eigenvectors(o, a, shapes)
-    return [o.matmul(o.mul(v, st.row(g, n)), st.t(v))]
+    return [o.matmul(o.mul(v, st.row(o.real(g), n)), st.h(v))]
 
 
 def _eigvalsh_jvp(o, tangents, inputs, outputs, shapes, params):
@@ -184,20 +197,21 @@ def _eigvalsh_jvp(o, tangents, inputs, outputs, shapes, params):
         return [None]
     st = stack_of(o, shapes[0])
     v = _eigenvectors(o, a, shapes)
-    return [_diag_of(st, v, _sym(st, t), v)]
+    return [_diag_of(st, v, _hermitian(st, t), v)]
 
 
 # ---- svd ------------------------------------------------------------------------------------
 
 def _svd_parts(st, shapes, params, packed):
-    """(U, s, Vt) of the reduced decomposition, from a packed (full or reduced) result."""
+    """(U, s, Vt) of the reduced decomposition, from a packed (full or reduced) result; s
+    real (a complex result packs it with the vectors)."""
     m, n = shapes[0][-2:]
     k = min(m, n)
     u, s, vt = unpack(st.o, packed, layout("svd", shapes, params))
     if params.get("full", False):
         u = u if m == k else st.o.slice_along(u, st.axis(1), 0, k)
         vt = vt if n == k else st.o.slice_along(vt, st.axis(0), 0, k)
-    return u, s, vt
+    return u, st.o.real(s), vt
 
 
 def _svd_vjp(o, cts, inputs, outputs, shapes, params):
@@ -209,15 +223,18 @@ def _svd_vjp(o, cts, inputs, outputs, shapes, params):
     k = min(m, n)
     u, s, vt = _svd_parts(st, shapes, params, packed)
     gu, gs, gvt = _svd_parts(st, shapes, params, g)
-    v, gv = st.t(vt), st.t(gvt)
+    v, gv = st.h(vt), st.h(gvt)
     s_row = st.row(s, k)
     f = _gaps(st, o.mul(s, s), k)
-    j = o.mul(f, o.sub(o.matmul(st.t(u), gu), o.matmul(st.t(gu), u)))
+    j = o.mul(f, o.sub(o.matmul(st.h(u), gu), o.matmul(st.h(gu), u)))
     kk = o.mul(f, o.sub(o.matmul(vt, gv), o.matmul(gvt, v)))
     inner = o.add(o.mul(j, s_row), o.mul(st.column(s, k), kk))
-    ga = o.matmul(o.add(o.matmul(u, inner), o.mul(u, st.row(gs, k))), vt)
+    scale = st.row(gs, k)
+    if o.is_complex(u):
+        scale = o.add(scale, _imaginary_diagonal(st, u, gu, s, k))
+    ga = o.matmul(o.add(o.matmul(u, inner), o.mul(u, scale)), vt)
     if m > k:
-        off = o.sub(gu, o.matmul(u, o.matmul(st.t(u), gu)))
+        off = o.sub(gu, o.matmul(u, o.matmul(st.h(u), gu)))
         ga = o.add(ga, o.matmul(o.div(off, s_row), vt))
     if n > k:
         off = o.sub(gvt, o.matmul(o.matmul(gvt, v), vt))
@@ -243,20 +260,22 @@ def _svd_jvp(o, tangents, inputs, outputs, shapes, params):
     parts = layout("svd", shapes, params)
     u_all, _, vt_all = unpack(o, packed, parts)
     u, s, vt = _svd_parts(st, shapes, params, packed)
-    v = st.t(vt)
+    v = st.h(vt)
     s_row = st.row(s, k)
     tv = o.matmul(t, v)
-    dp = o.matmul(st.t(u), tv)
+    dp = o.matmul(st.h(u), tv)
     ds = _diag_of(st, u, t, v)
     f = _gaps(st, o.mul(s, s), k)
     dps, sdp = o.mul(dp, s_row), o.mul(st.column(s, k), dp)
-    du = o.matmul(u, o.mul(f, o.add(dps, st.t(dps))))
-    dv = o.matmul(v, o.mul(f, o.add(sdp, st.t(sdp))))
+    du = o.matmul(u, o.mul(f, o.add(dps, st.h(dps))))
+    if o.is_complex(u):
+        du = o.add(du, o.mul(u, _imaginary_diagonal(st, u, tv, s, k)))
+    dv = o.matmul(v, o.mul(f, o.add(sdp, st.h(sdp))))
     if m > k:
         du = o.add(du, o.div(o.sub(tv, o.matmul(u, dp)), s_row))
     if n > k:
-        dv = o.add(dv, o.div(o.sub(o.matmul(st.t(t), u), o.matmul(v, st.t(dp))), s_row))
-    dvt = st.t(dv)
+        dv = o.add(dv, o.div(o.sub(o.matmul(st.h(t), u), o.matmul(v, st.h(dp))), s_row))
+    dvt = st.h(dv)
     if parts[0][-1] != k:
         du = _padded(st, du, u_all, k, m, 1)
     if parts[2][-2] != k:
@@ -275,7 +294,7 @@ def _svdvals_vjp(o, cts, inputs, outputs, shapes, params):
         return [None]
     st = stack_of(o, shapes[0])
     u, vt = _singular_vectors(o, a, shapes)
-    return [o.matmul(o.mul(u, st.row(g, min(shapes[0][-2:]))), vt)]
+    return [o.matmul(o.mul(u, st.row(o.real(g), min(shapes[0][-2:]))), vt)]
 
 
 def _svdvals_jvp(o, tangents, inputs, outputs, shapes, params):
@@ -284,7 +303,7 @@ def _svdvals_jvp(o, tangents, inputs, outputs, shapes, params):
         return [None]
     st = stack_of(o, shapes[0])
     u, vt = _singular_vectors(o, a, shapes)
-    return [_diag_of(st, u, t, st.t(vt))]
+    return [_diag_of(st, u, t, st.h(vt))]
 
 
 define(Decomposition("eigh", _eigh_vjp, _eigh_jvp, reads_output=True))

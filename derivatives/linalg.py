@@ -74,6 +74,10 @@ class Stack:
         rows = len(self.batch)
         return self.o.transpose(x, (*range(rows), rows + 1, rows))
 
+    def h(self, x: Any) -> Any:
+        """Each matrix's conjugate transpose (its transpose for real values)."""
+        return self.o.conj(self.t(x))
+
     def row(self, v: Any, k: int) -> Any:
         """A vector per matrix standing as a row (it scales the columns of a matrix)."""
         return self.o.reshape(v, (*self.batch, 1, k)) if self.batch else v

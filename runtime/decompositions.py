@@ -22,6 +22,7 @@ numpy's values, and differentiate them per matrix (the shared rules are written 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from adlite.derivatives import decompositions
 from adlite.derivatives.decompositions import layout, unpack
 
 from . import functional as F
+from .primitive import PRIMITIVES
 from .primitives import RuleContext, _register_shared
 from .vocabulary import TENSOR_OPS
 
@@ -59,43 +61,64 @@ def _decomposition(name: str) -> None:
         return tuple(formula.vjp(TENSOR_OPS, [g], ctx.inputs, [ctx.output], ctx.shapes,
                                  ctx.params))
 
-    _register_shared(name, f"Linalg{name.capitalize()}Backward0", _IMPLS[name], vjp, formula)
+    prim = _register_shared(name, f"Linalg{name.capitalize()}Backward0", _IMPLS[name], vjp,
+                            formula)
+    if name in TAKE_COMPLEX:
+        PRIMITIVES[name] = dataclasses.replace(prim, takes_complex=True)
 
+
+# the decompositions whose shared rules hold for complex matrices (conjugate transposes)
+TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals"})
 
 for _name in _IMPLS:
     _decomposition(_name)
 
 
-def _operand(a) -> tuple[Any, np.dtype]:
+def _operand(a, takes_complex: bool = False) -> tuple[Any, np.dtype]:
+    """`a` in float64 (complex128 where `takes_complex`, for a complex `a`) and the dtype
+    of the results (numpy's: float32 / complex64 for single-precision input)."""
     a = F.constant(a)
+    if F.is_complex(a) and takes_complex:
+        return F.astype(a, np.complex128), np.dtype(np.complex64 if a.dtype == np.complex64
+                                                    else np.complex128)
     out = np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64)
     return F.astype(a, np.float64), out
 
 
 def _parts(name: str, a, out: np.dtype, *more, **params) -> list[Any]:
+    """The parts of decomposition `name` in `out`; eigenvalues and singular values real."""
     packed = F.apply(name, a, *more, **params)
     parts = unpack(TENSOR_OPS, packed, layout(name, [a.shape] + [b.shape for b in more],
                                               params))
-    return [F.astype(p, out) for p in parts]
+    real = {"eigh": (0,), "eigvalsh": (0,), "svd": (1,), "svdvals": (0,)}.get(name, ())
+    real_out = out.type(0).real.dtype
+    return [F.astype(F.real(p) if F.is_complex(p) else p, real_out) if i in real
+            else F.astype(p, out) for i, p in enumerate(parts)]
 
 
 def _symmetric(a, uplo: str):
+    """The Hermitian (real: symmetric) matrix of the triangle `uplo` of `a`, as LAPACK
+    reads it (a complex diagonal's imaginary part is ignored)."""
     lower = np.tri(a.shape[-1], dtype=bool)
-    return F.where(lower if uplo == "L" else lower.T, a, F.swapaxes(a, -1, -2))
+    a_h = F.swapaxes(a, -1, -2)
+    if F.is_complex(a):
+        a_h = F.conj(a_h)
+    h = F.where(lower if uplo == "L" else lower.T, a, a_h)
+    return F.where(np.eye(a.shape[-1], dtype=bool), F.real(h), h) if F.is_complex(a) else h
 
 
 def eigh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
-    a, out = _operand(a)
+    a, out = _operand(a, True)
     return tuple(_parts("eigh", _symmetric(a, UPLO), out, uplo=UPLO))
 
 
 def eigvalsh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
-    a, out = _operand(a)
+    a, out = _operand(a, True)
     return _parts("eigvalsh", _symmetric(a, UPLO), out, uplo=UPLO)[0]
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True):
-    a, out = _operand(a)
+    a, out = _operand(a, True)
     if not compute_uv:
         return _parts("svdvals", a, out)[0]
     return tuple(_parts("svd", a, out, full=bool(full_matrices)))

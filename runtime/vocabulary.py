@@ -125,6 +125,18 @@ class TensorOps:
         return bool(np.issubdtype(dtype, np.inexact))
 
     @staticmethod
+    def conj(x: Any) -> Any:
+        return F.conj(x) if F.is_complex(x) else x
+
+    @staticmethod
+    def real(x: Any) -> Any:
+        return F.real(x) if F.is_complex(x) else x
+
+    @staticmethod
+    def is_complex(x: Any) -> bool:
+        return F.is_complex(x)
+
+    @staticmethod
     def cast(x: Any, dtype: Any) -> Any:
         """`x` in `dtype`; a complex value to a real dtype is its real part (the cotangent of
         a real operand, PyTorch's)."""

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Eqn, Graph, Type, Var, walk_eqns
 from ..ir.loops import While
+from ..primitives.pair_ops import Pair, interleaved, packed_pair
+from ..primitives.vocabulary import BuilderOps
 
 # the primitives that exist only before this pass (`primitives/complex_numbers.py`): no
 # derivative or lowering rules, as the custom-call primitives `custom_calls.EXPANDED`
@@ -36,13 +37,6 @@ class ComplexRefused(TypeError):
     def __init__(self, message: str, loc: int | None) -> None:
         super().__init__(message)
         self.loc = loc
-
-
-@dataclass(frozen=True)
-class Pair:
-    """A complex value as its real and imaginary parts."""
-    re: Atom
-    im: Atom
 
 
 Value = Atom | Pair
@@ -523,6 +517,15 @@ def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
                  b.add(b.matmul(x.re, y.im), b.matmul(x.im, y.re)))]
 
 
+def _decomposition(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
+    """`eigh` / `svd` of a complex matrix: the primitive on the interleaved matrix
+    (`complex=True`), its packed result read back as a pair (`pair_ops`)."""
+    o = BuilderOps(lw.b)
+    a = lw.pair(ins[0], eqn.outputs[0].type)
+    packed = lw.b.emit(eqn.prim, [interleaved(o, a)], **eqn.params, complex=True)[0]
+    return [packed_pair(o, packed, eqn.prim, a.re.type.shape, eqn.params)]
+
+
 RULES: dict[str, Rule] = {
     "complex": _made,
     "real": lambda lw, eqn, ins: [ins[0].re],
@@ -534,6 +537,8 @@ RULES: dict[str, Rule] = {
     "div": _binary("div"),
     "pow": _power,
     "matmul": _matmul,
+    "eigh": _decomposition,
+    "svd": _decomposition,
     "eq": _compare("eq"),
     "ne": _compare("ne"),
     "exp": _unary(_Lowering.exp),

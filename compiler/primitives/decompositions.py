@@ -19,6 +19,8 @@ line): it guards the results whose derivative is not unique.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from adlite import derivatives
@@ -26,8 +28,10 @@ from adlite.derivatives.decompositions import layout, packed_size
 
 from .. import status
 from ..errors import AdliteSyntaxError
-from ..ir.core import F64, Type
+from ..ir.core import C128, F64, Type
 from ..ir.primitive import Primitive, register
+from .pair_ops import (COMPLEX_PARTS, PairOps, deinterleaved, interleaved, packed_interleaved,
+                       packed_pair)
 from .vocabulary import BuilderOps
 
 NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linalg.svd,
@@ -38,7 +42,18 @@ def _pack(*parts) -> np.ndarray:
     return np.concatenate([np.ravel(p) for p in parts])
 
 
-def eigh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
+def _complex_matrix(a: np.ndarray) -> np.ndarray:
+    return a[..., 0] + 1j * a[..., 1]
+
+
+def _interleaved(z: np.ndarray) -> np.ndarray:
+    return np.stack([z.real, z.imag], axis=-1)
+
+
+def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False) -> np.ndarray:
+    if complex:
+        w, v = np.linalg.eigh(_complex_matrix(a), UPLO=uplo)
+        return _pack(w, _interleaved(v))
     return _pack(*np.linalg.eigh(a, UPLO=uplo))
 
 
@@ -46,7 +61,10 @@ def eigvalsh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
     return np.linalg.eigvalsh(a, UPLO=uplo)
 
 
-def svd_packed(a: np.ndarray, full: bool = False) -> np.ndarray:
+def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False) -> np.ndarray:
+    if complex:
+        u, s, vt = np.linalg.svd(_complex_matrix(a), full_matrices=full)
+        return _pack(_interleaved(u), s, _interleaved(vt))
     return _pack(*np.linalg.svd(a, full_matrices=full))
 
 
@@ -81,8 +99,34 @@ def _numpy_message(name: str, types: list[Type]) -> str | None:
     return None
 
 
+def _complex_type(name: str, t: Type, params: dict) -> Type:
+    """The packed result of decomposition `name` of a complex matrix: complex itself before
+    `complex_pairs` (operand c128), real with interleaved parts after (`complex=True`,
+    operand f64 (m, n, 2))."""
+    if name not in COMPLEX_PARTS:
+        raise TypeError(f"{name}: complex matrices are not supported in compiled code")
+    before = t.is_complex
+    if t.scalar != (C128 if before else F64) or len(t.shape) != (2 if before else 3) or \
+            (not before and t.shape[-1] != 2):
+        raise TypeError(f"{name}: a complex128 matrix expected, got {t}")
+    shape = t.shape if before else t.shape[:-1]
+    message = _numpy_message(name, [F64.with_shape(shape)])
+    if message is not None:
+        raise TypeError(message)
+    if 0 in shape:
+        raise TypeError(f"{name}: empty matrices are not supported in compiled code")
+    parts = layout(name, [shape], params)
+    if before:
+        return C128.with_shape((packed_size(parts),))
+    size = sum(math.prod(p) * (2 if c else 1) for p, c in zip(parts, COMPLEX_PARTS[name],
+                                                               strict=True))
+    return F64.with_shape((size,))
+
+
 def _type_rule(name: str):
     def rule(in_types, params):
+        if in_types[0].is_complex or params.get("complex", False):
+            return [_complex_type(name, in_types[0], params)]
         for t in in_types:
             if not t.is_array or t.scalar != F64:
                 raise TypeError(f"{name}: float64 arrays expected, got {t}")
@@ -107,12 +151,37 @@ def _rules(name: str) -> dict:
         return [a.type.shape for a in e.inputs]
 
     def vjp(b, e, cts):
+        if e.params.get("complex", False):
+            return _complex_vjp(formula, b, e, cts)
         return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e), e.params)
 
     def jvp(b, e, t):
+        if e.params.get("complex", False):
+            return _complex_jvp(formula, b, e, t)
         return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e), e.params)
 
     return {"vjp": vjp, "jvp": jvp, "formula": formula}
+
+
+def _complex_vjp(formula, b, e, cts):
+    """The formula run on the complex matrix and parts as `Pair`s (`pair_ops`)."""
+    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:-1], e.prim
+    (g,) = cts
+    if g is None:
+        return [None]
+    g, out = (packed_pair(o, x, name, shape, e.params) for x in (g, e.outputs[0]))
+    (ga,) = formula.vjp(PairOps(o), [g], [None], [out], [shape], e.params)
+    return [None if ga is None else interleaved(o, PairOps(o).as_pair(ga))]
+
+
+def _complex_jvp(formula, b, e, tangents):
+    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:-1], e.prim
+    (t,) = tangents
+    if t is None:
+        return [None]
+    out = packed_pair(o, e.outputs[0], name, shape, e.params)
+    (dt,) = formula.jvp(PairOps(o), [deinterleaved(o, t)], [None], [out], [shape], e.params)
+    return [packed_interleaved(o, dt, name, shape, e.params)]
 
 
 def _py(name: str, params: tuple[str, ...]):
@@ -123,7 +192,8 @@ def _py(name: str, params: tuple[str, ...]):
     return source
 
 
-_PARAMS = {"eigh": ("uplo",), "eigvalsh": ("uplo",), "svd": ("full",), "svdvals": (),
+_PARAMS = {"eigh": ("uplo", "complex"), "eigvalsh": ("uplo",), "svd": ("full", "complex"),
+           "svdvals": (),
            "qr": ("complete",), "lstsq": ("rcond",)}
 
 for _name, _params in _PARAMS.items():

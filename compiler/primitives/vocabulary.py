@@ -87,6 +87,16 @@ class BuilderOps:
     def is_float(self, dtype: Type) -> bool:
         return dtype.is_float
 
+    # the IR the rules run on is real (complex values are pairs by then: `pair_ops`)
+    def conj(self, x: Atom) -> Atom:
+        return x
+
+    def real(self, x: Atom) -> Atom:
+        return x
+
+    def is_complex(self, x: Atom) -> bool:
+        return False
+
     def cast(self, x: Atom, dtype: Type) -> Atom:
         return self.b.convert(x, to=dtype.scalar)
 

@@ -5,8 +5,11 @@ numpy ships, loaded by `arrays.blas()`), so the values are numpy's.
 Contract (rules registered with `registry.lowers`; they use `b`, `alloc`, `copy_array`,
 `check`, `loop_nest`, `declare` and `module` of the lowering `cx`):
 - `eigh` / `eigvalsh`: `dsyevd` (jobz 'V' / 'N', the primitive's `uplo`) on a copy of the
-  operand, the eigenvectors written in place into the packed result;
-- `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values);
+  operand, the eigenvectors written in place into the packed result; with `complex`
+  (`pair_ops`: the matrix and the eigenvectors interleaved, as LAPACK's complex numbers)
+  `zheevd`;
+- `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values), `zgesdd`
+  with `complex` (U and Vt interleaved);
 - `qr`: `dgeqrf`, then R is the upper triangle of the first p rows and Q comes from `dorgqr`
   on the first p columns (p = min(m, n), or m with `complete`), as numpy computes them;
 - `lstsq`: `dgelsd` (the primitive's `rcond`); the residuals are the sums of squares of the
@@ -36,7 +39,9 @@ ROW_MAJOR = ir.Constant(I32, 101)
 PREFIX = "scipy_LAPACKE_"
 SIGNATURES = {  # LAPACKE_<name>(int layout, ...) -> lapack_int
     "dsyevd64_": [I8, I8, I64, PTR, I64, PTR],
+    "zheevd64_": [I8, I8, I64, PTR, I64, PTR],
     "dgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
+    "zgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "dgeqrf64_": [I64, I64, PTR, I64, PTR],
     "dorgqr64_": [I64, I64, I64, PTR, I64, PTR],
     "dgelsd64_": [I64, I64, I64, PTR, I64, PTR, I64, PTR, F64, PTR],
@@ -76,10 +81,12 @@ def _copy_into(cx, dst, src, count: int) -> None:
 def _eigen(cx, eqn, env, vectors: bool):
     a = eqn.inputs[0]
     n = a.type.shape[0]
+    width = 2 if eqn.params.get("complex", False) else 1  # doubles per element
     out = alloc(cx, eqn.outputs[0].type.shape, F64)
-    work = _at(cx, out, n) if vectors else alloc(cx, (n, n), F64)
-    _copy_into(cx, work, env[id(a)], n * n)
-    info = _lapack(cx, "dsyevd64_", eqn.prim, [_char("V" if vectors else "N"),
+    work = _at(cx, out, n) if vectors else alloc(cx, (n, n * width), F64)
+    _copy_into(cx, work, env[id(a)], n * n * width)
+    routine = "zheevd64_" if width == 2 else "dsyevd64_"
+    info = _lapack(cx, routine, eqn.prim, [_char("V" if vectors else "N"),
                                                _char(eqn.params.get("uplo", "L")),
                                                _i64(n), work, _i64(n), out])
     _succeeds(cx, info, status.EIGENVALUES_DID_NOT_CONVERGE)
@@ -98,13 +105,16 @@ def lower_eigvalsh(cx, eqn, env):
 
 def _gesdd(cx, eqn, env, job: str, p: int, q: int):
     a = eqn.inputs[0]
-    m, n = a.type.shape
+    m, n = a.type.shape[:2]
     k = min(m, n)
+    width = 2 if eqn.params.get("complex", False) else 1  # doubles per element
     out = alloc(cx, eqn.outputs[0].type.shape, F64)
     work = copy_array(cx, env[id(a)], a.type)
-    u, s = (out, _at(cx, out, m * p)) if job != "N" else (ir.Constant(PTR, None), out)
-    vt = _at(cx, out, m * p + k) if job != "N" else ir.Constant(PTR, None)
-    info = _lapack(cx, "dgesdd64_", "svd", [_char(job), _i64(m), _i64(n), work, _i64(n),
+    u, s = (out, _at(cx, out, m * p * width)) if job != "N" else \
+        (ir.Constant(PTR, None), out)
+    vt = _at(cx, out, m * p * width + k) if job != "N" else ir.Constant(PTR, None)
+    routine = "zgesdd64_" if width == 2 else "dgesdd64_"
+    info = _lapack(cx, routine, "svd", [_char(job), _i64(m), _i64(n), work, _i64(n),
                                             s, u, _i64(max(p, 1)), vt, _i64(max(n, 1))])
     _succeeds(cx, info, status.SVD_DID_NOT_CONVERGE)
     return [out]
@@ -112,7 +122,7 @@ def _gesdd(cx, eqn, env, job: str, p: int, q: int):
 
 @lowers("svd")
 def lower_svd(cx, eqn, env):
-    m, n = eqn.inputs[0].type.shape
+    m, n = eqn.inputs[0].type.shape[:2]
     k = min(m, n)
     full = eqn.params.get("full", False)
     return _gesdd(cx, eqn, env, "A" if full else "S", m if full else k,

@@ -39,7 +39,7 @@ from adlite.derivatives import decompositions
 from adlite.derivatives.decompositions import layout, unpack
 
 from ...ir.builder import const
-from ...ir.core import F32, F64, I64
+from ...ir.core import C64, C128, F32, F64, I64, Type
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
 from .registry import bind, param, register
@@ -52,15 +52,26 @@ def _bind(cx: CallContext, fn, args, kwargs, node) -> dict:
     return bind(cx, fn, f"np.linalg.{fn.__name__}", args, kwargs, node)
 
 
-def _matrix(cx: CallContext, value, node, ndim=2):
-    """(float64 operand, dtype of the results); at least `ndim` dimensions."""
+def _matrix(cx: CallContext, value, node, ndim=2, takes_complex=False):
+    """(float64 operand, dtype of the results); at least `ndim` dimensions. Where
+    `takes_complex`, a complex operand is complex128 (the results complex64 for complex64)."""
     x = cx.as_float(value, node)
     if len(x.type.shape or ()) < ndim:
         raise cx.source.error(node, f"{len(x.type.shape or ())}-dimensional array given. "
                               f"Array must be at least {('one', 'two')[ndim - 1]}"
                               "-dimensional")
+    if takes_complex and x.type.is_complex:
+        return cx.to_type(x, C128), C64 if x.type.scalar == C64 else C128
     out = F32 if x.type.scalar == F32 else F64
     return cx.to_type(x, F64), out
+
+
+def _results(cx: CallContext, parts, out, real):
+    """The parts in the results' dtype `out`; those at indices `real` (eigenvalues,
+    singular values) real, the real parts of a complex decomposition's."""
+    real_out = out.scalar.dtype.real_dtype if out.is_complex else out
+    return [cx.to_type(cx.b.op("real", x) if x.type.is_complex else x, Type(real_out.name))
+            if i in real else cx.to_type(x, out) for i, x in enumerate(parts)]
 
 
 def _decompose(cx: CallContext, name, operands, node, **params):
@@ -85,13 +96,21 @@ def _static_choice(cx: CallContext, value, name, choices, node):
 
 
 def _symmetric(cx: CallContext, a, uplo):
-    """`a` rebuilt from its lower (uplo 'L') or upper triangle."""
+    """`a` rebuilt from its lower (uplo 'L') or upper triangle; a complex `a` Hermitian, its
+    diagonal's imaginary part dropped (LAPACK does not read it)."""
     b = cx.b
     n = a.type.shape[0]
     rows = b.reshape(b.op("arange", n=n, dtype=F64), shape=(n, 1))
     columns = b.reshape(b.op("arange", n=n, dtype=F64), shape=(1, n))
     keep = b.ge(rows, columns) if uplo == "L" else b.le(rows, columns)
-    return b.select(b.broadcast_to(keep, shape=(n, n)), a, b.transpose(a, axes=(1, 0)))
+    mirrored = b.transpose(a, axes=(1, 0))
+    if a.type.is_complex:
+        mirrored = b.op("conj", mirrored)
+    h = b.select(b.broadcast_to(keep, shape=(n, n)), a, mirrored)
+    if not a.type.is_complex:
+        return h
+    diagonal = b.broadcast_to(b.eq(rows, columns), shape=(n, n))
+    return b.select(diagonal, cx.to_type(b.op("real", h), a.type.scalar), h)
 
 
 def _square(cx: CallContext, a, node):
@@ -103,13 +122,14 @@ def _square(cx: CallContext, a, node):
 def _eigh(name):
     def lower(cx: CallContext, args, kwargs, node):
         p = _bind(cx, getattr(np.linalg, name), args, kwargs, node)
-        a, out = _matrix(cx, p["a"], node)
+        a, out = _matrix(cx, p["a"], node, takes_complex=True)
         uplo = _static_choice(cx, p["UPLO"], "UPLO", ("L", "U"), node)
         _square(cx, a, node)
         if len(a.type.shape) == 2:
             a = _symmetric(cx, a, uplo)
-        parts = _decompose(cx, name, [a], node, uplo=uplo)
-        parts = [cx.to_type(x, out) for x in parts]
+        # the eigenvalues of a complex matrix come with its eigenvectors (one LAPACK call)
+        prim = "eigh" if a.type.is_complex else name
+        parts = _results(cx, _decompose(cx, prim, [a], node, uplo=uplo), out, (0,))
         return tuple(parts) if name == "eigh" else parts[0]
 
     return lower
@@ -117,13 +137,15 @@ def _eigh(name):
 
 def _svd(cx: CallContext, args, kwargs, node):
     p = _bind(cx, np.linalg.svd, args, kwargs, node)
-    a, out = _matrix(cx, p["a"], node)
+    a, out = _matrix(cx, p["a"], node, takes_complex=True)
     full, compute_uv, hermitian = (bool(param(cx, p, k, node)) for k in
                                    ("full_matrices", "compute_uv", "hermitian"))
     if hermitian:
         raise cx.source.error(node, "svd(hermitian=True) is not supported in compiled code",
                               "leave hermitian out (the general SVD gives the same values)")
     if not compute_uv:
+        if a.type.is_complex:  # from the decomposition with its vectors (one LAPACK call)
+            return _results(cx, _decompose(cx, "svd", [a], node, full=False), out, (1,))[1]
         return cx.to_type(_decompose(cx, "svdvals", [a], node)[0], out)
     u, s, vt = _decompose(cx, "svd", [a], node, full=full)
     m, n = a.type.shape
@@ -134,7 +156,7 @@ def _svd(cx: CallContext, args, kwargs, node):
     if full and n > m:
         vt = _guard(cx, vt, node, "svd(full_matrices=True) of a matrix with more columns "
                                     "than rows: Vt's derivative is not unique", hint)
-    return tuple(cx.to_type(x, out) for x in (u, s, vt))
+    return tuple(_results(cx, (u, s, vt), out, (1,)))
 
 
 def _qr(cx: CallContext, args, kwargs, node):
