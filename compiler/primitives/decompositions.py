@@ -30,8 +30,14 @@ from .. import status
 from ..errors import AdliteSyntaxError
 from ..ir.core import C128, F64, Type
 from ..ir.primitive import Primitive, register
-from .pair_ops import (COMPLEX_PARTS, PairOps, deinterleaved, interleaved, packed_interleaved,
-                       packed_pair)
+from .pair_ops import (
+    COMPLEX_PARTS,
+    PairOps,
+    deinterleaved,
+    interleaved,
+    packed_interleaved,
+    packed_pair,
+)
 from .vocabulary import BuilderOps
 
 NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linalg.svd,
