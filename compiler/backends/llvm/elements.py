@@ -85,16 +85,16 @@ def _fused_element(cx, env, atom, eqn, coords):
         return element(cx, env, eqn.inputs[0], coords)
     if eqn.prim == "full":
         return cx.value(env, eqn.inputs[0])
-    if eqn.prim == "arange":
-        return cx.b.sitofp(coords[-1], element_type(atom.type))
     if eqn.prim == "index_update":
         return _scatter_element(cx, env, atom, eqn, coords)
-    if eqn.prim == "index":
-        mine = coords[len(coords) - len(atom.type.shape):]
-        return element(cx, env, eqn.inputs[0], _view_source_coords(cx, eqn, mine))
     shape = atom.type.shape
     mine = coords[len(coords) - len(shape):]
+    # a dimension of size 1 is broadcast: its coordinate is 0 whatever the consumer's
     local = [ir.Constant(I64, 0) if is_one(n) else c for c, n in zip(mine, shape, strict=True)]
+    if eqn.prim == "arange":
+        return cx.b.sitofp(local[-1], element_type(atom.type))
+    if eqn.prim == "index":
+        return element(cx, env, eqn.inputs[0], _view_source_coords(cx, eqn, local))
     if eqn.prim == "take":
         x, idx = eqn.inputs
         axis = eqn.params["axis"]
