@@ -9,6 +9,8 @@ shapes from the operands' shapes, and callers split with `unpack`. All operate o
 - `eigh(a, uplo)`: `[w (n,), V (n, n)]` of a symmetric matrix (the caller passes a symmetric
   `a`, built from the triangle numpy reads, so that derivatives see the symmetric matrix);
   `eigvalsh(a, uplo)`: `w`.
+- `eig(a)`: `[w (n,), V (n, n)]`, complex (of a real matrix too: the compiler's layout is
+  `pair_ops`'s), V's columns of unit norm as LAPACK's.
 - `svd(a, full)`: `[U (m, p), s (k,), Vt (q, n)]`, k = min(m, n), p = q = k, or p = m and
   q = n with `full`; `svdvals(a)`: `s`.
 - `qr(a, complete)`: `[Q (m, p), R (p, n)]`, p = k, or m with `complete`.
@@ -27,6 +29,14 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
   repeated eigenvalues, where the eigenvectors' derivative is not unique),
   `gA = sym(V (diag(gw) + F * (V^T gV)) V^T)`, `dw = diag(V^T dA V)`,
   `dV = V (F * (V^T dA V))`, `sym(x) = (x + x^T) / 2`.
+- eig (complex numbers, JAX's JVP): with `F_ij = 1/(w_j - w_i)` (0 where equal),
+  `P = V^-1 dA V`, `dw = diag(P)`, `dV = V (F * P)` less `V diag(Re(diag(V^H V (F * P))))`
+  (the eigenvectors keep unit norm; their phase is LAPACK's choice, so only
+  phase-invariant functions of V have a derivative); the VJP is its transpose,
+  `gA = V^-H (diag(gw) + conj(F) * (V^H gV')) V^H` with `gV' = gV - V diag(Re(diag(V^H gV)))`.
+  The rules of eigh and svd hold for complex matrices as written, with conjugate
+  transposes (`Stack.h`), real parts of the diagonals that give eigenvalues and singular
+  values, and for svd the phase term `U diag(i Im(diag(U^H dA V)) / s)` of dU (JAX's).
 - svd (Townsend 2016; the JVP is JAX's): with `F_ij = 1/(s_j^2 - s_i^2)` (0 where equal),
   `dP = U^T dA V`, `ds = diag(dP)`, `dU = U (F * (dP S + S dP^T)) + (I - U U^T) dA V / s`,
   `dV = V (F * (S dP + dP^T S)) + (I - V V^T) dA^T U / s`; the VJP is its transpose. With
@@ -83,7 +93,7 @@ def layout(name: str, shapes: Sequence[Shape], params: dict) -> list[Shape]:
     axes of the operand, but `lstsq`'s, which takes matrices only)."""
     *batch, m, n = shapes[0]
     k = min(m, n)
-    if name == "eigh":
+    if name in ("eigh", "eig"):
         return [(*batch, n), (*batch, n, n)]
     if name in ("eigvalsh", "svdvals"):
         return [(*batch, k)]
@@ -130,18 +140,23 @@ def _gaps(st: Stack, d: Any, k: int) -> Any:
     return o.select(apart, o.div(1.0, o.select(apart, gap, 1.0)), 0.0)
 
 
+def _column_dots(st: Stack, u: Any, x: Any) -> Any:
+    """`diag(u^H x)` without forming `u^H x`."""
+    o = st.o
+    return o.reduce_sum(o.mul(o.conj(u), x), (st.axis(0),), False)
+
+
 def _diag_of(st: Stack, u: Any, x: Any, v: Any) -> Any:
     """`diag(u^H x v)` without forming it (complex: the diagonal's real part, where the
     derivatives of real eigenvalues and singular values are)."""
-    o = st.o
-    return o.real(o.reduce_sum(o.mul(o.conj(u), o.matmul(x, v)), (st.axis(0),), False))
+    return st.o.real(_column_dots(st, u, st.o.matmul(x, v)))
 
 
 def _imaginary_diagonal(st: Stack, u: Any, x: Any, s: Any, k: int) -> Any:
     """`i Im(diag(u^H x)) / s` as a row of each matrix: the change of phase of the left
     singular vectors that a complex SVD's gauge (real diagonal of `U^H dA V`) needs."""
     o = st.o
-    d = o.reduce_sum(o.mul(o.conj(u), x), (st.axis(0),), False)
+    d = _column_dots(st, u, x)
     return st.row(o.div(o.mul(o.sub(d, o.conj(d)), 0.5), s), k)
 
 
@@ -310,6 +325,54 @@ define(Decomposition("eigh", _eigh_vjp, _eigh_jvp, reads_output=True))
 define(Decomposition("eigvalsh", _eigvalsh_vjp, _eigvalsh_jvp, reads_inputs=True))
 define(Decomposition("svd", _svd_vjp, _svd_jvp, reads_output=True))
 define(Decomposition("svdvals", _svdvals_vjp, _svdvals_jvp, reads_inputs=True))
+
+
+# ---- eig ------------------------------------------------------------------------------------
+
+def _complex_gaps(st: Stack, d: Any, k: int) -> Any:
+    """`F_ij = 1 / (d_j - d_i)` of complex numbers `d`, 0 where `d_j == d_i`."""
+    o = st.o
+    gap = o.sub(o.reshape(d, (*st.batch, 1, k)), st.column(d, k))
+    size = o.real(o.mul(gap, o.conj(gap)))
+    apart = o.ne(size, 0.0)
+    return o.mul(o.conj(gap), o.select(apart, o.div(1.0, o.select(apart, size, 1.0)), 0.0))
+
+
+def _unit_columns(st: Stack, v: Any, x: Any, n: int) -> Any:
+    """`x` less `v diag(Re(diag(v^H x)))`: a tangent of unit eigenvectors `v` keeps their
+    norms (and so does its transpose, the cotangent's part along them)."""
+    o = st.o
+    return o.sub(x, o.mul(v, st.row(o.real(_column_dots(st, v, x)), n)))
+
+
+def _eig_vjp(o, cts, inputs, outputs, shapes, params):
+    (g,), (packed,) = cts, outputs
+    if g is None:
+        return [None]
+    st, n = stack_of(o, shapes[0]), shapes[0][-1]
+    w, v = unpack(o, packed, layout("eig", shapes, params))
+    gw, gv = unpack(o, g, layout("eig", shapes, params))
+    gv = _unit_columns(st, v, gv, n)
+    inner = o.mul(o.conj(_complex_gaps(st, w, n)), o.matmul(st.h(v), gv))
+    vinv_h = st.h(o.inv(v))
+    ga = o.matmul(o.add(o.mul(vinv_h, st.row(gw, n)), o.matmul(vinv_h, inner)), st.h(v))
+    return [ga]
+
+
+def _eig_jvp(o, tangents, inputs, outputs, shapes, params):
+    (t,), (packed,) = tangents, outputs
+    if t is None:
+        return [None]
+    st, n = stack_of(o, shapes[0]), shapes[0][-1]
+    w, v = unpack(o, packed, layout("eig", shapes, params))
+    vinv = o.inv(v)
+    tv = o.matmul(t, v)
+    dw = _column_dots(st, st.h(vinv), tv)
+    dv = o.matmul(v, o.mul(_complex_gaps(st, w, n), o.matmul(vinv, tv)))
+    return [pack(o, [dw, _unit_columns(st, v, dv, n)], layout("eig", shapes, params))]
+
+
+define(Decomposition("eig", _eig_vjp, _eig_jvp, reads_output=True))
 
 
 # ---- qr -------------------------------------------------------------------------------------

@@ -193,7 +193,7 @@ def _inv_vjp(o, cts, inputs, outputs, shapes):
     (g,), (ai,) = cts, outputs
     if g is None:
         return [None]
-    ait = stack_of(o, shapes[0]).t(ai)
+    ait = stack_of(o, shapes[0]).h(ai)
     return [o.neg(o.matmul(o.matmul(ait, g), ait))]
 
 

@@ -44,7 +44,9 @@ _IMPLS = {"eigh": lambda a, uplo="L": np.concatenate([np.ravel(p) for p in
           "svdvals": lambda a: np.linalg.svd(a, compute_uv=False),
           "qr": lambda a, complete=False: np.concatenate(
               [np.ravel(p) for p in np.linalg.qr(a, "complete" if complete else "reduced")]),
-          "lstsq": lambda a, b, rcond: _lstsq_packed(a, b, rcond)}
+          "lstsq": lambda a, b, rcond: _lstsq_packed(a, b, rcond),
+          "eig": lambda a: np.concatenate([np.ravel(p).astype(np.complex128) for p in
+                                           np.linalg.eig(a)])}
 
 
 def _lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
@@ -68,7 +70,7 @@ def _decomposition(name: str) -> None:
 
 
 # the decompositions whose shared rules hold for complex matrices (conjugate transposes)
-TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals"})
+TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals", "eig"})
 
 for _name in _IMPLS:
     _decomposition(_name)
@@ -115,6 +117,16 @@ def eigh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
 def eigvalsh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
     a, out = _operand(a, True)
     return _parts("eigvalsh", _symmetric(a, UPLO), out, uplo=UPLO)[0]
+
+
+def eig(a):
+    """numpy's eig: complex results, real ones for a real matrix whose eigenvalues are all
+    real (as numpy decides, from the values)."""
+    a, out = _operand(a, True)
+    w, v = _parts("eig", a, np.result_type(out, np.complex64))
+    if not F.is_complex(a) and not np.any(w.data.imag):
+        return F.real(w), F.real(v)
+    return w, v
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True):
@@ -180,6 +192,6 @@ def cond(x, p=None):
         return decompositions.cond(TENSOR_OPS, s, s.shape[-1], p, has_nan, s.shape[:-1])
 
 
-FUNCTIONS = {np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd,
+FUNCTIONS = {np.linalg.eig: eig, np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd,
              np.linalg.qr: qr, np.linalg.lstsq: lstsq, np.linalg.norm: norm,
              np.linalg.pinv: pinv, np.linalg.cond: cond}

@@ -20,6 +20,7 @@ column), else a stack `(..., n, k)` whose batch axes broadcast with the matrices
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,7 @@ from adlite import derivatives
 from adlite.derivatives import linalg as references
 
 from . import functional as F
+from .primitive import PRIMITIVES
 from .primitives import RuleContext, _register_shared, _shared_linear
 from .vocabulary import TENSOR_OPS
 
@@ -46,6 +48,8 @@ def _matrix(name: str, node_name: str, impl) -> None:
 
 _matrix("solve", "LinalgSolveExBackward0", np.linalg.solve)
 _matrix("inv", "LinalgInvExBackward0", np.linalg.inv)
+# its rules hold for complex matrices (conjugate transposes)
+PRIMITIVES["inv"] = dataclasses.replace(PRIMITIVES["inv"], takes_complex=True)
 _matrix("det", "LinalgDetBackward0", lambda a: np.asarray(np.linalg.det(a)))
 _matrix("slogdet", "LinalgSlogdetBackward0", lambda a: np.asarray(np.linalg.slogdet(a)[1]))
 _matrix("cholesky", "LinalgCholeskyExBackward0", np.linalg.cholesky)

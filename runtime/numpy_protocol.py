@@ -115,7 +115,7 @@ COMPLEX_FUNCTIONS = frozenset({
     np.atleast_1d, np.atleast_2d, np.atleast_3d, np.split, np.array_split, np.hsplit,
     np.vsplit, np.dsplit, np.append, np.rot90, *fft.FUNCTIONS,
     np.fft.fftshift, np.fft.ifftshift,
-    np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd,
+    np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.eig, np.linalg.inv,
 })
 
 

@@ -175,16 +175,19 @@ class _Lowering:
                                                       Pair(re2, im2)))
 
     def hypot(self, x: Pair) -> Atom:
-        """|x| without overflow or underflow: m sqrt(1 + (s/m)^2), m the larger part."""
+        """|x| without overflow or underflow: |m| sqrt(1 + (s/m)^2), m the larger part. The
+        parts enter signed (only the comparisons read their magnitudes), so that the
+        derivatives hold where a part is exactly zero (|s| would give its second derivative
+        0 there, sign(0) being 0)."""
         b = self.b
         p, q = b.abs(x.re), b.abs(x.im)
         larger = b.ge(p, q)
-        m, s = b.select(larger, p, q), b.select(larger, q, p)
-        zero = b.eq(m, self.const(0.0, m))
+        m, s = b.select(larger, x.re, x.im), b.select(larger, x.im, x.re)
+        zero = b.eq(b.select(larger, p, q), self.const(0.0, m))
         infinite = b.or_(b.eq(p, self.const(math.inf, p)), b.eq(q, self.const(math.inf, q)))
         safe = b.select(zero, self.const(1.0, m), m)
         r = b.div(s, safe)
-        value = b.mul(safe, b.sqrt(b.add(self.const(1.0, r), b.mul(r, r))))
+        value = b.mul(b.abs(safe), b.sqrt(b.add(self.const(1.0, r), b.mul(r, r))))
         value = b.select(zero, self.const(0.0, m), value)
         return b.select(infinite, self.const(math.inf, m), value)
 
@@ -209,11 +212,13 @@ class _Lowering:
         (t, im / 2t) for re >= 0, else (|im| / 2t, t with im's sign); 0 at 0."""
         b = self.b
         half = self.const(0.5, x.re)
-        t = b.sqrt(b.mul(b.add(self.hypot(x), b.abs(x.re)), half))
+        nonneg = b.ge(x.re, self.const(0.0, x.re))
+        # |re| as a select of signs: its derivative at re = 0 is the side re >= 0's
+        magnitude = b.select(nonneg, x.re, b.neg(x.re))
+        t = b.sqrt(b.mul(b.add(self.hypot(x), magnitude), half))
         zero = b.eq(t, self.const(0.0, t))
         safe = b.select(zero, self.const(1.0, t), t)
         other = b.div(b.mul(half, x.im), safe)  # im / 2t
-        nonneg = b.ge(x.re, self.const(0.0, x.re))
         # the sign of im, -0.0 included (1 / -0.0 is -inf): the side of the branch cut
         negative_im = b.lt(b.div(self.const(1.0, x.im), x.im), self.const(0.0, x.im))
         re = b.select(nonneg, t, b.abs(other))
@@ -518,12 +523,14 @@ def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
 
 
 def _decomposition(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
-    """`eigh` / `svd` of a complex matrix: the primitive on the interleaved matrix
-    (`complex=True`), its packed result read back as a pair (`pair_ops`)."""
-    o = BuilderOps(lw.b)
-    a = lw.pair(ins[0], eqn.outputs[0].type)
-    packed = lw.b.emit(eqn.prim, [interleaved(o, a)], **eqn.params, complex=True)[0]
-    return [packed_pair(o, packed, eqn.prim, a.re.type.shape, eqn.params)]
+    """`eigh` / `svd` of a complex matrix, `eig`: the primitive on the interleaved matrix
+    (`complex=True`; `eig` of a real matrix on it as it is), its packed result (`pairs`)
+    read back as a pair (`pair_ops`)."""
+    o, a = BuilderOps(lw.b), ins[0]
+    operand = interleaved(o, a) if isinstance(a, Pair) else a
+    packed = lw.b.emit(eqn.prim, [operand], **eqn.params, complex=isinstance(a, Pair),
+                       pairs=True)[0]
+    return [packed_pair(o, packed, eqn.prim, operand.type.shape[:2], eqn.params)]
 
 
 RULES: dict[str, Rule] = {
@@ -539,6 +546,7 @@ RULES: dict[str, Rule] = {
     "matmul": _matmul,
     "eigh": _decomposition,
     "svd": _decomposition,
+    "eig": _decomposition,
     "eq": _compare("eq"),
     "ne": _compare("ne"),
     "exp": _unary(_Lowering.exp),

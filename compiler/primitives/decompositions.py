@@ -41,7 +41,8 @@ from .pair_ops import (
 from .vocabulary import BuilderOps
 
 NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linalg.svd,
-         "svdvals": np.linalg.svd, "qr": np.linalg.qr, "lstsq": np.linalg.lstsq}
+         "svdvals": np.linalg.svd, "qr": np.linalg.qr, "lstsq": np.linalg.lstsq,
+         "eig": np.linalg.eig}
 
 
 def _pack(*parts) -> np.ndarray:
@@ -56,8 +57,9 @@ def _interleaved(z: np.ndarray) -> np.ndarray:
     return np.stack([z.real, z.imag], axis=-1)
 
 
-def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False) -> np.ndarray:
-    if complex:
+def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
+                pairs: bool = False) -> np.ndarray:
+    if pairs:
         w, v = np.linalg.eigh(_complex_matrix(a), UPLO=uplo)
         return _pack(w, _interleaved(v))
     return _pack(*np.linalg.eigh(a, UPLO=uplo))
@@ -67,8 +69,17 @@ def eigvalsh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
     return np.linalg.eigvalsh(a, UPLO=uplo)
 
 
-def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False) -> np.ndarray:
-    if complex:
+def eig_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    """numpy's eig (LAPACK's dgeev for a real matrix, zgeev for a complex one: numpy's
+    order of eigenvalues), complex; with `pairs` its parts interleaved."""
+    w, v = (p.astype(np.complex128) for p in np.linalg.eig(_complex_matrix(a) if complex
+                                                            else a))
+    return _pack(_interleaved(w), _interleaved(v)) if pairs else _pack(w, v)
+
+
+def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False,
+               pairs: bool = False) -> np.ndarray:
+    if pairs:
         u, s, vt = np.linalg.svd(_complex_matrix(a), full_matrices=full)
         return _pack(_interleaved(u), s, _interleaved(vt))
     return _pack(*np.linalg.svd(a, full_matrices=full))
@@ -92,7 +103,7 @@ def lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
 
 LAPACK = frozenset(NUMPY)  # the primitives the LLVM backend lowers to LAPACK calls
 IMPLS = {"eigh": eigh_packed, "eigvalsh": eigvalsh_packed, "svd": svd_packed,
-         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed}
+         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed, "eig": eig_packed}
 
 
 def _numpy_message(name: str, types: list[Type]) -> str | None:
@@ -106,16 +117,16 @@ def _numpy_message(name: str, types: list[Type]) -> str | None:
 
 
 def _complex_type(name: str, t: Type, params: dict) -> Type:
-    """The packed result of decomposition `name` of a complex matrix: complex itself before
-    `complex_pairs` (operand c128), real with interleaved parts after (`complex=True`,
-    operand f64 (m, n, 2))."""
+    """The packed result of decomposition `name` with complex parts: complex itself before
+    `complex_pairs` (operand c128, or f64 for `eig`), real with its complex parts
+    interleaved after (`pairs`; operand f64 (m, n, 2) with `complex`, else f64)."""
     if name not in COMPLEX_PARTS:
         raise TypeError(f"{name}: complex matrices are not supported in compiled code")
-    before = t.is_complex
-    if t.scalar != (C128 if before else F64) or len(t.shape) != (2 if before else 3) or \
-            (not before and t.shape[-1] != 2):
-        raise TypeError(f"{name}: a complex128 matrix expected, got {t}")
-    shape = t.shape if before else t.shape[:-1]
+    interleaved, before = params.get("complex", False), not params.get("pairs", False)
+    if t.scalar not in ((C128, F64) if before else (F64,)) or \
+            len(t.shape) != (3 if interleaved else 2) or (interleaved and t.shape[-1] != 2):
+        raise TypeError(f"{name}: a float64 or complex128 matrix expected, got {t}")
+    shape = t.shape[:2]
     message = _numpy_message(name, [F64.with_shape(shape)])
     if message is not None:
         raise TypeError(message)
@@ -131,7 +142,7 @@ def _complex_type(name: str, t: Type, params: dict) -> Type:
 
 def _type_rule(name: str):
     def rule(in_types, params):
-        if in_types[0].is_complex or params.get("complex", False):
+        if in_types[0].is_complex or params.get("pairs", False) or name == "eig":
             return [_complex_type(name, in_types[0], params)]
         for t in in_types:
             if not t.is_array or t.scalar != F64:
@@ -157,36 +168,46 @@ def _rules(name: str) -> dict:
         return [a.type.shape for a in e.inputs]
 
     def vjp(b, e, cts):
-        if e.params.get("complex", False):
+        if _paired(e):
             return _complex_vjp(formula, b, e, cts)
         return formula.vjp(BuilderOps(b), cts, e.inputs, e.outputs, shapes(e), e.params)
 
     def jvp(b, e, t):
-        if e.params.get("complex", False):
+        if _paired(e):
             return _complex_jvp(formula, b, e, t)
         return formula.jvp(BuilderOps(b), t, e.inputs, e.outputs, shapes(e), e.params)
 
     return {"vjp": vjp, "jvp": jvp, "formula": formula}
 
 
+def _paired(e) -> bool:
+    """Whether the result of decomposition equation `e` holds complex parts (interleaved)."""
+    return e.params.get("pairs", False)
+
+
 def _complex_vjp(formula, b, e, cts):
-    """The formula run on the complex matrix and parts as `Pair`s (`pair_ops`)."""
-    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:-1], e.prim
+    """The formula run on the matrix and the parts as `Pair`s (`pair_ops`); a real
+    matrix's cotangent is the real part of the complex one."""
+    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:2], e.prim
     (g,) = cts
     if g is None:
         return [None]
     g, out = (packed_pair(o, x, name, shape, e.params) for x in (g, e.outputs[0]))
     (ga,) = formula.vjp(PairOps(o), [g], [None], [out], [shape], e.params)
-    return [None if ga is None else interleaved(o, PairOps(o).as_pair(ga))]
+    if ga is None or not e.params.get("complex", False):
+        return [PairOps(o).real(ga)]
+    return [interleaved(o, PairOps(o).as_pair(ga))]
 
 
 def _complex_jvp(formula, b, e, tangents):
-    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:-1], e.prim
+    o, shape, name = BuilderOps(b), e.inputs[0].type.shape[:2], e.prim
     (t,) = tangents
     if t is None:
         return [None]
+    if e.params.get("complex", False):
+        t = deinterleaved(o, t)
     out = packed_pair(o, e.outputs[0], name, shape, e.params)
-    (dt,) = formula.jvp(PairOps(o), [deinterleaved(o, t)], [None], [out], [shape], e.params)
+    (dt,) = formula.jvp(PairOps(o), [t], [None], [out], [shape], e.params)
     return [packed_interleaved(o, dt, name, shape, e.params)]
 
 
@@ -198,9 +219,9 @@ def _py(name: str, params: tuple[str, ...]):
     return source
 
 
-_PARAMS = {"eigh": ("uplo", "complex"), "eigvalsh": ("uplo",), "svd": ("full", "complex"),
-           "svdvals": (),
-           "qr": ("complete",), "lstsq": ("rcond",)}
+_PARAMS = {"eigh": ("uplo", "complex", "pairs"), "eigvalsh": ("uplo",),
+           "svd": ("full", "complex", "pairs"), "svdvals": (), "qr": ("complete",),
+           "lstsq": ("rcond",), "eig": ("complex", "pairs")}
 
 for _name, _params in _PARAMS.items():
     _impl = IMPLS[_name]

@@ -4,14 +4,14 @@ Contract: `Pair(re, im)` is a complex value as its real and imaginary parts (two
 the same real type and shape; the pass `passes/complex_pairs.py` rewrites every complex
 value into one). `PairOps(o)` is the derivative vocabulary (`adlite.derivatives.Ops`) on
 values that are `Pair`s or real atoms, over the real vocabulary `o` (`BuilderOps`): the
-arithmetic, `matmul`, the shape words and `reduce_sum` of complex numbers, `conj`, `real`,
-`is_complex`; the other words take real values only and are `o`'s. So the shared formulas of
+arithmetic, `matmul`, `inv` (of one matrix), the shape words and `reduce_sum` of complex
+numbers, `conj`, `real`, `is_complex`; the other words take real values only and are `o`'s. So the shared formulas of
 the complex decompositions (`adlite.derivatives.decompositions`, written with conjugate
 transposes) run on the real IR.
 
-The packed decompositions of a complex matrix (`eigh`, `svd` with `complex=True`) take the
-matrix interleaved, `(m, n, 2)` (real, imaginary: LAPACK's layout), and pack their complex
-parts interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
+The packed decompositions of a complex matrix (`eigh`, `svd` with `complex=True`; `eig`
+with or without, its results being complex) take the matrix interleaved, `(m, n, 2)` (real,
+imaginary: LAPACK's layout), and pack their complex parts interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
 `deinterleaved(o, x)` convert a matrix, `packed_pair(o, packed, name, shape, params)` reads
 such a packed result as one `Pair` of flat arrays laid out as a real result (eigenvalues and
 singular values with a zero imaginary part), and `packed_interleaved(o, pair, ...)` is its
@@ -29,7 +29,7 @@ from adlite.derivatives.decompositions import layout
 from ..ir.core import Atom
 
 # the parts of the packed decomposition of a complex matrix that are complex
-COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True)}
+COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True)}
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,17 @@ class PairOps:
         pairs = [self.as_pair(x) for x in xs]
         return Pair(self.o.concatenate([p.re for p in pairs], axis),
                     self.o.concatenate([p.im for p in pairs], axis))
+
+    def inv(self, x: Any) -> Any:
+        """The inverse of a complex matrix `a + ib` from that of the real matrix
+        `[[a, -b], [b, a]]`, which is `[[c, -d], [d, c]]` for the inverse `c + id`."""
+        if not isinstance(x, Pair):
+            return self.o.inv(x)
+        o, n = self.o, x.re.type.shape[-1]
+        top = o.concatenate([x.re, o.neg(x.im)], 1)
+        whole = o.inv(o.concatenate([top, o.concatenate([x.im, x.re], 1)], 0))
+        left = o.slice_along(whole, 1, 0, n)
+        return Pair(o.slice_along(left, 0, 0, n), o.slice_along(left, 0, n, 2 * n))
 
     def as_pair(self, x: Any) -> Pair:
         """`x` as a complex value (a real one with a zero imaginary part)."""

@@ -136,7 +136,7 @@ def _line_of(fn, text):
     (ex.unpack_wrong, V[:3], "ValueError: too many values to unpack (expected 2)", "a, b = x"),
     (ex.unpack_wrong, V[:1], "ValueError: not enough values to unpack (expected 2, got 1)",
      "a, b = x"),
-    (ex.unsupported_library, S, "np.linalg.eig() is not supported", "np.linalg.eig"),
+    (ex.unsupported_library, S, "np.linalg.eigvals() is not supported", "np.linalg.eigvals"),
     (ex.einsum_no_subscripts, A, "np.einsum needs its subscripts string first", "np.einsum"),
     (ex.swap_seen_by_another_name_while, V, "bound to different arrays depending on the path",
      "u_new[1:-1] = "),

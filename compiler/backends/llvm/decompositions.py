@@ -10,6 +10,9 @@ Contract (rules registered with `registry.lowers`; they use `b`, `alloc`, `copy_
   `zheevd`;
 - `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values), `zgesdd`
   with `complex` (U and Vt interleaved);
+- `eig`: `dgeev` (jobvl 'N', jobvr 'V') of a real matrix, its results made complex and
+  interleaved (`_complex_eigenpairs`), `zgeev` of a complex one (`complex`) written in
+  place;
 - `qr`: `dgeqrf`, then R is the upper triangle of the first p rows and Q comes from `dorgqr`
   on the first p columns (p = min(m, n), or m with `complete`), as numpy computes them;
 - `lstsq`: `dgelsd` (the primitive's `rcond`); the residuals are the sums of squares of the
@@ -40,6 +43,8 @@ PREFIX = "scipy_LAPACKE_"
 SIGNATURES = {  # LAPACKE_<name>(int layout, ...) -> lapack_int
     "dsyevd64_": [I8, I8, I64, PTR, I64, PTR],
     "zheevd64_": [I8, I8, I64, PTR, I64, PTR],
+    "dgeev64_": [I8, I8, I64, PTR, I64, PTR, PTR, PTR, I64, PTR, I64],
+    "zgeev64_": [I8, I8, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "dgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "zgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "dgeqrf64_": [I64, I64, PTR, I64, PTR],
@@ -101,6 +106,63 @@ def lower_eigh(cx, eqn, env):
 @lowers("eigvalsh")
 def lower_eigvalsh(cx, eqn, env):
     return _eigen(cx, eqn, env, False)
+
+
+@lowers("eig")
+def lower_eig(cx, eqn, env):
+    a = eqn.inputs[0]
+    n = a.type.shape[0]
+    out = alloc(cx, eqn.outputs[0].type.shape, F64)
+    work = copy_array(cx, env[id(a)], a.type)
+    none = ir.Constant(PTR, None)
+    if eqn.params.get("complex", False):
+        info = _lapack(cx, "zgeev64_", "eig", [_char("N"), _char("V"), _i64(n), work,
+                                                _i64(n), out, none, _i64(1),
+                                                _at(cx, out, 2 * n), _i64(n)])
+    else:
+        wr, wi, vr = alloc(cx, (n,), F64), alloc(cx, (n,), F64), alloc(cx, (n, n), F64)
+        info = _lapack(cx, "dgeev64_", "eig", [_char("N"), _char("V"), _i64(n), work,
+                                                _i64(n), wr, wi, none, _i64(1), vr, _i64(n)])
+        _complex_eigenpairs(cx, out, wr, wi, vr, n)
+    _succeeds(cx, info, status.EIGENVALUES_DID_NOT_CONVERGE)
+    return [out]
+
+
+def _complex_eigenpairs(cx, out, wr, wi, vr, n: int) -> None:
+    """dgeev's real layout as complex numbers, interleaved into `out` (w, then V): a pair of
+    conjugate eigenvalues (positive imaginary part first) has its eigenvectors in columns
+    j, j+1 as `vr[:, j] +- i vr[:, j+1]`."""
+    b = cx.b
+    zero = ir.Constant(F64, 0.0)
+
+    def load(ptr, index):
+        return b.load(b.gep(ptr, [index], inbounds=True, source_etype=F64), typ=F64)
+
+    def store(value, index):
+        b.store(value, b.gep(out, [index], inbounds=True, source_etype=F64))
+
+    def value(co):
+        (j,) = co
+        store(load(wr, j), b.mul(j, _i64(2)))
+        store(load(wi, j), b.add(b.mul(j, _i64(2)), _i64(1)))
+
+    def vector(co):
+        i, j = co
+        imaginary = load(wi, j)
+        real = b.fcmp_ordered("==", imaginary, zero)
+        first = b.fcmp_ordered(">", imaginary, zero)
+        row = b.mul(i, _i64(n))
+        left = b.select(b.icmp_signed(">", j, _i64(0)), b.sub(j, _i64(1)), j)
+        right = b.select(b.icmp_signed("<", j, _i64(n - 1)), b.add(j, _i64(1)), j)
+        here = load(vr, b.add(row, j))
+        re = b.select(b.or_(real, first), here, load(vr, b.add(row, left)))
+        im = b.select(real, zero, b.select(first, load(vr, b.add(row, right)), b.fneg(here)))
+        at = b.add(_i64(2 * n), b.mul(b.add(row, j), _i64(2)))
+        store(re, at)
+        store(im, b.add(at, _i64(1)))
+
+    loop_nest(cx, (n,), value)
+    loop_nest(cx, (n, n), vector)
 
 
 def _gesdd(cx, eqn, env, job: str, p: int, q: int):

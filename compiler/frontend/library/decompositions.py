@@ -42,6 +42,8 @@ from ...ir.builder import const
 from ...ir.core import C64, C128, F32, F64, I64, Type
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
+from .elementwise import raise_where
+from .reductions import truth_reduce
 from .registry import bind, param, register
 from .stacks import stacked
 
@@ -133,6 +135,33 @@ def _eigh(name):
         return tuple(parts) if name == "eigh" else parts[0]
 
     return lower
+
+
+def _eig_of_matrices(cx: CallContext, args, kwargs, node):
+    a, out = _matrix(cx, args[0], node, takes_complex=True)
+    _square(cx, a, node)
+    complex_out = Type(out.scalar.dtype.complex_dtype.name)
+    return tuple(cx.to_type(x, complex_out) for x in _decompose(cx, "eig", [a], node))
+
+
+_stacked_eig = stacked(_eig_of_matrices)
+
+
+def _eig(cx: CallContext, args, kwargs, node):
+    """np.linalg.eig(a): complex eigenvalues and unit eigenvectors (LAPACK's geev, as numpy).
+    numpy returns real arrays for a real matrix whose eigenvalues are all real, a type
+    known only when the code runs: then compiled code raises TypeError there."""
+    a = _bind(cx, np.linalg.eig, args, kwargs, node)["a"]
+    w, v = _stacked_eig(cx, [a], {}, node)
+    if not cx.as_float(a, node).type.is_complex:
+        error = cx.source.error(node, "")
+        some_complex = truth_reduce(cx, "any", cx.b.op("imag", w), None, False, node)
+        raise_where(cx, cx.b.not_(some_complex), "TypeError", f"{error.filename}:{error.line}: np.linalg.eig "
+                    "of a real matrix whose eigenvalues are all real: numpy returns real "
+                    "arrays here, compiled code complex ones (the type depends on the values); "
+                    "pass a complex matrix (a + 0j), whose results are always complex, or use "
+                    "np.linalg.eigh for a symmetric matrix")
+    return w, v
 
 
 def _svd(cx: CallContext, args, kwargs, node):
@@ -294,6 +323,7 @@ def norm_with_ord(cx: CallContext, x, order, axis, keepdims, node):
 register([np.linalg.eigh], stacked(_eigh("eigh")))
 register([np.linalg.eigvalsh], stacked(_eigh("eigvalsh")))
 register([np.linalg.svd], stacked(_svd))
+register([np.linalg.eig], _eig)
 register([np.linalg.qr], stacked(_qr))
 register([np.linalg.lstsq], _lstsq)
 register([np.linalg.matrix_rank], stacked(_matrix_rank))
