@@ -523,7 +523,7 @@ def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
 
 
 def _decomposition(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
-    """`eigh` / `svd` of a complex matrix, `eig`: the primitive on the interleaved matrix
+    """`eigh` / `eigvalsh` / `svd` / `svdvals` of a complex matrix, `eig`: the primitive on the interleaved matrix
     (`complex=True`; `eig` of a real matrix on it as it is), its packed result (`pairs`)
     read back as a pair (`pair_ops`)."""
     o, a = BuilderOps(lw.b), ins[0]
@@ -547,6 +547,8 @@ RULES: dict[str, Rule] = {
     "eigh": _decomposition,
     "svd": _decomposition,
     "eig": _decomposition,
+    "eigvalsh": _decomposition,
+    "svdvals": _decomposition,
     "eq": _compare("eq"),
     "ne": _compare("ne"),
     "exp": _unary(_Lowering.exp),
@@ -571,5 +573,5 @@ RULES: dict[str, Rule] = {
     **{prim: _componentwise for prim in (
         "add", "sub", "neg", "select", "sum", "sum_to", "reshape", "transpose",
         "broadcast_to", "index", "index_update", "concatenate", "full", "pack", "take",
-        "take_add", "put", "triangle")},
+        "take_add", "put", "triangle", "no_derivative")},
 }

@@ -65,8 +65,9 @@ def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
     return _pack(*np.linalg.eigh(a, UPLO=uplo))
 
 
-def eigvalsh_packed(a: np.ndarray, uplo: str = "L") -> np.ndarray:
-    return np.linalg.eigvalsh(a, UPLO=uplo)
+def eigvalsh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
+                    pairs: bool = False) -> np.ndarray:
+    return np.linalg.eigvalsh(_complex_matrix(a) if complex else a, UPLO=uplo)
 
 
 def eig_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
@@ -85,8 +86,8 @@ def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False,
     return _pack(*np.linalg.svd(a, full_matrices=full))
 
 
-def svdvals_packed(a: np.ndarray) -> np.ndarray:
-    return np.linalg.svd(a, compute_uv=False)
+def svdvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    return np.linalg.svd(_complex_matrix(a) if complex else a, compute_uv=False)
 
 
 def qr_packed(a: np.ndarray, complete: bool = False) -> np.ndarray:
@@ -185,6 +186,12 @@ def _paired(e) -> bool:
     return e.params.get("pairs", False)
 
 
+def _operand(o, e):
+    """The matrix of decomposition equation `e` (a complex one as a pair)."""
+    a = e.inputs[0]
+    return deinterleaved(o, a) if e.params.get("complex", False) else a
+
+
 def _complex_vjp(formula, b, e, cts):
     """The formula run on the matrix and the parts as `Pair`s (`pair_ops`); a real
     matrix's cotangent is the real part of the complex one."""
@@ -193,7 +200,7 @@ def _complex_vjp(formula, b, e, cts):
     if g is None:
         return [None]
     g, out = (packed_pair(o, x, name, shape, e.params) for x in (g, e.outputs[0]))
-    (ga,) = formula.vjp(PairOps(o), [g], [None], [out], [shape], e.params)
+    (ga,) = formula.vjp(PairOps(o), [g], [_operand(o, e)], [out], [shape], e.params)
     if ga is None or not e.params.get("complex", False):
         return [PairOps(o).real(ga)]
     return [interleaved(o, PairOps(o).as_pair(ga))]
@@ -207,7 +214,7 @@ def _complex_jvp(formula, b, e, tangents):
     if e.params.get("complex", False):
         t = deinterleaved(o, t)
     out = packed_pair(o, e.outputs[0], name, shape, e.params)
-    (dt,) = formula.jvp(PairOps(o), [t], [None], [out], [shape], e.params)
+    (dt,) = formula.jvp(PairOps(o), [t], [_operand(o, e)], [out], [shape], e.params)
     return [packed_interleaved(o, dt, name, shape, e.params)]
 
 
@@ -219,8 +226,9 @@ def _py(name: str, params: tuple[str, ...]):
     return source
 
 
-_PARAMS = {"eigh": ("uplo", "complex", "pairs"), "eigvalsh": ("uplo",),
-           "svd": ("full", "complex", "pairs"), "svdvals": (), "qr": ("complete",),
+_PARAMS = {"eigh": ("uplo", "complex", "pairs"), "eigvalsh": ("uplo", "complex", "pairs"),
+           "svd": ("full", "complex", "pairs"), "svdvals": ("complex", "pairs"),
+           "qr": ("complete",),
            "lstsq": ("rcond",), "eig": ("complex", "pairs")}
 
 for _name, _params in _PARAMS.items():

@@ -4,12 +4,14 @@ Contract: `Pair(re, im)` is a complex value as its real and imaginary parts (two
 the same real type and shape; the pass `passes/complex_pairs.py` rewrites every complex
 value into one). `PairOps(o)` is the derivative vocabulary (`adlite.derivatives.Ops`) on
 values that are `Pair`s or real atoms, over the real vocabulary `o` (`BuilderOps`): the
-arithmetic, `matmul`, `inv` (of one matrix), the shape words and `reduce_sum` of complex
-numbers, `conj`, `real`, `is_complex`; the other words take real values only and are `o`'s. So the shared formulas of
+arithmetic, `matmul`, `inv` (of one matrix), `eigh` / `svd` (the packed decompositions),
+the shape words and `reduce_sum` of complex numbers, `conj`, `real`, `is_complex`; the
+other words take real values only and are `o`'s. So the shared formulas of
 the complex decompositions (`adlite.derivatives.decompositions`, written with conjugate
 transposes) run on the real IR.
 
-The packed decompositions of a complex matrix (`eigh`, `svd` with `complex=True`; `eig`
+The packed decompositions of a complex matrix (`eigh`, `eigvalsh`, `svd`, `svdvals` with
+`complex=True`; `eig`
 with or without, its results being complex) take the matrix interleaved, `(m, n, 2)` (real,
 imaginary: LAPACK's layout), and pack their complex parts interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
 `deinterleaved(o, x)` convert a matrix, `packed_pair(o, packed, name, shape, params)` reads
@@ -29,7 +31,8 @@ from adlite.derivatives.decompositions import layout
 from ..ir.core import Atom
 
 # the parts of the packed decomposition of a complex matrix that are complex
-COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True)}
+COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True),
+                 "eigvalsh": (False,), "svdvals": (False,)}
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,20 @@ class PairOps:
         whole = o.inv(o.concatenate([top, o.concatenate([x.im, x.re], 1)], 0))
         left = o.slice_along(whole, 1, 0, n)
         return Pair(o.slice_along(left, 0, 0, n), o.slice_along(left, 0, n, 2 * n))
+
+    def _decomposed(self, name: str, a: Any, params: dict) -> Any:
+        """The packed decomposition `name` of `a` (a complex one read back as a pair)."""
+        if not isinstance(a, Pair):
+            return getattr(self.o, name)(a)
+        operand = interleaved(self.o, a)
+        packed = self.o.emit(name, [operand], **params, complex=True, pairs=True)[0]
+        return packed_pair(self.o, packed, name, operand.type.shape[:2], params)
+
+    def eigh(self, a: Any) -> Any:
+        return self._decomposed("eigh", a, {"uplo": "L"})
+
+    def svd(self, a: Any) -> Any:
+        return self._decomposed("svd", a, {"full": False})
 
     def as_pair(self, x: Any) -> Pair:
         """`x` as a complex value (a real one with a zero imaginary part)."""

@@ -234,3 +234,96 @@ def one_axis(z):
 
 def no_frequencies(d):
     return np.fft.fftfreq(0, d)
+
+
+# ---- complex decompositions (test_complex_linalg) --------------------------------------------
+
+def eigh_parts(a):
+    return np.linalg.eigh(a)
+
+
+def eigh_upper_parts(a):
+    return np.linalg.eigh(a, "U")
+
+
+def eigvalsh_values(a):
+    return np.linalg.eigvalsh(a)
+
+
+def svd_parts(a):
+    return np.linalg.svd(a, full_matrices=False)
+
+
+def svd_full_parts(a):
+    return np.linalg.svd(a)
+
+
+def singular_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def eig_parts(a):
+    return np.linalg.eig(a)
+
+
+WEIGHTS = np.linspace(0.5, 2.0, 36).reshape(6, 6)
+
+
+def eigh_loss(a):
+    w, v = np.linalg.eigh(a)
+    n = w.shape[0]
+    return np.sum(w ** 3 * WEIGHTS[0, :n]) + np.sum(np.abs(v) ** 3 * WEIGHTS[:n, :n])
+
+
+def eigh_upper_loss(a):
+    w, v = np.linalg.eigh(a, "U")
+    return np.sum(np.abs(v * np.conj(v[0:1, :])) * WEIGHTS[:w.shape[0], :w.shape[0]])
+
+
+def svd_loss(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    m, n = a.shape
+    return np.sum(np.abs(u) ** 3 * WEIGHTS[:m, :s.shape[0]]) + np.sum(s ** 3) + \
+        np.sum(np.abs(vt) ** 3 * WEIGHTS[:s.shape[0], :n])
+
+
+def singular_values_loss(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) ** 3)
+
+
+def eig_loss(a):
+    w, v = np.linalg.eig(a)
+    n = w.shape[0]
+    return np.sum(np.abs(w) ** 2 * WEIGHTS[0, :n]) + np.sum(np.real(w) * np.imag(w)) + \
+        np.sum(np.abs(v) ** 3 * WEIGHTS[:n, :n])
+
+
+def eig_of_parts_loss(x, y):
+    w, v = np.linalg.eig(x + 1j * y)
+    return np.sum(np.abs(v[:, 0] * np.conj(v[:, 1])) ** 2) + np.sum(np.abs(w))
+
+
+def eigh_of_parts_loss(x, y):
+    w, v = np.linalg.eigh(x + 1j * y)
+    return np.sum(np.abs(v[:, 0]) ** 2 * WEIGHTS[0, :5]) + np.sum(w[:2] ** 2)
+
+
+def sqrt_real_part(x, y):
+    return np.real(np.sqrt(x + 1j * y))
+
+
+def magnitude(x, y):
+    return np.abs(x + 1j * y)
+
+
+def log_magnitude(x, y):
+    return np.real(np.log(x + 1j * y))
+
+
+def svd_rank_one_loss(a):
+    """The leading rank-one term u_0 vt_0: invariant under the common phase of a pair of
+    singular vectors, so its gradient needs the SVD's phase term."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    term = np.outer(u[:, 0], vt[0, :])
+    return np.sum(np.real(term) * WEIGHTS[:a.shape[0], :a.shape[1]]) + \
+        np.sum(np.imag(term) ** 2)

@@ -129,9 +129,7 @@ def _eigh(name):
         _square(cx, a, node)
         if len(a.type.shape) == 2:
             a = _symmetric(cx, a, uplo)
-        # the eigenvalues of a complex matrix come with its eigenvectors (one LAPACK call)
-        prim = "eigh" if a.type.is_complex else name
-        parts = _results(cx, _decompose(cx, prim, [a], node, uplo=uplo), out, (0,))
+        parts = _results(cx, _decompose(cx, name, [a], node, uplo=uplo), out, (0,))
         return tuple(parts) if name == "eigh" else parts[0]
 
     return lower
@@ -173,9 +171,7 @@ def _svd(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, "svd(hermitian=True) is not supported in compiled code",
                               "leave hermitian out (the general SVD gives the same values)")
     if not compute_uv:
-        if a.type.is_complex:  # from the decomposition with its vectors (one LAPACK call)
-            return _results(cx, _decompose(cx, "svd", [a], node, full=False), out, (1,))[1]
-        return cx.to_type(_decompose(cx, "svdvals", [a], node)[0], out)
+        return _results(cx, _decompose(cx, "svdvals", [a], node), out, (0,))[0]
     u, s, vt = _decompose(cx, "svd", [a], node, full=full)
     m, n = a.type.shape
     hint = "pass full_matrices=False: its singular vectors have unique derivatives"
