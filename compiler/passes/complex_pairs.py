@@ -523,9 +523,9 @@ def _matmul(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
 
 
 def _decomposition(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
-    """`eigh` / `eigvalsh` / `svd` / `svdvals` of a complex matrix, `eig`: the primitive on the interleaved matrix
-    (`complex=True`; `eig` of a real matrix on it as it is), its packed result (`pairs`)
-    read back as a pair (`pair_ops`)."""
+    """`eigh` / `eigvalsh` / `svd` / `svdvals` of a complex matrix, `eig`: the primitive on
+    the interleaved matrix (`complex=True`; `eig` of a real matrix on it as it is), its
+    packed result (`pairs`) read back as a pair (`pair_ops`)."""
     o, a = BuilderOps(lw.b), ins[0]
     operand = interleaved(o, a) if isinstance(a, Pair) else a
     packed = lw.b.emit(eqn.prim, [operand], **eqn.params, complex=isinstance(a, Pair),

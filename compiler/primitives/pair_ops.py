@@ -11,9 +11,9 @@ the complex decompositions (`adlite.derivatives.decompositions`, written with co
 transposes) run on the real IR.
 
 The packed decompositions of a complex matrix (`eigh`, `eigvalsh`, `svd`, `svdvals` with
-`complex=True`; `eig`
-with or without, its results being complex) take the matrix interleaved, `(m, n, 2)` (real,
-imaginary: LAPACK's layout), and pack their complex parts interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
+`complex=True`; `eig` with or without, its results being complex) take the matrix
+interleaved, `(m, n, 2)` (real, imaginary: LAPACK's layout), and pack their complex parts
+interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
 `deinterleaved(o, x)` convert a matrix, `packed_pair(o, packed, name, shape, params)` reads
 such a packed result as one `Pair` of flat arrays laid out as a real result (eigenvalues and
 singular values with a zero imaginary part), and `packed_interleaved(o, pair, ...)` is its

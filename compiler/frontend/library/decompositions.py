@@ -154,11 +154,12 @@ def _eig(cx: CallContext, args, kwargs, node):
     if not cx.as_float(a, node).type.is_complex:
         error = cx.source.error(node, "")
         some_complex = truth_reduce(cx, "any", cx.b.op("imag", w), None, False, node)
-        raise_where(cx, cx.b.not_(some_complex), "TypeError", f"{error.filename}:{error.line}: np.linalg.eig "
-                    "of a real matrix whose eigenvalues are all real: numpy returns real "
-                    "arrays here, compiled code complex ones (the type depends on the values); "
-                    "pass a complex matrix (a + 0j), whose results are always complex, or use "
-                    "np.linalg.eigh for a symmetric matrix")
+        raise_where(cx, cx.b.not_(some_complex), "TypeError",
+                    f"{error.filename}:{error.line}: np.linalg.eig of a real matrix whose "
+                    "eigenvalues are all real: numpy returns real arrays here, compiled code "
+                    "complex ones (the type depends on the values); pass a complex matrix "
+                    "(a + 0j), whose results are always complex, or use np.linalg.eigh for a "
+                    "symmetric matrix")
     return w, v
 
 
