@@ -192,6 +192,6 @@ def cond(x, p=None):
         return decompositions.cond(TENSOR_OPS, s, s.shape[-1], p, has_nan, s.shape[:-1])
 
 
-FUNCTIONS = {np.linalg.eig: eig, np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd,
-             np.linalg.qr: qr, np.linalg.lstsq: lstsq, np.linalg.norm: norm,
+FUNCTIONS = {np.linalg.eig: eig, np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh,
+             np.linalg.svd: svd, np.linalg.qr: qr, np.linalg.lstsq: lstsq, np.linalg.norm: norm,
              np.linalg.pinv: pinv, np.linalg.cond: cond}
