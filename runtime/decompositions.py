@@ -1,5 +1,11 @@
-"""`np.linalg` decompositions on the eager tape: `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`,
-`pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
+"""`np.linalg` decompositions on the eager tape: `eigh`, `eigvalsh`, `eig`, `svd`, `qr`,
+`lstsq`, `pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
+
+Complex matrices: `eigh` / `eigvalsh` (Hermitian, rebuilt from the triangle numpy reads,
+the diagonal's imaginary part dropped), `svd` and `eig` take them (`TAKE_COMPLEX`; the
+shared rules hold with conjugate transposes), in PyTorch's convention as the rest of the
+tape. `eig` returns complex arrays, real ones for a real matrix whose eigenvalues are all
+real, as numpy decides from the values.
 
 Contract: the packed primitives of `adlite.derivatives.decompositions` (numpy's functions as
 implementations, so they raise numpy's LinAlgError), whose VJP is the shared formula; these
