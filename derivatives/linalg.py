@@ -17,7 +17,8 @@ compute stacks too.
 Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = solve(A, B)`,
 `Ai = inv(A)`. Reverse mode (the textbook rules, e.g. Giles 2008, Murray 2016):
 - solve: `gB = solve(A.T, g)`, `gA = -gB X.T` (an outer product when `B` is a vector);
-- inv: `gA = -Ai.T g Ai.T`;  det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
+- inv: `gA = -Ai.T g Ai.T`; both hold for complex matrices with conjugate transposes
+  (`Stack.h`: the tape's complex `solve` and `inv`);  det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
 - cholesky: the derivative of the function numpy computes, which reads the lower triangle
   only: `L = chol(sym(A))`, `sym(A) = tril(A) + tril(A, -1).T`. With `P = phi(L.T g)` and
   `S = inv(L).T P inv(L)` (computed as JAX does, by two triangular solves: `S.T =
@@ -134,11 +135,11 @@ def _scipy_cholesky_jvp(o, tangents, inputs, outputs, shapes, *, lower):
 
 
 def _outer(o, xs, gb, x, shapes):
-    """gB X.T, for a vector or matrix right-hand side (`xs` the solution's stack)."""
+    """gB X^H, for a vector or matrix right-hand side (`xs` the solution's stack)."""
     if len(shapes[1]) == 1:
         n = shapes[1][0]
-        return o.mul(o.reshape(gb, (n, 1)), o.reshape(x, (1, n)))
-    return o.matmul(gb, xs.t(x))
+        return o.mul(o.reshape(gb, (n, 1)), o.reshape(o.conj(x), (1, n)))
+    return o.matmul(gb, xs.h(x))
 
 
 def _minus(o, tb, moved):
@@ -151,7 +152,7 @@ def _solve_vjp(o, cts, inputs, outputs, shapes):
     if g is None:
         return [None, None]
     xs = _solution_stack(o, shapes)
-    gb = o.solve(stack_of(o, shapes[0]).t(a), g)
+    gb = o.solve(stack_of(o, shapes[0]).h(a), g)
     return _operand_cotangents(o, xs, o.neg(_outer(o, xs, gb, x, shapes)), gb, shapes)
 
 

@@ -48,8 +48,9 @@ def _matrix(name: str, node_name: str, impl) -> None:
 
 _matrix("solve", "LinalgSolveExBackward0", np.linalg.solve)
 _matrix("inv", "LinalgInvExBackward0", np.linalg.inv)
-# its rules hold for complex matrices (conjugate transposes)
-PRIMITIVES["inv"] = dataclasses.replace(PRIMITIVES["inv"], takes_complex=True)
+# their rules hold for complex matrices (conjugate transposes)
+for _name in ("solve", "inv"):
+    PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], takes_complex=True)
 _matrix("det", "LinalgDetBackward0", lambda a: np.asarray(np.linalg.det(a)))
 _matrix("slogdet", "LinalgSlogdetBackward0", lambda a: np.asarray(np.linalg.slogdet(a)[1]))
 _matrix("cholesky", "LinalgCholeskyExBackward0", np.linalg.cholesky)

@@ -116,6 +116,7 @@ COMPLEX_FUNCTIONS = frozenset({
     np.vsplit, np.dsplit, np.append, np.rot90, *fft.FUNCTIONS,
     np.fft.fftshift, np.fft.ifftshift,
     np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.eig, np.linalg.inv,
+    np.linalg.solve,
 })
 
 

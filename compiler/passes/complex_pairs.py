@@ -23,7 +23,7 @@ from collections.abc import Callable
 from ..ir.builder import Builder
 from ..ir.core import Atom, Const, Eqn, Graph, Type, Var, walk_eqns
 from ..ir.loops import While
-from ..primitives.pair_ops import Pair, interleaved, packed_pair
+from ..primitives.pair_ops import Pair, PairOps, interleaved, packed_pair
 from ..primitives.vocabulary import BuilderOps
 
 # the primitives that exist only before this pass (`primitives/complex_numbers.py`): no
@@ -533,6 +533,14 @@ def _decomposition(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
     return [packed_pair(o, packed, eqn.prim, operand.type.shape[:2], eqn.params)]
 
 
+def _linear_system(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
+    """`solve` / `inv` of complex operands: the real system of twice the size
+    (`pair_ops.embedded`), solved and differentiated as real code."""
+    like = _part_type(eqn, ins)
+    operands = [lw.pair(v, like) for v in ins]
+    return [getattr(PairOps(BuilderOps(lw.b)), eqn.prim)(*operands)]
+
+
 RULES: dict[str, Rule] = {
     "complex": _made,
     "real": lambda lw, eqn, ins: [ins[0].re],
@@ -548,6 +556,8 @@ RULES: dict[str, Rule] = {
     "svd": _decomposition,
     "eig": _decomposition,
     "eigvalsh": _decomposition,
+    "solve": _linear_system,
+    "inv": _linear_system,
     "svdvals": _decomposition,
     "eq": _compare("eq"),
     "ne": _compare("ne"),

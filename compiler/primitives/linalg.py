@@ -11,7 +11,9 @@ triangular solve's derivatives use. Their references are those of `adlite.deriva
 programs that imported scipy).
 
 Contract: operands are 2-D float64 or float32 arrays of one dtype (no batches); `solve(A, B)`
-takes a vector or a matrix `B`. Shapes numpy rejects raise numpy's own message (`TypeError`
+takes a vector or a matrix `B`. `solve` and `inv` also take complex operands before
+`passes/complex_pairs.py`, which rewrites them into the real system of twice the size
+(`pair_ops.embedded`). Shapes numpy rejects raise numpy's own message (`TypeError`
 from the type rule, which the frontend reports at the user's line). The references are
 numpy's functions, so the Python backend raises numpy's LinAlgError ("Singular matrix" from
 `solve` and `inv`, "Matrix is not positive definite" from `cholesky`, which reads the lower
@@ -52,15 +54,15 @@ def _numpy_message(fn, *types: Type) -> str:
     return batched
 
 
-def _float(t: Type, name: str) -> None:
-    if not t.is_float:
+def _float(t: Type, name: str, takes_complex: bool = False) -> None:
+    if not (t.is_float or takes_complex and t.is_complex):
         raise TypeError(f"{name}: expected a float matrix, got {t}")
 
 
-def _square_type(fn, name):
+def _square_type(fn, name, takes_complex=False):
     def rule(in_types, params):
         (a,) = in_types
-        _float(a, name)
+        _float(a, name, takes_complex)
         if not a.is_array or len(a.shape) != 2 or a.shape[0] != a.shape[1]:
             raise TypeError(_numpy_message(fn, a))
         return [a]
@@ -78,7 +80,7 @@ def _solver_type(name: str, reference):
 
     def rule(in_types, params):
         a, b = in_types
-        _float(a, name)
+        _float(a, name, name == "solve")
         if a.name != b.name:
             raise TypeError(f"{name}: operands of one dtype expected, got {a} and {b}")
         ok = (a.is_array and b.is_array and len(a.shape) == 2 and a.shape[0] == a.shape[1]
@@ -123,7 +125,8 @@ def _define(name, type_rule, impl, template, rules=True):
 
 _define("solve", _solver_type("solve", lambda: np.linalg.solve), np.linalg.solve,
         "np.linalg.solve({0}, {1})")
-_define("inv", _square_type(np.linalg.inv, "inv"), np.linalg.inv, "np.linalg.inv({0})")
+_define("inv", _square_type(np.linalg.inv, "inv", takes_complex=True), np.linalg.inv,
+        "np.linalg.inv({0})")
 _define("det", _scalar_of(_square_type(np.linalg.det, "det")), np.linalg.det,
         "np.linalg.det({0})")
 _define("slogdet", _scalar_of(_square_type(np.linalg.slogdet, "slogdet")),

@@ -4,7 +4,8 @@ Contract: `Pair(re, im)` is a complex value as its real and imaginary parts (two
 the same real type and shape; the pass `passes/complex_pairs.py` rewrites every complex
 value into one). `PairOps(o)` is the derivative vocabulary (`adlite.derivatives.Ops`) on
 values that are `Pair`s or real atoms, over the real vocabulary `o` (`BuilderOps`): the
-arithmetic, `matmul`, `inv` (of one matrix), `eigh` / `svd` (the packed decompositions),
+arithmetic, `matmul`, `inv` / `solve` (of one matrix, through its real embedding
+`embedded`), `eigh` / `svd` (the packed decompositions),
 the shape words and `reduce_sum` of complex numbers, `conj`, `real`, `is_complex`; the
 other words take real values only and are `o`'s. So the shared formulas of
 the complex decompositions (`adlite.derivatives.decompositions`, written with conjugate
@@ -153,14 +154,23 @@ class PairOps:
 
     def inv(self, x: Any) -> Any:
         """The inverse of a complex matrix `a + ib` from that of the real matrix
-        `[[a, -b], [b, a]]`, which is `[[c, -d], [d, c]]` for the inverse `c + id`."""
+        `[[a, -b], [b, a]]` (`embedded`), which is `[[c, -d], [d, c]]` for the inverse
+        `c + id`."""
         if not isinstance(x, Pair):
             return self.o.inv(x)
         o, n = self.o, x.re.type.shape[-1]
-        top = o.concatenate([x.re, o.neg(x.im)], 1)
-        whole = o.inv(o.concatenate([top, o.concatenate([x.im, x.re], 1)], 0))
-        left = o.slice_along(whole, 1, 0, n)
+        left = o.slice_along(o.inv(embedded(o, x)), 1, 0, n)
         return Pair(o.slice_along(left, 0, 0, n), o.slice_along(left, 0, n, 2 * n))
+
+    def solve(self, a: Any, b: Any) -> Any:
+        """`solve(a, b)` of complex operands: the real system `embedded(a) [x.re; x.im] =
+        [b.re; b.im]`."""
+        if not (isinstance(a, Pair) or isinstance(b, Pair)):
+            return self.o.solve(a, b)
+        o, a, b = self.o, self.as_pair(a), self.as_pair(b)
+        n = a.re.type.shape[-1]
+        x = o.solve(embedded(o, a), o.concatenate([b.re, b.im], 0))
+        return Pair(o.slice_along(x, 0, 0, n), o.slice_along(x, 0, n, 2 * n))
 
     def _decomposed(self, name: str, a: Any, params: dict) -> Any:
         """The packed decomposition `name` of `a` (a complex one read back as a pair)."""
@@ -179,6 +189,13 @@ class PairOps:
     def as_pair(self, x: Any) -> Pair:
         """`x` as a complex value (a real one with a zero imaginary part)."""
         return x if isinstance(x, Pair) else Pair(x, self.o.zeros(x.type))
+
+
+def embedded(o: Any, z: Pair) -> Atom:
+    """The real matrix `[[re, -im], [im, re]]` of a complex matrix `z` (it maps `[x; y]` as
+    `z` maps `x + iy`): a complex linear system as a real one of twice its size, exactly."""
+    top = o.concatenate([z.re, o.neg(z.im)], 1)
+    return o.concatenate([top, o.concatenate([z.im, z.re], 1)], 0)
 
 
 def interleaved(o: Any, z: Pair) -> Atom:

@@ -327,3 +327,12 @@ def svd_rank_one_loss(a):
     term = np.outer(u[:, 0], vt[0, :])
     return np.sum(np.real(term) * WEIGHTS[:a.shape[0], :a.shape[1]]) + \
         np.sum(np.imag(term) ** 2)
+
+
+def solve_and_inverse(a, b):
+    return np.linalg.solve(a, b), np.linalg.inv(a)
+
+
+def solve_loss(a, b):
+    return np.sum(np.abs(np.linalg.solve(a, b)) ** 2 * WEIGHTS[0, :a.shape[0]]) + \
+        np.sum(np.real(np.linalg.inv(a)) * WEIGHTS[:a.shape[0], :a.shape[0]])

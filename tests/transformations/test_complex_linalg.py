@@ -163,3 +163,30 @@ def test_gradients_agree_with_jax():
     b = random_complex(WIDE, 13)
     np.testing.assert_allclose(grad(P.svd_loss)(b), np.asarray(jax.grad(svd_loss)(b)),
                                rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shapes", [((4, 4), (4,)), ((4, 4), (4, 2)), ((2, 3, 3), (2, 3, 1))],
+                         ids=str)
+def test_solve_and_inv_of_complex_matrices(shapes, backend):
+    """Through the real system of twice the size: numpy's values to rounding (not its
+    bits: numpy calls zgesv)."""
+    a, b = random_complex(shapes[0], 14), random_complex(shapes[1], 15)
+    for got, want in zip(jit(P.solve_and_inverse, backend=backend)(a, b),
+                         P.solve_and_inverse(a, b), strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("real_rhs", [False, True])
+def test_solve_and_inv_gradients(real_rhs):
+    a = random_complex((4, 4), 16)
+    b = random_complex(4, 17).real if real_rhs else random_complex(4, 17)
+    got = grad(P.solve_loss, wrt=(0, 1))(a, b)
+    tape = tape_gradient(P.solve_loss, (a, b))
+    for k in range(2):
+        # a real b's derivative: the real part of the one along complex b's directions
+        want = conjugate_gradient_by_differences(P.solve_loss, (a, b + 0j), k)
+        want = want.real if k == 1 and real_rhs else want
+        np.testing.assert_allclose(got[k], want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[k], tape[k], rtol=1e-10, atol=1e-11)
