@@ -228,10 +228,21 @@ def test_vjp_is_the_transpose_of_jvp_in_jaxs_pairing():
 
 # ---- refusals ------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_real_if_close_is_complex_or_refuses_where_numpy_is_real(backend):
+    z = random_complex(3, 24)
+    got = jit(P.real_if_close, backend=backend)(z)
+    assert got.dtype == np.complex128
+    np.testing.assert_array_equal(got, np.real_if_close(z))
+    close = z.real + 1e-15j  # within 100 eps: numpy returns the real parts
+    assert np.real_if_close(close).dtype == np.float64
+    with pytest.raises(TypeError, match=r"complex_programs.py:\d+: np.real_if_close: every "
+                                        "imaginary part is within tol"):
+        jit(P.real_if_close, backend=backend)(close)
+
+
 def test_refusals_name_the_users_line():
     z = random_complex(3, 24)
-    with pytest.raises(AdliteError, match="real_if_close"):
-        jit(P.real_if_close)(z)
     with pytest.raises(AdliteError, match="complex argument array"):
         jit(P.writes_argument)(z.copy())
     with pytest.raises(AdliteError, match=r"complex_programs.py:\d+.*c128"):

@@ -4,8 +4,9 @@ numpy gives for real input.
 
 Contract, complex input: np.real / np.imag (the parts, differentiable), np.conj, np.angle
 (`arctan2(imag, real)`, differentiable), np.iscomplex / np.isreal (imag != 0 / == 0),
-np.iscomplexobj / np.isrealobj (True / False); np.real_if_close is refused (whether its
-result is complex depends on the values). Python's `complex(real, imag)` (real + imag 1j,
+np.iscomplexobj / np.isrealobj (True / False); np.real_if_close gives the complex values
+and raises TypeError where numpy would return the real parts (all imaginary parts within
+`tol`, a compile-time number: the result's type depends on the values). Python's `complex(real, imag)` (real + imag 1j,
 as Python adds them) and `cmath`'s functions of a number (`exp`, `log` (with a base),
 `log10`, `sqrt`, the trigonometric and hyperbolic functions and their inverses but
 `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`, `isinf`, `isfinite`; those raise
@@ -34,9 +35,10 @@ import math
 import numpy as np
 
 from ...ir.builder import const
-from ...ir.core import BOOL, C128, F64, Atom
+from ...ir.core import BOOL, C64, C128, F64, Atom
 from ..context import CallContext
 from .elementwise import raise_where
+from .reductions import truth_reduce
 from .registry import REQUIRED, bind_params, param, register
 
 
@@ -48,14 +50,33 @@ def _argument(cx: CallContext, name: str, args, kwargs, node, first: str = "x", 
 
 def _real(name: str, first: str, **extra):
     def lower(cx: CallContext, args, kwargs, node):
-        x = _argument(cx, name, args, kwargs, node, first, **extra)[0]
+        x, p = _argument(cx, name, args, kwargs, node, first, **extra)
         if x.type.is_complex and name == "real_if_close":
-            raise cx.source.error(node, "np.real_if_close of complex values: whether the "
-                                  "result is real depends on the values, known only when the "
-                                  "code runs", "use np.real(z) (or z.real)")
+            return _complex_unless_close(cx, x, param(cx, p, "tol", node), node)
         return cx.b.real(x) if x.type.is_complex else x
 
     return lower
+
+
+def _complex_unless_close(cx: CallContext, z, tol, node):
+    """np.real_if_close of complex values: `z` itself, numpy's result where an imaginary
+    part is not within `tol` (numpy's: times the dtype's eps when above 1); where all are,
+    numpy returns the real parts, a real array, so compiled code raises TypeError there (the
+    type depends on the values)."""
+    tol = float(tol)
+    if tol > 1:
+        tol *= float(np.finfo(np.complex64 if z.type.scalar == C64 else np.complex128).eps)
+    b = cx.b
+    magnitude = b.abs(b.imag(z))
+    far = truth_reduce(cx, "any", b.ge(magnitude, const(tol, magnitude.type.scalar)), None,
+                       False, node)
+    error = cx.source.error(node, "")
+    raise_where(cx, b.not_(far), "TypeError",
+                f"{error.filename}:{error.line}: np.real_if_close: every imaginary part is "
+                "within tol here, where numpy returns the real parts (a real array) and "
+                "compiled code the complex values (the type depends on the values); use "
+                "np.real(z) where the imaginary parts are negligible")
+    return z
 
 
 def _filled(value: bool | None):
