@@ -18,7 +18,8 @@ Notation: `A` the matrix operand, `g` the output cotangent, `t` a tangent, `X = 
 `Ai = inv(A)`. Reverse mode (the textbook rules, e.g. Giles 2008, Murray 2016):
 - solve: `gB = solve(A.T, g)`, `gA = -gB X.T` (an outer product when `B` is a vector);
 - inv: `gA = -Ai.T g Ai.T`; both hold for complex matrices with conjugate transposes
-  (`Stack.h`: the tape's complex `solve` and `inv`);  det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
+  (`Stack.h`: the tape's complex `solve` and `inv`);
+- det: `gA = g det(A) inv(A).T`;  logabsdet: `gA = g inv(A).T`;
 - cholesky: the derivative of the function numpy computes, which reads the lower triangle
   only: `L = chol(sym(A))`, `sym(A) = tril(A) + tril(A, -1).T`. With `P = phi(L.T g)` and
   `S = inv(L).T P inv(L)` (computed as JAX does, by two triangular solves: `S.T =

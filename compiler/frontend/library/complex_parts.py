@@ -6,10 +6,10 @@ Contract, complex input: np.real / np.imag (the parts, differentiable), np.conj,
 (`arctan2(imag, real)`, differentiable), np.iscomplex / np.isreal (imag != 0 / == 0),
 np.iscomplexobj / np.isrealobj (True / False); np.real_if_close gives the complex values
 and raises TypeError where numpy would return the real parts (all imaginary parts within
-`tol`, a compile-time number: the result's type depends on the values). Python's `complex(real, imag)` (real + imag 1j,
-as Python adds them) and `cmath`'s functions of a number (`exp`, `log` (with a base),
-`log10`, `sqrt`, the trigonometric and hyperbolic functions and their inverses but
-`asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`, `isinf`, `isfinite`; those raise
+`tol`, a compile-time number: the result's type depends on the values). Python's
+`complex(real, imag)` (real + imag 1j, as Python adds them) and `cmath`'s functions of a
+number (`exp`, `log` (with a base), `log10`, `sqrt`, the trigonometric and hyperbolic
+functions and their inverses but `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`, `isinf`, `isfinite`; those raise
 Python's ValueError "math domain error" / OverflowError "math range error" where a finite
 argument gives a result that is not finite). np.vdot (the first argument conjugated).
 
