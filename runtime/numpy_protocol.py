@@ -12,8 +12,9 @@ of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the t
 `np.take_along_axis` those of `sorting`, `np.convolve` that of `convolution`, and
 scipy.special's ufuncs (and numpy's arccosh, arcsinh, arctanh) those of `special_ufuncs`.
 Complex tensors are accepted by the functions of `COMPLEX_UFUNCS` / `COMPLEX_FUNCTIONS`
-(arithmetic, the holomorphic functions, reductions by sum and product, products, shape
-changes, np.real/imag/conj/abs/angle, np.fft), the others raising a TypeError for them.
+(arithmetic, the holomorphic functions, the reductions sum, prod, max, min (numpy's
+lexicographic order), mean, var, std, products, shape changes, np.real/imag/conj/abs/angle,
+np.fft), the others raising a TypeError for them.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -94,8 +95,8 @@ FUNCTIONS = {
 }
 
 # The numpy functions whose tape form gives numpy's values for complex tensors too (the
-# others raise a TypeError for them: their composites assume real numbers, as `var`, `norm`,
-# `hypot`, `logaddexp` do, or numpy orders or rejects complex numbers)
+# others raise a TypeError for them: their composites assume real numbers, as `norm`,
+# `hypot`, `logaddexp` do, or numpy rejects complex numbers)
 COMPLEX_UFUNCS = frozenset({
     np.add, np.subtract, np.multiply, np.true_divide, np.power, np.negative, np.positive,
     np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.tanh, np.absolute, np.matmul,
@@ -104,7 +105,8 @@ COMPLEX_UFUNCS = frozenset({
     np.reciprocal, np.conjugate, np.exp2,
 })
 COMPLEX_FUNCTIONS = frozenset({
-    np.sum, np.mean, np.prod, np.dot, np.matmul, np.transpose, np.reshape, np.concatenate,
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std, np.dot,
+    np.matmul, np.transpose, np.reshape, np.concatenate,
     np.stack, np.where, np.swapaxes, np.expand_dims, np.broadcast_to, np.zeros_like,
     np.ones_like, np.empty_like, np.shape, np.ndim, np.size, np.outer, np.squeeze,
     np.real, np.imag, np.angle, np.real_if_close, np.iscomplex, np.isreal, np.iscomplexobj,

@@ -25,9 +25,10 @@ Contract:
 - Complex operands (PyTorch's convention, `complex_numbers`) are taken by the holomorphic
   elementwise primitives (`HOLOMORPHIC`: their shared formulas run on conjugated
   cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
-  `sum`, `prod`, `matmul`, the shape changes, `astype`, `where`, the indexing primitives,
-  `fill` and `clone`; the others (max/min, maximum/minimum, clip, fmax/fmin, arctan2, fmod,
-  cbrt, sigmoid, arccosh, the linear algebra and special functions) refuse them.
+  `sum`, `prod`, `max`, `min` (numpy's lexicographic order: real part, then imaginary part),
+  `matmul`, the shape changes, `astype`, `where`, the indexing primitives, `fill` and
+  `clone`; the others (maximum/minimum, clip, fmax/fmin, arctan2, fmod, cbrt, sigmoid,
+  arccosh, the linear algebra and special functions) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
   linear algebra and special functions (`decompositions`, `linalg`, `special`) register
   theirs with the helpers here; the package's `__init__` imports them all, so the table is
@@ -243,8 +244,10 @@ def _reduction(fn):
 def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray],
                       check: Callable[[RuleContext], None] | None = None) -> None:
     """Register reduction `name`, whose VJP runs the shared formula of the same name (after
-    `check`, which may refuse the case). max and min only compare their input with the
-    result: they save it as a copy (`Primitive.copies_inputs`)."""
+    `check`, which may refuse the case). All four take complex operands, holomorphic in each
+    element (max and min select elements of numpy's lexicographic order: real weights). max
+    and min only compare their input with the result: they save it as a copy
+    (`Primitive.copies_inputs`)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -253,10 +256,8 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
-    if name in ("max", "min"):  # no order on complex numbers (PyTorch refuses them too)
-        _register_shared(name, node_name, impl, vjp, formula, copies_inputs=True)
-    else:
-        _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula))
+    _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula,
+                              copies_inputs=name in ("max", "min")))
 
 
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:
