@@ -14,7 +14,8 @@ scipy.special's ufuncs (and numpy's arccosh, arcsinh, arctanh) those of `special
 Complex tensors are accepted by the functions of `COMPLEX_UFUNCS` / `COMPLEX_FUNCTIONS`
 (arithmetic, the holomorphic functions, the reductions sum, prod, max, min (numpy's
 lexicographic order), mean, var, std, products, shape changes, np.real/imag/conj/abs/angle,
-np.fft), the others raising a TypeError for them.
+np.fft) and scipy.special's erf and erfc (`special_ufuncs.scipy_takes_complex`), the others
+raising a TypeError for them.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -102,7 +103,7 @@ COMPLEX_UFUNCS = frozenset({
     np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.tanh, np.absolute, np.matmul,
     np.square, np.equal, np.not_equal, np.isfinite, np.isnan, np.log1p, np.expm1, np.sinh,
     np.cosh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arctanh, np.log2, np.log10,
-    np.reciprocal, np.conjugate, np.exp2,
+    np.reciprocal, np.conjugate, np.exp2, np.arccosh,
 })
 COMPLEX_FUNCTIONS = frozenset({
     np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std, np.dot,
@@ -115,7 +116,7 @@ COMPLEX_FUNCTIONS = frozenset({
     np.rollaxis, np.flip, np.fliplr, np.flipud, np.roll, np.tile, np.repeat, np.cumsum,
     np.cumprod, np.tril, np.triu, np.hstack, np.vstack, np.column_stack, np.dstack,
     np.atleast_1d, np.atleast_2d, np.atleast_3d, np.split, np.array_split, np.hsplit,
-    np.vsplit, np.dsplit, np.append, np.rot90, *fft.FUNCTIONS,
+    np.vsplit, np.dsplit, np.append, np.rot90, np.sinc, *fft.FUNCTIONS,
     np.fft.fftshift, np.fft.ifftshift,
 })
 
@@ -157,7 +158,7 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) ->
     fn = UFUNCS.get(ufunc) or special_ufuncs.scipy_ufunc(ufunc)
     if fn is None:
         raise _unsupported(ufunc.__name__, UFUNCS)
-    if ufunc not in COMPLEX_UFUNCS:
+    if ufunc not in COMPLEX_UFUNCS and not special_ufuncs.scipy_takes_complex(ufunc):
         _real_only(ufunc, inputs, {})
     return fn(*inputs)
 

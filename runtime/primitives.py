@@ -27,8 +27,9 @@ Contract:
   cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
   `sum`, `prod`, `max`, `min` (numpy's lexicographic order: real part, then imaginary part),
   `matmul`, the shape changes, `astype`, `where`, the indexing primitives, `fill` and
-  `clone`; the others (maximum/minimum, clip, fmax/fmin, arctan2, fmod, cbrt, sigmoid,
-  arccosh, the linear algebra and special functions) refuse them.
+  `clone`, and `arccosh` (its own complex partial); the others (maximum/minimum, clip,
+  fmax/fmin, arctan2, fmod, cbrt, sigmoid, the linear algebra and the special functions but
+  `erf`, `erfc`) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
   linear algebra and special functions (`decompositions`, `linalg`, `special`) register
   theirs with the helpers here; the package's `__init__` imports them all, so the table is
@@ -136,10 +137,11 @@ def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> 
 HOLOMORPHIC = frozenset({
     "neg", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "log1p",
     "expm1", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctanh", "add", "sub",
-    "mul", "div", "pow"})
+    "mul", "div", "pow", "erf", "erfc"})
 """The elementwise primitives holomorphic in each operand whose shared partials hold for
 complex numbers on numpy's principal branches (`arccosh` is not among them: the shared
-`1 / sqrt(x**2 - 1)` has the wrong sign for complex `x` with a negative real part)."""
+`1 / sqrt(x**2 - 1)` has the wrong sign for complex `x` with a negative real part; it has
+its own complex partial, `_complex_partial`)."""
 
 
 def _complex(prim: Primitive) -> Primitive:
@@ -189,6 +191,24 @@ for _name, _node, _impl in [
         ("fmin", "FminBackward0", np.fmin),
         ("clip", "ClampBackward1", np.clip)]:
     _elementwise(_name, _node, _impl)
+
+
+def _complex_partial(name: str, partial: Callable[[Any], Any]) -> Primitive:
+    """Unary primitive `name`, taking complex operands too: holomorphic, its derivative at a
+    complex `z` is `partial(z)` (recorded operations), at a real `x` the shared formula's."""
+    prim = PRIMITIVES[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        (z,) = ctx.inputs
+        if not F.is_complex(z):
+            return prim.vjp(ctx, g)
+        return (F.multiply(g, F.conj(partial(z))),)
+
+    return _complex(dataclasses.replace(prim, vjp=vjp))
+
+
+# numpy's principal branch, cut along x < 1: 1 / sqrt(z**2 - 1) off by a sign where Re z < 0
+_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z + 1.0)))
 
 
 _ABS = derivatives.FORMULAS["abs"]
