@@ -207,8 +207,9 @@ def _complex_partial(name: str, partial: Callable[[Any], Any]) -> Primitive:
     return _complex(dataclasses.replace(prim, vjp=vjp))
 
 
-# numpy's principal branch, cut along x < 1: 1 / sqrt(z**2 - 1) off by a sign where Re z < 0
-_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z + 1.0)))
+# numpy's principal branch, cut along x < 1 (1 / sqrt(z**2 - 1) is off by a sign where
+# Re z < 0); z - (-1) keeps the sign of a zero imaginary part, the lip of the cut (z + 1 not)
+_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z - -1.0)))
 
 
 _ABS = derivatives.FORMULAS["abs"]
