@@ -27,7 +27,8 @@ Contract:
   cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
   `sum`, `prod`, `max`, `min` (numpy's lexicographic order: real part, then imaginary part),
   `matmul`, the shape changes, `astype`, `where`, the indexing primitives, `fill` and
-  `clone`, and `arccosh` (its own complex partial); the others (maximum/minimum, clip,
+  `clone`, and `arcsin`, `arccos`, `arcsinh`, `arccosh` (their own complex partials,
+  right on both lips of their cuts); the others (maximum/minimum, clip,
   fmax/fmin, arctan2, fmod, cbrt, sigmoid, the linear algebra and the special functions but
   `erf`, `erfc`) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
@@ -136,12 +137,12 @@ def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> 
 
 HOLOMORPHIC = frozenset({
     "neg", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "log1p",
-    "expm1", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctanh", "add", "sub",
-    "mul", "div", "pow", "erf", "erfc"})
+    "expm1", "sinh", "cosh", "arctan", "arctanh", "add", "sub", "mul", "div", "pow", "erf",
+    "erfc"})
 """The elementwise primitives holomorphic in each operand whose shared partials hold for
-complex numbers on numpy's principal branches (`arccosh` is not among them: the shared
-`1 / sqrt(x**2 - 1)` has the wrong sign for complex `x` with a negative real part; it has
-its own complex partial, `_complex_partial`)."""
+complex numbers on numpy's principal branches, the lips of their cuts included. `arcsin`,
+`arccos`, `arcsinh`, `arccosh` are not among them: they have their own complex partials
+(`_complex_partial`)."""
 
 
 def _complex(prim: Primitive) -> Primitive:
@@ -207,9 +208,22 @@ def _complex_partial(name: str, partial: Callable[[Any], Any]) -> Primitive:
     return _complex(dataclasses.replace(prim, vjp=vjp))
 
 
-# numpy's principal branch, cut along x < 1 (1 / sqrt(z**2 - 1) is off by a sign where
-# Re z < 0); z - (-1) keeps the sign of a zero imaginary part, the lip of the cut (z + 1 not)
-_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z - -1.0)))
+# The derivatives on numpy's principal branches, written so that a zero imaginary part keeps
+# its sign, which says on which lip of a cut `z` lies (C99's convention, numpy's values):
+# `w - 1`, `w - (-1)` and `-(w - 1)` keep it, where `w + 1` turns a -0 into +0 (-0 + 0) and
+# `1 - w` gives +0 for +0 (0 - 0). The shared formulas' `1 - x**2`, `x**2 + 1` lose it (a
+# wrong sign on one lip), and arccosh's `sqrt(x**2 - 1)` is off by a sign where Re z < 0.
+
+
+def _arcsin_slope(z: Any) -> Any:
+    """1 / sqrt(1 - z**2), the derivative of arcsin (cut along |x| > 1)."""
+    return 1.0 / F.sqrt(-(z * z - 1.0))
+
+
+_complex_partial("arcsin", _arcsin_slope)
+_complex_partial("arccos", lambda z: -_arcsin_slope(z))
+_complex_partial("arcsinh", lambda z: 1.0 / F.sqrt(z * z - -1.0))  # cut along |y| > 1
+_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z - -1.0)))  # x < 1
 
 
 _ABS = derivatives.FORMULAS["abs"]

@@ -171,25 +171,45 @@ def test_elementwise_special_values_are_numpys(name, dtype):
         assert_same(ELEMENTWISE[name](Tensor(z)).data, ELEMENTWISE[name](z))
 
 
-@pytest.mark.parametrize("x", [-3.0, -1.5, -0.5, 0.2, 0.9, 2.0])
-@pytest.mark.parametrize("lip", [0.0, -0.0], ids=["upper", "lower"])
-def test_arccosh_gradient_on_its_branch_cut_is_its_lips(lip, x):
-    """On the cut x < 1 the derivative is that of the lip the zero's sign picks: the
-    difference along the real axis there (a holomorphic function's gradient of Re is the
-    conjugate of its derivative)."""
-    z = Tensor(np.array([complex(x, lip)]), requires_grad=True)
-    np.sum(np.real(np.arccosh(z))).backward()
+# function -> (the axis along which its cuts run, points on them)
+CUTS = {
+    "arccosh": (np.arccosh, 1.0, [-3.0, -1.5, -0.5, 0.2, 0.9]),
+    "arcsin": (np.arcsin, 1.0, [-3.0, -1.5, 1.5, 3.0]),
+    "arccos": (np.arccos, 1.0, [-3.0, -1.5, 1.5, 3.0]),
+    "arctanh": (np.arctanh, 1.0, [-3.0, -1.5, 1.5, 3.0]),
+    "log": (np.log, 1.0, [-3.0, -0.5]), "sqrt": (np.sqrt, 1.0, [-3.0, -0.5]),
+    "log1p": (np.log1p, 1.0, [-3.0, -1.5]),
+    "arcsinh": (np.arcsinh, 1j, [-3.0, -1.5, 1.5, 3.0]),
+    "arctan": (np.arctan, 1j, [-3.0, -1.5, 1.5, 3.0]),
+}
+
+
+@pytest.mark.parametrize("lip", [0.0, -0.0], ids=["lip+0", "lip-0"])
+@pytest.mark.parametrize("name", sorted(CUTS))
+def test_gradients_on_branch_cuts_are_their_lips(name, lip):
+    """On a cut the derivative is that of the lip the sign of the zero part across it picks
+    (numpy's value there): the difference along the cut (a holomorphic function's gradient of
+    Re is the conjugate of its derivative); arccosh, arcsin, arccos and arcsinh have their
+    own complex partials for it (the shared formulas lose that sign)."""
+    fn, along, points = CUTS[name]
+
+    def on_the_cut(ts):  # built from parts: adding a step to z would turn -0 into +0
+        return np.array([complex(t, lip) if along == 1.0 else complex(lip, t) for t in ts])
+
+    z = Tensor(on_the_cut(points), requires_grad=True)
+    np.sum(np.real(fn(z))).backward()
     step = 1e-6
-    derivative = (np.arccosh(complex(x + step, lip)) - np.arccosh(complex(x - step, lip))) \
-        / (2 * step)
-    np.testing.assert_allclose(z.grad.data, [np.conj(derivative)], rtol=1e-7)
+    ahead, behind = (fn(on_the_cut(np.add(points, d))) for d in (step, -step))
+    derivative = (ahead - behind) / (2 * step * along)
+    np.testing.assert_allclose(z.grad.data, np.conj(derivative), rtol=1e-7)
 
 
 # ---- second order ---------------------------------------------------------------------------
 
 SECOND_ORDER = {"max": lambda z: np.max(z * z, axis=1), "var": lambda z: np.var(z * z, axis=0),
                 "std": lambda z: np.std(z * z), "arccosh": np.arccosh, "erf": sc.erf,
-                "sinc": np.sinc}
+                "sinc": np.sinc, "arcsin": np.arcsin, "arccos": np.arccos,
+                "arcsinh": np.arcsinh}
 
 
 @pytest.mark.parametrize("name", sorted(SECOND_ORDER))
