@@ -16,10 +16,11 @@ Contract (PyTorch's "Autograd for Complex Numbers"):
 - HIPS/autograd's cotangents are the complex conjugates of these (its gradient of a real
   function is `dL/dx - i dL/dy`); `transforms` gives autograd's.
 - The shared formulas (`adlite.derivatives`) give the partial `s'(z)` of the holomorphic
-  primitives, as for real numbers; `holomorphic(vjp)` runs such a VJP on conjugated
-  cotangents, `conj(vjp(conj(g)))` = `g * conj(s'(z))`, only when a complex number is
-  involved, so real code runs the formulas unchanged (and the compiler, which shares them,
-  has no conjugation).
+  primitives, as for real numbers (but arcsin, arccos, arcsinh and arccosh, whose complex
+  partials are the tape's own, right on both lips of their cuts: `primitives`);
+  `holomorphic(vjp)` runs such a VJP on conjugated cotangents, `conj(vjp(conj(g)))` =
+  `g * conj(s'(z))`, only when a complex number is involved, so real code runs the formulas
+  unchanged (and the compiler, which shares them, has no conjugation).
 """
 
 from __future__ import annotations

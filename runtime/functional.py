@@ -6,7 +6,7 @@ Contract:
   whose `next_functions` follow the inputs. Non-tensor inputs become constant tensors
   (Python numbers, complex ones included, take numpy's weak-scalar dtype). A complex
   operand of a primitive that does not take complex numbers (`Primitive.takes_complex`),
-  or of `var`, `std`, `relu`, raises a TypeError; the cotangent a VJP gives a real operand
+  or of `relu`, raises a TypeError; the cotangent a VJP gives a real operand
   is the real part of a complex one (PyTorch's, `complex_numbers`).
 - Every other function here is either non-differentiable (comparisons, `sign`: they return
   tensors that never require grad) or a composite of primitives (`sum_to`, `stack`, `relu`,
@@ -550,17 +550,24 @@ def mean(x, axis: Axis = None, keepdims: bool = False):
 
 
 def var(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
+    """numpy's `var`. Of complex numbers it is real, the variance of `|x - mean(x)|`: the
+    sum of the variances of the real and the imaginary parts (numpy's value)."""
     x = constant(x)
-    _refuse_complex("var", [x])
-    return composites.var(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
-                          ddof)
+    axes = normalize_axis(axis, x.ndim)
+    if is_complex(x):
+        return add(var(real(x), axes, keepdims, ddof), var(imag(x), axes, keepdims, ddof))
+    return composites.var(_OPS, x, x.shape, axes, bool(keepdims), ddof)
 
 
 def std(x, axis: Axis = None, keepdims: bool = False, ddof: int | float = 0):
+    """numpy's `std`, the square root of `var` (real for complex numbers)."""
     x = constant(x)
-    _refuse_complex("std", [x])
-    return composites.std(_OPS, x, x.shape, normalize_axis(axis, x.ndim), bool(keepdims),
-                          ddof)
+    axes = normalize_axis(axis, x.ndim)
+    if not is_complex(x):
+        return composites.std(_OPS, x, x.shape, axes, bool(keepdims), ddof)
+    variance = var(x, axes, keepdims, ddof)
+    # one element reduced: var is 0 (or NaN), taken without sqrt as `composites.std` does
+    return variance if variance.size == x.size else sqrt(variance)
 
 
 def max(x, axis: Axis = None, keepdims: bool = False):  # noqa: A001

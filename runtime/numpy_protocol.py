@@ -12,8 +12,10 @@ of `numpy_functions` (diag, diff, roll, cross, cumsum, einsum, ...) are in the t
 `np.take_along_axis` those of `sorting`, `np.convolve` that of `convolution`, and
 scipy.special's ufuncs (and numpy's arccosh, arcsinh, arctanh) those of `special_ufuncs`.
 Complex tensors are accepted by the functions of `COMPLEX_UFUNCS` / `COMPLEX_FUNCTIONS`
-(arithmetic, the holomorphic functions, reductions by sum and product, products, shape
-changes, np.real/imag/conj/abs/angle, np.fft), the others raising a TypeError for them.
+(arithmetic, the holomorphic functions, the reductions sum, prod, max, min (numpy's
+lexicographic order), mean, var, std, products, shape changes, np.real/imag/conj/abs/angle,
+np.fft) and scipy.special's erf and erfc (`special_ufuncs.scipy_takes_complex`), the others
+raising a TypeError for them.
 `np.add.at(x, idx, v)` with a Tensor `x` adds in place, repeated indices accumulating (an
 ndarray `x` cannot hold a Tensor: TypeError).
 """
@@ -94,17 +96,18 @@ FUNCTIONS = {
 }
 
 # The numpy functions whose tape form gives numpy's values for complex tensors too (the
-# others raise a TypeError for them: their composites assume real numbers, as `var`, `norm`,
-# `hypot`, `logaddexp` do, or numpy orders or rejects complex numbers)
+# others raise a TypeError for them: their composites assume real numbers, as `norm`,
+# `hypot`, `logaddexp` do, or numpy rejects complex numbers)
 COMPLEX_UFUNCS = frozenset({
     np.add, np.subtract, np.multiply, np.true_divide, np.power, np.negative, np.positive,
     np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.tanh, np.absolute, np.matmul,
     np.square, np.equal, np.not_equal, np.isfinite, np.isnan, np.log1p, np.expm1, np.sinh,
     np.cosh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arctanh, np.log2, np.log10,
-    np.reciprocal, np.conjugate, np.exp2,
+    np.reciprocal, np.conjugate, np.exp2, np.arccosh,
 })
 COMPLEX_FUNCTIONS = frozenset({
-    np.sum, np.mean, np.prod, np.dot, np.matmul, np.transpose, np.reshape, np.concatenate,
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std, np.dot,
+    np.matmul, np.transpose, np.reshape, np.concatenate,
     np.stack, np.where, np.swapaxes, np.expand_dims, np.broadcast_to, np.zeros_like,
     np.ones_like, np.empty_like, np.shape, np.ndim, np.size, np.outer, np.squeeze,
     np.real, np.imag, np.angle, np.real_if_close, np.iscomplex, np.isreal, np.iscomplexobj,
@@ -113,7 +116,7 @@ COMPLEX_FUNCTIONS = frozenset({
     np.rollaxis, np.flip, np.fliplr, np.flipud, np.roll, np.tile, np.repeat, np.cumsum,
     np.cumprod, np.tril, np.triu, np.hstack, np.vstack, np.column_stack, np.dstack,
     np.atleast_1d, np.atleast_2d, np.atleast_3d, np.split, np.array_split, np.hsplit,
-    np.vsplit, np.dsplit, np.append, np.rot90, *fft.FUNCTIONS,
+    np.vsplit, np.dsplit, np.append, np.rot90, np.sinc, *fft.FUNCTIONS,
     np.fft.fftshift, np.fft.ifftshift,
     np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.eig, np.linalg.inv,
     np.linalg.solve,
@@ -157,7 +160,7 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) ->
     fn = UFUNCS.get(ufunc) or special_ufuncs.scipy_ufunc(ufunc)
     if fn is None:
         raise _unsupported(ufunc.__name__, UFUNCS)
-    if ufunc not in COMPLEX_UFUNCS:
+    if ufunc not in COMPLEX_UFUNCS and not special_ufuncs.scipy_takes_complex(ufunc):
         _real_only(ufunc, inputs, {})
     return fn(*inputs)
 

@@ -25,9 +25,12 @@ Contract:
 - Complex operands (PyTorch's convention, `complex_numbers`) are taken by the holomorphic
   elementwise primitives (`HOLOMORPHIC`: their shared formulas run on conjugated
   cotangents, `complex_numbers.holomorphic`), `abs` (its own rule for complex numbers),
-  `sum`, `prod`, `matmul`, the shape changes, `astype`, `where`, the indexing primitives,
-  `fill` and `clone`; the others (max/min, maximum/minimum, clip, fmax/fmin, arctan2, fmod,
-  cbrt, sigmoid, arccosh, the linear algebra and special functions) refuse them.
+  `sum`, `prod`, `max`, `min` (numpy's lexicographic order: real part, then imaginary part),
+  `matmul`, the shape changes, `astype`, `where`, the indexing primitives, `fill` and
+  `clone`, and `arcsin`, `arccos`, `arcsinh`, `arccosh` (their own complex partials,
+  right on both lips of their cuts); the others (maximum/minimum, clip,
+  fmax/fmin, arctan2, fmod, cbrt, sigmoid, the linear algebra and the special functions but
+  `erf`, `erfc`) refuse them.
 - Everything not in the table is a composite of its primitives (see `functional.py`). The
   linear algebra and special functions (`decompositions`, `linalg`, `special`) register
   theirs with the helpers here; the package's `__init__` imports them all, so the table is
@@ -134,11 +137,12 @@ def _elementwise(name: str, node_name: str, impl: Callable[..., np.ndarray]) -> 
 
 HOLOMORPHIC = frozenset({
     "neg", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "log1p",
-    "expm1", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctanh", "add", "sub",
-    "mul", "div", "pow"})
+    "expm1", "sinh", "cosh", "arctan", "arctanh", "add", "sub", "mul", "div", "pow", "erf",
+    "erfc"})
 """The elementwise primitives holomorphic in each operand whose shared partials hold for
-complex numbers on numpy's principal branches (`arccosh` is not among them: the shared
-`1 / sqrt(x**2 - 1)` has the wrong sign for complex `x` with a negative real part)."""
+complex numbers on numpy's principal branches, the lips of their cuts included. `arcsin`,
+`arccos`, `arcsinh`, `arccosh` are not among them: they have their own complex partials
+(`_complex_partial`)."""
 
 
 def _complex(prim: Primitive) -> Primitive:
@@ -188,6 +192,38 @@ for _name, _node, _impl in [
         ("fmin", "FminBackward0", np.fmin),
         ("clip", "ClampBackward1", np.clip)]:
     _elementwise(_name, _node, _impl)
+
+
+def _complex_partial(name: str, partial: Callable[[Any], Any]) -> Primitive:
+    """Unary primitive `name`, taking complex operands too: holomorphic, its derivative at a
+    complex `z` is `partial(z)` (recorded operations), at a real `x` the shared formula's."""
+    prim = PRIMITIVES[name]
+
+    def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
+        (z,) = ctx.inputs
+        if not F.is_complex(z):
+            return prim.vjp(ctx, g)
+        return (F.multiply(g, F.conj(partial(z))),)
+
+    return _complex(dataclasses.replace(prim, vjp=vjp))
+
+
+# The derivatives on numpy's principal branches, written so that a zero imaginary part keeps
+# its sign, which says on which lip of a cut `z` lies (C99's convention, numpy's values):
+# `w - 1`, `w - (-1)` and `-(w - 1)` keep it, where `w + 1` turns a -0 into +0 (-0 + 0) and
+# `1 - w` gives +0 for +0 (0 - 0). The shared formulas' `1 - x**2`, `x**2 + 1` lose it (a
+# wrong sign on one lip), and arccosh's `sqrt(x**2 - 1)` is off by a sign where Re z < 0.
+
+
+def _arcsin_slope(z: Any) -> Any:
+    """1 / sqrt(1 - z**2), the derivative of arcsin (cut along |x| > 1)."""
+    return 1.0 / F.sqrt(-(z * z - 1.0))
+
+
+_complex_partial("arcsin", _arcsin_slope)
+_complex_partial("arccos", lambda z: -_arcsin_slope(z))
+_complex_partial("arcsinh", lambda z: 1.0 / F.sqrt(z * z - -1.0))  # cut along |y| > 1
+_complex_partial("arccosh", lambda z: 1.0 / (F.sqrt(z - 1.0) * F.sqrt(z - -1.0)))  # x < 1
 
 
 _ABS = derivatives.FORMULAS["abs"]
@@ -243,8 +279,10 @@ def _reduction(fn):
 def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray],
                       check: Callable[[RuleContext], None] | None = None) -> None:
     """Register reduction `name`, whose VJP runs the shared formula of the same name (after
-    `check`, which may refuse the case). max and min only compare their input with the
-    result: they save it as a copy (`Primitive.copies_inputs`)."""
+    `check`, which may refuse the case). All four take complex operands, holomorphic in each
+    element (max and min select elements of numpy's lexicographic order: real weights). max
+    and min only compare their input with the result: they save it as a copy
+    (`Primitive.copies_inputs`)."""
     formula = derivatives.FORMULAS[name]
 
     def vjp(ctx: RuleContext, g: Any) -> tuple[Any, ...]:
@@ -253,10 +291,8 @@ def _shared_reduction(name: str, node_name: str, impl: Callable[..., np.ndarray]
         return tuple(derivatives.reduction_vjp(formula, TENSOR_OPS, g, ctx.inputs[0],
                                                ctx.output, ctx.shapes[0], ctx.params["axis"]))
 
-    if name in ("max", "min"):  # no order on complex numbers (PyTorch refuses them too)
-        _register_shared(name, node_name, impl, vjp, formula, copies_inputs=True)
-    else:
-        _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula))
+    _complex(_register_shared(name, node_name, impl, holomorphic(vjp), formula,
+                              copies_inputs=name in ("max", "min")))
 
 
 def _at_most_one_zero_when_recording(ctx: RuleContext) -> None:

@@ -9,15 +9,19 @@ float32 loops), `norm_cdf`, `norm_pdf`, `norm_logpdf`, `norm_logcdf`, `norm_sf`,
 `norm_ppf`, `norm_isf` (in double, as scipy.stats), `multivariate_normal_logpdf` /
 `multivariate_normal_pdf` (`special.mvn_logpdf`).
 scipy's ufuncs called with a Tensor (`scipy.special.erf(t)`) dispatch here through
-`special_ufuncs.scipy_ufunc` (`numpy_protocol`); scipy is never imported here. The values are
-those of the compiler's references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`),
-and `digamma_scalar`, `erfinv_scalar`, `erfcinv_scalar` of `adlite.derivatives.special`, each
-in double (a float32 array's result rounded).
+`special_ufuncs.scipy_ufunc` (`numpy_protocol`). The values are those of the compiler's
+references: the C library's `erf`, `erfc`, `lgamma` (Python's `math`), and `digamma_scalar`,
+`erfinv_scalar`, `erfcinv_scalar` of `adlite.derivatives.special`, each in double (a float32
+array's result rounded). `erf` and `erfc` take complex tensors too (holomorphic, PyTorch's
+convention: `complex_numbers`), their values scipy.special's (scipy is imported for them,
+and only for them).
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,8 +49,20 @@ def _gammaln_scalar(x: float) -> float:
     return math.lgamma(x) if math.isfinite(x) else abs(x) if x == x else x
 
 
-_elementwise("erf", "ErfBackward0", _each(math.erf))
-_elementwise("erfc", "ErfcBackward0", _each(math.erfc))
+def _complex_by_scipy(name: str, real: Callable[[np.ndarray], np.ndarray]
+                      ) -> Callable[[np.ndarray], np.ndarray]:
+    """`real` of a real array; scipy.special's `name` of a complex one (imported then)."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        if np.iscomplexobj(x):
+            return getattr(importlib.import_module("scipy.special"), name)(x)
+        return real(x)
+
+    return apply
+
+
+_elementwise("erf", "ErfBackward0", _complex_by_scipy("erf", _each(math.erf)))
+_elementwise("erfc", "ErfcBackward0", _complex_by_scipy("erfc", _each(math.erfc)))
 _elementwise("gammaln", "LgammaBackward0", _each(_gammaln_scalar))
 _elementwise("digamma", "DigammaBackward0", _each(special.digamma_scalar))
 _elementwise("erfinv", "ErfinvBackward0", _each(special.erfinv_scalar))

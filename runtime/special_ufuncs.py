@@ -18,8 +18,9 @@ polygamma are not differentiated: a Tensor there that requires grad
 raises NotImplementedError when the function is called (never a silent zero).
 `scipy_function(name, node_name, partials, fixed)` registers more such primitives
 (`scipy_stats`' `stdtr`). `scipy_ufunc(ufunc)` is the tape function of a scipy.special ufunc
-a program called on a Tensor (for `numpy_protocol`), these and `special`'s; `NUMPY_UFUNCS`
-numpy's three.
+a program called on a Tensor (for `numpy_protocol`), these and `special`'s;
+`scipy_takes_complex(ufunc)` says whether it takes complex tensors (`erf`, `erfc`);
+`NUMPY_UFUNCS` numpy's three (all three take complex tensors: `primitives`).
 scipy is optional: it is imported when one of its functions is first computed (a program
 that calls them has imported it already); only ufuncs of a `scipy.special` the program has
 imported are recognised.
@@ -131,6 +132,9 @@ _SPECIAL = {"erf": special.erf, "erfc": special.erfc, "gammaln": special.gammaln
             "gammaincc": gammaincc, "beta": beta, "betaln": betaln, "betainc": betainc}
 
 
+_COMPLEX = frozenset({"erf", "erfc"})  # holomorphic, with scipy's complex values (`special`)
+
+
 def scipy_ufunc(ufunc: Any) -> Callable[..., Any] | None:
     """The tape function of a `scipy.special` ufunc, or None."""
     sc = sys.modules.get("scipy.special")
@@ -138,3 +142,8 @@ def scipy_ufunc(ufunc: Any) -> Callable[..., Any] | None:
         return None
     name = getattr(ufunc, "__name__", None)
     return _SPECIAL.get(name) if getattr(sc, name or "", None) is ufunc else None
+
+
+def scipy_takes_complex(ufunc: Any) -> bool:
+    """Whether `ufunc` is a `scipy.special` ufunc whose tape function takes complex tensors."""
+    return scipy_ufunc(ufunc) is not None and ufunc.__name__ in _COMPLEX

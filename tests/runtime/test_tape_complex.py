@@ -250,11 +250,10 @@ def test_second_order(name):
 
 
 REFUSED = {
-    "max": np.max, "var": np.var, "std": np.std, "norm": np.linalg.norm,
-    "maximum": lambda z: np.maximum(z, 0), "hypot": lambda z: np.hypot(z, z),
-    "clip": lambda z: np.clip(z, 0, 1), "arccosh": np.arccosh,
+    "norm": np.linalg.norm, "maximum": lambda z: np.maximum(z, 0),
+    "hypot": lambda z: np.hypot(z, z), "clip": lambda z: np.clip(z, 0, 1),
     "sign": np.sign,  # z / |z|: not a constant for complex numbers
-    "det": lambda z: np.linalg.det(np.reshape(z, (2, 2))), "method var": lambda z: z.var(),
+    "det": lambda z: np.linalg.det(np.reshape(z, (2, 2))),
     "repeated axis": lambda z: np.fft.fftn(np.reshape(z, (2, 2)), axes=(0, 0))}
 
 
