@@ -9,9 +9,9 @@ and raises TypeError where numpy would return the real parts (all imaginary part
 `tol`, a compile-time number: the result's type depends on the values). Python's
 `complex(real, imag)` (real + imag 1j, as Python adds them) and `cmath`'s functions of a
 number (`exp`, `log` (with a base), `log10`, `sqrt`, the trigonometric and hyperbolic
-functions and their inverses but `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`, `isinf`, `isfinite`; those raise
-Python's ValueError "math domain error" / OverflowError "math range error" where a finite
-argument gives a result that is not finite). np.vdot (the first argument conjugated).
+functions and their inverses but `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`,
+`isinf`, `isfinite`; those raise Python's ValueError "math domain error" / OverflowError
+"math range error" where a finite argument gives a result that is not finite). np.vdot (the first argument conjugated).
 
 Real input: registers `np.real` (the argument itself: numpy returns the same array object,
 see `building.SAME_OBJECT`),
