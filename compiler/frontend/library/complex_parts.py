@@ -11,7 +11,8 @@ and raises TypeError where numpy would return the real parts (all imaginary part
 number (`exp`, `log` (with a base), `log10`, `sqrt`, the trigonometric and hyperbolic
 functions and their inverses but `asin`/`acos`/`atan`, `phase`, `polar`, `rect`, `isnan`,
 `isinf`, `isfinite`; those raise Python's ValueError "math domain error" / OverflowError
-"math range error" where a finite argument gives a result that is not finite). np.vdot (the first argument conjugated).
+"math range error" where a finite argument gives a result that is not finite). np.vdot
+(the first argument conjugated).
 
 Real input: registers `np.real` (the argument itself: numpy returns the same array object,
 see `building.SAME_OBJECT`),
