@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable
 
 from ..ir.builder import Builder
-from ..ir.core import Atom, Const, Eqn, Graph, Type, Var, walk_eqns
+from ..ir.core import F64, Atom, Const, Eqn, Graph, Type, Var, walk_eqns
 from ..ir.loops import While
 from ..primitives.pair_ops import Pair, PairOps, interleaved, packed_pair
 from ..primitives.vocabulary import BuilderOps
@@ -541,6 +541,24 @@ def _linear_system(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
     return [getattr(PairOps(BuilderOps(lw.b)), eqn.prim)(*operands)]
 
 
+def _determinant(lw: _Lowering, eqn: Eqn, ins: list[Value]) -> list[Value]:
+    """`det` / `slogdet` / `det_sign` of a complex matrix, from `complex_slogdet`'s
+    `[sign.real, sign.imag, logabsdet]` (det = sign exp(logabsdet), numpy's formula)."""
+    o, b = BuilderOps(lw.b), lw.b
+    a = lw.pair(ins[0], eqn.outputs[0].type)
+    part = a.re.type.scalar
+    wide = Pair(*(b.convert(x, to=F64) if part != F64 else x for x in (a.re, a.im)))
+    packed = b.emit("complex_slogdet", [interleaved(o, wide)])[0]
+    re, im, logabsdet = (o.reshape(o.slice_along(packed, 0, k, k + 1), ()) for k in range(3))
+    if part != F64:  # complex64: computed in double precision, rounded
+        re, im, logabsdet = (b.convert(x, to=part) for x in (re, im, logabsdet))
+    if eqn.prim == "slogdet":
+        return [logabsdet]
+    if eqn.prim == "det_sign":
+        return [Pair(re, im)]
+    return [lw.scale(Pair(re, im), lw.b.exp(logabsdet))]
+
+
 RULES: dict[str, Rule] = {
     "complex": _made,
     "real": lambda lw, eqn, ins: [ins[0].re],
@@ -557,6 +575,9 @@ RULES: dict[str, Rule] = {
     "eig": _decomposition,
     "eigvalsh": _decomposition,
     "solve": _linear_system,
+    "det": _determinant,
+    "slogdet": _determinant,
+    "det_sign": _determinant,
     "inv": _linear_system,
     "svdvals": _decomposition,
     "eq": _compare("eq"),

@@ -5,7 +5,8 @@ Contract: importing this package registers every primitive in the table `PRIMITI
 there): scalar and elementwise primitives in `scalar`, array primitives in `arrays`, control
 flow and the AD tapes in `control`, user-defined derivatives and stop-gradient in `custom`,
 the user's run-time checks and prints in `effects`, the
-matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`), the
+matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`, the
+determinant of a complex matrix in `complex_linalg`), the
 special functions of scipy in `special`,
 integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`, the
 lists whose length is known only at run time in `lists`;
@@ -32,6 +33,7 @@ from __future__ import annotations
 from ..ir.primitive import PRIMITIVES
 from . import (  # noqa: F401  (populate the table)
     arrays,
+    complex_linalg,
     complex_numbers,
     control,
     custom,

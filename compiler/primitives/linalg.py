@@ -13,7 +13,8 @@ programs that imported scipy).
 Contract: operands are 2-D float64 or float32 arrays of one dtype (no batches); `solve(A, B)`
 takes a vector or a matrix `B`. `solve` and `inv` also take complex operands before
 `passes/complex_pairs.py`, which rewrites them into the real system of twice the size
-(`pair_ops.embedded`). Shapes numpy rejects raise numpy's own message (`TypeError`
+(`pair_ops.embedded`); so do `det`, `slogdet` and `det_sign`, which it rewrites into
+`complex_slogdet` (`complex_linalg.py`). Shapes numpy rejects raise numpy's own message (`TypeError`
 from the type rule, which the frontend reports at the user's line). The references are
 numpy's functions, so the Python backend raises numpy's LinAlgError ("Singular matrix" from
 `solve` and `inv`, "Matrix is not positive definite" from `cholesky`, which reads the lower
@@ -127,11 +128,18 @@ _define("solve", _solver_type("solve", lambda: np.linalg.solve), np.linalg.solve
         "np.linalg.solve({0}, {1})")
 _define("inv", _square_type(np.linalg.inv, "inv", takes_complex=True), np.linalg.inv,
         "np.linalg.inv({0})")
-_define("det", _scalar_of(_square_type(np.linalg.det, "det")), np.linalg.det,
-        "np.linalg.det({0})")
-_define("slogdet", _scalar_of(_square_type(np.linalg.slogdet, "slogdet")),
+def _real_scalar_of(rule):
+    """A scalar of the operand's real type (slogdet's logabsdet of a complex matrix too)."""
+    return lambda in_types, params: [Type(rule(in_types, params)[0].scalar.dtype.real_dtype
+                                          .name)]
+
+
+_define("det", _scalar_of(_square_type(np.linalg.det, "det", takes_complex=True)),
+        np.linalg.det, "np.linalg.det({0})")
+_define("slogdet", _real_scalar_of(_square_type(np.linalg.slogdet, "slogdet",
+                                                takes_complex=True)),
         lambda a: np.linalg.slogdet(a)[1], "np.linalg.slogdet({0})[1]")
-_define("det_sign", _scalar_of(_square_type(np.linalg.slogdet, "slogdet")),
+_define("det_sign", _scalar_of(_square_type(np.linalg.slogdet, "slogdet", takes_complex=True)),
         lambda a: np.linalg.slogdet(a)[0], "np.linalg.slogdet({0})[0]", rules=False)
 _define("cholesky", _square_type(np.linalg.cholesky, "cholesky"), np.linalg.cholesky,
         "np.linalg.cholesky({0})")

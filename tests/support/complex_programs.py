@@ -336,3 +336,13 @@ def solve_and_inverse(a, b):
 def solve_loss(a, b):
     return np.sum(np.abs(np.linalg.solve(a, b)) ** 2 * WEIGHTS[0, :a.shape[0]]) + \
         np.sum(np.real(np.linalg.inv(a)) * WEIGHTS[:a.shape[0], :a.shape[0]])
+
+
+def determinants(a):
+    sign, logabsdet = np.linalg.slogdet(a)
+    return np.linalg.det(a), sign, logabsdet
+
+
+def determinant_loss(a):
+    return np.abs(np.linalg.det(a)) + 2 * np.real(np.linalg.slogdet(a)[0]) + \
+        np.imag(np.linalg.det(a)) + np.linalg.slogdet(a)[1] ** 2

@@ -190,3 +190,27 @@ def test_solve_and_inv_gradients(real_rhs):
         want = want.real if k == 1 and real_rhs else want
         np.testing.assert_allclose(got[k], want, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[k], tape[k], rtol=1e-10, atol=1e-11)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 3)], ids=str)
+def test_determinants_are_numpys_bit_for_bit(shape, backend):
+    a = random_complex(shape, 18)
+    for got, want in zip(jit(P.determinants, backend=backend)(a), P.determinants(a),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)
+    singular = np.ones((3, 3), complex)
+    got = jit(P.determinants, backend=backend)(singular)
+    assert (got[1], got[2]) == (0, -np.inf)
+
+
+def test_determinant_derivatives():
+    a, t = random_complex((4, 4), 19), random_complex((4, 4), 20)
+    got = grad(P.determinant_loss)(a)
+    np.testing.assert_allclose(got, conjugate_gradient_by_differences(P.determinant_loss,
+                                                                      (a,), 0),
+                               rtol=1e-5, atol=1e-6)
+    _, tangent = jvp(P.determinant_loss, (a,), (t,))
+    eps = 1e-6
+    want = (P.determinant_loss(a + eps * t) - P.determinant_loss(a - eps * t)) / (2 * eps)
+    assert tangent == pytest.approx(want, rel=1e-6)

@@ -10,6 +10,7 @@ Contract (rules registered with `registry.lowers`; they use `b`, `alloc`, `copy_
   `zheevd`;
 - `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values), `zgesdd`
   with `complex` (U and Vt interleaved);
+- `complex_slogdet`: `zgetrf`, then numpy's sign and log-determinant from the factors;
 - `eig`: `dgeev` (jobvl 'N', jobvr 'V') of a real matrix, its results made complex and
   interleaved (`_complex_eigenpairs`), `zgeev` of a complex one (`complex`) written in
   place;
@@ -45,6 +46,7 @@ SIGNATURES = {  # LAPACKE_<name>(int layout, ...) -> lapack_int
     "zheevd64_": [I8, I8, I64, PTR, I64, PTR],
     "dgeev64_": [I8, I8, I64, PTR, I64, PTR, PTR, PTR, I64, PTR, I64],
     "zgeev64_": [I8, I8, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
+    "zgetrf64_": [I64, I64, PTR, I64, PTR],
     "dgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "zgesdd64_": [I8, I64, I64, PTR, I64, PTR, PTR, I64, PTR, I64],
     "dgeqrf64_": [I64, I64, PTR, I64, PTR],
@@ -125,6 +127,59 @@ def lower_eig(cx, eqn, env):
                                                 _i64(n), wr, wi, none, _i64(1), vr, _i64(n)])
         _complex_eigenpairs(cx, out, wr, wi, vr, n)
     _succeeds(cx, info, status.EIGENVALUES_DID_NOT_CONVERGE)
+    return [out]
+
+
+@lowers("complex_slogdet")
+def lower_complex_slogdet(cx, eqn, env):
+    """numpy's slogdet of a complex matrix: `zgetrf`, then the sign (-1 per row swap) times
+    `u_ii / |u_ii|` in order (numpy's complex product) and the sum of `log |u_ii|`, |u| by
+    libm's hypot as `npy_cabs`; (0, 0, -inf) where a pivot is zero."""
+    a = eqn.inputs[0]
+    n = a.type.shape[0]
+    b = cx.b
+    lu = copy_array(cx, env[id(a)], a.type)
+    piv = alloc(cx, (n,), I64)
+    info = _lapack(cx, "zgetrf64_", "det", [_i64(n), _i64(n), lu, _i64(n), piv])
+    hypot = cx.declare("hypot", ir.FunctionType(F64, [F64, F64]))
+    log = cx.declare("llvm.log.f64", ir.FunctionType(F64, [F64]))
+    zero, one = ir.Constant(F64, 0.0), ir.Constant(F64, 1.0)
+    sign_re, sign_im, logdet = (cx.entry.alloca(F64) for _ in range(3))
+    b.store(zero, sign_im)
+    b.store(zero, logdet)
+    swaps = cx.entry.alloca(I64)
+    b.store(_i64(0), swaps)
+
+    def count(co):
+        (i,) = co
+        pivot = b.load(b.gep(piv, [i], source_etype=I64), typ=I64)
+        moved = b.zext(b.icmp_signed("!=", pivot, b.add(i, _i64(1))), I64)
+        b.store(b.add(b.load(swaps, typ=I64), moved), swaps)
+
+    loop_nest(cx, (n,), count)
+    odd = b.trunc(b.load(swaps, typ=I64), ir.IntType(1))
+    b.store(b.select(odd, ir.Constant(F64, -1.0), one), sign_re)
+
+    def diagonal(co):
+        (i,) = co
+        at = b.mul(b.mul(i, _i64(n + 1)), _i64(2))
+        re = b.load(b.gep(lu, [at], source_etype=F64), typ=F64)
+        im = b.load(b.gep(lu, [b.add(at, _i64(1))], source_etype=F64), typ=F64)
+        size = b.call(hypot, [re, im])
+        u_re, u_im = b.fdiv(re, size), b.fdiv(im, size)
+        s_re, s_im = b.load(sign_re, typ=F64), b.load(sign_im, typ=F64)
+        b.store(b.fsub(b.fmul(s_re, u_re), b.fmul(s_im, u_im)), sign_re)
+        b.store(b.fadd(b.fmul(s_re, u_im), b.fmul(s_im, u_re)), sign_im)
+        b.store(b.fadd(b.load(logdet, typ=F64), b.call(log, [size])), logdet)
+
+    loop_nest(cx, (n,), diagonal)
+    regular = b.icmp_signed("==", info, _i64(0))
+    out = alloc(cx, (3,), F64)
+    values = [b.select(regular, b.load(sign_re, typ=F64), zero),
+              b.select(regular, b.load(sign_im, typ=F64), zero),
+              b.select(regular, b.load(logdet, typ=F64), ir.Constant(F64, float("-inf")))]
+    for k, value in enumerate(values):
+        b.store(value, _at(cx, out, k))
     return [out]
 
 
