@@ -193,7 +193,8 @@ ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadc
                     "solve_triangular", "check_finite", "triangle"}
 ARRAY_PRIMITIVES |= {"eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",  # test_decompositions
                      "full_rank_residuals", "no_derivative",
-                     "fft", "rfft", "irfft"}  # tests/transformations/test_fft.py
+                     "fft", "rfft", "irfft",  # tests/transformations/test_fft.py
+                     "eig", "complex_slogdet"}  # tests/transformations/test_complex_linalg.py
 # the run-time lists' rules: tests/frontend/test_run_time_lists.py; scipy's C functions (of
 # several operands) and polygamma (an order parameter): test_scipy_special_functions.py
 SKIP = {"while", "cond", "push", "pop", *LIST_PRIMITIVES, "convert", "select", "floordiv",
