@@ -1,0 +1,55 @@
+"""scipy.special's error functions of real and complex arguments in compiled code (the rules;
+`scipy_special_stats` registers them when the user's program has imported `scipy.special`).
+
+Contract: `rules(special_module)` gives (function, rule) pairs for `erf`, `erfc` and `wofz`,
+one positional operand, a number or an array. An int or bool operand is float64, as scipy's
+loops take it. A complex operand z (complex128 or complex64) gives a complex result of its
+dtype (scipy's 'D->D' and 'F->F' loops; 'F->F' computes in double): `complex(f_re, f_im)`
+of the two parts `primitives/complex_special` computes from `real(z)` and `imag(z)`. A real
+operand of `erf` / `erfc` gives the real primitive of that name; `wofz`, which has complex
+loops only, takes a real operand as the complex number of its dtype (float32: complex64).
+"""
+
+from __future__ import annotations
+
+from ...ir.core import Atom, Type
+from ..context import CallContext
+
+
+def complex_value(cx: CallContext, function: str, z: Atom) -> Atom:
+    """scipy.special's `function` of the complex `z`, from its parts."""
+    b = cx.b
+    x, y = b.real(z), b.imag(z)
+    return b.complex(*(b.complex_special(x, y, function=function, part=part)
+                       for part in (0, 1)))
+
+
+def _real_or_complex(function: str):
+    """The real primitive `function` of a real operand, its parts of a complex one."""
+
+    def lower(cx: CallContext, args, node):
+        value = cx.as_float(cx.one(args, node), node)
+        if value.type.is_complex:
+            return complex_value(cx, function, value)
+        return cx.b.op(function, value)
+
+    return lower
+
+
+def _complex_only(function: str):
+    """A function of complex loops only: a real operand made complex first."""
+
+    def lower(cx: CallContext, args, node):
+        value = cx.as_float(cx.one(args, node), node)
+        if not value.type.is_complex:
+            value = cx.to_type(value, Type(value.type.dtype.complex_dtype))
+        return complex_value(cx, function, value)
+
+    return lower
+
+
+def rules(special_module) -> list[tuple[object, object]]:
+    """(function, rule) pairs of `special_module` (scipy.special) lowered here."""
+    return [(special_module.erf, _real_or_complex("erf")),
+            (special_module.erfc, _real_or_complex("erfc")),
+            (special_module.wofz, _complex_only("wofz"))]
