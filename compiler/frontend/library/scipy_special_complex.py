@@ -7,12 +7,13 @@ loops take it. A complex operand z (complex128 or complex64) gives a complex res
 dtype (scipy's 'D->D' and 'F->F' loops; 'F->F' computes in double): `complex(f_re, f_im)`
 of the two parts `primitives/complex_special` computes from `real(z)` and `imag(z)`. A real
 operand of `erf` / `erfc` gives the real primitive of that name; `wofz`, which has complex
-loops only, takes a real operand as the complex number of its dtype (float32: complex64).
+loops only, takes a real operand as a complex128 number (float32 too: numpy picks the
+first loop it casts to safely, 'D->D', when none matches exactly).
 """
 
 from __future__ import annotations
 
-from ...ir.core import Atom, Type
+from ...ir.core import C128, Atom
 from ..context import CallContext
 
 
@@ -37,12 +38,12 @@ def _real_or_complex(function: str):
 
 
 def _complex_only(function: str):
-    """A function of complex loops only: a real operand made complex first."""
+    """A function of complex loops only: a real operand made complex128 first."""
 
     def lower(cx: CallContext, args, node):
-        value = cx.as_float(cx.one(args, node), node)
+        value = cx.value(cx.one(args, node), node)
         if not value.type.is_complex:
-            value = cx.to_type(value, Type(value.type.dtype.complex_dtype))
+            value = cx.to_type(value, C128)
         return complex_value(cx, function, value)
 
     return lower
