@@ -44,12 +44,29 @@ def wofz(z):
     return sc.wofz(z)
 
 
-FUNCTIONS = {"erf": erf, "erfc": erfc, "wofz": wofz}
+def erfcx(z):
+    return sc.erfcx(z)
+
+
+def erfi(z):
+    return sc.erfi(z)
+
+
+def dawsn(z):
+    return sc.dawsn(z)
+
+
+FUNCTIONS = {"erf": erf, "erfc": erfc, "wofz": wofz, "erfcx": erfcx, "erfi": erfi,
+             "dawsn": dawsn}
+REAL = ("erf", "erfc", "erfcx", "erfi", "dawsn")  # with real loops too
 SQRT_PI = math.sqrt(math.pi)
 DERIVATIVES = {  # f'(z)
     "erf": lambda z: 2 / SQRT_PI * np.exp(-z * z),
     "erfc": lambda z: -2 / SQRT_PI * np.exp(-z * z),
     "wofz": lambda z: -2 * z * sc.wofz(z) + 2j / SQRT_PI,
+    "erfcx": lambda z: 2 * z * sc.erfcx(z) - 2 / SQRT_PI,
+    "erfi": lambda z: 2 / SQRT_PI * np.exp(z * z),
+    "dawsn": lambda z: 1 - 2 * z * sc.dawsn(z),
 }
 
 
@@ -85,11 +102,22 @@ def test_values_are_scipys_bits(name, backend, dtype):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_real_operands(backend):
-    """Real erf / erfc stay real; wofz of a real number is complex (complex64 for float32),
-    ints are float64, as scipy's loops."""
-    x = np.linspace(-3, 3, 7)
-    for f in (erf, erfc):
-        np.testing.assert_allclose(jit(f, backend=backend)(x), f(x), rtol=1e-15)
+    """Real operands stay real (erfcx, erfi, dawsn: scipy's real functions, bit for bit);
+    wofz of a real number is complex128 (float32 too), ints are float64, as scipy's loops."""
+    x = np.array([-30.0, -3.0, -0.5, -0.0, 0.0, 1e-300, 0.7, 2.0, 26.0, 1e10, INF, -INF, NAN])
+    for name in REAL:
+        f = FUNCTIONS[name]
+        with np.errstate(all="ignore"):
+            for arg in (x, x.astype(np.float32), np.arange(3)):
+                got = jit(f, backend=backend)(arg)
+                assert got.dtype == f(arg).dtype
+                if name in ("erf", "erfc"):  # the C library's (see primitives/special.py)
+                    np.testing.assert_allclose(got, f(arg), rtol=1e-15)
+                else:
+                    np.testing.assert_array_equal(got, f(arg))
+        derivative = grad(f, backend=backend)
+        for v in (-3.0, -0.5, 0.0, 0.7, 2.0):
+            assert derivative(v) == pytest.approx(DERIVATIVES[name](v), rel=1e-13)
     for arg in (x, x.astype(np.float32), np.arange(3), 0.5):
         assert_same_bits(jit(wofz, backend=backend)(arg), wofz(arg))
 
@@ -160,8 +188,8 @@ def test_jvp_of_arrays_and_complex64():
 
 
 def test_gradients_agree_with_jax():
-    """JAX has `wofz` of complex numbers (not `erf`): erf's gradient through
-    erf(z) = 1 - exp(-z^2) w(iz), and wofz's own."""
+    """JAX has `wofz` and `erfcx` of complex numbers (not `erf`): erf's gradient through
+    erf(z) = 1 - exp(-z^2) w(iz), and wofz's and erfcx's own."""
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     jnp, jsc = jax.numpy, jax.scipy.special
@@ -173,6 +201,14 @@ def test_gradients_agree_with_jax():
 
     z = random_complex(5, 6) + 0.5
     np.testing.assert_allclose(grad(loss)(z), np.asarray(jax.grad(jax_loss)(z)), rtol=1e-9)
+    np.testing.assert_allclose(jit(erfcx)(z), np.asarray(jsc.erfcx(z)), rtol=1e-13)
+    np.testing.assert_allclose(grad(erfcx_loss)(z),
+                               np.asarray(jax.grad(lambda v: jnp.sum(jnp.abs(jsc.erfcx(v))))(z)),
+                               rtol=1e-12)
+
+
+def erfcx_loss(z):
+    return np.sum(np.abs(sc.erfcx(z)))
 
 
 # ---- ahead of time ---------------------------------------------------------------------------

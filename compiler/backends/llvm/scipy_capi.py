@@ -53,7 +53,8 @@ CAPSULES = {"iv": "__pyx_fuse_1iv", "ive": "__pyx_fuse_1ive", "i0": "i0", "i1": 
             "betainc": "__pyx_fuse_0betainc", "betaincc": "__pyx_fuse_0betaincc",
             "stdtr": "__pyx_fuse_0stdtr", "chdtr": "chdtr", "chdtrc": "chdtrc", "pdtr": "pdtr",
             "pdtrc": "pdtrc", "gammaincinv": "gammaincinv",
-            "betaincinv": "__pyx_fuse_0betaincinv"}
+            "betaincinv": "__pyx_fuse_0betaincinv", "erfcx": "__pyx_fuse_1erfcx",
+            "erfi": "__pyx_fuse_1erfi", "dawsn": "__pyx_fuse_1dawsn"}
 COMPLEX_CAPSULES = {"erf": "__pyx_fuse_0erf", "erfc": "__pyx_fuse_0erfc",
                     "erfi": "__pyx_fuse_0erfi", "erfcx": "__pyx_fuse_0erfcx", "wofz": "wofz",
                     "dawsn": "__pyx_fuse_0dawsn"}

@@ -1,17 +1,22 @@
 """scipy.special's error functions of real and complex arguments in compiled code (the rules;
 `scipy_special_stats` registers them when the user's program has imported `scipy.special`).
 
-Contract: `rules(special_module)` gives (function, rule) pairs for `erf`, `erfc` and `wofz`,
-one positional operand, a number or an array. An int or bool operand is float64, as scipy's
-loops take it. A complex operand z (complex128 or complex64) gives a complex result of its
-dtype (scipy's 'D->D' and 'F->F' loops; 'F->F' computes in double): `complex(f_re, f_im)`
-of the two parts `primitives/complex_special` computes from `real(z)` and `imag(z)`. A real
-operand of `erf` / `erfc` gives the real primitive of that name; `wofz`, which has complex
-loops only, takes a real operand as a complex128 number (float32 too: numpy picks the
-first loop it casts to safely, 'D->D', when none matches exactly).
+Contract: `rules(special_module)` gives (function, rule) pairs for `erf`, `erfc`, `erfcx`,
+`erfi`, `dawsn` and `wofz` (`adlite.derivatives.complex_special.FUNCTIONS`), one positional
+operand, a number or an array; an int or bool operand is float64, as scipy's loops take it.
+- A complex operand z (complex128 or complex64) gives a complex result of its dtype (scipy's
+  'D->D' and 'F->F' loops; 'F->F' computes in double): `complex(f_re, f_im)` of the two
+  parts `primitives/complex_special` computes from `real(z)` and `imag(z)`.
+- A real operand gives the real primitive of the function's name (`erf`, `erfc`:
+  `primitives/special`; `erfcx`, `erfi`, `dawsn`: scipy's C functions, `SCIPY_FUNCTIONS`),
+  but for `wofz`, which has complex loops only: a real operand, float32 too, is taken as a
+  complex128 number (numpy picks the first loop it casts to safely, 'D->D', when none
+  matches exactly).
 """
 
 from __future__ import annotations
+
+from adlite.derivatives.complex_special import FUNCTIONS
 
 from ...ir.core import C128, Atom
 from ..context import CallContext
@@ -51,6 +56,6 @@ def _complex_only(function: str):
 
 def rules(special_module) -> list[tuple[object, object]]:
     """(function, rule) pairs of `special_module` (scipy.special) lowered here."""
-    return [(special_module.erf, _real_or_complex("erf")),
-            (special_module.erfc, _real_or_complex("erfc")),
-            (special_module.wofz, _complex_only("wofz"))]
+    return [(getattr(special_module, name),
+             _complex_only(name) if name == "wofz" else _real_or_complex(name))
+            for name in FUNCTIONS]
