@@ -22,7 +22,7 @@ from ...ir.core import C128, Atom
 from ..context import CallContext
 
 
-def complex_value(cx: CallContext, function: str, z: Atom) -> Atom:
+def _complex_value(cx: CallContext, function: str, z: Atom) -> Atom:
     """scipy.special's `function` of the complex `z`, from its parts."""
     b = cx.b
     x, y = b.real(z), b.imag(z)
@@ -36,7 +36,7 @@ def _real_or_complex(function: str):
     def lower(cx: CallContext, args, node):
         value = cx.as_float(cx.one(args, node), node)
         if value.type.is_complex:
-            return complex_value(cx, function, value)
+            return _complex_value(cx, function, value)
         return cx.b.op(function, value)
 
     return lower
@@ -49,7 +49,7 @@ def _complex_only(function: str):
         value = cx.value(cx.one(args, node), node)
         if not value.type.is_complex:
             value = cx.to_type(value, C128)
-        return complex_value(cx, function, value)
+        return _complex_value(cx, function, value)
 
     return lower
 
