@@ -38,8 +38,9 @@ indices and zero divisors, and math's domain and range errors, return their stat
 (INDEX, ZERO_DIVISION, MATH_DOMAIN, MATH_RANGE). Kernels cannot print
 or raise (`print`, `assert` and `raise` call back into Python), write into their argument
 arrays (C has no Python arrays to write back), call LAPACK (its failures are numpy's
-exceptions) or call scipy.special's C functions (`iv`, `gammainc`, ...: they live in scipy's
-Python extension, `backends/llvm/scipy_capi.py`): those are refused (`AotError`).
+exceptions) or call scipy.special's C functions (`iv`, `gammainc`, `erf` of complex numbers,
+...: they live in scipy's Python extension, `backends/llvm/scipy_capi.py`): those are refused
+(`AotError`).
 """
 
 from __future__ import annotations
@@ -539,8 +540,9 @@ def _link(out: Path, name: str, obj: Path, declared: set[str], graph: Graph) -> 
         raise AotError("no C compiler (cc, gcc or clang) found to link the shared library")
     if any(s.startswith(SCIPY_PREFIX) for s in declared):
         raise AotError(f"{name} calls scipy.special's C functions (Bessel, gamma, beta, "
-                       "incomplete gamma/beta), which live in scipy's Python extension; "
-                       "ahead-of-time kernels cannot link it: compile it with jit/grad")
+                       "incomplete gamma/beta, error functions of complex numbers), which "
+                       "live in scipy's Python extension; ahead-of-time kernels cannot link "
+                       "it: compile it with jit/grad")
     if any(s.startswith(FFT_PREFIX) for s in declared):
         raise AotError(f"{name} calls numpy's FFT (pocketfft), which lives in numpy's Python "
                        "extension; ahead-of-time kernels cannot link it: compile it with "

@@ -20,6 +20,8 @@ autograd treats them as constants.
 - chdtr(k, x) = gammainc(k/2, x/2), pdtr(k, m) = gammaincc(floor(k) + 1, m) (chdtrc,
   pdtrc: the complements): the derivatives of those;
 - d/dt stdtr(df, t) = Student's t density;
+- erfcx' = 2 x erfcx(x) - 2/sqrt(pi), erfi' = 2/sqrt(pi) exp(x^2),
+  dawsn' = 1 - 2 x dawsn(x);
 - polygamma(n, x)' = polygamma(n + 1, x): `polygamma_scalar(n, x)` (n >= 1) is the
   recurrence psi_n(x) = psi_n(x + 1) + (-1)^(n+1) n! / x^(n+1) up to x >= `polygamma_from(n)`,
   then the asymptotic series (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1))
@@ -39,6 +41,7 @@ from .vocabulary import Formula, Ops, define
 # B_2k, k = 1..8
 BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
 _LOG_PI = math.log(math.pi)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def polygamma_from(n: int) -> float:
@@ -138,6 +141,10 @@ _unary("j1", lambda o, x, out: _half(o, o.j0(x), o.jv(o.constant(2.0, x), x), Fa
 _unary("y0", lambda o, x, out: o.neg(o.y1(x)))
 _unary("y1", lambda o, x, out: _half(o, o.y0(x), o.yn(o.constant(2.0, x), x), False))
 _unary("gamma", lambda o, x, out: o.mul(out, o.digamma(x)), output=True)
+_unary("erfcx", lambda o, x, out: o.sub(o.mul(o.mul(x, out), 2.0), _TWO_OVER_SQRT_PI),
+       output=True)
+_unary("erfi", lambda o, x, out: o.mul(o.exp(o.mul(x, x)), _TWO_OVER_SQRT_PI))
+_unary("dawsn", lambda o, x, out: o.sub(1.0, o.mul(o.mul(x, out), 2.0)), output=True)
 _unary("rgamma", lambda o, x, out: o.neg(o.mul(out, o.digamma(x))), output=True)
 define(Formula("gammasgn", lambda o, x, out: (o.constant(0.0, x),),  # zeros reach x
                reads_inputs=True))

@@ -6,8 +6,8 @@ there): scalar and elementwise primitives in `scalar`, array primitives in `arra
 flow and the AD tapes in `control`, user-defined derivatives and stop-gradient in `custom`,
 the user's run-time checks and prints in `effects`, the
 matrix functions of `np.linalg` in `linalg` (its decompositions in `decompositions`, the
-determinant of a complex matrix in `complex_linalg`), the
-special functions of scipy in `special`,
+determinant of a complex matrix in `complex_linalg`), the special functions of scipy in
+`special` (of a complex argument, as real primitives of its parts, in `complex_special`),
 integer-array indexing (`take`, `take_add`) in `gather`, `argsort` in `sorting`, the
 lists whose length is known only at run time in `lists`;
 `vocabulary` runs the derivative formulas shared with the
@@ -35,6 +35,7 @@ from . import (  # noqa: F401  (populate the table)
     arrays,
     complex_linalg,
     complex_numbers,
+    complex_special,
     control,
     custom,
     decompositions,

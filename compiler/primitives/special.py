@@ -21,7 +21,8 @@ polygamma(n)' = polygamma(n + 1).
 
 scipy's C functions (`SCIPY_FUNCTIONS`: `iv`, `ive`, `i0`, `i1`, `j0`, `j1`, `jv`, `y0`, `y1`,
 `yn`, `gamma`, `rgamma`, `gammasgn`, `gammainc`, `gammaincc`, `beta`, `betaln`, `betainc`,
-`betaincc`, and the distribution functions `stdtr`, `chdtr`, `chdtrc`, `pdtr`, `pdtrc`): one
+`betaincc`, the distribution functions `stdtr`, `chdtr`, `chdtrc`, `pdtr`, `pdtrc`, and the
+error functions `erfcx`, `erfi`, `dawsn` of real numbers (of complex ones: `complex_special`)): one
 float elementwise primitive each, of the arity given there, operands of one dtype (the
 frontend promotes them), derivatives from `adlite.derivatives.special_functions`; the
 quantiles `SCIPY_QUANTILES` (`gammaincinv`, `betaincinv`) alike but not differentiable;
@@ -127,7 +128,8 @@ register(Primitive("polygamma", _polygamma_type,
 SCIPY_FUNCTIONS = {"iv": 2, "ive": 2, "i0": 1, "i1": 1, "j0": 1, "j1": 1, "jv": 2, "y0": 1,
                    "y1": 1, "yn": 2, "gamma": 1, "rgamma": 1, "gammasgn": 1, "gammainc": 2,
                    "gammaincc": 2, "beta": 2, "betaln": 2, "betainc": 3, "betaincc": 3,
-                   "stdtr": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2}
+                   "stdtr": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2, "erfcx": 1,
+                   "erfi": 1, "dawsn": 1}
 # not differentiable: scipy.stats' cumulative methods take their medians from them
 SCIPY_QUANTILES = {"gammaincinv": 2, "betaincinv": 3}
 # the shape parameters autograd does not differentiate (it raises): forward mode refuses a

@@ -196,10 +196,11 @@ ARRAY_PRIMITIVES |= {"eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",  # tes
                      "fft", "rfft", "irfft",  # tests/transformations/test_fft.py
                      "eig", "complex_slogdet"}  # tests/transformations/test_complex_linalg.py
 # the run-time lists' rules: tests/frontend/test_run_time_lists.py; scipy's C functions (of
-# several operands) and polygamma (an order parameter): test_scipy_special_functions.py
+# several operands) and polygamma (an order parameter): test_scipy_special_functions.py;
+# complex_special (function and part parameters): tests/transformations/test_complex_special.py
 SKIP = {"while", "cond", "push", "pop", *LIST_PRIMITIVES, "convert", "select", "floordiv",
-        "sign", "floor", "ceil", "polygamma", *SCIPY_FUNCTIONS, *EXPANDED, *LOWERED} | \
-    ARRAY_PRIMITIVES
+        "sign", "floor", "ceil", "polygamma", "complex_special", *SCIPY_FUNCTIONS, *EXPANDED,
+        *LOWERED} | ARRAY_PRIMITIVES
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PRIMITIVES.items()

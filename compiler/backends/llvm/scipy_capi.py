@@ -12,6 +12,16 @@ float32 operands are widened and the result rounded (scipy's `ff->f` loops compu
 double), except `betainc`, `betaincc`, `betaincinv` and `stdtr`, whose float32 loops are
 scipy's float functions (`FLOAT_CAPSULES`: `float (float, ...)`, symbol
 `__adlite_scipy_<name>_f32`).
+The primitive `complex_special` (part 0 or 1 of `erf`, `erfc`, `erfi`, `erfcx`, `wofz` or
+`dawsn` at x + iy, `primitives/complex_special.py`) calls the complex variant
+(`COMPLEX_CAPSULES`, `double complex (double complex, int)`: the function scipy's 'D->D' loop
+calls) through the symbol `__adlite_scipy_<function>_complex`, declared
+`{double, double} (double, double, i32)`: the C ABI of a `double _Complex` passed and returned
+by value on x86-64 SysV (two SSE registers each way, as clang declares it) and on AArch64
+(a homogeneous aggregate of two doubles: d0 and d1 each way, the two leading double
+arguments taking the same registers as clang's `[2 x double]`); the part is taken from the
+result. float32 operands are widened and the part rounded (scipy's 'F->F' loop computes in
+double complex).
 The IR and the object code hold symbol names, never addresses: `bind(object_code)`, called
 before an object is linked (`jit._engine`, so also for objects from the disk cache written by
 another process), gives each such symbol the object names the address of scipy's function in
@@ -43,7 +53,11 @@ CAPSULES = {"iv": "__pyx_fuse_1iv", "ive": "__pyx_fuse_1ive", "i0": "i0", "i1": 
             "betainc": "__pyx_fuse_0betainc", "betaincc": "__pyx_fuse_0betaincc",
             "stdtr": "__pyx_fuse_0stdtr", "chdtr": "chdtr", "chdtrc": "chdtrc", "pdtr": "pdtr",
             "pdtrc": "pdtrc", "gammaincinv": "gammaincinv",
-            "betaincinv": "__pyx_fuse_0betaincinv"}
+            "betaincinv": "__pyx_fuse_0betaincinv", "erfcx": "__pyx_fuse_1erfcx",
+            "erfi": "__pyx_fuse_1erfi", "dawsn": "__pyx_fuse_1dawsn"}
+COMPLEX_CAPSULES = {"erf": "__pyx_fuse_0erf", "erfc": "__pyx_fuse_0erfc",
+                    "erfi": "__pyx_fuse_0erfi", "erfcx": "__pyx_fuse_0erfcx", "wofz": "wofz",
+                    "dawsn": "__pyx_fuse_0dawsn"}
 FLOAT_CAPSULES = {"betainc": "__pyx_fuse_1betainc", "betaincc": "__pyx_fuse_1betaincc",
                   "stdtr": "__pyx_fuse_1stdtr", "betaincinv": "__pyx_fuse_1betaincinv"}
 
@@ -51,7 +65,8 @@ FLOAT_CAPSULES = {"betainc": "__pyx_fuse_1betainc", "betaincc": "__pyx_fuse_1bet
 def _symbols() -> dict[str, str]:
     """Every symbol this module declares, and the capsule it is bound to."""
     return {**{SYMBOL_PREFIX + n: c for n, c in CAPSULES.items()},
-            **{SYMBOL_PREFIX + n + "_f32": c for n, c in FLOAT_CAPSULES.items()}}
+            **{SYMBOL_PREFIX + n + "_f32": c for n, c in FLOAT_CAPSULES.items()},
+            **{SYMBOL_PREFIX + n + "_complex": c for n, c in COMPLEX_CAPSULES.items()}}
 
 
 def _address(capsules: dict, capsule: str) -> int:
@@ -97,4 +112,18 @@ def _lowering(name: str):
     return lower
 
 
-LOWERINGS = {name: _lowering(name) for name in CAPSULES}
+_COMPLEX = ir.LiteralStructType([F64, F64])
+
+
+def _complex_part(cx, args, eqn):
+    """Part `part` of the complex function at (x, y) (see the module doc)."""
+    b = cx.b
+    single = args[0].type == F32
+    callee = function(cx.module, SYMBOL_PREFIX + eqn.params["function"] + "_complex", _COMPLEX,
+                      [F64, F64, I32])
+    wide = [b.fpext(a, F64) if single else a for a in args]
+    value = b.extract_value(b.call(callee, [*wide, ir.Constant(I32, 0)]), eqn.params["part"])
+    return [b.fptrunc(value, F32) if single else value]
+
+
+LOWERINGS = {**{name: _lowering(name) for name in CAPSULES}, "complex_special": _complex_part}

@@ -2,13 +2,15 @@
 int64-checked int arithmetic (`int64`, `int_pow`, `range_len`, `int64_array`, see
 `primitives/ints.py`) and the effects (`check`, `print_`, see `primitives/effects.py`),
 `take_add` and `put` (`primitives/gather.py`), the run-time lists' operations
-(`primitives/lists.py`), the special functions (`special.erf`, ...), `linalg.tril_halfdiag`,
-`complex_linalg.complex_slogdet` and the FFTs (`fft.c2c`, `fft.r2c`, `fft.c2r`)."""
+(`primitives/lists.py`), the special functions (`special.erf`, ...,
+`complex_special.value`), `linalg.tril_halfdiag`, `complex_linalg.complex_slogdet` and the
+FFTs (`fft.c2c`, `fft.r2c`, `fft.c2r`)."""
 
 import numpy as np
 
 from ...primitives import (  # noqa: F401 - used by generated code
     complex_linalg,
+    complex_special,
     decompositions,
     effects,
     fft,

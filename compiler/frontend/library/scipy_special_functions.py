@@ -6,10 +6,11 @@ Contract: `rules(special_module)` gives (function, rule) pairs for
 - the ufuncs of `primitives/special.SCIPY_FUNCTIONS` (`iv`, `ive`, `jv` (and its alias `jn`),
   `yn`, `i0`, `i1`, `j0`, `j1`, `y0`, `y1`, `gamma`, `rgamma`, `gammasgn`, `gammainc`,
   `gammaincc`, `beta`, `betaln`, `betainc`, `betaincc`, `stdtr`, `chdtr`, `chdtrc`, `pdtr`,
-  `pdtrc`): positional operands only, numbers or arrays broadcast together, ints as float64,
-  all converted to their common float type as numpy's type resolution picks the ufunc's loop
-  (a float32 array with Python numbers: float32; `yn` with an int order: float64, its 'ld->d'
-  loop), one primitive of that name;
+  `pdtrc`; not `erfcx`, `erfi`, `dawsn`, which take complex operands too: their rules are
+  `scipy_special_complex`'s): positional operands only, numbers or arrays broadcast together,
+  ints as float64, all converted to their common float type as numpy's type resolution picks
+  the ufunc's loop (a float32 array with Python numbers: float32; `yn` with an int order:
+  float64, its 'ld->d' loop), one primitive of that name;
 - `polygamma(n, x)`: `n` an integer >= 0 known when compiling (else a refusal at the call's
   line), x in double (scipy's polygamma returns float64): `digamma` or the `polygamma`
   primitive of order n.
@@ -18,6 +19,8 @@ that autograd does not differentiate get none).
 """
 
 from __future__ import annotations
+
+from adlite.derivatives.complex_special import FUNCTIONS as COMPLEX_FUNCTIONS
 
 from ...ir.core import F64
 from ...primitives.special import SCIPY_FUNCTIONS
@@ -63,6 +66,6 @@ def _polygamma(cx: CallContext, args, node):
 def rules(special_module) -> list[tuple[object, object]]:
     """(function, rule) pairs of `special_module` (scipy.special) lowered here."""
     pairs = [(getattr(special_module, name), _ufunc(name, arity))
-             for name, arity in SCIPY_FUNCTIONS.items()]
+             for name, arity in SCIPY_FUNCTIONS.items() if name not in COMPLEX_FUNCTIONS]
     return [*pairs, (special_module.jn, _ufunc("jv", 2)),
             (special_module.polygamma, _polygamma)]

@@ -1,7 +1,8 @@
 """scipy's special functions and distributions in compiled code; scipy stays optional.
 
 Contract: registers a resolver (`registry.add_resolver`) that registers the rules of
-- `scipy.special`: `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
+- `scipy.special`: `erf`, `erfc` (of complex arguments too), `wofz` (`scipy_special_complex`),
+  `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `log_ndtr`, `expit`,
   `logit`, `xlogy`, `gammaln`, `digamma` (elementwise, on numbers and arrays; the composites
   compute float32 operands in double and round the result, as scipy's float32 loops do),
   `multigammaln(a, d)` (d an int known when compiling: scipy's sum of `gammaln(a - (j-1)/2)`
@@ -53,7 +54,7 @@ from ...ir.core import F64
 from ...primitives.shapes import broadcast_shapes
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from . import scipy_special_functions, scipy_stats_cumulative
+from . import scipy_special_complex, scipy_special_functions, scipy_stats_cumulative
 from .elementwise import unary
 from .reductions import normalized_axes
 from .registry import add_resolver, known, lookup, refuse_keywords, register, registered
@@ -270,9 +271,8 @@ def _multigammaln(cx: CallContext, args, kwargs, node):
 def _load_special() -> None:
     import scipy.special as sc
 
-    for obj, prim in [(sc.erf, "erf"), (sc.erfc, "erfc"), (sc.expit, "sigmoid"),
-                      (sc.gammaln, "gammaln"), (sc.digamma, "digamma"), (sc.erfinv, "erfinv"),
-                      (sc.erfcinv, "erfcinv")]:
+    for obj, prim in [(sc.expit, "sigmoid"), (sc.gammaln, "gammaln"), (sc.digamma, "digamma"),
+                      (sc.erfinv, "erfinv"), (sc.erfcinv, "erfcinv")]:
         register([obj], unary(prim), keywords=False)
     for obj, rule in [
             (sc.ndtr, _composite(special.ndtr)), (sc.logit, _composite(special.logit)),
@@ -280,7 +280,7 @@ def _load_special() -> None:
             (sc.logsumexp, _logsumexp), (sc.ndtri, _NDTRI), (sc.softmax, _softmax),
             (sc.log_softmax, _log_softmax), (sc.multigammaln, _multigammaln)]:
         register([obj], rule)
-    for obj, rule in scipy_special_functions.rules(sc):
+    for obj, rule in [*scipy_special_functions.rules(sc), *scipy_special_complex.rules(sc)]:
         register([obj], rule, keywords=False)
 
 
