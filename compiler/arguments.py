@@ -239,7 +239,8 @@ def flatten(value: Any, where: str, static_scalars: bool = False,
             known: bool = False) -> tuple[Tree, list]:
     """(tree, runtime leaves) of one parameter value (see the module docstring); with
     `known`, numbers are `Known` leaves instead of compile-time values."""
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype in ARRAY_DTYPES:
+    if isinstance(value, np.ndarray) and value.ndim == 0 and (
+            value.dtype in ARRAY_DTYPES or value.dtype in COMPLEX_DTYPES):
         tree, leaves = flatten(value[()], where, static_scalars, known)  # its number
         return Node("array0", (tree,)), leaves
     if isinstance(value, complex | np.complexfloating) or isinstance(value, np.ndarray) and \
@@ -288,14 +289,12 @@ def type_tree(t: Tree) -> Tree:
 def complex_parts(value: Any, where: str) -> tuple[Tree, list]:
     """(tree, leaves) of a complex number or array: a "complex" Node of its real and imaginary
     parts (float arrays of its shape, contiguous copies), rebuilt as the complex value."""
-    value = np.asarray(value) if isinstance(value, np.ndarray | np.complexfloating) else value
-    if isinstance(value, complex):
-        return Node("complex", (F64, F64)), [value.real, value.imag]
+    if isinstance(value, np.complex64):  # a number of its precision, as np.float32's
+        return Node("complex", (F32, F32)), [np.float32(value.real), np.float32(value.imag)]
+    if isinstance(value, complex):  # np.complex128 too: a Python complex
+        return Node("complex", (F64, F64)), [float(value.real), float(value.imag)]
     real = np.dtype(COMPLEX_DTYPES[value.dtype])
     parts = [np.ascontiguousarray(value.real, real), np.ascontiguousarray(value.imag, real)]
-    if value.ndim == 0:
-        t = F32 if real == np.float32 else F64
-        return Node("complex", (t, t), ("0-d",)), [real.type(p[()]) for p in parts]
     t = arg_type(parts[0], where)
     return Node("complex", (t, t)), parts
 
@@ -363,7 +362,9 @@ def complex_value(tree: Node, real: Any, imag: Any) -> Any:
     """The complex value of a "complex" Node's parts (real + i imag), or of a "conjugate"
     one's (real - i imag: a gradient in JAX's convention, see `cotangents`)."""
     imag = -imag if tree.kind == "conjugate" else imag
-    if not isinstance(real, np.ndarray) and tree.keys != ("0-d",):
+    if isinstance(real, np.float32):
+        return np.complex64(complex(real, imag))
+    if not isinstance(real, np.ndarray):
         return complex(real, imag)
     real = np.asarray(real)
     out = np.empty(real.shape, np.result_type(real.dtype, np.complex64))

@@ -137,7 +137,7 @@ def _walk(path: str, tree: Any, out: list) -> None:
         fields = getattr(tree.named, "_fields", ())
         for i, child in enumerate(tree.children):
             sub = f"{path}.{fields[i]}" if i < len(fields) else \
-                f"{path}[{tree.keys[i]!r}]" if tree.keys else f"{path}[{i}]"
+                f"{path}[{tree.keys[i]!r}]" if tree.kind == "dict" else f"{path}[{i}]"
             _walk(sub, child, out)
 
 

@@ -258,3 +258,20 @@ def test_jacobians_of_complex_numbers_are_refused_and_vmap_maps():
             transform(P.norm_squared)(z[0])
     np.testing.assert_allclose(vmap(P.norm_squared)(z), np.sum(np.abs(z) ** 2, axis=1),
                                rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_complex_scalars_and_0d_arrays_as_arguments(backend):
+    """np.complex128 / np.complex64 numbers and 0-d complex arrays are complex numbers of
+    their precision (they crashed the compile log and the entry points once)."""
+    f = jit(P.f_exp, backend=backend)
+    for z, kind in ((np.complex128(0.3 + 1j), complex), (np.asarray(0.3 + 1j), complex),
+                    (np.complex64(0.3 + 1j), np.complex64),
+                    (np.asarray(0.3 + 1j, np.complex64), np.complex64)):
+        got = f(z)
+        assert type(got) is kind
+        assert got == pytest.approx(complex(np.exp(z)), rel=1e-6 if kind is np.complex64
+                                    else 1e-15)
+    g = grad(P.norm_squared, backend=backend)
+    assert type(g(np.complex64(0.5 - 2j))) is np.complex64
+    assert g(np.complex128(0.5 - 2j)) == pytest.approx(2 * (0.5 + 2j))
