@@ -45,17 +45,20 @@ def _inverse_transposed(o, a):
     return Pair(*(o.transpose(x, (1, 0)) for x in (inverse.re, inverse.im)))
 
 
+def _at(b, e):
+    """(ops, pair ops, the sign's parts, `A^-T` as a pair) of equation `e`."""
+    o = BuilderOps(b)
+    s_re, s_im, _ = _parts(o, e.outputs[0])
+    return o, PairOps(o), s_re, s_im, _inverse_transposed(o, e.inputs[0])
+
+
 def _jvp(b, e, tangents):
     (t,) = tangents
     if t is None:
         return [None]
-    o = BuilderOps(b)
-    ops = PairOps(o)
-    s_re, s_im, _ = _parts(o, e.outputs[0])
-    tau = ops.reduce_sum(ops.mul(_inverse_transposed(o, e.inputs[0]), deinterleaved(o, t)),
-                         None, False)
-    growth = tau.im
-    parts = [o.neg(o.mul(s_im, growth)), o.mul(s_re, growth), tau.re]
+    o, ops, s_re, s_im, inverse_t = _at(b, e)
+    tau = ops.reduce_sum(ops.mul(inverse_t, deinterleaved(o, t)), None, False)
+    parts = [o.neg(o.mul(s_im, tau.im)), o.mul(s_re, tau.im), tau.re]
     return [o.concatenate([o.reshape(x, (1,)) for x in parts], 0)]
 
 
@@ -63,12 +66,9 @@ def _vjp(b, e, cts):
     (g,) = cts
     if g is None:
         return [None]
-    o = BuilderOps(b)
-    ops = PairOps(o)
-    s_re, s_im, _ = _parts(o, e.outputs[0])
+    o, ops, s_re, s_im, inverse_t = _at(b, e)
     g_re, g_im, g_l = _parts(o, g)
     c = o.sub(o.mul(g_im, s_re), o.mul(g_re, s_im))
-    inverse_t = _inverse_transposed(o, e.inputs[0])
     return [interleaved(o, ops.mul(Pair(g_l, c), ops.conj(inverse_t)))]
 
 
