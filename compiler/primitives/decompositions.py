@@ -1,5 +1,6 @@
 """The matrix decompositions of `np.linalg` (`eigh`, `eigvalsh`, `svd`, `svdvals`, `qr`,
-`lstsq`) as packed primitives, and `no_derivative`, the identity that refuses derivatives.
+`lstsq`, `eig`) as packed primitives, and `no_derivative`, the identity that refuses
+derivatives.
 
 Contract: each decomposition takes 2-D float64 operands (numpy computes float32 input in
 float64 too: the frontend converts around the primitive, as numpy rounds the results) and
@@ -12,6 +13,12 @@ frontend reports at the user's line); empty matrices are refused. The references
 also called by the Python backend as `_rt.decompositions.*`) are numpy's functions, so they
 raise numpy's LinAlgError when LAPACK does not converge; the LLVM backend
 (`backends/llvm/decompositions.py`) calls the same LAPACK routines.
+Complex numbers: `eigh`, `eigvalsh`, `svd` and `svdvals` take a complex128 matrix too, and
+`eig` (whose results are complex) a real or complex one; before `complex_pairs` the packed
+result is complex128 (laid out as a real one's); the pass rewrites them into the forms after
+it (`pairs=True`), whose operand is interleaved, f64 `(m, n, 2)`, where `complex=True` (a
+real `eig` operand stays as it is), whose complex parts are packed interleaved
+(`pair_ops.COMPLEX_PARTS`), and whose rules run the shared formulas on pairs (`PairOps`).
 `no_derivative(x, refusal)` is `x`; differentiating it (in either mode) raises the
 `AdliteSyntaxError` whose arguments `refusal` holds (the frontend builds it at the user's
 line): it guards the results whose derivative is not unique.
