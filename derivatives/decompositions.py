@@ -10,7 +10,9 @@ shapes from the operands' shapes, and callers split with `unpack`. All operate o
   `a`, built from the triangle numpy reads, so that derivatives see the symmetric matrix);
   `eigvalsh(a, uplo)`: `w`.
 - `eig(a)`: `[w (n,), V (n, n)]`, complex (of a real matrix too: the compiler's layout is
-  `pair_ops`'s), V's columns of unit norm as LAPACK's.
+  `pair_ops`'s), V's columns of unit norm as LAPACK's; `eigvals(a)`: `w` (LAPACK computes
+  them without the vectors, as numpy's `eigvals`: not always the same bits as `eig`'s), its
+  derivatives `dw = diag(V^-1 dA V)`, `gA = V^-H diag(gw) V^H` from the recomputed vectors.
 - `svd(a, full)`: `[U (m, p), s (k,), Vt (q, n)]`, k = min(m, n), p = q = k, or p = m and
   q = n with `full`; `svdvals(a)`: `s`.
 - `qr(a, complete)`: `[Q (m, p), R (p, n)]`, p = k, or m with `complete`.
@@ -95,7 +97,7 @@ def layout(name: str, shapes: Sequence[Shape], params: dict) -> list[Shape]:
     k = min(m, n)
     if name in ("eigh", "eig"):
         return [(*batch, n), (*batch, n, n)]
-    if name in ("eigvalsh", "svdvals"):
+    if name in ("eigvalsh", "svdvals", "eigvals"):
         return [(*batch, k)]
     if name == "svd":
         full = params.get("full", False)
@@ -373,6 +375,32 @@ def _eig_jvp(o, tangents, inputs, outputs, shapes, params):
 
 
 define(Decomposition("eig", _eig_vjp, _eig_jvp, reads_output=True))
+
+
+def _eigenvalue_frame(o, a, shapes):
+    """(stack, V, V^-1) of `a`'s eigenvectors (recomputed: `eigvals` keeps none)."""
+    st = stack_of(o, shapes[0])
+    _, v = unpack(o, o.eig(a), layout("eig", shapes, {}))
+    return st, v, o.inv(v)
+
+
+def _eigvals_vjp(o, cts, inputs, outputs, shapes, params):
+    (g,), (a,) = cts, inputs
+    if g is None:
+        return [None]
+    st, v, vinv = _eigenvalue_frame(o, a, shapes)
+    return [o.matmul(o.mul(st.h(vinv), st.row(g, shapes[0][-1])), st.h(v))]
+
+
+def _eigvals_jvp(o, tangents, inputs, outputs, shapes, params):
+    (t,), (a,) = tangents, inputs
+    if t is None:
+        return [None]
+    st, v, vinv = _eigenvalue_frame(o, a, shapes)
+    return [_column_dots(st, st.h(vinv), o.matmul(t, v))]
+
+
+define(Decomposition("eigvals", _eigvals_vjp, _eigvals_jvp, reads_inputs=True))
 
 
 # ---- qr -------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""`np.linalg` decompositions on the eager tape: `eigh`, `eigvalsh`, `eig`, `svd`, `qr`,
-`lstsq`, `pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
+"""`np.linalg` decompositions on the eager tape: `eigh`, `eigvalsh`, `eig`, `eigvals`, `svd`,
+`qr`, `lstsq`, `pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
 
 Complex matrices: `eigh` / `eigvalsh` (Hermitian, rebuilt from the triangle numpy reads,
 the diagonal's imaginary part dropped), `svd` and `eig` take them (`TAKE_COMPLEX`; the
@@ -52,7 +52,8 @@ _IMPLS = {"eigh": lambda a, uplo="L": np.concatenate([np.ravel(p) for p in
               [np.ravel(p) for p in np.linalg.qr(a, "complete" if complete else "reduced")]),
           "lstsq": lambda a, b, rcond: _lstsq_packed(a, b, rcond),
           "eig": lambda a: np.concatenate([np.ravel(p).astype(np.complex128) for p in
-                                           np.linalg.eig(a)])}
+                                           np.linalg.eig(a)]),
+          "eigvals": lambda a: np.linalg.eigvals(a).astype(np.complex128)}
 
 
 def _lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
@@ -76,7 +77,7 @@ def _decomposition(name: str) -> None:
 
 
 # the decompositions whose shared rules hold for complex matrices (conjugate transposes)
-TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals", "eig"})
+TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals", "eig", "eigvals"})
 
 for _name in _IMPLS:
     _decomposition(_name)
@@ -125,14 +126,22 @@ def eigvalsh(a, UPLO: str = "L"):  # noqa: N803 - numpy's parameter name
     return _parts("eigvalsh", _symmetric(a, UPLO), out, uplo=UPLO)[0]
 
 
-def eig(a):
-    """numpy's eig: complex results, real ones for a real matrix whose eigenvalues are all
-    real (as numpy decides, from the values)."""
+def _general_eigen(name: str, a) -> list[Any]:
+    """numpy's eig / eigvals: complex results, real ones for a real matrix whose eigenvalues
+    are all real (as numpy decides, from the values)."""
     a, out = _operand(a, True)
-    w, v = _parts("eig", a, np.result_type(out, np.complex64))
-    if not F.is_complex(a) and not np.any(w.data.imag):
-        return F.real(w), F.real(v)
-    return w, v
+    parts = _parts(name, a, np.result_type(out, np.complex64))
+    if not F.is_complex(a) and not np.any(parts[0].data.imag):
+        return [F.real(p) for p in parts]
+    return parts
+
+
+def eig(a):
+    return tuple(_general_eigen("eig", a))
+
+
+def eigvals(a):
+    return _general_eigen("eigvals", a)[0]
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True):
@@ -198,6 +207,7 @@ def cond(x, p=None):
         return decompositions.cond(TENSOR_OPS, s, s.shape[-1], p, has_nan, s.shape[:-1])
 
 
-FUNCTIONS = {np.linalg.eig: eig, np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh,
+FUNCTIONS = {np.linalg.eig: eig, np.linalg.eigvals: eigvals, np.linalg.eigh: eigh,
+             np.linalg.eigvalsh: eigvalsh,
              np.linalg.svd: svd, np.linalg.qr: qr, np.linalg.lstsq: lstsq, np.linalg.norm: norm,
              np.linalg.pinv: pinv, np.linalg.cond: cond}

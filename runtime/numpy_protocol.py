@@ -118,7 +118,8 @@ COMPLEX_FUNCTIONS = frozenset({
     np.atleast_1d, np.atleast_2d, np.atleast_3d, np.split, np.array_split, np.hsplit,
     np.vsplit, np.dsplit, np.append, np.rot90, np.sinc, *fft.FUNCTIONS,
     np.fft.fftshift, np.fft.ifftshift,
-    np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.eig, np.linalg.inv,
+    np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.eig, np.linalg.eigvals,
+    np.linalg.inv,
     np.linalg.solve,
 })
 

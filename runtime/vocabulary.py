@@ -76,6 +76,7 @@ class TensorOps:
     solve_triangular = staticmethod(functools.partial(F.apply, "solve_triangular"))
     eigh = staticmethod(functools.partial(F.apply, "eigh"))
     svd = staticmethod(functools.partial(F.apply, "svd"))
+    eig = staticmethod(functools.partial(F.apply, "eig"))
     erf = staticmethod(functools.partial(F.apply, "erf"))
     erfc = staticmethod(functools.partial(F.apply, "erfc"))
     erfcinv = staticmethod(functools.partial(F.apply, "erfcinv"))

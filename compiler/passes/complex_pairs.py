@@ -573,6 +573,7 @@ RULES: dict[str, Rule] = {
     "eigh": _decomposition,
     "svd": _decomposition,
     "eig": _decomposition,
+    "eigvals": _decomposition,
     "eigvalsh": _decomposition,
     "solve": _linear_system,
     "det": _determinant,

@@ -1,5 +1,5 @@
 """The matrix decompositions of `np.linalg` (`eigh`, `eigvalsh`, `svd`, `svdvals`, `qr`,
-`lstsq`, `eig`) as packed primitives, and `no_derivative`, the identity that refuses
+`lstsq`, `eig`, `eigvals`) as packed primitives, and `no_derivative`, the identity that refuses
 derivatives.
 
 Contract: each decomposition takes 2-D float64 operands (numpy computes float32 input in
@@ -14,11 +14,12 @@ also called by the Python backend as `_rt.decompositions.*`) are numpy's functio
 raise numpy's LinAlgError when LAPACK does not converge; the LLVM backend
 (`backends/llvm/decompositions.py`) calls the same LAPACK routines.
 Complex numbers: `eigh`, `eigvalsh`, `svd` and `svdvals` take a complex128 matrix too, and
-`eig` (whose results are complex) a real or complex one; before `complex_pairs` the packed
-result is complex128 (laid out as a real one's); the pass rewrites them into the forms after
-it (`pairs=True`), whose operand is interleaved, f64 `(m, n, 2)`, where `complex=True` (a
-real `eig` operand stays as it is), whose complex parts are packed interleaved
-(`pair_ops.COMPLEX_PARTS`), and whose rules run the shared formulas on pairs (`PairOps`).
+`eig` / `eigvals` (whose results are complex) a real or complex one; before `complex_pairs`
+the packed result is complex128 (laid out as a real one's); the pass rewrites them into the
+forms after it (`pairs=True`), whose operand is interleaved, f64 `(m, n, 2)`, where
+`complex=True` (a real `eig` / `eigvals` operand stays as it is), whose complex parts are
+packed interleaved (`pair_ops.COMPLEX_PARTS`), and whose rules run the shared formulas on
+pairs (`PairOps`).
 `no_derivative(x, refusal)` is `x`; differentiating it (in either mode) raises the
 `AdliteSyntaxError` whose arguments `refusal` holds (the frontend builds it at the user's
 line): it guards the results whose derivative is not unique.
@@ -49,7 +50,7 @@ from .vocabulary import BuilderOps
 
 NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linalg.svd,
          "svdvals": np.linalg.svd, "qr": np.linalg.qr, "lstsq": np.linalg.lstsq,
-         "eig": np.linalg.eig}
+         "eig": np.linalg.eig, "eigvals": np.linalg.eigvals}
 
 
 def _pack(*parts) -> np.ndarray:
@@ -85,6 +86,12 @@ def eig_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.
     return _pack(_interleaved(w), _interleaved(v)) if pairs else _pack(w, v)
 
 
+def eigvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    """numpy's eigvals (geev without vectors), complex; with `pairs` interleaved."""
+    w = np.linalg.eigvals(_complex_matrix(a) if complex else a).astype(np.complex128)
+    return np.ravel(_interleaved(w)) if pairs else w
+
+
 def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False,
                pairs: bool = False) -> np.ndarray:
     if pairs:
@@ -111,7 +118,8 @@ def lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
 
 LAPACK = frozenset(NUMPY)  # the primitives the LLVM backend lowers to LAPACK calls
 IMPLS = {"eigh": eigh_packed, "eigvalsh": eigvalsh_packed, "svd": svd_packed,
-         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed, "eig": eig_packed}
+         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed, "eig": eig_packed,
+         "eigvals": eigvals_packed}
 
 
 def _numpy_message(name: str, types: list[Type]) -> str | None:
@@ -150,7 +158,7 @@ def _complex_type(name: str, t: Type, params: dict) -> Type:
 
 def _type_rule(name: str):
     def rule(in_types, params):
-        if in_types[0].is_complex or params.get("pairs", False) or name == "eig":
+        if in_types[0].is_complex or params.get("pairs", False) or name in ("eig", "eigvals"):
             return [_complex_type(name, in_types[0], params)]
         for t in in_types:
             if not t.is_array or t.scalar != F64:
@@ -236,7 +244,7 @@ def _py(name: str, params: tuple[str, ...]):
 _PARAMS = {"eigh": ("uplo", "complex", "pairs"), "eigvalsh": ("uplo", "complex", "pairs"),
            "svd": ("full", "complex", "pairs"), "svdvals": ("complex", "pairs"),
            "qr": ("complete",),
-           "lstsq": ("rcond",), "eig": ("complex", "pairs")}
+           "lstsq": ("rcond",), "eig": ("complex", "pairs"), "eigvals": ("complex", "pairs")}
 
 for _name, _params in _PARAMS.items():
     _impl = IMPLS[_name]

@@ -5,14 +5,14 @@ the same real type and shape; the pass `passes/complex_pairs.py` rewrites every 
 value into one). `PairOps(o)` is the derivative vocabulary (`adlite.derivatives.Ops`) on
 values that are `Pair`s or real atoms, over the real vocabulary `o` (`BuilderOps`): the
 arithmetic, `matmul`, `inv` / `solve` (of one matrix, through its real embedding
-`embedded`), `eigh` / `svd` (the packed decompositions),
+`embedded`), `eigh` / `svd` / `eig` (the packed decompositions),
 the shape words and `reduce_sum` of complex numbers, `conj`, `real`, `is_complex`; the
 other words take real values only and are `o`'s. So the shared formulas of
 the complex decompositions (`adlite.derivatives.decompositions`, written with conjugate
 transposes) run on the real IR.
 
 The packed decompositions of a complex matrix (`eigh`, `eigvalsh`, `svd`, `svdvals` with
-`complex=True`; `eig` with or without, its results being complex) take the matrix
+`complex=True`; `eig` and `eigvals` with or without, their results being complex) take the matrix
 interleaved, `(m, n, 2)` (real, imaginary: LAPACK's layout), and pack their complex parts
 interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
 `deinterleaved(o, x)` convert a matrix, `packed_pair(o, packed, name, shape, params)` reads
@@ -33,7 +33,7 @@ from ..ir.core import Atom
 
 # the parts of the packed decomposition of a complex matrix that are complex
 COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True),
-                 "eigvalsh": (False,), "svdvals": (False,)}
+                 "eigvalsh": (False,), "svdvals": (False,), "eigvals": (True,)}
 
 
 @dataclass(frozen=True)
@@ -173,12 +173,18 @@ class PairOps:
         return Pair(o.slice_along(x, 0, 0, n), o.slice_along(x, 0, n, 2 * n))
 
     def _decomposed(self, name: str, a: Any, params: dict) -> Any:
-        """The packed decomposition `name` of `a` (a complex one read back as a pair)."""
-        if not isinstance(a, Pair):
+        """The packed decomposition `name` of `a` (a complex one, or `eig`'s, read back as a
+        pair)."""
+        complex_operand = isinstance(a, Pair)
+        if not (complex_operand or name == "eig"):
             return getattr(self.o, name)(a)
-        operand = interleaved(self.o, a)
-        packed = self.o.emit(name, [operand], **params, complex=True, pairs=True)[0]
+        operand = interleaved(self.o, a) if complex_operand else a
+        packed = self.o.emit(name, [operand], **params, complex=complex_operand,
+                             pairs=True)[0]
         return packed_pair(self.o, packed, name, operand.type.shape[:2], params)
+
+    def eig(self, a: Any) -> Any:
+        return self._decomposed("eig", a, {})
 
     def eigh(self, a: Any) -> Any:
         return self._decomposed("eigh", a, {"uplo": "L"})

@@ -194,7 +194,8 @@ ARRAY_PRIMITIVES = {"sum", "max", "min", "prod", "reshape", "transpose", "broadc
 ARRAY_PRIMITIVES |= {"eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq",  # test_decompositions
                      "full_rank_residuals", "no_derivative",
                      "fft", "rfft", "irfft",  # tests/transformations/test_fft.py
-                     "eig", "complex_slogdet"}  # tests/transformations/test_complex_linalg.py
+                     # tests/transformations/test_complex_linalg.py
+                     "eig", "eigvals", "complex_slogdet"}
 # the run-time lists' rules: tests/frontend/test_run_time_lists.py; scipy's C functions (of
 # several operands) and polygamma (an order parameter): test_scipy_special_functions.py;
 # complex_special (function and part parameters): tests/transformations/test_complex_special.py

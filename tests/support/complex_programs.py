@@ -346,3 +346,12 @@ def determinants(a):
 def determinant_loss(a):
     return np.abs(np.linalg.det(a)) + 2 * np.real(np.linalg.slogdet(a)[0]) + \
         np.imag(np.linalg.det(a)) + np.linalg.slogdet(a)[1] ** 2
+
+
+def eigenvalues(a):
+    return np.linalg.eigvals(a)
+
+
+def eigenvalues_loss(a):
+    w = np.linalg.eigvals(a)
+    return np.sum(np.abs(w) ** 2 * WEIGHTS[0, :a.shape[0]]) + np.sum(np.imag(w) ** 3)

@@ -23,7 +23,8 @@ VALUE_CASES = [
     (P.eigh_parts, SQUARE), (P.eigh_upper_parts, SQUARE), (P.eigvalsh_values, SQUARE),
     (P.svd_parts, WIDE), (P.svd_parts, TALL), (P.svd_full_parts, TALL),
     (P.singular_values, WIDE), (P.eig_parts, SQUARE), (P.eigh_parts, (2, 3, 3)),
-    (P.svd_parts, (2, 4, 3)), (P.eig_parts, (2, 3, 3))]
+    (P.svd_parts, (2, 4, 3)), (P.eig_parts, (2, 3, 3)), (P.eigenvalues, SQUARE),
+    (P.eigenvalues, (2, 3, 3))]
 
 
 def _ids(case):
@@ -71,7 +72,8 @@ def test_eig_of_a_real_matrix_is_numpys_and_refuses_all_real_eigenvalues(backend
 
 LOSSES = [(P.eigh_loss, SQUARE), (P.eigh_upper_loss, SQUARE), (P.svd_loss, WIDE),
           (P.svd_loss, TALL), (P.svd_loss, SQUARE), (P.singular_values_loss, TALL),
-          (P.eig_loss, SQUARE), (P.svd_rank_one_loss, WIDE), (P.svd_rank_one_loss, TALL)]
+          (P.eig_loss, SQUARE), (P.svd_rank_one_loss, WIDE), (P.svd_rank_one_loss, TALL),
+          (P.eigenvalues_loss, SQUARE)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -435,7 +435,7 @@ def test_which_primitives_have_direct_rules():
                      if p.batch is None and n not in LIST_PRIMITIVES)
     assert without == sorted([
         "argsort", "check", "check_finite", "cholesky", "complex_slogdet", "det", "det_sign",
-        "eig", "eigh",
+        "eig", "eigh", "eigvals",
         "eigvalsh", "full_rank_residuals", "int_truediv", "inv", "lstsq", "print", "qr",
         "range_len", "scipy_cholesky", "slogdet", "solve", "solve_triangular", "svd",
         "svdvals", "triangle", "tril_halfdiag", "arange",

@@ -11,9 +11,9 @@ Contract (rules registered with `registry.lowers`; they use `b`, `alloc`, `copy_
 - `svd` / `svdvals`: `dgesdd` (jobz 'A' with `full`, else 'S'; 'N' for the values), `zgesdd`
   with `complex` (U and Vt interleaved);
 - `complex_slogdet`: `zgetrf`, then numpy's sign and log-determinant from the factors;
-- `eig`: `dgeev` (jobvl 'N', jobvr 'V') of a real matrix, its results made complex and
-  interleaved (`_complex_eigenpairs`), `zgeev` of a complex one (`complex`) written in
-  place;
+- `eig` / `eigvals`: `dgeev` (jobvl 'N', jobvr 'V' / 'N') of a real matrix, its results
+  made complex and interleaved (`_complex_eigenpairs`), `zgeev` of a complex one
+  (`complex`) written in place;
 - `qr`: `dgeqrf`, then R is the upper triangle of the first p rows and Q comes from `dorgqr`
   on the first p columns (p = min(m, n), or m with `complete`), as numpy computes them;
 - `lstsq`: `dgelsd` (the primitive's `rcond`); the residuals are the sums of squares of the
@@ -100,34 +100,31 @@ def _eigen(cx, eqn, env, vectors: bool):
     return [out]
 
 
-@lowers("eigh")
-def lower_eigh(cx, eqn, env):
-    return _eigen(cx, eqn, env, True)
-
-
-@lowers("eigvalsh")
-def lower_eigvalsh(cx, eqn, env):
-    return _eigen(cx, eqn, env, False)
-
-
-@lowers("eig")
-def lower_eig(cx, eqn, env):
+def _geev(cx, eqn, env, vectors: bool):
     a = eqn.inputs[0]
     n = a.type.shape[0]
     out = alloc(cx, eqn.outputs[0].type.shape, F64)
     work = copy_array(cx, env[id(a)], a.type)
-    none = ir.Constant(PTR, None)
+    none, job = ir.Constant(PTR, None), _char("V" if vectors else "N")
     if eqn.params.get("complex", False):
-        info = _lapack(cx, "zgeev64_", "eig", [_char("N"), _char("V"), _i64(n), work,
-                                                _i64(n), out, none, _i64(1),
-                                                _at(cx, out, 2 * n), _i64(n)])
+        vr = _at(cx, out, 2 * n) if vectors else none
+        info = _lapack(cx, "zgeev64_", eqn.prim, [_char("N"), job, _i64(n), work, _i64(n),
+                                                   out, none, _i64(1), vr, _i64(n)])
     else:
-        wr, wi, vr = alloc(cx, (n,), F64), alloc(cx, (n,), F64), alloc(cx, (n, n), F64)
-        info = _lapack(cx, "dgeev64_", "eig", [_char("N"), _char("V"), _i64(n), work,
-                                                _i64(n), wr, wi, none, _i64(1), vr, _i64(n)])
-        _complex_eigenpairs(cx, out, wr, wi, vr, n)
+        wr, wi = alloc(cx, (n,), F64), alloc(cx, (n,), F64)
+        vr = alloc(cx, (n, n), F64) if vectors else none
+        info = _lapack(cx, "dgeev64_", eqn.prim, [_char("N"), job, _i64(n), work, _i64(n),
+                                                   wr, wi, none, _i64(1), vr, _i64(n)])
+        _complex_eigenpairs(cx, out, wr, wi, vr if vectors else None, n)
     _succeeds(cx, info, status.EIGENVALUES_DID_NOT_CONVERGE)
     return [out]
+
+
+# (with and without the vectors) the eigen decompositions: symmetric / Hermitian, general
+for _prim, _lowering, _vectors in (("eigh", _eigen, True), ("eigvalsh", _eigen, False),
+                                   ("eig", _geev, True), ("eigvals", _geev, False)):
+    lowers(_prim)(lambda cx, eqn, env, _lowering=_lowering, _vectors=_vectors:
+                  _lowering(cx, eqn, env, _vectors))
 
 
 @lowers("complex_slogdet")
@@ -217,7 +214,8 @@ def _complex_eigenpairs(cx, out, wr, wi, vr, n: int) -> None:
         store(im, b.add(at, _i64(1)))
 
     loop_nest(cx, (n,), value)
-    loop_nest(cx, (n, n), vector)
+    if vr is not None:
+        loop_nest(cx, (n, n), vector)
 
 
 def _gesdd(cx, eqn, env, job: str, p: int, q: int):

@@ -135,32 +135,35 @@ def _eigh(name):
     return lower
 
 
-def _eig_of_matrices(cx: CallContext, args, kwargs, node):
-    a, out = _matrix(cx, args[0], node, takes_complex=True)
-    _square(cx, a, node)
-    complex_out = Type(out.scalar.dtype.complex_dtype.name)
-    return tuple(cx.to_type(x, complex_out) for x in _decompose(cx, "eig", [a], node))
+def _general_eigen(name):
+    def of_matrices(cx: CallContext, args, kwargs, node):
+        a, out = _matrix(cx, args[0], node, takes_complex=True)
+        _square(cx, a, node)
+        complex_out = Type(out.scalar.dtype.complex_dtype.name)
+        return tuple(cx.to_type(x, complex_out) for x in _decompose(cx, name, [a], node))
 
+    stacked_rule = stacked(of_matrices)
 
-_stacked_eig = stacked(_eig_of_matrices)
+    def lower(cx: CallContext, args, kwargs, node):
+        """np.linalg.eig(a) / eigvals(a): complex eigenvalues (and unit eigenvectors) by
+        LAPACK's geev, as numpy. numpy returns real arrays for a real matrix whose
+        eigenvalues are all real, a type known only when the code runs: then compiled code
+        raises TypeError there."""
+        a = _bind(cx, getattr(np.linalg, name), args, kwargs, node)["a"]
+        parts = stacked_rule(cx, [a], {}, node)
+        if not cx.as_float(a, node).type.is_complex:
+            error = cx.source.error(node, "")
+            imaginary = cx.b.op("imag", parts[0])
+            some_complex = truth_reduce(cx, "any", imaginary, None, False, node)
+            raise_where(cx, cx.b.not_(some_complex), "TypeError",
+                        f"{error.filename}:{error.line}: np.linalg.{name} of a real matrix "
+                        "whose eigenvalues are all real: numpy returns real arrays here, "
+                        "compiled code complex ones (the type depends on the values); pass a "
+                        "complex matrix (a + 0j), whose results are always complex, or use "
+                        "np.linalg.eigh for a symmetric matrix")
+        return parts if name == "eig" else parts[0]
 
-
-def _eig(cx: CallContext, args, kwargs, node):
-    """np.linalg.eig(a): complex eigenvalues and unit eigenvectors (LAPACK's geev, as numpy).
-    numpy returns real arrays for a real matrix whose eigenvalues are all real, a type
-    known only when the code runs: then compiled code raises TypeError there."""
-    a = _bind(cx, np.linalg.eig, args, kwargs, node)["a"]
-    w, v = _stacked_eig(cx, [a], {}, node)
-    if not cx.as_float(a, node).type.is_complex:
-        error = cx.source.error(node, "")
-        some_complex = truth_reduce(cx, "any", cx.b.op("imag", w), None, False, node)
-        raise_where(cx, cx.b.not_(some_complex), "TypeError",
-                    f"{error.filename}:{error.line}: np.linalg.eig of a real matrix whose "
-                    "eigenvalues are all real: numpy returns real arrays here, compiled code "
-                    "complex ones (the type depends on the values); pass a complex matrix "
-                    "(a + 0j), whose results are always complex, or use np.linalg.eigh for a "
-                    "symmetric matrix")
-    return w, v
+    return lower
 
 
 def _svd(cx: CallContext, args, kwargs, node):
@@ -320,7 +323,8 @@ def norm_with_ord(cx: CallContext, x, order, axis, keepdims, node):
 register([np.linalg.eigh], stacked(_eigh("eigh")))
 register([np.linalg.eigvalsh], stacked(_eigh("eigvalsh")))
 register([np.linalg.svd], stacked(_svd))
-register([np.linalg.eig], _eig)
+register([np.linalg.eig], _general_eigen("eig"))
+register([np.linalg.eigvals], _general_eigen("eigvals"))
 register([np.linalg.qr], stacked(_qr))
 register([np.linalg.lstsq], _lstsq)
 register([np.linalg.matrix_rank], stacked(_matrix_rank))
