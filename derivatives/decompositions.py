@@ -72,6 +72,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from . import composites
 from .linalg import Shape, Stack, stack_of
 from .vocabulary import define
@@ -127,6 +129,87 @@ def unpack(o: Any, packed: Any, parts: Sequence[Shape]) -> list[Any]:
 def pack(o: Any, values: Sequence[Any], parts: Sequence[Shape]) -> Any:
     return o.concatenate([o.reshape(v, (math.prod(p),)) for v, p in zip(values, parts,
                                                                           strict=True)], 0)
+
+
+# the parts of the packed decomposition of a complex matrix that are complex (eigenvalues and
+# singular values are real)
+COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True),
+                 "eigvalsh": (False,), "svdvals": (False,), "eigvals": (True,)}
+
+
+def real_parts(name: str) -> tuple[int, ...]:
+    """The indices of the parts of decomposition `name` that are real for a complex matrix."""
+    return tuple(i for i, c in enumerate(COMPLEX_PARTS.get(name, ())) if not c)
+
+
+# ---- numpy's references (the tape's implementations, the compiler's Python backend) ---------
+
+def _pack(*parts) -> np.ndarray:
+    return np.concatenate([np.ravel(p) for p in parts])
+
+
+def _complex_matrix(a: np.ndarray) -> np.ndarray:
+    return a[..., 0] + 1j * a[..., 1]
+
+
+def _interleaved(z: np.ndarray) -> np.ndarray:
+    return np.stack([z.real, z.imag], axis=-1)
+
+
+def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
+                pairs: bool = False) -> np.ndarray:
+    if pairs:
+        w, v = np.linalg.eigh(_complex_matrix(a), UPLO=uplo)
+        return _pack(w, _interleaved(v))
+    return _pack(*np.linalg.eigh(a, UPLO=uplo))
+
+
+def eigvalsh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
+                    pairs: bool = False) -> np.ndarray:
+    return np.linalg.eigvalsh(_complex_matrix(a) if complex else a, UPLO=uplo)
+
+
+def eig_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    """numpy's eig (LAPACK's dgeev for a real matrix, zgeev for a complex one: numpy's
+    order of eigenvalues), complex; with `pairs` its parts interleaved."""
+    w, v = (p.astype(np.complex128) for p in np.linalg.eig(_complex_matrix(a) if complex
+                                                            else a))
+    return _pack(_interleaved(w), _interleaved(v)) if pairs else _pack(w, v)
+
+
+def eigvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    """numpy's eigvals (geev without vectors), complex; with `pairs` interleaved."""
+    w = np.linalg.eigvals(_complex_matrix(a) if complex else a).astype(np.complex128)
+    return np.ravel(_interleaved(w)) if pairs else w
+
+
+def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False,
+               pairs: bool = False) -> np.ndarray:
+    if pairs:
+        u, s, vt = np.linalg.svd(_complex_matrix(a), full_matrices=full)
+        return _pack(_interleaved(u), s, _interleaved(vt))
+    return _pack(*np.linalg.svd(a, full_matrices=full))
+
+
+def svdvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
+    return np.linalg.svd(_complex_matrix(a) if complex else a, compute_uv=False)
+
+
+def qr_packed(a: np.ndarray, complete: bool = False) -> np.ndarray:
+    return _pack(*np.linalg.qr(a, mode="complete" if complete else "reduced"))
+
+
+def lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=rcond)
+    columns = 1 if b.ndim == 1 else b.shape[1]
+    if residuals.size == 0:
+        residuals = np.full(columns, np.nan)
+    return _pack(x, residuals, s, float(rank))
+
+
+REFERENCES = {"eigh": eigh_packed, "eigvalsh": eigvalsh_packed, "svd": svd_packed,
+              "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed,
+              "eig": eig_packed, "eigvals": eigvals_packed}
 
 
 def _hermitian(st: Stack, x: Any) -> Any:

@@ -2,16 +2,17 @@
 `qr`, `lstsq`, `pinv`, `cond` (p None, 2, -2) and `norm` with `ord`.
 
 Complex matrices: `eigh` / `eigvalsh` (Hermitian, rebuilt from the triangle numpy reads,
-the diagonal's imaginary part dropped), `svd` and `eig` take them (`TAKE_COMPLEX`; the
-shared rules hold with conjugate transposes), in PyTorch's convention as the rest of the
-tape. `eig` returns complex arrays, real ones for a real matrix whose eigenvalues are all
-real, as numpy decides from the values.
+the diagonal's imaginary part dropped), `svd`, `eig` and `eigvals` take them (those of
+`COMPLEX_PARTS`; the shared rules hold with conjugate transposes), in PyTorch's convention
+as the rest of the tape. `eig` / `eigvals` return complex arrays, real ones for a real matrix
+whose eigenvalues are all real, as numpy decides from the values.
 
-Contract: the packed primitives of `adlite.derivatives.decompositions` (numpy's functions as
-implementations, so they raise numpy's LinAlgError), whose VJP is the shared formula; these
-functions convert the operand to float64 and the parts back to float32 for a float32 operand,
-as numpy computes, and return numpy's tuples (plain tuples). `eigh(a, UPLO)` / `eigvalsh`
-rebuild the symmetric matrix from the triangle numpy reads (the other gets no gradient).
+Contract: the packed primitives of `adlite.derivatives.decompositions` (numpy's functions,
+its `REFERENCES`, as implementations, so they raise numpy's LinAlgError), whose VJP is the
+shared formula; these functions convert the operand to float64 and the parts back to float32
+for a float32 operand, as numpy computes, and return numpy's tuples (plain tuples).
+`eigh(a, UPLO)` / `eigvalsh` rebuild the symmetric matrix from the triangle numpy reads (the
+other gets no gradient).
 `svd(a, full_matrices=True, compute_uv=True)`: with `full_matrices` on a non-square matrix the
 gradient treats the extra singular vectors as constants (the compiler refuses to differentiate
 them). `qr(a, mode)`: 'reduced', 'complete' or 'r'; its gradient needs rows >= columns.
@@ -35,32 +36,18 @@ import numpy as np
 
 from adlite import derivatives
 from adlite.derivatives import decompositions
-from adlite.derivatives.decompositions import layout, unpack
+from adlite.derivatives.decompositions import (
+    COMPLEX_PARTS,
+    REFERENCES,
+    layout,
+    real_parts,
+    unpack,
+)
 
 from . import functional as F
 from .primitive import PRIMITIVES
 from .primitives import RuleContext, _register_shared
 from .vocabulary import TENSOR_OPS
-
-_IMPLS = {"eigh": lambda a, uplo="L": np.concatenate([np.ravel(p) for p in
-                                                      np.linalg.eigh(a, UPLO=uplo)]),
-          "eigvalsh": lambda a, uplo="L": np.linalg.eigvalsh(a, UPLO=uplo),
-          "svd": lambda a, full=False: np.concatenate(
-              [np.ravel(p) for p in np.linalg.svd(a, full_matrices=full)]),
-          "svdvals": lambda a: np.linalg.svd(a, compute_uv=False),
-          "qr": lambda a, complete=False: np.concatenate(
-              [np.ravel(p) for p in np.linalg.qr(a, "complete" if complete else "reduced")]),
-          "lstsq": lambda a, b, rcond: _lstsq_packed(a, b, rcond),
-          "eig": lambda a: np.concatenate([np.ravel(p).astype(np.complex128) for p in
-                                           np.linalg.eig(a)]),
-          "eigvals": lambda a: np.linalg.eigvals(a).astype(np.complex128)}
-
-
-def _lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
-    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=rcond)
-    if residuals.size == 0:
-        residuals = np.full(1 if b.ndim == 1 else b.shape[1], np.nan)
-    return np.concatenate([np.ravel(x), residuals, s, [float(rank)]])
 
 
 def _decomposition(name: str) -> None:
@@ -70,16 +57,12 @@ def _decomposition(name: str) -> None:
         return tuple(formula.vjp(TENSOR_OPS, [g], ctx.inputs, [ctx.output], ctx.shapes,
                                  ctx.params))
 
-    prim = _register_shared(name, f"Linalg{name.capitalize()}Backward0", _IMPLS[name], vjp,
+    prim = _register_shared(name, f"Linalg{name.capitalize()}Backward0", REFERENCES[name], vjp,
                             formula)
-    if name in TAKE_COMPLEX:
+    if name in COMPLEX_PARTS:  # its shared rules hold for complex matrices
         PRIMITIVES[name] = dataclasses.replace(prim, takes_complex=True)
 
-
-# the decompositions whose shared rules hold for complex matrices (conjugate transposes)
-TAKE_COMPLEX = frozenset({"eigh", "eigvalsh", "svd", "svdvals", "eig", "eigvals"})
-
-for _name in _IMPLS:
+for _name in REFERENCES:
     _decomposition(_name)
 
 
@@ -99,9 +82,8 @@ def _parts(name: str, a, out: np.dtype, *more, **params) -> list[Any]:
     packed = F.apply(name, a, *more, **params)
     parts = unpack(TENSOR_OPS, packed, layout(name, [a.shape] + [b.shape for b in more],
                                               params))
-    real = {"eigh": (0,), "eigvalsh": (0,), "svd": (1,), "svdvals": (0,)}.get(name, ())
     real_out = out.type(0).real.dtype
-    return [F.astype(F.real(p) if F.is_complex(p) else p, real_out) if i in real
+    return [F.astype(F.real(p) if F.is_complex(p) else p, real_out) if i in real_parts(name)
             else F.astype(p, out) for i, p in enumerate(parts)]
 
 

@@ -9,8 +9,9 @@ layouts and the derivative formulas, which the `vjp` / `jvp` rules run with the 
 Parameters: `uplo` ("L" or "U", the triangle LAPACK reads) of `eigh` / `eigvalsh`, `full` of
 `svd`, `complete` of `qr`, `rcond` (a float, numpy's default already resolved) of `lstsq`.
 Shapes numpy rejects raise numpy's message (a `TypeError` of the type rule, which the
-frontend reports at the user's line); empty matrices are refused. The references (`*_packed`,
-also called by the Python backend as `_rt.decompositions.*`) are numpy's functions, so they
+frontend reports at the user's line); empty matrices are refused. The references (`IMPLS`:
+`adlite.derivatives.decompositions.REFERENCES`, shared with the tape, called by the Python
+backend as `_rt.decompositions.IMPLS`) are numpy's functions, so they
 raise numpy's LinAlgError when LAPACK does not converge; the LLVM backend
 (`backends/llvm/decompositions.py`) calls the same LAPACK routines.
 Complex numbers: `eigh`, `eigvalsh`, `svd` and `svdvals` take a complex128 matrix too, and
@@ -18,7 +19,7 @@ Complex numbers: `eigh`, `eigvalsh`, `svd` and `svdvals` take a complex128 matri
 the packed result is complex128 (laid out as a real one's); the pass rewrites them into the
 forms after it (`pairs=True`), whose operand is interleaved, f64 `(m, n, 2)`, where
 `complex=True` (a real `eig` / `eigvals` operand stays as it is), whose complex parts are
-packed interleaved (`pair_ops.COMPLEX_PARTS`), and whose rules run the shared formulas on
+packed interleaved (`COMPLEX_PARTS`), and whose rules run the shared formulas on
 pairs (`PairOps`).
 `no_derivative(x, refusal)` is `x`; differentiating it (in either mode) raises the
 `AdliteSyntaxError` whose arguments `refusal` holds (the frontend builds it at the user's
@@ -32,14 +33,13 @@ import math
 import numpy as np
 
 from adlite import derivatives
-from adlite.derivatives.decompositions import layout, packed_size
+from adlite.derivatives.decompositions import COMPLEX_PARTS, REFERENCES, layout, packed_size
 
 from .. import status
 from ..errors import AdliteSyntaxError
 from ..ir.core import C128, F64, Type
 from ..ir.primitive import Primitive, register
 from .pair_ops import (
-    COMPLEX_PARTS,
     PairOps,
     deinterleaved,
     interleaved,
@@ -53,73 +53,8 @@ NUMPY = {"eigh": np.linalg.eigh, "eigvalsh": np.linalg.eigvalsh, "svd": np.linal
          "eig": np.linalg.eig, "eigvals": np.linalg.eigvals}
 
 
-def _pack(*parts) -> np.ndarray:
-    return np.concatenate([np.ravel(p) for p in parts])
-
-
-def _complex_matrix(a: np.ndarray) -> np.ndarray:
-    return a[..., 0] + 1j * a[..., 1]
-
-
-def _interleaved(z: np.ndarray) -> np.ndarray:
-    return np.stack([z.real, z.imag], axis=-1)
-
-
-def eigh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
-                pairs: bool = False) -> np.ndarray:
-    if pairs:
-        w, v = np.linalg.eigh(_complex_matrix(a), UPLO=uplo)
-        return _pack(w, _interleaved(v))
-    return _pack(*np.linalg.eigh(a, UPLO=uplo))
-
-
-def eigvalsh_packed(a: np.ndarray, uplo: str = "L", complex: bool = False,
-                    pairs: bool = False) -> np.ndarray:
-    return np.linalg.eigvalsh(_complex_matrix(a) if complex else a, UPLO=uplo)
-
-
-def eig_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
-    """numpy's eig (LAPACK's dgeev for a real matrix, zgeev for a complex one: numpy's
-    order of eigenvalues), complex; with `pairs` its parts interleaved."""
-    w, v = (p.astype(np.complex128) for p in np.linalg.eig(_complex_matrix(a) if complex
-                                                            else a))
-    return _pack(_interleaved(w), _interleaved(v)) if pairs else _pack(w, v)
-
-
-def eigvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
-    """numpy's eigvals (geev without vectors), complex; with `pairs` interleaved."""
-    w = np.linalg.eigvals(_complex_matrix(a) if complex else a).astype(np.complex128)
-    return np.ravel(_interleaved(w)) if pairs else w
-
-
-def svd_packed(a: np.ndarray, full: bool = False, complex: bool = False,
-               pairs: bool = False) -> np.ndarray:
-    if pairs:
-        u, s, vt = np.linalg.svd(_complex_matrix(a), full_matrices=full)
-        return _pack(_interleaved(u), s, _interleaved(vt))
-    return _pack(*np.linalg.svd(a, full_matrices=full))
-
-
-def svdvals_packed(a: np.ndarray, complex: bool = False, pairs: bool = False) -> np.ndarray:
-    return np.linalg.svd(_complex_matrix(a) if complex else a, compute_uv=False)
-
-
-def qr_packed(a: np.ndarray, complete: bool = False) -> np.ndarray:
-    return _pack(*np.linalg.qr(a, mode="complete" if complete else "reduced"))
-
-
-def lstsq_packed(a: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
-    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=rcond)
-    columns = 1 if b.ndim == 1 else b.shape[1]
-    if residuals.size == 0:
-        residuals = np.full(columns, np.nan)
-    return _pack(x, residuals, s, float(rank))
-
-
 LAPACK = frozenset(NUMPY)  # the primitives the LLVM backend lowers to LAPACK calls
-IMPLS = {"eigh": eigh_packed, "eigvalsh": eigvalsh_packed, "svd": svd_packed,
-         "svdvals": svdvals_packed, "qr": qr_packed, "lstsq": lstsq_packed, "eig": eig_packed,
-         "eigvals": eigvals_packed}
+IMPLS = REFERENCES  # numpy's functions (`adlite.derivatives.decompositions`)
 
 
 def _numpy_message(name: str, types: list[Type]) -> str | None:
@@ -236,7 +171,7 @@ def _complex_jvp(formula, b, e, tangents):
 def _py(name: str, params: tuple[str, ...]):
     def source(args, e):
         extra = [repr(e.params[p]) for p in params if p in e.params]
-        return f"_rt.decompositions.{name}_packed({', '.join(list(args) + extra)})"
+        return f"_rt.decompositions.IMPLS[{name!r}]({', '.join(list(args) + extra)})"
 
     return source
 

@@ -14,7 +14,8 @@ transposes) run on the real IR.
 The packed decompositions of a complex matrix (`eigh`, `eigvalsh`, `svd`, `svdvals` with
 `complex=True`; `eig` and `eigvals` with or without, their results being complex) take the matrix
 interleaved, `(m, n, 2)` (real, imaginary: LAPACK's layout), and pack their complex parts
-interleaved too (`COMPLEX_PARTS` says which parts are complex): `interleaved(o, z)` and
+interleaved too (`adlite.derivatives.decompositions.COMPLEX_PARTS` says which parts are
+complex): `interleaved(o, z)` and
 `deinterleaved(o, x)` convert a matrix, `packed_pair(o, packed, name, shape, params)` reads
 such a packed result as one `Pair` of flat arrays laid out as a real result (eigenvalues and
 singular values with a zero imaginary part), and `packed_interleaved(o, pair, ...)` is its
@@ -27,13 +28,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from adlite.derivatives.decompositions import layout
+from adlite.derivatives.decompositions import COMPLEX_PARTS, layout
 
 from ..ir.core import Atom
-
-# the parts of the packed decomposition of a complex matrix that are complex
-COMPLEX_PARTS = {"eigh": (False, True), "svd": (True, False, True), "eig": (True, True),
-                 "eigvalsh": (False,), "svdvals": (False,), "eigvals": (True,)}
 
 
 @dataclass(frozen=True)

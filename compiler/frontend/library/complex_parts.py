@@ -38,7 +38,7 @@ import numpy as np
 from ...ir.builder import const
 from ...ir.core import BOOL, C64, C128, F64, Atom
 from ..context import CallContext
-from .elementwise import raise_where
+from .elementwise import raise_at, raise_where
 from .reductions import truth_reduce
 from .registry import REQUIRED, bind_params, param, register
 
@@ -71,12 +71,10 @@ def _complex_unless_close(cx: CallContext, z, tol, node):
     magnitude = b.abs(b.imag(z))
     far = truth_reduce(cx, "any", b.ge(magnitude, const(tol, magnitude.type.scalar)), None,
                        False, node)
-    error = cx.source.error(node, "")
-    raise_where(cx, b.not_(far), "TypeError",
-                f"{error.filename}:{error.line}: np.real_if_close: every imaginary part is "
-                "within tol here, where numpy returns the real parts (a real array) and "
-                "compiled code the complex values (the type depends on the values); use "
-                "np.real(z) where the imaginary parts are negligible")
+    raise_at(cx, node, b.not_(far), "TypeError",
+             "np.real_if_close: every imaginary part is within tol here, where numpy returns "
+             "the real parts (a real array) and compiled code the complex values (the type "
+             "depends on the values); use np.real(z) where the imaginary parts are negligible")
     return z
 
 

@@ -36,13 +36,13 @@ from __future__ import annotations
 import numpy as np
 
 from adlite.derivatives import decompositions
-from adlite.derivatives.decompositions import layout, unpack
+from adlite.derivatives.decompositions import layout, real_parts, unpack
 
 from ...ir.builder import const
 from ...ir.core import C64, C128, F32, F64, I64, Type
 from ...primitives.vocabulary import BuilderOps
 from ..context import CallContext
-from .elementwise import raise_where
+from .elementwise import raise_at
 from .reductions import truth_reduce
 from .registry import bind, param, register
 from .stacks import stacked
@@ -68,12 +68,12 @@ def _matrix(cx: CallContext, value, node, ndim=2, takes_complex=False):
     return cx.to_type(x, F64), out
 
 
-def _results(cx: CallContext, parts, out, real):
-    """The parts in the results' dtype `out`; those at indices `real` (eigenvalues,
-    singular values) real, the real parts of a complex decomposition's."""
+def _results(cx: CallContext, name, parts, out):
+    """The parts of decomposition `name` in the results' dtype `out`; its eigenvalues or
+    singular values (`real_parts`) real, a complex decomposition's by their real parts."""
     real_out = out.scalar.dtype.real_dtype if out.is_complex else out
     return [cx.to_type(cx.b.op("real", x) if x.type.is_complex else x, Type(real_out.name))
-            if i in real else cx.to_type(x, out) for i, x in enumerate(parts)]
+            if i in real_parts(name) else cx.to_type(x, out) for i, x in enumerate(parts)]
 
 
 def _decompose(cx: CallContext, name, operands, node, **params):
@@ -129,7 +129,7 @@ def _eigh(name):
         _square(cx, a, node)
         if len(a.type.shape) == 2:
             a = _symmetric(cx, a, uplo)
-        parts = _results(cx, _decompose(cx, name, [a], node, uplo=uplo), out, (0,))
+        parts = _results(cx, name, _decompose(cx, name, [a], node, uplo=uplo), out)
         return tuple(parts) if name == "eigh" else parts[0]
 
     return lower
@@ -152,15 +152,13 @@ def _general_eigen(name):
         a = _bind(cx, getattr(np.linalg, name), args, kwargs, node)["a"]
         parts = stacked_rule(cx, [a], {}, node)
         if not cx.as_float(a, node).type.is_complex:
-            error = cx.source.error(node, "")
-            imaginary = cx.b.op("imag", parts[0])
-            some_complex = truth_reduce(cx, "any", imaginary, None, False, node)
-            raise_where(cx, cx.b.not_(some_complex), "TypeError",
-                        f"{error.filename}:{error.line}: np.linalg.{name} of a real matrix "
-                        "whose eigenvalues are all real: numpy returns real arrays here, "
-                        "compiled code complex ones (the type depends on the values); pass a "
-                        "complex matrix (a + 0j), whose results are always complex, or use "
-                        "np.linalg.eigh for a symmetric matrix")
+            some_complex = truth_reduce(cx, "any", cx.b.op("imag", parts[0]), None, False,
+                                        node)
+            raise_at(cx, node, cx.b.not_(some_complex), "TypeError",
+                     f"np.linalg.{name} of a real matrix whose eigenvalues are all real: "
+                     "numpy returns real arrays here, compiled code complex ones (the type "
+                     "depends on the values); pass a complex matrix (a + 0j), whose results "
+                     "are always complex, or use np.linalg.eigh for a symmetric matrix")
         return parts if name == "eig" else parts[0]
 
     return lower
@@ -175,7 +173,7 @@ def _svd(cx: CallContext, args, kwargs, node):
         raise cx.source.error(node, "svd(hermitian=True) is not supported in compiled code",
                               "leave hermitian out (the general SVD gives the same values)")
     if not compute_uv:
-        return _results(cx, _decompose(cx, "svdvals", [a], node), out, (0,))[0]
+        return _results(cx, "svdvals", _decompose(cx, "svdvals", [a], node), out)[0]
     u, s, vt = _decompose(cx, "svd", [a], node, full=full)
     m, n = a.type.shape
     hint = "pass full_matrices=False: its singular vectors have unique derivatives"
@@ -185,7 +183,7 @@ def _svd(cx: CallContext, args, kwargs, node):
     if full and n > m:
         vt = _guard(cx, vt, node, "svd(full_matrices=True) of a matrix with more columns "
                                     "than rows: Vt's derivative is not unique", hint)
-    return tuple(_results(cx, (u, s, vt), out, (1,)))
+    return tuple(_results(cx, "svd", (u, s, vt), out))
 
 
 def _qr(cx: CallContext, args, kwargs, node):

@@ -334,6 +334,13 @@ def raise_where(cx: CallContext, bad, error, message):
     cx.b.emit("check", [cx.b.not_(bad)], error=error, args=(("str", (message,)),))
 
 
+def raise_at(cx: CallContext, node, bad, error, message):
+    """`raise_where`, the message led by the user's file:line of `node`: a run-time refusal
+    of what compiling could not decide (a result's type that depends on the values)."""
+    where = cx.source.error(node, "")
+    raise_where(cx, bad, error, f"{where.filename}:{where.line}: {message}")
+
+
 def _domain_error(cx: CallContext, bad):
     raise_where(cx, bad, "ValueError", "math domain error")
 
