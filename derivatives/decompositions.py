@@ -56,6 +56,12 @@ params)` and `jvp(ops, tangents, ...)`, the tangents and cotangents packed like 
   `gA = -2 g r x^T`, `gb = 2 g r` (`A^T r = 0`); `s` is svd's. The rank has no derivative.
   At a rank-deficient matrix (m >= n) these rules raise numpy's "Singular matrix".
 
+`REFERENCES[name]` are numpy's functions packed as above (the tape's implementations, the
+compiler's Python backend and constant folding), with `complex` (the matrix given
+interleaved, `(m, n, 2)`) and `pairs` (complex parts packed interleaved) for the compiler's
+forms after `complex_pairs`; `COMPLEX_PARTS[name]` says which parts of a complex matrix's
+decomposition are complex (`real_parts(name)` the others: eigenvalues, singular values).
+
 Composites written once for both sides: `norm(ops, x, shape, ord, axis, keepdims, f32,
 singular_values)` is `np.linalg.norm` with an `ord` (numpy's formulas and ValueError
 messages; the matrix norms of a stack too, `axis` naming its matrix axes),
