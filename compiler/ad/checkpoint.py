@@ -179,7 +179,7 @@ class Segmented:
     `complete` once the taped body is known) and its backward sweep (`reverse`)."""
 
     def __init__(self, fb: Builder, eqn: Eqn, trips: Var, plan: TapePlan) -> None:
-        self.eqn, self.policy, self.tape, self.trips = eqn, plan.checkpoint, plan.residual, trips
+        self.eqn, self.policy, self.tape, self.trips = eqn, plan.checkpoint, plan.snapshots, trips
         loop = While(eqn)
         n = self.n = loop.n_consts
         cond = loop.cond

@@ -66,12 +66,16 @@ from .checkpoint_policy import Checkpoint, policy
 
 @dataclass(frozen=True)
 class TapePlan:
-    """Which AD tapes a differentiation uses: `residual` for the values its loops store, and
+    """Which AD tapes a differentiation uses: `residual` for the values its loops store,
     `transport[t]` carrying cotangents from the loads of tape t (in adjoint code being
-    differentiated again) back to its stores. Each is its own LIFO, so streams never mix."""
+    differentiated again) back to its stores, and `snapshots` for the loop states that
+    checkpointed loops keep (apart from the residuals, so that every push of the residual
+    tape stores one loop body's whole record: `passes/tape.py` then prunes unread fields).
+    Each is its own LIFO, so streams never mix."""
 
     residual: int
     transport: dict
+    snapshots: int
     checkpoint: Checkpoint | None = None  # how its loops bound their tapes (`checkpoint`)
     segmented_around: int = 0  # checkpointed loops around the code being linearized
 
@@ -86,7 +90,7 @@ class TapePlan:
         used = tapes_in(graph)
         residual = max(used) + 1 if used else 0
         return TapePlan(residual, {t: residual + 1 + t for t in sorted(used)},
-                        policy(checkpoint))
+                        2 * residual + 1, policy(checkpoint))
 
 
 def tapes_in(graph: Graph) -> set[int]:

@@ -1,8 +1,8 @@
 """The optimisation passes: a flat list of named passes, run to a fixpoint.
 
-`optimize(graph)` runs PIPELINE (simplify, fold, cse, dce, and `tape`: the pruning of unread
-tape stores, `tape.py`) in turn until every pass has run once since the last change (at most
-MAX_ROUNDS rounds); it is the
+`optimize(graph)` runs PIPELINE (simplify, fold, cse, dce, and `tape` / `records`: the
+pruning of unread tape stores, `tape.py`) in turn until every pass has run once since the
+last change (at most MAX_ROUNDS rounds); it is the
 `optimize` stage of the compilation pipeline (`pipeline.py`), whose `ad` stage also runs the
 `scatter` pass (`scatter.py`) through `run_pass`. Set `ADLITE_DUMP=fold,dce` (or `all`; stage
 names too, see `pipeline.py`) to print the IR after those passes; set `ADLITE_VERIFY=1` to run
@@ -20,10 +20,10 @@ from ..ir.verify import verify
 from .cse import cse
 from .dce import dce
 from .simplify import fold_constants, simplify
-from .tape import prune_unread_stores
+from .tape import prune_unread_records, prune_unread_stores
 
 PIPELINE = [("simplify", simplify), ("fold", fold_constants), ("cse", cse), ("dce", dce),
-            ("tape", prune_unread_stores)]
+            ("tape", prune_unread_stores), ("records", prune_unread_records)]
 MAX_ROUNDS = 6
 
 

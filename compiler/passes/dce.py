@@ -16,10 +16,20 @@ from ..ir.primitive import PRIMITIVES
 
 
 def _used_inputs(graph: Graph, live_outputs: list[int]) -> set[int]:
-    """Ids of `graph`'s vars needed for the given output positions (and for effects)."""
+    """Ids of `graph`'s vars needed for the given output positions (and for effects). A
+    `while` with effects inside needs its consts and only the carries its live outputs,
+    its condition and its effects need (`_live_carries`): a cotangent carried through a
+    loop that pops the tape is not needed when nothing reads it."""
     need = {id(graph.outputs[i]) for i in live_outputs if isinstance(graph.outputs[i], Var)}
     for eqn in reversed(graph.eqns):
-        if PRIMITIVES[eqn.prim].effectful or _has_effects(eqn) or \
+        if eqn.prim == "while" and not PRIMITIVES[eqn.prim].effectful:
+            loop = While(eqn)
+            used = {i for i, o in enumerate(eqn.outputs) if id(o) in need}
+            if used or _has_effects(eqn):
+                live = _live_carries(loop, used)
+                needed = loop.consts + [loop.carries[i] for i in live]
+                need.update(id(a) for a in needed if isinstance(a, Var))
+        elif PRIMITIVES[eqn.prim].effectful or _has_effects(eqn) or \
                 any(id(o) in need for o in eqn.outputs):
             need.update(id(a) for a in eqn.inputs if isinstance(a, Var))
     return need
@@ -30,20 +40,27 @@ def _has_effects(eqn: Eqn) -> bool:
                for sub in eqn.subgraphs() for e in sub.eqns)
 
 
-def _prune_while(eqn: Eqn, used: set[int]) -> bool:
-    loop = While(eqn)
+def _live_carries(loop: While, live: set[int]) -> set[int]:
+    """The carry positions a loop needs for the outputs at positions `live`: those, the
+    ones its condition reads, and (a fixpoint over the body) the ones those and the body's
+    effects need."""
     n, cond, body = loop.n_consts, loop.cond, loop.body
-    n_carry = len(eqn.outputs)
-    live = {i for i, o in enumerate(eqn.outputs) if id(o) in used}
+    n_carry = len(loop.eqn.outputs)
     cond_need = _used_inputs(cond, [0])
-    live |= {i for i in range(n_carry) if id(cond.inputs[n + i]) in cond_need}
+    live = live | {i for i in range(n_carry) if id(cond.inputs[n + i]) in cond_need}
     while True:
         need = _used_inputs(body, sorted(live))
         grown = live | {i for i in range(n_carry) if id(body.inputs[n + i]) in need}
         if grown == live:
-            break
+            return live
         live = grown
-    keep = sorted(live)
+
+
+def _prune_while(eqn: Eqn, used: set[int]) -> bool:
+    loop = While(eqn)
+    n, cond, body = loop.n_consts, loop.cond, loop.body
+    n_carry = len(eqn.outputs)
+    keep = sorted(_live_carries(loop, {i for i, o in enumerate(eqn.outputs) if id(o) in used}))
     if len(keep) == n_carry:
         return False
     eqn.outputs = [eqn.outputs[i] for i in keep]

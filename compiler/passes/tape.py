@@ -8,7 +8,15 @@ first k top-level pops of tape t in R's body (before any other use of tape t the
 values of the last k top-level pushes of tape t in F's body (after any other use of tape t
 there), one for one, in every iteration (the tape is a LIFO). A pop among those whose value
 is unused (after DCE: e.g. the cotangent of an argument not differentiated) is removed with
-its push, so the forward loop no longer stores it. Run with the optimisation passes.
+its push, so the forward loop no longer stores it.
+
+`prune_unread_records` covers tapes that several loops share (a checkpointed loop's taped
+prefix, its recomputed segments and their two reverse loops: `ad/checkpoint.py`): a tape all
+of whose uses are records, each graph level touching it being a run of pushes of the same
+types or a run of pops of those types in reverse order, with no other use of the tape at that
+level or below it. Each pop then loads the same field of a record that a push stored (the
+tape is a LIFO of whole records), so a field that no pop site reads is removed from every
+push and pop site. Both run with the optimisation passes.
 """
 
 from __future__ import annotations
@@ -31,6 +39,41 @@ def prune_unread_stores(graph: Graph) -> bool:
             if len(loops) == 1 and forward is not None and forward.prim == "while" and \
                     id(forward.outputs[-1]) == trips:
                 changed |= _prune_pair(forward.params["body"], loops[0].params["body"])
+    return changed
+
+
+def prune_unread_records(graph: Graph) -> bool:
+    """Remove, in place, the fields of record tapes that no pop site reads (see module)."""
+    sites: dict[int, list[tuple[Graph, list[Eqn]]]] = {}
+    mixed = set()
+    for g in all_graphs(graph):
+        direct: dict[int, list[Eqn]] = {}
+        for eqn in g.eqns:
+            if eqn.prim in ("push", "pop"):
+                direct.setdefault(eqn.params.get("tape", 0), []).append(eqn)
+        for tape, run in direct.items():
+            if len({e.prim for e in run}) > 1 or \
+                    any(_uses_tape(e, tape) for e in g.eqns if e.prim not in ("push", "pop")):
+                mixed.add(tape)
+            sites.setdefault(tape, []).append((g, run))
+    changed = False
+    for tape, runs in sites.items():
+        records = [[e.inputs[0].type for e in run] if run[0].prim == "push" else
+                   [e.params["type"] for e in reversed(run)] for _, run in runs]
+        if tape in mixed or any(r != records[0] for r in records):
+            continue
+        unread = set(range(len(records[0])))
+        for g, run in runs:
+            if run[0].prim == "pop":
+                read = {id(a) for sub in all_graphs(g) for a in _reads(sub)}
+                unread -= {k for k, e in enumerate(reversed(run)) if id(e.outputs[0]) in read}
+        if not unread:
+            continue
+        for g, run in runs:
+            fields = run if run[0].prim == "push" else run[::-1]
+            gone = {id(e) for k, e in enumerate(fields) if k in unread}
+            g.eqns = [e for e in g.eqns if id(e) not in gone]
+        changed = True
     return changed
 
 

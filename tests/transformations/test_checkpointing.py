@@ -12,7 +12,7 @@ import pytest
 
 from adlite.compiler import grad, hessian, value_and_grad, vjp
 from adlite.compiler.ad.storage import CHECKPOINT_LOOPS
-from adlite.compiler.ir.core import F64, I64, walk_eqns
+from adlite.compiler.ir.core import F64, I64, Type, walk_eqns
 from adlite.runtime import Tensor
 from benchmarks.checkpoint import measure
 from benchmarks.workloads import w4_while
@@ -84,6 +84,14 @@ def array_while(k, c, n):
     return np.sum(x)
 
 
+def linear_stencil(u0, c, n):
+    u = u0.copy()
+    for _ in range(n):
+        un = u.copy()
+        u[1:] = un[1:] - c * (un[1:] - un[:-1])
+    return np.sum(u ** 2)
+
+
 def printing(k, c, n):
     x = 1.0
     for i in range(n):
@@ -101,8 +109,9 @@ CASES = {  # name: (function, arguments, differentiated positions)
     "data_dependent": (data_dependent, (0.7, 1.1, 0), (0, 1)),
     "written_in_place": (written_in_place, (0.9, 1.0, 23), (0, 1)),
     "array_while": (array_while, (1.1, 0.5, 0), (0, 1)),
+    "linear_stencil_du": (linear_stencil, (np.linspace(0.5, 1.5, 6), 0.3, 17), (0,)),
 }
-WRITES = {"written_in_place", "array_while"}  # cases writing into arrays
+WRITES = {"written_in_place", "array_while", "linear_stencil_du"}  # cases writing into arrays
 POLICIES = (1, 3, 7, "200B", "1MB")
 
 
@@ -273,3 +282,21 @@ def test_reverse_over_reverse_through_checkpointed_loops():
         numeric = central_difference_in(lambda *a, i=i: float(_eager(w2_steps, a, (i,))[0]),
                                         args, j)
         assert twice == pytest.approx(numeric, rel=1e-6)
+
+
+def _stored(fn, types, wrt):
+    """The types of the values the gradient's loops push on a tape, sorted."""
+    graph, _ = grad(fn, wrt=wrt).ir_for(types)
+    return sorted(str(e.inputs[0].type) for e in walk_eqns(graph) if e.prim == "push")
+
+
+def test_a_checkpointed_loop_stores_only_what_the_derivative_reads():
+    """A run-time step count checkpoints the loop (taped prefix, segments). The derivative
+    w.r.t. the field of a linear stencil reads no residual: no array is stored, and no
+    segment is recomputed, so its snapshots keep only their step counts. The residuals of
+    `c` (the differences, one array per step) are stored only for d/dc. This fails when the
+    cotangent of `c` stays carried through the reverse loops (`passes/dce.py`) or when the
+    records shared by the prefix and the segments are not pruned (`passes/tape.py`)."""
+    types = [Type("f64", (50,)), F64, I64]
+    assert _stored(linear_stencil, types, (0,)) == ["i64"]
+    assert _stored(linear_stencil, types, (0, 1)).count("f64[49]") == 2  # prefix, segments
