@@ -19,7 +19,8 @@ from benchmarks.stencil import convection_1d
 
 from ..support.gradients import central_difference_in
 
-SIZES = (0, 1, 7, 8, 9, 127, 128, 129, 136, 999, 4097, 65_536, PARALLEL_MIN - 1)
+SIZES = (0, 1, 7, 8, 9, 127, 128, 129, 136, 200, 255, 256, 257, 263, 999, 1001, 4097,
+         65_536, PARALLEL_MIN - 1)
 
 
 def total(x):
@@ -36,6 +37,47 @@ def _spread(n, seed=0, dtype=np.float64):
 def test_sum_has_numpys_bits(n):
     a = _spread(n)
     assert np.float64(jit(total)(a)).tobytes() == np.sum(a).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_run_time_sizes_have_numpys_bits(dtype):
+    """One compilation for every length (`shapes="dynamic"`): the tree is walked from n."""
+    fn = jit(lambda x: np.sum(x * 2.0), shapes="dynamic")
+    for n in (8, 9, 100, 128, 129, 200, 255, 257, 1001, 4097, 30_011):
+        a = _spread(n, seed=n, dtype=dtype)
+        assert np.asarray(fn(a), dtype).tobytes() == np.sum(a * 2.0).tobytes(), n
+    assert fn.compile_count == 1
+
+
+def shifted_product(x, y):
+    return np.sum(x[1:, 1:] * y[:-1, :-1])
+
+
+def strided_sines(x):
+    return np.sum(np.sin(x[:, 1:, ::2]))
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (9, 9), (3, 40), (8, 9), (81, 81), (7, 300),
+                                   (300, 7), (2, 1000), (130, 3), (17, 129)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_sums_over_views_have_numpys_bits(shape):
+    """Rows shorter and longer than a chunk of eight: chunks inside one row and across rows;
+    numpy sums the product made contiguous, in the same row-major order."""
+    rng = np.random.default_rng(sum(shape))
+    x, y = _spread(shape[0] * shape[1]).reshape(shape), rng.standard_normal(shape)
+    want = np.sum(x[1:, 1:] * y[:-1, :-1]).tobytes()
+    assert np.float64(jit(shifted_product)(x, y)).tobytes() == want
+    assert np.float64(jit(shifted_product, shapes="dynamic")(x, y)).tobytes() == want
+    z = _spread(2 * 9 * 40).reshape(2, 9, 40)
+    assert np.float64(jit(strided_sines)(z)).tobytes() == np.sum(np.sin(z[:, 1:, ::2])).tobytes()
+
+
+def test_a_sum_over_rows_loads_whole_chunks():
+    """A chunk inside one row of a 2-D view multiplies eight consecutive elements of each
+    operand as one vector (before, each element's coordinates were taken apart, the
+    operands gathered and the products made one by one)."""
+    text = compiler.show(shifted_product, "lower", types=[Type("f64", (81, 81))] * 2)
+    assert "fmul <8 x double>" in text, text
 
 
 def test_nd_fused_and_float32_sums_have_numpys_bits():

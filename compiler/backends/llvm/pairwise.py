@@ -7,9 +7,11 @@ LEAF (128) is `pw(s, h) + pw(s + h, l - h)` with `h = l // 2` rounded down to a 
 of 8, and a leaf is summed in LANES (8) accumulators, element `s + i` into lane `i % 8`
 while `i < l - l % 8`, the lanes combined as `((r0 + r1) + (r2 + r3)) + ((r4 + r5) +
 (r6 + r7))`, then the last `l % 8` elements added in order. The order is fixed by `n` alone
-(never by the thread count or the tier), and the eight lanes are independent chains, so the
-loop is not bound by the latency of one add (an in-order sum of 1,000 elements is 1,000
-dependent adds). A tree deeper than one leaf is walked at run time by two internal functions
+(never by the thread count or the tier), and the eight lanes (one vector) are independent
+chains, so the loop is not bound by the latency of one add (an in-order sum of 1,000
+elements is 1,000 dependent adds). A chunk of eight elements inside one row of an N-D
+operand reads the row's consecutive elements (vector loads of a fused expression's
+operands). A tree deeper than one leaf is walked at run time by two internal functions
 defined once per module (`__adlite_pairwise_next`, `__adlite_pairwise_push_<type>`) on a
 stack in the caller's frame: a sum's code does not grow with `n` and repeats no walker.
 (The signs of zero partials may differ from numpy's, which starts a leaf of under 8 elements
@@ -47,13 +49,18 @@ def pairwise_sum(cx, env, x) -> ir.Value:
     return cx.b.fadd(ir.Constant(elem, 0.0), total)
 
 
-def _at(cx, env, x, flat):
-    """The element of `x` at row-major position `flat`."""
-    b, shape = cx.b, x.type.shape
-    coords = []
+def _coords(cx, shape, flat) -> list:
+    """The coordinates of row-major position `flat` in `shape`."""
+    b, coords = cx.b, []
     for d, (size, stride) in enumerate(zip(shape, row_major_strides(shape), strict=True)):
         c = b.udiv(flat, extent(cx, stride)) if is_symbolic(stride) or stride != 1 else flat
         coords.append(b.urem(c, extent(cx, size)) if d else c)
+    return coords
+
+
+def _at(cx, env, x, flat):
+    """The element of `x` at row-major position `flat`."""
+    coords = _coords(cx, x.type.shape, flat)
     cx.memo = {}  # positions of one loop body: values of this block only
     value = element(cx, env, x, coords)
     cx.memo = {}
@@ -89,11 +96,7 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
     def add_chunk(c, acc):
         base = b.add(start, b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
 
-        def lane(j, _):
-            b.store(_at(cx, env, x, b.add(base, j)), _slot(b, chunk, j, elem))
-            return []
-
-        counted(cx, ir.Constant(I64, 0), ir.Constant(I64, LANES), 1, [], lane)
+        _chunk(cx, env, x, base, chunk, elem)
         values = b.load(b.bitcast(chunk, vector.as_pointer()), typ=vector, align=elem_bytes)
         return [b.fadd(acc[0], b.select(b.icmp_signed("<", c, full), values, zeros))]
 
@@ -103,6 +106,39 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
     if isinstance(rest, int):
         return b.call(_total(cx.module, elem, rest), [lanes, chunk, has_tail])
     return b.call(_total(cx.module, elem, None), [lanes, chunk, has_tail, rest])
+
+
+def _chunk(cx, env, x, base, chunk, elem) -> None:
+    """Store the LANES elements of `x` from row-major position `base` into `chunk`. For an
+    operand of two or more dimensions, the position's coordinates are computed once per
+    chunk; a chunk inside one row (of the last dimension) reads the row's consecutive
+    elements (the vectoriser's loads), one that crosses rows takes each element's
+    coordinates apart."""
+    b, shape = cx.b, x.type.shape
+
+    def each(j, _):
+        b.store(_at(cx, env, x, b.add(base, j)), _slot(b, chunk, j, elem))
+        return []
+
+    eight = ir.Constant(I64, LANES)
+    if len(shape) < 2:
+        counted(cx, ir.Constant(I64, 0), eight, 1, [], each)
+        return
+    coords = _coords(cx, shape, base)
+    within = b.icmp_signed("<=", b.add(coords[-1], eight), extent(cx, shape[-1]))
+
+    def along(j, _):
+        cx.memo = {}
+        value = element(cx, env, x, coords[:-1] + [b.add(coords[-1], j)])
+        cx.memo = {}
+        b.store(value, _slot(b, chunk, j, elem))
+        return []
+
+    with b.if_else(within) as (row, rows):
+        with row:
+            counted(cx, ir.Constant(I64, 0), eight, 1, [], along)
+        with rows:
+            counted(cx, ir.Constant(I64, 0), eight, 1, [], each)
 
 
 def _total(module: ir.Module, elem: ir.Type, rest: int | None) -> ir.Function:
