@@ -29,6 +29,7 @@ from math import prod
 
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Type, Var, walk_eqns
+from ..ir.dims import is_symbolic
 from ..ir.primitive import ARITHMETIC, PRIMITIVES
 from ..ir.transform import clone, inline
 
@@ -130,12 +131,31 @@ def _budget(eqn: Eqn) -> int:
     return 1 if eqn.outputs[0].type.is_array else SCALAR_BUDGET
 
 
+def _view(eqn: Eqn) -> bool:
+    """A slice of an array by constants: a view, which costs nothing to take again (the
+    backends read through it)."""
+    return eqn.prim == "index" and eqn.outputs[0].type.is_array and \
+        all(isinstance(a, Const) for a in eqn.inputs[1:])
+
+
+def _worth(trial: list[Var], base: list[Var]) -> bool:
+    """Whether storing `trial` (with a carry's old value) beats storing `base`: at most an
+    eighth more bytes. A carry is a buffer the forward loop makes anyway (pushing it costs a
+    pointer), where a residual array of its own is computed into a buffer of its own; so a
+    little more memory for fewer passes. Sizes known only at run time: not worth it."""
+    sizes = [sum(stored_bytes(v.type) for v in {id(v): v for v in vs}.values())
+             for vs in (trial, base)]
+    if any(is_symbolic(size) for size in sizes):
+        return False
+    return sizes[0] <= sizes[1] + sizes[1] // 8
+
+
 def _cheap(eqn: Eqn) -> bool:
     if len(eqn.outputs) != 1 or eqn.subgraphs() or not _pure(eqn):
         return False
     cost = PRIMITIVES[eqn.prim].cost
     if eqn.outputs[0].type.is_array:
-        return cost == ARITHMETIC
+        return cost == ARITHMETIC or _view(eqn)
     return cost != 0 or eqn.prim in BY_CONSTANT and \
         isinstance(eqn.inputs[1], Const) and not eqn.outputs[0].type.is_float
 
@@ -147,7 +167,6 @@ def plan_storage(lin, n: int) -> Storage:
     carries = inputs[n:]
     new_values = g.outputs[:len(g.outputs) - len(lin.residuals)]
     residual = {id(r) for r in lin.residuals}
-    s = Storage(list(inputs), n)
 
     invariant = {id(v) for v in inputs[:n]}
     defining: dict[int, Eqn] = {}
@@ -164,34 +183,17 @@ def plan_storage(lin, n: int) -> Storage:
         if step is not None:
             counters[j] = step
             cost[id(carry)] = frozenset()
-    for carry in carries:
-        if id(carry) in residual and id(carry) not in cost:
-            s.stored.append(carry)
-            cost[id(carry)] = frozenset()
-    new_of = {id(v): j for j, v in enumerate(new_values)
-              if isinstance(v, Var) and id(v) in defining}
-    recomputable: list[Eqn] = []
-    for eqn in g.eqns:
-        if all(id(o) in invariant for o in eqn.outputs):
-            continue
-        chain = [new_of.get(id(o)) for o in eqn.outputs]
-        chain = [j if j is not None and id(o) in residual and id(carries[j]) in cost else None
-                 for o, j in zip(eqn.outputs, chain, strict=True)]
-        ins = [a for a in eqn.inputs if isinstance(a, Var)]
-        if chain == [None] and _cheap(eqn) and all(id(a) in cost for a in ins):
-            needs = frozenset({id(eqn)}).union(*(cost[id(a)] for a in ins))
-            if len(needs) <= _budget(eqn):
-                cost[id(eqn.outputs[0])] = needs
-                recomputable.append(eqn)
-                continue
-        for o, j in zip(eqn.outputs, chain, strict=True):
-            if j is not None:
-                s.chained[id(o)] = j
-            elif id(o) in residual:
-                s.stored.append(o)
-            else:
-                continue
-            cost[id(o)] = frozenset()
+    stored = [carry for carry in carries if id(carry) in residual and id(carry) not in cost]
+    sort = _Sort(g, carries, new_values, residual, invariant, defining)
+    sorted_ = sort(cost, stored)
+    for carry in carries:  # a carry whose old value gives residual arrays again, stored
+        if id(carry) not in cost and not any(carry is v for v in stored) and \
+                carry.type.is_array and carry.type.is_float:
+            trial = sort(cost, stored + [carry])
+            if _worth(trial[0], sorted_[0]):
+                stored, sorted_ = stored + [carry], trial
+    s = Storage(list(inputs), n)
+    s.stored, s.chained, cost, recomputable = sorted_
     wanted = [r for r in lin.residuals if id(r) not in invariant and id(r) not in s.chained
               and not any(r is v for v in s.stored) and not any(r is c for c in carries)]
     s.recomputed = _needed(recomputable, wanted)
@@ -207,6 +209,50 @@ def plan_storage(lin, n: int) -> Storage:
                    if id(v) in invariant and id(v) in hoisted]
     s.hoisted_eqns = _needed(g.eqns, s.invariant)
     return s
+
+
+@dataclass
+class _Sort:
+    """The body's residuals sorted for a choice of stored carries: `(stored, chained, cost,
+    recomputable)` (see `plan_storage`)."""
+
+    g: Graph
+    carries: list[Var]
+    new_values: list[Atom]
+    residual: set[int]
+    invariant: set[int]
+    defining: dict[int, Eqn]
+
+    def __call__(self, available: dict, stored_carries: list[Var]) -> tuple:
+        cost = dict(available)
+        cost.update((id(c), frozenset()) for c in stored_carries)
+        stored, chained, recomputable = list(stored_carries), {}, []
+        carries, residual = self.carries, self.residual
+        new_of = {id(v): j for j, v in enumerate(self.new_values)
+                  if isinstance(v, Var) and id(v) in self.defining}
+        views = {id(e) for e in self.g.eqns if _view(e)}
+        for eqn in self.g.eqns:
+            if all(id(o) in self.invariant for o in eqn.outputs):
+                continue
+            chain = [new_of.get(id(o)) for o in eqn.outputs]
+            chain = [j if j is not None and id(o) in residual and id(carries[j]) in cost
+                     else None for o, j in zip(eqn.outputs, chain, strict=True)]
+            ins = [a for a in eqn.inputs if isinstance(a, Var)]
+            if chain == [None] and _cheap(eqn) and all(id(a) in cost for a in ins):
+                needs = frozenset({id(eqn)}).union(*(cost[id(a)] for a in ins))
+                if len(needs - views) <= _budget(eqn):
+                    cost[id(eqn.outputs[0])] = needs
+                    recomputable.append(eqn)
+                    continue
+            for o, j in zip(eqn.outputs, chain, strict=True):
+                if j is not None:
+                    chained[id(o)] = j
+                elif id(o) in residual:
+                    stored.append(o)
+                else:
+                    continue
+                cost[id(o)] = frozenset()
+        return stored, chained, cost, recomputable
 
 
 def _needed(eqns: list[Eqn], targets: list[Var]) -> list[Eqn]:
@@ -225,7 +271,8 @@ def forward_body(lin, storage: Storage, b: Builder, inputs: list[Var], tape: int
     once); returns the new carries."""
     results = inline(b, lin.fwd, inputs)
     n_out = len(results) - len(lin.residuals)
-    value_of = {id(r): a for r, a in zip(lin.residuals, results[n_out:], strict=True)}
+    value_of = {id(v): a for v, a in zip(lin.fwd.inputs, inputs, strict=True)}  # carries
+    value_of.update((id(r), a) for r, a in zip(lin.residuals, results[n_out:], strict=True))
     seen: set[int] = set()
     for r in storage.stored:
         atom = value_of[id(r)]

@@ -1,7 +1,8 @@
 """What reverse-mode loops store on the AD tape per iteration (`compiler/ad/storage.py`): loop
 invariants are computed once outside the reverse loop, values cheap to recompute from stored
-ones (negations, scalings, index arithmetic, counters) are recomputed, a carry's new value is
-the next iteration's stored old value, and each value is stored once. The gradients stay
+ones (negations, scalings, index arithmetic, counters, slices) are recomputed, a carry's new
+value is the next iteration's stored old value, an array carry is stored instead of the
+arrays made from it, and each value is stored once. The gradients stay
 those of the eager tape and of central differences, first and second order."""
 
 import sys
@@ -85,6 +86,12 @@ def branch_in_loop(x, k):
     return x
 
 
+def reflections(u, c):
+    for _ in range(4):  # the residuals of c: two arrays made from slices of the carry u
+        u = u - c * (u - u[::-1]) - c * (u - u[:, ::-1])
+    return np.sum(u * u)
+
+
 # (function, argument types, arguments, bytes stored per iteration by each loop: now, and
 # before compiler/ad/storage.py, for the record)
 CASES = {
@@ -101,6 +108,10 @@ CASES = {
     "loop_in_branch": (loop_in_branch, [F64, F64], (0.8, 0.6), [8], [24]),
     "data_dependent_while": (w4_while, [F64], (0.7,), [16], [32]),
     "branch_in_loop": (branch_in_loop, [F64, F64], (0.5, 0.8), [8], [16]),
+    # u itself (8 + 288 B) instead of the two differences (2 x 296 B)
+    "carry_for_views": (reflections, [Type("f64", (6, 6)), F64],
+                        (np.outer(np.linspace(0.1, 0.6, 6), np.linspace(1.0, 2.0, 6)), 0.3),
+                        [296], [592]),
 }
 
 
@@ -150,7 +161,7 @@ def test_hessians_match_differences_of_the_eager_gradient(name):
 
         numeric = central_difference_in(gradient, args, i) if np.ndim(args[i]) == 0 else \
             np.stack([central_difference_in(lambda *a, j=j: gradient(*a)[j], args, i)
-                      for j in range(np.size(args[i]))])
+                      for j in np.ndindex(np.shape(args[i]))]).reshape(h.shape)
         np.testing.assert_allclose(h, numeric, rtol=1e-5, atol=1e-6)
 
 
