@@ -13,9 +13,12 @@ Contract: `plan_storage(lin, n)`, for the linearized body `lin` of a `while` wit
   or a counter): it is the value the next iteration started with, which the reverse loop got
   in its previous iteration (the loop's result in its first one);
 - recomputed: computed by a cheap equation (the table's `cost`: a few scalar operations, or one
-  elementwise operation for an array) from values available in reverse: the reverse loop
-  computes it again (bit for bit the same value);
-- stored: the rest, each value once (`Storage.stored`, in store order).
+  elementwise operation for an array, slices by constants free) from values available in
+  reverse: the reverse loop computes it again (bit for bit the same value);
+- stored: the rest, each value once (`Storage.stored`, in store order). An array carry is
+  stored even when no derivative reads it, when that lets the arrays made from it be
+  recomputed for at most an eighth more bytes (`_worth`): pushing the carry costs a pointer,
+  where a residual of its own is a pass of the forward loop.
 The reverse loop carries, per chained or counter carry, the value the next iteration started
 with (`Storage.next_carries`); `Storage.reverse_values` emits the loads and recomputations
 of one reverse iteration. `tape_bytes_per_iteration(graph)` measures the result: the bytes
