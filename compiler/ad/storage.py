@@ -33,6 +33,7 @@ from math import prod
 from ..ir.builder import Builder
 from ..ir.core import BOOL, Atom, Const, Eqn, Graph, Type, Var, walk_eqns
 from ..ir.dims import is_symbolic
+from ..ir.index import has_runtime_index
 from ..ir.primitive import ARITHMETIC, PRIMITIVES
 from ..ir.transform import clone, inline
 
@@ -138,7 +139,7 @@ def _view(eqn: Eqn) -> bool:
     """A slice of an array by constants: a view, which costs nothing to take again (the
     backends read through it)."""
     return eqn.prim == "index" and eqn.outputs[0].type.is_array and \
-        all(isinstance(a, Const) for a in eqn.inputs[1:])
+        not has_runtime_index(eqn.params["spec"])
 
 
 def _worth(trial: list[Var], base: list[Var]) -> bool:

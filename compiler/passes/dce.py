@@ -22,7 +22,7 @@ def _used_inputs(graph: Graph, live_outputs: list[int]) -> set[int]:
     loop that pops the tape is not needed when nothing reads it."""
     need = {id(graph.outputs[i]) for i in live_outputs if isinstance(graph.outputs[i], Var)}
     for eqn in reversed(graph.eqns):
-        if eqn.prim == "while" and not PRIMITIVES[eqn.prim].effectful:
+        if eqn.prim == "while":
             loop = While(eqn)
             used = {i for i, o in enumerate(eqn.outputs) if id(o) in need}
             if used or _has_effects(eqn):
