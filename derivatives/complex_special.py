@@ -19,13 +19,11 @@ Compiler only (the eager tape has no complex numbers).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from typing import Any
 
+from .special import TWO_OVER_SQRT_PI
 from .vocabulary import Formula, Ops
-
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 # f'(z) = (a, b) from (ops, x, y, value): `value()` gives f(z) as (re, im)
 Derivative = Callable[[Ops, Any, Any, Callable[[], tuple[Any, Any]]], tuple[Any, Any]]
@@ -55,11 +53,11 @@ def _linear(k: float, c_re: float, c_im: float) -> Derivative:
 
 
 DERIVATIVES: dict[str, Derivative] = {
-    "erf": _gaussian(-1.0, _TWO_OVER_SQRT_PI),
-    "erfc": _gaussian(-1.0, -_TWO_OVER_SQRT_PI),
-    "erfi": _gaussian(1.0, _TWO_OVER_SQRT_PI),
-    "wofz": _linear(-2.0, 0.0, _TWO_OVER_SQRT_PI),
-    "erfcx": _linear(2.0, -_TWO_OVER_SQRT_PI, 0.0),
+    "erf": _gaussian(-1.0, TWO_OVER_SQRT_PI),
+    "erfc": _gaussian(-1.0, -TWO_OVER_SQRT_PI),
+    "erfi": _gaussian(1.0, TWO_OVER_SQRT_PI),
+    "wofz": _linear(-2.0, 0.0, TWO_OVER_SQRT_PI),
+    "erfcx": _linear(2.0, -TWO_OVER_SQRT_PI, 0.0),
     "dawsn": _linear(-2.0, 1.0, 0.0),
 }
 FUNCTIONS = tuple(DERIVATIVES)

@@ -37,7 +37,7 @@ from typing import Any
 
 from .vocabulary import Formula, Ops, define
 
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -46,11 +46,11 @@ _SQRT2 = math.sqrt(2.0)
 
 
 def _erf_partial(o, x, out):
-    return (o.mul(_TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
+    return (o.mul(TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
 
 
 def _erfc_partial(o, x, out):
-    return (o.mul(-_TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
+    return (o.mul(-TWO_OVER_SQRT_PI, o.exp(o.neg(o.mul(x, x)))),)
 
 
 define(Formula("erf", _erf_partial, reads_inputs=True))
@@ -117,7 +117,7 @@ def _halley(y: float, target: float, fn, sign: float) -> float:
     derivative is sign 2/sqrt(pi) exp(-y^2) and second derivative -2y times that: the step is
     u / (1 + y u) with u the Newton step."""
     for _ in range(HALLEY_STEPS):
-        u = (fn(y) - target) / (sign * _TWO_OVER_SQRT_PI * math.exp(-y * y))
+        u = (fn(y) - target) / (sign * TWO_OVER_SQRT_PI * math.exp(-y * y))
         y -= u / (1.0 + y * u)
     return y
 

@@ -35,13 +35,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .special import _series, xlogy
+from .special import TWO_OVER_SQRT_PI, _series, xlogy
 from .vocabulary import Formula, Ops, define
 
 # B_2k, k = 1..8
 BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
 _LOG_PI = math.log(math.pi)
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def polygamma_from(n: int) -> float:
@@ -141,9 +140,9 @@ _unary("j1", lambda o, x, out: _half(o, o.j0(x), o.jv(o.constant(2.0, x), x), Fa
 _unary("y0", lambda o, x, out: o.neg(o.y1(x)))
 _unary("y1", lambda o, x, out: _half(o, o.y0(x), o.yn(o.constant(2.0, x), x), False))
 _unary("gamma", lambda o, x, out: o.mul(out, o.digamma(x)), output=True)
-_unary("erfcx", lambda o, x, out: o.sub(o.mul(o.mul(x, out), 2.0), _TWO_OVER_SQRT_PI),
+_unary("erfcx", lambda o, x, out: o.sub(o.mul(o.mul(x, out), 2.0), TWO_OVER_SQRT_PI),
        output=True)
-_unary("erfi", lambda o, x, out: o.mul(o.exp(o.mul(x, x)), _TWO_OVER_SQRT_PI))
+_unary("erfi", lambda o, x, out: o.mul(o.exp(o.mul(x, x)), TWO_OVER_SQRT_PI))
 _unary("dawsn", lambda o, x, out: o.sub(1.0, o.mul(o.mul(x, out), 2.0)), output=True)
 _unary("rgamma", lambda o, x, out: o.neg(o.mul(out, o.digamma(x))), output=True)
 define(Formula("gammasgn", lambda o, x, out: (o.constant(0.0, x),),  # zeros reach x

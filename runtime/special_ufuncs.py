@@ -40,6 +40,7 @@ from adlite.derivatives import special as shared
 
 from . import functional as F
 from . import special
+from .primitive import PRIMITIVES
 from .primitives import _elementwise, _quiet, primitive
 from .special import _each
 from .tensor import Tensor
@@ -132,9 +133,6 @@ _SPECIAL = {"erf": special.erf, "erfc": special.erfc, "gammaln": special.gammaln
             "gammaincc": gammaincc, "beta": beta, "betaln": betaln, "betainc": betainc}
 
 
-_COMPLEX = frozenset({"erf", "erfc"})  # holomorphic, with scipy's complex values (`special`)
-
-
 def scipy_ufunc(ufunc: Any) -> Callable[..., Any] | None:
     """The tape function of a `scipy.special` ufunc, or None."""
     sc = sys.modules.get("scipy.special")
@@ -145,5 +143,9 @@ def scipy_ufunc(ufunc: Any) -> Callable[..., Any] | None:
 
 
 def scipy_takes_complex(ufunc: Any) -> bool:
-    """Whether `ufunc` is a `scipy.special` ufunc whose tape function takes complex tensors."""
-    return scipy_ufunc(ufunc) is not None and ufunc.__name__ in _COMPLEX
+    """Whether `ufunc` is a `scipy.special` ufunc whose tape function takes complex tensors
+    (its primitive's `takes_complex`: `erf`, `erfc`)."""
+    if scipy_ufunc(ufunc) is None:
+        return False
+    prim = PRIMITIVES.get(ufunc.__name__)
+    return prim is not None and prim.takes_complex

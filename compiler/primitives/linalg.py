@@ -75,6 +75,12 @@ def _scalar_of(rule):
     return lambda in_types, params: [rule(in_types, params)[0].scalar]
 
 
+def _real_scalar_of(rule):
+    """A scalar of the operand's real type (slogdet's logabsdet of a complex matrix too)."""
+    return lambda in_types, params: [Type(rule(in_types, params)[0].scalar.dtype.real_dtype
+                                          .name)]
+
+
 def _solver_type(name: str, reference):
     """The type rule of `name(A, B)` (a square matrix, a vector or matrix of its rows): B's
     type; `reference()` gives the library function whose message a bad shape gets."""
@@ -128,12 +134,6 @@ _define("solve", _solver_type("solve", lambda: np.linalg.solve), np.linalg.solve
         "np.linalg.solve({0}, {1})")
 _define("inv", _square_type(np.linalg.inv, "inv", takes_complex=True), np.linalg.inv,
         "np.linalg.inv({0})")
-def _real_scalar_of(rule):
-    """A scalar of the operand's real type (slogdet's logabsdet of a complex matrix too)."""
-    return lambda in_types, params: [Type(rule(in_types, params)[0].scalar.dtype.real_dtype
-                                          .name)]
-
-
 _define("det", _scalar_of(_square_type(np.linalg.det, "det", takes_complex=True)),
         np.linalg.det, "np.linalg.det({0})")
 _define("slogdet", _real_scalar_of(_square_type(np.linalg.slogdet, "slogdet",

@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from llvmlite import ir
 
 from ...ir.dims import is_symbolic
-from .arrays import PTR, element_type, extent, n_elements, row_major_strides
+from .arrays import PTR, element_type, extent, itemsize, n_elements, row_major_strides
 from .elements import element
 from .emit import counted
 from .ops import I64
@@ -60,7 +60,11 @@ def _coords(cx, shape, flat) -> list:
 
 def _at(cx, env, x, flat):
     """The element of `x` at row-major position `flat`."""
-    coords = _coords(cx, x.type.shape, flat)
+    return _element(cx, env, x, _coords(cx, x.type.shape, flat))
+
+
+def _element(cx, env, x, coords):
+    """The element of `x` at `coords`."""
     cx.memo = {}  # positions of one loop body: values of this block only
     value = element(cx, env, x, coords)
     cx.memo = {}
@@ -91,7 +95,7 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
         last_base = b.sub(length, ir.Constant(I64, LANES))
     smin = cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
     zeros = ir.Constant(vector, [ir.Constant(elem, -0.0)] * LANES)
-    elem_bytes = 8 if elem == ir.DoubleType() else 4
+    elem_bytes = itemsize(x.type)
 
     def add_chunk(c, acc):
         base = b.add(start, b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
@@ -128,10 +132,8 @@ def _chunk(cx, env, x, base, chunk, elem) -> None:
     within = b.icmp_signed("<=", b.add(coords[-1], eight), extent(cx, shape[-1]))
 
     def along(j, _):
-        cx.memo = {}
-        value = element(cx, env, x, coords[:-1] + [b.add(coords[-1], j)])
-        cx.memo = {}
-        b.store(value, _slot(b, chunk, j, elem))
+        b.store(_element(cx, env, x, coords[:-1] + [b.add(coords[-1], j)]),
+                _slot(b, chunk, j, elem))
         return []
 
     with b.if_else(within) as (row, rows):
