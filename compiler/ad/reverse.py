@@ -139,14 +139,42 @@ def _recent_definition(b: Builder, value: Atom, window: int = 16):
     return None
 
 
-def _accumulate(bb: Builder, ct: dict[int, Atom], guards: dict[int, Atom], var: Var,
-                value: Atom, guard: Atom | None) -> None:
-    """ct[var] += value, where `value` is guarded by `guard` (None: unguarded)."""
+def _accumulate(bb: Builder, ct: dict[int, Atom], unsummed: dict[int, tuple],
+                guards: dict[int, Atom], var: Var, value: Atom, guard: Atom | None) -> None:
+    """ct[var] += value, where `value` is guarded by `guard` (None: unguarded). A value of
+    another shape than var's (the cotangent of a broadcast use) is kept in `unsummed[var]`,
+    added to the others of its shape, and summed down once (`_settle`) when the sweep leaves
+    the statement or var's cotangent is read. So `sum_to(x) + sum_to(y)` is `sum_to(x + y)`:
+    a number used twice in one statement is one reduction, not two (one pass over a
+    stencil's field), and no sum waits beyond its statement (one at the end of a long sweep
+    would keep, or compute again, the cotangents of all the statements between)."""
+    fresh = id(var) not in ct and id(var) not in unsummed
+    if value.type.is_array and value.type.shape != var.type.shape:
+        by_type = unsummed.setdefault(id(var), (var, {}))[1]
+        held = by_type.get(value.type)
+        by_type[value.type] = value if held is None else bb.add(held, value)
+    else:
+        _add(bb, ct, var, value)
+    _combine(bb, guards, var, guard, fresh=fresh)
+
+
+def _add(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:
+    """ct[var] += value brought to var's shape (`fit`)."""
+    value = fit(bb, value, var.type)
     if isinstance(value, Var) and not value.hint and var.hint:
         value.hint = "d" + var.hint.lstrip("_")
     current = ct.get(id(var))
     ct[id(var)] = value if current is None else bb.add(current, value)
-    _combine(bb, guards, var, guard, fresh=current is None)
+
+
+def _settle(bb: Builder, ct: dict[int, Atom], unsummed: dict[int, tuple],
+            only: list | None = None) -> None:
+    """Sum down the unsummed parts of the cotangents (of the vars `only`, else of all) into
+    `ct`."""
+    for key in [id(v) for v in only] if only is not None else list(unsummed):
+        var, by_type = unsummed.pop(key, (None, {}))
+        for value in by_type.values():
+            _add(bb, ct, var, value)
 
 
 def _combine(bb: Builder, held: dict[int, Atom], var: Var, flag: Atom | None,
@@ -330,22 +358,26 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
     out_guards = [Var(BOOL, "g" + bar.hint) for bar, kind in zip(out_bars, kinds, strict=True)
                   if kind == GUARDED]
     ct: dict[int, Atom] = {}
+    unsummed: dict[int, tuple] = {}
     guards: dict[int, Atom] = {}
     pending_guards = iter(out_guards)
     for atom, bar, kind in zip(float_outs, out_bars, kinds, strict=True):
         guard = next(pending_guards) if kind == GUARDED else \
             g.outputs[kind] if isinstance(kind, int) else None
         if isinstance(atom, Var) and kind != ABSENT:
-            _accumulate(bb, ct, guards, atom, bar, guard)
+            _accumulate(bb, ct, unsummed, guards, atom, bar, guard)
     masks: dict[int, Atom] = {}
     for eqn, prim, emit in reversed(backward_steps):
+        if eqn.loc != bb.loc:  # the sweep leaves a statement: the sums of its uses are made
+            _settle(bb, ct, unsummed)
+        bb.loc = eqn.loc
+        _settle(bb, ct, unsummed, eqn.outputs)
         cts = [ct.pop(id(v), None) for v in eqn.outputs]
         out_gs = [guards.pop(id(v), None) for v in eqn.outputs]
         out_mask = masks.pop(id(eqn.outputs[0]), None) if len(eqn.outputs) == 1 else None
         idle = all(c is None for c in cts) or not prim.differentiable
         if idle and not touches_tape(eqn):  # tape traffic must stay paired, cotangent or not
             continue
-        bb.loc = eqn.loc
         if eqn.subgraphs() or touches_tape(eqn):
             in_cts, in_gs = emit(bb, cts, out_gs)
             in_gs = [_as_guard(bb, x, negation) for x in in_gs]
@@ -364,13 +396,15 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
                 guard, mask = _flags(bb, atom, in_gs[k], in_masks[k])
-                _combine(bb, masks, atom, mask, fresh=id(atom) not in ct)
-                _accumulate(bb, ct, guards, atom, fit(bb, c, atom.type), guard)
+                _combine(bb, masks, atom, mask,
+                         fresh=id(atom) not in ct and id(atom) not in unsummed)
+                _accumulate(bb, ct, unsummed, guards, atom, c, guard)
     for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape
         # (a store without its matching loads would shift every later load)
         fb.eqns[start:end] = [eqn]
     float_ins = _float_atoms(g.inputs)
+    _settle(bb, ct, unsummed)
     bars = [ct[id(v)] if id(v) in ct else bb.zeros(v.type) for v in float_ins]
     in_guards = [guards.get(id(v), ALWAYS) if id(v) in ct else NEVER for v in float_ins]
     bwd = Graph([], bb.eqns, bars + (in_guards if seeds is not None else []),

@@ -12,6 +12,7 @@ import pytest
 
 from adlite import compiler
 from adlite.compiler import grad, jit
+from adlite.compiler.backends.llvm.pairwise import LANES
 from adlite.compiler.backends.llvm.parallel import PARALLEL_MIN
 from adlite.compiler.ir.core import Type
 from adlite.runtime import Tensor
@@ -78,6 +79,32 @@ def test_a_sum_over_rows_loads_whole_chunks():
     operands gathered and the products made one by one)."""
     text = compiler.show(shifted_product, "lower", types=[Type("f64", (81, 81))] * 2)
     assert "fmul <8 x double>" in text, text
+
+
+def _lowered_count(fn, shapes, needle) -> int:
+    text = compiler.show(fn, "lower", types=[Type("f64", shape) for shape in shapes])
+    return sum(needle in line for line in text.splitlines())
+
+
+def test_chunks_of_a_row_a_multiple_of_eight_long_are_never_split():
+    """Rows of 80: every chunk is inside one row, so no code steps coordinates across rows
+    (its `select`s of the next coordinate, 14 of them in the optimised IR, were there)."""
+    assert _lowered_count(shifted_product, [(81, 81)] * 2, "select i1") == 0
+
+
+def test_a_chunk_across_rows_steps_its_coordinates():
+    """Rows of 81 and 399: a chunk that crosses a row end steps each element's coordinates
+    with a carry; taking every element's position apart (as before: 16 divisions in the
+    optimised IR, the chunk's eight unrolled twice) made these sums 2.3x and 2.6x slower."""
+    for shape in ((100, 82), (40, 400)):
+        assert _lowered_count(shifted_product, [shape] * 2, "udiv") < LANES
+
+
+def test_a_tree_leaf_adds_its_full_chunks_without_a_clamp():
+    """A leaf of a tree (a sum of more than 128 elements) loops over its full chunks only,
+    the last leaf's partial chunk after the loop: no clamp (`smin`) of a chunk's position
+    per chunk, which cost 10 % of a 1-D stencil's parameter gradient."""
+    assert _lowered_count(lambda x, y: np.sum(x * y), [(999,)] * 2, "smin") == 0
 
 
 def test_nd_fused_and_float32_sums_have_numpys_bits():

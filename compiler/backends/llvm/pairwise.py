@@ -74,19 +74,23 @@ def _element(cx, env, x, coords):
 def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
     """numpy's sum of the `length` (8 to LEAF) elements from `start`; `length % 8` is 0 or
     `rest` (only the last leaf of the tree, whose length is `n`'s modulo 8, has a tail; a
-    run-time value for a run-time `n`). The
-    element is emitted once, in a loop of LANES positions inside a loop over chunks, into
-    `chunk`; the chunk is then added to the lanes as one `<8 x elem>` vector (lane j
-    accumulates position j of every chunk, the order of numpy's eight accumulators): a full
-    chunk as it is; the partial one, moved back to end at the leaf's end (so it reads inside
-    it), adds -0.0 (x + -0.0 is x) and leaves its last `rest` elements for the in-order tail.
-    O3 unrolls the inner loop and vectorises the element's computation from the chunk's
-    vector (one add per chunk instead of eight scalar chains for its vectoriser to find):
-    the code does not repeat the operand's fused expression per lane."""
+    run-time value for a run-time `n`). Each chunk of eight elements is emitted into `chunk`
+    by a loop of LANES positions (O3 unrolls it and vectorises the element's computation),
+    then added to the lanes as one `<8 x elem>` vector: lane j accumulates position j of
+    every chunk, the order of numpy's eight accumulators. The partial chunk, moved back to
+    end at the leaf's end (so it reads inside it), is not added: its last `rest` elements are
+    added in order after the lanes are combined.
+
+    A leaf of a tree runs a plain loop over its full chunks (no per-chunk clamp or select),
+    the partial chunk (the last leaf's) emitted again after it, behind a branch the other
+    leaves skip. A lone leaf (`n` at most LEAF, known) emits the element once: the partial
+    chunk is the loop's last trip, clamped and not added (sums of a few elements are many and
+    short, so their code size counts more than a select per chunk)."""
     b, entry = cx.b, cx.entry
     vector = ir.VectorType(elem, LANES)
     lanes, chunk = (entry.alloca(elem, size=ir.Constant(I64, LANES)) for _ in range(2))
-    if isinstance(length, ir.Constant):  # one leaf: its counts known here
+    lone = isinstance(length, ir.Constant)
+    if lone:
         full, chunks, last_base = (ir.Constant(I64, v) for v in (
             length.constant // LANES, -(-length.constant // LANES), length.constant - LANES))
     else:
@@ -97,27 +101,55 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
     zeros = ir.Constant(vector, [ir.Constant(elem, -0.0)] * LANES)
     elem_bytes = itemsize(x.type)
 
-    def add_chunk(c, acc):
-        base = b.add(start, b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
+    def chunk_at(offset):
+        _chunk(cx, env, x, b.add(start, offset), chunk, elem)
+        return b.load(b.bitcast(chunk, vector.as_pointer()), typ=vector, align=elem_bytes)
 
-        _chunk(cx, env, x, base, chunk, elem)
-        values = b.load(b.bitcast(chunk, vector.as_pointer()), typ=vector, align=elem_bytes)
+    def add_full(c, acc):
+        return [b.fadd(acc[0], chunk_at(b.shl(c, ir.Constant(I64, 3))))]
+
+    def add_clamped(c, acc):
+        values = chunk_at(b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
         return [b.fadd(acc[0], b.select(b.icmp_signed("<", c, full), values, zeros))]
 
-    total = counted(cx, ir.Constant(I64, 0), chunks, 1, [zeros], add_chunk)[0]
+    total = counted(cx, ir.Constant(I64, 0), chunks if lone else full, 1, [zeros],
+                    add_clamped if lone else add_full)[0]
     b.store(total, b.bitcast(lanes, vector.as_pointer()), align=elem_bytes)
-    has_tail = b.icmp_signed("<", full, chunks)
-    if isinstance(rest, int):
-        return b.call(_total(cx.module, elem, rest), [lanes, chunk, has_tail])
-    return b.call(_total(cx.module, elem, None), [lanes, chunk, has_tail, rest])
+    combined = b.call(_lanes_total(cx.module, elem), [lanes])
+    if isinstance(rest, int) and rest == 0:
+        return combined
+
+    def in_order(res):
+        if not lone:
+            chunk_at(last_base)
+        for j in range(LANES):
+            item = b.load(_slot(b, chunk, ir.Constant(I64, j), elem), typ=elem)
+            if isinstance(rest, int):
+                res = b.fadd(res, item) if j >= LANES - rest else res
+            else:  # element j is among the last `rest`: j >= LANES - rest
+                res = b.select(b.icmp_signed(">=", b.add(ir.Constant(I64, j), rest),
+                                             ir.Constant(I64, LANES)), b.fadd(res, item), res)
+        return res
+
+    if lone:
+        return in_order(combined)
+    before = b.block
+    with b.if_then(b.icmp_signed("<", full, chunks)):
+        with_tail, tail_block = in_order(combined), b.block
+    out = b.phi(elem)
+    out.add_incoming(combined, before)
+    out.add_incoming(with_tail, tail_block)
+    return out
 
 
 def _chunk(cx, env, x, base, chunk, elem) -> None:
     """Store the LANES elements of `x` from row-major position `base` into `chunk`. For an
     operand of two or more dimensions, the position's coordinates are computed once per
     chunk; a chunk inside one row (of the last dimension) reads the row's consecutive
-    elements (the vectoriser's loads), one that crosses rows takes each element's
-    coordinates apart."""
+    elements (the vectoriser's loads), one that crosses rows steps the coordinates from
+    element to element (a carry per dimension, no division). Rows a multiple of 8 long hold
+    whole chunks (chunks start at multiples of 8 then: `n % 8` is 0, no chunk is moved back).
+    """
     b, shape = cx.b, x.type.shape
 
     def each(j, _):
@@ -129,44 +161,45 @@ def _chunk(cx, env, x, base, chunk, elem) -> None:
         counted(cx, ir.Constant(I64, 0), eight, 1, [], each)
         return
     coords = _coords(cx, shape, base)
-    within = b.icmp_signed("<=", b.add(coords[-1], eight), extent(cx, shape[-1]))
 
     def along(j, _):
         b.store(_element(cx, env, x, coords[:-1] + [b.add(coords[-1], j)]),
                 _slot(b, chunk, j, elem))
         return []
 
+    if not is_symbolic(shape[-1]) and shape[-1] % LANES == 0:
+        counted(cx, ir.Constant(I64, 0), eight, 1, [], along)
+        return
+
+    def stepping(j, at):
+        b.store(_element(cx, env, x, at), _slot(b, chunk, j, elem))
+        carry, following = ir.Constant(ir.IntType(1), 1), []
+        for c, size in reversed(list(zip(at, shape, strict=True))):
+            c = b.add(c, b.zext(carry, I64))
+            carry = b.icmp_signed(">=", c, extent(cx, size))
+            following.append(b.select(carry, ir.Constant(I64, 0), c))
+        return following[::-1]
+
+    within = b.icmp_signed("<=", b.add(coords[-1], eight), extent(cx, shape[-1]))
     with b.if_else(within) as (row, rows):
         with row:
             counted(cx, ir.Constant(I64, 0), eight, 1, [], along)
         with rows:
-            counted(cx, ir.Constant(I64, 0), eight, 1, [], each)
+            counted(cx, ir.Constant(I64, 0), eight, 1, coords, stepping)
 
 
-def _total(module: ir.Module, elem: ir.Type, rest: int | None) -> ir.Function:
-    """`<type> __adlite_pairwise_total_<type>_<rest>(lanes, tail, has_tail)`: the lanes
-    combined as numpy combines them, then, when `has_tail`, the last `rest` elements of
-    `tail` added in order (defined once per module; O3 inlines it). With `rest` None
-    (`..._run`), `rest` is a fourth, run-time argument."""
-    name = f"__adlite_pairwise_total_{elem}_{'run' if rest is None else rest}"
+def _lanes_total(module: ir.Module, elem: ir.Type) -> ir.Function:
+    """`<type> __adlite_pairwise_lanes_<type>(lanes)`: the eight lanes combined as numpy
+    combines its accumulators (defined once per module; O3 inlines it)."""
+    name = f"__adlite_pairwise_lanes_{elem}"
     if name in module.globals:
         return module.globals[name]
-    args = [PTR, PTR, ir.IntType(1)] + ([I64] if rest is None else [])
-    fn = ir.Function(module, ir.FunctionType(elem, args), name)
+    fn = ir.Function(module, ir.FunctionType(elem, [PTR]), name)
     fn.linkage = "internal"
-    lanes, tail, has_tail = fn.args[:3]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    r = [b.load(_slot(b, lanes, ir.Constant(I64, j), elem), typ=elem) for j in range(LANES)]
+    r = [b.load(_slot(b, fn.args[0], ir.Constant(I64, j), elem), typ=elem) for j in range(LANES)]
     pairs = [b.fadd(r[j], r[j + 1]) for j in range(0, LANES, 2)]
-    res = b.fadd(b.fadd(pairs[0], pairs[1]), b.fadd(pairs[2], pairs[3]))
-    for j in range(LANES - (LANES if rest is None else rest), LANES):
-        item = b.load(_slot(b, tail, ir.Constant(I64, j), elem), typ=elem)
-        taken = has_tail
-        if rest is None:  # element j is among the last `rest`: j >= LANES - rest
-            taken = b.and_(has_tail, b.icmp_signed(">=", b.add(ir.Constant(I64, j), fn.args[3]),
-                                                   ir.Constant(I64, LANES)))
-        res = b.select(taken, b.fadd(res, item), res)
-    b.ret(res)
+    b.ret(b.fadd(b.fadd(pairs[0], pairs[1]), b.fadd(pairs[2], pairs[3])))
     return fn
 
 
