@@ -195,14 +195,15 @@ def test_a_weight_gradient_over_a_long_batch_is_computed_transposed():
     short_batch = [Type("f64", (256, 16)), Type("f64", (512, 256))]
     assert _gemm_calls(layer_loss, short_batch)[1] == ("112", "111", "256", "16", "512")
     rng = np.random.default_rng(4)
-    w, x = rng.standard_normal((256, 16)) / 16, rng.standard_normal((2048, 256))
-    expected = x.T @ (2 * np.tanh(x @ w) / np.cosh(x @ w) ** 2)
-    result = grad(layer_loss)(w, x)
-    assert result.flags.c_contiguous
-    np.testing.assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
-    t = Tensor(w, requires_grad=True)
-    layer_loss(t, x).backward()
-    np.testing.assert_allclose(result, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for inputs in (256, 261):  # whole tiles of 8 output rows, and a tail of 5
+        w, x = rng.standard_normal((inputs, 16)) / 16, rng.standard_normal((2048, inputs))
+        expected = x.T @ (2 * np.tanh(x @ w) / np.cosh(x @ w) ** 2)
+        result = grad(layer_loss)(w, x)
+        assert result.flags.c_contiguous
+        np.testing.assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
+        t = Tensor(w, requires_grad=True)
+        layer_loss(t, x).backward()
+        np.testing.assert_allclose(result, t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def tanh_product(w, x):

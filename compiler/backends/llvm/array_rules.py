@@ -14,9 +14,8 @@ using its array services (arrays.py: `alloc`, `loop_nest`, `any_nest`, `element`
 - `matmul` calls the OpenBLAS that numpy ships (`scipy_cblas_dgemm64_` / `sgemm64_`), or
   loops without it (`arrays.blas()`). An operand that is a transpose fusion left
   unmaterialised (`transposed_source`) is read with the BLAS's trans flag; code that cannot
-  read it so copies it (`operand_buffer`; linalg.py's `solve` uses both too). A weight
-  gradient's `x.T @ g` over a long batch is made transposed, then copied out
-  (`_tall_gradient_product`: the BLAS's faster orientation for that shape).
+  read it so copies it (`operand_buffer`; linalg.py's `solve` uses both too); the call
+  and its orientation are `blas_products.py`'s.
 - `index` checks runtime indices (status 4 -> IndexError); `index_update` copies, then
   writes (in place where inplace.py allows it); both with constant slices only are
   computed per element, as views (`fusion.fusible`).
@@ -28,12 +27,9 @@ import numpy as np
 from llvmlite import ir
 
 from ... import status
-from ...ir.dims import is_symbolic
 from ...ir.index import Int, NewAxis
 from ...primitives.arrays import index_shape, reduced_shape, sum_to_axes
 from .arrays import (
-    F32,
-    PTR,
     alloc,
     blas,
     copy_array,
@@ -47,14 +43,13 @@ from .arrays import (
     slice_cuts,
     store,
 )
+from .blas_products import blas_product
 from .elements import element, lower_elementwise
 from .fusion import Lazy, fusible
 from .ops import I1, I64
 from .pairwise import pairwise_sum
 from .parallel import any_nest, blocks, parallel_nest, rows_per_block
 from .registry import lowers
-
-I32 = ir.IntType(32)
 
 
 def _reduce(cx, env, x, axes, kind, out_shape):
@@ -323,15 +318,7 @@ def lower_matmul(cx, eqn, env):
         trans_a, trans_b = (source is not None for source in sources)
         a, bm = (env[id(v if source is None else source)]
                  for v, source in zip((x, y), sources, strict=True))
-        if trans_a and not trans_b and _tall_gradient_product(m, n, k):
-            swapped = alloc(cx, (n, m), elem)  # C.T = B.T @ A.T, A.T being stored
-            _gemm(cx, elem, (True, False), (n, m, k), bm, a, swapped)
-            loop_nest(cx, (m, n), lambda co: b.store(
-                b.load(b.gep(swapped, [b.add(b.mul(co[1], extent(cx, m)), co[0])],
-                             source_etype=elem), typ=elem),
-                b.gep(c, [b.add(b.mul(co[0], extent(cx, n)), co[1])], source_etype=elem)))
-        else:
-            _gemm(cx, elem, (trans_a, trans_b), (m, n, k), a, bm, c)
+        blas_product(cx, elem, (trans_a, trans_b), (m, n, k), a, bm, c)
     else:
         a, bm = (operand_buffer(cx, env, v) for v in (x, y))
         def at(ptr, i, j, cols):
@@ -352,32 +339,6 @@ def lower_matmul(cx, eqn, env):
     if out.type.shape is None:
         return [b.load(c, typ=elem)]
     return [c]
-
-
-def _tall_gradient_product(m, n, k) -> bool:
-    """Is `A.T @ B` (A stored k x m, the output m x n) faster as `(B.T @ A).T`, its
-    transpose copied out? OpenBLAS's row-major product blocks over the output's columns
-    first, which for n much below m and a long k (the weight gradient `x.T @ g` of a layer
-    over a batch) runs its kernel on thin panels. Measured on Zen 4 with numpy's OpenBLAS
-    (`benchmarks`: W3's 784 x 4096 by 4096 x 128 product 10.7 -> 9.1 ms, copy included):
-    m >= 4n with k >= 2048 was 0.5-0.97x the time over m in 256..2048, n in 16..256, k in
-    2048..8192; below those, or for `A @ B`, the copy cost more than it gained."""
-    return not any(is_symbolic(d) for d in (m, n, k)) and m >= 4 * n and k >= 2048
-
-
-def _gemm(cx, elem, trans, dims, a, bm, c) -> None:
-    """`c` (m x n, row-major) = op(a) @ op(bm) by the BLAS, `trans` the operands' trans
-    flags (a transposed operand is stored k x m, or n x k)."""
-    (trans_a, trans_b), (m, n, k) = trans, dims
-    gemm = cx.declare(
-        "scipy_cblas_sgemm64_" if elem == F32 else "scipy_cblas_dgemm64_",
-        ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
-                                        PTR, I64, elem, PTR, I64]))
-    em, en, ek = extent(cx, m), extent(cx, n), extent(cx, k)
-    cx.b.call(gemm, [ir.Constant(I32, 101), ir.Constant(I32, 112 if trans_a else 111),
-                     ir.Constant(I32, 112 if trans_b else 111), em, en, ek,
-                     ir.Constant(elem, 1.0), a, em if trans_a else ek, bm,
-                     ek if trans_b else en, ir.Constant(elem, 0.0), c, en])
 
 
 def _index_map(cx, env, eqn, x_shape, ints):
