@@ -217,17 +217,20 @@ def _slot(b, array, i, typ):
 
 
 def _tree(cx, env, x, n, elem) -> ir.Value:
-    """numpy's pairwise recursion over `n` elements: the module's walker (`_walker`) hands
-    out the leaves in order, each leaf's sum goes to `_combiner`, which adds it to the
-    pending left sums; the last one leaves the total in `sums[0]`."""
+    """numpy's pairwise recursion over `n` elements: the leaves, in order, from a table
+    (`_tabled`, a known `n`) or the module's walker (`_walker`); each leaf's sum goes to
+    `_combiner`, which adds it to the pending left sums; the last one leaves the total in
+    `sums[0]`."""
     b, entry = cx.b, cx.entry
     state = entry.alloca(I64, size=ir.Constant(I64, STATE))
     sums = entry.alloca(elem, size=ir.Constant(I64, DEPTH))
-    leaf_range = entry.alloca(I64, size=ir.Constant(I64, 2))
-    for k, v in ((SP, 1), (VP, 0), (STARTS, 0), (LENGTHS, n), (COMBINES, 0)):
-        b.store(extent(cx, v), _slot(b, state, ir.Constant(I64, k), I64))
+    b.store(ir.Constant(I64, 0), _slot(b, state, ir.Constant(I64, VP), I64))
     if not is_symbolic(n) and n <= MAX_TABLED:
-        return _tabled(cx, env, x, n, elem, state, sums)
+        _tabled(cx, env, x, n, elem, state, sums)
+        return b.load(sums, typ=elem)
+    leaf_range = entry.alloca(I64, size=ir.Constant(I64, 2))
+    for k, v in ((SP, 1), (STARTS, 0), (LENGTHS, n), (COMBINES, 0)):
+        b.store(extent(cx, v), _slot(b, state, ir.Constant(I64, k), I64))
     walk, leaf, done = (cx.fn.append_basic_block(f"pairwise.{name}")
                         for name in ("walk", "leaf", "done"))
     b.branch(walk)
@@ -245,7 +248,7 @@ def _tree(cx, env, x, n, elem) -> ir.Value:
     return b.load(sums, typ=elem)
 
 
-def leaves(n: int) -> list[tuple[int, int]]:
+def _leaves(n: int) -> list[tuple[int, int]]:
     """numpy's leaves of a sum of `n` (> LEAF) elements, in order: (length, pending combines),
     as the walker (`_walker`) hands them out at run time."""
     out, stack = [], [(n, 0)]
@@ -261,34 +264,34 @@ def leaves(n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _tabled(cx, env, x, n, elem, state, sums) -> ir.Value:
+def _tabled(cx, env, x, n, elem, state, sums) -> None:
     """The tree over a known `n`: its leaves from two constant byte tables made here (length
     minus one, pending combines), one loop over them, no walker (whose branches on the stack
     cost a 1-D stencil's parameter gradient 6 %)."""
     b = cx.b
-    table = leaves(n)
+    table = _leaves(n)
     i8x = ir.ArrayType(ir.IntType(8), len(table))
-    data = []
+    tables = []
     for name, column in (("lengths", [length - 1 for length, _ in table]),
                          ("combines", [c for _, c in table])):
         g = ir.GlobalVariable(cx.module, i8x, cx.module.get_unique_name(f"pairwise.{name}"))
         g.global_constant, g.linkage = True, "internal"
         g.initializer = ir.Constant(i8x, column)
-        data.append(g)
+        tables.append(g)
 
-    def one(q, carried):
+    def run_leaf(q, carried):
         start = carried[0]
         length, combines = (b.zext(b.load(b.gep(g, [ir.Constant(I64, 0), q], inbounds=True,
                                                 source_etype=i8x), typ=ir.IntType(8)), I64)
-                            for g in data)
+                            for g in tables)
         length = b.add(length, ir.Constant(I64, 1))
         b.store(combines, _slot(b, state, ir.Constant(I64, PENDING), I64))
         value = _leaf(cx, env, x, start, length, elem, n % LANES)
         b.call(_combiner(cx.module, elem), [state, sums, value])
         return [b.add(start, length)]
 
-    counted(cx, ir.Constant(I64, 0), ir.Constant(I64, len(table)), 1, [ir.Constant(I64, 0)], one)
-    return b.load(sums, typ=elem)
+    counted(cx, ir.Constant(I64, 0), ir.Constant(I64, len(table)), 1, [ir.Constant(I64, 0)],
+            run_leaf)
 
 
 # the walker's state, an i64 array: stack pointers, the pending combines of the leaf handed
