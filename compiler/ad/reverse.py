@@ -148,7 +148,7 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], unsummed: dict[int, tuple],
     a number used twice in one statement is one reduction, not two (one pass over a
     stencil's field), and no sum waits beyond its statement (one at the end of a long sweep
     would keep, or compute again, the cotangents of all the statements between)."""
-    fresh = id(var) not in ct and id(var) not in unsummed
+    fresh = not _reached(ct, unsummed, var)
     if value.type.is_array and value.type.shape != var.type.shape:
         by_type = unsummed.setdefault(id(var), (var, {}))[1]
         held = by_type.get(value.type)
@@ -156,6 +156,11 @@ def _accumulate(bb: Builder, ct: dict[int, Atom], unsummed: dict[int, tuple],
     else:
         _add(bb, ct, var, value)
     _combine(bb, guards, var, guard, fresh=fresh)
+
+
+def _reached(ct: dict[int, Atom], unsummed: dict[int, tuple], var: Var) -> bool:
+    """Has a contribution to var's cotangent been made (summed or not)?"""
+    return id(var) in ct or id(var) in unsummed
 
 
 def _add(bb: Builder, ct: dict[int, Atom], var: Var, value: Atom) -> None:
@@ -396,8 +401,7 @@ def linearize(graph: Graph, seeds: list[str | int] | None = None,
             if c is not None and in_gs[k] is not False and isinstance(atom, Var) \
                     and atom.type.is_float:
                 guard, mask = _flags(bb, atom, in_gs[k], in_masks[k])
-                _combine(bb, masks, atom, mask,
-                         fresh=id(atom) not in ct and id(atom) not in unsummed)
+                _combine(bb, masks, atom, mask, fresh=not _reached(ct, unsummed, atom))
                 _accumulate(bb, ct, unsummed, guards, atom, c, guard)
     for start, end, eqn in sorted(hooked.values(), key=lambda h: -h[0]):
         # no cotangent reached it: run the plain primal, so it stores nothing on the tape

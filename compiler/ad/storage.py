@@ -227,14 +227,16 @@ class _Sort:
     invariant: set[int]
     defining: dict[int, Eqn]
 
+    def __post_init__(self) -> None:
+        self.new_of = {id(v): j for j, v in enumerate(self.new_values)
+                       if isinstance(v, Var) and id(v) in self.defining}
+        self.views = {id(e) for e in self.g.eqns if _view(e)}
+
     def __call__(self, available: dict, stored_carries: list[Var]) -> tuple:
         cost = dict(available)
         cost.update((id(c), frozenset()) for c in stored_carries)
         stored, chained, recomputable = list(stored_carries), {}, []
-        carries, residual = self.carries, self.residual
-        new_of = {id(v): j for j, v in enumerate(self.new_values)
-                  if isinstance(v, Var) and id(v) in self.defining}
-        views = {id(e) for e in self.g.eqns if _view(e)}
+        carries, residual, new_of, views = self.carries, self.residual, self.new_of, self.views
         for eqn in self.g.eqns:
             if all(id(o) in self.invariant for o in eqn.outputs):
                 continue

@@ -16,9 +16,10 @@ from llvmlite import ir
 from ...ir.dims import is_symbolic
 from .arrays import F32, PTR, alloc, extent, loop_nest
 from .context import I32
+from .decompositions import ROW_MAJOR
 from .ops import I64
 
-ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
+NO_TRANS, TRANS = 111, 112  # CBLAS's transpose flags
 TILE = 8  # rows of the output copied per sweep of the transposed product's columns
 
 
@@ -52,7 +53,7 @@ def _gemm(cx, elem, trans, dims, a, b, c) -> None:
         ir.FunctionType(ir.VoidType(), [I32, I32, I32, I64, I64, I64, elem, PTR, I64,
                                         PTR, I64, elem, PTR, I64]))
     em, en, ek = extent(cx, m), extent(cx, n), extent(cx, k)
-    cx.b.call(gemm, [ir.Constant(I32, ROW_MAJOR), ir.Constant(I32, TRANS if trans_a else NO_TRANS),
+    cx.b.call(gemm, [ROW_MAJOR, ir.Constant(I32, TRANS if trans_a else NO_TRANS),
                      ir.Constant(I32, TRANS if trans_b else NO_TRANS), em, en, ek,
                      ir.Constant(elem, 1.0), a, em if trans_a else ek, b,
                      ek if trans_b else en, ir.Constant(elem, 0.0), c, en])

@@ -100,7 +100,6 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
         full = b.lshr(length, ir.Constant(I64, 3))
         chunks = b.lshr(b.add(length, ir.Constant(I64, LANES - 1)), ir.Constant(I64, 3))
         last_base = b.sub(length, ir.Constant(I64, LANES))
-    smin = cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
     zeros = ir.Constant(vector, [ir.Constant(elem, -0.0)] * LANES)
     elem_bytes = itemsize(x.type)
 
@@ -112,6 +111,7 @@ def _leaf(cx, env, x, start, length, elem, rest: int | ir.Value) -> ir.Value:
         return [b.fadd(acc[0], chunk_at(b.shl(c, ir.Constant(I64, 3))))]
 
     def add_clamped(c, acc):
+        smin = cx.declare("llvm.smin.i64", ir.FunctionType(I64, [I64, I64]))
         values = chunk_at(b.call(smin, [b.shl(c, ir.Constant(I64, 3)), last_base]))
         return [b.fadd(acc[0], b.select(b.icmp_signed("<", c, full), values, zeros))]
 
